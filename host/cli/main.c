@@ -1,0 +1,43 @@
+/* asmspy: the CLI entry. Installs the stop signals, then dispatches the
+ * first argument through the command table or to a view plugin's mode. */
+#include "host/cli/cli.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Ctrl-C / SIGTERM / a closed stdout pipe stop the capture through the flag,
+ * so the engine returns through its two-phase detach. No SA_RESTART: the
+ * tracer's blocked waitpid must return EINTR and notice the flag. */
+static void on_stop_signal(int sig) {
+  (void)sig;
+  cli_stop_flag = 1;
+}
+
+static void install_stop_handlers(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  sigaction(SIGPIPE, &sa, NULL);
+}
+
+int main(int argc, char **argv) {
+  install_stop_handlers();
+  if (argc < 2) {
+    cli_print_usage(stderr);
+    fprintf(stderr, "\nasmspy: give a command or mode (the interactive TUI is a separate issue)\n");
+    return CLI_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strncmp(cmd, "--", 2) != 0 || !cmd[2])
+    return cli_usage_error("expected --<command|mode>, got '%s'", cmd);
+  cmd += 2;
+  for (const struct cli_command *c = cli_commands; c->name; c++)
+    if (strcmp(c->name, cmd) == 0) return c->run(argc - 2, argv + 2);
+  if (strchr(cmd, '=')) return cli_usage_error("unknown option '%s'", argv[1]);
+  return cli_run_mode(cmd, argc - 2, argv + 2, NULL);
+}

@@ -1,0 +1,235 @@
+/* asmspy_run: one mode end to end.
+ *
+ *   view = the view plugin serving the mode; backend = --backend=<b> or the
+ *   preferred usable backend providing the view's caps; then
+ *   view.open (parses the mode's options, BEFORE anything is attached or
+ *   spawned, so a usage error touches no process) -> target (attach or
+ *   launch) -> writer header -> backend.run, whose events the engine's sink
+ *   hands to view.consume -> view.finish -> writer footer.
+ * Events flow one way: backend -> host -> view -> output channel. */
+#define _GNU_SOURCE
+#include "asmspy_config.h"
+#include "host/host.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct run_ctx {
+  const struct asmspy_view_ops *view;
+  void *view_state;
+  struct asmspy_out *out;
+  uint64_t events;
+  int view_done;
+};
+
+static int engine_sink(void *ctx_, const struct asmspy_event *ev) {
+  struct run_ctx *ctx = ctx_;
+  ctx->events++;
+  if (ev->type == ASMSPY_EV_LOST) out_add_lost(ctx->out, ev->u.lost.count);
+  if (ctx->view_done) return 1;
+  if (ctx->view->consume(ctx->view_state, ev) == ASMSPY_CONSUME_DONE) ctx->view_done = 1;
+  return ctx->view_done;
+}
+
+/* Default choice when --backend is not given: the build's preference list
+ * (meson option preferred_backends) first, then any usable backend that
+ * provides the caps, in registry order. */
+static const struct asmspy_plugin_info *pick_backend(const struct asmspy_engine *e,
+                                                     uint64_t caps_needed) {
+  char prefs[] = ASMSPY_BACKEND_PREFERENCE;
+  char *save = NULL;
+  for (char *name = strtok_r(prefs, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+    const struct asmspy_plugin_info *b = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, name);
+    if (b && b->status == ASMSPY_USABLE && (b->caps & caps_needed) == caps_needed) return b;
+  }
+  const struct asmspy_plugin_info *fallback = NULL;
+  for (size_t i = 0; i < asmspy_plugin_count(e); i++) {
+    const struct asmspy_plugin_info *b = asmspy_plugin_at(e, i);
+    if (!b->desc || b->kind != ASMSPY_KIND_BACKEND || (b->caps & caps_needed) != caps_needed)
+      continue;
+    if (b->status == ASMSPY_USABLE) return b;
+    if (!fallback) fallback = b;
+  }
+  return fallback; /* unusable: the caller prints its SKIP reason */
+}
+
+/* A 32-bit tracee is refused rather than decoded against the wrong tables. */
+static int target_is_32bit(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  unsigned char ident[EI_NIDENT];
+  ssize_t n = read(fd, ident, sizeof ident);
+  close(fd);
+  return n == EI_NIDENT && memcmp(ident, ELFMAG, SELFMAG) == 0 && ident[EI_CLASS] == ELFCLASS32;
+}
+
+static int status_from_errno(int e) {
+  switch (e) {
+  case ESRCH:
+  case ENOENT: return -ASMSPY_E_ATTACH_GONE;
+  case EPERM:
+  case EACCES: return -ASMSPY_E_ATTACH_PERM;
+  case ENOMEM: return -ASMSPY_E_NOMEM;
+  default: return -ASMSPY_E_INTERNAL;
+  }
+}
+
+int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
+  const struct asmspy_host_api *host = asmspy_host_api();
+  const struct asmspy_plugin_info *vinfo = asmspy_find_view_for_mode(e, o->mode);
+  if (!vinfo) {
+    fprintf(stderr, "asmspy: no view plugin provides mode '%s' (see asmspy --backends)\n",
+            o->mode);
+    return -ASMSPY_E_USAGE;
+  }
+  const struct asmspy_view_ops *view = vinfo->desc->view;
+
+  const struct asmspy_plugin_info *binfo;
+  if (o->backend) {
+    binfo = asmspy_find_plugin(e, 0, o->backend);
+    if (!binfo || binfo->kind != ASMSPY_KIND_BACKEND) {
+      fprintf(stderr, "asmspy: unknown backend '%s' (see asmspy --backends)\n", o->backend);
+      return -ASMSPY_E_USAGE;
+    }
+  } else {
+    binfo = pick_backend(e, view->caps_required);
+    if (!binfo) {
+      fprintf(stderr, "asmspy: no backend provides what mode '%s' needs\n", o->mode);
+      return -ASMSPY_E_INTERNAL;
+    }
+  }
+  FILE *text_out = o->text_out ? o->text_out : stdout;
+  if (binfo->status != ASMSPY_USABLE) {
+    fprintf(text_out, "# SKIP %s: %s\n", binfo->name, binfo->reason);
+    fflush(text_out);
+    return ASMSPY_RUN_SKIPPED;
+  }
+  if ((binfo->caps & view->caps_required) != view->caps_required) {
+    fprintf(text_out, "# SKIP %s: does not provide what mode '%s' needs\n", binfo->name,
+            o->mode);
+    return ASMSPY_RUN_SKIPPED;
+  }
+
+  struct asmspy_session s;
+  memset(&s, 0, sizeof s);
+  ASMSPY_INIT_HEADER(&s);
+  s.mode = o->mode;
+  s.pid = o->pid;
+  s.tid = o->tid;
+  s.flags = o->flags;
+  s.max = o->max;
+  s.stop = o->stop;
+  s.argc = o->argc;
+  s.argv = o->argv;
+  s.launch_argv = o->launch_argv;
+
+  /* 1. the view parses its options: a usage error touches no process */
+  struct run_ctx ctx = {.view = view};
+  int rc = view->open(host, &s, &ctx.view_state);
+  if (rc) return rc > 0 ? -rc : rc;
+
+  /* 2. the target */
+  pid_t launched = 0;
+  if (o->launch_argv) {
+    launched = seam_spawn_stopped(o->launch_argv);
+    if (launched < 0) {
+      fprintf(stderr, "asmspy: cannot launch '%s': %s\n", o->launch_argv[0], strerror(-launched));
+      view->close(ctx.view_state);
+      return status_from_errno(-launched);
+    }
+    s.pid = launched;
+    s.flags |= ASMSPY_SESS_LAUNCHED;
+  } else if (kill(s.pid, 0) != 0 && errno == ESRCH) {
+    fprintf(stderr, "asmspy: pid %d: no such process\n", (int)s.pid);
+    view->close(ctx.view_state);
+    return -ASMSPY_E_ATTACH_GONE;
+  }
+  if (!launched && target_is_32bit(s.pid)) {
+    fprintf(stderr, "asmspy: pid %d: %s\n", (int)s.pid, asmspy_strerror(ASMSPY_FACT_I386));
+    view->close(ctx.view_state);
+    return ASMSPY_FACT_I386;
+  }
+  int terr = 0;
+  s.target = target_open(s.pid, &terr);
+  if (!s.target) {
+    fprintf(stderr, "asmspy: pid %d: cannot read its memory map: %s\n", (int)s.pid,
+            strerror(terr));
+    view->close(ctx.view_state);
+    if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
+    return status_from_errno(terr);
+  }
+
+  /* 3. the writer */
+  struct out_opts oo = {.mode = o->mode,
+                        .backend = binfo->name,
+                        .pid = s.pid,
+                        .json = (o->flags & ASMSPY_SESS_JSON) != 0,
+                        .record_path = o->record_path,
+                        .text_out = o->text_out,
+                        .json_out = o->json_out};
+  int oerr = 0;
+  ctx.out = out_open(&oo, &oerr);
+  if (!ctx.out) {
+    fprintf(stderr, "asmspy: cannot open recording '%s': %s\n",
+            o->record_path ? o->record_path : "-", strerror(oerr));
+    view->close(ctx.view_state);
+    target_close(s.target);
+    if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
+    return -ASMSPY_E_USAGE;
+  }
+  s.out = ctx.out;
+  s.sink = engine_sink;
+  s.sink_ctx = &ctx;
+
+  /* 4. capture */
+  rc = binfo->desc->backend->run(host, &s);
+
+  enum out_end_reason why = OUT_END_COMPLETED;
+  if (ctx.view_done)
+    why = OUT_END_N_REACHED;
+  else if (o->stop && *o->stop)
+    why = OUT_END_INTERRUPTED;
+  else if (rc == ASMSPY_FACT_EXITED)
+    why = OUT_END_TARGET_EXITED;
+  else if (rc < 0)
+    why = OUT_END_ERROR;
+  if (rc < 0)
+    out_note(ctx.out, ASMSPY_NOTE_WARN, "%s: %s", binfo->name, asmspy_strerror(rc));
+  else if (rc == ASMSPY_FACT_EXITED)
+    out_note(ctx.out, ASMSPY_NOTE_INFO, "target exited after %llu events",
+             (unsigned long long)ctx.events);
+  out_set_end_reason(ctx.out, why);
+  view->finish(ctx.view_state, rc);
+  view->close(ctx.view_state);
+  int exit_status = rc == ASMSPY_FACT_EXITED ? 0 : rc;
+  out_close(ctx.out, exit_status);
+  target_close(s.target);
+
+  /* --launch: like strace, the command runs to completion after we detach */
+  if (launched) {
+    int st;
+    while (waitpid(launched, &st, 0) < 0 && errno == EINTR) {
+      if (o->stop && *o->stop) kill(launched, SIGTERM);
+    }
+  }
+  return exit_status;
+}
+
+static void stop_signal_noop(int sig) { (void)sig; }
+
+void asmspy_install_stop_signal(int sig) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = stop_signal_noop;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0; /* no SA_RESTART: waitpid must return EINTR */
+  sigaction(sig, &sa, NULL);
+}

@@ -1,0 +1,70 @@
+/* Internal interfaces between the host's modules (not installed).
+ * Each module owns one responsibility; this header is the map. */
+#ifndef ASMSPY_HOST_HOST_H
+#define ASMSPY_HOST_HOST_H
+
+#include <asmspy/asmspy.h>
+#include <asmspy/plugin.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* ---- probe_isolate.c: run a plugin's probe in a forked child ---------- */
+/* Fills *res. A crash becomes ASMSPY_E_PROBE_CRASH, exceeding timeout_ms
+ * ASMSPY_E_PROBE_HANG; the host survives both. */
+void probe_isolated(const struct asmspy_plugin *p, const struct asmspy_host_api *host,
+                    unsigned timeout_ms, struct asmspy_probe_result *res);
+
+/* ---- target.c: one traced process -------------------------------------- */
+struct asmspy_target *target_open(pid_t pid, int *err);
+void target_close(struct asmspy_target *t);
+pid_t target_pid(const struct asmspy_target *t);
+/* Re-read symbols (after exec). */
+void target_reload_symbols(struct asmspy_target *t);
+ssize_t target_read_mem(struct asmspy_target *t, uint64_t addr, void *buf, size_t len);
+int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbol *out);
+const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap);
+struct asmspy_symtab *target_symtab(struct asmspy_target *t);
+
+/* ---- disasm.c: Capstone, Intel syntax, cached by (addr, bytes) --------- */
+int disasm_one(uint64_t addr, const uint8_t *bytes, size_t len, char *text, size_t cap);
+
+/* ---- output.c: the one writer ------------------------------------------- */
+struct out_opts {
+  const char *mode;
+  const char *backend;
+  pid_t pid;
+  int json;                /* NDJSON to json_out instead of text */
+  const char *record_path; /* also write NDJSON lines to this file */
+  FILE *text_out;
+  FILE *json_out;
+  int argc;                /* the command line, recorded in the header */
+  char *const *argv;
+};
+struct asmspy_out *out_open(const struct out_opts *o, int *err);
+/* End reasons for the footer. */
+enum out_end_reason {
+  OUT_END_COMPLETED = 0,
+  OUT_END_N_REACHED,
+  OUT_END_TARGET_EXITED,
+  OUT_END_INTERRUPTED,
+  OUT_END_ERROR,
+};
+void out_set_end_reason(struct asmspy_out *out, enum out_end_reason why);
+void out_add_lost(struct asmspy_out *out, uint64_t n);
+int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, const char *text);
+void out_note(struct asmspy_out *out, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap);
+/* Writes the footer and closes the record file. */
+void out_close(struct asmspy_out *out, int status);
+uint64_t out_event_count(const struct asmspy_out *out);
+
+/* ---- ptrace_seam.c --------------------------------------------------------- */
+extern const struct asmspy_seam_api seam_api;
+/* Spawn argv stopped at its exec (for --launch); returns the pid or -errno. */
+pid_t seam_spawn_stopped(char *const *argv);
+
+/* ---- json.c ----------------------------------------------------------------- */
+size_t json_escape(char *dst, size_t cap, const char *src, size_t len);
+
+#endif

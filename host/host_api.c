@@ -1,0 +1,27 @@
+/* The services table handed to every plugin (the sqlite3_api_routines
+ * model): plugins never link host symbols, so this table IS their view of
+ * the host. Append-only; see include/asmspy/plugin.h. */
+#include "host/host.h"
+
+static void api_note(struct asmspy_out *out, int level, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  out_vnote(out, level, fmt, ap);
+  va_end(ap);
+}
+
+static const struct asmspy_host_api host_api = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_host_api),
+    .emit = out_emit,
+    .note = api_note,
+    .json_escape = json_escape,
+    .read_mem = target_read_mem,
+    .symbolize = target_symbolize,
+    .disasm = disasm_one,
+    .describe = target_describe,
+    .seam = &seam_api,
+    .strerror = asmspy_strerror,
+};
+
+const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

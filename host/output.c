@@ -1,0 +1,244 @@
+/* The one output writer. Every mode emits through here, with three channels:
+ *   text    human lines on stdout (the seed's examples are the format);
+ *   json    NDJSON on stdout (--json) instead of text;
+ *   record  the same NDJSON lines into an .asmtrace file (--record=<f>).
+ * json and record are independent: either, both or neither. The NDJSON
+ * stream is a valid recording on its own: a header line, event lines with a
+ * contiguous seq, then an end footer (docs/asmtrace-schema.md). --serve reuses
+ * this writer, so there is never a second "live" format. */
+#define _GNU_SOURCE
+#include "asmspy_config.h"
+#include "host/host.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+struct asmspy_out {
+  int json;
+  FILE *text_out;
+  FILE *json_out;
+  FILE *record;
+  uint64_t seq;    /* last event sequence number written */
+  uint64_t lost;
+  enum out_end_reason end_reason;
+  int closed;
+};
+
+static uint64_t now_unix_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Write one complete NDJSON line to every JSON channel that is open. */
+static void put_json_line(struct asmspy_out *out, const char *line) {
+  if (out->json && out->json_out) {
+    fputs(line, out->json_out);
+    fputc('\n', out->json_out);
+    fflush(out->json_out);
+  }
+  if (out->record) {
+    fputs(line, out->record);
+    fputc('\n', out->record);
+  }
+}
+
+static int json_wanted(const struct asmspy_out *out) { return out->json || out->record; }
+
+/* A growable string for building lines. */
+struct strbuf {
+  char *s;
+  size_t len, cap;
+};
+
+static void sb_addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_addf(struct strbuf *b, const char *fmt, ...) {
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = b->cap - b->len;
+    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (b->s && (size_t)n < room) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t want = b->len + (size_t)n + 256;
+    char *ns = realloc(b->s, want);
+    if (!ns) return;
+    b->s = ns;
+    b->cap = want;
+  }
+}
+
+static void sb_add_escaped(struct strbuf *b, const char *s) {
+  size_t len = strlen(s);
+  size_t need = len * 6 + 1;
+  char small[512];
+  char *tmp = need <= sizeof small ? small : malloc(need);
+  if (!tmp) return;
+  json_escape(tmp, need, s, len);
+  sb_addf(b, "\"%s\"", tmp);
+  if (tmp != small) free(tmp);
+}
+
+static void write_header(struct asmspy_out *out, const struct out_opts *o) {
+  struct utsname u;
+  char host[256] = "";
+  if (uname(&u) != 0) memset(&u, 0, sizeof u);
+  gethostname(host, sizeof host - 1);
+  uint64_t ns = now_unix_ns();
+  time_t secs = (time_t)(ns / 1000000000ull);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char when[32];
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+  struct strbuf b = {0};
+  sb_addf(&b, "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,"
+              "\"tool\":\"asmspy\",\"tool_version\":\"%s\",\"mode\":",
+          ASMSPY_TOOL_VERSION);
+  sb_add_escaped(&b, o->mode ? o->mode : "");
+  sb_addf(&b, ",\"pid\":%d,\"backend\":", (int)o->pid);
+  if (o->backend)
+    sb_add_escaped(&b, o->backend);
+  else
+    sb_addf(&b, "null");
+  sb_addf(&b, ",\"host\":{\"kernel\":");
+  sb_add_escaped(&b, u.release);
+  sb_addf(&b, ",\"arch\":");
+  sb_add_escaped(&b, u.machine);
+  sb_addf(&b, ",\"hostname\":");
+  sb_add_escaped(&b, host);
+  sb_addf(&b, "},\"start_time\":\"%s\",\"start_unix_ns\":%" PRIu64, when, ns);
+  if (o->argv && o->argc > 0) {
+    sb_addf(&b, ",\"argv\":[");
+    for (int i = 0; i < o->argc; i++) {
+      if (i) sb_addf(&b, ",");
+      sb_add_escaped(&b, o->argv[i]);
+    }
+    sb_addf(&b, "]");
+  }
+  sb_addf(&b, "}");
+  if (b.s) put_json_line(out, b.s);
+  free(b.s);
+}
+
+struct asmspy_out *out_open(const struct out_opts *o, int *err) {
+  struct asmspy_out *out = calloc(1, sizeof *out);
+  if (!out) {
+    if (err) *err = ENOMEM;
+    return NULL;
+  }
+  out->json = o->json;
+  out->text_out = o->text_out ? o->text_out : stdout;
+  out->json_out = o->json_out ? o->json_out : stdout;
+  if (o->record_path) {
+    out->record = fopen(o->record_path, "we");
+    if (!out->record) {
+      if (err) *err = errno;
+      free(out);
+      return NULL;
+    }
+  }
+  if (json_wanted(out)) write_header(out, o);
+  return out;
+}
+
+/* The JSON side of one event: a line with the next seq on every JSON channel. */
+static void emit_json(struct asmspy_out *out, const char *type, const char *json_fields) {
+  struct strbuf b = {0};
+  sb_addf(&b, "{\"type\":");
+  sb_add_escaped(&b, type);
+  sb_addf(&b, ",\"seq\":%" PRIu64, out->seq);
+  if (json_fields && json_fields[0]) sb_addf(&b, ",%s", json_fields);
+  sb_addf(&b, "}");
+  if (b.s) put_json_line(out, b.s);
+  free(b.s);
+}
+
+int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, const char *text) {
+  if (!out || out->closed) return -1;
+  if (text && !out->json) {
+    fputs(text, out->text_out);
+    fputc('\n', out->text_out);
+  }
+  out->seq++; /* counted in text mode too: the footer's count stays meaningful */
+  if (json_wanted(out)) emit_json(out, type, json_fields);
+  return 0;
+}
+
+static const char *level_name(int level) {
+  switch (level) {
+  case ASMSPY_NOTE_WARN: return "warn";
+  case ASMSPY_NOTE_SKIP: return "skip";
+  default: return "info";
+  }
+}
+
+void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap) {
+  char text[1024];
+  vsnprintf(text, sizeof text, fmt, ap);
+  /* Notes go to stderr in text mode: stdout stays the mode's own output. A
+   * skip is the one note that belongs on stdout (# SKIP lines are results). */
+  if (!out || !out->json) {
+    FILE *f = level == ASMSPY_NOTE_SKIP && out ? out->text_out : stderr;
+    fprintf(f, "%s%s\n", level == ASMSPY_NOTE_SKIP ? "# SKIP " : "# ", text);
+    fflush(f);
+  }
+  if (!out || out->closed || !json_wanted(out)) return;
+  char esc[sizeof text * 6];
+  json_escape(esc, sizeof esc, text, strlen(text));
+  char fields[sizeof esc + 64];
+  snprintf(fields, sizeof fields, "\"level\":\"%s\",\"text\":\"%s\"", level_name(level), esc);
+  out->seq++;
+  emit_json(out, "note", fields);
+}
+
+void out_note(struct asmspy_out *out, int level, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  out_vnote(out, level, fmt, ap);
+  va_end(ap);
+}
+
+void out_set_end_reason(struct asmspy_out *out, enum out_end_reason why) {
+  if (out) out->end_reason = why;
+}
+void out_add_lost(struct asmspy_out *out, uint64_t n) {
+  if (out) out->lost += n;
+}
+uint64_t out_event_count(const struct asmspy_out *out) { return out ? out->seq : 0; }
+
+static const char *end_reason_name(enum out_end_reason why) {
+  switch (why) {
+  case OUT_END_N_REACHED: return "n_reached";
+  case OUT_END_TARGET_EXITED: return "target_exited";
+  case OUT_END_INTERRUPTED: return "interrupted";
+  case OUT_END_ERROR: return "error";
+  default: return "completed";
+  }
+}
+
+void out_close(struct asmspy_out *out, int status) {
+  if (!out) return;
+  if (!out->closed && json_wanted(out)) {
+    char line[256];
+    snprintf(line, sizeof line,
+             "{\"type\":\"end\",\"events\":%" PRIu64 ",\"lost\":%" PRIu64
+             ",\"reason\":\"%s\",\"status\":%d,\"end_unix_ns\":%" PRIu64 "}",
+             out->seq, out->lost, end_reason_name(out->end_reason), status, now_unix_ns());
+    put_json_line(out, line);
+  }
+  out->closed = 1;
+  if (out->record) fclose(out->record);
+  if (!out->json) fflush(out->text_out);
+  free(out);
+}

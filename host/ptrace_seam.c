@@ -1,0 +1,653 @@
+/* The ptrace seam: every ptrace call asmspy makes lives in this file.
+ *
+ * Model (strace / gdb style, PTRACE_SEIZE based):
+ *   - attach seizes every thread of the target (re-listing /proc/<pid>/task
+ *     until a pass finds no new thread), with PTRACE_O_TRACECLONE so threads
+ *     born later are seized by the kernel; --tid seizes exactly one thread and
+ *     follows nothing; ASMSPY_SESS_FOLLOW adds TRACEFORK/TRACEVFORK so forked
+ *     children join with their own symbol table (strace -f).
+ *   - one waitpid(-1, __WALL) loop drives all tasks, on ONE tracer thread
+ *     (ptrace is per-thread). next_stop() classifies each stop; the caller
+ *     (a backend) decides how to resume.
+ *   - our own single-step traps are told apart from the target's int3 by
+ *     si_code (TRAP_TRACE/TRAP_BRKPT vs SI_KERNEL), so a self-breakpointing
+ *     target gets its SIGTRAP delivered back.
+ *   - detach is two-phase: interrupt and stop every thread, drain a pending
+ *     step trap (a step that completed across a blocking syscall queues its
+ *     SIGTRAP until the syscall returns), then release them all. Releasing
+ *     one at a time while siblings are frozen mid-step is what kills JIT
+ *     runtimes; a leftover queued SIGTRAP kills anything.
+ */
+#define _GNU_SOURCE
+#include "host/host.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef TRAP_BRKPT
+#define TRAP_BRKPT 1
+#endif
+#ifndef TRAP_TRACE
+#define TRAP_TRACE 2
+#endif
+#ifndef PTRACE_EVENT_STOP
+#define PTRACE_EVENT_STOP 128
+#endif
+
+enum task_state { TASK_RUNNING = 0, TASK_STOPPED = 1 };
+
+struct seam_task {
+  pid_t tid;
+  pid_t tgid;
+  enum task_state state;
+  int step_armed;   /* last resume was PTRACE_SINGLESTEP */
+  int pending_sig;  /* signal owed to the task if we detach it now */
+  struct asmspy_target *target;
+};
+
+struct seam_proc {
+  pid_t tgid;
+  struct asmspy_target *target;
+  int owned; /* created by the seam (forked child); closed at detach */
+};
+
+#define STOP_QUEUE_MAX 256
+
+struct asmspy_seam {
+  const struct asmspy_session *session;
+  unsigned ptrace_options;
+  struct seam_task *tasks;
+  size_t ntasks, cap;
+  struct seam_proc *procs;
+  size_t nprocs, proc_cap;
+  struct asmspy_stop queue[STOP_QUEUE_MAX]; /* synthetic stops (attach) */
+  size_t qhead, qtail;
+};
+
+/* ---------------------------------------------------------------- tasks -- */
+
+static struct seam_task *task_find(struct asmspy_seam *sm, pid_t tid) {
+  for (size_t i = 0; i < sm->ntasks; i++)
+    if (sm->tasks[i].tid == tid) return &sm->tasks[i];
+  return NULL;
+}
+
+static struct asmspy_target *proc_target(struct asmspy_seam *sm, pid_t tgid) {
+  for (size_t i = 0; i < sm->nprocs; i++)
+    if (sm->procs[i].tgid == tgid) return sm->procs[i].target;
+  return NULL;
+}
+
+static void proc_add(struct asmspy_seam *sm, pid_t tgid, struct asmspy_target *t, int owned) {
+  if (sm->nprocs == sm->proc_cap) {
+    size_t nc = sm->proc_cap ? sm->proc_cap * 2 : 4;
+    struct seam_proc *np = realloc(sm->procs, nc * sizeof *np);
+    if (!np) return;
+    sm->procs = np;
+    sm->proc_cap = nc;
+  }
+  sm->procs[sm->nprocs++] = (struct seam_proc){tgid, t, owned};
+}
+
+static struct seam_task *task_add(struct asmspy_seam *sm, pid_t tid, pid_t tgid) {
+  struct seam_task *t = task_find(sm, tid);
+  if (t) return t;
+  if (sm->ntasks == sm->cap) {
+    size_t nc = sm->cap ? sm->cap * 2 : 16;
+    struct seam_task *nt = realloc(sm->tasks, nc * sizeof *nt);
+    if (!nt) return NULL;
+    sm->tasks = nt;
+    sm->cap = nc;
+  }
+  t = &sm->tasks[sm->ntasks++];
+  memset(t, 0, sizeof *t);
+  t->tid = tid;
+  t->tgid = tgid;
+  t->state = TASK_RUNNING;
+  t->target = proc_target(sm, tgid);
+  return t;
+}
+
+static void task_remove(struct asmspy_seam *sm, pid_t tid) {
+  for (size_t i = 0; i < sm->ntasks; i++)
+    if (sm->tasks[i].tid == tid) {
+      sm->tasks[i] = sm->tasks[--sm->ntasks];
+      return;
+    }
+}
+
+/* Thread group of a tid we have never seen (Tgid: line of its status). */
+static pid_t tgid_of(pid_t tid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+  FILE *f = fopen(path, "re");
+  if (!f) return tid;
+  pid_t tgid = tid;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "Tgid:", 5) == 0) {
+      tgid = (pid_t)atoi(line + 5);
+      break;
+    }
+  fclose(f);
+  return tgid;
+}
+
+/* Is signal `sig` pending for this thread (its private queue)? */
+static int thread_signal_pending(pid_t tid, int sig) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+  FILE *f = fopen(path, "re");
+  if (!f) return 0;
+  int pending = 0;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "SigPnd:", 7) == 0) {
+      unsigned long long mask = strtoull(line + 7, NULL, 16);
+      pending = (mask >> (sig - 1)) & 1;
+      break;
+    }
+  fclose(f);
+  return pending;
+}
+
+static void queue_push(struct asmspy_seam *sm, const struct asmspy_stop *st) {
+  if (sm->qtail - sm->qhead >= STOP_QUEUE_MAX) return;
+  sm->queue[sm->qtail++ % STOP_QUEUE_MAX] = *st;
+}
+
+static void stop_init(struct asmspy_stop *st, uint32_t kind, const struct seam_task *t) {
+  memset(st, 0, sizeof *st);
+  ASMSPY_INIT_HEADER(st);
+  st->kind = kind;
+  if (t) {
+    st->tid = t->tid;
+    st->pid = t->tgid;
+    st->target = t->target;
+  }
+}
+
+static int errno_to_status(int e) {
+  switch (e) {
+  case EPERM:
+  case EACCES: return -ASMSPY_E_ATTACH_PERM;
+  case ESRCH: return -ASMSPY_E_ATTACH_GONE;
+  case EBUSY: return -ASMSPY_E_ATTACH_BUSY;
+  case ENOMEM: return -ASMSPY_E_NOMEM;
+  default: return -ASMSPY_E_INTERNAL;
+  }
+}
+
+/* --------------------------------------------------------------- attach -- */
+
+static int seize_one(struct asmspy_seam *sm, pid_t tid, pid_t tgid) {
+  if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(uintptr_t)sm->ptrace_options) != 0) return -errno;
+  struct seam_task *t = task_add(sm, tid, tgid);
+  if (!t) return -ENOMEM;
+  if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0 && errno != ESRCH) return -errno;
+  return 0;
+}
+
+/* Seize every thread of pid; loop until a listing pass finds nothing new
+ * (threads may be born while we seize, before TRACECLONE covers them). */
+static int seize_all_threads(struct asmspy_seam *sm, pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  for (int pass = 0; pass < 64; pass++) {
+    DIR *d = opendir(path);
+    if (!d) return -ESRCH;
+    int added = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+      pid_t tid = (pid_t)atoi(de->d_name);
+      if (tid <= 0 || task_find(sm, tid)) continue;
+      int rc = seize_one(sm, tid, pid);
+      if (rc == -ESRCH && tid != pid) continue; /* thread exited meanwhile */
+      if (rc) {
+        closedir(d);
+        return rc;
+      }
+      added++;
+    }
+    closedir(d);
+    if (!added) return 0;
+  }
+  return 0;
+}
+
+/* Wait until every seized task has reported a stop. Stops other than our
+ * interrupt (a signal arriving first, a clone) are kept as queued stops so
+ * the backend sees them; the interrupt then fires later as a GROUP stop. */
+static int wait_all_stopped(struct asmspy_seam *sm) {
+  for (;;) {
+    size_t running = 0;
+    for (size_t i = 0; i < sm->ntasks; i++) running += sm->tasks[i].state == TASK_RUNNING;
+    if (!running) return 0;
+    int status;
+    pid_t tid = waitpid(-1, &status, __WALL);
+    if (tid < 0) {
+      if (errno == EINTR) continue;
+      return 0; /* ECHILD: nothing left */
+    }
+    struct seam_task *t = task_find(sm, tid);
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      if (t) task_remove(sm, tid);
+      continue;
+    }
+    if (!t) t = task_add(sm, tid, tgid_of(tid)); /* auto-attached clone */
+    if (!t) return -ENOMEM;
+    t->state = TASK_STOPPED;
+    int sig = WSTOPSIG(status), event = status >> 16;
+    struct asmspy_stop st;
+    if (event == PTRACE_EVENT_STOP) {
+      stop_init(&st, ASMSPY_STOP_GROUP, t);
+    } else if (event == PTRACE_EVENT_CLONE) {
+      unsigned long msg = 0;
+      ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+      task_add(sm, (pid_t)msg, t->tgid);
+      stop_init(&st, ASMSPY_STOP_GROUP, t);
+    } else if (event) {
+      stop_init(&st, ASMSPY_STOP_GROUP, t);
+    } else {
+      stop_init(&st, ASMSPY_STOP_SIGNAL, t);
+      st.sig = sig;
+      t->pending_sig = sig;
+    }
+    queue_push(sm, &st);
+  }
+}
+
+/* --launch: the child was forked and stopped itself before exec. Let it run
+ * to its PTRACE_EVENT_EXEC stop, so tracing starts at the new program's very
+ * first instruction, not inside our fork glue. */
+static int run_to_exec(struct asmspy_seam *sm, pid_t pid) {
+  kill(pid, SIGCONT);
+  for (;;) {
+    int status;
+    if (waitpid(pid, &status, __WALL) < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) return -ESRCH;
+    int sig = WSTOPSIG(status), event = status >> 16;
+    if (event == PTRACE_EVENT_EXEC) {
+      struct seam_task *t = task_find(sm, pid);
+      if (t->target) target_reload_symbols(t->target);
+      t->state = TASK_STOPPED;
+      struct asmspy_stop st;
+      stop_init(&st, ASMSPY_STOP_GROUP, t);
+      queue_push(sm, &st);
+      return 0;
+    }
+    int deliver = (event || sig == SIGSTOP || sig == SIGTRAP) ? 0 : sig;
+    ptrace(PTRACE_CONT, pid, 0, (void *)(uintptr_t)deliver);
+  }
+}
+
+static int seam_attach(const struct asmspy_session *s, struct asmspy_seam **out) {
+  struct asmspy_seam *sm = calloc(1, sizeof *sm);
+  if (!sm) return -ASMSPY_E_NOMEM;
+  sm->session = s;
+  sm->ptrace_options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC;
+  if (!s->tid) sm->ptrace_options |= PTRACE_O_TRACECLONE;
+  if (s->flags & ASMSPY_SESS_FOLLOW)
+    sm->ptrace_options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+  if (s->flags & ASMSPY_SESS_LAUNCHED) sm->ptrace_options |= PTRACE_O_EXITKILL;
+  proc_add(sm, s->pid, s->target, 0);
+
+  int rc;
+  if (s->flags & ASMSPY_SESS_LAUNCHED) {
+    if (ptrace(PTRACE_SEIZE, s->pid, 0, (void *)(uintptr_t)sm->ptrace_options) != 0) {
+      rc = -errno;
+    } else {
+      task_add(sm, s->pid, s->pid);
+      rc = run_to_exec(sm, s->pid);
+    }
+  } else if (s->tid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d", (int)s->pid, (int)s->tid);
+    if (access(path, F_OK) != 0) {
+      free(sm->procs);
+      free(sm);
+      return -ASMSPY_E_ATTACH_GONE;
+    }
+    rc = seize_one(sm, s->tid, s->pid);
+    if (!rc) rc = wait_all_stopped(sm);
+  } else {
+    rc = seize_all_threads(sm, s->pid);
+    if (!rc) rc = wait_all_stopped(sm);
+  }
+  if (rc) {
+    int status = errno_to_status(-rc);
+    seam_api.detach(sm);
+    return status;
+  }
+  if (sm->ntasks == 0) {
+    seam_api.detach(sm);
+    return -ASMSPY_E_ATTACH_GONE;
+  }
+  *out = sm;
+  return 0;
+}
+
+/* ------------------------------------------------------------ next_stop -- */
+
+static int is_step_trap(pid_t tid, const struct seam_task *t, siginfo_t *si) {
+  if (ptrace(PTRACE_GETSIGINFO, tid, 0, si) != 0) return 0;
+  if (!t->step_armed) return 0;
+  /* TRAP_TRACE: a completed step (DR6.BS). TRAP_BRKPT: the step report at
+   * syscall exit. SIGTRAP (5): the report after a signal handler frame was
+   * set up while stepping (ptrace_notify). SI_KERNEL is an int3 the target
+   * executed itself, never ours. */
+  return si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP;
+}
+
+static int seam_next_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
+  if (sm->qhead != sm->qtail) {
+    *stop = sm->queue[sm->qhead++ % STOP_QUEUE_MAX];
+    struct seam_task *t = task_find(sm, stop->tid);
+    stop->nthreads = (uint32_t)sm->ntasks;
+    if (t) return 0; /* skip stale entries of tasks that died meanwhile */
+  }
+  for (;;) {
+    if (sm->session->stop && *sm->session->stop) {
+      stop_init(stop, ASMSPY_STOP_INTERRUPTED, NULL);
+      return 0;
+    }
+    if (sm->ntasks == 0) {
+      stop_init(stop, ASMSPY_STOP_NONE, NULL);
+      return 0;
+    }
+    int status;
+    pid_t tid = waitpid(-1, &status, __WALL);
+    if (tid < 0) {
+      if (errno == EINTR) continue;
+      sm->ntasks = 0; /* ECHILD: every task is gone */
+      stop_init(stop, ASMSPY_STOP_NONE, NULL);
+      return 0;
+    }
+    struct seam_task *t = task_find(sm, tid);
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      if (!t) continue;
+      stop_init(stop, ASMSPY_STOP_EXITED, t);
+      stop->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+      task_remove(sm, tid);
+      stop->nthreads = (uint32_t)sm->ntasks;
+      return 0;
+    }
+    if (!WIFSTOPPED(status)) continue;
+    if (!t) { /* a new task whose first stop beat its parent's clone event */
+      t = task_add(sm, tid, tgid_of(tid));
+      if (!t) continue;
+    }
+    t->state = TASK_STOPPED;
+    int armed = t->step_armed;
+    int sig = WSTOPSIG(status), event = status >> 16;
+    t->pending_sig = 0;
+    stop_init(stop, ASMSPY_STOP_GROUP, t);
+
+    if (sig == (SIGTRAP | 0x80)) {
+      stop->kind = ASMSPY_STOP_SYSCALL;
+    } else if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
+               event == PTRACE_EVENT_VFORK) {
+      unsigned long msg = 0;
+      ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+      pid_t child = (pid_t)msg;
+      int is_process = event != PTRACE_EVENT_CLONE;
+      if (is_process && !proc_target(sm, child)) {
+        int err = 0;
+        struct asmspy_target *ct = target_open(child, &err);
+        if (ct) proc_add(sm, child, ct, 1);
+      }
+      struct seam_task *ctask = task_add(sm, child, is_process ? child : t->tgid);
+      if (ctask && !ctask->target) ctask->target = proc_target(sm, ctask->tgid);
+      t = task_find(sm, tid); /* task_add may have moved the array */
+      stop_init(stop, ASMSPY_STOP_NEW_TASK, t);
+      stop->new_tid = child;
+      stop->is_process = (uint32_t)is_process;
+    } else if (event == PTRACE_EVENT_EXEC) {
+      unsigned long former = 0;
+      ptrace(PTRACE_GETEVENTMSG, tid, 0, &former);
+      /* exec in a multi-threaded process kills every other thread; the
+       * leader takes over (former may be a different tid) */
+      for (size_t i = 0; i < sm->ntasks;) {
+        if (sm->tasks[i].tgid == t->tgid && sm->tasks[i].tid != tid) {
+          sm->tasks[i] = sm->tasks[--sm->ntasks];
+          continue;
+        }
+        i++;
+      }
+      t = task_find(sm, tid);
+      if (t->target) target_reload_symbols(t->target);
+      stop_init(stop, ASMSPY_STOP_EXEC, t);
+    } else if (event == PTRACE_EVENT_STOP || event) {
+      stop->kind = ASMSPY_STOP_GROUP;
+    } else if (sig == SIGTRAP) {
+      siginfo_t si;
+      if (is_step_trap(tid, t, &si)) {
+        stop->kind = ASMSPY_STOP_STEP;
+      } else if (si.si_code == SI_KERNEL) {
+        stop->kind = ASMSPY_STOP_TARGET_TRAP;
+        stop->sig = SIGTRAP;
+        t->pending_sig = SIGTRAP;
+      } else {
+        stop->kind = ASMSPY_STOP_SIGNAL;
+        stop->sig = SIGTRAP;
+        t->pending_sig = SIGTRAP;
+      }
+    } else {
+      stop->kind = ASMSPY_STOP_SIGNAL;
+      stop->sig = sig;
+      t->pending_sig = sig;
+    }
+    (void)armed;
+    t->step_armed = 0;
+    stop->nthreads = (uint32_t)sm->ntasks;
+    return 0;
+  }
+}
+
+/* --------------------------------------------------------------- resume -- */
+
+static int do_resume(struct asmspy_seam *sm, pid_t tid, int request, int sig) {
+  struct seam_task *t = task_find(sm, tid);
+  if (!t) return -ESRCH;
+  if (ptrace(request, tid, 0, (void *)(uintptr_t)sig) != 0) return -errno;
+  t->state = TASK_RUNNING;
+  t->step_armed = request == PTRACE_SINGLESTEP;
+  t->pending_sig = 0;
+  return 0;
+}
+
+static int seam_step(struct asmspy_seam *sm, pid_t tid, int sig) {
+  return do_resume(sm, tid, PTRACE_SINGLESTEP, sig);
+}
+static int seam_resume(struct asmspy_seam *sm, pid_t tid, int sig) {
+  return do_resume(sm, tid, PTRACE_CONT, sig);
+}
+static int seam_resume_syscall(struct asmspy_seam *sm, pid_t tid, int sig) {
+  return do_resume(sm, tid, PTRACE_SYSCALL, sig);
+}
+
+static int seam_resume_all(struct asmspy_seam *sm, int how_step) {
+  for (size_t i = 0; i < sm->ntasks; i++) {
+    struct seam_task *t = &sm->tasks[i];
+    if (t->state != TASK_STOPPED) continue;
+    do_resume(sm, t->tid, how_step ? PTRACE_SINGLESTEP : PTRACE_CONT, t->pending_sig);
+  }
+  return 0;
+}
+
+static int seam_get_regs(struct asmspy_seam *sm, pid_t tid, struct asmspy_regs *regs) {
+  (void)sm;
+#if defined(__x86_64__)
+  struct user_regs_struct r;
+  if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0) return -errno;
+  size_t want = regs->struct_size;
+  struct asmspy_regs tmp;
+  memset(&tmp, 0, sizeof tmp);
+  tmp.abi_version = regs->abi_version;
+  tmp.struct_size = regs->struct_size;
+  tmp.ip = r.rip;
+  tmp.sp = r.rsp;
+  tmp.fp = r.rbp;
+  tmp.flags = r.eflags;
+  tmp.retval = r.rax;
+  const uint64_t *raw = (const uint64_t *)&r;
+  size_t n = sizeof r / sizeof(uint64_t);
+  if (n > 32) n = 32;
+  for (size_t i = 0; i < n; i++) tmp.gpr[i] = raw[i];
+  tmp.ngpr = (uint32_t)n;
+  memcpy(regs, &tmp, want < sizeof tmp ? want : sizeof tmp);
+  return 0;
+#else
+  (void)tid;
+  (void)regs;
+  return -ENOSYS;
+#endif
+}
+
+static uint32_t seam_thread_count(struct asmspy_seam *sm) { return (uint32_t)sm->ntasks; }
+
+/* --------------------------------------------------------------- detach -- */
+
+/* Phase 1 helper: wait for one status of any task and fold it in. */
+static void detach_collect_one(struct asmspy_seam *sm) {
+  int status;
+  pid_t tid = waitpid(-1, &status, __WALL);
+  if (tid < 0) {
+    if (errno != EINTR) sm->ntasks = 0;
+    return;
+  }
+  struct seam_task *t = task_find(sm, tid);
+  if (WIFEXITED(status) || WIFSIGNALED(status)) {
+    if (t) task_remove(sm, tid);
+    return;
+  }
+  if (!WIFSTOPPED(status)) return;
+  if (!t) { /* a clone born during detach: it is attached, so release it too */
+    t = task_add(sm, tid, tgid_of(tid));
+    if (!t) return;
+  }
+  int sig = WSTOPSIG(status), event = status >> 16;
+  int was_stepping = t->step_armed;
+  t->state = TASK_STOPPED;
+  if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
+    unsigned long msg = 0;
+    ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+    task_add(sm, (pid_t)msg, event == PTRACE_EVENT_CLONE ? t->tgid : (pid_t)msg);
+    return;
+  }
+  if (event || sig == (SIGTRAP | 0x80)) return;
+  if (sig == SIGTRAP) {
+    siginfo_t si;
+    t->step_armed = was_stepping;
+    if (is_step_trap(tid, t, &si)) { /* our step completed: swallow it */
+      t->step_armed = 0;
+      return;
+    }
+    t->step_armed = 0;
+  }
+  t->pending_sig = sig; /* a real signal: hand it back at detach */
+}
+
+static int seam_detach(struct asmspy_seam *sm) {
+  if (!sm) return 0;
+  /* Phase 1: stop everything. */
+  for (size_t i = 0; i < sm->ntasks; i++)
+    if (sm->tasks[i].state == TASK_RUNNING &&
+        ptrace(PTRACE_INTERRUPT, sm->tasks[i].tid, 0, 0) != 0 && errno == ESRCH) {
+      /* gone or not ours any more; its exit status (if any) is reaped below */
+    }
+  for (int guard = 0; guard < 100000; guard++) {
+    size_t running = 0;
+    for (size_t i = 0; i < sm->ntasks; i++) running += sm->tasks[i].state == TASK_RUNNING;
+    if (!running) break;
+    detach_collect_one(sm);
+  }
+  /* Phase 2: drain a step trap still queued for a stopped thread (the step
+   * completed across a blocking syscall). Let it dequeue the signal — that
+   * happens before any user instruction runs — and swallow it. */
+  for (size_t i = 0; i < sm->ntasks; i++) {
+    struct seam_task *t = &sm->tasks[i];
+    for (int tries = 0; tries < 4 && thread_signal_pending(t->tid, SIGTRAP); tries++) {
+      int owed = t->pending_sig;
+      if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(uintptr_t)owed) != 0) break;
+      int status;
+      if (waitpid(t->tid, &status, __WALL) != t->tid || !WIFSTOPPED(status)) break;
+      int sig = WSTOPSIG(status);
+      t->pending_sig = (sig == SIGTRAP || (status >> 16)) ? 0 : sig;
+    }
+  }
+  /* Phase 3: release all at once. PTRACE_DETACH also clears TF. */
+  for (size_t i = 0; i < sm->ntasks; i++) {
+    struct seam_task *t = &sm->tasks[i];
+    ptrace(PTRACE_DETACH, t->tid, 0, (void *)(uintptr_t)t->pending_sig);
+  }
+  for (size_t i = 0; i < sm->nprocs; i++)
+    if (sm->procs[i].owned) target_close(sm->procs[i].target);
+  free(sm->procs);
+  free(sm->tasks);
+  free(sm);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- spawn -- */
+
+/* execvp's lookup, done before fork so a missing command is reported as
+ * such instead of as a child that died before exec. */
+static int command_resolvable(const char *cmd) {
+  if (strchr(cmd, '/')) return access(cmd, X_OK) == 0 ? 0 : -errno;
+  const char *path = getenv("PATH");
+  if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+  int err = -ENOENT;
+  while (*path) {
+    const char *colon = strchr(path, ':');
+    size_t n = colon ? (size_t)(colon - path) : strlen(path);
+    char full[4096];
+    snprintf(full, sizeof full, "%.*s/%s", (int)n, n ? path : ".", cmd);
+    if (access(full, X_OK) == 0) return 0;
+    if (errno == EACCES) err = -EACCES;
+    path += n + (colon ? 1 : 0);
+    if (!colon) break;
+  }
+  return err;
+}
+
+pid_t seam_spawn_stopped(char *const *argv) {
+  if (!argv || !argv[0]) return -EINVAL;
+  int rc = command_resolvable(argv[0]);
+  if (rc) return rc;
+  pid_t pid = fork();
+  if (pid < 0) return -errno;
+  if (pid == 0) {
+    raise(SIGSTOP); /* the tracer seizes us here, then lets us run to exec */
+    execvp(argv[0], argv);
+    _exit(127);
+  }
+  int status;
+  while (waitpid(pid, &status, WUNTRACED) < 0)
+    if (errno != EINTR) return -errno;
+  if (!WIFSTOPPED(status)) return -ECHILD;
+  return pid;
+}
+
+const struct asmspy_seam_api seam_api = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_seam_api),
+    .attach = seam_attach,
+    .next_stop = seam_next_stop,
+    .step = seam_step,
+    .resume = seam_resume,
+    .resume_syscall = seam_resume_syscall,
+    .get_regs = seam_get_regs,
+    .detach = seam_detach,
+    .resume_all = seam_resume_all,
+    .thread_count = seam_thread_count,
+};

@@ -1,0 +1,56 @@
+/* Symbol tables for a live process (host service).
+ *
+ * Built once per process through libdw (dwfl_linux_proc_report: every ELF
+ * mapped into the pid with its load bias), plus
+ *   - PLT stubs named `name@plt`, synthesized from each module's .rela.plt
+ *     (and .plt / .plt.sec layout), kind EXTERNAL;
+ *   - the JIT perf-map /tmp/perf-<pid>.map layered on top, kind JIT, used only
+ *     when the file is owned by the target's uid, and re-read on a lookup miss
+ *     at most once per second (a running JIT keeps compiling).
+ * Lookup is by address (binary search over a sorted array); a per-table
+ * address cache makes the hot path of --stream cheap.
+ */
+#ifndef ASMSPY_HOST_SYMBOLS_H
+#define ASMSPY_HOST_SYMBOLS_H
+
+#include <asmspy/plugin.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct asmspy_symtab;
+
+/* One function symbol as stored. Strings owned by the table. */
+struct symtab_entry {
+  uint64_t start, size; /* runtime address, bytes (0 = unknown size) */
+  const char *name;
+  const char *module;      /* basename */
+  const char *module_path; /* full path */
+  uint32_t kind;           /* enum asmspy_sym_kind */
+};
+
+/* Load every mapped module of pid. Returns NULL with errno set on failure
+ * (ESRCH no such process, EACCES cannot read /proc/<pid>/maps). A process
+ * whose ELF files are unreadable or hostile still gets a table (those modules
+ * contribute no symbols); a hostile ELF never crashes the loader. */
+struct asmspy_symtab *symtab_load(pid_t pid);
+void symtab_free(struct asmspy_symtab *t);
+
+/* Drop everything and load again (after exec, dlopen, F3 reload). */
+int symtab_reload(struct asmspy_symtab *t);
+
+/* Fill out for addr. Always returns 0; out->kind == ASMSPY_SYM_UNKNOWN (name
+ * NULL, module "?" or the mapping's basename) when no symbol covers addr. A
+ * miss may re-read the perf-map (rate-limited). */
+int symtab_lookup(struct asmspy_symtab *t, uint64_t addr, struct asmspy_symbol *out);
+
+/* Number of function symbols, and indexed access in address order. */
+size_t symtab_count(const struct asmspy_symtab *t);
+const struct symtab_entry *symtab_at(const struct asmspy_symtab *t, size_t i);
+
+/* First symbol named exactly `name` (or `name@plt`); NULL if none. */
+const struct symtab_entry *symtab_find_name(const struct asmspy_symtab *t, const char *name);
+
+/* Basename of the executable's module (for [int] vs [EXT]). */
+const char *symtab_main_module(const struct asmspy_symtab *t);
+
+#endif

@@ -1,0 +1,120 @@
+/* One traced process: its memory, its symbol table, and a per-address cache
+ * of the rendered `function+0xoff [module]` description.
+ *
+ * Memory is read with process_vm_readv (one syscall, no ptrace stop needed)
+ * and falls back to /proc/<pid>/mem, which can also read pages the target
+ * mapped without PROT_READ (execute-only code) when we are its tracer. */
+#define _GNU_SOURCE
+#include "host/host.h"
+#include "host/symbols.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define DESCRIBE_SLOTS 8192u /* power of two */
+
+struct describe_slot {
+  uint64_t addr;
+  char text[112];
+};
+
+struct asmspy_target {
+  pid_t pid;
+  int mem_fd; /* /proc/<pid>/mem, opened lazily */
+  struct asmspy_symtab *symtab;
+  struct describe_slot *describe_cache;
+  uint32_t symtab_generation;
+};
+
+struct asmspy_target *target_open(pid_t pid, int *err) {
+  struct asmspy_target *t = calloc(1, sizeof *t);
+  if (!t) {
+    if (err) *err = ENOMEM;
+    return NULL;
+  }
+  t->pid = pid;
+  t->mem_fd = -1;
+  t->symtab = symtab_load(pid);
+  if (!t->symtab) {
+    if (err) *err = errno ? errno : ESRCH;
+    free(t);
+    return NULL;
+  }
+  t->describe_cache = calloc(DESCRIBE_SLOTS, sizeof *t->describe_cache);
+  return t;
+}
+
+void target_close(struct asmspy_target *t) {
+  if (!t) return;
+  if (t->mem_fd >= 0) close(t->mem_fd);
+  symtab_free(t->symtab);
+  free(t->describe_cache);
+  free(t);
+}
+
+pid_t target_pid(const struct asmspy_target *t) { return t->pid; }
+struct asmspy_symtab *target_symtab(struct asmspy_target *t) { return t->symtab; }
+
+void target_reload_symbols(struct asmspy_target *t) {
+  symtab_reload(t->symtab);
+  if (t->describe_cache) memset(t->describe_cache, 0, DESCRIBE_SLOTS * sizeof *t->describe_cache);
+  if (t->mem_fd >= 0) { /* exec replaced the address space: reopen lazily */
+    close(t->mem_fd);
+    t->mem_fd = -1;
+  }
+}
+
+ssize_t target_read_mem(struct asmspy_target *t, uint64_t addr, void *buf, size_t len) {
+  struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
+  ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
+  if (n > 0) return n;
+  /* A read straddling into an unmapped page fails whole with EFAULT; the
+   * /proc/<pid>/mem path returns the readable prefix, and also reads
+   * non-PROT_READ pages of a tracee. */
+  if (t->mem_fd < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/mem", (int)t->pid);
+    t->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (t->mem_fd < 0) return -errno;
+  }
+  n = pread(t->mem_fd, buf, len, (off_t)addr);
+  if (n < 0) return -errno;
+  if (n == 0) return -EIO;
+  return n;
+}
+
+int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbol *out) {
+  return symtab_lookup(t->symtab, addr, out);
+}
+
+/* `function+0xoff [module]`, or `0xaddr [module]` when no symbol covers it. */
+const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap) {
+  struct describe_slot *slot = NULL;
+  if (t->describe_cache) {
+    slot = &t->describe_cache[(addr ^ (addr >> 13)) & (DESCRIBE_SLOTS - 1)];
+    if (slot->addr == addr && slot->text[0]) {
+      snprintf(buf, cap, "%s", slot->text);
+      return buf;
+    }
+  }
+  struct asmspy_symbol sym;
+  ASMSPY_INIT_HEADER(&sym);
+  symtab_lookup(t->symtab, addr, &sym);
+  const char *module = sym.module ? sym.module : "?";
+  if (sym.kind == ASMSPY_SYM_JIT)
+    snprintf(buf, cap, "%s+0x%" PRIx64 " [jit]", sym.name ? sym.name : "?", sym.offset);
+  else if (sym.name)
+    snprintf(buf, cap, "%s+0x%" PRIx64 " [%s]", sym.name, sym.offset, module);
+  else
+    snprintf(buf, cap, "0x%" PRIx64 " [%s]", addr, module);
+  if (slot) {
+    slot->addr = addr;
+    snprintf(slot->text, sizeof slot->text, "%s", buf);
+  }
+  return buf;
+}

@@ -1,0 +1,103 @@
+/* libasmspy — the engine as a linkable tier.
+ *
+ * The asmspy CLI is this library's first consumer; a TUI, a GUI or a test
+ * harness calls the same entry points. Two rules every consumer inherits:
+ *   - One tracer thread: asmspy_run() runs start to finish on the thread that
+ *     called it (ptrace is per-thread). Run it on a dedicated thread.
+ *   - Stop via the flag, never by killing the thread: set *opts->stop and
+ *     pthread_kill(thread, SIGALRM) (with a no-SA_RESTART handler installed,
+ *     see asmspy_install_stop_signal) to unblock waitpid; asmspy_run returns
+ *     through its two-phase detach, which keeps the target alive.
+ *
+ * Return convention: 0 clean; negative -ASMSPY_E_* = the tracer failed;
+ * positive ASMSPY_FACT_* = the tracer worked, nothing to report.
+ */
+#ifndef ASMSPY_ASMSPY_H
+#define ASMSPY_ASMSPY_H
+
+#include <asmspy/plugin.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ASMSPY_VERSION_STRING "0.1.0"
+
+struct asmspy_engine;
+
+/* One row of the registry: every plugin found, usable or not. */
+struct asmspy_plugin_info {
+  const char *name;        /* from the descriptor, or the file's basename if it never loaded */
+  const char *path;        /* the .so */
+  const char *description;
+  uint32_t kind;           /* enum asmspy_kind, 0 if unknown (load failed) */
+  uint32_t abi_version;    /* what the plugin was built against (0 if unknown) */
+  uint64_t caps;
+  int32_t status;          /* ASMSPY_USABLE, 3xx unavailable, 4xx load problem */
+  int32_t sys_errno;
+  char reason[256];
+  const struct asmspy_plugin *desc; /* NULL unless it loaded and negotiated */
+};
+
+/* Open the registry. Plugins are searched in, in order: every directory of
+ * $ASMSPY_PLUGIN_PATH (':'-separated), the build tree (when the running
+ * binary lives in one), and the installed plugin directory. A plugin name
+ * seen twice keeps the first. Probes run isolated (forked child, time limit)
+ * unless flags has ASMSPY_ENGINE_NO_PROBE. */
+#define ASMSPY_ENGINE_NO_PROBE (1u << 0)
+struct asmspy_engine *asmspy_engine_open(unsigned flags);
+void asmspy_engine_close(struct asmspy_engine *e);
+
+size_t asmspy_plugin_count(const struct asmspy_engine *e);
+const struct asmspy_plugin_info *asmspy_plugin_at(const struct asmspy_engine *e, size_t i);
+/* kind 0 = any kind. NULL when absent. */
+const struct asmspy_plugin_info *asmspy_find_plugin(const struct asmspy_engine *e, uint32_t kind,
+                                                    const char *name);
+/* The view serving CLI mode `mode` ("stream"), or NULL. */
+const struct asmspy_plugin_info *asmspy_find_view_for_mode(const struct asmspy_engine *e,
+                                                           const char *mode);
+/* Run the probe of one plugin now (isolated). Updates the row. */
+void asmspy_probe_plugin(struct asmspy_engine *e, struct asmspy_plugin_info *row);
+
+/* The services table handed to plugins (also usable by consumers). */
+const struct asmspy_host_api *asmspy_host_api(void);
+
+/* Write `asmspy --backends` output (human or NDJSON recording) to f. */
+void asmspy_print_backends(const struct asmspy_engine *e, FILE *f, int json);
+
+struct asmspy_run_opts {
+  const char *mode;         /* "stream" */
+  const char *backend;      /* NULL = the best usable backend for the view's caps */
+  pid_t pid;                /* 0 with launch_argv */
+  pid_t tid;                /* 0 = whole process */
+  int64_t max;              /* n (negative = until exit) */
+  unsigned flags;           /* ASMSPY_SESS_FOLLOW | ASMSPY_SESS_JSON */
+  int argc;                 /* mode-specific args for the view */
+  char *const *argv;
+  char *const *launch_argv; /* --launch: command to spawn traced */
+  const char *record_path;  /* --record=<f>, or NULL */
+  const volatile int *stop; /* async stop flag (may be NULL) */
+  FILE *text_out;           /* human text (default stdout) */
+  FILE *json_out;           /* NDJSON (default stdout) */
+};
+
+/* Run one mode end to end: pick backend + view, attach (or launch), capture,
+ * render, detach. Returns 0, -ASMSPY_E_*, or a positive ASMSPY_FACT_*. When
+ * the selected backend probed unavailable, "# SKIP <name>: <reason>" is
+ * printed and ASMSPY_RUN_SKIPPED is returned (the CLI exits 0: the question
+ * could not be asked here, which is not a failure). */
+#define ASMSPY_RUN_SKIPPED 1000
+int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *opts);
+
+/* Human rendering of any status code (positive, negative or zero). */
+const char *asmspy_strerror(int status);
+
+/* Install a no-op, no-SA_RESTART handler for sig (SIGALRM) so pthread_kill
+ * interrupts a blocked waitpid in the tracer thread. */
+void asmspy_install_stop_signal(int sig);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,413 @@
+/* asmspy plugin ABI — the whole contract between the host (libasmspy) and a
+ * dlopen'd capture backend or view plugin.
+ *
+ * Rules (SQLite iVersion / Vulkan negotiation / kernel copy_struct_from_user):
+ *   - A plugin exports exactly one symbol, ASMSPY_PLUGIN_ENTRY_NAME.
+ *   - Every struct that crosses the boundary starts with
+ *         uint32_t abi_version;  (ASMSPY_ABI_VERSION the writer was built with)
+ *         uint32_t struct_size;  (sizeof as the writer compiled it)
+ *     Members are only ever appended, under a "--- ABI 1.N ---" marker.
+ *     A reader touches a member only when ASMSPY_HAS(ptr, member) says the
+ *     writer's struct is big enough to contain it.
+ *   - A different MAJOR is refused (with a recorded reason), never a crash.
+ *     A newer MINOR is accepted; the reader simply ignores what it does not know.
+ *   - The host owns every piece of shared machinery (ptrace seam, symbols,
+ *     disassembly, target memory, output writer); plugins reach it only through
+ *     the asmspy_host_api table handed to the entry point. Plugins never link
+ *     host symbols.
+ *
+ * History of this header: docs/ABI.md.
+ */
+#ifndef ASMSPY_PLUGIN_H
+#define ASMSPY_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ASMSPY_ABI_MAJOR 1u
+#define ASMSPY_ABI_MINOR 0u
+#define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
+#define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
+#define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
+#define ASMSPY_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
+
+/* True when the struct behind p (whose writer declared p->struct_size) is big
+ * enough to hold `member`. */
+#define ASMSPY_HAS(p, member)                                                              \
+  ((p)->struct_size >= offsetof(__typeof__(*(p)), member) + sizeof((p)->member))
+
+/* Fill the two header words of a boundary struct we are about to hand across. */
+#define ASMSPY_INIT_HEADER(p)                                                              \
+  do {                                                                                     \
+    (p)->abi_version = ASMSPY_ABI_VERSION;                                                 \
+    (p)->struct_size = (uint32_t)sizeof(*(p));                                             \
+  } while (0)
+
+#define ASMSPY_EXPORT __attribute__((visibility("default")))
+#define ASMSPY_PLUGIN_ENTRY_NAME "asmspy_plugin_entry"
+
+/* ------------------------------------------------------------------------- */
+/* Status codes: three classes that must never be merged (numeric bands).     */
+/*   0      clean                                                             */
+/*   1xx    TARGET FACT: the tracer worked; this is the answer                */
+/*   2xx    ATTACH: works on this host, could not attach to THIS target       */
+/*   3xx    UNAVAILABLE: this backend cannot run on this host at all          */
+/*   4xx    LOAD/ABI problems; 5xx internal errors                            */
+/* Engine entry points return 0, a negative -ASMSPY_E_* for tracer failure,   */
+/* or a positive ASMSPY_FACT_* skip. asmspy_strerror() renders any of them.   */
+/* ------------------------------------------------------------------------- */
+enum asmspy_status {
+  ASMSPY_OK = 0,
+  ASMSPY_USABLE = 0,
+
+  ASMSPY_FACT_NOT_REACHED = 101, /* the region/function never ran */
+  ASMSPY_FACT_EXITED = 102,      /* the target exited */
+  ASMSPY_FACT_NO_EVENTS = 103,   /* it ran, but produced nothing of the requested kind */
+  ASMSPY_FACT_I386 = 104,        /* 32-bit tracee: refused rather than mis-decoded */
+
+  ASMSPY_E_ATTACH_PERM = 201, /* EPERM: ptrace_scope, uid, perf_event_paranoid */
+  ASMSPY_E_ATTACH_BUSY = 202, /* already traced; slots taken */
+  ASMSPY_E_ATTACH_GONE = 203, /* ESRCH: no such process */
+
+  ASMSPY_E_NO_HW = 301,     /* CPU lacks the feature */
+  ASMSPY_E_NO_KERNEL = 302, /* no PMU in sysfs, kernel too old, config off */
+  ASMSPY_E_VIRT = 303,      /* a hypervisor hides or kills the feature */
+  ASMSPY_E_NO_LIB = 304,    /* a runtime library is missing */
+  ASMSPY_E_PERM = 305,      /* host policy forbids it (perf_event_paranoid, seccomp) */
+
+  ASMSPY_E_ABI = 401,
+  ASMSPY_E_NO_ENTRY = 402,
+  ASMSPY_E_BAD_DESCRIPTOR = 403,
+  ASMSPY_E_DUP_NAME = 404,
+  ASMSPY_E_PROBE_CRASH = 405, /* probe died on a signal (isolated: host survives) */
+  ASMSPY_E_PROBE_HANG = 406,  /* probe exceeded its time limit and was killed */
+
+  ASMSPY_E_INTERNAL = 501,
+  ASMSPY_E_NOMEM = 502,
+  ASMSPY_E_USAGE = 503,
+};
+#define ASMSPY_STATUS_CLASS(s) ((s) < 0 ? -(s) / 100 : (s) / 100)
+
+/* ------------------------------------------------------------------------- */
+/* Capability flags (uint64 bitmask). Unknown bits are ignored, never refused. */
+/* ------------------------------------------------------------------------- */
+#define ASMSPY_CAP_INSN_STREAM (1ull << 0)   /* every executed instruction */
+#define ASMSPY_CAP_BRANCH_SAMPLES (1ull << 1)/* statistical from->to edges */
+#define ASMSPY_CAP_SYSCALLS (1ull << 2)      /* syscall enter/exit with args */
+#define ASMSPY_CAP_DATA_VALUES (1ull << 3)   /* register/memory values per step */
+#define ASMSPY_CAP_WATCHPOINTS (1ull << 4)   /* data watch hits */
+#define ASMSPY_CAP_ATTACH_PID (1ull << 5)    /* can trace another process */
+#define ASMSPY_CAP_INPROCESS (1ull << 6)     /* can trace the calling thread (scopes) */
+#define ASMSPY_CAP_IP_SAMPLES (1ull << 7)    /* statistical IP samples */
+#define ASMSPY_CAP_TASKS (1ull << 8)         /* clone/fork/exec/exit topology */
+
+enum asmspy_kind { ASMSPY_KIND_BACKEND = 1, ASMSPY_KIND_VIEW = 2 };
+
+/* Opaque host objects: plugins only pass these back into host services. */
+struct asmspy_target; /* one traced process: symbols, memory, fds */
+struct asmspy_seam;   /* the ptrace seam of one session */
+struct asmspy_out;    /* the output writer of one session */
+
+/* ------------------------------------------------------------------------- */
+/* Probe result: host-owned memory, the plugin fills it, no allocation.        */
+/* ------------------------------------------------------------------------- */
+struct asmspy_probe_result {
+  uint32_t abi_version;
+  uint32_t struct_size; /* host-set; the plugin writes only within it */
+  int32_t status;       /* ASMSPY_USABLE or an ASMSPY_E_* (3xx normally) */
+  int32_t sys_errno;    /* the errno behind it, or 0 */
+  uint64_t caps_available;
+  char reason[256]; /* one line with the evidence (path, syscall+errno, sysctl) */
+  /* --- ABI 1.0 ends here; append below --- */
+};
+
+/* ------------------------------------------------------------------------- */
+/* Events: backend -> host -> view. Pointers inside are valid only during the  */
+/* sink call (capstone's reused-insn idea).                                    */
+/* ------------------------------------------------------------------------- */
+enum asmspy_event_type {
+  ASMSPY_EV_INSN = 1,      /* one executed instruction (ip, bytes) */
+  ASMSPY_EV_BRANCH = 2,    /* from -> to edge */
+  ASMSPY_EV_SYSCALL_ENTER = 3,
+  ASMSPY_EV_SYSCALL_EXIT = 4,
+  ASMSPY_EV_TASK = 5,      /* clone / fork / exec / exit */
+  ASMSPY_EV_NOTE = 6,      /* human note from the backend */
+  ASMSPY_EV_LOST = 7,      /* data loss is a first-class event */
+  ASMSPY_EV_SIGNAL = 8,    /* a signal delivered to the target */
+};
+
+enum asmspy_task_what {
+  ASMSPY_TASK_CLONE = 1, /* new thread: u.task.child */
+  ASMSPY_TASK_FORK = 2,  /* new process: u.task.child */
+  ASMSPY_TASK_EXEC = 3,
+  ASMSPY_TASK_EXIT = 4, /* u.task.code = exit status or -signal */
+};
+
+struct asmspy_event {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  uint16_t type;  /* enum asmspy_event_type */
+  uint16_t flags;
+  int32_t pid; /* thread group */
+  int32_t tid;
+  uint32_t nthreads; /* threads currently followed (views prefix [tid] when > 1) */
+  uint64_t seq;      /* per-session sequence number (logical time) */
+  uint64_t ip;
+  struct asmspy_target *target; /* which process's symbols/memory this event belongs to */
+  union {
+    struct {
+      uint8_t bytes[16];
+      uint8_t len; /* bytes valid (the host fills up to 16, instruction may be shorter) */
+      uint64_t sp;
+    } insn;
+    struct {
+      uint64_t from, to;
+    } branch;
+    struct {
+      int64_t nr;
+      uint64_t args[6];
+      int64_t ret; /* exit only */
+      int32_t is_error;
+    } sys;
+    struct {
+      uint32_t what;
+      int32_t child;
+      int32_t code;
+    } task;
+    struct {
+      const char *text;
+    } note;
+    struct {
+      uint64_t count;
+    } lost;
+    struct {
+      int32_t signo;
+      int32_t code;
+    } signal;
+    uint8_t pad[128]; /* fixes the union's size for ABI 1.x */
+  } u;
+  /* --- ABI 1.0 ends here; append below --- */
+};
+
+/* Returns 0 to continue, non-zero to ask the backend to stop (n reached). */
+typedef int (*asmspy_sink_fn)(void *sink_ctx, const struct asmspy_event *ev);
+
+/* ------------------------------------------------------------------------- */
+/* Session: what one run of a mode asks for. Host-owned, read-only to plugins. */
+/* ------------------------------------------------------------------------- */
+#define ASMSPY_SESS_FOLLOW (1u << 0)   /* trace forked children too (strace -f) */
+#define ASMSPY_SESS_LAUNCHED (1u << 1) /* target was spawned by asmspy (kill on error) */
+#define ASMSPY_SESS_JSON (1u << 2)     /* NDJSON on stdout instead of text */
+
+struct asmspy_session {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  const char *mode;  /* "stream", "log", ... */
+  int32_t pid;       /* target (after --launch: the spawned child) */
+  int32_t tid;       /* --tid=<t>, or 0 for the whole process */
+  uint32_t flags;    /* ASMSPY_SESS_* */
+  int64_t max;       /* n; negative = until the target exits or interrupted */
+  const volatile int *stop; /* set asynchronously (Ctrl-C, serve stop) */
+  struct asmspy_target *target;
+  struct asmspy_out *out;
+  asmspy_sink_fn sink; /* backends emit through this */
+  void *sink_ctx;
+  int argc;            /* mode arguments left after the pid / n (views parse them) */
+  char *const *argv;
+  char *const *launch_argv; /* --launch: the command (NULL-terminated), else NULL */
+  /* --- ABI 1.0 ends here; append below --- */
+};
+
+/* ------------------------------------------------------------------------- */
+/* Registers, arch-neutral view. gpr[] order on x86-64 = struct                */
+/* user_regs_struct order (r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax rcx rdx   */
+/* rsi rdi orig_rax rip cs eflags rsp ss fs_base gs_base ds es fs gs).         */
+/* ------------------------------------------------------------------------- */
+struct asmspy_regs {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  uint64_t ip, sp, fp, flags;
+  uint64_t retval;
+  uint32_t ngpr;
+  uint64_t gpr[32];
+  /* --- ABI 1.0 ends here; append below --- */
+};
+
+/* A stop reported by the seam. */
+enum asmspy_stop_kind {
+  ASMSPY_STOP_STEP = 1,       /* a single-step we requested completed */
+  ASMSPY_STOP_SIGNAL = 2,     /* signal-delivery stop (u.sig); resume with it to deliver */
+  ASMSPY_STOP_SYSCALL = 3,    /* syscall entry/exit stop (PTRACE_O_TRACESYSGOOD) */
+  ASMSPY_STOP_NEW_TASK = 4,   /* a new thread/process joined the session (new_tid) */
+  ASMSPY_STOP_EXEC = 5,       /* the task exec'd; symbols were refreshed */
+  ASMSPY_STOP_EXITED = 6,     /* a task is gone (exit_code) — no resume needed */
+  ASMSPY_STOP_GROUP = 7,      /* group-stop or our own interrupt: just resume */
+  ASMSPY_STOP_TARGET_TRAP = 8,/* the target's own int3/trap: deliver SIGTRAP back */
+  ASMSPY_STOP_NONE = 9,       /* nothing left to wait for (all tasks gone) */
+  ASMSPY_STOP_INTERRUPTED = 10/* the session's stop flag was raised */
+};
+
+struct asmspy_stop {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  uint32_t kind; /* enum asmspy_stop_kind */
+  int32_t tid;
+  int32_t pid; /* thread group of tid */
+  int32_t sig; /* signal to deliver on resume (SIGNAL, TARGET_TRAP) */
+  int32_t new_tid;
+  int32_t exit_code; /* EXITED: exit status, or -signal when killed */
+  uint32_t is_process; /* NEW_TASK: a forked process (not a thread) */
+  uint32_t nthreads;   /* tasks currently followed */
+  struct asmspy_target *target; /* the process tid belongs to (per-process symbols) */
+  /* --- ABI 1.0 ends here; append below --- */
+};
+
+/* The ptrace seam: every ptrace call lives here, once. One tracer thread. */
+struct asmspy_seam_api {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  /* Seize per the session: every thread (+clone following), or only s->tid,
+   * plus fork following with ASMSPY_SESS_FOLLOW. All tasks are left stopped. */
+  int (*attach)(const struct asmspy_session *s, struct asmspy_seam **out);
+  /* Wait for the next stop of any followed task (waitpid(-1, __WALL)).
+   * Returns 0 and fills *stop, or a negative status. Bookkeeping (clone
+   * events, exits, group stops) is done here; the caller decides resumes. */
+  int (*next_stop)(struct asmspy_seam *seam, struct asmspy_stop *stop);
+  int (*step)(struct asmspy_seam *seam, pid_t tid, int sig);
+  int (*resume)(struct asmspy_seam *seam, pid_t tid, int sig);
+  int (*resume_syscall)(struct asmspy_seam *seam, pid_t tid, int sig);
+  int (*get_regs)(struct asmspy_seam *seam, pid_t tid, struct asmspy_regs *regs);
+  /* Two-phase detach: interrupt and stop all, clear any armed step, drain a
+   * pending step trap, then release all. Frees the seam. */
+  int (*detach)(struct asmspy_seam *seam);
+  /* Resume every stopped task that is not `except` (used right after attach). */
+  int (*resume_all)(struct asmspy_seam *seam, int how_step);
+  uint32_t (*thread_count)(struct asmspy_seam *seam);
+  /* --- ABI 1.0 ends here; append below --- */
+};
+
+/* Resolved symbol for one address. Strings are host-owned, stable while the
+ * target lives. */
+enum asmspy_sym_kind {
+  ASMSPY_SYM_INTERNAL = 1, /* the target's own executable */
+  ASMSPY_SYM_EXTERNAL = 2, /* a shared library (or a PLT stub leaving to one) */
+  ASMSPY_SYM_JIT = 3,      /* from the perf-map */
+  ASMSPY_SYM_UNKNOWN = 4,  /* no symbol covers it */
+};
+
+struct asmspy_symbol {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  const char *name;   /* "main", "puts@plt"; NULL when unknown */
+  const char *module; /* basename: "libc.so.6", or "[jit]" / "?" */
+  const char *module_path;
+  uint64_t start; /* symbol start address (runtime) */
+  uint64_t size;
+  uint64_t offset; /* addr - start */
+  uint32_t kind;   /* enum asmspy_sym_kind */
+  /* --- ABI 1.0 ends here; append below --- */
+};
+
+enum asmspy_note_level { ASMSPY_NOTE_INFO = 0, ASMSPY_NOTE_WARN = 1, ASMSPY_NOTE_SKIP = 2 };
+
+/* Host services, one append-only table (the sqlite3_api_routines model). */
+struct asmspy_host_api {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  /* Output: one record through the host writer. `type` names the event
+   * ("insn"); json_fields is the body of a JSON object without braces
+   * (`"ip":"0x1",...`, may be NULL); text is the human line(s) without the
+   * trailing newline (may be NULL = nothing in text mode). */
+  int (*emit)(struct asmspy_out *out, const char *type, const char *json_fields, const char *text);
+  /* A note (info/warn/skip) to stderr and the json channel. */
+  void (*note)(struct asmspy_out *out, int level, const char *fmt, ...)
+      __attribute__((format(printf, 3, 4)));
+  /* JSON string escape of src[0..len) into dst (NUL-terminated, truncated to cap). */
+  size_t (*json_escape)(char *dst, size_t cap, const char *src, size_t len);
+  /* Read target memory; returns bytes read or -errno. */
+  ssize_t (*read_mem)(struct asmspy_target *t, uint64_t addr, void *buf, size_t len);
+  /* Resolve an address; returns 0 (out filled; kind UNKNOWN when no symbol covers it). */
+  int (*symbolize)(struct asmspy_target *t, uint64_t addr, struct asmspy_symbol *out);
+  /* Disassemble one instruction (Intel syntax). Returns its length, 0 if invalid. */
+  int (*disasm)(uint64_t addr, const uint8_t *bytes, size_t len, char *text, size_t cap);
+  /* `function+0xoff [module]` for addr, cached per address. */
+  const char *(*describe)(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap);
+  const struct asmspy_seam_api *seam;
+  /* Render any status code as a human string. */
+  const char *(*strerror)(int status);
+  /* --- ABI 1.0 ends here; append below --- */
+};
+
+/* ------------------------------------------------------------------------- */
+/* Plugin operation tables.                                                   */
+/* ------------------------------------------------------------------------- */
+struct asmspy_backend_ops {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  /* Capture for a pid: attach through host->seam, emit events through
+   * s->sink until the sink asks to stop, s->max is reached, *s->stop is
+   * raised or the target is gone; always detach. Returns 0, -ASMSPY_E_* or
+   * a positive ASMSPY_FACT_*. */
+  int (*run)(const struct asmspy_host_api *host, const struct asmspy_session *s);
+  /* --- ABI 1.0 ends here; append below --- */
+};
+
+enum asmspy_consume { ASMSPY_CONSUME_MORE = 0, ASMSPY_CONSUME_DONE = 1 };
+
+struct asmspy_view_ops {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  const char *mode;       /* CLI mode name: "stream" => asmspy --stream */
+  uint64_t caps_required; /* the backend must provide these */
+  const char *usage;      /* one line: "<pid> [n] [--tid=<t>]" */
+  /* Parse s->argc/argv (mode options). Return 0, or ASMSPY_E_USAGE with a
+   * message already written via host->note. */
+  int (*open)(const struct asmspy_host_api *host, const struct asmspy_session *s, void **state);
+  /* One event; returns ASMSPY_CONSUME_DONE when the view has what it asked for. */
+  int (*consume)(void *state, const struct asmspy_event *ev);
+  /* End of capture: final render (graphs, tables). */
+  int (*finish)(void *state, int end_status);
+  void (*close)(void *state);
+  /* --- ABI 1.0 ends here; append below --- */
+};
+
+/* The descriptor a plugin's entry returns: static const data. */
+struct asmspy_plugin {
+  uint32_t abi_version; /* ASMSPY_ABI_VERSION the plugin was built against */
+  uint32_t struct_size;
+  uint32_t kind;        /* enum asmspy_kind */
+  const char *name;     /* [a-z0-9_]+, unique */
+  const char *description;
+  uint64_t caps; /* ASMSPY_CAP_* provided (backends) or consumed (views) */
+  /* Functional self-test. Runs isolated in a forked child with a time limit:
+   * it may crash or hang without harming the host. */
+  int (*probe)(const struct asmspy_host_api *host, struct asmspy_probe_result *res);
+  const struct asmspy_backend_ops *backend; /* non-NULL iff kind == BACKEND */
+  const struct asmspy_view_ops *view;       /* non-NULL iff kind == VIEW */
+  /* --- ABI 1.0 ends here; append below --- */
+};
+
+/* The one exported symbol. The plugin returns NULL when it cannot speak the
+ * host's major; it never refuses a newer host minor. */
+typedef const struct asmspy_plugin *(*asmspy_plugin_entry_fn)(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host);
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host);
+
+/* Convenience for plugins: write a probe verdict. */
+#define ASMSPY_PROBE_SET(res, st, err, ...)                                                \
+  do {                                                                                     \
+    (res)->status = (st);                                                                  \
+    (res)->sys_errno = (err);                                                              \
+    snprintf((res)->reason, sizeof((res)->reason), __VA_ARGS__);                           \
+  } while (0)
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ASMSPY_PLUGIN_H */

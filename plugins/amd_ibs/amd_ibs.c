@@ -1,0 +1,274 @@
+/* amd_ibs — capture backend: AMD IBS-Op samples (precise IPs and sampled
+ * branch edges) through perf.
+ *
+ * This file holds the probe: it reads the dynamic ibs_op PMU type, checks for
+ * the swfilt format term, opens a real sampling event the way capture will
+ * (per-task on a forked child; CPU-wide as the fallback older kernels need),
+ * maps the ring, runs a loop in the child and requires samples. Every "no"
+ * names the gate that said it, with the errno and the measured setting.
+ *
+ * The exclude rules differ by kernel version (arch/x86/events/amd/ibs.c):
+ *   - before v6.14 IBS carries PERF_PMU_CAP_NO_EXCLUDE: any exclude_* bit is
+ *     EINVAL, so the event samples the kernel too and perf_event_open() asks
+ *     perf_allow_kernel(): perf_event_paranoid <= 1 or CAP_PERFMON;
+ *   - v6.14 adds "swfilt" (config2:0): with it exclude_kernel=1 is accepted
+ *     and a same-uid per-task event works at paranoid 2;
+ *   - before v6.2 IBS has no task context: per-task is EINVAL, CPU-wide only
+ *     (perf_allow_cpu: paranoid <= 0 or CAP_PERFMON).
+ *
+ * Capture itself (RAW sample decode into branch edges) lands with issue 6;
+ * until then run() re-checks availability and says so.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+
+#include "asmspy/plugin.h"
+#include "plugins/common/perf_probe.h"
+
+#define IBS_NAME "amd_ibs"
+#ifndef IBS_SYSFS_ROOT /* tests may point the probe at a fake sysfs tree */
+#define IBS_SYSFS_ROOT PP_SYSFS_PMU_ROOT
+#endif
+#define IBS_DIR IBS_SYSFS_ROOT "/ibs_op"
+#define IBS_TYPE_PATH IBS_DIR "/type"
+#define IBS_CAPS (ASMSPY_CAP_BRANCH_SAMPLES | ASMSPY_CAP_IP_SAMPLES | ASMSPY_CAP_ATTACH_PID)
+
+#define IBS_PERIOD 0x10000ull /* multiple of 16; MaxCnt = period >> 4 fits 16 bits */
+#define IBS_LOOP_ITERS 2000000ul
+#define IBS_CHILD_TIMEOUT_MS 3000
+#define IBS_RING_PAGES_LOG2 3u
+
+struct ibs_work {
+  unsigned long iters;
+  int cpu; /* pin to this CPU first (CPU-wide fallback), or -1 */
+};
+
+static void ibs_child_work(void *arg)
+{
+  struct ibs_work *w = arg;
+  if (w->cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(w->cpu, &set);
+    (void)sched_setaffinity(0, sizeof set, &set);
+  }
+  pp_spin_branches(&w->iters);
+}
+
+/* Fork a sleeping child and open the event on it (pid) or on its CPU
+ * (cpu_wide). Returns the fd, or -errno with the child reaped. */
+static int ibs_open(struct perf_event_attr *attr, int cpu_wide, struct ibs_work *work,
+                    struct pp_child *child)
+{
+  work->cpu = cpu_wide ? 0 : -1;
+  int rc = pp_child_fork(child, ibs_child_work, work);
+  if (rc < 0)
+    return rc;
+  int fd = cpu_wide ? pp_perf_event_open(attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)
+                    : pp_perf_event_open(attr, child->pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    pp_child_reap(child);
+    return -e;
+  }
+  return fd;
+}
+
+static int ibs_probe_impl(struct asmspy_probe_result *res)
+{
+  /* 1. the PMU */
+  long long type = -1;
+  int rc = pp_read_sysfs_int(IBS_TYPE_PATH, 10, &type);
+  if (rc == -ENOENT) {
+    char pmus[160];
+    if (pp_list_pmus_at(IBS_SYSFS_ROOT, pmus, sizeof pmus) < 0)
+      snprintf(pmus, sizeof pmus, "unreadable");
+    if (pp_cpu_has_flag("ibs") == 1)
+      return pp_verdict(res, ASMSPY_E_NO_KERNEL, ENOENT, 0,
+                        "CPU flag ibs is set but " IBS_TYPE_PATH " is missing: the kernel IBS "
+                        "driver did not register (PMUs: %s)",
+                        pmus);
+    return pp_verdict(res, ASMSPY_E_NO_HW, ENOENT, 0,
+                      "no ibs_op PMU: " IBS_TYPE_PATH " missing (CPU or hypervisor lacks AMD "
+                      "IBS; PMUs here: %s)",
+                      pmus);
+  }
+  if (rc < 0)
+    return pp_verdict(res, ASMSPY_E_NO_KERNEL, -rc, 0, "cannot read " IBS_TYPE_PATH ": %s",
+                      pp_errno_name(-rc));
+
+  /* 2. swfilt (v6.14+) decides whether exclude_kernel is allowed */
+  struct pp_format swfilt;
+  char raw[64];
+  rc = pp_read_format_at(IBS_SYSFS_ROOT, "ibs_op", "swfilt", &swfilt, raw, sizeof raw);
+  int have_swfilt = rc == 0;
+  if (rc < 0 && rc != -ENOENT)
+    return pp_verdict(res, ASMSPY_E_NO_KERNEL, -rc, 0,
+                      IBS_DIR "/format/swfilt unusable: %s \"%s\"", pp_errno_name(-rc), raw);
+
+  struct perf_event_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = (uint32_t)type;
+  attr.sample_period = IBS_PERIOD;
+  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
+  attr.disabled = 1;
+  if (have_swfilt) {
+    if (pp_attr_apply_format(&attr, &swfilt, 1) < 0)
+      return pp_verdict(res, ASMSPY_E_NO_KERNEL, 0, 0,
+                        IBS_DIR "/format/swfilt is \"%s\": a config word this build cannot set",
+                        raw);
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+  }
+  const char *mode = have_swfilt ? "swfilt, exclude_kernel=1" : "no swfilt, exclude_kernel=0";
+  int par = -99;
+  int have_par = pp_read_paranoid(&par) == 0;
+
+  /* 3. per-task on a forked child; CPU-wide when per-task is EINVAL (< 6.2) */
+  struct ibs_work work = {IBS_LOOP_ITERS, -1};
+  struct pp_child child = {-1, -1};
+  struct pp_ring ring = {0};
+  int status = ASMSPY_USABLE;
+  int cpu_wide = 0;
+  char pertask_fail[96] = "";
+  int fd = ibs_open(&attr, 0, &work, &child);
+  if (fd == -EINVAL && !have_swfilt) {
+    snprintf(pertask_fail, sizeof pertask_fail,
+             "per-task: EINVAL (kernel < 6.2 has CPU-wide IBS only); ");
+    cpu_wide = 1;
+    fd = ibs_open(&attr, 1, &work, &child);
+  }
+  if (fd < 0) {
+    int e = -fd;
+    char hint[200];
+    if (e == EACCES && !have_swfilt)
+      snprintf(hint, sizeof hint,
+               "no ibs_op/format/swfilt (kernel < 6.14): IBS cannot exclude the kernel, which "
+               "needs perf_event_paranoid <= %d (now %d) or CAP_PERFMON",
+               cpu_wide ? 0 : 1, have_par ? par : -99);
+    else if (e == EINVAL)
+      snprintf(hint, sizeof hint, "the kernel rejected period, config or exclude bits");
+    else
+      pp_perf_errno_hint(e, hint, sizeof hint);
+    status = pp_verdict(res, pp_perf_errno_status(e), e, 0,
+                        "perf_event_open(ibs_op type=%lld, %s, %s): %s%s (%s)", type, mode,
+                        cpu_wide ? "CPU-wide cpu 0" : "per-task", pertask_fail,
+                        pp_errno_name(e), hint);
+    goto out;
+  }
+
+  rc = pp_ring_map(fd, IBS_RING_PAGES_LOG2, &ring);
+  if (rc < 0) {
+    char hint[200];
+    if (rc == -EPERM)
+      pp_mlock_hint(hint, sizeof hint);
+    else
+      snprintf(hint, sizeof hint, "%s", strerror(-rc));
+    status = pp_verdict(res, rc == -EPERM ? ASMSPY_E_PERM : pp_perf_errno_status(-rc), -rc, 0,
+                        "amd_ibs: mmap of the perf ring: %s (%s)", pp_errno_name(-rc), hint);
+    goto out;
+  }
+
+  /* 4. functional: sample a known loop, require at least one sample */
+  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+    int e = errno;
+    status = pp_verdict(res, pp_perf_errno_status(e), e, 0, "amd_ibs: PERF_EVENT_IOC_ENABLE: %s",
+                        pp_errno_name(e));
+    goto out;
+  }
+  rc = pp_child_go(&child);
+  if (rc == 0)
+    rc = pp_child_wait(&child, IBS_CHILD_TIMEOUT_MS, NULL);
+  (void)ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  if (rc < 0) {
+    status = pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0,
+                        "amd_ibs probe: the sampled child did not finish its loop: %s",
+                        pp_errno_name(-rc));
+    goto out;
+  }
+  unsigned long samples = 0;
+  uint64_t tail = 0;
+  uint8_t rec[512];
+  for (;;) {
+    int n = pp_ring_next(&ring, &tail, rec, sizeof rec);
+    if (n == -EMSGSIZE)
+      continue;
+    if (n <= 0)
+      break;
+    const struct perf_event_header *h = (const struct perf_event_header *)rec;
+    if (h->type == PERF_RECORD_SAMPLE)
+      samples++;
+  }
+  pp_ring_consume(&ring, tail);
+  if (samples == 0) {
+    status = pp_verdict(res, ASMSPY_E_VIRT, 0, 0,
+                        "ibs_op event opened (%s, %s) but took 0 samples over a %lu-iteration "
+                        "loop: IBS is not delivering here",
+                        mode, cpu_wide ? "CPU-wide" : "per-task", work.iters);
+    goto out;
+  }
+  status = pp_verdict(res, ASMSPY_USABLE, 0, IBS_CAPS,
+                      "ibs_op type=%lld (%s): %s%s event took %lu samples over a "
+                      "%lu-iteration loop",
+                      type, mode, pertask_fail, cpu_wide ? "a CPU-wide" : "a per-task", samples,
+                      work.iters);
+
+out:
+  pp_ring_unmap(&ring);
+  if (fd >= 0)
+    close(fd);
+  pp_child_reap(&child);
+  return status;
+}
+
+static int ibs_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res)
+{
+  (void)host; /* the probe needs no host service */
+  return ibs_probe_impl(res);
+}
+
+static int ibs_run(const struct asmspy_host_api *host, const struct asmspy_session *s)
+{
+  struct asmspy_probe_result r;
+  memset(&r, 0, sizeof r);
+  ASMSPY_INIT_HEADER(&r);
+  int st = ibs_probe_impl(&r);
+  if (st != ASMSPY_USABLE) {
+    pp_note(host, pp_session_out(s), ASMSPY_NOTE_SKIP, IBS_NAME ": %s", r.reason);
+    return -st;
+  }
+  pp_note(host, pp_session_out(s), ASMSPY_NOTE_WARN,
+          IBS_NAME ": the hardware is usable here (%s), but capture through " IBS_NAME
+          " lands with issue 6",
+          r.reason);
+  return -ASMSPY_E_INTERNAL;
+}
+
+static const struct asmspy_backend_ops ibs_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = (uint32_t)sizeof(struct asmspy_backend_ops),
+    .run = ibs_run,
+};
+
+static const struct asmspy_plugin ibs_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = (uint32_t)sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_BACKEND,
+    .name = IBS_NAME,
+    .description = "AMD IBS-Op sampling via perf: precise IP samples and sampled branch edges",
+    .caps = IBS_CAPS,
+    .probe = ibs_probe,
+    .backend = &ibs_ops,
+    .view = NULL,
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host)
+{
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR)
+    return NULL;
+  return &ibs_plugin;
+}

@@ -1,0 +1,301 @@
+/* singlestep: the capture backend that single-steps the target through
+ * ptrace (EFLAGS.TF), emitting one ASMSPY_EV_INSN per executed instruction.
+ * It works wherever ptrace works — no PMU, no privilege beyond ptrace —
+ * which is why it is the default backend. Everything ptrace-shaped lives in
+ * the host seam; this file is only the stepping policy.
+ *
+ * Truthfulness: an instruction is emitted only once its step completed (the
+ * instruction recorded at stop k is emitted at stop k+1), so the stream never
+ * claims an instruction that did not run. */
+#define _GNU_SOURCE
+#include <asmspy/plugin.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------- probe -- */
+
+/* A tight loop the probe child runs while we step it. */
+static void __attribute__((noinline)) probe_spin(void) {
+  for (volatile unsigned long i = 0;; i++) {
+  }
+}
+
+#define PROBE_STEPS 16
+
+static int singlestep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res) {
+  (void)host;
+#if !defined(__x86_64__)
+  ASMSPY_PROBE_SET(res, ASMSPY_E_NO_HW, 0, "ptrace single-step is only built for x86-64 here");
+  return 0;
+#else
+  pid_t child = fork();
+  if (child < 0) {
+    ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, errno, "fork: %s", strerror(errno));
+    return 0;
+  }
+  if (child == 0) {
+    probe_spin();
+    _exit(0);
+  }
+  int status;
+  if (ptrace(PTRACE_SEIZE, child, 0, 0) != 0) {
+    int e = errno;
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    ASMSPY_PROBE_SET(res, ASMSPY_E_PERM, e, "PTRACE_SEIZE of a forked child: %s (seccomp or Yama?)",
+                     strerror(e));
+    return 0;
+  }
+  ptrace(PTRACE_INTERRUPT, child, 0, 0);
+  waitpid(child, &status, __WALL);
+  unsigned long long prev_ip = 0;
+  int advanced = 0, steps = 0;
+  for (; steps < PROBE_STEPS; steps++) {
+    struct user_regs_struct r;
+    if (ptrace(PTRACE_GETREGS, child, 0, &r) != 0) break;
+    if (steps && r.rip != prev_ip) advanced++;
+    prev_ip = r.rip;
+    if (ptrace(PTRACE_SINGLESTEP, child, 0, 0) != 0) break;
+    if (waitpid(child, &status, __WALL) != child || !WIFSTOPPED(status) ||
+        WSTOPSIG(status) != SIGTRAP)
+      break;
+  }
+  kill(child, SIGKILL);
+  waitpid(child, NULL, 0);
+  /* A loop's rip moves on every step but the loop-back branch target;
+   * demand that nearly every step moved it. */
+  if (steps == PROBE_STEPS && advanced >= PROBE_STEPS / 2) {
+    ASMSPY_PROBE_SET(res, ASMSPY_USABLE, 0,
+                     "single-stepped a forked child: %d/%d steps advanced rip", advanced,
+                     PROBE_STEPS - 1);
+    res->caps_available = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS;
+  } else {
+    ASMSPY_PROBE_SET(res, ASMSPY_E_VIRT, 0,
+                     "PTRACE_SINGLESTEP did not advance a forked child (%d steps, %d advanced)",
+                     steps, advanced);
+  }
+  return 0;
+#endif
+}
+
+/* --------------------------------------------------------------- run -- */
+
+/* What each thread was about to execute at its last stop. */
+struct pending_insn {
+  pid_t tid;
+  int valid;
+  uint64_t ip, sp;
+  uint8_t bytes[16];
+  uint8_t len;
+  struct asmspy_target *target;
+};
+
+struct step_state {
+  const struct asmspy_host_api *host;
+  struct asmspy_seam *seam;
+  const struct asmspy_session *s;
+  struct pending_insn *threads;
+  size_t nthreads, cap;
+  uint64_t seq;
+  int sink_stop;
+};
+
+static struct pending_insn *pending_for(struct step_state *st, pid_t tid) {
+  for (size_t i = 0; i < st->nthreads; i++)
+    if (st->threads[i].tid == tid) return &st->threads[i];
+  if (st->nthreads == st->cap) {
+    size_t nc = st->cap ? st->cap * 2 : 16;
+    struct pending_insn *np = realloc(st->threads, nc * sizeof *np);
+    if (!np) return NULL;
+    st->threads = np;
+    st->cap = nc;
+  }
+  struct pending_insn *p = &st->threads[st->nthreads++];
+  memset(p, 0, sizeof *p);
+  p->tid = tid;
+  return p;
+}
+
+static void forget_thread(struct step_state *st, pid_t tid) {
+  for (size_t i = 0; i < st->nthreads; i++)
+    if (st->threads[i].tid == tid) {
+      st->threads[i] = st->threads[--st->nthreads];
+      return;
+    }
+}
+
+static int emit_event(struct step_state *st, struct asmspy_event *ev) {
+  ev->seq = ++st->seq;
+  if (st->s->sink(st->s->sink_ctx, ev)) st->sink_stop = 1;
+  return st->sink_stop;
+}
+
+/* The thread's step completed: the instruction we recorded ran. */
+static void emit_completed(struct step_state *st, struct pending_insn *p, pid_t pid,
+                           uint32_t nthreads) {
+  if (!p->valid) return;
+  struct asmspy_event ev;
+  memset(&ev, 0, sizeof ev);
+  ASMSPY_INIT_HEADER(&ev);
+  ev.type = ASMSPY_EV_INSN;
+  ev.pid = pid;
+  ev.tid = p->tid;
+  ev.nthreads = nthreads;
+  ev.ip = p->ip;
+  ev.target = p->target;
+  memcpy(ev.u.insn.bytes, p->bytes, sizeof p->bytes);
+  ev.u.insn.len = p->len;
+  ev.u.insn.sp = p->sp;
+  p->valid = 0;
+  emit_event(st, &ev);
+}
+
+/* Record what tid is about to execute. */
+static void record_next(struct step_state *st, struct pending_insn *p, const struct asmspy_stop *stop) {
+  struct asmspy_regs regs;
+  memset(&regs, 0, sizeof regs);
+  ASMSPY_INIT_HEADER(&regs);
+  p->valid = 0;
+  if (st->host->seam->get_regs(st->seam, stop->tid, &regs) != 0) return;
+  p->ip = regs.ip;
+  p->sp = regs.sp;
+#if defined(__x86_64__)
+  /* Stopped inside an interrupted syscall (our attach INTERRUPT, or a signal):
+   * rax holds -ERESTART* and, on resume, the kernel rewinds rip by 2 to run
+   * the `syscall` instruction again. That instruction — not the one at rip —
+   * is what the next step executes. gpr[10] = rax, gpr[15] = orig_rax. */
+  if (stop->kind == ASMSPY_STOP_GROUP || stop->kind == ASMSPY_STOP_SIGNAL) {
+    int64_t rax = (int64_t)regs.gpr[10], orig_rax = (int64_t)regs.gpr[15];
+    uint8_t prev[2];
+    if (orig_rax >= 0 && rax >= -516 && rax <= -512 && stop->target &&
+        st->host->read_mem(stop->target, regs.ip - 2, prev, 2) == 2 && prev[0] == 0x0f &&
+        prev[1] == 0x05)
+      p->ip = regs.ip - 2;
+  }
+#endif
+  p->target = stop->target;
+  ssize_t n = stop->target ? st->host->read_mem(stop->target, p->ip, p->bytes, sizeof p->bytes) : -1;
+  p->len = n > 0 ? (uint8_t)n : 0;
+  p->valid = n > 0;
+}
+
+static void emit_task(struct step_state *st, const struct asmspy_stop *stop, uint32_t what,
+                      int child, int code) {
+  struct asmspy_event ev;
+  memset(&ev, 0, sizeof ev);
+  ASMSPY_INIT_HEADER(&ev);
+  ev.type = ASMSPY_EV_TASK;
+  ev.pid = stop->pid;
+  ev.tid = stop->tid;
+  ev.nthreads = stop->nthreads;
+  ev.target = stop->target;
+  ev.u.task.what = what;
+  ev.u.task.child = child;
+  ev.u.task.code = code;
+  emit_event(st, &ev);
+}
+
+static int singlestep_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
+  const struct asmspy_seam_api *seam = host->seam;
+  struct asmspy_seam *sm = NULL;
+  int rc = seam->attach(s, &sm);
+  if (rc) return rc;
+  struct step_state st = {.host = host, .seam = sm, .s = s};
+  int result = 0;
+  for (;;) {
+    struct asmspy_stop stop;
+    memset(&stop, 0, sizeof stop);
+    ASMSPY_INIT_HEADER(&stop);
+    if (seam->next_stop(sm, &stop) != 0) {
+      result = -ASMSPY_E_INTERNAL;
+      break;
+    }
+    if (stop.kind == ASMSPY_STOP_INTERRUPTED) break;
+    if (stop.kind == ASMSPY_STOP_NONE) {
+      result = ASMSPY_FACT_EXITED;
+      break;
+    }
+    if (stop.kind == ASMSPY_STOP_EXITED) {
+      struct pending_insn *p = pending_for(&st, stop.tid);
+      /* exit_group/exit was the last instruction: it ran */
+      if (p) emit_completed(&st, p, stop.pid, stop.nthreads);
+      forget_thread(&st, stop.tid);
+      if (!st.sink_stop) emit_task(&st, &stop, ASMSPY_TASK_EXIT, 0, stop.exit_code);
+      if (st.sink_stop) break;
+      continue;
+    }
+    struct pending_insn *p = pending_for(&st, stop.tid);
+    if (!p) {
+      result = -ASMSPY_E_NOMEM;
+      break;
+    }
+    int deliver = 0;
+    switch (stop.kind) {
+    case ASMSPY_STOP_STEP:
+      emit_completed(&st, p, stop.pid, stop.nthreads);
+      break;
+    case ASMSPY_STOP_SIGNAL:
+    case ASMSPY_STOP_TARGET_TRAP:
+      /* The pending instruction (an int3, a faulting load) raised it: the
+       * signal is the target's, hand it back; stepping continues into the
+       * handler. */
+      emit_completed(&st, p, stop.pid, stop.nthreads);
+      deliver = stop.sig;
+      break;
+    case ASMSPY_STOP_NEW_TASK:
+      emit_completed(&st, p, stop.pid, stop.nthreads); /* the clone/fork syscall ran */
+      if (!st.sink_stop)
+        emit_task(&st, &stop, stop.is_process ? ASMSPY_TASK_FORK : ASMSPY_TASK_CLONE,
+                  stop.new_tid, 0);
+      break;
+    case ASMSPY_STOP_EXEC:
+      p->valid = 0; /* the old image is gone */
+      emit_task(&st, &stop, ASMSPY_TASK_EXEC, 0, 0);
+      break;
+    default: /* GROUP / SYSCALL: nothing executed since the last stop */
+      break;
+    }
+    if (st.sink_stop || (s->stop && *s->stop)) break;
+    record_next(&st, p, &stop);
+    if (seam->step(sm, stop.tid, deliver) != 0) {
+      /* the thread died under us: its exit arrives via next_stop */
+      p->valid = 0;
+    }
+  }
+  seam->detach(sm);
+  free(st.threads);
+  return result;
+}
+
+static const struct asmspy_backend_ops singlestep_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_backend_ops),
+    .run = singlestep_run,
+};
+
+static const struct asmspy_plugin singlestep_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_BACKEND,
+    .name = "singlestep",
+    .description = "ptrace single-step (EFLAGS.TF): every executed instruction, no PMU needed",
+    .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS,
+    .probe = singlestep_probe,
+    .backend = &singlestep_ops,
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  return &singlestep_plugin;
+}

@@ -1,0 +1,155 @@
+/* stream: the live instruction stream view (`asmspy --stream <pid> [n]`).
+ * One line per executed instruction:
+ *     function+0xoff [module]   <disasm>
+ * prefixed [tid] once more than one thread is followed. --json emits the
+ * same as `insn` events. Symbols and disassembly come from host services,
+ * both cached per address there, so a hot loop costs a table hit per step. */
+#include <asmspy/plugin.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STREAM_DEFAULT_N 20
+
+struct stream_state {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  int64_t want; /* negative: unlimited */
+  int64_t shown;
+};
+
+static int stream_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                       void **state) {
+  for (int i = 0; i < s->argc; i++) {
+    host->note(NULL, ASMSPY_NOTE_WARN, "--stream: unexpected argument '%s' (usage: --stream %s)",
+               s->argv[i], "<pid> [n] [--tid=<t>] [--follow] [--json] [--record=<f>]");
+    return -ASMSPY_E_USAGE;
+  }
+  struct stream_state *st = calloc(1, sizeof *st);
+  if (!st) return -ASMSPY_E_NOMEM;
+  st->host = host;
+  st->s = s;
+  st->want = s->max ? s->max : STREAM_DEFAULT_N;
+  *state = st;
+  return 0;
+}
+
+static void hex_bytes(char *dst, const uint8_t *b, size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  for (size_t i = 0; i < n; i++) {
+    dst[2 * i] = digits[b[i] >> 4];
+    dst[2 * i + 1] = digits[b[i] & 15];
+  }
+  dst[2 * n] = 0;
+}
+
+static int stream_insn(struct stream_state *st, const struct asmspy_event *ev) {
+  const struct asmspy_host_api *h = st->host;
+  char disasm[128];
+  int len = h->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, disasm, sizeof disasm);
+  if (len <= 0) len = ev->u.insn.len ? 1 : 0;
+
+  struct asmspy_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  sym.abi_version = ASMSPY_ABI_VERSION;
+  sym.struct_size = sizeof sym;
+  h->symbolize(ev->target, ev->ip, &sym);
+  const char *module = sym.kind == ASMSPY_SYM_JIT ? "jit" : sym.module ? sym.module : "?";
+
+  char where[160];
+  if (sym.name)
+    snprintf(where, sizeof where, "%s+0x%" PRIx64, sym.name, sym.offset);
+  else
+    snprintf(where, sizeof where, "0x%" PRIx64, ev->ip);
+  char modcol[96];
+  snprintf(modcol, sizeof modcol, "[%s]", module);
+
+  char prefix[32] = "";
+  if (ev->nthreads > 1) snprintf(prefix, sizeof prefix, "[%d] ", ev->tid);
+  char text[512];
+  snprintf(text, sizeof text, "%s%-20s %-24s %s", prefix, where, modcol, disasm);
+
+  char hex[33], name_e[512], mod_e[256], dis_e[256], fields[1536];
+  hex_bytes(hex, ev->u.insn.bytes, (size_t)len);
+  if (sym.name) {
+    name_e[0] = '"';
+    size_t n = h->json_escape(name_e + 1, sizeof name_e - 2, sym.name, strlen(sym.name));
+    name_e[1 + n] = '"';
+    name_e[2 + n] = 0;
+  } else {
+    snprintf(name_e, sizeof name_e, "null");
+  }
+  h->json_escape(mod_e, sizeof mod_e, module, strlen(module));
+  h->json_escape(dis_e, sizeof dis_e, disasm, strlen(disasm));
+  snprintf(fields, sizeof fields,
+           "\"tid\":%d,\"ip\":\"0x%" PRIx64 "\",\"sym\":%s,\"off\":%" PRIu64
+           ",\"module\":\"%s\",\"bytes\":\"%s\",\"disasm\":\"%s\"",
+           ev->tid, ev->ip, name_e, sym.name ? sym.offset : 0, mod_e, hex, dis_e);
+  h->emit(st->s->out, "insn", fields, text);
+  st->shown++;
+  return st->want > 0 && st->shown >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
+}
+
+static int stream_task(struct stream_state *st, const struct asmspy_event *ev) {
+  static const char *what_name[] = {"?", "clone", "fork", "exec", "exit"};
+  uint32_t w = ev->u.task.what <= ASMSPY_TASK_EXIT ? ev->u.task.what : 0;
+  char fields[160], text[160];
+  snprintf(fields, sizeof fields, "\"what\":\"%s\",\"tid\":%d,\"child\":%d,\"code\":%d",
+           what_name[w], ev->tid, ev->u.task.child, ev->u.task.code);
+  if (w == ASMSPY_TASK_EXIT)
+    snprintf(text, sizeof text, "# [%d] exited (%d)", ev->tid, ev->u.task.code);
+  else if (w == ASMSPY_TASK_EXEC)
+    snprintf(text, sizeof text, "# [%d] exec", ev->tid);
+  else
+    snprintf(text, sizeof text, "# [%d] %s -> %d", ev->tid, what_name[w], ev->u.task.child);
+  st->host->emit(st->s->out, "task", fields, text);
+  return ASMSPY_CONSUME_MORE;
+}
+
+static int stream_consume(void *state, const struct asmspy_event *ev) {
+  struct stream_state *st = state;
+  switch (ev->type) {
+  case ASMSPY_EV_INSN: return stream_insn(st, ev);
+  case ASMSPY_EV_TASK: return stream_task(st, ev);
+  default: return ASMSPY_CONSUME_MORE;
+  }
+}
+
+static int stream_finish(void *state, int end_status) {
+  (void)state;
+  (void)end_status;
+  return 0;
+}
+
+static void stream_close(void *state) { free(state); }
+
+static const struct asmspy_view_ops stream_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_view_ops),
+    .mode = "stream",
+    .caps_required = ASMSPY_CAP_INSN_STREAM,
+    .usage = "<pid> [n] [--tid=<t>] [--follow]",
+    .open = stream_open,
+    .consume = stream_consume,
+    .finish = stream_finish,
+    .close = stream_close,
+};
+
+static const struct asmspy_plugin stream_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_VIEW,
+    .name = "stream",
+    .description = "live instruction stream: function+off [module] and disassembly per step",
+    .caps = ASMSPY_CAP_INSN_STREAM,
+    .view = &stream_ops,
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  return &stream_plugin;
+}
