@@ -188,12 +188,16 @@ void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap) {
   vsnprintf(text, sizeof text, fmt, ap);
   /* Notes go to stderr in text mode: stdout stays the mode's own output. A
    * skip is the one note that belongs on stdout (# SKIP lines are results). */
-  if (!out || !out->json) {
-    FILE *f = level == ASMSPY_NOTE_SKIP && out ? out->text_out : stderr;
+  if (!out) { /* no session yet (option parsing): a CLI-level message */
+    fprintf(stderr, "asmspy: %s\n", text);
+    return;
+  }
+  if (!out->json) {
+    FILE *f = level == ASMSPY_NOTE_SKIP ? out->text_out : stderr;
     fprintf(f, "%s%s\n", level == ASMSPY_NOTE_SKIP ? "# SKIP " : "# ", text);
     fflush(f);
   }
-  if (!out || out->closed || !json_wanted(out)) return;
+  if (out->closed || !json_wanted(out)) return;
   char esc[sizeof text * 6];
   json_escape(esc, sizeof esc, text, strlen(text));
   char fields[sizeof esc + 64];

@@ -140,21 +140,30 @@ static pid_t tgid_of(pid_t tid) {
   return tgid;
 }
 
-/* Is signal `sig` pending for this thread (its private queue)? */
-static int thread_signal_pending(pid_t tid, int sig) {
+/* Is `sig` set in the thread's signal mask line `field` ("SigPnd:" = its
+ * private pending queue, "SigBlk:" = blocked) of /proc/<tid>/status? */
+static int thread_sigmask_has(pid_t tid, const char *field, int sig) {
   char path[64], line[256];
   snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
   FILE *f = fopen(path, "re");
   if (!f) return 0;
-  int pending = 0;
+  int set = 0;
+  size_t flen = strlen(field);
   while (fgets(line, sizeof line, f))
-    if (strncmp(line, "SigPnd:", 7) == 0) {
-      unsigned long long mask = strtoull(line + 7, NULL, 16);
-      pending = (mask >> (sig - 1)) & 1;
+    if (strncmp(line, field, flen) == 0) {
+      unsigned long long mask = strtoull(line + flen, NULL, 16);
+      set = (mask >> (sig - 1)) & 1;
       break;
     }
   fclose(f);
-  return pending;
+  return set;
+}
+
+static int thread_signal_pending(pid_t tid, int sig) { return thread_sigmask_has(tid, "SigPnd:", sig); }
+
+static int seam_signal_blocked(struct asmspy_seam *sm, pid_t tid, int sig) {
+  (void)sm;
+  return thread_sigmask_has(tid, "SigBlk:", sig);
 }
 
 static void queue_push(struct asmspy_seam *sm, const struct asmspy_stop *st) {
@@ -348,7 +357,28 @@ static int is_step_trap(pid_t tid, const struct seam_task *t, siginfo_t *si) {
   return si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP;
 }
 
+/* ASMSPY_DEBUG_STOPS=1 traces every classified stop to stderr. */
+static void debug_stop(const struct asmspy_stop *st, int status) {
+  static int enabled = -1;
+  if (enabled < 0) enabled = getenv("ASMSPY_DEBUG_STOPS") != NULL;
+  if (!enabled) return;
+  static const char *kinds[] = {"?",      "STEP",        "SIGNAL", "SYSCALL", "NEW_TASK", "EXEC",
+                                "EXITED", "GROUP",       "TARGET_TRAP", "NONE", "INTERRUPTED"};
+  fprintf(stderr, "[seam] tid %d %s sig %d si_code %d status 0x%x\n", st->tid,
+          st->kind < sizeof kinds / sizeof *kinds ? kinds[st->kind] : "?", st->sig, st->si_code,
+          status);
+}
+
+static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop, int *raw);
+
 static int seam_next_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
+  int raw = -1;
+  int rc = seam_next_stop_impl(sm, stop, &raw);
+  if (rc == 0) debug_stop(stop, raw);
+  return rc;
+}
+
+static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop, int *raw) {
   if (sm->qhead != sm->qtail) {
     *stop = sm->queue[sm->qhead++ % STOP_QUEUE_MAX];
     struct seam_task *t = task_find(sm, stop->tid);
@@ -366,6 +396,7 @@ static int seam_next_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
     }
     int status;
     pid_t tid = waitpid(-1, &status, __WALL);
+    *raw = status;
     if (tid < 0) {
       if (errno == EINTR) continue;
       sm->ntasks = 0; /* ECHILD: every task is gone */
@@ -430,7 +461,10 @@ static int seam_next_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
       stop->kind = ASMSPY_STOP_GROUP;
     } else if (sig == SIGTRAP) {
       siginfo_t si;
-      if (is_step_trap(tid, t, &si)) {
+      memset(&si, 0, sizeof si);
+      int step = is_step_trap(tid, t, &si);
+      stop->si_code = si.si_code;
+      if (step) {
         stop->kind = ASMSPY_STOP_STEP;
       } else if (si.si_code == SI_KERNEL) {
         stop->kind = ASMSPY_STOP_TARGET_TRAP;
@@ -442,6 +476,8 @@ static int seam_next_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
         t->pending_sig = SIGTRAP;
       }
     } else {
+      siginfo_t si;
+      if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0) stop->si_code = si.si_code;
       stop->kind = ASMSPY_STOP_SIGNAL;
       stop->sig = sig;
       t->pending_sig = sig;
@@ -650,4 +686,5 @@ const struct asmspy_seam_api seam_api = {
     .detach = seam_detach,
     .resume_all = seam_resume_all,
     .thread_count = seam_thread_count,
+    .signal_blocked = seam_signal_blocked,
 };

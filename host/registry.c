@@ -73,6 +73,7 @@ static struct registry_row *row_new(struct asmspy_engine *e, const char *path) {
   const char *base = strrchr(path, '/');
   r->info.name = strdup(base ? base + 1 : path); /* replaced by the descriptor's name */
   r->info.description = "";
+  r->info.plugin_version = "";
   return r;
 }
 
@@ -154,6 +155,10 @@ static void load_one(struct asmspy_engine *e, const char *path) {
   r->info.name = strdup(r->desc.name);
   r->info.description = r->desc.description ? r->desc.description : "";
   r->info.kind = r->desc.kind;
+  /* 1.1 member: read only when the plugin's struct has it (ASMSPY_HAS looks
+   * at the plugin's own struct_size, kept by copy_sized). */
+  r->info.plugin_version =
+      ASMSPY_HAS(&r->desc, plugin_version) && r->desc.plugin_version ? r->desc.plugin_version : "";
   r->info.caps = r->desc.caps;
   if (r->desc.kind == ASMSPY_KIND_BACKEND) {
     const struct asmspy_backend_ops *b = r->desc.backend;

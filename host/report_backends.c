@@ -36,13 +36,15 @@ void asmspy_print_backends(const struct asmspy_engine *e, FILE *f, int json) {
     json_escape(reason_e, sizeof reason_e, p->reason, strlen(p->reason));
     json_escape(path_e, sizeof path_e, p->path, strlen(p->path));
     json_escape(desc_e, sizeof desc_e, p->description, strlen(p->description));
+    char ver_e[256];
+    json_escape(ver_e, sizeof ver_e, p->plugin_version, strlen(p->plugin_version));
     char fields[8192];
     snprintf(fields, sizeof fields,
              "\"name\":\"%s\",\"kind\":\"%s\",\"abi\":\"%s\",\"status\":\"%s\",\"code\":%d,"
              "\"errno\":%d,\"reason\":\"%s\",\"description\":\"%s\",\"caps\":%llu,"
-             "\"path\":\"%s\"",
+             "\"path\":\"%s\",\"version\":\"%s\"",
              name_e, kind_name(p->kind), abi, status_word(p->status), p->status, p->sys_errno,
-             reason_e, desc_e, (unsigned long long)p->caps, path_e);
+             reason_e, desc_e, (unsigned long long)p->caps, path_e, ver_e);
     out_emit(out, "plugin", fields, text);
   }
   out_close(out, 0);

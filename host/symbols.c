@@ -22,7 +22,9 @@
  *
  * Not thread-safe: one tracer thread owns a table (lookups mutate the cache).
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* getline, st_mtim, O_CLOEXEC|O_NOFOLLOW */
+#endif
 #include "symbols.h"
 
 #include <elf.h>
@@ -642,7 +644,15 @@ static void add_module_symbols(struct module_walk *walk, Dwfl_Module *mod,
       size = module->high - addr;
     c->entry.start = addr;
     c->entry.size = size;
-    c->entry.name = arena_strdup(&walk->table->strings, name);
+    /* A .symtab built from .symver directives (glibc's, via its debug file)
+     * names the default version "fclose@@GLIBC_2.2.5": that IS fclose, and
+     * users type "fclose". A compat version ("memcpy@GLIBC_2.2.5") keeps its
+     * suffix so it stays distinguishable from the default one. */
+    const char *default_version = strstr(name, "@@");
+    size_t name_len = default_version ? (size_t)(default_version - name) : strlen(name);
+    if (name_len == 0)
+      name_len = strlen(name);
+    c->entry.name = arena_strndup(&walk->table->strings, name, name_len);
     if (!c->entry.name) {
       walk->out->n--;
       walk->out->oom = true;
@@ -651,7 +661,7 @@ static void add_module_symbols(struct module_walk *walk, Dwfl_Module *mod,
     c->entry.module = module->basename;
     c->entry.module_path = module->path;
     c->entry.kind = module->kind;
-    c->preference = alias_preference(GELF_ST_BIND(sym.st_info), name);
+    c->preference = alias_preference(GELF_ST_BIND(sym.st_info), c->entry.name);
   }
 }
 

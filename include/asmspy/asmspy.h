@@ -38,6 +38,7 @@ struct asmspy_plugin_info {
   int32_t sys_errno;
   char reason[256];
   const struct asmspy_plugin *desc; /* NULL unless it loaded and negotiated */
+  const char *plugin_version;       /* "" unless the plugin (ABI >= 1.1) says */
 };
 
 /* Open the registry. Plugins are searched in, in order: every directory of

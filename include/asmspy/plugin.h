@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 0u
+#define ASMSPY_ABI_MINOR 1u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -264,7 +264,14 @@ struct asmspy_stop {
   uint32_t is_process; /* NEW_TASK: a forked process (not a thread) */
   uint32_t nthreads;   /* tasks currently followed */
   struct asmspy_target *target; /* the process tid belongs to (per-process symbols) */
-  /* --- ABI 1.0 ends here; append below --- */
+  /* --- ABI 1.0 ends here --- */
+  /* STEP / SIGNAL / TARGET_TRAP: the stop's siginfo si_code. For STEP it says
+   * what completed: TRAP_TRACE (1 instruction), TRAP_BRKPT (a syscall returned:
+   * only a `syscall` instruction ran, or nothing if the step began inside the
+   * syscall, e.g. at an exec or attach stop), SIGTRAP=5 (a signal handler
+   * frame was set up: no instruction ran). */
+  int32_t si_code;
+  /* --- ABI 1.1 ends here; append below --- */
 };
 
 /* The ptrace seam: every ptrace call lives here, once. One tracer thread. */
@@ -288,7 +295,12 @@ struct asmspy_seam_api {
   /* Resume every stopped task that is not `except` (used right after attach). */
   int (*resume_all)(struct asmspy_seam *seam, int how_step);
   uint32_t (*thread_count)(struct asmspy_seam *seam);
-  /* --- ABI 1.0 ends here; append below --- */
+  /* --- ABI 1.0 ends here --- */
+  /* 1 when `sig` is in tid's blocked mask. Stepping a thread that blocks
+   * SIGTRAP (inside its own SIGTRAP handler) is unsafe: the kernel's forced
+   * step trap would reset the target's SIGTRAP disposition to SIG_DFL. */
+  int (*signal_blocked)(struct asmspy_seam *seam, pid_t tid, int sig);
+  /* --- ABI 1.1 ends here; append below --- */
 };
 
 /* Resolved symbol for one address. Strings are host-owned, stable while the
@@ -389,7 +401,9 @@ struct asmspy_plugin {
   int (*probe)(const struct asmspy_host_api *host, struct asmspy_probe_result *res);
   const struct asmspy_backend_ops *backend; /* non-NULL iff kind == BACKEND */
   const struct asmspy_view_ops *view;       /* non-NULL iff kind == VIEW */
-  /* --- ABI 1.0 ends here; append below --- */
+  /* --- ABI 1.0 ends here --- */
+  const char *plugin_version; /* informational, e.g. "0.1.0"; shown by --backends */
+  /* --- ABI 1.1 ends here; append below --- */
 };
 
 /* The one exported symbol. The plugin returns NULL when it cannot speak the

@@ -50,7 +50,7 @@ static void ibs_child_work(void *arg)
   if (w->cpu >= 0) {
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(w->cpu, &set);
+    CPU_SET((size_t)w->cpu, &set);
     (void)sched_setaffinity(0, sizeof set, &set);
   }
   pp_spin_branches(&w->iters);
@@ -99,7 +99,7 @@ static int ibs_probe_impl(struct asmspy_probe_result *res)
                       pp_errno_name(-rc));
 
   /* 2. swfilt (v6.14+) decides whether exclude_kernel is allowed */
-  struct pp_format swfilt;
+  struct pp_format swfilt = {0, 0, 0, 0};
   char raw[64];
   rc = pp_read_format_at(IBS_SYSFS_ROOT, "ibs_op", "swfilt", &swfilt, raw, sizeof raw);
   int have_swfilt = rc == 0;
@@ -262,6 +262,7 @@ static const struct asmspy_plugin ibs_plugin = {
     .probe = ibs_probe,
     .backend = &ibs_ops,
     .view = NULL,
+    .plugin_version = "0.1.0", /* ABI 1.1 */
 };
 
 ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,

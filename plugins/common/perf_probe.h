@@ -65,9 +65,12 @@ static inline void pp_strlcpy(char *dst, const char *src, size_t cap)
 {
   if (!dst || cap == 0)
     return;
-  size_t n = src ? strnlen(src, cap - 1) : 0;
-  if (n)
-    memcpy(dst, src, n);
+  size_t n = 0;
+  if (src)
+    while (n + 1 < cap && src[n] != '\0') {
+      dst[n] = src[n];
+      n++;
+    }
   dst[n] = '\0';
 }
 

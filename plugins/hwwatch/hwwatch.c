@@ -319,6 +319,7 @@ static const struct asmspy_plugin hw_plugin = {
     .probe = hw_probe,
     .backend = &hw_ops,
     .view = NULL,
+    .plugin_version = "0.1.0", /* ABI 1.1 */
 };
 
 ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,

@@ -91,7 +91,7 @@ static int ipt_probe_impl(struct asmspy_probe_result *res)
                       pp_errno_name(-rc));
 
   /* 2. the config bits: pt|branch|tsc is the minimum decodable user trace */
-  struct pp_format f_pt, f_branch, f_tsc;
+  struct pp_format f_pt = {0, 0, 0, 0}, f_branch = f_pt, f_tsc = f_pt;
   int fst;
   if ((fst = ipt_format(res, "pt", &f_pt)) != 0 || (fst = ipt_format(res, "branch", &f_branch)) != 0 ||
       (fst = ipt_format(res, "tsc", &f_tsc)) != 0)
@@ -274,6 +274,7 @@ static const struct asmspy_plugin ipt_plugin = {
     .probe = ipt_probe,
     .backend = &ipt_ops,
     .view = NULL,
+    .plugin_version = "0.1.0", /* ABI 1.1 */
 };
 
 ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,

@@ -93,6 +93,11 @@ static int singlestep_probe(const struct asmspy_host_api *host, struct asmspy_pr
 struct pending_insn {
   pid_t tid;
   int valid;
+  /* The thread runs its own SIGTRAP handler with SIGTRAP blocked: it runs
+   * syscall-to-syscall (PTRACE_SYSCALL) until its mask unblocks SIGTRAP
+   * (rt_sigreturn, or sigprocmask after a siglongjmp), then stepping resumes.
+   * Stepping it meanwhile would make the kernel reset its handler. */
+  int in_trap_handler;
   uint64_t ip, sp;
   uint8_t bytes[16];
   uint8_t len;
@@ -204,6 +209,21 @@ static void emit_task(struct step_state *st, const struct asmspy_stop *stop, uin
   emit_event(st, &ev);
 }
 
+/* Did the step that just completed execute the pending instruction? */
+static int step_executed_pending(const struct pending_insn *p, const struct asmspy_stop *stop) {
+  if (!ASMSPY_HAS(stop, si_code)) return 1;
+  switch (stop->si_code) {
+  case 5: /* SIGTRAP via ptrace_notify: a handler frame was set up */
+    return 0;
+  case 1: /* TRAP_BRKPT: reported at syscall exit. Only a `syscall` we
+           * stepped into ran; a step begun inside a syscall (exec / attach
+           * stop) reports here without running any user instruction. */
+    return p->valid && p->len >= 2 && p->bytes[0] == 0x0f && p->bytes[1] == 0x05;
+  default: /* TRAP_TRACE */
+    return 1;
+  }
+}
+
 static int singlestep_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   const struct asmspy_seam_api *seam = host->seam;
   struct asmspy_seam *sm = NULL;
@@ -241,14 +261,26 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
     int deliver = 0;
     switch (stop.kind) {
     case ASMSPY_STOP_STEP:
+      if (step_executed_pending(p, &stop)) emit_completed(&st, p, stop.pid, stop.nthreads);
+      /* si_code 5: a handler frame was just set up. If the handler runs with
+       * SIGTRAP blocked, do not step it (see in_trap_handler). */
+      if (ASMSPY_HAS(&stop, si_code) && stop.si_code == 5 && ASMSPY_HAS(seam, signal_blocked) &&
+          seam->signal_blocked(sm, stop.tid, SIGTRAP))
+        p->in_trap_handler = 1;
+      break;
+    case ASMSPY_STOP_SYSCALL:
+      if (p->in_trap_handler && !seam->signal_blocked(sm, stop.tid, SIGTRAP))
+        p->in_trap_handler = 0; /* mask restored: step again from here */
+      break;
+    case ASMSPY_STOP_TARGET_TRAP:
+      /* the pending int3 retired and trapped: it ran; hand the trap back so
+       * the target's own handler runs (stepping continues into it) */
       emit_completed(&st, p, stop.pid, stop.nthreads);
+      deliver = stop.sig;
       break;
     case ASMSPY_STOP_SIGNAL:
-    case ASMSPY_STOP_TARGET_TRAP:
-      /* The pending instruction (an int3, a faulting load) raised it: the
-       * signal is the target's, hand it back; stepping continues into the
-       * handler. */
-      emit_completed(&st, p, stop.pid, stop.nthreads);
+      /* an asynchronous signal (or a fault) stops the thread BEFORE the
+       * pending instruction runs (or retires): nothing to emit; deliver it */
       deliver = stop.sig;
       break;
     case ASMSPY_STOP_NEW_TASK:
@@ -265,6 +297,11 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
       break;
     }
     if (st.sink_stop || (s->stop && *s->stop)) break;
+    if (p->in_trap_handler) {
+      p->valid = 0;
+      seam->resume_syscall(sm, stop.tid, deliver);
+      continue;
+    }
     record_next(&st, p, &stop);
     if (seam->step(sm, stop.tid, deliver) != 0) {
       /* the thread died under us: its exit arrives via next_stop */
@@ -291,6 +328,7 @@ static const struct asmspy_plugin singlestep_plugin = {
     .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS,
     .probe = singlestep_probe,
     .backend = &singlestep_ops,
+    .plugin_version = "0.1.0",
 };
 
 ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,

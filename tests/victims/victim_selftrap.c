@@ -23,7 +23,7 @@ int main(void) {
   fflush(stdout);
   for (unsigned long i = 0;; i++) {
     __asm__ volatile("int3");
-    if (i % 1000 == 0) {
+    if (i % 50 == 0) {
       char buf[64];
       int n = snprintf(buf, sizeof buf, "traps=%d\n", (int)traps_handled);
       if (write(2, buf, (size_t)n) < 0) return 1;

@@ -145,6 +145,7 @@ static const struct asmspy_plugin stream_plugin = {
     .description = "live instruction stream: function+off [module] and disassembly per step",
     .caps = ASMSPY_CAP_INSN_STREAM,
     .view = &stream_ops,
+    .plugin_version = "0.1.0",
 };
 
 ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
