@@ -19,7 +19,7 @@ struct disasm_slot {
   uint8_t bytes[16];
   uint8_t nbytes;  /* bytes compared (the instruction's own length) */
   uint8_t valid;
-  char text[96];
+  char text[192];
 };
 
 static csh cs_handle;
@@ -62,15 +62,17 @@ int disasm_one(uint64_t addr, const uint8_t *bytes, size_t len, char *text, size
     return 0;
   }
   int ilen = insn[0].size;
+  char full[sizeof ((struct disasm_slot *)0)->text]; /* the cache keeps the whole text, whatever cap the caller has */
   if (insn[0].op_str[0])
-    snprintf(text, cap, "%s %s", insn[0].mnemonic, insn[0].op_str);
+    snprintf(full, sizeof full, "%s %s", insn[0].mnemonic, insn[0].op_str);
   else
-    snprintf(text, cap, "%s", insn[0].mnemonic);
+    snprintf(full, sizeof full, "%s", insn[0].mnemonic);
+  snprintf(text, cap, "%s", full);
   if (slot) {
     slot->addr = addr;
     slot->nbytes = (uint8_t)ilen;
     memcpy(slot->bytes, bytes, (size_t)ilen);
-    snprintf(slot->text, sizeof slot->text, "%s", text);
+    memcpy(slot->text, full, sizeof full);
     slot->valid = 1;
   }
   cs_free(insn, n);

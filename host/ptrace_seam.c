@@ -49,6 +49,7 @@ struct seam_task {
   pid_t tgid;
   enum task_state state;
   int step_armed;   /* last resume was PTRACE_SINGLESTEP */
+  int step_plain;   /* ... through step_plain(): a SIGTRAP now is our step */
   int pending_sig;  /* signal owed to the task if we detach it now */
   struct asmspy_target *target;
 };
@@ -459,6 +460,9 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
       stop_init(stop, ASMSPY_STOP_EXEC, t);
     } else if (event == PTRACE_EVENT_STOP || event) {
       stop->kind = ASMSPY_STOP_GROUP;
+    } else if (sig == SIGTRAP && t->step_plain) {
+      stop->kind = ASMSPY_STOP_STEP; /* see step_plain() in plugin.h */
+      stop->si_code = TRAP_TRACE;
     } else if (sig == SIGTRAP) {
       siginfo_t si;
       memset(&si, 0, sizeof si);
@@ -484,6 +488,7 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
     }
     (void)armed;
     t->step_armed = 0;
+    t->step_plain = 0;
     stop->nthreads = (uint32_t)sm->ntasks;
     return 0;
   }
@@ -497,8 +502,15 @@ static int do_resume(struct asmspy_seam *sm, pid_t tid, int request, int sig) {
   if (ptrace(request, tid, 0, (void *)(uintptr_t)sig) != 0) return -errno;
   t->state = TASK_RUNNING;
   t->step_armed = request == PTRACE_SINGLESTEP;
+  t->step_plain = 0;
   t->pending_sig = 0;
   return 0;
+}
+
+static int seam_step_plain(struct asmspy_seam *sm, pid_t tid) {
+  int rc = do_resume(sm, tid, PTRACE_SINGLESTEP, 0);
+  if (rc == 0) task_find(sm, tid)->step_plain = 1;
+  return rc;
 }
 
 static int seam_step(struct asmspy_seam *sm, pid_t tid, int sig) {
@@ -687,4 +699,5 @@ const struct asmspy_seam_api seam_api = {
     .resume_all = seam_resume_all,
     .thread_count = seam_thread_count,
     .signal_blocked = seam_signal_blocked,
+    .step_plain = seam_step_plain,
 };

@@ -48,7 +48,11 @@ struct registry_row {
 };
 
 struct asmspy_engine {
-  struct registry_row *rows;
+  /* One allocation per row: rows never move once created, because info.desc,
+   * desc.backend and desc.view point INTO their row (and consumers keep
+   * asmspy_plugin_info pointers). A flat realloc'd array of rows left all of
+   * those dangling as soon as a 17th plugin was found. */
+  struct registry_row **rows;
   size_t nrows, cap;
   unsigned flags;
 };
@@ -62,13 +66,14 @@ static unsigned probe_timeout_ms(void) {
 static struct registry_row *row_new(struct asmspy_engine *e, const char *path) {
   if (e->nrows == e->cap) {
     size_t nc = e->cap ? e->cap * 2 : 16;
-    struct registry_row *nr = realloc(e->rows, nc * sizeof *nr);
+    struct registry_row **nr = realloc(e->rows, nc * sizeof *nr);
     if (!nr) return NULL;
     e->rows = nr;
     e->cap = nc;
   }
-  struct registry_row *r = &e->rows[e->nrows++];
-  memset(r, 0, sizeof *r);
+  struct registry_row *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  e->rows[e->nrows++] = r;
   r->info.path = strdup(path);
   const char *base = strrchr(path, '/');
   r->info.name = strdup(base ? base + 1 : path); /* replaced by the descriptor's name */
@@ -106,13 +111,13 @@ static void copy_sized(void *dst, size_t dst_size, const void *src, uint32_t src
 
 static const struct registry_row *find_row(const struct asmspy_engine *e, const char *name) {
   for (size_t i = 0; i < e->nrows; i++)
-    if (e->rows[i].info.desc && strcmp(e->rows[i].info.name, name) == 0) return &e->rows[i];
+    if (e->rows[i]->info.desc && strcmp(e->rows[i]->info.name, name) == 0) return e->rows[i];
   return NULL;
 }
 
 static void load_one(struct asmspy_engine *e, const char *path) {
   for (size_t i = 0; i < e->nrows; i++) /* same file reached through two paths */
-    if (strcmp(e->rows[i].info.path, path) == 0) return;
+    if (strcmp(e->rows[i]->info.path, path) == 0) return;
   struct registry_row *r = row_new(e, path);
   if (!r) return;
   r->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -232,7 +237,8 @@ static void scan_dir(struct asmspy_engine *e, const char *dir, int depth) {
     found[nfound++] = strdup(path);
   }
   closedir(d);
-  qsort(found, nfound, sizeof *found, path_cmp);
+  if (nfound > 1) /* found is NULL when nothing matched: qsort(NULL, 0) is UB */
+    qsort(found, nfound, sizeof *found, path_cmp);
   for (size_t i = 0; i < nfound; i++) {
     struct stat st;
     if (found[i] && stat(found[i], &st) == 0) {
@@ -270,7 +276,7 @@ struct asmspy_engine *asmspy_engine_open(unsigned flags) {
   if (running_from_build_tree()) scan_dir(e, ASMSPY_BUILD_ROOT "/plugins", 0);
   scan_dir(e, ASMSPY_PLUGIN_DIR, 0);
   if (!(flags & ASMSPY_ENGINE_NO_PROBE))
-    for (size_t i = 0; i < e->nrows; i++) asmspy_probe_plugin(e, &e->rows[i].info);
+    for (size_t i = 0; i < e->nrows; i++) asmspy_probe_plugin(e, &e->rows[i]->info);
   return e;
 }
 
@@ -294,11 +300,12 @@ void asmspy_probe_plugin(struct asmspy_engine *e, struct asmspy_plugin_info *inf
 void asmspy_engine_close(struct asmspy_engine *e) {
   if (!e) return;
   for (size_t i = 0; i < e->nrows; i++) {
-    free((char *)e->rows[i].info.path);
-    free((char *)e->rows[i].info.name);
+    free((char *)e->rows[i]->info.path);
+    free((char *)e->rows[i]->info.name);
     /* dlclose deliberately skipped: a plugin may have registered atexit or
      * thread-local destructors; unloading it under them is how hosts crash
      * at exit (SQLite's SQLITE_OK_LOAD_PERMANENTLY exists for this). */
+    free(e->rows[i]);
   }
   free(e->rows);
   free(e);
@@ -307,13 +314,13 @@ void asmspy_engine_close(struct asmspy_engine *e) {
 size_t asmspy_plugin_count(const struct asmspy_engine *e) { return e->nrows; }
 
 const struct asmspy_plugin_info *asmspy_plugin_at(const struct asmspy_engine *e, size_t i) {
-  return i < e->nrows ? &e->rows[i].info : NULL;
+  return i < e->nrows ? &e->rows[i]->info : NULL;
 }
 
 const struct asmspy_plugin_info *asmspy_find_plugin(const struct asmspy_engine *e, uint32_t kind,
                                                     const char *name) {
   for (size_t i = 0; i < e->nrows; i++) {
-    const struct asmspy_plugin_info *in = &e->rows[i].info;
+    const struct asmspy_plugin_info *in = &e->rows[i]->info;
     if (in->desc && strcmp(in->name, name) == 0 && (!kind || in->kind == kind)) return in;
   }
   return NULL;
@@ -322,7 +329,7 @@ const struct asmspy_plugin_info *asmspy_find_plugin(const struct asmspy_engine *
 const struct asmspy_plugin_info *asmspy_find_view_for_mode(const struct asmspy_engine *e,
                                                            const char *mode) {
   for (size_t i = 0; i < e->nrows; i++) {
-    const struct asmspy_plugin_info *in = &e->rows[i].info;
+    const struct asmspy_plugin_info *in = &e->rows[i]->info;
     if (in->desc && in->kind == ASMSPY_KIND_VIEW && strcmp(in->desc->view->mode, mode) == 0)
       return in;
   }

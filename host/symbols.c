@@ -564,7 +564,7 @@ static void add_plt_stubs(struct asmspy_symtab *table, struct candidate_list *ou
                             .module_syms = module_syms,
                             .n_module_syms = n_module_syms};
   Elf_Scn *plt = NULL, *plt_sec = NULL, *plt_got = NULL;
-  GElf_Shdr plt_shdr, plt_sec_shdr, plt_got_shdr;
+  GElf_Shdr plt_shdr = {0}, plt_sec_shdr = {0}, plt_got_shdr = {0};
 
   for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
@@ -700,7 +700,8 @@ static int module_callback(Dwfl_Module *mod, void **userdata, const char *name, 
   Elf *elf = dwfl_module_getelf(mod, &bias);
   if (elf && !walk->out->oom) {
     /* Sort this module's symbols now so IRELATIVE stubs can find their ifunc
-     * by address; the global sort later keeps this order for equal keys. */
+     * by address (candidate_compare is a total order, so the global sort
+     * later gives the same result whatever order it starts from). */
     size_t n_module = walk->out->n - first;
     if (n_module > 1)
       qsort(walk->out->items + first, n_module, sizeof(struct sym_candidate), candidate_compare);

@@ -300,6 +300,13 @@ struct asmspy_seam_api {
    * SIGTRAP (inside its own SIGTRAP handler) is unsafe: the kernel's forced
    * step trap would reset the target's SIGTRAP disposition to SIG_DFL. */
   int (*signal_blocked)(struct asmspy_seam *seam, pid_t tid, int sig);
+  /* Like step(tid, 0), for the hot path: the caller promises that tid sits
+   * between two user instructions (its last stop was a TRAP_TRACE step) and
+   * that the instruction about to run cannot raise SIGTRAP itself (no int3 /
+   * int n / int1 / syscall). The seam then classifies the next SIGTRAP as a
+   * completed step without a PTRACE_GETSIGINFO round trip (one ptrace call
+   * per step fewer; in a VM each costs microseconds). */
+  int (*step_plain)(struct asmspy_seam *seam, pid_t tid);
   /* --- ABI 1.1 ends here; append below --- */
 };
 

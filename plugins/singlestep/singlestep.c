@@ -102,6 +102,15 @@ struct pending_insn {
   uint8_t bytes[16];
   uint8_t len;
   struct asmspy_target *target;
+  /* Code prefetch: 64 bytes read at the last jump target. Straight-line
+   * steps (ip == previous ip + length) inside the window reuse it instead of
+   * a process_vm_readv per step; any other ip re-reads. Code rewritten in the
+   * 64 bytes ahead of a thread by that same straight line is the one case it
+   * would miss; JITs write code elsewhere and jump to it, which re-reads. */
+  uint8_t window[64];
+  uint64_t win_base;
+  uint32_t win_len;
+  uint64_t fallthrough; /* ip + length of the recorded instruction */
 };
 
 struct step_state {
@@ -187,10 +196,23 @@ static void record_next(struct step_state *st, struct pending_insn *p, const str
       p->ip = regs.ip - 2;
   }
 #endif
+  int sequential = stop->kind == ASMSPY_STOP_STEP && p->ip == p->fallthrough && p->win_len &&
+                   p->ip >= p->win_base &&
+                   p->ip + sizeof p->bytes <= p->win_base + p->win_len && p->target == stop->target;
+  if (!sequential) {
+    ssize_t n = stop->target ? st->host->read_mem(stop->target, p->ip, p->window, sizeof p->window) : -1;
+    p->win_base = p->ip;
+    p->win_len = n > 0 ? (uint32_t)n : 0;
+  }
+  size_t avail = p->win_len > p->ip - p->win_base ? p->win_len - (p->ip - p->win_base) : 0;
+  if (avail > sizeof p->bytes) avail = sizeof p->bytes;
+  memcpy(p->bytes, p->window + (p->ip - p->win_base), avail);
+  p->len = (uint8_t)avail;
+  p->valid = avail > 0;
   p->target = stop->target;
-  ssize_t n = stop->target ? st->host->read_mem(stop->target, p->ip, p->bytes, sizeof p->bytes) : -1;
-  p->len = n > 0 ? (uint8_t)n : 0;
-  p->valid = n > 0;
+  char text[8];
+  int ilen = p->valid ? st->host->disasm(p->ip, p->bytes, p->len, text, sizeof text) : 0;
+  p->fallthrough = ilen > 0 ? p->ip + (uint64_t)ilen : 0;
 }
 
 static void emit_task(struct step_state *st, const struct asmspy_stop *stop, uint32_t what,
@@ -207,6 +229,21 @@ static void emit_task(struct step_state *st, const struct asmspy_stop *stop, uin
   ev.u.task.child = child;
   ev.u.task.code = code;
   emit_event(st, &ev);
+}
+
+/* Can the pending instruction raise a SIGTRAP of its own (or enter the
+ * kernel and come back with a TRAP_BRKPT step report)? Only then does the
+ * seam need to read the siginfo of the next stop (see step_plain). */
+static int cannot_trap(const struct asmspy_host_api *host, const struct pending_insn *p) {
+  if (!p->valid) return 0;
+  char text[64];
+  if (host->disasm(p->ip, p->bytes, p->len, text, sizeof text) <= 0) return 0;
+  static const char *const trapping[] = {"int", "syscall", "sysenter", "into", "icebp"};
+  for (size_t i = 0; i < sizeof trapping / sizeof *trapping; i++) {
+    size_t n = strlen(trapping[i]);
+    if (strncmp(text, trapping[i], n) == 0) return 0; /* int, int3, int1 */
+  }
+  return 1;
 }
 
 /* Did the step that just completed execute the pending instruction? */
@@ -303,7 +340,9 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
       continue;
     }
     record_next(&st, p, &stop);
-    if (seam->step(sm, stop.tid, deliver) != 0) {
+    int plain = !deliver && stop.kind == ASMSPY_STOP_STEP && stop.si_code == 2 /* TRAP_TRACE */ &&
+                ASMSPY_HAS(seam, step_plain) && cannot_trap(host, p);
+    if ((plain ? seam->step_plain(sm, stop.tid) : seam->step(sm, stop.tid, deliver)) != 0) {
       /* the thread died under us: its exit arrives via next_stop */
       p->valid = 0;
     }

@@ -1,0 +1,152 @@
+/* hello_view: a complete out-of-tree asmspy view plugin.
+ *
+ *   asmspy --hello <pid> [n]     (n defaults to 10; negative = until exit)
+ *
+ * Counts the instructions the capture backend reports (ASMSPY_EV_INSN) and,
+ * at the end, prints one summary through the host's writer:
+ *
+ *   hello: saw 50 instructions in 3 functions
+ *
+ * It is built against nothing but the installed header, found through
+ * pkg-config (see the Makefile next to this file), and it links no host
+ * symbol: every service comes from the `host` table handed to open().
+ * Install the resulting asmspy_hello.so into `pkg-config --variable=plugindir
+ * asmspy`, or put its directory on $ASMSPY_PLUGIN_PATH. docs/ABI.md has the
+ * rules this file follows. */
+#include <asmspy/plugin.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HELLO_DEFAULT_N 10
+
+/* A small open-addressing set of function start addresses. */
+struct addr_set {
+  uint64_t *slots; /* 0 = empty (no function starts at address 0) */
+  size_t cap, len;
+};
+
+static int set_add(struct addr_set *set, uint64_t key) {
+  if (key == 0) return 0;
+  if ((set->len + 1) * 2 > set->cap) { /* keep the load factor <= 1/2 */
+    size_t ncap = set->cap ? set->cap * 2 : 64;
+    uint64_t *n = calloc(ncap, sizeof *n);
+    if (!n) return -1;
+    for (size_t i = 0; i < set->cap; i++) {
+      if (!set->slots[i]) continue;
+      size_t j = (size_t)(set->slots[i] * 0x9e3779b97f4a7c15ull) & (ncap - 1);
+      while (n[j]) j = (j + 1) & (ncap - 1);
+      n[j] = set->slots[i];
+    }
+    free(set->slots);
+    set->slots = n;
+    set->cap = ncap;
+  }
+  size_t j = (size_t)(key * 0x9e3779b97f4a7c15ull) & (set->cap - 1);
+  while (set->slots[j]) {
+    if (set->slots[j] == key) return 0;
+    j = (j + 1) & (set->cap - 1);
+  }
+  set->slots[j] = key;
+  set->len++;
+  return 1;
+}
+
+struct hello_state {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s; /* s->out is set after open(): read it late */
+  int64_t want;                   /* negative: until the target exits */
+  uint64_t insns;
+  uint64_t unknown; /* instructions no symbol covers */
+  struct addr_set functions;
+};
+
+static int hello_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                      void **state) {
+  /* A host table older than the members we call would lack them: ask. */
+  if (!ASMSPY_HAS(host, symbolize) || !ASMSPY_HAS(host, emit) || !ASMSPY_HAS(host, note))
+    return -ASMSPY_E_ABI;
+  if (s->argc > 0) {
+    host->note(NULL, ASMSPY_NOTE_WARN, "--hello: unexpected argument '%s' (usage: --hello %s)",
+               s->argv[0], "<pid> [n]");
+    return -ASMSPY_E_USAGE;
+  }
+  struct hello_state *st = calloc(1, sizeof *st);
+  if (!st) return -ASMSPY_E_NOMEM;
+  st->host = host;
+  st->s = s;
+  st->want = s->max ? s->max : HELLO_DEFAULT_N;
+  *state = st;
+  return 0;
+}
+
+static int hello_consume(void *state, const struct asmspy_event *ev) {
+  struct hello_state *st = state;
+  if (ev->type != ASMSPY_EV_INSN) return ASMSPY_CONSUME_MORE;
+  st->insns++;
+  /* The event (and ev->target's use) is valid only during this call:
+   * resolve now, keep only the function's start address. */
+  struct asmspy_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  ASMSPY_INIT_HEADER(&sym); /* host-filled, but we declare the size we have */
+  if (st->host->symbolize(ev->target, ev->ip, &sym) == 0 && sym.kind != ASMSPY_SYM_UNKNOWN &&
+      sym.name)
+    set_add(&st->functions, sym.start);
+  else
+    st->unknown++;
+  return st->want > 0 && (int64_t)st->insns >= st->want ? ASMSPY_CONSUME_DONE
+                                                         : ASMSPY_CONSUME_MORE;
+}
+
+static int hello_finish(void *state, int end_status) {
+  struct hello_state *st = state;
+  (void)end_status;
+  char text[160], fields[160];
+  snprintf(text, sizeof text, "hello: saw %" PRIu64 " instructions in %zu functions", st->insns,
+           st->functions.len);
+  snprintf(fields, sizeof fields, "\"insns\":%" PRIu64 ",\"functions\":%zu,\"unknown\":%" PRIu64,
+           st->insns, st->functions.len, st->unknown);
+  st->host->emit(st->s->out, "hello", fields, text);
+  return 0;
+}
+
+static void hello_close(void *state) {
+  struct hello_state *st = state;
+  if (!st) return;
+  free(st->functions.slots);
+  free(st);
+}
+
+static const struct asmspy_view_ops hello_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_view_ops),
+    .mode = "hello",
+    .caps_required = ASMSPY_CAP_INSN_STREAM,
+    .usage = "<pid> [n]",
+    .open = hello_open,
+    .consume = hello_consume,
+    .finish = hello_finish,
+    .close = hello_close,
+};
+
+static const struct asmspy_plugin hello_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_VIEW,
+    .name = "hello",
+    .description = "example out-of-tree view: counts instructions and functions",
+    .caps = ASMSPY_CAP_INSN_STREAM,
+    .view = &hello_ops,
+    .plugin_version = "1.0.0",
+};
+
+/* The one exported symbol (-fvisibility=hidden hides everything else).
+ * Refuse only a different MAJOR; a newer host minor is always fine. */
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  return &hello_plugin;
+}

@@ -1,0 +1,29 @@
+#!/bin/bash
+# The main job: install dependencies, build, and show asmspy tracing a bundled
+# demo victim (its plugins, its symbols, its live instruction stream).
+#   usage: ./run.sh [n-instructions]
+set -eu
+cd "$(dirname "$0")"
+scripts/install-deps.sh
+[ -f build/build.ninja ] || meson setup build >/dev/null
+ninja -C build >/dev/null
+n=${1:-30}
+
+out=$(mktemp)
+build/tests/victims/victim_loop >"$out" &
+victim=$!
+trap 'kill $victim 2>/dev/null; rm -f "$out"' EXIT
+while [ ! -s "$out" ]; do sleep 0.01; done
+
+echo "== asmspy --backends   (every plugin, probed on this machine)"
+build/host/asmspy --backends
+echo
+echo "== asmspy --syms $victim 'work|helper'   (the demo victim's own functions)"
+build/host/asmspy --syms "$victim" work
+build/host/asmspy --syms "$victim" helper
+echo
+echo "== asmspy --stream $victim $n   (every instruction as it runs)"
+build/host/asmspy --stream "$victim" "$n"
+echo
+state=$(sed 's/^.*) //' /proc/$victim/stat | cut -d' ' -f1)
+echo "== victim $victim after detach: state $state, TracerPid $(awk '/TracerPid/ {print $2}' /proc/$victim/status)"

@@ -1,0 +1,336 @@
+/* test_layout: the ABI layout, pinned per minor, on x86-64.
+ *
+ * The test IS that this file compiles. It guards against SQLite's 3.6.0
+ * mistake (sqlite3_vfs changed, iVersion not bumped): a member that moves, a
+ * struct that grows while ASMSPY_ABI_MINOR stays the same, or a new member
+ * squeezed into the tail padding of an older minor's struct all stop the
+ * build here with a message saying what to do.
+ *
+ * Changing the ABI on purpose (appending members):
+ *   1. bump ASMSPY_ABI_MINOR in include/asmspy/plugin.h, put the new members
+ *      under a "--- ABI 1.N ends here ---" marker;
+ *   2. add a "ABI 1.N" block below: PIN() each new member, and NEW() it
+ *      against the previous minor's size (never inside its tail padding);
+ *   3. record the sizes of minor N in SIZE_1_N and move the CURRENT block;
+ *   4. add the row to the history table in docs/ABI.md.
+ * A 1.0 member never moves: its PIN() stays forever.
+ *
+ * At run time main() checks ASMSPY_HAS on hand-built, deliberately short
+ * structs (what a plugin built against an older header hands over). */
+#include <asmspy/plugin.h>
+
+#include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(__x86_64__) || !defined(__LP64__)
+int main(void) {
+  printf("SKIP: the ABI layout is pinned for x86-64 only\n");
+  return 77;
+}
+#else
+
+/* offsetof(struct S, m) == off: the member is where every plugin expects it. */
+#define PIN(S, m, off)                                                                     \
+  _Static_assert(offsetof(struct S, m) == (off),                                           \
+                 "ABI BREAK: struct " #S "." #m " moved (pinned at offset " #off           \
+                 "); members are never moved, removed or retyped within a major")
+/* The writer of minor N put sizeof(struct S) (as of N) in struct_size; a
+ * member of a later minor must start at or after it, else ASMSPY_HAS would
+ * claim a minor-N writer has it (it lies in that writer's tail padding). */
+#define NEW(S, m, prev_size)                                                               \
+  _Static_assert(offsetof(struct S, m) >= (prev_size),                                     \
+                 "ABI BREAK: struct " #S "." #m " starts inside the previous minor's "     \
+                 "struct_size (" #prev_size "); ASMSPY_HAS would report it present for "  \
+                 "older writers. Pad explicitly so it starts at or after " #prev_size)
+/* The size a minor-N writer had: the end of its last member, rounded to the
+ * struct's alignment (all boundary structs are 8-aligned on x86-64). */
+#define ENDS(S, last_m, size)                                                              \
+  _Static_assert(((offsetof(struct S, last_m) + sizeof(((struct S *)0)->last_m) + 7u) &   \
+                  ~(size_t)7u) == (size),                                                  \
+                 "ABI history: struct " #S " as of this minor ended at " #last_m           \
+                 ", sizeof " #size)
+/* The current size: changes only together with ASMSPY_ABI_MINOR. */
+#define SIZE(S, size)                                                                      \
+  _Static_assert(sizeof(struct S) == (size),                                               \
+                 "ABI CHANGE WITHOUT A VERSION BUMP: sizeof(struct " #S ") is no longer " \
+                 #size " while ASMSPY_ABI_MINOR is unchanged (SQLite 3.6.0). Bump "         \
+                 "ASMSPY_ABI_MINOR, add an 'ABI 1.N' block to tests/abi/test_layout.c "    \
+                 "and a row to docs/ABI.md")
+
+/* Every boundary struct begins with the same two header words, forever
+ * (a reader of ANY major looks at these two to decide). */
+#define HEADER(S) PIN(S, abi_version, 0); PIN(S, struct_size, 4)
+
+_Static_assert(ASMSPY_ABI_MAJOR == 1, "major changed: write a new layout test for ABI 2");
+_Static_assert(ASMSPY_ABI_MAKE(2, 0) == 0x00020000u && ASMSPY_ABI_MAJOR_OF(0x00010009u) == 1 &&
+                   ASMSPY_ABI_MINOR_OF(0x00010009u) == 9,
+               "the version encoding (major << 16 | minor) is part of the ABI");
+
+/* ========================== ABI 1.0 ========================== */
+HEADER(asmspy_probe_result);
+PIN(asmspy_probe_result, status, 8);
+PIN(asmspy_probe_result, sys_errno, 12);
+PIN(asmspy_probe_result, caps_available, 16);
+PIN(asmspy_probe_result, reason, 24);
+_Static_assert(sizeof(((struct asmspy_probe_result *)0)->reason) == 256, "reason[256] is ABI");
+#define SIZE_1_0_asmspy_probe_result 280
+ENDS(asmspy_probe_result, reason, SIZE_1_0_asmspy_probe_result);
+
+HEADER(asmspy_event);
+PIN(asmspy_event, type, 8);
+PIN(asmspy_event, flags, 10);
+PIN(asmspy_event, pid, 12);
+PIN(asmspy_event, tid, 16);
+PIN(asmspy_event, nthreads, 20);
+PIN(asmspy_event, seq, 24);
+PIN(asmspy_event, ip, 32);
+PIN(asmspy_event, target, 40);
+PIN(asmspy_event, u, 48);
+PIN(asmspy_event, u.insn.bytes, 48);
+PIN(asmspy_event, u.insn.len, 64);
+PIN(asmspy_event, u.insn.sp, 72);
+PIN(asmspy_event, u.branch.from, 48);
+PIN(asmspy_event, u.branch.to, 56);
+PIN(asmspy_event, u.sys.nr, 48);
+PIN(asmspy_event, u.sys.args, 56);
+PIN(asmspy_event, u.sys.ret, 104);
+PIN(asmspy_event, u.sys.is_error, 112);
+PIN(asmspy_event, u.task.what, 48);
+PIN(asmspy_event, u.task.child, 52);
+PIN(asmspy_event, u.task.code, 56);
+PIN(asmspy_event, u.note.text, 48);
+PIN(asmspy_event, u.lost.count, 48);
+PIN(asmspy_event, u.signal.signo, 48);
+PIN(asmspy_event, u.signal.code, 52);
+PIN(asmspy_event, u.pad, 48);
+_Static_assert(sizeof(((struct asmspy_event *)0)->u) == 128,
+               "the event union is fixed at 128 bytes for ABI 1.x (u.pad)");
+#define SIZE_1_0_asmspy_event 176
+ENDS(asmspy_event, u, SIZE_1_0_asmspy_event);
+
+HEADER(asmspy_session);
+PIN(asmspy_session, mode, 8);
+PIN(asmspy_session, pid, 16);
+PIN(asmspy_session, tid, 20);
+PIN(asmspy_session, flags, 24);
+PIN(asmspy_session, max, 32);
+PIN(asmspy_session, stop, 40);
+PIN(asmspy_session, target, 48);
+PIN(asmspy_session, out, 56);
+PIN(asmspy_session, sink, 64);
+PIN(asmspy_session, sink_ctx, 72);
+PIN(asmspy_session, argc, 80);
+PIN(asmspy_session, argv, 88);
+PIN(asmspy_session, launch_argv, 96);
+#define SIZE_1_0_asmspy_session 104
+ENDS(asmspy_session, launch_argv, SIZE_1_0_asmspy_session);
+
+HEADER(asmspy_regs);
+PIN(asmspy_regs, ip, 8);
+PIN(asmspy_regs, sp, 16);
+PIN(asmspy_regs, fp, 24);
+PIN(asmspy_regs, flags, 32);
+PIN(asmspy_regs, retval, 40);
+PIN(asmspy_regs, ngpr, 48);
+PIN(asmspy_regs, gpr, 56);
+_Static_assert(sizeof(((struct asmspy_regs *)0)->gpr) == 32 * 8, "gpr[32] is ABI");
+#define SIZE_1_0_asmspy_regs 312
+ENDS(asmspy_regs, gpr, SIZE_1_0_asmspy_regs);
+
+HEADER(asmspy_stop);
+PIN(asmspy_stop, kind, 8);
+PIN(asmspy_stop, tid, 12);
+PIN(asmspy_stop, pid, 16);
+PIN(asmspy_stop, sig, 20);
+PIN(asmspy_stop, new_tid, 24);
+PIN(asmspy_stop, exit_code, 28);
+PIN(asmspy_stop, is_process, 32);
+PIN(asmspy_stop, nthreads, 36);
+PIN(asmspy_stop, target, 40);
+#define SIZE_1_0_asmspy_stop 48
+ENDS(asmspy_stop, target, SIZE_1_0_asmspy_stop);
+
+HEADER(asmspy_seam_api);
+PIN(asmspy_seam_api, attach, 8);
+PIN(asmspy_seam_api, next_stop, 16);
+PIN(asmspy_seam_api, step, 24);
+PIN(asmspy_seam_api, resume, 32);
+PIN(asmspy_seam_api, resume_syscall, 40);
+PIN(asmspy_seam_api, get_regs, 48);
+PIN(asmspy_seam_api, detach, 56);
+PIN(asmspy_seam_api, resume_all, 64);
+PIN(asmspy_seam_api, thread_count, 72);
+#define SIZE_1_0_asmspy_seam_api 80
+ENDS(asmspy_seam_api, thread_count, SIZE_1_0_asmspy_seam_api);
+
+HEADER(asmspy_symbol);
+PIN(asmspy_symbol, name, 8);
+PIN(asmspy_symbol, module, 16);
+PIN(asmspy_symbol, module_path, 24);
+PIN(asmspy_symbol, start, 32);
+PIN(asmspy_symbol, size, 40);
+PIN(asmspy_symbol, offset, 48);
+PIN(asmspy_symbol, kind, 56);
+#define SIZE_1_0_asmspy_symbol 64
+ENDS(asmspy_symbol, kind, SIZE_1_0_asmspy_symbol);
+
+HEADER(asmspy_host_api);
+PIN(asmspy_host_api, emit, 8);
+PIN(asmspy_host_api, note, 16);
+PIN(asmspy_host_api, json_escape, 24);
+PIN(asmspy_host_api, read_mem, 32);
+PIN(asmspy_host_api, symbolize, 40);
+PIN(asmspy_host_api, disasm, 48);
+PIN(asmspy_host_api, describe, 56);
+PIN(asmspy_host_api, seam, 64);
+PIN(asmspy_host_api, strerror, 72);
+#define SIZE_1_0_asmspy_host_api 80
+ENDS(asmspy_host_api, strerror, SIZE_1_0_asmspy_host_api);
+
+HEADER(asmspy_backend_ops);
+PIN(asmspy_backend_ops, run, 8);
+#define SIZE_1_0_asmspy_backend_ops 16
+ENDS(asmspy_backend_ops, run, SIZE_1_0_asmspy_backend_ops);
+
+HEADER(asmspy_view_ops);
+PIN(asmspy_view_ops, mode, 8);
+PIN(asmspy_view_ops, caps_required, 16);
+PIN(asmspy_view_ops, usage, 24);
+PIN(asmspy_view_ops, open, 32);
+PIN(asmspy_view_ops, consume, 40);
+PIN(asmspy_view_ops, finish, 48);
+PIN(asmspy_view_ops, close, 56);
+#define SIZE_1_0_asmspy_view_ops 64
+ENDS(asmspy_view_ops, close, SIZE_1_0_asmspy_view_ops);
+
+HEADER(asmspy_plugin);
+PIN(asmspy_plugin, kind, 8);
+PIN(asmspy_plugin, name, 16);
+PIN(asmspy_plugin, description, 24);
+PIN(asmspy_plugin, caps, 32);
+PIN(asmspy_plugin, probe, 40);
+PIN(asmspy_plugin, backend, 48);
+PIN(asmspy_plugin, view, 56);
+#define SIZE_1_0_asmspy_plugin 64
+ENDS(asmspy_plugin, view, SIZE_1_0_asmspy_plugin);
+
+/* ========================== ABI 1.1 ========================== */
+/* struct asmspy_plugin: the plugin's own version string. */
+PIN(asmspy_plugin, plugin_version, 64);
+NEW(asmspy_plugin, plugin_version, SIZE_1_0_asmspy_plugin);
+#define SIZE_1_1_asmspy_plugin 72
+ENDS(asmspy_plugin, plugin_version, SIZE_1_1_asmspy_plugin);
+
+/* struct asmspy_stop: the stop's siginfo si_code (step truthfulness). */
+PIN(asmspy_stop, si_code, 48);
+NEW(asmspy_stop, si_code, SIZE_1_0_asmspy_stop);
+#define SIZE_1_1_asmspy_stop 56
+ENDS(asmspy_stop, si_code, SIZE_1_1_asmspy_stop);
+
+/* struct asmspy_seam_api: signal_blocked(), step_plain(). */
+PIN(asmspy_seam_api, signal_blocked, 80);
+NEW(asmspy_seam_api, signal_blocked, SIZE_1_0_asmspy_seam_api);
+PIN(asmspy_seam_api, step_plain, 88);
+NEW(asmspy_seam_api, step_plain, SIZE_1_0_asmspy_seam_api);
+#define SIZE_1_1_asmspy_seam_api 96
+ENDS(asmspy_seam_api, step_plain, SIZE_1_1_asmspy_seam_api);
+
+/* Unchanged in 1.1. */
+#define SIZE_1_1_asmspy_probe_result SIZE_1_0_asmspy_probe_result
+#define SIZE_1_1_asmspy_event SIZE_1_0_asmspy_event
+#define SIZE_1_1_asmspy_session SIZE_1_0_asmspy_session
+#define SIZE_1_1_asmspy_regs SIZE_1_0_asmspy_regs
+#define SIZE_1_1_asmspy_symbol SIZE_1_0_asmspy_symbol
+#define SIZE_1_1_asmspy_host_api SIZE_1_0_asmspy_host_api
+#define SIZE_1_1_asmspy_backend_ops SIZE_1_0_asmspy_backend_ops
+#define SIZE_1_1_asmspy_view_ops SIZE_1_0_asmspy_view_ops
+
+/* ========================== CURRENT ========================== */
+/* The header's minor must be one this file has a block for. */
+#if ASMSPY_ABI_MINOR == 1
+#define CUR(S) SIZE_1_1_##S
+#else
+#error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
+#endif
+SIZE(asmspy_probe_result, CUR(asmspy_probe_result));
+SIZE(asmspy_event, CUR(asmspy_event));
+SIZE(asmspy_session, CUR(asmspy_session));
+SIZE(asmspy_regs, CUR(asmspy_regs));
+SIZE(asmspy_stop, CUR(asmspy_stop));
+SIZE(asmspy_seam_api, CUR(asmspy_seam_api));
+SIZE(asmspy_symbol, CUR(asmspy_symbol));
+SIZE(asmspy_host_api, CUR(asmspy_host_api));
+SIZE(asmspy_backend_ops, CUR(asmspy_backend_ops));
+SIZE(asmspy_view_ops, CUR(asmspy_view_ops));
+SIZE(asmspy_plugin, CUR(asmspy_plugin));
+
+/* Boundary structs are 8-aligned (ENDS() rounds to 8). */
+_Static_assert(alignof(struct asmspy_plugin) == 8 && alignof(struct asmspy_event) == 8 &&
+                   alignof(struct asmspy_stop) == 8 && alignof(struct asmspy_probe_result) == 8,
+               "boundary structs are 8-aligned on x86-64");
+
+/* ---------------------------- run time ----------------------------------- */
+
+static int failures;
+
+static void check(int ok, const char *what) {
+  printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+  if (!ok) failures++;
+}
+
+int main(void) {
+  printf("# ABI %u.%u layout pinned at compile time (this binary exists, so it holds)\n",
+         ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR);
+
+  /* A 1.0 writer's descriptor, in a heap block exactly as long as it was:
+   * ASMSPY_HAS must answer from struct_size alone, without touching (or even
+   * being able to touch, under ASan) the missing 1.1 member. */
+  void *volatile block = malloc(SIZE_1_0_asmspy_plugin);
+  /* (through a volatile: to the compiler, as to the host, it is just a
+   * pointer to a plugin's descriptor of unknown extent) */
+  struct asmspy_plugin *old = block;
+  if (!old) return 1;
+  memset(old, 0, SIZE_1_0_asmspy_plugin);
+  old->abi_version = ASMSPY_ABI_MAKE(1, 0);
+  old->struct_size = SIZE_1_0_asmspy_plugin;
+  check(ASMSPY_HAS(old, view), "1.0 descriptor: ASMSPY_HAS(view)");
+  check(ASMSPY_HAS(old, name), "1.0 descriptor: ASMSPY_HAS(name)");
+  check(!ASMSPY_HAS(old, plugin_version), "1.0 descriptor: !ASMSPY_HAS(plugin_version)");
+  free(old);
+
+  /* Sizes around a member's boundary: present only when ALL its bytes are. */
+  struct asmspy_plugin p;
+  memset(&p, 0, sizeof p);
+  ASMSPY_INIT_HEADER(&p);
+  check(p.struct_size == sizeof p && p.abi_version == ASMSPY_ABI_VERSION,
+        "ASMSPY_INIT_HEADER writes sizeof and ASMSPY_ABI_VERSION");
+  check(ASMSPY_HAS(&p, plugin_version), "current descriptor: ASMSPY_HAS(plugin_version)");
+  p.struct_size = (uint32_t)(offsetof(struct asmspy_plugin, plugin_version) + sizeof(char *) - 1);
+  check(!ASMSPY_HAS(&p, plugin_version), "one byte short: !ASMSPY_HAS(plugin_version)");
+  p.struct_size = (uint32_t)offsetof(struct asmspy_plugin, view);
+  check(!ASMSPY_HAS(&p, view) && ASMSPY_HAS(&p, backend),
+        "struct_size at view's offset: has backend, not view");
+  p.struct_size = 8;
+  check(!ASMSPY_HAS(&p, kind), "header only (8 bytes): !ASMSPY_HAS(kind)");
+  p.struct_size = 0xffffffffu;
+  check(ASMSPY_HAS(&p, plugin_version), "a much bigger (future) struct has every known member");
+
+  /* A hand-built short stop (1.0 writer) and a short seam table. */
+  struct asmspy_stop st;
+  memset(&st, 0, sizeof st);
+  st.struct_size = SIZE_1_0_asmspy_stop;
+  check(ASMSPY_HAS(&st, target) && !ASMSPY_HAS(&st, si_code),
+        "1.0 asmspy_stop: has target, not si_code");
+  struct asmspy_seam_api seam;
+  memset(&seam, 0, sizeof seam);
+  seam.struct_size = SIZE_1_0_asmspy_seam_api;
+  check(ASMSPY_HAS(&seam, thread_count) && !ASMSPY_HAS(&seam, signal_blocked) &&
+            !ASMSPY_HAS(&seam, step_plain),
+        "1.0 seam table: has thread_count, not signal_blocked/step_plain");
+
+  printf("# %s\n", failures ? "FAILED" : "all passed");
+  return failures ? 1 : 0;
+}
+#endif
