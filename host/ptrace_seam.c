@@ -373,9 +373,17 @@ static void debug_stop(const struct asmspy_stop *st, int status) {
 static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop, int *raw);
 
 static int seam_next_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
+  /* Fill a host-sized stop, hand back only what the caller's struct holds:
+   * a backend built against an older, smaller asmspy_stop is never written
+   * past its struct_size. */
+  uint32_t caller_size = stop->struct_size;
+  struct asmspy_stop full;
   int raw = -1;
-  int rc = seam_next_stop_impl(sm, stop, &raw);
-  if (rc == 0) debug_stop(stop, raw);
+  int rc = seam_next_stop_impl(sm, &full, &raw);
+  if (rc == 0) debug_stop(&full, raw);
+  size_t n = caller_size < sizeof full ? caller_size : sizeof full;
+  full.struct_size = (uint32_t)n;
+  memcpy(stop, &full, n);
   return rc;
 }
 

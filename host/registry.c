@@ -223,7 +223,7 @@ static void scan_dir(struct asmspy_engine *e, const char *dir, int depth) {
         char **nf = realloc(found, (nfound + 1) * sizeof *nf);
         if (!nf) continue;
         found = nf;
-        found[nfound++] = strdup(path); /* directories are recursed after files */
+        found[nfound++] = strdup(path); /* sorted with the files, recursed in order */
       }
       continue;
     }

@@ -89,7 +89,16 @@ ssize_t target_read_mem(struct asmspy_target *t, uint64_t addr, void *buf, size_
 }
 
 int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbol *out) {
-  return symtab_lookup(t->symtab, addr, out);
+  /* write only within the caller's struct_size (an older plugin's struct may be smaller) */
+  uint32_t caller_size = out->struct_size;
+  struct asmspy_symbol full;
+  memset(&full, 0, sizeof full);
+  ASMSPY_INIT_HEADER(&full);
+  int rc = symtab_lookup(t->symtab, addr, &full);
+  size_t n = caller_size < sizeof full ? caller_size : sizeof full;
+  full.struct_size = (uint32_t)n;
+  memcpy(out, &full, n);
+  return rc;
 }
 
 /* `function+0xoff [module]`, or `0xaddr [module]` when no symbol covers it. */
