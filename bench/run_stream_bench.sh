@@ -14,26 +14,29 @@ raw="$build/bench/raw_step"
 for f in "$victim" "$asmspy" "$raw"; do [ -x "$f" ] || { echo "missing $f (build first)"; exit 2; }; done
 
 out=$(mktemp); "$victim" >"$out" & vpid=$!
-trap 'kill -9 $vpid 2>/dev/null; rm -f $out' EXIT
+trap 'kill -9 $vpid 2>/dev/null; wait $vpid 2>/dev/null; rm -f $out' EXIT
 while [ ! -s "$out" ]; do sleep 0.01; done
 
 now() { date +%s.%N; }
-rate_of() { # rate_of CMD... -> seconds elapsed
+elapsed() { # elapsed CMD... -> seconds
   local t0 t1; t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); echo "$t1 - $t0" | bc -l
 }
-runs=3
-best_raw=0; best_spy=0; startup=0
-for r in $(seq $runs); do
-  raw_rate=$("$raw" "$vpid" "$steps")
-  (( raw_rate > best_raw )) && best_raw=$raw_rate
-  t1=$(rate_of "$asmspy" --stream "$vpid" 1)
-  tn=$(rate_of "$asmspy" --stream "$vpid" "$steps")
-  spy_rate=$(echo "($steps - 1) / ($tn - $t1)" | bc -l | cut -d. -f1)
-  (( spy_rate > best_spy )) && best_spy=$spy_rate
-  startup=$t1
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+runs=5
+raws=(); t1s=(); tns=()
+for r in $(seq $runs); do   # interleaved, so drift hits both sides alike
+  raws+=("$("$raw" "$vpid" "$steps")")
+  t1s+=("$(elapsed "$asmspy" --stream "$vpid" 1)")
+  tns+=("$(elapsed "$asmspy" --stream "$vpid" "$steps")")
 done
-ratio=$(echo "$best_spy / $best_raw" | bc -l)
-printf 'victim: victim_spin, %d steps, best of %d runs\n' "$steps" "$runs"
-printf 'raw ptrace single-step : %8d steps/s\n' "$best_raw"
-printf 'asmspy --stream        : %8d steps/s  (symbolize + disassemble + print every step; start-up %.3f s)\n' "$best_spy" "$startup"
+raw_rate=$(median "${raws[@]}")
+t1=$(median "${t1s[@]}")
+tn=$(median "${tns[@]}")
+spy_rate=$(echo "($steps - 1) / ($tn - $t1)" | bc -l)
+ratio=$(echo "$spy_rate / $raw_rate" | bc -l)
+printf 'victim: victim_spin, %d steps, median of %d interleaved runs\n' "$steps" "$runs"
+printf 'raw ptrace single-step : %8.0f steps/s  (%.1f us/step)\n' "$raw_rate" "$(echo "1000000 / $raw_rate" | bc -l)"
+printf 'asmspy --stream        : %8.0f steps/s  (%.1f us/step; symbolize + disassemble + print each; start-up %.3f s)\n' \
+  "$spy_rate" "$(echo "1000000 / $spy_rate" | bc -l)" "$t1"
 printf 'ratio asmspy/raw       : %.3f\n' "$ratio"

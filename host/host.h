@@ -58,6 +58,8 @@ void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap);
 /* Writes the footer and closes the record file. */
 void out_close(struct asmspy_out *out, int status);
 uint64_t out_event_count(const struct asmspy_out *out);
+int out_wants_json(const struct asmspy_out *out);
+int out_wants_text(const struct asmspy_out *out);
 
 /* ---- ptrace_seam.c --------------------------------------------------------- */
 extern const struct asmspy_seam_api seam_api;

@@ -22,6 +22,8 @@ static const struct asmspy_host_api host_api = {
     .describe = target_describe,
     .seam = &seam_api,
     .strerror = asmspy_strerror,
+    .wants_json = out_wants_json,
+    .wants_text = out_wants_text,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

@@ -51,6 +51,9 @@ static void put_json_line(struct asmspy_out *out, const char *line) {
 
 static int json_wanted(const struct asmspy_out *out) { return out->json || out->record; }
 
+int out_wants_json(const struct asmspy_out *out) { return out && json_wanted(out); }
+int out_wants_text(const struct asmspy_out *out) { return out && !out->json; }
+
 /* A growable string for building lines. */
 struct strbuf {
   char *s;

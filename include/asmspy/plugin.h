@@ -148,6 +148,9 @@ enum asmspy_task_what {
   ASMSPY_TASK_EXIT = 4, /* u.task.code = exit status or -signal */
 };
 
+/* asmspy_event.flags */
+#define ASMSPY_EVF_SP_UNKNOWN (1u << 0) /* INSN: u.insn.sp was not read for this step */
+
 struct asmspy_event {
   uint32_t abi_version;
   uint32_t struct_size;
@@ -359,7 +362,12 @@ struct asmspy_host_api {
   const struct asmspy_seam_api *seam;
   /* Render any status code as a human string. */
   const char *(*strerror)(int status);
-  /* --- ABI 1.0 ends here; append below --- */
+  /* --- ABI 1.0 ends here --- */
+  /* Which channels are open: lets a view skip formatting what nobody reads
+   * (the JSON body of every instruction in text mode). */
+  int (*wants_json)(const struct asmspy_out *out);
+  int (*wants_text)(const struct asmspy_out *out);
+  /* --- ABI 1.1 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */

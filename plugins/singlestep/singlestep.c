@@ -111,6 +111,9 @@ struct pending_insn {
   uint64_t win_base;
   uint32_t win_len;
   uint64_t fallthrough; /* ip + length of the recorded instruction */
+  int can_trap;         /* see classify() */
+  int straight;
+  int sp_known;         /* sp was read (not predicted past) */
 };
 
 struct step_state {
@@ -121,6 +124,8 @@ struct step_state {
   size_t nthreads, cap;
   uint64_t seq;
   int sink_stop;
+  int predict;        /* fall-through prediction enabled (see predict_next) */
+  uint64_t predicted; /* predicted steps so far */
 };
 
 static struct pending_insn *pending_for(struct step_state *st, pid_t tid) {
@@ -168,12 +173,68 @@ static void emit_completed(struct step_state *st, struct pending_insn *p, pid_t 
   ev.target = p->target;
   memcpy(ev.u.insn.bytes, p->bytes, sizeof p->bytes);
   ev.u.insn.len = p->len;
-  ev.u.insn.sp = p->sp;
+  ev.u.insn.sp = p->sp_known ? p->sp : 0;
+  if (!p->sp_known) ev.flags |= ASMSPY_EVF_SP_UNKNOWN;
   p->valid = 0;
   emit_event(st, &ev);
 }
 
-/* Record what tid is about to execute. */
+/* What kind of instruction is pending, from its (cached) disassembly. */
+struct insn_class {
+  int can_trap; /* may raise SIGTRAP itself / report at syscall exit */
+  int straight; /* the next ip is exactly ip + length (no control flow) */
+};
+
+static int starts_with_any(const char *text, const char *const *words, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(text, words[i], strlen(words[i])) == 0) return 1;
+  return 0;
+}
+
+static struct insn_class classify(const char *text) {
+  /* int, int3, int1, into, syscall, sysenter, icebp */
+  static const char *const trapping[] = {"int", "syscall", "sysenter", "icebp"};
+  /* Anything that may not fall through: branches (j*, loop*, call, ret,
+   * iret, sysret/exit), the trapping ones above, rep-prefixed string ops
+   * (one iteration per step, same ip), prefixed branches (bnd/notrack),
+   * ud2 and friends, hlt, RTM, and mov/pop ss (which suppresses the next trap so one
+   * step covers two instructions). */
+  static const char *const flow[] = {"j",     "loop",   "call",  "ret",   "iret",  "sys",
+                                     "int",   "icebp",  "rep",   "bnd",   "notrack", "ud",
+                                     "hlt",   "xbegin", "xend",  "xabort", "mov ss", "pop ss",
+                                     "lcall", "ljmp",   "enclu", "xresldtrk"};
+  struct insn_class c;
+  c.can_trap = starts_with_any(text, trapping, sizeof trapping / sizeof *trapping);
+  c.straight = text[0] && !starts_with_any(text, flow, sizeof flow / sizeof *flow);
+  return c;
+}
+
+/* Fill the pending instruction's bytes for p->ip: reuse the prefetch window
+ * on a straight-line step, else read 64 bytes at ip. Then classify it. */
+static void load_pending_bytes(struct step_state *st, struct pending_insn *p,
+                               struct asmspy_target *target, int after_step) {
+  int sequential = after_step && p->ip == p->fallthrough && p->win_len && p->ip >= p->win_base &&
+                   p->ip + sizeof p->bytes <= p->win_base + p->win_len && p->target == target;
+  if (!sequential) {
+    ssize_t n = target ? st->host->read_mem(target, p->ip, p->window, sizeof p->window) : -1;
+    p->win_base = p->ip;
+    p->win_len = n > 0 ? (uint32_t)n : 0;
+  }
+  size_t avail = p->win_len > p->ip - p->win_base ? p->win_len - (p->ip - p->win_base) : 0;
+  if (avail > sizeof p->bytes) avail = sizeof p->bytes;
+  memcpy(p->bytes, p->window + (p->ip - p->win_base), avail);
+  p->len = (uint8_t)avail;
+  p->valid = avail > 0;
+  p->target = target;
+  char text[64];
+  int ilen = p->valid ? st->host->disasm(p->ip, p->bytes, p->len, text, sizeof text) : 0;
+  p->fallthrough = ilen > 0 ? p->ip + (uint64_t)ilen : 0;
+  struct insn_class c = ilen > 0 ? classify(text) : (struct insn_class){1, 0};
+  p->can_trap = c.can_trap;
+  p->straight = c.straight;
+}
+
+/* Record what tid is about to execute, reading its registers. */
 static void record_next(struct step_state *st, struct pending_insn *p, const struct asmspy_stop *stop) {
   struct asmspy_regs regs;
   memset(&regs, 0, sizeof regs);
@@ -182,6 +243,7 @@ static void record_next(struct step_state *st, struct pending_insn *p, const str
   if (st->host->seam->get_regs(st->seam, stop->tid, &regs) != 0) return;
   p->ip = regs.ip;
   p->sp = regs.sp;
+  p->sp_known = 1;
 #if defined(__x86_64__)
   /* Stopped inside an interrupted syscall (our attach INTERRUPT, or a signal):
    * rax holds -ERESTART* and, on resume, the kernel rewinds rip by 2 to run
@@ -196,23 +258,34 @@ static void record_next(struct step_state *st, struct pending_insn *p, const str
       p->ip = regs.ip - 2;
   }
 #endif
-  int sequential = stop->kind == ASMSPY_STOP_STEP && p->ip == p->fallthrough && p->win_len &&
-                   p->ip >= p->win_base &&
-                   p->ip + sizeof p->bytes <= p->win_base + p->win_len && p->target == stop->target;
-  if (!sequential) {
-    ssize_t n = stop->target ? st->host->read_mem(stop->target, p->ip, p->window, sizeof p->window) : -1;
-    p->win_base = p->ip;
-    p->win_len = n > 0 ? (uint32_t)n : 0;
+  load_pending_bytes(st, p, stop->target, stop->kind == ASMSPY_STOP_STEP);
+}
+
+/* After a plain step of a straight-line instruction the next ip is known
+ * without asking the kernel: ip + length (the ISA's definition of falling
+ * through). Saves the PTRACE_GETREGS round trip on most steps; sp is then
+ * not known for that event (ASMSPY_EVF_SP_UNKNOWN). Every VERIFY_EVERY-th
+ * predicted step is checked against the registers; a mismatch turns
+ * prediction off for the session with a note. */
+#define VERIFY_EVERY 64
+static int predict_next(struct step_state *st, struct pending_insn *p, const struct asmspy_stop *stop) {
+  if (!st->predict || !p->straight || !p->fallthrough) return 0;
+  uint64_t predicted = p->fallthrough;
+  if (++st->predicted % VERIFY_EVERY == 0) {
+    record_next(st, p, stop);
+    if (p->valid && p->ip != predicted) {
+      st->predict = 0;
+      st->host->note(st->s->out, ASMSPY_NOTE_WARN,
+                     "singlestep: fall-through prediction was wrong at 0x%llx (predicted 0x%llx); "
+                     "reading registers on every step from now on",
+                     (unsigned long long)p->ip, (unsigned long long)predicted);
+    }
+    return 1;
   }
-  size_t avail = p->win_len > p->ip - p->win_base ? p->win_len - (p->ip - p->win_base) : 0;
-  if (avail > sizeof p->bytes) avail = sizeof p->bytes;
-  memcpy(p->bytes, p->window + (p->ip - p->win_base), avail);
-  p->len = (uint8_t)avail;
-  p->valid = avail > 0;
-  p->target = stop->target;
-  char text[8];
-  int ilen = p->valid ? st->host->disasm(p->ip, p->bytes, p->len, text, sizeof text) : 0;
-  p->fallthrough = ilen > 0 ? p->ip + (uint64_t)ilen : 0;
+  p->ip = predicted;
+  p->sp_known = 0;
+  load_pending_bytes(st, p, stop->target, 1);
+  return 1;
 }
 
 static void emit_task(struct step_state *st, const struct asmspy_stop *stop, uint32_t what,
@@ -229,21 +302,6 @@ static void emit_task(struct step_state *st, const struct asmspy_stop *stop, uin
   ev.u.task.child = child;
   ev.u.task.code = code;
   emit_event(st, &ev);
-}
-
-/* Can the pending instruction raise a SIGTRAP of its own (or enter the
- * kernel and come back with a TRAP_BRKPT step report)? Only then does the
- * seam need to read the siginfo of the next stop (see step_plain). */
-static int cannot_trap(const struct asmspy_host_api *host, const struct pending_insn *p) {
-  if (!p->valid) return 0;
-  char text[64];
-  if (host->disasm(p->ip, p->bytes, p->len, text, sizeof text) <= 0) return 0;
-  static const char *const trapping[] = {"int", "syscall", "sysenter", "into", "icebp"};
-  for (size_t i = 0; i < sizeof trapping / sizeof *trapping; i++) {
-    size_t n = strlen(trapping[i]);
-    if (strncmp(text, trapping[i], n) == 0) return 0; /* int, int3, int1 */
-  }
-  return 1;
 }
 
 /* Did the step that just completed execute the pending instruction? */
@@ -266,7 +324,7 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
   struct asmspy_seam *sm = NULL;
   int rc = seam->attach(s, &sm);
   if (rc) return rc;
-  struct step_state st = {.host = host, .seam = sm, .s = s};
+  struct step_state st = {.host = host, .seam = sm, .s = s, .predict = 1};
   int result = 0;
   for (;;) {
     struct asmspy_stop stop;
@@ -339,9 +397,9 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
       seam->resume_syscall(sm, stop.tid, deliver);
       continue;
     }
-    record_next(&st, p, &stop);
-    int plain = !deliver && stop.kind == ASMSPY_STOP_STEP && stop.si_code == 2 /* TRAP_TRACE */ &&
-                ASMSPY_HAS(seam, step_plain) && cannot_trap(host, p);
+    int plain_stop = stop.kind == ASMSPY_STOP_STEP && stop.si_code == 2 /* TRAP_TRACE */;
+    if (!(plain_stop && !deliver && predict_next(&st, p, &stop))) record_next(&st, p, &stop);
+    int plain = !deliver && plain_stop && p->valid && !p->can_trap && ASMSPY_HAS(seam, step_plain);
     if ((plain ? seam->step_plain(sm, stop.tid) : seam->step(sm, stop.tid, deliver)) != 0) {
       /* the thread died under us: its exit arrives via next_stop */
       p->valid = 0;

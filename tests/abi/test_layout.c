@@ -237,13 +237,20 @@ NEW(asmspy_seam_api, step_plain, SIZE_1_0_asmspy_seam_api);
 #define SIZE_1_1_asmspy_seam_api 96
 ENDS(asmspy_seam_api, step_plain, SIZE_1_1_asmspy_seam_api);
 
+/* struct asmspy_host_api: wants_json(), wants_text(). */
+PIN(asmspy_host_api, wants_json, 80);
+NEW(asmspy_host_api, wants_json, SIZE_1_0_asmspy_host_api);
+PIN(asmspy_host_api, wants_text, 88);
+NEW(asmspy_host_api, wants_text, SIZE_1_0_asmspy_host_api);
+#define SIZE_1_1_asmspy_host_api 96
+ENDS(asmspy_host_api, wants_text, SIZE_1_1_asmspy_host_api);
+
 /* Unchanged in 1.1. */
 #define SIZE_1_1_asmspy_probe_result SIZE_1_0_asmspy_probe_result
 #define SIZE_1_1_asmspy_event SIZE_1_0_asmspy_event
 #define SIZE_1_1_asmspy_session SIZE_1_0_asmspy_session
 #define SIZE_1_1_asmspy_regs SIZE_1_0_asmspy_regs
 #define SIZE_1_1_asmspy_symbol SIZE_1_0_asmspy_symbol
-#define SIZE_1_1_asmspy_host_api SIZE_1_0_asmspy_host_api
 #define SIZE_1_1_asmspy_backend_ops SIZE_1_0_asmspy_backend_ops
 #define SIZE_1_1_asmspy_view_ops SIZE_1_0_asmspy_view_ops
 

@@ -70,6 +70,12 @@ static int stream_insn(struct stream_state *st, const struct asmspy_event *ev) {
   if (ev->nthreads > 1) snprintf(prefix, sizeof prefix, "[%d] ", ev->tid);
   char text[512];
   snprintf(text, sizeof text, "%s%-20s %-24s %s", prefix, where, modcol, disasm);
+  st->shown++;
+  int done = st->want > 0 && st->shown >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
+  if (ASMSPY_HAS(h, wants_json) && !h->wants_json(st->s->out)) {
+    h->emit(st->s->out, "insn", NULL, text); /* text only: skip the JSON body */
+    return done;
+  }
 
   char hex[33], name_e[512], mod_e[256], dis_e[256], fields[1536];
   hex_bytes(hex, ev->u.insn.bytes, (size_t)len);
@@ -88,8 +94,7 @@ static int stream_insn(struct stream_state *st, const struct asmspy_event *ev) {
            ",\"module\":\"%s\",\"bytes\":\"%s\",\"disasm\":\"%s\"",
            ev->tid, ev->ip, name_e, sym.name ? sym.offset : 0, mod_e, hex, dis_e);
   h->emit(st->s->out, "insn", fields, text);
-  st->shown++;
-  return st->want > 0 && st->shown >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
+  return done;
 }
 
 static int stream_task(struct stream_state *st, const struct asmspy_event *ev) {
