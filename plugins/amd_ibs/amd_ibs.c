@@ -223,53 +223,7 @@ out:
   return status;
 }
 
-static int ibs_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res)
-{
-  (void)host; /* the probe needs no host service */
-  return ibs_probe_impl(res);
-}
+PP_PROBE_ONLY_BACKEND(IBS_NAME, IBS_CAPS,
+                      "AMD IBS-Op sampling via perf: precise IP samples and sampled branch edges",
+                      ibs_probe_impl)
 
-static int ibs_run(const struct asmspy_host_api *host, const struct asmspy_session *s)
-{
-  struct asmspy_probe_result r;
-  memset(&r, 0, sizeof r);
-  ASMSPY_INIT_HEADER(&r);
-  int st = ibs_probe_impl(&r);
-  if (st != ASMSPY_USABLE) {
-    pp_note(host, pp_session_out(s), ASMSPY_NOTE_SKIP, IBS_NAME ": %s", r.reason);
-    return -st;
-  }
-  pp_note(host, pp_session_out(s), ASMSPY_NOTE_WARN,
-          IBS_NAME ": the hardware is usable here (%s), but capture through " IBS_NAME
-          " lands with issue 6",
-          r.reason);
-  return -ASMSPY_E_INTERNAL;
-}
-
-static const struct asmspy_backend_ops ibs_ops = {
-    .abi_version = ASMSPY_ABI_VERSION,
-    .struct_size = (uint32_t)sizeof(struct asmspy_backend_ops),
-    .run = ibs_run,
-};
-
-static const struct asmspy_plugin ibs_plugin = {
-    .abi_version = ASMSPY_ABI_VERSION,
-    .struct_size = (uint32_t)sizeof(struct asmspy_plugin),
-    .kind = ASMSPY_KIND_BACKEND,
-    .name = IBS_NAME,
-    .description = "AMD IBS-Op sampling via perf: precise IP samples and sampled branch edges",
-    .caps = IBS_CAPS,
-    .probe = ibs_probe,
-    .backend = &ibs_ops,
-    .view = NULL,
-    .plugin_version = "0.1.0", /* ABI 1.1 */
-};
-
-ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
-                                                              const struct asmspy_host_api *host)
-{
-  (void)host;
-  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR)
-    return NULL;
-  return &ibs_plugin;
-}

@@ -186,53 +186,7 @@ out:
   return status;
 }
 
-static int lbr_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res)
-{
-  (void)host; /* the probe needs no host service */
-  return lbr_probe_impl(res);
-}
+PP_PROBE_ONLY_BACKEND(LBR_NAME, LBR_CAPS,
+                      "AMD branch stacks (Zen 4 LbrExtV2 / Zen 3 BRS) via perf: sampled branch edges",
+                      lbr_probe_impl)
 
-static int lbr_run(const struct asmspy_host_api *host, const struct asmspy_session *s)
-{
-  struct asmspy_probe_result r;
-  memset(&r, 0, sizeof r);
-  ASMSPY_INIT_HEADER(&r);
-  int st = lbr_probe_impl(&r);
-  if (st != ASMSPY_USABLE) {
-    pp_note(host, pp_session_out(s), ASMSPY_NOTE_SKIP, LBR_NAME ": %s", r.reason);
-    return -st;
-  }
-  pp_note(host, pp_session_out(s), ASMSPY_NOTE_WARN,
-          LBR_NAME ": the hardware is usable here (%s), but capture through " LBR_NAME
-          " lands with issue 6",
-          r.reason);
-  return -ASMSPY_E_INTERNAL;
-}
-
-static const struct asmspy_backend_ops lbr_ops = {
-    .abi_version = ASMSPY_ABI_VERSION,
-    .struct_size = (uint32_t)sizeof(struct asmspy_backend_ops),
-    .run = lbr_run,
-};
-
-static const struct asmspy_plugin lbr_plugin = {
-    .abi_version = ASMSPY_ABI_VERSION,
-    .struct_size = (uint32_t)sizeof(struct asmspy_plugin),
-    .kind = ASMSPY_KIND_BACKEND,
-    .name = LBR_NAME,
-    .description = "AMD branch stacks (Zen 4 LbrExtV2 / Zen 3 BRS) via perf: sampled branch edges",
-    .caps = LBR_CAPS,
-    .probe = lbr_probe,
-    .backend = &lbr_ops,
-    .view = NULL,
-    .plugin_version = "0.1.0", /* ABI 1.1 */
-};
-
-ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
-                                                              const struct asmspy_host_api *host)
-{
-  (void)host;
-  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR)
-    return NULL;
-  return &lbr_plugin;
-}

@@ -824,4 +824,58 @@ static inline struct asmspy_out *pp_session_out(const struct asmspy_session *s)
   return s && ASMSPY_HAS(s, out) ? s->out : NULL;
 }
 
+
+/* ---------------------------------------------------------------------------
+ * PP_PROBE_ONLY_BACKEND: the descriptor, probe(), run() and entry point of a
+ * backend whose functional probe is real but whose capture is built in a
+ * later issue (issue 6). run() re-probes: unavailable -> a SKIP note and the
+ * probe's status; available -> says plainly that capture lands with issue 6.
+ * One definition instead of four copies; a backend drops the macro when it
+ * gains real capture.
+ * ------------------------------------------------------------------------- */
+#define PP_PROBE_ONLY_BACKEND(NAME, CAPS, DESCRIPTION, PROBE_IMPL)                              \
+  static int pp_backend_probe(const struct asmspy_host_api *host,                              \
+                              struct asmspy_probe_result *res) {                               \
+    (void)host; /* the probe needs no host service */                                          \
+    return PROBE_IMPL(res);                                                                    \
+  }                                                                                            \
+  static int pp_backend_run(const struct asmspy_host_api *host, const struct asmspy_session *s) { \
+    struct asmspy_probe_result r;                                                              \
+    memset(&r, 0, sizeof r);                                                                   \
+    ASMSPY_INIT_HEADER(&r);                                                                    \
+    int st = PROBE_IMPL(&r);                                                                   \
+    if (st != ASMSPY_USABLE) {                                                                 \
+      pp_note(host, pp_session_out(s), ASMSPY_NOTE_SKIP, NAME ": %s", r.reason);               \
+      return -st;                                                                              \
+    }                                                                                          \
+    pp_note(host, pp_session_out(s), ASMSPY_NOTE_WARN,                                         \
+            NAME ": the hardware is usable here (%s), but capture through " NAME               \
+                 " lands with issue 6",                                                        \
+            r.reason);                                                                         \
+    return -ASMSPY_E_INTERNAL;                                                                 \
+  }                                                                                            \
+  static const struct asmspy_backend_ops pp_backend_ops = {                                    \
+      .abi_version = ASMSPY_ABI_VERSION,                                                       \
+      .struct_size = (uint32_t)sizeof(struct asmspy_backend_ops),                              \
+      .run = pp_backend_run,                                                                   \
+  };                                                                                           \
+  static const struct asmspy_plugin pp_backend_plugin = {                                      \
+      .abi_version = ASMSPY_ABI_VERSION,                                                       \
+      .struct_size = (uint32_t)sizeof(struct asmspy_plugin),                                   \
+      .kind = ASMSPY_KIND_BACKEND,                                                             \
+      .name = NAME,                                                                            \
+      .description = DESCRIPTION,                                                              \
+      .caps = CAPS,                                                                            \
+      .probe = pp_backend_probe,                                                               \
+      .backend = &pp_backend_ops,                                                              \
+      .view = NULL,                                                                            \
+      .plugin_version = "0.1.0", /* ABI 1.1 */                                                 \
+  };                                                                                           \
+  ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(                               \
+      uint32_t host_abi_version, const struct asmspy_host_api *host) {                         \
+    (void)host;                                                                                \
+    if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;                \
+    return &pp_backend_plugin;                                                                 \
+  }
+
 #endif /* ASMSPY_PLUGINS_COMMON_PERF_PROBE_H */

@@ -280,53 +280,7 @@ static int hw_probe_impl(struct asmspy_probe_result *res)
 
 #endif
 
-static int hw_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res)
-{
-  (void)host; /* the probe needs no host service */
-  return hw_probe_impl(res);
-}
+PP_PROBE_ONLY_BACKEND(HW_NAME, HW_CAPS,
+                      "data watchpoints in the CPU debug registers: who writes a field",
+                      hw_probe_impl)
 
-static int hw_run(const struct asmspy_host_api *host, const struct asmspy_session *s)
-{
-  struct asmspy_probe_result r;
-  memset(&r, 0, sizeof r);
-  ASMSPY_INIT_HEADER(&r);
-  int st = hw_probe_impl(&r);
-  if (st != ASMSPY_USABLE) {
-    pp_note(host, pp_session_out(s), ASMSPY_NOTE_SKIP, HW_NAME ": %s", r.reason);
-    return -st;
-  }
-  pp_note(host, pp_session_out(s), ASMSPY_NOTE_WARN,
-          HW_NAME ": debug-register watchpoints work here (%s), but capture through " HW_NAME
-          " lands with issue 6",
-          r.reason);
-  return -ASMSPY_E_INTERNAL;
-}
-
-static const struct asmspy_backend_ops hw_ops = {
-    .abi_version = ASMSPY_ABI_VERSION,
-    .struct_size = (uint32_t)sizeof(struct asmspy_backend_ops),
-    .run = hw_run,
-};
-
-static const struct asmspy_plugin hw_plugin = {
-    .abi_version = ASMSPY_ABI_VERSION,
-    .struct_size = (uint32_t)sizeof(struct asmspy_plugin),
-    .kind = ASMSPY_KIND_BACKEND,
-    .name = HW_NAME,
-    .description = "data watchpoints in the CPU debug registers: who writes a field",
-    .caps = HW_CAPS,
-    .probe = hw_probe,
-    .backend = &hw_ops,
-    .view = NULL,
-    .plugin_version = "0.1.0", /* ABI 1.1 */
-};
-
-ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
-                                                              const struct asmspy_host_api *host)
-{
-  (void)host;
-  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR)
-    return NULL;
-  return &hw_plugin;
-}

@@ -235,53 +235,7 @@ out:
   return status;
 }
 
-static int ipt_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res)
-{
-  (void)host; /* the probe needs no host service */
-  return ipt_probe_impl(res);
-}
+PP_PROBE_ONLY_BACKEND(IPT_NAME, IPT_CAPS,
+                      "Intel Processor Trace via perf AUX: every executed user instruction",
+                      ipt_probe_impl)
 
-static int ipt_run(const struct asmspy_host_api *host, const struct asmspy_session *s)
-{
-  struct asmspy_probe_result r;
-  memset(&r, 0, sizeof r);
-  ASMSPY_INIT_HEADER(&r);
-  int st = ipt_probe_impl(&r);
-  if (st != ASMSPY_USABLE) {
-    pp_note(host, pp_session_out(s), ASMSPY_NOTE_SKIP, IPT_NAME ": %s", r.reason);
-    return -st;
-  }
-  pp_note(host, pp_session_out(s), ASMSPY_NOTE_WARN,
-          IPT_NAME ": the hardware is usable here (%s), but capture through " IPT_NAME
-          " lands with issue 6",
-          r.reason);
-  return -ASMSPY_E_INTERNAL;
-}
-
-static const struct asmspy_backend_ops ipt_ops = {
-    .abi_version = ASMSPY_ABI_VERSION,
-    .struct_size = (uint32_t)sizeof(struct asmspy_backend_ops),
-    .run = ipt_run,
-};
-
-static const struct asmspy_plugin ipt_plugin = {
-    .abi_version = ASMSPY_ABI_VERSION,
-    .struct_size = (uint32_t)sizeof(struct asmspy_plugin),
-    .kind = ASMSPY_KIND_BACKEND,
-    .name = IPT_NAME,
-    .description = "Intel Processor Trace via perf AUX: every executed user instruction",
-    .caps = IPT_CAPS,
-    .probe = ipt_probe,
-    .backend = &ipt_ops,
-    .view = NULL,
-    .plugin_version = "0.1.0", /* ABI 1.1 */
-};
-
-ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
-                                                              const struct asmspy_host_api *host)
-{
-  (void)host;
-  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR)
-    return NULL;
-  return &ipt_plugin;
-}
