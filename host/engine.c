@@ -63,12 +63,7 @@ static const struct asmspy_plugin_info *pick_backend(const struct asmspy_engine 
 static int target_is_32bit(pid_t pid) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  unsigned char ident[EI_NIDENT];
-  ssize_t n = read(fd, ident, sizeof ident);
-  close(fd);
-  return n == EI_NIDENT && memcmp(ident, ELFMAG, SELFMAG) == 0 && ident[EI_CLASS] == ELFCLASS32;
+  return elf_file_is_32bit(path);
 }
 
 static int status_from_errno(int e) {
@@ -201,8 +196,13 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
     why = OUT_END_TARGET_EXITED;
   else if (rc < 0)
     why = OUT_END_ERROR;
-  if (rc < 0)
+  if (rc == -ASMSPY_E_ATTACH_PERM || rc == -ASMSPY_E_ATTACH_BUSY) {
+    char why[512];
+    attach_explain(s.pid, why, sizeof why);
+    out_note(ctx.out, ASMSPY_NOTE_WARN, "pid %d: %s: %s", (int)s.pid, asmspy_strerror(rc), why);
+  } else if (rc < 0) {
     out_note(ctx.out, ASMSPY_NOTE_WARN, "%s: %s", binfo->name, asmspy_strerror(rc));
+  }
   else if (rc == ASMSPY_FACT_EXITED)
     out_note(ctx.out, ASMSPY_NOTE_INFO, "target exited after %llu events",
              (unsigned long long)ctx.events);

@@ -66,6 +66,14 @@ extern const struct asmspy_seam_api seam_api;
 /* Spawn argv stopped at its exec (for --launch); returns the pid or -errno. */
 pid_t seam_spawn_stopped(char *const *argv);
 
+/* ---- syscall_names.c / fdinfo.c ------------------------------------------ */
+const char *host_syscall_name(int64_t nr);
+const char *target_describe_fd(struct asmspy_target *t, int fd, char *buf, size_t cap);
+
+/* ---- attach_diag.c ----------------------------------------------------------- */
+void attach_explain(pid_t pid, char *buf, size_t cap);
+int elf_file_is_32bit(const char *path);
+
 /* ---- json.c ----------------------------------------------------------------- */
 size_t json_escape(char *dst, size_t cap, const char *src, size_t len);
 

@@ -24,6 +24,8 @@ static const struct asmspy_host_api host_api = {
     .strerror = asmspy_strerror,
     .wants_json = out_wants_json,
     .wants_text = out_wants_text,
+    .syscall_name = host_syscall_name,
+    .describe_fd = target_describe_fd,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

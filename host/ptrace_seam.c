@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -50,6 +51,8 @@ struct seam_task {
   enum task_state state;
   int step_armed;   /* last resume was PTRACE_SINGLESTEP */
   int step_plain;   /* ... through step_plain(): a SIGTRAP now is our step */
+  int in_syscall;   /* fallback toggle when PTRACE_GET_SYSCALL_INFO is missing */
+  int64_t toggle_nr;
   int pending_sig;  /* signal owed to the task if we detach it now */
   struct asmspy_target *target;
 };
@@ -113,6 +116,7 @@ static struct seam_task *task_add(struct asmspy_seam *sm, pid_t tid, pid_t tgid)
   t->tid = tid;
   t->tgid = tgid;
   t->state = TASK_RUNNING;
+  t->toggle_nr = -1; /* unknown until an entry stop is seen */
   t->target = proc_target(sm, tgid);
   return t;
 }
@@ -290,6 +294,8 @@ static int run_to_exec(struct asmspy_seam *sm, pid_t pid) {
       struct seam_task *t = task_find(sm, pid);
       if (t->target) target_reload_symbols(t->target);
       t->state = TASK_STOPPED;
+      t->toggle_nr = SYS_execve;
+      t->in_syscall = 1;
       struct asmspy_stop st;
       stop_init(&st, ASMSPY_STOP_GROUP, t);
       queue_push(sm, &st);
@@ -465,6 +471,8 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
       }
       t = task_find(sm, tid);
       if (t->target) target_reload_symbols(t->target);
+      t->toggle_nr = SYS_execve; /* the exit stop still to come is execve's */
+      t->in_syscall = 1;
       stop_init(stop, ASMSPY_STOP_EXEC, t);
     } else if (event == PTRACE_EVENT_STOP || event) {
       stop->kind = ASMSPY_STOP_GROUP;
@@ -570,6 +578,80 @@ static int seam_get_regs(struct asmspy_seam *sm, pid_t tid, struct asmspy_regs *
 }
 
 static uint32_t seam_thread_count(struct asmspy_seam *sm) { return (uint32_t)sm->ntasks; }
+
+/* PTRACE_GET_SYSCALL_INFO (Linux 5.3) says entry or exit by itself, so
+ * seizing a thread mid-syscall cannot desync the pairing. Older kernels (or
+ * ASMSPY_NO_SYSCALL_INFO=1, which tests use to cover this path) get the
+ * strace-classic toggle: stops alternate entry/exit per thread. */
+static int syscall_info_supported = -1;
+
+static int seam_syscall_info(struct asmspy_seam *sm, pid_t tid, struct asmspy_syscall_info *out) {
+  struct seam_task *t = task_find(sm, tid);
+  if (!t) return -ESRCH;
+  struct asmspy_syscall_info info;
+  memset(&info, 0, sizeof info);
+  ASMSPY_INIT_HEADER(&info);
+  if (syscall_info_supported < 0) syscall_info_supported = getenv("ASMSPY_NO_SYSCALL_INFO") ? 0 : 1;
+#if defined(PTRACE_GET_SYSCALL_INFO)
+  if (syscall_info_supported) {
+    struct __ptrace_syscall_info k;
+    memset(&k, 0, sizeof k);
+    long n = ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof k, &k);
+    if (n < 0 && (errno == EIO || errno == EINVAL)) {
+      syscall_info_supported = 0; /* kernel too old: fall back below */
+    } else if (n < 0) {
+      return -errno;
+    } else {
+      info.ip = k.instruction_pointer;
+      info.sp = k.stack_pointer;
+      if (k.op == PTRACE_SYSCALL_INFO_ENTRY || k.op == PTRACE_SYSCALL_INFO_SECCOMP) {
+        info.op = ASMSPY_SYSCALL_ENTRY;
+        info.nr = (int64_t)k.entry.nr;
+        memcpy(info.args, k.entry.args, sizeof info.args);
+        t->toggle_nr = info.nr;
+      } else if (k.op == PTRACE_SYSCALL_INFO_EXIT) {
+        info.op = ASMSPY_SYSCALL_EXIT;
+        info.rval = k.exit.rval;
+        info.is_error = k.exit.is_error;
+        info.nr = t->toggle_nr;
+      }
+      goto done;
+    }
+  }
+#endif
+#if defined(__x86_64__)
+  {
+    struct user_regs_struct r;
+    if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0) return -errno;
+    info.from_toggle = 1;
+    info.ip = r.rip;
+    info.sp = r.rsp;
+    /* rax == -ENOSYS marks an entry stop on x86-64 (the kernel presets it),
+     * which re-synchronises the toggle when we attached mid-syscall. */
+    int entry = !t->in_syscall || (int64_t)r.rax == -ENOSYS;
+    t->in_syscall = entry;
+    if (entry) {
+      info.op = ASMSPY_SYSCALL_ENTRY;
+      info.nr = (int64_t)r.orig_rax;
+      uint64_t a[6] = {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
+      memcpy(info.args, a, sizeof a);
+      t->toggle_nr = info.nr;
+    } else {
+      info.op = ASMSPY_SYSCALL_EXIT;
+      info.nr = t->toggle_nr;
+      info.rval = (int64_t)r.rax;
+      info.is_error = info.rval < 0 && info.rval >= -4095;
+    }
+  }
+#endif
+  goto done;
+done:;
+  uint32_t caller = out->struct_size;
+  size_t n = caller < sizeof info ? caller : sizeof info;
+  info.struct_size = (uint32_t)n;
+  memcpy(out, &info, n);
+  return 0;
+}
 
 /* --------------------------------------------------------------- detach -- */
 
@@ -708,4 +790,5 @@ const struct asmspy_seam_api seam_api = {
     .thread_count = seam_thread_count,
     .signal_blocked = seam_signal_blocked,
     .step_plain = seam_step_plain,
+    .syscall_info = seam_syscall_info,
 };

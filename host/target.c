@@ -6,6 +6,7 @@
  * mapped without PROT_READ (execute-only code) when we are its tracer. */
 #define _GNU_SOURCE
 #include "host/host.h"
+#include "host/fdinfo.h"
 #include "host/symbols.h"
 
 #include <errno.h>
@@ -126,4 +127,8 @@ const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, s
     snprintf(slot->text, sizeof slot->text, "%s", buf);
   }
   return buf;
+}
+
+const char *target_describe_fd(struct asmspy_target *t, int fd, char *buf, size_t cap) {
+  return fdinfo_describe(t->pid, fd, buf, cap);
 }

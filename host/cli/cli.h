@@ -6,6 +6,8 @@
 
 #include <asmspy/asmspy.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 #define CLI_EXIT_OK 0
@@ -44,6 +46,8 @@ struct cli_command {
 };
 extern const struct cli_command cli_commands[];
 int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv);
+/* Run session(arg) in a supervised child (see supervise.c); returns its exit code. */
+int cli_supervise(int (*session)(void *arg), void *arg);
 void cli_print_usage(FILE *f);
 
 #endif

@@ -85,9 +85,18 @@ static int cmd_syms(int argc, char **argv) {
   return CLI_EXIT_OK;
 }
 
-int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv) {
-  struct cli_mode_args a;
-  if (cli_parse_mode_args(mode, argc, argv, launch_argv == NULL, &a)) return CLI_EXIT_USAGE;
+struct mode_session {
+  const char *mode;
+  struct cli_mode_args *args;
+  char *const *launch_argv;
+};
+
+/* One tracing session, run inside the supervised child. */
+static int run_mode_session(void *arg) {
+  struct mode_session *ms = arg;
+  const char *mode = ms->mode;
+  struct cli_mode_args a = *ms->args;
+  char *const *launch_argv = ms->launch_argv;
   struct asmspy_engine *e = asmspy_engine_open(0);
   if (!e) return CLI_EXIT_FAIL;
   struct asmspy_run_opts o = {
@@ -106,6 +115,13 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
   int rc = asmspy_run(e, &o);
   asmspy_engine_close(e);
   return exit_code_for(rc);
+}
+
+int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv) {
+  struct cli_mode_args a;
+  if (cli_parse_mode_args(mode, argc, argv, launch_argv == NULL, &a)) return CLI_EXIT_USAGE;
+  struct mode_session ms = {mode, &a, launch_argv};
+  return cli_supervise(run_mode_session, &ms);
 }
 
 /* --launch <mode> [options] -- <cmd> [args...] */

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 1u
+#define ASMSPY_ABI_MINOR 2u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -197,7 +197,10 @@ struct asmspy_event {
   /* --- ABI 1.0 ends here; append below --- */
 };
 
-/* Returns 0 to continue, non-zero to ask the backend to stop (n reached). */
+/* Returns 0 to continue, non-zero to ask the backend to stop (n reached).
+ * ptrace backends call the sink while the emitting thread is still stopped,
+ * so a view may read target memory / fds for the event during the call
+ * (the syscall log decodes buffers this way). */
 typedef int (*asmspy_sink_fn)(void *sink_ctx, const struct asmspy_event *ev);
 
 /* ------------------------------------------------------------------------- */
@@ -277,6 +280,24 @@ struct asmspy_stop {
   /* --- ABI 1.1 ends here; append below --- */
 };
 
+/* One syscall stop, as PTRACE_GET_SYSCALL_INFO describes it (or, on kernels
+ * without it, as the seam reconstructs it from registers and an entry/exit
+ * toggle). */
+enum asmspy_syscall_op { ASMSPY_SYSCALL_NONE = 0, ASMSPY_SYSCALL_ENTRY = 1, ASMSPY_SYSCALL_EXIT = 2 };
+
+struct asmspy_syscall_info {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  uint32_t op;       /* enum asmspy_syscall_op */
+  int32_t is_error;  /* EXIT: rval is -errno */
+  int64_t nr;        /* ENTRY (and EXIT when known) */
+  uint64_t args[6];  /* ENTRY */
+  int64_t rval;      /* EXIT */
+  uint64_t ip, sp;
+  uint32_t from_toggle; /* 1: reconstructed by the fallback toggle, not the kernel */
+  /* --- ABI 1.2 ends here; append below --- */
+};
+
 /* The ptrace seam: every ptrace call lives here, once. One tracer thread. */
 struct asmspy_seam_api {
   uint32_t abi_version;
@@ -310,7 +331,10 @@ struct asmspy_seam_api {
    * completed step without a PTRACE_GETSIGINFO round trip (one ptrace call
    * per step fewer; in a VM each costs microseconds). */
   int (*step_plain)(struct asmspy_seam *seam, pid_t tid);
-  /* --- ABI 1.1 ends here; append below --- */
+  /* --- ABI 1.1 ends here --- */
+  /* At an ASMSPY_STOP_SYSCALL stop: which syscall, entry or exit. */
+  int (*syscall_info)(struct asmspy_seam *seam, pid_t tid, struct asmspy_syscall_info *out);
+  /* --- ABI 1.2 ends here; append below --- */
 };
 
 /* Resolved symbol for one address. Strings are host-owned, stable while the
@@ -367,7 +391,14 @@ struct asmspy_host_api {
    * (the JSON body of every instruction in text mode). */
   int (*wants_json)(const struct asmspy_out *out);
   int (*wants_text)(const struct asmspy_out *out);
-  /* --- ABI 1.1 ends here; append below --- */
+  /* --- ABI 1.1 ends here --- */
+  /* Syscall name from the table generated at build time from the system's
+   * own headers; NULL for an unknown number. */
+  const char *(*syscall_name)(int64_t nr);
+  /* What fd points at, like strace -y: "/tmp/x", "TCP 127.0.0.1:1->...",
+   * "unix:/path", "pipe:[123]". Read now, from the target's own /proc. */
+  const char *(*describe_fd)(struct asmspy_target *t, int fd, char *buf, size_t cap);
+  /* --- ABI 1.2 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */

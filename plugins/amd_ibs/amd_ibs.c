@@ -79,24 +79,14 @@ static int ibs_probe_impl(struct asmspy_probe_result *res)
 {
   /* 1. the PMU */
   long long type = -1;
-  int rc = pp_read_sysfs_int(IBS_TYPE_PATH, 10, &type);
-  if (rc == -ENOENT) {
-    char pmus[160];
-    if (pp_list_pmus_at(IBS_SYSFS_ROOT, pmus, sizeof pmus) < 0)
-      snprintf(pmus, sizeof pmus, "unreadable");
-    if (pp_cpu_has_flag("ibs") == 1)
-      return pp_verdict(res, ASMSPY_E_NO_KERNEL, ENOENT, 0,
-                        "CPU flag ibs is set but " IBS_TYPE_PATH " is missing: the kernel IBS "
-                        "driver did not register (PMUs: %s)",
-                        pmus);
-    return pp_verdict(res, ASMSPY_E_NO_HW, ENOENT, 0,
-                      "no ibs_op PMU: " IBS_TYPE_PATH " missing (CPU or hypervisor lacks AMD "
-                      "IBS; PMUs here: %s)",
-                      pmus);
-  }
-  if (rc < 0)
-    return pp_verdict(res, ASMSPY_E_NO_KERNEL, -rc, 0, "cannot read " IBS_TYPE_PATH ": %s",
-                      pp_errno_name(-rc));
+  int rc = pp_probe_pmu_type(res, IBS_SYSFS_ROOT, IBS_TYPE_PATH, "ibs",
+                             "CPU flag ibs is set but " IBS_TYPE_PATH " is missing: the kernel "
+                             "IBS driver did not register (PMUs: %s)",
+                             "no ibs_op PMU: " IBS_TYPE_PATH " missing (CPU or hypervisor lacks "
+                             "AMD IBS; PMUs here: %s)",
+                             &type);
+  if (rc != 0)
+    return rc;
 
   /* 2. swfilt (v6.14+) decides whether exclude_kernel is allowed */
   struct pp_format swfilt = {0, 0, 0, 0};
@@ -159,49 +149,17 @@ static int ibs_probe_impl(struct asmspy_probe_result *res)
     goto out;
   }
 
-  rc = pp_ring_map(fd, IBS_RING_PAGES_LOG2, &ring);
-  if (rc < 0) {
-    char hint[200];
-    if (rc == -EPERM)
-      pp_mlock_hint(hint, sizeof hint);
-    else
-      snprintf(hint, sizeof hint, "%s", strerror(-rc));
-    status = pp_verdict(res, rc == -EPERM ? ASMSPY_E_PERM : pp_perf_errno_status(-rc), -rc, 0,
-                        "amd_ibs: mmap of the perf ring: %s (%s)", pp_errno_name(-rc), hint);
+  status = pp_probe_ring_map(res, "amd_ibs: mmap of the perf ring", fd, IBS_RING_PAGES_LOG2,
+                             &ring);
+  if (status != 0)
     goto out;
-  }
 
   /* 4. functional: sample a known loop, require at least one sample */
-  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-    int e = errno;
-    status = pp_verdict(res, pp_perf_errno_status(e), e, 0, "amd_ibs: PERF_EVENT_IOC_ENABLE: %s",
-                        pp_errno_name(e));
+  status = pp_probe_run_child(res, IBS_NAME, "sampled", fd, &child, IBS_CHILD_TIMEOUT_MS);
+  if (status != 0)
     goto out;
-  }
-  rc = pp_child_go(&child);
-  if (rc == 0)
-    rc = pp_child_wait(&child, IBS_CHILD_TIMEOUT_MS, NULL);
-  (void)ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  if (rc < 0) {
-    status = pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0,
-                        "amd_ibs probe: the sampled child did not finish its loop: %s",
-                        pp_errno_name(-rc));
-    goto out;
-  }
-  unsigned long samples = 0;
-  uint64_t tail = 0;
   uint8_t rec[512];
-  for (;;) {
-    int n = pp_ring_next(&ring, &tail, rec, sizeof rec);
-    if (n == -EMSGSIZE)
-      continue;
-    if (n <= 0)
-      break;
-    const struct perf_event_header *h = (const struct perf_event_header *)rec;
-    if (h->type == PERF_RECORD_SAMPLE)
-      samples++;
-  }
-  pp_ring_consume(&ring, tail);
+  unsigned long samples = pp_ring_drain_samples(&ring, rec, sizeof rec, NULL, NULL);
   if (samples == 0) {
     status = pp_verdict(res, ASMSPY_E_VIRT, 0, 0,
                         "ibs_op event opened (%s, %s) but took 0 samples over a %lu-iteration "
@@ -216,10 +174,7 @@ static int ibs_probe_impl(struct asmspy_probe_result *res)
                       work.iters);
 
 out:
-  pp_ring_unmap(&ring);
-  if (fd >= 0)
-    close(fd);
-  pp_child_reap(&child);
+  pp_probe_release(&ring, fd, &child);
   return status;
 }
 

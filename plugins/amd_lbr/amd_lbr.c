@@ -36,6 +36,29 @@
 #define LBR_RING_PAGES_LOG2 4u
 #define LBR_RAW_RETIRED_TAKEN_BRANCHES 0xc4ull
 
+/* Samples long enough to hold a branch-stack count, how many carry a
+ * non-empty stack, and the deepest stack seen. */
+struct lbr_tally {
+  unsigned long samples, with_stack;
+  uint64_t max_nr;
+};
+
+/* IP|TID|TIME|BRANCH_STACK: hdr(8) ip(8) pid,tid(8) time(8) nr(8) entries[nr](24) */
+static void lbr_tally_sample(const uint8_t *rec, size_t len, void *arg)
+{
+  struct lbr_tally *t = arg;
+  if (len < 40)
+    return;
+  t->samples++;
+  uint64_t nr;
+  memcpy(&nr, rec + 32, sizeof nr);
+  if (nr > 0 && 40 + nr * 24 <= (uint64_t)len) {
+    t->with_stack++;
+    if (nr > t->max_nr)
+      t->max_nr = nr;
+  }
+}
+
 static int lbr_probe_impl(struct asmspy_probe_result *res)
 {
   /* 1. a core PMU with a branch-stack depth */
@@ -43,8 +66,7 @@ static int lbr_probe_impl(struct asmspy_probe_result *res)
   int rc = pp_read_sysfs_int(LBR_DEPTH_PATH, 10, &depth);
   if (rc == -ENOENT || (rc == 0 && depth <= 0)) {
     char pmus[160];
-    if (pp_list_pmus_at(LBR_SYSFS_ROOT, pmus, sizeof pmus) < 0)
-      snprintf(pmus, sizeof pmus, "unreadable");
+    pp_pmu_list_text(LBR_SYSFS_ROOT, pmus, sizeof pmus);
     if (access(LBR_CPU_DIR, F_OK) != 0)
       return pp_verdict(res, ASMSPY_E_NO_HW, ENOENT, 0,
                         "no branch-stack depth: " LBR_DEPTH_PATH " missing (no LbrExtV2/BRS PMU "
@@ -63,8 +85,7 @@ static int lbr_probe_impl(struct asmspy_probe_result *res)
                       "exposed; the cpu PMU exists without branch records)");
   }
   if (rc < 0)
-    return pp_verdict(res, ASMSPY_E_NO_KERNEL, -rc, 0, "cannot read " LBR_DEPTH_PATH ": %s",
-                      pp_errno_name(-rc));
+    return pp_verdict_unreadable(res, LBR_DEPTH_PATH, rc);
 
   /* 2. a user-only branch-stack sampling event on a forked child */
   int brs = pp_cpu_has_flag("brs") == 1 && pp_cpu_has_flag("amd_lbr_v2") != 1;
@@ -90,10 +111,9 @@ static int lbr_probe_impl(struct asmspy_probe_result *res)
   struct pp_child child;
   struct pp_ring ring = {0};
   int status = ASMSPY_USABLE;
-  rc = pp_child_fork(&child, pp_spin_branches, &iters);
-  if (rc < 0)
-    return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0, "amd_lbr probe: fork: %s",
-                      pp_errno_name(-rc));
+  rc = pp_probe_child_fork(res, LBR_NAME, &child, pp_spin_branches, &iters);
+  if (rc != 0)
+    return rc;
   int fd = pp_perf_event_open(&attr, child.pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
     int e = errno;
@@ -112,77 +132,34 @@ static int lbr_probe_impl(struct asmspy_probe_result *res)
     goto out;
   }
 
-  rc = pp_ring_map(fd, LBR_RING_PAGES_LOG2, &ring);
-  if (rc < 0) {
-    char hint[200];
-    if (rc == -EPERM)
-      pp_mlock_hint(hint, sizeof hint);
-    else
-      snprintf(hint, sizeof hint, "%s", strerror(-rc));
-    status = pp_verdict(res, rc == -EPERM ? ASMSPY_E_PERM : pp_perf_errno_status(-rc), -rc, 0,
-                        "amd_lbr: mmap of the perf ring: %s (%s)", pp_errno_name(-rc), hint);
+  status = pp_probe_ring_map(res, "amd_lbr: mmap of the perf ring", fd, LBR_RING_PAGES_LOG2,
+                             &ring);
+  if (status != 0)
     goto out;
-  }
 
   /* 3. functional: sample a known loop, require non-empty branch stacks */
-  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-    int e = errno;
-    status = pp_verdict(res, pp_perf_errno_status(e), e, 0, "amd_lbr: PERF_EVENT_IOC_ENABLE: %s",
-                        pp_errno_name(e));
+  status = pp_probe_run_child(res, LBR_NAME, "sampled", fd, &child, LBR_CHILD_TIMEOUT_MS);
+  if (status != 0)
     goto out;
-  }
-  rc = pp_child_go(&child);
-  if (rc == 0)
-    rc = pp_child_wait(&child, LBR_CHILD_TIMEOUT_MS, NULL);
-  (void)ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  if (rc < 0) {
-    status = pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0,
-                        "amd_lbr probe: the sampled child did not finish its loop: %s",
-                        pp_errno_name(-rc));
-    goto out;
-  }
-  /* IP|TID|TIME|BRANCH_STACK: hdr(8) ip(8) pid,tid(8) time(8) nr(8) entries[nr](24) */
-  unsigned long samples = 0, with_stack = 0;
-  uint64_t max_nr = 0, tail = 0;
+  struct lbr_tally t = {0, 0, 0};
   uint8_t rec[4096];
-  for (;;) {
-    int n = pp_ring_next(&ring, &tail, rec, sizeof rec);
-    if (n == -EMSGSIZE)
-      continue;
-    if (n <= 0)
-      break;
-    const struct perf_event_header *h = (const struct perf_event_header *)rec;
-    if (h->type != PERF_RECORD_SAMPLE || n < 40)
-      continue;
-    samples++;
-    uint64_t nr;
-    memcpy(&nr, rec + 32, sizeof nr);
-    if (nr > 0 && 40 + nr * 24 <= (uint64_t)n) {
-      with_stack++;
-      if (nr > max_nr)
-        max_nr = nr;
-    }
-  }
-  pp_ring_consume(&ring, tail);
-  if (samples == 0 || with_stack == 0) {
+  (void)pp_ring_drain_samples(&ring, rec, sizeof rec, lbr_tally_sample, &t);
+  if (t.samples == 0 || t.with_stack == 0) {
     status = pp_verdict(res, ASMSPY_E_VIRT, 0, 0,
                         "%s event with a branch stack opened (depth %lld) but %lu samples, %lu "
                         "with branch records, over a %lu-iteration loop: branch records are not "
                         "delivered here",
-                        ev, depth, samples, with_stack, iters);
+                        ev, depth, t.samples, t.with_stack, iters);
     goto out;
   }
   status = pp_verdict(res, ASMSPY_USABLE, 0, LBR_CAPS,
                       "%s (depth %lld, %s): %lu user-only samples, %lu with branch stacks (up to "
                       "%llu entries) over a %lu-iteration loop",
-                      brs ? "Zen 3 BRS" : "branch stack", depth, ev, samples, with_stack,
-                      (unsigned long long)max_nr, iters);
+                      brs ? "Zen 3 BRS" : "branch stack", depth, ev, t.samples, t.with_stack,
+                      (unsigned long long)t.max_nr, iters);
 
 out:
-  pp_ring_unmap(&ring);
-  if (fd >= 0)
-    close(fd);
-  pp_child_reap(&child);
+  pp_probe_release(&ring, fd, &child);
   return status;
 }
 

@@ -9,15 +9,24 @@
  *   format     pp_parse_format ("config:0", "config1:0-63", "config:0-7,32-35"),
  *              pp_format_value, pp_attr_apply_format, pp_read_format[_at]
  *   policy     pp_read_paranoid, pp_cpu_has_flag, pp_mlock_hint
- *   perf       pp_perf_event_open, pp_ring_map/unmap/head/next
+ *   perf       pp_perf_event_open, pp_ring_map/unmap/head/next/consume,
+ *              pp_ring_drain_samples
+ *   process    pp_fork_piped (pipe + fork, child dies with its parent),
+ *              pp_waitpid_until, pp_kill_reap
  *   child      pp_child_fork / go / wait / reap (a child that sleeps until told
  *              to run a work function, then exits; dies with its parent)
  *   reasons    pp_errno_name, pp_perf_errno_status, pp_perf_errno_hint,
+ *              pp_mmap_status, pp_mmap_hint,
  *              pp_verdict (fills an asmspy_probe_result within its struct_size),
  *              pp_note (host->note, tolerating a NULL or short host table)
+ *   steps      pp_verdict_unreadable, pp_pmu_list_text, pp_probe_pmu_type,
+ *              pp_probe_child_fork, pp_probe_ring_map, pp_probe_run_child,
+ *              pp_probe_release: the probe stages the perf backends share,
+ *              each filling the verdict with the reason text on failure
  *
- * Every function returns 0 / a count on success and -errno on failure, and
- * never allocates memory that outlives the call. Needs only the default
+ * Every function returns 0 / a count on success and -errno on failure (the
+ * probe steps: 0, or the status of the verdict they filled), and never
+ * allocates memory that outlives the call. Needs only the default
  * feature set of -std=gnu11 (_DEFAULT_SOURCE); _GNU_SOURCE is fine too.
  *
  * Kernel ABI references: include/uapi/linux/perf_event.h, kernel/events/core.c
@@ -488,9 +497,112 @@ static inline void pp_ring_consume(struct pp_ring *r, uint64_t tail)
   __atomic_store_n(&r->pc->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+/* Called with one whole PERF_RECORD_SAMPLE record (header included). */
+typedef void (*pp_sample_fn)(const uint8_t *rec, size_t len, void *arg);
+
+/* Read every record from data_tail up to data_head into buf (records larger
+ * than cap are skipped; a corrupt header ends the walk), hand each
+ * PERF_RECORD_SAMPLE to fn (when given), then publish data_tail. Returns how
+ * many sample records it saw. */
+static inline unsigned long pp_ring_drain_samples(struct pp_ring *r, void *buf, size_t cap,
+                                                  pp_sample_fn fn, void *arg)
+{
+  unsigned long samples = 0;
+  uint64_t tail = r->pc->data_tail;
+  for (;;) {
+    int n = pp_ring_next(r, &tail, buf, cap);
+    if (n == -EMSGSIZE)
+      continue;
+    if (n <= 0)
+      break;
+    struct perf_event_header h;
+    memcpy(&h, buf, sizeof h);
+    if (h.type != PERF_RECORD_SAMPLE)
+      continue;
+    samples++;
+    if (fn)
+      fn((const uint8_t *)buf, (size_t)n, arg);
+  }
+  pp_ring_consume(r, tail);
+  return samples;
+}
+
 /* ------------------------------------------------------------------------- */
 /* A sleeping child to attach a per-task event to                             */
 /* ------------------------------------------------------------------------- */
+
+static inline void pp_sleep_us(long us)
+{
+  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+  while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+  }
+}
+
+static inline int64_t pp_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* pipe() (both ends close-on-exec), then fork(). The child (return 0) gets
+ * PR_SET_PDEATHSIG SIGKILL and _exit(orphan_exit)s at once when its parent is
+ * already gone; it makes only async-signal-safe calls. In the parent, returns
+ * the child's pid; on failure -errno with both ends closed, and *step (if
+ * given) says which call failed: "pipe" or "fork". p[0] is the read end, p[1]
+ * the write end: each side closes the one it does not use. */
+static inline pid_t pp_fork_piped(int p[2], int orphan_exit, const char **step)
+{
+  if (pipe(p) < 0) {
+    if (step)
+      *step = "pipe";
+    return -errno;
+  }
+  (void)fcntl(p[0], F_SETFD, FD_CLOEXEC);
+  (void)fcntl(p[1], F_SETFD, FD_CLOEXEC);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    close(p[0]);
+    close(p[1]);
+    if (step)
+      *step = "fork";
+    return -e;
+  }
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+      _exit(orphan_exit);
+  }
+  return pid;
+}
+
+/* SIGKILL a child and reap it. */
+static inline void pp_kill_reap(pid_t pid)
+{
+  kill(pid, SIGKILL);
+  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+  }
+}
+
+/* waitpid(WNOHANG) every poll_us until the child changes state or the
+ * deadline (pp_now_ms) passes. Returns 0 (*st filled), -ETIMEDOUT, or -errno
+ * from waitpid (ECHILD: SIGCHLD ignored, already reaped). The child is left
+ * as it is on every path. */
+static inline int pp_waitpid_until(pid_t pid, int *st, int64_t deadline, long poll_us)
+{
+  for (;;) {
+    pid_t r = waitpid(pid, st, WNOHANG);
+    if (r == pid)
+      return 0;
+    if (r < 0 && errno != EINTR)
+      return -errno;
+    if (pp_now_ms() >= deadline)
+      return -ETIMEDOUT;
+    pp_sleep_us(poll_us);
+  }
+}
 
 typedef void (*pp_work_fn)(void *arg);
 
@@ -508,23 +620,11 @@ static inline int pp_child_fork(struct pp_child *c, pp_work_fn work, void *arg)
   c->pid = -1;
   c->go_fd = -1;
   int p[2];
-  if (pipe(p) < 0)
-    return -errno;
-  (void)fcntl(p[0], F_SETFD, FD_CLOEXEC);
-  (void)fcntl(p[1], F_SETFD, FD_CLOEXEC);
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
-    int e = errno;
-    close(p[0]);
-    close(p[1]);
-    return -e;
-  }
+  pid_t pid = pp_fork_piped(p, 127, NULL);
+  if (pid < 0)
+    return (int)pid;
   if (pid == 0) {
     close(p[1]);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-      _exit(127);
     char b;
     ssize_t r;
     do
@@ -556,20 +656,6 @@ static inline int pp_child_go(struct pp_child *c)
   return e;
 }
 
-static inline void pp_sleep_us(long us)
-{
-  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-  while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-  }
-}
-
-static inline int64_t pp_now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait up to timeout_ms for the child to exit. Returns 0 (exited; *wstatus
  * filled if given), or -ETIMEDOUT (it was killed and reaped). The child is
  * reaped either way. */
@@ -577,31 +663,16 @@ static inline int pp_child_wait(struct pp_child *c, int timeout_ms, int *wstatus
 {
   if (c->pid <= 0)
     return -ECHILD;
-  int64_t deadline = pp_now_ms() + timeout_ms;
-  for (;;) {
-    int st = 0;
-    pid_t r = waitpid(c->pid, &st, WNOHANG);
-    if (r == c->pid) {
-      c->pid = -1;
-      if (wstatus)
-        *wstatus = st;
-      return 0;
-    }
-    if (r < 0 && errno != EINTR) { /* ECHILD: SIGCHLD ignored, already reaped */
-      c->pid = -1;
-      if (wstatus)
-        *wstatus = 0;
-      return 0;
-    }
-    if (pp_now_ms() >= deadline)
-      break;
-    pp_sleep_us(200);
-  }
-  kill(c->pid, SIGKILL);
-  while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR) {
-  }
+  int st = 0;
+  int rc = pp_waitpid_until(c->pid, &st, pp_now_ms() + timeout_ms, 200);
+  if (rc == -ETIMEDOUT)
+    pp_kill_reap(c->pid);
   c->pid = -1;
-  return -ETIMEDOUT;
+  if (rc == -ETIMEDOUT)
+    return rc;
+  if (wstatus) /* a waitpid error (ECHILD: already reaped) counts as exited */
+    *wstatus = rc == 0 ? st : 0;
+  return 0;
 }
 
 /* Kill (if still alive) and reap; close the pipe. Safe to call twice. */
@@ -612,9 +683,7 @@ static inline void pp_child_reap(struct pp_child *c)
     c->go_fd = -1;
   }
   if (c->pid > 0) {
-    kill(c->pid, SIGKILL);
-    while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR) {
-    }
+    pp_kill_reap(c->pid);
     c->pid = -1;
   }
 }
@@ -773,6 +842,23 @@ static inline void pp_mlock_hint(char *buf, size_t cap)
            kb, lim);
 }
 
+/* Which asmspy status a failed perf mmap errno means: EPERM is the
+ * locked-memory budget, i.e. host policy. */
+static inline int pp_mmap_status(int err)
+{
+  return err == EPERM ? ASMSPY_E_PERM : pp_perf_errno_status(err);
+}
+
+/* One clause explaining a failed perf mmap: the locked-memory budget for
+ * EPERM, strerror otherwise. */
+static inline void pp_mmap_hint(int err, char *buf, size_t cap)
+{
+  if (err == EPERM)
+    pp_mlock_hint(buf, cap);
+  else
+    snprintf(buf, cap, "%s", strerror(err));
+}
+
 /* ------------------------------------------------------------------------- */
 /* Probe verdicts and host notes                                              */
 /* ------------------------------------------------------------------------- */
@@ -822,6 +908,105 @@ static inline void pp_note(const struct asmspy_host_api *host, struct asmspy_out
 static inline struct asmspy_out *pp_session_out(const struct asmspy_session *s)
 {
   return s && ASMSPY_HAS(s, out) ? s->out : NULL;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Probe steps: each returns 0 to go on, or fills the verdict and returns its */
+/* (non-zero) status. `name` is the backend's name as the reasons spell it.   */
+/* ------------------------------------------------------------------------- */
+
+/* "cannot read <path>: ENOENT" (rc is the -errno a reader returned). */
+static inline int pp_verdict_unreadable(struct asmspy_probe_result *res, const char *path, int rc)
+{
+  return pp_verdict(res, ASMSPY_E_NO_KERNEL, -rc, 0, "cannot read %s: %s", path,
+                    pp_errno_name(-rc));
+}
+
+/* The PMUs under root for a reason text, or "unreadable". */
+static inline void pp_pmu_list_text(const char *root, char *buf, size_t cap)
+{
+  if (pp_list_pmus_at(root, buf, cap) < 0)
+    snprintf(buf, cap, "unreadable");
+}
+
+/* Read a PMU's dynamic type from type_path (<root>/<pmu>/type) into *type.
+ * When the file is missing: ASMSPY_E_NO_KERNEL with driver_fmt if the CPU
+ * advertises cpu_flag (the driver did not bind), else ASMSPY_E_NO_HW with
+ * no_hw_fmt; each format takes one %s, the PMUs under root. Any other read
+ * failure: "cannot read <type_path>: ERRNO". */
+static inline int pp_probe_pmu_type(struct asmspy_probe_result *res, const char *root,
+                                    const char *type_path, const char *cpu_flag,
+                                    const char *driver_fmt, const char *no_hw_fmt,
+                                    long long *type)
+{
+  int rc = pp_read_sysfs_int(type_path, 10, type);
+  if (rc == -ENOENT) {
+    char pmus[160];
+    pp_pmu_list_text(root, pmus, sizeof pmus);
+    if (pp_cpu_has_flag(cpu_flag) == 1)
+      return pp_verdict(res, ASMSPY_E_NO_KERNEL, ENOENT, 0, driver_fmt, pmus);
+    return pp_verdict(res, ASMSPY_E_NO_HW, ENOENT, 0, no_hw_fmt, pmus);
+  }
+  if (rc < 0)
+    return pp_verdict_unreadable(res, type_path, rc);
+  return 0;
+}
+
+/* pp_child_fork; a failure is "<name> probe: fork: ERRNO". */
+static inline int pp_probe_child_fork(struct asmspy_probe_result *res, const char *name,
+                                      struct pp_child *c, pp_work_fn work, void *arg)
+{
+  int rc = pp_child_fork(c, work, arg);
+  if (rc < 0)
+    return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0, "%s probe: fork: %s", name,
+                      pp_errno_name(-rc));
+  return 0;
+}
+
+/* pp_ring_map; a failure is "<what>: ERRNO (hint)". */
+static inline int pp_probe_ring_map(struct asmspy_probe_result *res, const char *what, int fd,
+                                    unsigned data_pages_log2, struct pp_ring *r)
+{
+  int rc = pp_ring_map(fd, data_pages_log2, r);
+  if (rc == 0)
+    return 0;
+  char hint[200];
+  pp_mmap_hint(-rc, hint, sizeof hint);
+  return pp_verdict(res, pp_mmap_status(-rc), -rc, 0, "%s: %s (%s)", what, pp_errno_name(-rc),
+                    hint);
+}
+
+/* Enable the event, let the child run its work, wait up to timeout_ms for it,
+ * disable the event. Failures: "<name>: PERF_EVENT_IOC_ENABLE: ERRNO", or
+ * "<name> probe: the <role> child did not finish its loop: ERRNO" (role:
+ * "traced", "sampled"). */
+static inline int pp_probe_run_child(struct asmspy_probe_result *res, const char *name,
+                                     const char *role, int fd, struct pp_child *c, int timeout_ms)
+{
+  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+    int e = errno;
+    return pp_verdict(res, pp_perf_errno_status(e), e, 0, "%s: PERF_EVENT_IOC_ENABLE: %s", name,
+                      pp_errno_name(e));
+  }
+  int rc = pp_child_go(c);
+  if (rc == 0)
+    rc = pp_child_wait(c, timeout_ms, NULL);
+  (void)ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  if (rc < 0)
+    return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0,
+                      "%s probe: the %s child did not finish its loop: %s", name, role,
+                      pp_errno_name(-rc));
+  return 0;
+}
+
+/* A probe's cleanup on every path: unmap the ring, close the event (fd < 0:
+ * never opened), kill and reap the child. */
+static inline void pp_probe_release(struct pp_ring *r, int fd, struct pp_child *c)
+{
+  pp_ring_unmap(r);
+  if (fd >= 0)
+    close(fd);
+  pp_child_reap(c);
 }
 
 

@@ -43,6 +43,7 @@
 
 #define HW_WRITES 4
 #define HW_TIMEOUT_MS 3000
+#define HW_POLL_US 100
 #define HW_MAX_STOPS 64
 
 /* DR7 for slot 0: L0 enable (bit 0), R/W0 = 01 write (bits 16-17),
@@ -53,11 +54,9 @@
 /* The watched variable: the child writes it, the parent watches its address. */
 static volatile uint32_t hw_probe_var __attribute__((aligned(8)));
 
-__attribute__((noreturn)) static void hw_child(pid_t parent, int errfd)
+/* Runs in the forked child (already tied to the parent by pp_fork_piped). */
+__attribute__((noreturn)) static void hw_child(int errfd)
 {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent)
-    _exit(125);
   if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
     int e = errno;
     if (write(errfd, &e, sizeof e) < 0) {
@@ -69,28 +68,6 @@ __attribute__((noreturn)) static void hw_child(pid_t parent, int errfd)
   for (uint32_t i = 0; i < HW_WRITES; i++)
     hw_probe_var = i + 1;
   _exit(0);
-}
-
-/* waitpid with a deadline. Returns 0 (status filled), -ETIMEDOUT, -errno. */
-static int hw_wait(pid_t pid, int *st, int64_t deadline)
-{
-  for (;;) {
-    pid_t r = waitpid(pid, st, WNOHANG);
-    if (r == pid)
-      return 0;
-    if (r < 0 && errno != EINTR)
-      return -errno;
-    if (pp_now_ms() >= deadline)
-      return -ETIMEDOUT;
-    pp_sleep_us(100);
-  }
-}
-
-static void hw_kill_reap(pid_t pid)
-{
-  kill(pid, SIGKILL);
-  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-  }
 }
 
 static int hw_poke_status(int e)
@@ -110,31 +87,23 @@ static int hw_poke_status(int e)
 static int hw_probe_impl(struct asmspy_probe_result *res)
 {
   int p[2];
-  if (pipe(p) < 0)
-    return pp_verdict(res, ASMSPY_E_INTERNAL, errno, 0, "hwwatch probe: pipe: %s",
-                      pp_errno_name(errno));
-  (void)fcntl(p[0], F_SETFD, FD_CLOEXEC);
-  (void)fcntl(p[1], F_SETFD, FD_CLOEXEC);
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
-    int e = errno;
-    close(p[0]);
-    close(p[1]);
-    return pp_verdict(res, ASMSPY_E_INTERNAL, e, 0, "hwwatch probe: fork: %s", pp_errno_name(e));
-  }
+  const char *step = "fork";
+  pid_t pid = pp_fork_piped(p, 125, &step);
+  if (pid < 0)
+    return pp_verdict(res, ASMSPY_E_INTERNAL, -pid, 0, "hwwatch probe: %s: %s", step,
+                      pp_errno_name(-pid));
   if (pid == 0) {
     close(p[0]);
-    hw_child(parent, p[1]);
+    hw_child(p[1]);
   }
   close(p[1]);
 
   int64_t deadline = pp_now_ms() + HW_TIMEOUT_MS;
   int st = 0;
-  int rc = hw_wait(pid, &st, deadline);
+  int rc = pp_waitpid_until(pid, &st, deadline, HW_POLL_US);
   if (rc < 0) {
     close(p[0]);
-    hw_kill_reap(pid);
+    pp_kill_reap(pid);
     return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0,
                       "hwwatch probe: child never reached its self-stop: %s", pp_errno_name(-rc));
   }
@@ -154,7 +123,7 @@ static int hw_probe_impl(struct asmspy_probe_result *res)
   }
   close(p[0]);
   if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGSTOP) {
-    hw_kill_reap(pid);
+    pp_kill_reap(pid);
     return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
                       "hwwatch probe child stopped with signal %d instead of SIGSTOP",
                       WIFSTOPPED(st) ? WSTOPSIG(st) : -1);
@@ -166,14 +135,14 @@ static int hw_probe_impl(struct asmspy_probe_result *res)
   unsigned long dr7 = HW_DR7_W4_SLOT0;
   if (ptrace(PTRACE_POKEUSER, pid, (void *)HW_DR_OFF(0), (void *)addr) < 0) {
     int e = errno;
-    hw_kill_reap(pid);
+    pp_kill_reap(pid);
     return pp_verdict(res, hw_poke_status(e), e, 0,
                       "PTRACE_POKEUSER DR0 (user offset %zu) = %#lx: %s", HW_DR_OFF(0),
                       (unsigned long)addr, pp_errno_name(e));
   }
   if (ptrace(PTRACE_POKEUSER, pid, (void *)HW_DR_OFF(7), (void *)dr7) < 0) {
     int e = errno;
-    hw_kill_reap(pid);
+    pp_kill_reap(pid);
     return pp_verdict(res, hw_poke_status(e), e, 0,
                       "PTRACE_POKEUSER DR7 (user offset %zu) = %#lx with DR0=%#lx: %s (the "
                       "kernel refused the hw_breakpoint)",
@@ -189,14 +158,14 @@ static int hw_probe_impl(struct asmspy_probe_result *res)
   for (;;) {
     if (ptrace(PTRACE_CONT, pid, NULL, (void *)(uintptr_t)sig) < 0) {
       int e = errno;
-      hw_kill_reap(pid);
+      pp_kill_reap(pid);
       return pp_verdict(res, ASMSPY_E_INTERNAL, e, 0, "hwwatch probe: PTRACE_CONT: %s",
                         pp_errno_name(e));
     }
     sig = 0;
-    rc = hw_wait(pid, &st, deadline);
+    rc = pp_waitpid_until(pid, &st, deadline, HW_POLL_US);
     if (rc < 0) {
-      hw_kill_reap(pid);
+      pp_kill_reap(pid);
       return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0,
                         "hwwatch probe: the watched child did not finish: %s (%d traps so far)",
                         pp_errno_name(-rc), traps);
@@ -212,7 +181,7 @@ static int hw_probe_impl(struct asmspy_probe_result *res)
     if (!WIFSTOPPED(st))
       continue;
     if (++stops > HW_MAX_STOPS) {
-      hw_kill_reap(pid);
+      pp_kill_reap(pid);
       return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
                         "hwwatch probe: more than %d stops for %d writes: trap storm",
                         HW_MAX_STOPS, HW_WRITES);

@@ -70,25 +70,15 @@ static int ipt_probe_impl(struct asmspy_probe_result *res)
 {
   /* 1. the PMU */
   long long type = -1;
-  int rc = pp_read_sysfs_int(IPT_TYPE_PATH, 10, &type);
-  if (rc == -ENOENT) {
-    char pmus[160];
-    if (pp_list_pmus_at(IPT_SYSFS_ROOT, pmus, sizeof pmus) < 0)
-      snprintf(pmus, sizeof pmus, "unreadable");
-    if (pp_cpu_has_flag("intel_pt") == 1)
-      return pp_verdict(res, ASMSPY_E_NO_KERNEL, ENOENT, 0,
-                        "CPU flag intel_pt is set but " IPT_TYPE_PATH " is missing: the PT "
-                        "driver did not bind (PT on at boot, no ToPA, or kernel config); "
-                        "PMUs: %s",
-                        pmus);
-    return pp_verdict(res, ASMSPY_E_NO_HW, ENOENT, 0,
-                      "no intel_pt PMU: " IPT_TYPE_PATH " missing (CPU or hypervisor lacks "
-                      "Intel PT; PMUs here: %s)",
-                      pmus);
-  }
-  if (rc < 0)
-    return pp_verdict(res, ASMSPY_E_NO_KERNEL, -rc, 0, "cannot read " IPT_TYPE_PATH ": %s",
-                      pp_errno_name(-rc));
+  int rc = pp_probe_pmu_type(res, IPT_SYSFS_ROOT, IPT_TYPE_PATH, "intel_pt",
+                             "CPU flag intel_pt is set but " IPT_TYPE_PATH " is missing: the PT "
+                             "driver did not bind (PT on at boot, no ToPA, or kernel config); "
+                             "PMUs: %s",
+                             "no intel_pt PMU: " IPT_TYPE_PATH " missing (CPU or hypervisor "
+                             "lacks Intel PT; PMUs here: %s)",
+                             &type);
+  if (rc != 0)
+    return rc;
 
   /* 2. the config bits: pt|branch|tsc is the minimum decodable user trace */
   struct pp_format f_pt = {0, 0, 0, 0}, f_branch = f_pt, f_tsc = f_pt;
@@ -102,10 +92,9 @@ static int ipt_probe_impl(struct asmspy_probe_result *res)
   /* 3. a user-only per-task event on a forked, sleeping child */
   unsigned long iters = IPT_LOOP_ITERS;
   struct pp_child child;
-  rc = pp_child_fork(&child, pp_spin_branches, &iters);
-  if (rc < 0)
-    return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0, "intel_pt probe: fork: %s",
-                      pp_errno_name(-rc));
+  rc = pp_probe_child_fork(res, IPT_NAME, &child, pp_spin_branches, &iters);
+  if (rc != 0)
+    return rc;
 
   long pg = sysconf(_SC_PAGESIZE);
   size_t page = pg > 0 ? (size_t)pg : 4096u;
@@ -149,27 +138,17 @@ static int ipt_probe_impl(struct asmspy_probe_result *res)
   }
 
   /* 4. data ring first, then the AUX area at aux_offset (read-write = full trace) */
-  rc = pp_ring_map(fd, IPT_DATA_PAGES_LOG2, &ring);
-  if (rc < 0) {
-    char hint[200];
-    if (rc == -EPERM)
-      pp_mlock_hint(hint, sizeof hint);
-    else
-      snprintf(hint, sizeof hint, "%s", strerror(-rc));
-    status = pp_verdict(res, rc == -EPERM ? ASMSPY_E_PERM : pp_perf_errno_status(-rc), -rc, 0,
-                        "intel_pt: mmap of the perf data ring: %s (%s)", pp_errno_name(-rc),
-                        hint);
+  status = pp_probe_ring_map(res, "intel_pt: mmap of the perf data ring", fd,
+                             IPT_DATA_PAGES_LOG2, &ring);
+  if (status != 0)
     goto out;
-  }
   ring.pc->aux_offset = ring.len;
   ring.pc->aux_size = aux_size;
   aux = mmap(NULL, aux_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)ring.len);
   if (aux == MAP_FAILED) {
     int e = errno;
     char hint[200];
-    if (e == EPERM) {
-      pp_mlock_hint(hint, sizeof hint);
-    } else if (e == ENOMEM) {
+    if (e == ENOMEM) {
       long long multi = -1;
       (void)pp_read_sysfs_int(IPT_DIR "/caps/topa_multiple_entries", 16, &multi);
       snprintf(hint, sizeof hint,
@@ -177,32 +156,18 @@ static int ipt_probe_impl(struct asmspy_probe_result *res)
                "be physically contiguous",
                multi);
     } else {
-      snprintf(hint, sizeof hint, "%s", strerror(e));
+      pp_mmap_hint(e, hint, sizeof hint);
     }
-    status = pp_verdict(res, e == EPERM ? ASMSPY_E_PERM : pp_perf_errno_status(e), e, 0,
+    status = pp_verdict(res, pp_mmap_status(e), e, 0,
                         "intel_pt: mmap of a %zu KiB AUX area: %s (%s)", aux_size / 1024,
                         pp_errno_name(e), hint);
     goto out;
   }
 
   /* 5. functional: trace a known loop, require bytes and a PSB */
-  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-    int e = errno;
-    status = pp_verdict(res, pp_perf_errno_status(e), e, 0,
-                        "intel_pt: PERF_EVENT_IOC_ENABLE: %s", pp_errno_name(e));
+  status = pp_probe_run_child(res, IPT_NAME, "traced", fd, &child, IPT_CHILD_TIMEOUT_MS);
+  if (status != 0)
     goto out;
-  }
-  rc = pp_child_go(&child);
-  int wst = 0;
-  if (rc == 0)
-    rc = pp_child_wait(&child, IPT_CHILD_TIMEOUT_MS, &wst);
-  (void)ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  if (rc < 0) {
-    status = pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0,
-                        "intel_pt probe: the traced child did not finish its loop: %s",
-                        pp_errno_name(-rc));
-    goto out;
-  }
   uint64_t head = __atomic_load_n(&ring.pc->aux_head, __ATOMIC_ACQUIRE);
   if (head == 0) {
     status = pp_verdict(res, ASMSPY_E_VIRT, 0, 0,
@@ -228,10 +193,7 @@ static int ipt_probe_impl(struct asmspy_probe_result *res)
 out:
   if (aux != MAP_FAILED)
     munmap(aux, aux_size);
-  pp_ring_unmap(&ring);
-  if (fd >= 0)
-    close(fd);
-  pp_child_reap(&child);
+  pp_probe_release(&ring, fd, &child);
   return status;
 }
 

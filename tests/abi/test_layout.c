@@ -254,10 +254,49 @@ ENDS(asmspy_host_api, wants_text, SIZE_1_1_asmspy_host_api);
 #define SIZE_1_1_asmspy_backend_ops SIZE_1_0_asmspy_backend_ops
 #define SIZE_1_1_asmspy_view_ops SIZE_1_0_asmspy_view_ops
 
+/* ========================== ABI 1.2 ========================== */
+/* struct asmspy_syscall_info: new in 1.2 (syscall stops). */
+HEADER(asmspy_syscall_info);
+PIN(asmspy_syscall_info, op, 8);
+PIN(asmspy_syscall_info, is_error, 12);
+PIN(asmspy_syscall_info, nr, 16);
+PIN(asmspy_syscall_info, args, 24);
+PIN(asmspy_syscall_info, rval, 72);
+PIN(asmspy_syscall_info, ip, 80);
+PIN(asmspy_syscall_info, sp, 88);
+PIN(asmspy_syscall_info, from_toggle, 96);
+#define SIZE_1_2_asmspy_syscall_info 104
+ENDS(asmspy_syscall_info, from_toggle, SIZE_1_2_asmspy_syscall_info);
+
+/* struct asmspy_seam_api: syscall_info(). */
+PIN(asmspy_seam_api, syscall_info, 96);
+NEW(asmspy_seam_api, syscall_info, SIZE_1_1_asmspy_seam_api);
+#define SIZE_1_2_asmspy_seam_api 104
+ENDS(asmspy_seam_api, syscall_info, SIZE_1_2_asmspy_seam_api);
+
+/* struct asmspy_host_api: syscall_name(), describe_fd(). */
+PIN(asmspy_host_api, syscall_name, 96);
+NEW(asmspy_host_api, syscall_name, SIZE_1_1_asmspy_host_api);
+PIN(asmspy_host_api, describe_fd, 104);
+NEW(asmspy_host_api, describe_fd, SIZE_1_1_asmspy_host_api);
+#define SIZE_1_2_asmspy_host_api 112
+ENDS(asmspy_host_api, describe_fd, SIZE_1_2_asmspy_host_api);
+
+/* Unchanged in 1.2. */
+#define SIZE_1_2_asmspy_probe_result SIZE_1_1_asmspy_probe_result
+#define SIZE_1_2_asmspy_event SIZE_1_1_asmspy_event
+#define SIZE_1_2_asmspy_session SIZE_1_1_asmspy_session
+#define SIZE_1_2_asmspy_regs SIZE_1_1_asmspy_regs
+#define SIZE_1_2_asmspy_symbol SIZE_1_1_asmspy_symbol
+#define SIZE_1_2_asmspy_backend_ops SIZE_1_1_asmspy_backend_ops
+#define SIZE_1_2_asmspy_view_ops SIZE_1_1_asmspy_view_ops
+#define SIZE_1_2_asmspy_stop SIZE_1_1_asmspy_stop
+#define SIZE_1_2_asmspy_plugin SIZE_1_1_asmspy_plugin
+
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */
-#if ASMSPY_ABI_MINOR == 1
-#define CUR(S) SIZE_1_1_##S
+#if ASMSPY_ABI_MINOR == 2
+#define CUR(S) SIZE_1_2_##S
 #else
 #error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
 #endif
@@ -272,6 +311,7 @@ SIZE(asmspy_host_api, CUR(asmspy_host_api));
 SIZE(asmspy_backend_ops, CUR(asmspy_backend_ops));
 SIZE(asmspy_view_ops, CUR(asmspy_view_ops));
 SIZE(asmspy_plugin, CUR(asmspy_plugin));
+SIZE(asmspy_syscall_info, CUR(asmspy_syscall_info));
 
 /* Boundary structs are 8-aligned (ENDS() rounds to 8). */
 _Static_assert(alignof(struct asmspy_plugin) == 8 && alignof(struct asmspy_event) == 8 &&

@@ -18,18 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 static struct json_value *parse_str(const char *s, struct json_error *err) {
   return json_parse(s, strlen(s), err);
@@ -727,10 +716,5 @@ int main(void) {
   test_escape_bytes();
   test_escape_random();
   test_fuzz();
-  if (failures) {
-    fprintf(stderr, "test_json: %d of %d checks FAILED\n", failures, checks);
-    return 1;
-  }
-  printf("test_json: all %d checks passed\n", checks);
-  return 0;
+  return check_summary("test_json");
 }

@@ -1,7 +1,9 @@
 /* Unit test of plugins/common/perf_probe.h: the PMU format-file parser
  * ("config:0", "config:14-17", "config2:0", "config1:0-63", lists, garbage)
  * and the sysfs integer / format readers on temporary files.
- * Exit 0 = pass, 1 = at least one check failed. */
+ * Exit 0 = pass, 1 = at least one check failed. Standalone build, e.g.:
+ *   gcc -std=gnu11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
+ *       -I include -I . -o /tmp/test_perf_format tests/unit/test_perf_format.c */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,19 +12,7 @@
 
 #include "plugins/common/perf_probe.h"
 
-static int failures;
-static int checks;
-
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    checks++;                                                                              \
-    if (!(cond)) {                                                                         \
-      failures++;                                                                          \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
-      fprintf(stderr, __VA_ARGS__);                                                        \
-      fputc('\n', stderr);                                                                 \
-    }                                                                                      \
-  } while (0)
+#include "check.h"
 
 static void expect_format(const char *text, int field, unsigned lo, unsigned hi, uint64_t mask)
 {
@@ -271,10 +261,5 @@ int main(void)
   if (system(cmd) != 0)
     fprintf(stderr, "warning: could not remove %s\n", tmpdir);
 
-  if (failures) {
-    fprintf(stderr, "test_perf_format: %d of %d checks failed\n", failures, checks);
-    return 1;
-  }
-  printf("test_perf_format: all %d checks passed\n", checks);
-  return 0;
+  return check_summary("test_perf_format");
 }

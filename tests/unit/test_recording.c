@@ -22,18 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 /* ------------------------------------------------------------------------- */
 /* Building recordings                                                        */
@@ -779,10 +768,5 @@ int main(void) {
   test_events();
   test_iterator();
   rmdir(tmpdir);
-  if (failures) {
-    fprintf(stderr, "test_recording: %d of %d checks FAILED\n", failures, checks);
-    return 1;
-  }
-  printf("test_recording: all %d checks passed\n", checks);
-  return 0;
+  return check_summary("test_recording");
 }

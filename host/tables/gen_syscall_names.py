@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Generate asmspy's syscall-name table from the host's own syscall header.
+
+Usage:
+    gen_syscall_names.py <unistd_64.h | --auto> <output.h> [--cc=<compiler>]
+
+<unistd_64.h> is normally /usr/include/x86_64-linux-gnu/asm/unistd_64.h
+(Debian multiarch) or /usr/include/asm/unistd_64.h (other distros). A header
+that defines no __NR_ constants itself (a wrapper that only #includes the
+real one) is run through the preprocessor instead; a path that does not exist
+on this host falls back to --auto (with a note on stderr). --auto finds the
+numbers without a path: `cc -E -dM` of <sys/syscall.h> ($CC or cc, or
+--cc=<compiler>).
+
+The output defines
+    static const char *const asmspy_syscall_names[] = { [0] = "read", ... };
+    #define ASMSPY_SYSCALL_MAX <highest __NR_ + 1>   (the array's length)
+    #define ASMSPY_SYSCALL_HIGHEST <highest __NR_>
+and a bounds-checked lookup, asmspy_syscall_name_of(nr) (NULL if unknown).
+Python 3 standard library only; the output is rewritten only when it changes.
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+DEFINE_RE = re.compile(r'^\s*#\s*define\s+__NR_([A-Za-z0-9_]+)\s+(.+?)\s*(?:/\*.*)?$')
+INT_RE = re.compile(r'^\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?$')
+# x32 / arch-offset forms such as (__X32_SYSCALL_BIT + 512) or (__NR_SYSCALL_BASE+3)
+SUM_RE = re.compile(r'^\(\s*([A-Za-z_][A-Za-z0-9_]*|0[xX][0-9a-fA-F]+|\d+)\s*\+\s*'
+                    r'([A-Za-z_][A-Za-z0-9_]*|0[xX][0-9a-fA-F]+|\d+)\s*\)$')
+
+
+def die(msg):
+    sys.stderr.write('gen_syscall_names.py: %s\n' % msg)
+    sys.exit(1)
+
+
+def parse_defines(text):
+    """Every `#define NAME VALUE` in text (raw value strings)."""
+    defs = {}
+    for line in text.splitlines():
+        m = re.match(r'^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+(.+?)\s*(?:/\*.*)?$', line)
+        if m:
+            defs[m.group(1)] = m.group(2).strip()
+    return defs
+
+
+def evaluate(value, defs, depth=0):
+    """Integer value of a define's body, following simple aliases; None if not numeric."""
+    if depth > 16:
+        return None
+    value = value.strip()
+    m = INT_RE.match(value)
+    if m:
+        return int(m.group(1), 0)
+    m = SUM_RE.match(value)
+    if m:
+        a = evaluate(m.group(1), defs, depth + 1)
+        b = evaluate(m.group(2), defs, depth + 1)
+        return None if a is None or b is None else a + b
+    stripped = value.strip('() ')
+    if re.match(r'^[A-Za-z_][A-Za-z0-9_]*$', stripped) and stripped in defs:
+        return evaluate(defs[stripped], defs, depth + 1)
+    return None
+
+
+def syscalls_from_text(text):
+    defs = parse_defines(text)
+    table = {}
+    for name, body in defs.items():
+        if not name.startswith('__NR_'):
+            continue
+        nr = evaluate(body, defs)
+        if nr is None or nr < 0 or nr > 100000:
+            continue
+        sc = name[len('__NR_'):]
+        # Two names for one number (rare, historical aliases): keep the first
+        # in header order, which parse_defines preserved (dicts are ordered).
+        table.setdefault(nr, sc)
+    return table
+
+
+def compiler():
+    for cand in (os.environ.get('CC'), 'cc', 'gcc', 'clang'):
+        if cand:
+            return cand
+    return 'cc'
+
+
+def preprocess(cc, source_text, extra_args=()):
+    cmd = shlex.split(cc) + ['-E', '-dM', '-x', 'c'] + list(extra_args) + ['-']
+    try:
+        res = subprocess.run(cmd, input=source_text, capture_output=True, text=True, check=False)
+    except OSError as e:
+        die('cannot run %s: %s' % (' '.join(cmd), e))
+    if res.returncode != 0:
+        die('%s failed:\n%s' % (' '.join(cmd), res.stderr))
+    return res.stdout
+
+
+def load(source, cc):
+    if source == '--auto':
+        return syscalls_from_text(preprocess(cc, '#include <sys/syscall.h>\n')), '<sys/syscall.h> via %s -E -dM' % cc
+    if not os.path.exists(source):
+        # Debian keeps asm/ under the multiarch directory, Fedora/Arch under
+        # /usr/include/asm: a path from one distro must not break the build on
+        # another, and <sys/syscall.h> reaches the same kernel header.
+        sys.stderr.write('gen_syscall_names.py: %s not found; using --auto\n' % source)
+        table, origin = load('--auto', cc)
+        return table, origin + ' (%s not found)' % source
+    try:
+        with open(source, encoding='utf-8', errors='replace') as f:
+            text = f.read()
+    except OSError as e:
+        die('cannot read %s: %s' % (source, e))
+    table = syscalls_from_text(text)
+    if table:
+        return table, source
+    # A wrapper header (#include <asm/unistd_64.h> or arch #ifdefs): let the
+    # preprocessor resolve it.
+    inc = os.path.abspath(source)
+    table = syscalls_from_text(preprocess(cc, '#include "%s"\n' % inc))
+    return table, '%s via %s -E -dM' % (source, cc)
+
+
+def c_string(s):
+    return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
+
+
+def render(table, origin):
+    highest = max(table)
+    out = []
+    out.append('/* Generated by host/tables/gen_syscall_names.py from %s. Do not edit. */' % origin)
+    out.append('#ifndef ASMSPY_SYSCALL_NAMES_H')
+    out.append('#define ASMSPY_SYSCALL_NAMES_H')
+    out.append('')
+    out.append('#include <stddef.h>')
+    out.append('#include <stdint.h>')
+    out.append('')
+    out.append('/* Length of asmspy_syscall_names: one past the highest __NR_ number. */')
+    out.append('#define ASMSPY_SYSCALL_MAX %d' % (highest + 1))
+    out.append('/* The highest __NR_ number the host header defines. */')
+    out.append('#define ASMSPY_SYSCALL_HIGHEST %d' % highest)
+    out.append('/* How many numbers have a name (the table has holes). */')
+    out.append('#define ASMSPY_SYSCALL_COUNT %d' % len(table))
+    out.append('')
+    out.append('static const char *const asmspy_syscall_names[ASMSPY_SYSCALL_MAX] = {')
+    for nr in sorted(table):
+        out.append('    [%d] = %s,' % (nr, c_string(table[nr])))
+    out.append('};')
+    out.append('')
+    out.append('/* Name of syscall nr, or NULL (out of range, or a hole in the table). */')
+    out.append('static inline const char *asmspy_syscall_name_of(int64_t nr) {')
+    out.append('  return (nr >= 0 && nr < ASMSPY_SYSCALL_MAX) ? asmspy_syscall_names[nr] : NULL;')
+    out.append('}')
+    out.append('')
+    out.append('#endif /* ASMSPY_SYSCALL_NAMES_H */')
+    return '\n'.join(out) + '\n'
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith('--cc=')]
+    cc = compiler()
+    for a in argv[1:]:
+        if a.startswith('--cc='):
+            cc = a[len('--cc='):]
+    if len(args) != 2 or args[0] in ('-h', '--help'):
+        sys.stderr.write(__doc__)
+        return 2
+    source, output = args
+    table, origin = load(source, cc)
+    if not table:
+        die('no __NR_ syscall numbers found in %s' % origin)
+    text = render(table, origin)
+    try:
+        with open(output, encoding='utf-8') as f:
+            if f.read() == text:
+                return 0  # unchanged: keep the mtime, avoid needless rebuilds
+    except OSError:
+        pass
+    tmp = output + '.tmp'
+    with open(tmp, 'w', encoding='utf-8') as f:
+        f.write(text)
+    os.replace(tmp, output)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

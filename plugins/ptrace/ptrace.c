@@ -1,0 +1,220 @@
+/* ptrace: the capture backend for syscalls. Every followed thread runs under
+ * PTRACE_SYSCALL and stops only at syscall entry and exit (plus signals and
+ * task events), so the target runs near full speed between syscalls.
+ *
+ * Each stop becomes an ASMSPY_EV_SYSCALL_ENTER / _EXIT event (number, raw
+ * arguments, return value), delivered while the thread is still stopped so a
+ * view can decode its buffers and fds from the live process (see
+ * asmspy_sink_fn). Signals become ASMSPY_EV_SIGNAL and are handed back; task
+ * births, execs and exits become ASMSPY_EV_TASK. */
+#define _GNU_SOURCE
+#include <asmspy/plugin.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PTRACE_CAPS (ASMSPY_CAP_SYSCALLS | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS)
+
+/* ------------------------------------------------------------- probe -- */
+
+/* Functional: trace a forked child to its getppid() syscall and demand an
+ * entry stop naming it, then the exit stop returning our pid. */
+static int ptrace_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res) {
+  (void)host;
+  pid_t parent = getpid();
+  pid_t child = fork();
+  if (child < 0) {
+    ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, errno, "fork: %s", strerror(errno));
+    return 0;
+  }
+  if (child == 0) {
+    raise(SIGSTOP);
+    syscall(SYS_getppid);
+    _exit(0);
+  }
+  int status;
+  waitpid(child, &status, WUNTRACED);
+  if (ptrace(PTRACE_SEIZE, child, 0, (void *)(uintptr_t)PTRACE_O_TRACESYSGOOD) != 0) {
+    int e = errno;
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    ASMSPY_PROBE_SET(res, ASMSPY_E_PERM, e, "PTRACE_SEIZE of a forked child: %s", strerror(e));
+    return 0;
+  }
+  kill(child, SIGCONT);
+  int saw_entry = 0, saw_exit = 0, info_works = -1;
+  for (int i = 0; i < 64 && !saw_exit; i++) {
+    if (waitpid(child, &status, __WALL) != child || !WIFSTOPPED(status)) break;
+    int sig = WSTOPSIG(status);
+    if (sig == (SIGTRAP | 0x80)) {
+#if defined(PTRACE_GET_SYSCALL_INFO)
+      struct __ptrace_syscall_info k;
+      memset(&k, 0, sizeof k);
+      if (ptrace(PTRACE_GET_SYSCALL_INFO, child, (void *)sizeof k, &k) > 0) {
+        info_works = 1;
+        if (k.op == PTRACE_SYSCALL_INFO_ENTRY && k.entry.nr == SYS_getppid) saw_entry = 1;
+        if (saw_entry && k.op == PTRACE_SYSCALL_INFO_EXIT && k.exit.rval == parent) saw_exit = 1;
+      } else {
+        info_works = 0;
+        saw_entry = saw_exit = 1; /* stops arrive: the toggle fallback will do */
+      }
+#else
+      info_works = 0;
+      saw_entry = saw_exit = 1;
+#endif
+    }
+    sig = (sig == SIGSTOP || sig == SIGCONT || sig == (SIGTRAP | 0x80) || (status >> 16)) ? 0 : sig;
+    ptrace(PTRACE_SYSCALL, child, 0, (void *)(uintptr_t)sig);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, NULL, 0);
+  if (saw_entry && saw_exit) {
+    ASMSPY_PROBE_SET(res, ASMSPY_USABLE, 0,
+                     info_works == 1
+                         ? "traced a forked child's getppid(): entry and exit paired by "
+                           "PTRACE_GET_SYSCALL_INFO"
+                         : "syscall stops work; PTRACE_GET_SYSCALL_INFO missing: entry/exit "
+                           "toggle fallback");
+    res->caps_available = PTRACE_CAPS;
+  } else {
+    ASMSPY_PROBE_SET(res, ASMSPY_E_NO_KERNEL, 0,
+                     "PTRACE_SYSCALL on a forked child never reported getppid() entry+exit");
+  }
+  return 0;
+}
+
+/* --------------------------------------------------------------- run -- */
+
+struct sys_state {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  uint64_t seq;
+  int stop;
+};
+
+static void emit(struct sys_state *st, struct asmspy_event *ev, const struct asmspy_stop *stop) {
+  ev->abi_version = ASMSPY_ABI_VERSION;
+  ev->struct_size = sizeof *ev;
+  ev->pid = stop->pid;
+  ev->tid = stop->tid;
+  ev->nthreads = stop->nthreads;
+  ev->target = stop->target;
+  ev->seq = ++st->seq;
+  if (st->s->sink(st->s->sink_ctx, ev)) st->stop = 1;
+}
+
+static void emit_task(struct sys_state *st, const struct asmspy_stop *stop, uint32_t what, int child,
+                      int code) {
+  struct asmspy_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = ASMSPY_EV_TASK;
+  ev.u.task.what = what;
+  ev.u.task.child = child;
+  ev.u.task.code = code;
+  emit(st, &ev, stop);
+}
+
+static int ptrace_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
+  const struct asmspy_seam_api *seam = host->seam;
+  if (!ASMSPY_HAS(seam, syscall_info)) return -ASMSPY_E_ABI;
+  struct asmspy_seam *sm = NULL;
+  int rc = seam->attach(s, &sm);
+  if (rc) return rc;
+  struct sys_state st = {.host = host, .s = s};
+  int result = 0;
+  while (!st.stop) {
+    struct asmspy_stop stop;
+    memset(&stop, 0, sizeof stop);
+    ASMSPY_INIT_HEADER(&stop);
+    if (seam->next_stop(sm, &stop) != 0) {
+      result = -ASMSPY_E_INTERNAL;
+      break;
+    }
+    if (stop.kind == ASMSPY_STOP_INTERRUPTED) break;
+    if (stop.kind == ASMSPY_STOP_NONE) {
+      result = ASMSPY_FACT_EXITED;
+      break;
+    }
+    if (stop.kind == ASMSPY_STOP_EXITED) {
+      emit_task(&st, &stop, ASMSPY_TASK_EXIT, 0, stop.exit_code);
+      continue;
+    }
+    int deliver = 0;
+    struct asmspy_event ev;
+    memset(&ev, 0, sizeof ev);
+    switch (stop.kind) {
+    case ASMSPY_STOP_SYSCALL: {
+      struct asmspy_syscall_info info;
+      memset(&info, 0, sizeof info);
+      ASMSPY_INIT_HEADER(&info);
+      if (seam->syscall_info(sm, stop.tid, &info) != 0 || info.op == ASMSPY_SYSCALL_NONE) break;
+      ev.ip = info.ip;
+      ev.u.sys.nr = info.nr;
+      if (info.op == ASMSPY_SYSCALL_ENTRY) {
+        ev.type = ASMSPY_EV_SYSCALL_ENTER;
+        memcpy(ev.u.sys.args, info.args, sizeof ev.u.sys.args);
+      } else {
+        ev.type = ASMSPY_EV_SYSCALL_EXIT;
+        ev.u.sys.ret = info.rval;
+        ev.u.sys.is_error = info.is_error;
+      }
+      emit(&st, &ev, &stop);
+      break;
+    }
+    case ASMSPY_STOP_SIGNAL:
+    case ASMSPY_STOP_TARGET_TRAP:
+      deliver = stop.sig;
+      ev.type = ASMSPY_EV_SIGNAL;
+      ev.u.signal.signo = stop.sig;
+      ev.u.signal.code = ASMSPY_HAS(&stop, si_code) ? stop.si_code : 0;
+      emit(&st, &ev, &stop);
+      break;
+    case ASMSPY_STOP_NEW_TASK:
+      emit_task(&st, &stop, stop.is_process ? ASMSPY_TASK_FORK : ASMSPY_TASK_CLONE, stop.new_tid,
+                0);
+      break;
+    case ASMSPY_STOP_EXEC:
+      emit_task(&st, &stop, ASMSPY_TASK_EXEC, 0, 0);
+      break;
+    default: /* GROUP, STEP (none requested): just continue */
+      break;
+    }
+    if (st.stop || (s->stop && *s->stop)) break;
+    seam->resume_syscall(sm, stop.tid, deliver);
+  }
+  seam->detach(sm);
+  return result;
+}
+
+static const struct asmspy_backend_ops ptrace_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_backend_ops),
+    .run = ptrace_run,
+};
+
+static const struct asmspy_plugin ptrace_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_BACKEND,
+    .name = "ptrace",
+    .description = "ptrace syscall stops (PTRACE_SYSCALL + PTRACE_GET_SYSCALL_INFO): syscalls, "
+                   "signals and task events at near full speed",
+    .caps = PTRACE_CAPS,
+    .probe = ptrace_probe,
+    .backend = &ptrace_ops,
+    .plugin_version = "0.1.0",
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  return &ptrace_plugin;
+}

@@ -1,0 +1,277 @@
+/* syslog: the syscall log view (`asmspy --log <pid> [n]`), a mini strace.
+ *
+ * Pairs each thread's syscall-entry and -exit events into one line
+ *     write(fd=3</tmp/notes.txt>, "hello\n", 6) = 6
+ * prefixed [tid] once more than one thread is followed. Arguments are decoded
+ * by sc_decode.c from the live target: the ptrace backend delivers each event
+ * while the thread is stopped, so buffers, paths and fds are read at the
+ * moment the kernel saw them (entry for inputs and fds, exit for outputs).
+ * n counts completed syscall lines (default 20; negative = until exit).
+ * --json: one `syscall` event per line with the decoded text, the return
+ * value, the errno name and the strings the call carried (paths, buffers). */
+#define _GNU_SOURCE
+#include "plugins/views/syslog/sc_decode.h"
+
+#include <asmspy/plugin.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SYSLOG_DEFAULT_N 20
+
+struct thread_call {
+  int32_t tid;
+  int in_flight;
+  struct sc_call call;
+};
+
+struct syslog_state {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  int64_t want, shown;
+  struct thread_call *threads;
+  size_t nthreads, cap;
+};
+
+/* ----------------------------------------------------- decoder env -- */
+
+static ssize_t env_read_mem(void *ctx, uint64_t addr, void *buf, size_t len);
+static const char *env_describe_fd(void *ctx, int fd, char *buf, size_t cap);
+static const char *env_syscall_name(void *ctx, int64_t nr);
+
+struct env_ctx {
+  const struct asmspy_host_api *host;
+  struct asmspy_target *target;
+};
+
+static ssize_t env_read_mem(void *ctx, uint64_t addr, void *buf, size_t len) {
+  struct env_ctx *c = ctx;
+  return c->target ? c->host->read_mem(c->target, addr, buf, len) : -1;
+}
+static const char *env_describe_fd(void *ctx, int fd, char *buf, size_t cap) {
+  struct env_ctx *c = ctx;
+  return c->target && ASMSPY_HAS(c->host, describe_fd) ? c->host->describe_fd(c->target, fd, buf, cap)
+                                                         : NULL;
+}
+static const char *env_syscall_name(void *ctx, int64_t nr) {
+  struct env_ctx *c = ctx;
+  return ASMSPY_HAS(c->host, syscall_name) ? c->host->syscall_name(nr) : NULL;
+}
+
+static struct sc_env make_env(struct env_ctx *c) {
+  struct sc_env env = {.ctx = c,
+                       .read_mem = env_read_mem,
+                       .describe_fd = env_describe_fd,
+                       .syscall_name = env_syscall_name};
+  return env;
+}
+
+/* --------------------------------------------------------- threads -- */
+
+static struct thread_call *thread_for(struct syslog_state *st, int32_t tid) {
+  for (size_t i = 0; i < st->nthreads; i++)
+    if (st->threads[i].tid == tid) return &st->threads[i];
+  if (st->nthreads == st->cap) {
+    size_t nc = st->cap ? st->cap * 2 : 8;
+    struct thread_call *nt = realloc(st->threads, nc * sizeof *nt);
+    if (!nt) return NULL;
+    st->threads = nt;
+    st->cap = nc;
+  }
+  struct thread_call *t = &st->threads[st->nthreads++];
+  memset(t, 0, sizeof *t);
+  t->tid = tid;
+  return t;
+}
+
+/* ---------------------------------------------------------- output -- */
+
+static void prefix_for(const struct asmspy_event *ev, char *buf, size_t cap) {
+  if (ev->nthreads > 1)
+    snprintf(buf, cap, "[%d] ", ev->tid);
+  else
+    buf[0] = 0;
+}
+
+/* One completed (or unfinished) syscall line through the writer. */
+static int emit_line(struct syslog_state *st, const struct asmspy_event *ev, const struct sc_call *c,
+                     const char *line, int64_t ret, int have_ret) {
+  const struct asmspy_host_api *h = st->host;
+  char prefix[32], text[5000];
+  prefix_for(ev, prefix, sizeof prefix);
+  snprintf(text, sizeof text, "%s%s", prefix, line);
+  st->shown++;
+  int done = st->want > 0 && st->shown >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
+  if (ASMSPY_HAS(h, wants_json) && !h->wants_json(st->s->out)) {
+    h->emit(st->s->out, "syscall", NULL, text);
+    return done;
+  }
+  static char esc[6 * sizeof text + 1], fields[sizeof esc + 8192];
+  const char *name = ASMSPY_HAS(h, syscall_name) ? h->syscall_name(c->nr) : NULL;
+  h->json_escape(esc, sizeof esc, line, strlen(line));
+  int n = snprintf(fields, sizeof fields, "\"tid\":%d,\"nr\":%" PRId64 ",\"name\":\"%s\",\"text\":\"%s\"",
+                   ev->tid, c->nr, name ? name : "?", esc);
+  if (have_ret) {
+    n += snprintf(fields + n, sizeof fields - (size_t)n, ",\"ret\":%" PRId64, ret);
+    if (ret < 0 && ret >= -4095)
+      n += snprintf(fields + n, sizeof fields - (size_t)n, ",\"error\":\"%s\"",
+                    sc_errno_name((int)-ret));
+  } else {
+    n += snprintf(fields + n, sizeof fields - (size_t)n, ",\"ret\":null");
+  }
+  n += snprintf(fields + n, sizeof fields - (size_t)n, ",\"carried\":[");
+  for (int i = 0; i < c->ncarried && (size_t)n < sizeof fields - 1600; i++) {
+    char carried[1600];
+    h->json_escape(carried, sizeof carried, c->carried[i], (size_t)c->carried_len[i]);
+    n += snprintf(fields + n, sizeof fields - (size_t)n, "%s\"%s\"", i ? "," : "", carried);
+  }
+  snprintf(fields + n, sizeof fields - (size_t)n, "]");
+  h->emit(st->s->out, "syscall", fields, text);
+  return done;
+}
+
+static int on_enter(struct syslog_state *st, const struct asmspy_event *ev) {
+  struct thread_call *t = thread_for(st, ev->tid);
+  if (!t) return ASMSPY_CONSUME_MORE;
+  struct env_ctx c = {st->host, ev->target};
+  struct sc_env env = make_env(&c);
+  sc_enter(&env, &t->call, ev->u.sys.nr, ev->u.sys.args);
+  t->in_flight = 1;
+  return ASMSPY_CONSUME_MORE;
+}
+
+static int on_exit_event(struct syslog_state *st, const struct asmspy_event *ev) {
+  struct thread_call *t = thread_for(st, ev->tid);
+  if (!t) return ASMSPY_CONSUME_MORE;
+  char line[5000];
+  struct env_ctx c = {st->host, ev->target};
+  struct sc_env env = make_env(&c);
+  if (!t->in_flight) {
+    /* We arrived mid-syscall (its entry happened before we attached, or it
+     * is the execve that started a --launch): only the result is known. */
+    if (ev->u.sys.nr < 0) return ASMSPY_CONSUME_MORE; /* nothing to name */
+    memset(&t->call, 0, sizeof t->call);
+    t->call.nr = ev->u.sys.nr;
+    const char *name = env.syscall_name(env.ctx, ev->u.sys.nr);
+    snprintf(line, sizeof line, "%s(...) = %" PRId64, name ? name : "syscall", ev->u.sys.ret);
+    return emit_line(st, ev, &t->call, line, ev->u.sys.ret, 1);
+  }
+  t->in_flight = 0;
+  sc_exit(&env, &t->call, ev->u.sys.ret, line, sizeof line);
+  return emit_line(st, ev, &t->call, line, ev->u.sys.ret, 1);
+}
+
+static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
+  const struct asmspy_host_api *h = st->host;
+  char prefix[32], text[256], fields[256];
+  prefix_for(ev, prefix, sizeof prefix);
+  int done = ASMSPY_CONSUME_MORE;
+  if (ev->u.task.what == ASMSPY_TASK_EXIT) {
+    struct thread_call *t = thread_for(st, ev->tid);
+    if (t && t->in_flight) { /* exit_group / exit never return */
+      char line[5000];
+      sc_unfinished(&t->call, line, sizeof line);
+      t->in_flight = 0;
+      done = emit_line(st, ev, &t->call, line, 0, 0);
+    }
+    int code = ev->u.task.code;
+    if (code >= 0)
+      snprintf(text, sizeof text, "%s+++ exited with %d +++", prefix, code);
+    else
+      snprintf(text, sizeof text, "%s+++ killed by SIG%s +++", prefix, sigabbrev_np(-code) ? sigabbrev_np(-code) : "?");
+    snprintf(fields, sizeof fields, "\"what\":\"exit\",\"tid\":%d,\"code\":%d", ev->tid, code);
+    h->emit(st->s->out, "task", fields, text);
+  } else {
+    static const char *what_name[] = {"?", "clone", "fork", "exec", "exit"};
+    uint32_t w = ev->u.task.what <= ASMSPY_TASK_EXIT ? ev->u.task.what : 0;
+    snprintf(fields, sizeof fields, "\"what\":\"%s\",\"tid\":%d,\"child\":%d", what_name[w], ev->tid,
+             ev->u.task.child);
+    h->emit(st->s->out, "task", fields, NULL); /* strace shows these through the syscalls */
+  }
+  return done;
+}
+
+static int on_signal(struct syslog_state *st, const struct asmspy_event *ev) {
+  char prefix[32], text[128], fields[128];
+  prefix_for(ev, prefix, sizeof prefix);
+  const char *abbrev = sigabbrev_np(ev->u.signal.signo);
+  snprintf(text, sizeof text, "%s--- SIG%s ---", prefix, abbrev ? abbrev : "?");
+  snprintf(fields, sizeof fields, "\"tid\":%d,\"signo\":%d,\"name\":\"SIG%s\",\"code\":%d", ev->tid,
+           ev->u.signal.signo, abbrev ? abbrev : "?", ev->u.signal.code);
+  st->host->emit(st->s->out, "signal", fields, text);
+  return ASMSPY_CONSUME_MORE;
+}
+
+/* ------------------------------------------------------------ view -- */
+
+static int syslog_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                       void **state) {
+  for (int i = 0; i < s->argc; i++) {
+    host->note(NULL, ASMSPY_NOTE_WARN, "--log: unexpected argument '%s' (usage: --log %s)",
+               s->argv[i], "<pid> [n] [--tid=<t>] [--follow] [--json] [--record=<f>]");
+    return -ASMSPY_E_USAGE;
+  }
+  struct syslog_state *st = calloc(1, sizeof *st);
+  if (!st) return -ASMSPY_E_NOMEM;
+  st->host = host;
+  st->s = s;
+  st->want = s->max ? s->max : SYSLOG_DEFAULT_N;
+  *state = st;
+  return 0;
+}
+
+static int syslog_consume(void *state, const struct asmspy_event *ev) {
+  struct syslog_state *st = state;
+  switch (ev->type) {
+  case ASMSPY_EV_SYSCALL_ENTER: return on_enter(st, ev);
+  case ASMSPY_EV_SYSCALL_EXIT: return on_exit_event(st, ev);
+  case ASMSPY_EV_TASK: return on_task(st, ev);
+  case ASMSPY_EV_SIGNAL: return on_signal(st, ev);
+  default: return ASMSPY_CONSUME_MORE;
+  }
+}
+
+static int syslog_finish(void *state, int end_status) {
+  (void)state;
+  (void)end_status;
+  return 0;
+}
+
+static void syslog_close(void *state) {
+  struct syslog_state *st = state;
+  if (!st) return;
+  free(st->threads);
+  free(st);
+}
+
+static const struct asmspy_view_ops syslog_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_view_ops),
+    .mode = "log",
+    .caps_required = ASMSPY_CAP_SYSCALLS,
+    .usage = "<pid> [n] [--tid=<t>] [--follow]",
+    .open = syslog_open,
+    .consume = syslog_consume,
+    .finish = syslog_finish,
+    .close = syslog_close,
+};
+
+static const struct asmspy_plugin syslog_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_VIEW,
+    .name = "syslog",
+    .description = "syscall log: every syscall named, ~40 decoded like strace, fds resolved",
+    .caps = ASMSPY_CAP_SYSCALLS,
+    .view = &syslog_ops,
+    .plugin_version = "0.1.0",
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  return &syslog_plugin;
+}
