@@ -40,20 +40,28 @@ static int engine_sink(void *ctx_, const struct asmspy_event *ev) {
 /* Default choice when --backend is not given: the build's preference list
  * (meson option preferred_backends) first, then any usable backend that
  * provides the caps, in registry order. */
-static const struct asmspy_plugin_info *pick_backend(const struct asmspy_engine *e,
+/* A registry row, probed now if the engine probes lazily. */
+static const struct asmspy_plugin_info *probed(struct asmspy_engine *e,
+                                               const struct asmspy_plugin_info *row) {
+  if (row) asmspy_probe_plugin(e, (struct asmspy_plugin_info *)row);
+  return row;
+}
+
+static const struct asmspy_plugin_info *pick_backend(struct asmspy_engine *e,
                                                      uint64_t caps_needed) {
   char prefs[] = ASMSPY_BACKEND_PREFERENCE;
   char *save = NULL;
   for (char *name = strtok_r(prefs, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
     const struct asmspy_plugin_info *b = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, name);
-    if (b && b->status == ASMSPY_USABLE && (b->caps & caps_needed) == caps_needed) return b;
+    if (!b || (b->caps & caps_needed) != caps_needed) continue;
+    if (probed(e, b)->status == ASMSPY_USABLE) return b;
   }
   const struct asmspy_plugin_info *fallback = NULL;
   for (size_t i = 0; i < asmspy_plugin_count(e); i++) {
     const struct asmspy_plugin_info *b = asmspy_plugin_at(e, i);
     if (!b->desc || b->kind != ASMSPY_KIND_BACKEND || (b->caps & caps_needed) != caps_needed)
       continue;
-    if (b->status == ASMSPY_USABLE) return b;
+    if (probed(e, b)->status == ASMSPY_USABLE) return b;
     if (!fallback) fallback = b;
   }
   return fallback; /* unusable: the caller prints its SKIP reason */
@@ -85,11 +93,15 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
             o->mode);
     return -ASMSPY_E_USAGE;
   }
+  if (probed(e, vinfo)->status != ASMSPY_USABLE) {
+    fprintf(stderr, "asmspy: mode '%s' is unavailable: %s\n", o->mode, vinfo->reason);
+    return -ASMSPY_E_INTERNAL;
+  }
   const struct asmspy_view_ops *view = vinfo->desc->view;
 
   const struct asmspy_plugin_info *binfo;
   if (o->backend) {
-    binfo = asmspy_find_plugin(e, 0, o->backend);
+    binfo = probed(e, asmspy_find_plugin(e, 0, o->backend));
     if (!binfo || binfo->kind != ASMSPY_KIND_BACKEND) {
       fprintf(stderr, "asmspy: unknown backend '%s' (see asmspy --backends)\n", o->backend);
       return -ASMSPY_E_USAGE;

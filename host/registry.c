@@ -275,7 +275,7 @@ struct asmspy_engine *asmspy_engine_open(unsigned flags) {
   }
   if (running_from_build_tree()) scan_dir(e, ASMSPY_BUILD_ROOT "/plugins", 0);
   scan_dir(e, ASMSPY_PLUGIN_DIR, 0);
-  if (!(flags & ASMSPY_ENGINE_NO_PROBE))
+  if (!(flags & (ASMSPY_ENGINE_NO_PROBE | ASMSPY_ENGINE_LAZY_PROBE)))
     for (size_t i = 0; i < e->nrows; i++) asmspy_probe_plugin(e, &e->rows[i]->info);
   return e;
 }

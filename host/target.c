@@ -29,7 +29,7 @@ struct asmspy_target {
   int mem_fd; /* /proc/<pid>/mem, opened lazily */
   struct asmspy_symtab *symtab;
   struct describe_slot *describe_cache;
-  uint32_t symtab_generation;
+  int symtab_stale; /* exec replaced the image: reload on next use */
 };
 
 struct asmspy_target *target_open(pid_t pid, int *err) {
@@ -40,14 +40,27 @@ struct asmspy_target *target_open(pid_t pid, int *err) {
   }
   t->pid = pid;
   t->mem_fd = -1;
-  t->symtab = symtab_load(pid);
-  if (!t->symtab) {
-    if (err) *err = errno ? errno : ESRCH;
+  /* The symbol table is loaded on first use: the syscall log never needs
+   * one, and loading every module (with libc's debug symbols when
+   * installed) costs tens of milliseconds. The process must exist now. */
+  char maps[64];
+  snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
+  if (access(maps, R_OK) != 0) {
+    if (err) *err = errno == ENOENT ? ESRCH : errno;
     free(t);
     return NULL;
   }
   t->describe_cache = calloc(DESCRIBE_SLOTS, sizeof *t->describe_cache);
   return t;
+}
+
+/* The symbol table, loaded (or reloaded after an exec) on demand. A process
+ * whose table cannot be loaded gets an empty lookup (every address unknown). */
+static struct asmspy_symtab *symbols(struct asmspy_target *t) {
+  if (!t->symtab) t->symtab = symtab_load(t->pid);
+  else if (t->symtab_stale) symtab_reload(t->symtab);
+  t->symtab_stale = 0;
+  return t->symtab;
 }
 
 void target_close(struct asmspy_target *t) {
@@ -59,10 +72,11 @@ void target_close(struct asmspy_target *t) {
 }
 
 pid_t target_pid(const struct asmspy_target *t) { return t->pid; }
-struct asmspy_symtab *target_symtab(struct asmspy_target *t) { return t->symtab; }
+static struct asmspy_symtab *symbols(struct asmspy_target *t);
+struct asmspy_symtab *target_symtab(struct asmspy_target *t) { return symbols(t); }
 
 void target_reload_symbols(struct asmspy_target *t) {
-  symtab_reload(t->symtab);
+  t->symtab_stale = 1;
   if (t->describe_cache) memset(t->describe_cache, 0, DESCRIBE_SLOTS * sizeof *t->describe_cache);
   if (t->mem_fd >= 0) { /* exec replaced the address space: reopen lazily */
     close(t->mem_fd);
@@ -95,7 +109,9 @@ int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbo
   struct asmspy_symbol full;
   memset(&full, 0, sizeof full);
   ASMSPY_INIT_HEADER(&full);
-  int rc = symtab_lookup(t->symtab, addr, &full);
+  struct asmspy_symtab *st = symbols(t);
+  int rc = st ? symtab_lookup(st, addr, &full) : 0;
+  if (!st) full.kind = ASMSPY_SYM_UNKNOWN, full.module = "?";
   size_t n = caller_size < sizeof full ? caller_size : sizeof full;
   full.struct_size = (uint32_t)n;
   memcpy(out, &full, n);
@@ -114,7 +130,7 @@ const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, s
   }
   struct asmspy_symbol sym;
   ASMSPY_INIT_HEADER(&sym);
-  symtab_lookup(t->symtab, addr, &sym);
+  target_symbolize(t, addr, &sym);
   const char *module = sym.module ? sym.module : "?";
   if (sym.kind == ASMSPY_SYM_JIT)
     snprintf(buf, cap, "%s+0x%" PRIx64 " [jit]", sym.name ? sym.name : "?", sym.offset);

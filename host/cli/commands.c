@@ -63,7 +63,7 @@ static int cmd_syms(int argc, char **argv) {
     return CLI_EXIT_FAIL;
   }
   struct asmspy_symtab *st = target_symtab(t);
-  for (size_t i = 0; i < symtab_count(st); i++) {
+  for (size_t i = 0; st && i < symtab_count(st); i++) {
     const struct symtab_entry *s = symtab_at(st, i);
     if (filter && !strstr(s->name, filter)) continue;
     char text[512], name_e[1024], mod_e[512], fields[2048];
@@ -97,7 +97,7 @@ static int run_mode_session(void *arg) {
   const char *mode = ms->mode;
   struct cli_mode_args a = *ms->args;
   char *const *launch_argv = ms->launch_argv;
-  struct asmspy_engine *e = asmspy_engine_open(0);
+  struct asmspy_engine *e = asmspy_engine_open(ASMSPY_ENGINE_LAZY_PROBE);
   if (!e) return CLI_EXIT_FAIL;
   struct asmspy_run_opts o = {
       .mode = mode,

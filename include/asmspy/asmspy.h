@@ -47,6 +47,9 @@ struct asmspy_plugin_info {
  * seen twice keeps the first. Probes run isolated (forked child, time limit)
  * unless flags has ASMSPY_ENGINE_NO_PROBE. */
 #define ASMSPY_ENGINE_NO_PROBE (1u << 0)
+/* Probe a plugin only when it is first needed (asmspy_run probes the view
+ * and the backends it considers); --backends wants them all up front. */
+#define ASMSPY_ENGINE_LAZY_PROBE (1u << 1)
 struct asmspy_engine *asmspy_engine_open(unsigned flags);
 void asmspy_engine_close(struct asmspy_engine *e);
 
