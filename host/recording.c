@@ -349,6 +349,24 @@ static int check_event_members(struct recording *rec, const char *type, const st
     need_int(&c, "tid", INT64_MIN, NULL);
     opt_int(&c, "child", INT64_MIN);
     opt_int(&c, "code", INT64_MIN);
+  } else if (strcmp(type, "syscall") == 0) {
+    need_int(&c, "tid", INT64_MIN, NULL);
+    need_int(&c, "nr", 0, NULL);
+    need_str(&c, "name");
+    need_str(&c, "text");
+    const struct json_value *ret = json_get(ev, "ret");
+    if (!c.bad && (!ret || (ret->type != JSON_INT && ret->type != JSON_NULL)))
+      check_fail(&c, "ret", "an integer, or null for a call that never returned");
+    const struct json_value *carried = json_get(ev, "carried");
+    if (!c.bad && (!carried || carried->type != JSON_ARRAY))
+      check_fail(&c, "carried", "an array of strings");
+    for (size_t i = 0; !c.bad && i < json_array_len(carried); i++)
+      if (json_array_at(carried, i)->type != JSON_STRING)
+        check_fail(&c, "carried", "an array of strings");
+  } else if (strcmp(type, "signal") == 0) {
+    need_int(&c, "tid", INT64_MIN, NULL);
+    need_int(&c, "signo", 1, NULL);
+    need_str(&c, "name");
   }
   if (c.bad) return invalid(rec, rec->lineno, "%s", c.msg);
   return 0;

@@ -489,16 +489,41 @@ static void test_header(void) {
   free(t.s);
 }
 
+static void test_syscall_events(void) {
+  /* the syscall log's events: decoded text, ret (null = never returned), carried strings */
+  struct text t = stream(0, 0);
+  add(&t, "{\"type\":\"syscall\",\"seq\":1,\"tid\":7,\"nr\":1,\"name\":\"write\","
+          "\"text\":\"write(fd=1, \\\"hi\\\", 2) = 2\",\"ret\":2,\"carried\":[\"hi\"]}\n");
+  add(&t, "{\"type\":\"syscall\",\"seq\":2,\"tid\":7,\"nr\":231,\"name\":\"exit_group\","
+          "\"text\":\"exit_group(0) = ?\",\"ret\":null,\"carried\":[]}\n");
+  add(&t, "{\"type\":\"signal\",\"seq\":3,\"tid\":7,\"signo\":10,\"name\":\"SIGUSR1\"}\n");
+  add_end(&t, 3);
+  EXPECT("syscall and signal events", t, RECORDING_VALID, 0, NULL);
+  free(t.s);
+  t = stream(0, 0);
+  add(&t, "{\"type\":\"syscall\",\"seq\":1,\"nr\":1,\"name\":\"write\",\"text\":\"x\","
+          "\"ret\":\"2\",\"carried\":[]}\n");
+  add_end(&t, 1);
+  EXPECT("syscall without tid", t, RECORDING_INVALID, 2, "tid");
+  free(t.s);
+  t = stream(0, 0);
+  add(&t, "{\"type\":\"syscall\",\"seq\":1,\"tid\":1,\"nr\":1,\"name\":\"write\",\"text\":\"x\","
+          "\"ret\":2,\"carried\":[1]}\n");
+  add_end(&t, 1);
+  EXPECT("syscall carried not strings", t, RECORDING_INVALID, 2, "carried");
+  free(t.s);
+}
+
 static void test_events(void) {
   /* unknown event types: accepted with a valid seq, counted per type */
   struct text t = stream(1, 0);
-  add(&t, "{\"type\":\"syscall\",\"seq\":2,\"nr\":1,\"name\":\"write\"}\n");
+  add(&t, "{\"type\":\"future_kind\",\"seq\":2,\"nr\":1,\"name\":\"write\"}\n");
   add(&t, "{\"type\":\"graph\",\"seq\":3,\"nodes\":[]}\n");
-  add(&t, "{\"type\":\"syscall\",\"seq\":4}\n");
+  add(&t, "{\"type\":\"future_kind\",\"seq\":4}\n");
   add_end(&t, 4);
   struct recording_report rep;
   expect_at("unknown types", t.s, t.len, RECORDING_VALID, 0, NULL, &rep, __LINE__);
-  CHECK(recording_type_count(&rep, "syscall") == 2 && recording_type_count(&rep, "graph") == 1 &&
+  CHECK(recording_type_count(&rep, "future_kind") == 2 && recording_type_count(&rep, "graph") == 1 &&
             recording_type_count(&rep, "insn") == 1 && rep.events == 4,
         "unknown types counted");
   free(t.s);
@@ -766,6 +791,7 @@ int main(void) {
   test_long_lines();
   test_header();
   test_events();
+  test_syscall_events();
   test_iterator();
   rmdir(tmpdir);
   return check_summary("test_recording");
