@@ -45,6 +45,8 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   set -e
   [ "$rc" = 1 ] || fail "unprivileged attach to root's process exited $rc: $(cat "$TMP/err")"
   grep -qi "permission" "$TMP/err" || fail "no permission reason: $(cat "$TMP/err")"
+  grep -q "target uid 0, asmspy uid 65534 without CAP_SYS_PTRACE" "$TMP/err" || fail "reason does not name the uids: $(cat "$TMP/err")"
+  grep -qE "Yama|no Yama" "$TMP/err" || fail "reason does not say what Yama allows: $(cat "$TMP/err")"
   pass "untraceable pid (as nobody) -> exit 1: $(head -1 "$TMP/err")"
   assert_runs "$VICTIM_PID"
 fi

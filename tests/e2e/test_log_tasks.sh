@@ -33,3 +33,12 @@ grep -qE "^\[$child\] write\(fd=3<$TMP/forks/child-$child\.txt>, \"child\\\\n\",
   || fail "child's write not resolved against the child's fd table: $(grep "^\[$child\]" "$TMP/follow" | head)"
 pass "--follow: child $child's syscalls with its own fd paths"
 assert_runs "$fpid"
+
+# --stream --follow single-steps the forked children too, against their own symbols
+require_backend singlestep
+"$ASMSPY" --stream "$fpid" 30000 --follow >"$TMP/sfollow" 2>"$TMP/err" || fail "--stream --follow failed: $(cat "$TMP/err")"
+others=$(grep -oE '^\[[0-9]+\]' "$TMP/sfollow" | sort -u | grep -vc "^\[$fpid\]$" || true)
+[ "$others" -ge 1 ] || fail "--stream --follow never stepped a child: $(grep -oE '^\[[0-9]+\]' "$TMP/sfollow" | sort | uniq -c)"
+grep -E '^\[[0-9]+\] ' "$TMP/sfollow" | grep -v "^\[$fpid\]" | grep -q '\[libc.so.6\]' || fail "child's steps not symbolized"
+pass "--stream --follow steps $others forked child(ren) with their own symbols"
+assert_runs "$fpid"
