@@ -195,6 +195,18 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   s.out = ctx.out;
   s.sink = engine_sink;
   s.sink_ctx = &ctx;
+  if (view->caps_required & ASMSPY_CAP_EXACT_SP) s.flags |= ASMSPY_SESS_EXACT_SP;
+  if (ASMSPY_HAS(view, configure) && view->configure) {
+    rc = view->configure(ctx.view_state, host, &s);
+    if (rc) {
+      out_set_end_reason(ctx.out, OUT_END_ERROR);
+      view->close(ctx.view_state);
+      out_close(ctx.out, rc);
+      target_close(s.target);
+      if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
+      return rc > 0 ? -rc : rc;
+    }
+  }
 
   /* 4. capture */
   rc = binfo->desc->backend->run(host, &s);

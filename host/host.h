@@ -24,6 +24,9 @@ ssize_t target_read_mem(struct asmspy_target *t, uint64_t addr, void *buf, size_
 int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbol *out);
 const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap);
 struct asmspy_symtab *target_symtab(struct asmspy_target *t);
+/* region.c */
+int target_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *start,
+                          uint64_t *len, char *err, size_t errcap);
 
 /* ---- disasm.c: Capstone, Intel syntax, cached by (addr, bytes) --------- */
 int disasm_one(uint64_t addr, const uint8_t *bytes, size_t len, char *text, size_t cap);

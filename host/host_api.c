@@ -26,6 +26,7 @@ static const struct asmspy_host_api host_api = {
     .wants_text = out_wants_text,
     .syscall_name = host_syscall_name,
     .describe_fd = target_describe_fd,
+    .resolve_region = target_resolve_region,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 2u
+#define ASMSPY_ABI_MINOR 3u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -105,6 +105,10 @@ enum asmspy_status {
 #define ASMSPY_CAP_INPROCESS (1ull << 6)     /* can trace the calling thread (scopes) */
 #define ASMSPY_CAP_IP_SAMPLES (1ull << 7)    /* statistical IP samples */
 #define ASMSPY_CAP_TASKS (1ull << 8)         /* clone/fork/exec/exit topology */
+/* 1.3 */
+#define ASMSPY_CAP_EXACT_SP (1ull << 9)  /* every INSN event carries the exact sp and regs */
+#define ASMSPY_CAP_REGION (1ull << 10)   /* one code region per invocation: run to its entry,
+                                            step it, step over call-outs at native speed */
 
 enum asmspy_kind { ASMSPY_KIND_BACKEND = 1, ASMSPY_KIND_VIEW = 2 };
 
@@ -139,6 +143,11 @@ enum asmspy_event_type {
   ASMSPY_EV_NOTE = 6,      /* human note from the backend */
   ASMSPY_EV_LOST = 7,      /* data loss is a first-class event */
   ASMSPY_EV_SIGNAL = 8,    /* a signal delivered to the target */
+  /* 1.3: region sessions (--trace, --dataflow) */
+  ASMSPY_EV_REGION_ENTER = 9, /* a thread entered the region (ip = entry); a sample begins */
+  ASMSPY_EV_REGION_EXIT = 10, /* the invocation returned (u.region) */
+  ASMSPY_EV_CALLOUT = 11,     /* the region called out (u.branch: call site -> callee);
+                                 the callee ran at native speed, not stepped */
 };
 
 enum asmspy_task_what {
@@ -188,13 +197,25 @@ struct asmspy_event {
     struct {
       uint64_t count;
     } lost;
+    struct {               /* REGION_ENTER / REGION_EXIT */
+      uint64_t start, len; /* the region */
+      uint64_t retval;     /* EXIT: rax (the return register) at the return */
+      uint64_t sample;     /* 1-based invocation number */
+      uint32_t truncated;  /* EXIT: the sample was cut short (max steps, detach) */
+      uint32_t reached;    /* EXIT: 0 = the region was never entered (entry wait ran out) */
+    } region;
     struct {
       int32_t signo;
       int32_t code;
     } signal;
     uint8_t pad[128]; /* fixes the union's size for ABI 1.x */
   } u;
-  /* --- ABI 1.0 ends here; append below --- */
+  /* --- ABI 1.0 ends here --- */
+  /* INSN: the registers before the instruction ran, when the backend read
+   * them (always under ASMSPY_SESS_EXACT_SP / region sessions); else NULL.
+   * Valid only during the sink call. */
+  const struct asmspy_regs *regs;
+  /* --- ABI 1.3 ends here; append below --- */
 };
 
 /* Returns 0 to continue, non-zero to ask the backend to stop (n reached).
@@ -209,6 +230,7 @@ typedef int (*asmspy_sink_fn)(void *sink_ctx, const struct asmspy_event *ev);
 #define ASMSPY_SESS_FOLLOW (1u << 0)   /* trace forked children too (strace -f) */
 #define ASMSPY_SESS_LAUNCHED (1u << 1) /* target was spawned by asmspy (kill on error) */
 #define ASMSPY_SESS_JSON (1u << 2)     /* NDJSON on stdout instead of text */
+#define ASMSPY_SESS_EXACT_SP (1u << 3) /* 1.3: the view needs exact sp/regs on every INSN */
 
 struct asmspy_session {
   uint32_t abi_version;
@@ -226,7 +248,14 @@ struct asmspy_session {
   int argc;            /* mode arguments left after the pid / n (views parse them) */
   char *const *argv;
   char *const *launch_argv; /* --launch: the command (NULL-terminated), else NULL */
-  /* --- ABI 1.0 ends here; append below --- */
+  /* --- ABI 1.0 ends here --- */
+  /* Region sessions (--trace, --dataflow): region_len > 0 asks a backend
+   * with ASMSPY_CAP_REGION to capture whole invocations of
+   * [region_start, region_start + region_len) instead of a stream. */
+  uint64_t region_start, region_len;
+  int64_t entry_wait_ms;  /* give up waiting for an entry after this (0 = forever) */
+  int64_t max_steps;      /* per sample; 0 = unbounded (the sample is then truncated) */
+  /* --- ABI 1.3 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -398,7 +427,14 @@ struct asmspy_host_api {
   /* What fd points at, like strace -y: "/tmp/x", "TCP 127.0.0.1:1->...",
    * "unix:/path", "pipe:[123]". Read now, from the target's own /proc. */
   const char *(*describe_fd)(struct asmspy_target *t, int fd, char *buf, size_t cap);
-  /* --- ABI 1.2 ends here; append below --- */
+  /* --- ABI 1.2 ends here --- */
+  /* A region argument: `sym` (the symbol's extent), `0xADDR` (the extent of
+   * the sized symbol covering it), `0xADDR:LEN` or `0xADDR+LEN` (explicit, no
+   * symbol needed; LEN base 0). Returns 0, or -ASMSPY_E_USAGE with a
+   * one-line reason in err. */
+  int (*resolve_region)(struct asmspy_target *t, const char *spec, uint64_t *start,
+                        uint64_t *len, char *err, size_t errcap);
+  /* --- ABI 1.3 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -431,7 +467,13 @@ struct asmspy_view_ops {
   /* End of capture: final render (graphs, tables). */
   int (*finish)(void *state, int end_status);
   void (*close)(void *state);
-  /* --- ABI 1.0 ends here; append below --- */
+  /* --- ABI 1.0 ends here --- */
+  /* Optional. Called once the target is known (after open, before the
+   * backend runs): a view may resolve symbols and fill the session's region
+   * fields. Returns 0, or -ASMSPY_E_USAGE (bad symbol / range: message
+   * already noted) / another status, and the run stops there. */
+  int (*configure)(void *state, const struct asmspy_host_api *host, struct asmspy_session *s);
+  /* --- ABI 1.3 ends here; append below --- */
 };
 
 /* The descriptor a plugin's entry returns: static const data. */

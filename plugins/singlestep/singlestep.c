@@ -114,6 +114,7 @@ struct pending_insn {
   int can_trap;         /* see classify() */
   int straight;
   int sp_known;         /* sp was read (not predicted past) */
+  struct asmspy_regs regs; /* as read at the stop, when sp_known */
 };
 
 struct step_state {
@@ -175,6 +176,7 @@ static void emit_completed(struct step_state *st, struct pending_insn *p, pid_t 
   ev.u.insn.len = p->len;
   ev.u.insn.sp = p->sp_known ? p->sp : 0;
   if (!p->sp_known) ev.flags |= ASMSPY_EVF_SP_UNKNOWN;
+  ev.regs = p->sp_known ? &p->regs : NULL;
   p->valid = 0;
   emit_event(st, &ev);
 }
@@ -244,6 +246,7 @@ static void record_next(struct step_state *st, struct pending_insn *p, const str
   p->ip = regs.ip;
   p->sp = regs.sp;
   p->sp_known = 1;
+  p->regs = regs;
 #if defined(__x86_64__)
   /* Stopped inside an interrupted syscall (our attach INTERRUPT, or a signal):
    * rax holds -ERESTART* and, on resume, the kernel rewinds rip by 2 to run
@@ -324,7 +327,9 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
   struct asmspy_seam *sm = NULL;
   int rc = seam->attach(s, &sm);
   if (rc) return rc;
-  struct step_state st = {.host = host, .seam = sm, .s = s, .predict = 1};
+    /* a view that needs exact sp/regs on every step turns prediction off */
+  struct step_state st = {.host = host, .seam = sm, .s = s,
+                          .predict = !(s->flags & ASMSPY_SESS_EXACT_SP)};
   int result = 0;
   for (;;) {
     struct asmspy_stop stop;
@@ -422,7 +427,8 @@ static const struct asmspy_plugin singlestep_plugin = {
     .kind = ASMSPY_KIND_BACKEND,
     .name = "singlestep",
     .description = "ptrace single-step (EFLAGS.TF): every executed instruction, no PMU needed",
-    .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS,
+    .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS |
+            ASMSPY_CAP_EXACT_SP,
     .probe = singlestep_probe,
     .backend = &singlestep_ops,
     .plugin_version = "0.1.0",

@@ -293,10 +293,43 @@ ENDS(asmspy_host_api, describe_fd, SIZE_1_2_asmspy_host_api);
 #define SIZE_1_2_asmspy_stop SIZE_1_1_asmspy_stop
 #define SIZE_1_2_asmspy_plugin SIZE_1_1_asmspy_plugin
 
+/* ========================== ABI 1.3 ========================== */
+/* Region sessions (--trace, --dataflow): registers on INSN events, the
+ * region in the session, the region resolver, the view's configure hook. */
+PIN(asmspy_event, regs, 176);
+NEW(asmspy_event, regs, SIZE_1_2_asmspy_event);
+#define SIZE_1_3_asmspy_event 184
+ENDS(asmspy_event, regs, SIZE_1_3_asmspy_event);
+PIN(asmspy_session, region_start, 104);
+NEW(asmspy_session, region_start, SIZE_1_2_asmspy_session);
+PIN(asmspy_session, region_len, 112);
+PIN(asmspy_session, entry_wait_ms, 120);
+PIN(asmspy_session, max_steps, 128);
+#define SIZE_1_3_asmspy_session 136
+ENDS(asmspy_session, max_steps, SIZE_1_3_asmspy_session);
+PIN(asmspy_host_api, resolve_region, 112);
+NEW(asmspy_host_api, resolve_region, SIZE_1_2_asmspy_host_api);
+#define SIZE_1_3_asmspy_host_api 120
+ENDS(asmspy_host_api, resolve_region, SIZE_1_3_asmspy_host_api);
+PIN(asmspy_view_ops, configure, 64);
+NEW(asmspy_view_ops, configure, SIZE_1_2_asmspy_view_ops);
+#define SIZE_1_3_asmspy_view_ops 72
+ENDS(asmspy_view_ops, configure, SIZE_1_3_asmspy_view_ops);
+
+/* Unchanged in 1.3. */
+#define SIZE_1_3_asmspy_probe_result SIZE_1_2_asmspy_probe_result
+#define SIZE_1_3_asmspy_regs SIZE_1_2_asmspy_regs
+#define SIZE_1_3_asmspy_symbol SIZE_1_2_asmspy_symbol
+#define SIZE_1_3_asmspy_backend_ops SIZE_1_2_asmspy_backend_ops
+#define SIZE_1_3_asmspy_stop SIZE_1_2_asmspy_stop
+#define SIZE_1_3_asmspy_plugin SIZE_1_2_asmspy_plugin
+#define SIZE_1_3_asmspy_seam_api SIZE_1_2_asmspy_seam_api
+#define SIZE_1_3_asmspy_syscall_info SIZE_1_2_asmspy_syscall_info
+
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */
-#if ASMSPY_ABI_MINOR == 2
-#define CUR(S) SIZE_1_2_##S
+#if ASMSPY_ABI_MINOR == 3
+#define CUR(S) SIZE_1_3_##S
 #else
 #error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
 #endif
