@@ -27,6 +27,7 @@ static const struct asmspy_host_api host_api = {
     .syscall_name = host_syscall_name,
     .describe_fd = target_describe_fd,
     .resolve_region = target_resolve_region,
+    .write_mem = target_write_mem,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

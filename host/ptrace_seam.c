@@ -31,6 +31,7 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef TRAP_BRKPT
@@ -67,6 +68,7 @@ struct seam_proc {
 
 struct asmspy_seam {
   const struct asmspy_session *session;
+  int64_t deadline_ns; /* next_stop_timeout(): poll instead of blocking; 0 = none */
   unsigned ptrace_options;
   struct seam_task *tasks;
   size_t ntasks, cap;
@@ -75,6 +77,8 @@ struct asmspy_seam {
   struct asmspy_stop queue[STOP_QUEUE_MAX]; /* synthetic stops (attach) */
   size_t qhead, qtail;
 };
+
+static int64_t now_ns(void);
 
 /* ---------------------------------------------------------------- tasks -- */
 
@@ -410,7 +414,22 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
       return 0;
     }
     int status;
-    pid_t tid = waitpid(-1, &status, __WALL);
+    pid_t tid;
+    if (sm->deadline_ns) {
+      /* bounded wait: poll every millisecond until the deadline */
+      tid = waitpid(-1, &status, __WALL | WNOHANG);
+      if (tid == 0) {
+        if (now_ns() >= sm->deadline_ns) {
+          stop_init(stop, ASMSPY_STOP_TIMEOUT, NULL);
+          return 0;
+        }
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+        continue;
+      }
+    } else {
+      tid = waitpid(-1, &status, __WALL);
+    }
     *raw = status;
     if (tid < 0) {
       if (errno == EINTR) continue;
@@ -508,6 +527,42 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
     stop->nthreads = (uint32_t)sm->ntasks;
     return 0;
   }
+}
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int seam_next_stop_timeout(struct asmspy_seam *sm, struct asmspy_stop *stop,
+                                  int64_t timeout_ms) {
+  sm->deadline_ns = timeout_ms > 0 ? now_ns() + timeout_ms * 1000000 : 0;
+  int rc = seam_next_stop(sm, stop);
+  sm->deadline_ns = 0;
+  return rc;
+}
+
+static int seam_set_ip(struct asmspy_seam *sm, pid_t tid, uint64_t ip) {
+  (void)sm;
+#if defined(__x86_64__)
+  struct user_regs_struct r;
+  if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0) return -errno;
+  r.rip = ip;
+  if (ptrace(PTRACE_SETREGS, tid, 0, &r) != 0) return -errno;
+  return 0;
+#else
+  (void)tid;
+  (void)ip;
+  return -ENOSYS;
+#endif
+}
+
+static int seam_interrupt_all(struct asmspy_seam *sm, pid_t except) {
+  for (size_t i = 0; i < sm->ntasks; i++)
+    if (sm->tasks[i].tid != except && sm->tasks[i].state == TASK_RUNNING)
+      ptrace(PTRACE_INTERRUPT, sm->tasks[i].tid, 0, 0);
+  return 0;
 }
 
 /* --------------------------------------------------------------- resume -- */
@@ -791,4 +846,7 @@ const struct asmspy_seam_api seam_api = {
     .signal_blocked = seam_signal_blocked,
     .step_plain = seam_step_plain,
     .syscall_info = seam_syscall_info,
+    .next_stop_timeout = seam_next_stop_timeout,
+    .set_ip = seam_set_ip,
+    .interrupt_all = seam_interrupt_all,
 };

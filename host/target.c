@@ -148,3 +148,17 @@ const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, s
 const char *target_describe_fd(struct asmspy_target *t, int fd, char *buf, size_t cap) {
   return fdinfo_describe(t->pid, fd, buf, cap);
 }
+
+/* Breakpoint writes: /proc/<pid>/mem honours FOLL_FORCE for a tracer, so
+ * read-only text pages can be patched (copy-on-write, like PTRACE_POKETEXT)
+ * in one pwrite instead of a word-at-a-time poke loop. */
+ssize_t target_write_mem(struct asmspy_target *t, uint64_t addr, const void *buf, size_t len) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/mem", (int)t->pid);
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  ssize_t n = pwrite(fd, buf, len, (off_t)addr);
+  int e = errno;
+  close(fd);
+  return n < 0 ? -e : n;
+}

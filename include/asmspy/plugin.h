@@ -284,7 +284,8 @@ enum asmspy_stop_kind {
   ASMSPY_STOP_GROUP = 7,      /* group-stop or our own interrupt: just resume */
   ASMSPY_STOP_TARGET_TRAP = 8,/* the target's own int3/trap: deliver SIGTRAP back */
   ASMSPY_STOP_NONE = 9,       /* nothing left to wait for (all tasks gone) */
-  ASMSPY_STOP_INTERRUPTED = 10/* the session's stop flag was raised */
+  ASMSPY_STOP_INTERRUPTED = 10,/* the session's stop flag was raised */
+  ASMSPY_STOP_TIMEOUT = 11      /* 1.3: next_stop_timeout() ran out */
 };
 
 struct asmspy_stop {
@@ -363,7 +364,15 @@ struct asmspy_seam_api {
   /* --- ABI 1.1 ends here --- */
   /* At an ASMSPY_STOP_SYSCALL stop: which syscall, entry or exit. */
   int (*syscall_info)(struct asmspy_seam *seam, pid_t tid, struct asmspy_syscall_info *out);
-  /* --- ABI 1.2 ends here; append below --- */
+  /* --- ABI 1.2 ends here --- */
+  /* next_stop(), but give up after timeout_ms (> 0) with ASMSPY_STOP_TIMEOUT. */
+  int (*next_stop_timeout)(struct asmspy_seam *seam, struct asmspy_stop *stop, int64_t timeout_ms);
+  /* Move a stopped thread's instruction pointer (after a breakpoint hit). */
+  int (*set_ip)(struct asmspy_seam *seam, pid_t tid, uint64_t ip);
+  /* Stop every running task except `except` (PTRACE_INTERRUPT); their
+   * stops arrive through next_stop as GROUP stops. */
+  int (*interrupt_all)(struct asmspy_seam *seam, pid_t except);
+  /* --- ABI 1.3 ends here; append below --- */
 };
 
 /* Resolved symbol for one address. Strings are host-owned, stable while the
@@ -434,6 +443,9 @@ struct asmspy_host_api {
    * one-line reason in err. */
   int (*resolve_region)(struct asmspy_target *t, const char *spec, uint64_t *start,
                         uint64_t *len, char *err, size_t errcap);
+  /* Write target memory (breakpoints) through /proc/<pid>/mem, which lets a
+   * tracer write read-only text pages. Returns bytes written or -errno. */
+  ssize_t (*write_mem)(struct asmspy_target *t, uint64_t addr, const void *buf, size_t len);
   /* --- ABI 1.3 ends here; append below --- */
 };
 

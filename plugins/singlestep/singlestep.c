@@ -21,6 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "plugins/singlestep/region.h"
+
 /* ------------------------------------------------------------- probe -- */
 
 /* A tight loop the probe child runs while we step it. */
@@ -323,6 +325,7 @@ static int step_executed_pending(const struct pending_insn *p, const struct asms
 }
 
 static int singlestep_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
+  if (ASMSPY_HAS(s, region_len) && s->region_len) return region_run(host, s); /* --trace etc. */
   const struct asmspy_seam_api *seam = host->seam;
   struct asmspy_seam *sm = NULL;
   int rc = seam->attach(s, &sm);
@@ -428,7 +431,7 @@ static const struct asmspy_plugin singlestep_plugin = {
     .name = "singlestep",
     .description = "ptrace single-step (EFLAGS.TF): every executed instruction, no PMU needed",
     .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS |
-            ASMSPY_CAP_EXACT_SP,
+            ASMSPY_CAP_EXACT_SP | ASMSPY_CAP_REGION,
     .probe = singlestep_probe,
     .backend = &singlestep_ops,
     .plugin_version = "0.1.0",

@@ -309,8 +309,16 @@ PIN(asmspy_session, max_steps, 128);
 ENDS(asmspy_session, max_steps, SIZE_1_3_asmspy_session);
 PIN(asmspy_host_api, resolve_region, 112);
 NEW(asmspy_host_api, resolve_region, SIZE_1_2_asmspy_host_api);
-#define SIZE_1_3_asmspy_host_api 120
-ENDS(asmspy_host_api, resolve_region, SIZE_1_3_asmspy_host_api);
+PIN(asmspy_host_api, write_mem, 120);
+NEW(asmspy_host_api, write_mem, SIZE_1_2_asmspy_host_api);
+#define SIZE_1_3_asmspy_host_api 128
+ENDS(asmspy_host_api, write_mem, SIZE_1_3_asmspy_host_api);
+PIN(asmspy_seam_api, next_stop_timeout, 104);
+NEW(asmspy_seam_api, next_stop_timeout, SIZE_1_2_asmspy_seam_api);
+PIN(asmspy_seam_api, set_ip, 112);
+PIN(asmspy_seam_api, interrupt_all, 120);
+#define SIZE_1_3_asmspy_seam_api 128
+ENDS(asmspy_seam_api, interrupt_all, SIZE_1_3_asmspy_seam_api);
 PIN(asmspy_view_ops, configure, 64);
 NEW(asmspy_view_ops, configure, SIZE_1_2_asmspy_view_ops);
 #define SIZE_1_3_asmspy_view_ops 72
@@ -323,7 +331,6 @@ ENDS(asmspy_view_ops, configure, SIZE_1_3_asmspy_view_ops);
 #define SIZE_1_3_asmspy_backend_ops SIZE_1_2_asmspy_backend_ops
 #define SIZE_1_3_asmspy_stop SIZE_1_2_asmspy_stop
 #define SIZE_1_3_asmspy_plugin SIZE_1_2_asmspy_plugin
-#define SIZE_1_3_asmspy_seam_api SIZE_1_2_asmspy_seam_api
 #define SIZE_1_3_asmspy_syscall_info SIZE_1_2_asmspy_syscall_info
 
 /* ========================== CURRENT ========================== */

@@ -1,0 +1,313 @@
+/* Region capture for the singlestep backend (--trace, --dataflow): whole
+ * invocations of one code region [start, start+len).
+ *
+ * Per sample:
+ *   1. an int3 at the region's entry; every thread runs at native speed until
+ *      one arrives (bounded wait: session entry_wait_ms);
+ *   2. the entry byte is restored and the other threads are held (interrupted)
+ *      while the sample is captured, so the temporary breakpoints below can
+ *      only ever be hit by the sampled thread;
+ *   3. the sampled thread is single-stepped; every instruction inside the
+ *      region becomes an INSN event carrying the registers before it ran;
+ *   4. a verified call out of the region (sp dropped one slot, the return
+ *      address on the stack is the call's fall-through) is stepped over at
+ *      native speed: int3 at the return address, continue, and accept the hit
+ *      only when sp is back at the caller's level — a recursive call or a
+ *      callback into the region hitting the same address deeper in the stack
+ *      is stepped past, so it cannot hijack the resume;
+ *   5. the sample ends when sp rises above the entry frame (ret, tail call
+ *      then ret, longjmp), with the return register as the result.
+ * Breakpoint bytes are always restored before detaching. */
+#define _GNU_SOURCE
+#include <asmspy/plugin.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugins/singlestep/region.h"
+
+#define INT3 0xcc
+
+struct region_state {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  struct asmspy_seam *sm;
+  uint64_t seq;
+  int sink_stop;
+  /* breakpoints currently planted: address -> original byte */
+  struct {
+    uint64_t addr;
+    uint8_t orig;
+    int live;
+  } bp[2]; /* [0] entry, [1] step-over return */
+  struct asmspy_target *target;
+};
+
+static int emit(struct region_state *rs, struct asmspy_event *ev) {
+  ev->abi_version = ASMSPY_ABI_VERSION;
+  ev->struct_size = sizeof *ev;
+  ev->seq = ++rs->seq;
+  if (rs->s->sink(rs->s->sink_ctx, ev)) rs->sink_stop = 1;
+  return rs->sink_stop;
+}
+
+static int bp_plant(struct region_state *rs, int slot, uint64_t addr) {
+  uint8_t orig, int3 = INT3;
+  if (rs->host->read_mem(rs->target, addr, &orig, 1) != 1) return -1;
+  if (rs->host->write_mem(rs->target, addr, &int3, 1) != 1) return -1;
+  rs->bp[slot].addr = addr;
+  rs->bp[slot].orig = orig;
+  rs->bp[slot].live = 1;
+  return 0;
+}
+
+static void bp_remove(struct region_state *rs, int slot) {
+  if (!rs->bp[slot].live) return;
+  rs->host->write_mem(rs->target, rs->bp[slot].addr, &rs->bp[slot].orig, 1);
+  rs->bp[slot].live = 0;
+}
+
+static int get_regs(struct region_state *rs, pid_t tid, struct asmspy_regs *r) {
+  memset(r, 0, sizeof *r);
+  ASMSPY_INIT_HEADER(r);
+  return rs->host->seam->get_regs(rs->sm, tid, r);
+}
+
+/* Did this stop come from our int3 at slot (ip just past it)? */
+static int hit_bp(struct region_state *rs, int slot, const struct asmspy_stop *st,
+                  const struct asmspy_regs *r) {
+  return rs->bp[slot].live && st->kind == ASMSPY_STOP_TARGET_TRAP && r->ip == rs->bp[slot].addr + 1;
+}
+
+static void emit_insn(struct region_state *rs, pid_t tid, pid_t pid, const struct asmspy_regs *r) {
+  struct asmspy_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = ASMSPY_EV_INSN;
+  ev.tid = tid;
+  ev.pid = pid;
+  ev.nthreads = 1; /* one thread is sampled at a time: no [tid] prefix */
+  ev.ip = r->ip;
+  ev.target = rs->target;
+  ssize_t n = rs->host->read_mem(rs->target, r->ip, ev.u.insn.bytes, sizeof ev.u.insn.bytes);
+  ev.u.insn.len = n > 0 ? (uint8_t)n : 0;
+  ev.u.insn.sp = r->sp;
+  ev.regs = r;
+  emit(rs, &ev);
+}
+
+static void emit_region(struct region_state *rs, uint16_t type, pid_t tid, uint64_t sample,
+                        uint64_t retval, int truncated, int reached, uint64_t ip) {
+  struct asmspy_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = type;
+  ev.tid = tid;
+  ev.pid = rs->s->pid;
+  ev.nthreads = 1;
+  ev.ip = ip;
+  ev.target = rs->target;
+  ev.u.region.start = rs->s->region_start;
+  ev.u.region.len = rs->s->region_len;
+  ev.u.region.retval = retval;
+  ev.u.region.sample = sample;
+  ev.u.region.truncated = (uint32_t)truncated;
+  ev.u.region.reached = (uint32_t)reached;
+  emit(rs, &ev);
+}
+
+/* Resume a stopped thread the way its stop asks (signals delivered). */
+static void resume_for(struct region_state *rs, const struct asmspy_stop *st) {
+  int sig = (st->kind == ASMSPY_STOP_SIGNAL || st->kind == ASMSPY_STOP_TARGET_TRAP) ? st->sig : 0;
+  rs->host->seam->resume(rs->sm, st->tid, sig);
+}
+
+static int in_region(const struct asmspy_session *s, uint64_t ip) {
+  return ip >= s->region_start && ip < s->region_start + s->region_len;
+}
+
+static int is_call(const struct asmspy_host_api *h, uint64_t ip, const uint8_t *b, size_t n,
+                   int *len) {
+  char text[64];
+  *len = h->disasm(ip, b, n, text, sizeof text);
+  return *len > 0 && strncmp(text, "call", 4) == 0;
+}
+
+/* Run the sampled thread natively until it returns from a call out of the
+ * region: the return breakpoint hit with sp back at call_sp + 8. */
+static int step_over_call(struct region_state *rs, pid_t tid, uint64_t ret_addr, uint64_t sp_after_ret) {
+  const struct asmspy_seam_api *seam = rs->host->seam;
+  if (bp_plant(rs, 1, ret_addr) != 0) return -1;
+  seam->resume(rs->sm, tid, 0);
+  for (;;) {
+    struct asmspy_stop st;
+    memset(&st, 0, sizeof st);
+    ASMSPY_INIT_HEADER(&st);
+    if (seam->next_stop(rs->sm, &st) != 0) return -1;
+    if (st.kind == ASMSPY_STOP_INTERRUPTED || st.kind == ASMSPY_STOP_NONE) return -1;
+    if (st.kind == ASMSPY_STOP_EXITED) {
+      if (st.tid == tid) return -1;
+      continue;
+    }
+    if (st.tid != tid) continue; /* a held thread's late interrupt stop: leave it held */
+    struct asmspy_regs r;
+    if (get_regs(rs, tid, &r) != 0) return -1;
+    if (hit_bp(rs, 1, &st, &r)) {
+      bp_remove(rs, 1);
+      seam->set_ip(rs->sm, tid, ret_addr);
+      if (r.sp == sp_after_ret) return 0; /* our frame's return */
+      /* the same address reached deeper (recursion, a callback): step the
+       * original instruction once, re-plant, keep running */
+      seam->step(rs->sm, tid, 0);
+      struct asmspy_stop st2;
+      memset(&st2, 0, sizeof st2);
+      ASMSPY_INIT_HEADER(&st2);
+      if (seam->next_stop(rs->sm, &st2) != 0 || st2.kind == ASMSPY_STOP_EXITED) return -1;
+      if (bp_plant(rs, 1, ret_addr) != 0) return -1;
+      seam->resume(rs->sm, tid, 0);
+      continue;
+    }
+    resume_for(rs, &st);
+  }
+}
+
+/* Capture one invocation on tid, which sits at the region entry. Returns 0,
+ * or -1 when the thread is gone or the session must stop. */
+static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
+  const struct asmspy_seam_api *seam = rs->host->seam;
+  const struct asmspy_session *s = rs->s;
+  struct asmspy_regs r;
+  if (get_regs(rs, tid, &r) != 0) return -1;
+  uint64_t entry_sp = r.sp; /* the return address sits here */
+  emit_region(rs, ASMSPY_EV_REGION_ENTER, tid, sample, 0, 0, 1, r.ip);
+  int64_t steps = 0;
+  for (;;) {
+    if (s->max_steps > 0 && steps >= s->max_steps) {
+      emit_region(rs, ASMSPY_EV_REGION_EXIT, tid, sample, 0, 1, 1, r.ip);
+      return 0;
+    }
+    uint8_t bytes[16];
+    ssize_t nb = rs->host->read_mem(rs->target, r.ip, bytes, sizeof bytes);
+    int ilen = 0;
+    int call = nb > 0 && is_call(rs->host, r.ip, bytes, (size_t)nb, &ilen);
+    if (in_region(s, r.ip)) {
+      emit_insn(rs, tid, s->pid, &r);
+      steps++;
+    }
+    uint64_t call_ip = r.ip, call_sp = r.sp;
+    seam->step(rs->sm, tid, 0);
+    struct asmspy_stop st;
+    for (;;) { /* wait for OUR thread's stop; others are held */
+      memset(&st, 0, sizeof st);
+      ASMSPY_INIT_HEADER(&st);
+      if (seam->next_stop(rs->sm, &st) != 0) return -1;
+      if (st.kind == ASMSPY_STOP_INTERRUPTED || st.kind == ASMSPY_STOP_NONE) return -1;
+      if (st.tid == tid) break;
+      if (st.kind == ASMSPY_STOP_EXITED) continue;
+    }
+    if (st.kind == ASMSPY_STOP_EXITED) return -1;
+    if (st.kind == ASMSPY_STOP_SIGNAL || st.kind == ASMSPY_STOP_TARGET_TRAP) {
+      /* hand the signal back; the handler runs stepped, like any code */
+      seam->step(rs->sm, tid, st.sig);
+      memset(&st, 0, sizeof st);
+      ASMSPY_INIT_HEADER(&st);
+      if (seam->next_stop(rs->sm, &st) != 0 || st.kind == ASMSPY_STOP_EXITED) return -1;
+    }
+    if (get_regs(rs, tid, &r) != 0) return -1;
+    if (r.sp > entry_sp) { /* the entry frame is gone: the invocation returned */
+      emit_region(rs, ASMSPY_EV_REGION_EXIT, tid, sample, r.retval, 0, 1, r.ip);
+      return 0;
+    }
+    if (call && in_region(s, call_ip) && !in_region(s, r.ip)) {
+      uint64_t ret_addr = call_ip + (uint64_t)ilen, on_stack = 0;
+      if (r.sp == call_sp - 8 && rs->host->read_mem(rs->target, r.sp, &on_stack, 8) == 8 &&
+          on_stack == ret_addr) {
+        struct asmspy_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.type = ASMSPY_EV_CALLOUT;
+        ev.tid = tid;
+        ev.pid = s->pid;
+        ev.nthreads = 1;
+        ev.ip = call_ip;
+        ev.target = rs->target;
+        ev.u.branch.from = call_ip;
+        ev.u.branch.to = r.ip;
+        emit(rs, &ev);
+        if (step_over_call(rs, tid, ret_addr, call_sp) != 0) return -1;
+        if (get_regs(rs, tid, &r) != 0) return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+int region_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
+  if (!ASMSPY_HAS(host, write_mem) || !ASMSPY_HAS(host->seam, interrupt_all)) return -ASMSPY_E_ABI;
+  const struct asmspy_seam_api *seam = host->seam;
+  /* Every thread is seized even with --tid: the entry int3 is visible to all
+   * of them, and an untraced thread hitting it would die of SIGTRAP. --tid
+   * then only chooses which arrival is sampled (others are stepped past). */
+  struct asmspy_session all = *s;
+  all.tid = 0;
+  struct region_state rs = {.host = host, .s = s, .target = s->target};
+  int rc = seam->attach(&all, &rs.sm);
+  if (rc) return rc;
+  int result = 0;
+  uint64_t sample = 0;
+  while (!rs.sink_stop && !(s->stop && *s->stop)) {
+    if (bp_plant(&rs, 0, s->region_start) != 0) {
+      host->note(s->out, ASMSPY_NOTE_WARN,
+                 "cannot plant the entry breakpoint at 0x%llx (not writable: a W^X JIT page?)",
+                 (unsigned long long)s->region_start);
+      result = -ASMSPY_E_INTERNAL;
+      break;
+    }
+    seam->resume_all(rs.sm, 0);
+    pid_t entered = 0;
+    while (!entered) {
+      struct asmspy_stop st;
+      memset(&st, 0, sizeof st);
+      ASMSPY_INIT_HEADER(&st);
+      if (seam->next_stop_timeout(rs.sm, &st, s->entry_wait_ms) != 0) break;
+      if (st.kind == ASMSPY_STOP_TIMEOUT) {
+        emit_region(&rs, ASMSPY_EV_REGION_EXIT, 0, sample + 1, 0, 0, 0, s->region_start);
+        result = ASMSPY_FACT_NOT_REACHED;
+        goto out;
+      }
+      if (st.kind == ASMSPY_STOP_INTERRUPTED) goto out;
+      if (st.kind == ASMSPY_STOP_NONE) {
+        result = ASMSPY_FACT_EXITED;
+        goto out;
+      }
+      if (st.kind == ASMSPY_STOP_EXITED) continue;
+      struct asmspy_regs r;
+      if (get_regs(&rs, st.tid, &r) != 0) continue;
+      if (hit_bp(&rs, 0, &st, &r)) {
+        seam->set_ip(rs.sm, st.tid, s->region_start);
+        if (s->tid && st.tid != s->tid) {
+          /* not the pinned thread: step it past the original instruction */
+          bp_remove(&rs, 0);
+          seam->step(rs.sm, st.tid, 0);
+          struct asmspy_stop st2;
+          memset(&st2, 0, sizeof st2);
+          ASMSPY_INIT_HEADER(&st2);
+          seam->next_stop(rs.sm, &st2);
+          bp_plant(&rs, 0, s->region_start);
+          seam->resume(rs.sm, st.tid, 0);
+          continue;
+        }
+        entered = st.tid;
+        break;
+      }
+      resume_for(&rs, &st);
+    }
+    if (!entered) break;
+    bp_remove(&rs, 0);
+    seam->interrupt_all(rs.sm, entered); /* hold the others while we sample */
+    if (capture_sample(&rs, entered, ++sample) != 0) break;
+  }
+out:
+  bp_remove(&rs, 1);
+  bp_remove(&rs, 0);
+  seam->detach(rs.sm);
+  return result;
+}

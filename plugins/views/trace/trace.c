@@ -1,0 +1,336 @@
+/* trace: one function's executed assembly per invocation
+ * (`asmspy --trace <pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n] [--tid=<t>]`).
+ *
+ * A region session: the backend runs the target to the region's entry,
+ * steps one whole invocation (call-outs at native speed) and repeats, n
+ * samples (default 3). Per sample this view prints the return value, the
+ * executed vs distinct instruction counts, the basic blocks, the disassembly
+ * in address order with an execution count per instruction, and the
+ * functions called ranked by count (the seed's "Assembly & functions"). A
+ * region that is never entered within the wait is reported as that fact. */
+#include <asmspy/plugin.h>
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRACE_DEFAULT_N 3
+#define ENTRY_WAIT_DEFAULT_MS 10000
+
+struct insn_stat {
+  uint64_t addr;
+  uint64_t count;
+  uint8_t bytes[16];
+  uint8_t len;
+  int leader; /* starts a basic block in this sample */
+};
+
+struct callee_stat {
+  uint64_t site, to;
+  uint64_t count;
+};
+
+struct trace_state {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  const char *spec;
+  int64_t want, done;
+  char region_name[256];
+  /* the sample being captured */
+  struct insn_stat *insns;
+  size_t ninsns, cap;
+  struct callee_stat *calls;
+  size_t ncalls, ccap;
+  uint64_t executed;
+  uint64_t prev_ip, prev_next; /* fall-through of the previous instruction */
+  int prev_branch;             /* the previous instruction was a jump */
+  int64_t wait_ms;
+};
+
+static int64_t entry_wait_ms(void) {
+  const char *e = getenv("ASMTEST_DF_ENTRY_WAIT_MS");
+  if (!e) e = getenv("ASMSPY_ENTRY_WAIT_MS");
+  return e ? strtoll(e, NULL, 10) : ENTRY_WAIT_DEFAULT_MS;
+}
+
+static int trace_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                      void **state) {
+  const char *spec = NULL;
+  for (int i = 0; i < s->argc; i++) {
+    if (s->argv[i][0] == '-' || spec) {
+      host->note(NULL, ASMSPY_NOTE_WARN, "--%s: unexpected argument '%s' (usage: --%s %s)", s->mode,
+                 s->argv[i], s->mode, "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n] [--tid=<t>]");
+      return -ASMSPY_E_USAGE;
+    }
+    spec = s->argv[i];
+  }
+  if (!spec) {
+    host->note(NULL, ASMSPY_NOTE_WARN,
+               "--%s needs a region: <pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n]", s->mode);
+    return -ASMSPY_E_USAGE;
+  }
+  struct trace_state *st = calloc(1, sizeof *st);
+  if (!st) return -ASMSPY_E_NOMEM;
+  st->host = host;
+  st->s = s;
+  st->spec = spec;
+  st->want = s->max ? s->max : TRACE_DEFAULT_N;
+  *state = st;
+  return 0;
+}
+
+static int trace_configure(void *state, const struct asmspy_host_api *host, struct asmspy_session *s) {
+  struct trace_state *st = state;
+  char err[256];
+  uint64_t start = 0, len = 0;
+  int rc = host->resolve_region(s->target, st->spec, &start, &len, err, sizeof err);
+  if (rc) {
+    host->note(s->out, ASMSPY_NOTE_WARN, "%s", err);
+    return rc;
+  }
+  s->region_start = start;
+  s->region_len = len;
+  s->entry_wait_ms = st->wait_ms = entry_wait_ms();
+  struct asmspy_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  sym.abi_version = ASMSPY_ABI_VERSION;
+  sym.struct_size = sizeof sym;
+  host->symbolize(s->target, start, &sym);
+  if (sym.name && sym.offset == 0)
+    snprintf(st->region_name, sizeof st->region_name, "%s", sym.name);
+  else
+    snprintf(st->region_name, sizeof st->region_name, "0x%" PRIx64, start);
+  char text[512], fields[1024], name_e[600];
+  snprintf(text, sizeof text, "tracing %s @ 0x%" PRIx64 " (%" PRIu64 " bytes) in pid %d",
+           st->region_name, start, len, (int)s->pid);
+  host->json_escape(name_e, sizeof name_e, st->region_name, strlen(st->region_name));
+  snprintf(fields, sizeof fields, "\"name\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"len\":%" PRIu64,
+           name_e, start, len);
+  host->emit(s->out, "region", fields, text);
+  return 0;
+}
+
+static struct insn_stat *insn_for(struct trace_state *st, uint64_t addr) {
+  for (size_t i = 0; i < st->ninsns; i++)
+    if (st->insns[i].addr == addr) return &st->insns[i];
+  if (st->ninsns == st->cap) {
+    size_t nc = st->cap ? st->cap * 2 : 64;
+    struct insn_stat *n = realloc(st->insns, nc * sizeof *n);
+    if (!n) return NULL;
+    st->insns = n;
+    st->cap = nc;
+  }
+  struct insn_stat *i = &st->insns[st->ninsns++];
+  memset(i, 0, sizeof *i);
+  i->addr = addr;
+  return i;
+}
+
+static void on_insn(struct trace_state *st, const struct asmspy_event *ev) {
+  struct insn_stat *i = insn_for(st, ev->ip);
+  if (!i) return;
+  if (!i->count) {
+    memcpy(i->bytes, ev->u.insn.bytes, sizeof i->bytes);
+    i->len = ev->u.insn.len;
+  }
+  i->count++;
+  /* a basic block starts at the entry, at a branch target (control did not
+   * fall through), and right after a conditional branch (taken or not) */
+  if (st->executed == 0 || ev->ip != st->prev_next || st->prev_branch) i->leader = 1;
+  char text[16];
+  int ilen = st->host->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text);
+  st->prev_ip = ev->ip;
+  st->prev_next = ilen > 0 ? ev->ip + (uint64_t)ilen : 0;
+  st->prev_branch = text[0] == 'j' || strncmp(text, "loop", 4) == 0;
+  st->executed++;
+}
+
+/* A call-out: the callee ran at native speed; execution resumed at the
+ * call's fall-through, which is therefore not a new block. */
+static void on_callout(struct trace_state *st, const struct asmspy_event *ev) {
+  uint64_t from = ev->u.branch.from, to = ev->u.branch.to;
+  for (size_t i = 0; i < st->ncalls; i++)
+    if (st->calls[i].site == from && st->calls[i].to == to) {
+      st->calls[i].count++;
+      return;
+    }
+  if (st->ncalls == st->ccap) {
+    size_t nc = st->ccap ? st->ccap * 2 : 16;
+    struct callee_stat *n = realloc(st->calls, nc * sizeof *n);
+    if (!n) return;
+    st->calls = n;
+    st->ccap = nc;
+  }
+  st->calls[st->ncalls++] = (struct callee_stat){from, to, 1};
+}
+
+static int by_addr(const void *a, const void *b) {
+  const struct insn_stat *x = a, *y = b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+static int by_count(const void *a, const void *b) {
+  const struct callee_stat *x = a, *y = b;
+  if (x->count != y->count) return x->count > y->count ? -1 : 1;
+  return x->site < y->site ? -1 : x->site > y->site;
+}
+
+/* Append printf-style text to a growing buffer. */
+struct buf {
+  char *s;
+  size_t len, cap;
+};
+static void addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void addf(struct buf *b, const char *fmt, ...) {
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (b->s && (size_t)n < b->cap - b->len) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t nc = (b->cap + (size_t)n) * 2 + 256;
+    char *ns = realloc(b->s, nc);
+    if (!ns) return;
+    b->s = ns;
+    b->cap = nc;
+  }
+}
+
+static int render_sample(struct trace_state *st, const struct asmspy_event *ev) {
+  const struct asmspy_host_api *h = st->host;
+  uint64_t start = ev->u.region.start;
+  qsort(st->insns, st->ninsns, sizeof *st->insns, by_addr);
+  qsort(st->calls, st->ncalls, sizeof *st->calls, by_count);
+  size_t blocks = 0;
+  for (size_t i = 0; i < st->ninsns; i++) blocks += st->insns[i].leader;
+  int64_t ret = (int64_t)ev->u.region.retval;
+  struct buf text = {0}, json = {0};
+  addf(&text, "\nsample #%" PRIu64 "   ret=%" PRId64 "   %zu insns (%" PRIu64 " executed), %zu blocks%s\n",
+       ev->u.region.sample, ret, st->ninsns, st->executed, blocks,
+       ev->u.region.truncated ? "   (truncated)" : "");
+  addf(&json, "\"sample\":%" PRIu64 ",\"tid\":%d,\"ret\":%" PRId64 ",\"distinct\":%zu,\"executed\":%" PRIu64
+              ",\"blocks\":%zu,\"truncated\":%s,\"insns\":[",
+       ev->u.region.sample, ev->tid, ret, st->ninsns, st->executed, blocks,
+       ev->u.region.truncated ? "true" : "false");
+  addf(&text, "  assembly:                                      # <count>\u00d7 per instruction\n");
+  for (size_t i = 0; i < st->ninsns; i++) {
+    struct insn_stat *in = &st->insns[i];
+    char dis[128], dis_e[256];
+    h->disasm(in->addr, in->bytes, in->len, dis, sizeof dis);
+    addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " %s\n", in->count, in->addr - start, dis);
+    h->json_escape(dis_e, sizeof dis_e, dis, strlen(dis));
+    addf(&json, "%s{\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 ",\"disasm\":\"%s\"}",
+         i ? "," : "", in->addr - start, in->addr, in->count, dis_e);
+  }
+  addf(&json, "],\"calls\":[");
+  addf(&text, "  functions called:                              # ranked most-called first\n");
+  if (!st->ncalls) addf(&text, "    (none)\n");
+  for (size_t i = 0; i < st->ncalls; i++) {
+    struct callee_stat *c = &st->calls[i];
+    struct asmspy_symbol sym;
+    memset(&sym, 0, sizeof sym);
+    sym.abi_version = ASMSPY_ABI_VERSION;
+    sym.struct_size = sizeof sym;
+    h->symbolize(ev->target, c->to, &sym);
+    char name[256];
+    if (sym.name && sym.offset == 0)
+      snprintf(name, sizeof name, "%s", sym.name);
+    else if (sym.name)
+      snprintf(name, sizeof name, "%s+0x%" PRIx64, sym.name, sym.offset);
+    else
+      snprintf(name, sizeof name, "0x%" PRIx64, c->to);
+    const char *module = sym.kind == ASMSPY_SYM_JIT ? "jit" : sym.module ? sym.module : "?";
+    addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " ->  %s  [%s]\n", c->count, c->site - start, name,
+         module);
+    char name_e[512], mod_e[256];
+    h->json_escape(name_e, sizeof name_e, name, strlen(name));
+    h->json_escape(mod_e, sizeof mod_e, module, strlen(module));
+    addf(&json, "%s{\"count\":%" PRIu64 ",\"site_off\":%" PRIu64 ",\"callee\":\"%s\",\"addr\":\"0x%" PRIx64
+                "\",\"module\":\"%s\"}",
+         i ? "," : "", c->count, c->site - start, name_e, c->to, mod_e);
+  }
+  addf(&json, "]");
+  if (text.len && text.s[text.len - 1] == '\n') text.s[--text.len] = 0;
+  h->emit(st->s->out, "sample", json.s, text.s);
+  free(text.s);
+  free(json.s);
+  st->ninsns = st->ncalls = 0;
+  st->executed = 0;
+  st->done++;
+  return st->want > 0 && st->done >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
+}
+
+static int trace_consume(void *state, const struct asmspy_event *ev) {
+  struct trace_state *st = state;
+  switch (ev->type) {
+  case ASMSPY_EV_REGION_ENTER:
+    st->ninsns = st->ncalls = 0;
+    st->executed = 0;
+    return ASMSPY_CONSUME_MORE;
+  case ASMSPY_EV_INSN: on_insn(st, ev); return ASMSPY_CONSUME_MORE;
+  case ASMSPY_EV_CALLOUT: on_callout(st, ev); return ASMSPY_CONSUME_MORE;
+  case ASMSPY_EV_REGION_EXIT:
+    if (!ev->u.region.reached) {
+      char fields[512];
+      snprintf(fields, sizeof fields, "\"name\":\"%s\",\"waited_ms\":%" PRId64 ",\"pid\":%d",
+               st->region_name, st->wait_ms, (int)st->s->pid);
+      char text[512];
+      snprintf(text, sizeof text, "%s not seen entering in pid %d (waited %" PRId64 " ms)",
+               st->region_name, (int)st->s->pid, st->wait_ms);
+      st->host->emit(st->s->out, "not_reached", fields, text);
+      return ASMSPY_CONSUME_DONE;
+    }
+    return render_sample(st, ev);
+  default: return ASMSPY_CONSUME_MORE;
+  }
+}
+
+static int trace_finish(void *state, int end_status) {
+  (void)state;
+  (void)end_status;
+  return 0;
+}
+
+static void trace_close(void *state) {
+  struct trace_state *st = state;
+  if (!st) return;
+  free(st->insns);
+  free(st->calls);
+  free(st);
+}
+
+static const struct asmspy_view_ops trace_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_view_ops),
+    .mode = "trace",
+    .caps_required = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_REGION | ASMSPY_CAP_EXACT_SP,
+    .usage = "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n] [--tid=<t>]",
+    .open = trace_open,
+    .consume = trace_consume,
+    .finish = trace_finish,
+    .close = trace_close,
+    .configure = trace_configure,
+};
+
+static const struct asmspy_plugin trace_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_VIEW,
+    .name = "trace",
+    .description = "one function's executed assembly per invocation, with counts and callees",
+    .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_REGION,
+    .view = &trace_ops,
+    .plugin_version = "0.1.0",
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  return &trace_plugin;
+}
