@@ -25,5 +25,11 @@ echo
 echo "== asmspy --stream $victim $n   (every instruction as it runs)"
 build/host/asmspy --stream "$victim" "$n"
 echo
+echo "== asmspy --log $victim 6   (its syscalls, decoded like strace)"
+build/host/asmspy --log "$victim" 6
+echo
+echo "== asmspy --trace $victim work 1   (one invocation of work(): its assembly and callees)"
+build/host/asmspy --trace "$victim" work 1
+echo
 state=$(sed 's/^.*) //' /proc/$victim/stat | cut -d' ' -f1)
 echo "== victim $victim after detach: state $state, TracerPid $(awk '/TracerPid/ {print $2}' /proc/$victim/status)"
