@@ -67,6 +67,26 @@ static const struct asmspy_plugin_info *pick_backend(struct asmspy_engine *e,
   return fallback; /* unusable: the caller prints its SKIP reason */
 }
 
+/* Caps a mode needs beyond its view's caps_required, read from the view's
+ * own options. This is the one mode-specific rule in the engine, until ABI
+ * 1.4 gives views a caps-by-options hook: --procs counts per task either
+ * syscalls (--count=syscalls, the default: the ptrace backend, near full
+ * speed) or calls (--count=calls: an instruction stream, single-step). Both
+ * backends provide the view's caps_required (TASKS), so without this rule the
+ * preference list would choose for the count mode. The last --count wins, as
+ * in the view; an unknown value is left to the view's usage error. */
+static uint64_t extra_caps_for(const char *mode, int argc, char *const *argv) {
+  if (!mode || strcmp(mode, "procs") != 0) return 0;
+  uint64_t extra = ASMSPY_CAP_SYSCALLS;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--count=calls") == 0)
+      extra = ASMSPY_CAP_INSN_STREAM;
+    else if (strcmp(argv[i], "--count=syscalls") == 0)
+      extra = ASMSPY_CAP_SYSCALLS;
+  }
+  return extra;
+}
+
 /* A 32-bit tracee is refused rather than decoded against the wrong tables. */
 static int target_is_32bit(pid_t pid) {
   char path[64];
@@ -98,6 +118,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
     return -ASMSPY_E_INTERNAL;
   }
   const struct asmspy_view_ops *view = vinfo->desc->view;
+  uint64_t caps_needed = view->caps_required | extra_caps_for(o->mode, o->argc, o->argv);
 
   const struct asmspy_plugin_info *binfo;
   if (o->backend) {
@@ -107,7 +128,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
       return -ASMSPY_E_USAGE;
     }
   } else {
-    binfo = pick_backend(e, view->caps_required);
+    binfo = pick_backend(e, caps_needed);
     if (!binfo) {
       fprintf(stderr, "asmspy: no backend provides what mode '%s' needs\n", o->mode);
       return -ASMSPY_E_INTERNAL;
@@ -119,7 +140,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
     fflush(text_out);
     return ASMSPY_RUN_SKIPPED;
   }
-  if ((binfo->caps & view->caps_required) != view->caps_required) {
+  if ((binfo->caps & caps_needed) != caps_needed) {
     fprintf(text_out, "# SKIP %s: does not provide what mode '%s' needs\n", binfo->name,
             o->mode);
     return ASMSPY_RUN_SKIPPED;

@@ -32,6 +32,10 @@ int target_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *s
 /* ---- disasm.c: Capstone, Intel syntax, cached by (addr, bytes) --------- */
 int disasm_one(uint64_t addr, const uint8_t *bytes, size_t len, char *text, size_t cap);
 
+/* ---- operands.c: Capstone with detail: registers/memory an insn touches - */
+int operands_one(uint64_t ip, const uint8_t *bytes, size_t len, const struct asmspy_regs *regs,
+                 struct asmspy_operands *out);
+
 /* ---- output.c: the one writer ------------------------------------------- */
 struct out_opts {
   const char *mode;

@@ -28,6 +28,7 @@ static const struct asmspy_host_api host_api = {
     .describe_fd = target_describe_fd,
     .resolve_region = target_resolve_region,
     .write_mem = target_write_mem,
+    .operands = operands_one,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

@@ -367,6 +367,42 @@ static int check_event_members(struct recording *rec, const char *type, const st
     need_int(&c, "tid", INT64_MIN, NULL);
     need_int(&c, "signo", 1, NULL);
     need_str(&c, "name");
+  } else if (strcmp(type, "graph") == 0) {
+    /* --graph: the whole call graph in one event */
+    const struct json_value *nodes = json_get(ev, "nodes"), *edges = json_get(ev, "edges");
+    if (!nodes || nodes->type != JSON_ARRAY) check_fail(&c, "nodes", "an array of node objects");
+    for (size_t i = 0; !c.bad && i < json_array_len(nodes); i++)
+      if (json_array_at(nodes, i)->type != JSON_OBJECT)
+        check_fail(&c, "nodes", "an array of node objects");
+    if (!c.bad && (!edges || edges->type != JSON_ARRAY))
+      check_fail(&c, "edges", "an array of edge objects");
+    for (size_t i = 0; !c.bad && i < json_array_len(edges); i++)
+      if (json_array_at(edges, i)->type != JSON_OBJECT)
+        check_fail(&c, "edges", "an array of edge objects");
+  } else if (strcmp(type, "call") == 0) {
+    /* --tree: one verified call */
+    const char *name;
+    need_int(&c, "tid", INT64_MIN, NULL);
+    need_int(&c, "depth", 0, NULL);
+    need_str_or_null(&c, "name", &name);
+    need_str(&c, "module");
+  } else if (strcmp(type, "proc") == 0) {
+    need_int(&c, "tid", INT64_MIN, NULL);
+    need_int(&c, "tgid", INT64_MIN, NULL);
+    need_int(&c, "ppid", INT64_MIN, NULL);
+    need_str(&c, "comm");
+    need_int(&c, "inv", 0, NULL);
+  } else if (strcmp(type, "dataflow") == 0) {
+    need_str(&c, "name");
+    need_int(&c, "steps", 0, NULL);
+    const struct json_value *tr = json_get(ev, "truncated");
+    if (!c.bad && (!tr || tr->type != JSON_BOOL)) check_fail(&c, "truncated", "true or false");
+    const struct json_value *trace = json_get(ev, "trace");
+    if (!c.bad && (!trace || trace->type != JSON_ARRAY))
+      check_fail(&c, "trace", "an array of step objects");
+    for (size_t i = 0; !c.bad && i < json_array_len(trace); i++)
+      if (json_array_at(trace, i)->type != JSON_OBJECT)
+        check_fail(&c, "trace", "an array of step objects");
   }
   if (c.bad) return invalid(rec, rec->lineno, "%s", c.msg);
   return 0;

@@ -50,4 +50,8 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
 int cli_supervise(int (*session)(void *arg), void *arg);
 void cli_print_usage(FILE *f);
 
+/* info.c / list.c: the no-attach commands (host/procinfo.c does the reading). */
+int cli_cmd_info(int argc, char **argv);
+int cli_cmd_list(int argc, char **argv);
+
 #endif

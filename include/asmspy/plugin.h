@@ -399,6 +399,27 @@ struct asmspy_symbol {
 
 enum asmspy_note_level { ASMSPY_NOTE_INFO = 0, ASMSPY_NOTE_WARN = 1, ASMSPY_NOTE_SKIP = 2 };
 
+/* One instruction's operand semantics (host->operands): what it reads and
+ * writes. Registers are gpr ids = indexes into asmspy_regs.gpr, always the
+ * full 64-bit register (eax/ax/al/ah -> rax); flags are gpr 18 (eflags);
+ * registers with no gpr slot (xmm, x87, ...) are left out. */
+#define ASMSPY_MEM_READ 1u
+#define ASMSPY_MEM_WRITE 2u
+
+struct asmspy_operands {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  uint8_t nread, nwritten, nmem, pad;
+  uint8_t read[16], written[16];   /* register ids = index into asmspy_regs.gpr (full 64-bit register; eax/ax/al map to rax) */
+  struct {
+    uint64_t addr;   /* effective address (base + index*scale + disp, segment base added) */
+    uint32_t size;   /* bytes accessed */
+    uint32_t access; /* ASMSPY_MEM_READ | ASMSPY_MEM_WRITE: 1 read, 2 write, 3 both */
+  } mem[4];                        /* explicit memory operands and implicit stack slots */
+  char text[96];                   /* the disassembly */
+  /* --- ABI 1.3 ends here; append below --- */
+};
+
 /* Host services, one append-only table (the sqlite3_api_routines model). */
 struct asmspy_host_api {
   uint32_t abi_version;
@@ -446,6 +467,11 @@ struct asmspy_host_api {
   /* Write target memory (breakpoints) through /proc/<pid>/mem, which lets a
    * tracer write read-only text pages. Returns bytes written or -errno. */
   ssize_t (*write_mem)(struct asmspy_target *t, uint64_t addr, const void *buf, size_t len);
+  /* Operands of one instruction with Capstone's detail: which registers it
+   * reads and writes, and its memory operands with effective addresses
+   * computed from regs. Returns the instruction length, 0 if undecodable. */
+  int (*operands)(uint64_t ip, const uint8_t *bytes, size_t len, const struct asmspy_regs *regs,
+                  struct asmspy_operands *out);
   /* --- ABI 1.3 ends here; append below --- */
 };
 

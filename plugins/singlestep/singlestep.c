@@ -61,15 +61,17 @@ static int singlestep_probe(const struct asmspy_host_api *host, struct asmspy_pr
   waitpid(child, &status, __WALL);
   unsigned long long prev_ip = 0;
   int advanced = 0, steps = 0;
-  for (; steps < PROBE_STEPS; steps++) {
+  /* Under load a stop other than our step trap may come first (a late
+   * interrupt/group stop): such stops are resumed with a step too and not
+   * counted, so only real single-step traps are judged. */
+  for (int stops = 0; steps < PROBE_STEPS && stops < 4 * PROBE_STEPS; stops++) {
     struct user_regs_struct r;
     if (ptrace(PTRACE_GETREGS, child, 0, &r) != 0) break;
     if (steps && r.rip != prev_ip) advanced++;
     prev_ip = r.rip;
     if (ptrace(PTRACE_SINGLESTEP, child, 0, 0) != 0) break;
-    if (waitpid(child, &status, __WALL) != child || !WIFSTOPPED(status) ||
-        WSTOPSIG(status) != SIGTRAP)
-      break;
+    if (waitpid(child, &status, __WALL) != child || !WIFSTOPPED(status)) break;
+    if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0) steps++;
   }
   kill(child, SIGKILL);
   waitpid(child, NULL, 0);

@@ -311,8 +311,26 @@ PIN(asmspy_host_api, resolve_region, 112);
 NEW(asmspy_host_api, resolve_region, SIZE_1_2_asmspy_host_api);
 PIN(asmspy_host_api, write_mem, 120);
 NEW(asmspy_host_api, write_mem, SIZE_1_2_asmspy_host_api);
-#define SIZE_1_3_asmspy_host_api 128
-ENDS(asmspy_host_api, write_mem, SIZE_1_3_asmspy_host_api);
+PIN(asmspy_host_api, operands, 128);
+NEW(asmspy_host_api, operands, SIZE_1_2_asmspy_host_api);
+#define SIZE_1_3_asmspy_host_api 136
+ENDS(asmspy_host_api, operands, SIZE_1_3_asmspy_host_api);
+/* struct asmspy_operands: new in 1.3 (host->operands, for --dataflow). */
+HEADER(asmspy_operands);
+PIN(asmspy_operands, nread, 8);
+PIN(asmspy_operands, nwritten, 9);
+PIN(asmspy_operands, nmem, 10);
+PIN(asmspy_operands, pad, 11);
+PIN(asmspy_operands, read, 12);
+PIN(asmspy_operands, written, 28);
+PIN(asmspy_operands, mem, 48);
+PIN(asmspy_operands, mem[0].addr, 48);
+PIN(asmspy_operands, mem[0].size, 56);
+PIN(asmspy_operands, mem[0].access, 60);
+PIN(asmspy_operands, mem[1], 64);
+PIN(asmspy_operands, text, 112);
+#define SIZE_1_3_asmspy_operands 208
+ENDS(asmspy_operands, text, SIZE_1_3_asmspy_operands);
 PIN(asmspy_seam_api, next_stop_timeout, 104);
 NEW(asmspy_seam_api, next_stop_timeout, SIZE_1_2_asmspy_seam_api);
 PIN(asmspy_seam_api, set_ip, 112);
@@ -352,6 +370,7 @@ SIZE(asmspy_backend_ops, CUR(asmspy_backend_ops));
 SIZE(asmspy_view_ops, CUR(asmspy_view_ops));
 SIZE(asmspy_plugin, CUR(asmspy_plugin));
 SIZE(asmspy_syscall_info, CUR(asmspy_syscall_info));
+SIZE(asmspy_operands, CUR(asmspy_operands));
 
 /* Boundary structs are 8-aligned (ENDS() rounds to 8). */
 _Static_assert(alignof(struct asmspy_plugin) == 8 && alignof(struct asmspy_event) == 8 &&

@@ -514,11 +514,47 @@ static void test_syscall_events(void) {
   free(t.s);
 }
 
+static void test_graph_call_events(void) {
+  /* --graph: one graph event with nodes and edges arrays; --tree: call events */
+  struct text t = stream(0, 0);
+  add(&t, "{\"type\":\"graph\",\"seq\":1,\"pid\":1,\"sort\":\"invocations\",\"nodes\":["
+          "{\"addr\":\"0x10\",\"name\":\"main\",\"module\":\"a\",\"kind\":\"internal\","
+          "\"inv\":0,\"calls\":1,\"fanout\":1},{\"addr\":\"0x20\",\"name\":null,\"module\":\"?\","
+          "\"kind\":\"unknown\",\"inv\":1,\"calls\":0,\"fanout\":0}],"
+          "\"edges\":[{\"caller\":\"0x10\",\"callee\":\"0x20\",\"count\":1}]}\n");
+  add(&t, "{\"type\":\"call\",\"seq\":2,\"tid\":7,\"depth\":0,\"name\":\"work\","
+          "\"module\":\"victim\",\"addr\":\"0x30\",\"kind\":\"internal\"}\n");
+  add(&t, "{\"type\":\"call\",\"seq\":3,\"tid\":7,\"depth\":1,\"name\":null,\"module\":\"?\"}\n");
+  add_end(&t, 3);
+  struct recording_report rep;
+  expect_at("graph and call events", t.s, t.len, RECORDING_VALID, 0, NULL, &rep, __LINE__);
+  CHECK(recording_type_count(&rep, "graph") == 1 && recording_type_count(&rep, "call") == 2,
+        "graph and call counted");
+  free(t.s);
+
+  BAD_EVENT("graph without edges", "{\"type\":\"graph\",\"seq\":3,\"nodes\":[]}", "graph.edges is missing");
+  BAD_EVENT("graph without nodes", "{\"type\":\"graph\",\"seq\":3,\"edges\":[]}", "graph.nodes is missing");
+  BAD_EVENT("graph nodes not an array", "{\"type\":\"graph\",\"seq\":3,\"nodes\":{},\"edges\":[]}",
+            "graph.nodes must be");
+  BAD_EVENT("graph edge not an object", "{\"type\":\"graph\",\"seq\":3,\"nodes\":[],\"edges\":[1]}",
+            "graph.edges must be");
+  BAD_EVENT("call without tid", "{\"type\":\"call\",\"seq\":3,\"depth\":0,\"name\":\"f\",\"module\":\"m\"}",
+            "call.tid is missing");
+  BAD_EVENT("call negative depth",
+            "{\"type\":\"call\",\"seq\":3,\"tid\":1,\"depth\":-1,\"name\":\"f\",\"module\":\"m\"}",
+            "call.depth must be");
+  BAD_EVENT("call without name", "{\"type\":\"call\",\"seq\":3,\"tid\":1,\"depth\":0,\"module\":\"m\"}",
+            "call.name is missing");
+  BAD_EVENT("call module not a string",
+            "{\"type\":\"call\",\"seq\":3,\"tid\":1,\"depth\":0,\"name\":\"f\",\"module\":3}",
+            "call.module must be");
+}
+
 static void test_events(void) {
   /* unknown event types: accepted with a valid seq, counted per type */
   struct text t = stream(1, 0);
   add(&t, "{\"type\":\"future_kind\",\"seq\":2,\"nr\":1,\"name\":\"write\"}\n");
-  add(&t, "{\"type\":\"graph\",\"seq\":3,\"nodes\":[]}\n");
+  add(&t, "{\"type\":\"graph\",\"seq\":3,\"nodes\":[],\"edges\":[]}\n");
   add(&t, "{\"type\":\"future_kind\",\"seq\":4}\n");
   add_end(&t, 4);
   struct recording_report rep;
@@ -792,6 +828,7 @@ int main(void) {
   test_header();
   test_events();
   test_syscall_events();
+  test_graph_call_events();
   test_iterator();
   rmdir(tmpdir);
   return check_summary("test_recording");

@@ -1,0 +1,251 @@
+/* Operand semantics service (host->operands): one instruction's register
+ * reads/writes and memory accesses, for views that follow values through
+ * code (--dataflow).
+ *
+ * Capstone lives once, in the host. disasm.c keeps its own fast handle with
+ * detail OFF (the hot --stream path); this module opens a second handle with
+ * CS_OPT_DETAIL on, which costs a detail block per decode but is only used by
+ * views that need it.
+ *
+ * Registers come from cs_regs_access (explicit + implicit), mapped to the
+ * index of their full 64-bit register in asmspy_regs.gpr (user_regs_struct
+ * order); eflags is gpr 18; fs:/gs: are reported as fs_base/gs_base (gpr 21,
+ * 22: what the segment prefix actually reads in 64-bit mode). Registers with
+ * no gpr slot (xmm, x87, mask, control/debug) are skipped.
+ *
+ * Memory: each explicit memory operand (lea and hinting nops excluded: they
+ * compute or name an address but do not touch it) with its effective address
+ * base + index*scale + disp computed from regs (rip-relative: the next
+ * instruction's address + disp; fs:/gs: add fs_base/gs_base), plus the
+ * implicit stack slots: push/call write [rsp-8], pop/ret read [rsp], leave
+ * reads [rbp] (8 bytes each). A zero idiom (xor eax, eax) reads nothing.
+ * Not thread-safe by design: one tracer thread. */
+#include "host/host.h"
+
+#include <capstone/capstone.h>
+#include <string.h>
+
+/* user_regs_struct indexes */
+enum {
+  G_R15 = 0, G_R14, G_R13, G_R12, G_RBP, G_RBX, G_R11, G_R10, G_R9, G_R8,
+  G_RAX, G_RCX, G_RDX, G_RSI, G_RDI, G_ORIG_RAX, G_RIP, G_CS, G_EFLAGS, G_RSP,
+  G_SS, G_FS_BASE, G_GS_BASE, G_DS, G_ES, G_FS, G_GS,
+};
+
+static csh cs_det;
+static int cs_det_ready = -1; /* -1 unknown, 0 failed, 1 ok */
+
+static int operands_init(void) {
+  if (cs_det_ready >= 0) return cs_det_ready;
+#if defined(__x86_64__)
+  cs_det_ready = cs_open(CS_ARCH_X86, CS_MODE_64, &cs_det) == CS_ERR_OK;
+  if (cs_det_ready) {
+    cs_option(cs_det, CS_OPT_SYNTAX, CS_OPT_SYNTAX_INTEL);
+    cs_option(cs_det, CS_OPT_DETAIL, CS_OPT_ON);
+  }
+#else
+  cs_det_ready = 0;
+#endif
+  return cs_det_ready;
+}
+
+#if defined(__x86_64__)
+/* A Capstone x86 register -> its gpr index, or -1 when it has no slot. */
+static int gpr_of(unsigned reg) {
+  switch (reg) {
+  case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX: case X86_REG_AL: case X86_REG_AH:
+    return G_RAX;
+  case X86_REG_RBX: case X86_REG_EBX: case X86_REG_BX: case X86_REG_BL: case X86_REG_BH:
+    return G_RBX;
+  case X86_REG_RCX: case X86_REG_ECX: case X86_REG_CX: case X86_REG_CL: case X86_REG_CH:
+    return G_RCX;
+  case X86_REG_RDX: case X86_REG_EDX: case X86_REG_DX: case X86_REG_DL: case X86_REG_DH:
+    return G_RDX;
+  case X86_REG_RSI: case X86_REG_ESI: case X86_REG_SI: case X86_REG_SIL: return G_RSI;
+  case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: case X86_REG_DIL: return G_RDI;
+  case X86_REG_RBP: case X86_REG_EBP: case X86_REG_BP: case X86_REG_BPL: return G_RBP;
+  case X86_REG_RSP: case X86_REG_ESP: case X86_REG_SP: case X86_REG_SPL: return G_RSP;
+  case X86_REG_R8: case X86_REG_R8D: case X86_REG_R8W: case X86_REG_R8B: return G_R8;
+  case X86_REG_R9: case X86_REG_R9D: case X86_REG_R9W: case X86_REG_R9B: return G_R9;
+  case X86_REG_R10: case X86_REG_R10D: case X86_REG_R10W: case X86_REG_R10B: return G_R10;
+  case X86_REG_R11: case X86_REG_R11D: case X86_REG_R11W: case X86_REG_R11B: return G_R11;
+  case X86_REG_R12: case X86_REG_R12D: case X86_REG_R12W: case X86_REG_R12B: return G_R12;
+  case X86_REG_R13: case X86_REG_R13D: case X86_REG_R13W: case X86_REG_R13B: return G_R13;
+  case X86_REG_R14: case X86_REG_R14D: case X86_REG_R14W: case X86_REG_R14B: return G_R14;
+  case X86_REG_R15: case X86_REG_R15D: case X86_REG_R15W: case X86_REG_R15B: return G_R15;
+  case X86_REG_RIP: case X86_REG_EIP: case X86_REG_IP: return G_RIP;
+  case X86_REG_EFLAGS: return G_EFLAGS;
+  case X86_REG_CS: return G_CS;
+  case X86_REG_SS: return G_SS;
+  case X86_REG_DS: return G_DS;
+  case X86_REG_ES: return G_ES;
+  case X86_REG_FS: return G_FS_BASE; /* 64-bit mode: the prefix reads the base */
+  case X86_REG_GS: return G_GS_BASE;
+  default: return -1;
+  }
+}
+
+static void add_reg(uint8_t *list, uint8_t *n, int g) {
+  if (g < 0) return;
+  for (unsigned i = 0; i < *n; i++)
+    if (list[i] == (uint8_t)g) return;
+  if (*n < 16) list[(*n)++] = (uint8_t)g;
+}
+
+static uint64_t reg_value(const struct asmspy_regs *regs, unsigned reg) {
+  int g = gpr_of(reg);
+  if (!regs || g < 0 || (uint32_t)g >= regs->ngpr) return 0;
+  uint64_t v = regs->gpr[g];
+  switch (reg) { /* address-size override: 32-bit base/index */
+  case X86_REG_EAX: case X86_REG_EBX: case X86_REG_ECX: case X86_REG_EDX: case X86_REG_ESI:
+  case X86_REG_EDI: case X86_REG_EBP: case X86_REG_ESP: case X86_REG_R8D: case X86_REG_R9D:
+  case X86_REG_R10D: case X86_REG_R11D: case X86_REG_R12D: case X86_REG_R13D: case X86_REG_R14D:
+  case X86_REG_R15D: case X86_REG_EIP:
+    return v & 0xffffffffu;
+  default: return v;
+  }
+}
+
+static uint64_t gpr_value(const struct asmspy_regs *regs, int g) {
+  return regs && g >= 0 && (uint32_t)g < regs->ngpr ? regs->gpr[g] : 0;
+}
+
+static void add_mem(struct asmspy_operands *o, uint64_t addr, uint32_t size, uint32_t access) {
+  for (unsigned i = 0; i < o->nmem; i++)
+    if (o->mem[i].addr == addr && o->mem[i].size == size) {
+      o->mem[i].access |= access;
+      return;
+    }
+  if (o->nmem < 4) {
+    o->mem[o->nmem].addr = addr;
+    o->mem[o->nmem].size = size;
+    o->mem[o->nmem].access = access;
+    o->nmem++;
+  }
+}
+
+#define EFLAGS_READ                                                                         \
+  (X86_EFLAGS_TEST_OF | X86_EFLAGS_TEST_SF | X86_EFLAGS_TEST_ZF | X86_EFLAGS_TEST_PF |      \
+   X86_EFLAGS_TEST_CF | X86_EFLAGS_TEST_NT | X86_EFLAGS_TEST_DF | X86_EFLAGS_TEST_RF |      \
+   X86_EFLAGS_TEST_IF | X86_EFLAGS_TEST_TF | X86_EFLAGS_TEST_AF)
+#define EFLAGS_WRITE (~(uint64_t)EFLAGS_READ & ~(uint64_t)(X86_EFLAGS_PRIOR_OF | X86_EFLAGS_PRIOR_SF | \
+                      X86_EFLAGS_PRIOR_ZF | X86_EFLAGS_PRIOR_AF | X86_EFLAGS_PRIOR_PF |             \
+                      X86_EFLAGS_PRIOR_CF | X86_EFLAGS_PRIOR_TF | X86_EFLAGS_PRIOR_IF |             \
+                      X86_EFLAGS_PRIOR_DF | X86_EFLAGS_PRIOR_NT))
+
+static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmspy_operands *o) {
+  const cs_x86 *x = &in->detail->x86;
+  cs_regs rr, rw;
+  uint8_t nr = 0, nw = 0;
+  if (cs_regs_access(cs_det, in, rr, &nr, rw, &nw) == CS_ERR_OK) {
+    for (unsigned i = 0; i < nr; i++) add_reg(o->read, &o->nread, gpr_of(rr[i]));
+    for (unsigned i = 0; i < nw; i++) add_reg(o->written, &o->nwritten, gpr_of(rw[i]));
+  }
+  /* the flags, from Capstone's per-flag effects (the FPU group reuses the
+   * field for its own flags) */
+  if (!cs_insn_group(cs_det, in, X86_GRP_FPU)) {
+    if (x->eflags & EFLAGS_READ) add_reg(o->read, &o->nread, G_EFLAGS);
+    if (x->eflags & EFLAGS_WRITE) add_reg(o->written, &o->nwritten, G_EFLAGS);
+  }
+  uint64_t rsp = gpr_value(regs, G_RSP);
+  switch (in->id) {
+  case X86_INS_PUSH:
+  case X86_INS_PUSHFQ:
+  case X86_INS_CALL:
+    add_reg(o->read, &o->nread, G_RSP);
+    add_reg(o->written, &o->nwritten, G_RSP);
+    add_mem(o, rsp - 8, 8, ASMSPY_MEM_WRITE);
+    break;
+  case X86_INS_POP:
+  case X86_INS_POPFQ:
+  case X86_INS_RET:
+    add_reg(o->read, &o->nread, G_RSP);
+    add_reg(o->written, &o->nwritten, G_RSP);
+    add_mem(o, rsp, 8, ASMSPY_MEM_READ);
+    break;
+  case X86_INS_LEAVE: /* mov rsp, rbp; pop rbp */
+    add_reg(o->read, &o->nread, G_RBP);
+    add_reg(o->written, &o->nwritten, G_RBP);
+    add_reg(o->written, &o->nwritten, G_RSP);
+    add_mem(o, gpr_value(regs, G_RBP), 8, ASMSPY_MEM_READ);
+    break;
+  default: break;
+  }
+  /* zero idioms (xor eax, eax / sub rax, rax): the result does not depend on
+   * the old value, so it is not a read (no false def-use edge) */
+  if ((in->id == X86_INS_XOR || in->id == X86_INS_SUB) && x->op_count == 2 &&
+      x->operands[0].type == X86_OP_REG && x->operands[1].type == X86_OP_REG &&
+      x->operands[0].reg == x->operands[1].reg) {
+    int g = gpr_of(x->operands[0].reg);
+    for (unsigned i = 0; i < o->nread; i++)
+      if (o->read[i] == g) {
+        memmove(&o->read[i], &o->read[i + 1], (size_t)(o->nread - i - 1));
+        o->nread--;
+        break;
+      }
+  }
+  if (in->id == X86_INS_LEA || in->id == X86_INS_NOP) return; /* no access */
+  for (unsigned i = 0; i < x->op_count; i++) {
+    const cs_x86_op *op = &x->operands[i];
+    if (op->type != X86_OP_MEM) continue;
+    uint64_t ea;
+    if (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP)
+      ea = in->address + in->size + (uint64_t)op->mem.disp;
+    else
+      ea = (op->mem.base != X86_REG_INVALID ? reg_value(regs, op->mem.base) : 0) +
+           (op->mem.index != X86_REG_INVALID
+                ? reg_value(regs, op->mem.index) * (uint64_t)(int64_t)op->mem.scale
+                : 0) +
+           (uint64_t)op->mem.disp;
+    if (op->mem.segment == X86_REG_FS) ea += gpr_value(regs, G_FS_BASE);
+    if (op->mem.segment == X86_REG_GS) ea += gpr_value(regs, G_GS_BASE);
+    if (x->addr_size == 4) ea &= 0xffffffffu;
+    uint32_t access = op->access & (CS_AC_READ | CS_AC_WRITE);
+    if (!access) access = ASMSPY_MEM_READ; /* Capstone does not know: assume a load */
+    add_mem(o, ea, op->size ? op->size : 8, access);
+    /* the base/index registers are read to form the address */
+    if (op->mem.base != X86_REG_RIP && op->mem.base != X86_REG_EIP)
+      add_reg(o->read, &o->nread, gpr_of(op->mem.base));
+    add_reg(o->read, &o->nread, gpr_of(op->mem.index));
+  }
+}
+#endif
+
+int operands_one(uint64_t ip, const uint8_t *bytes, size_t len, const struct asmspy_regs *regs,
+                 struct asmspy_operands *out) {
+  if (!out) return 0;
+  /* The caller's struct_size says how much it can hold: write only within it. */
+  size_t cap = out->struct_size;
+  if (cap < offsetof(struct asmspy_operands, nread) || cap > sizeof(struct asmspy_operands))
+    cap = sizeof(struct asmspy_operands);
+  struct asmspy_operands o;
+  memset(&o, 0, sizeof o);
+  ASMSPY_INIT_HEADER(&o);
+  o.struct_size = (uint32_t)cap;
+  int ilen = 0;
+  if (len && bytes && operands_init()) {
+    if (len > 16) len = 16;
+#if defined(__x86_64__)
+    cs_insn *in = NULL;
+    size_t n = cs_disasm(cs_det, bytes, len, ip, 1, &in);
+    if (n > 0) {
+      ilen = in[0].size;
+      /* a long AVX-512 operand list is cut to fit text[] */
+      size_t m = strnlen(in[0].mnemonic, sizeof in[0].mnemonic);
+      memcpy(o.text, in[0].mnemonic, m);
+      if (in[0].op_str[0] && m + 1 < sizeof o.text) {
+        o.text[m++] = ' ';
+        size_t r = strnlen(in[0].op_str, sizeof o.text - 1 - m);
+        memcpy(o.text + m, in[0].op_str, r);
+        m += r;
+      }
+      o.text[m] = 0;
+      if (in[0].detail) fill(&in[0], regs, &o);
+      cs_free(in, n);
+    }
+#endif
+  }
+  if (!ilen) snprintf(o.text, sizeof o.text, "(bad)");
+  memcpy(out, &o, cap);
+  return ilen;
+}

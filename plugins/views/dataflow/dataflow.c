@@ -1,0 +1,646 @@
+/* dataflow: the values flowing through ONE invocation of one function
+ * (`asmspy --dataflow <pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [--json] [--tid=<t>]
+ * [--max=<n>]`).
+ *
+ * A region session of one sample: the backend runs the target to the
+ * region's entry and steps that invocation (call-outs at native speed).
+ * Every INSN event arrives while the thread is stopped BEFORE the
+ * instruction runs, with its registers. Per step this view asks the host
+ * which registers and memory the instruction reads and writes
+ * (host->operands) and records
+ *   - each read's value now (registers from ev->regs, memory through
+ *     host->read_mem: the pre-execution state);
+ *   - each write's value at the next event that shows the post-execution
+ *     state: the next INSN (its registers; memory read again), a CALLOUT
+ *     (the call's own writes: rsp-8 and the return slot) or REGION_EXIT
+ *     (rax = the return value; other registers unknown, memory read);
+ *   - def-use: each read points at the step that last wrote that register
+ *     or those memory bytes in this invocation, or is live-in (defined
+ *     before the entry: arguments, callee-saved registers, caller memory).
+ * A call-out is a synthetic step `callout <callee>` that defines what the
+ * SysV ABI lets a callee clobber (rax rcx rdx rsi rdi r8-r11 rsp flags), so
+ * a read of rax after `call helper` points at the call-out. Memory the
+ * callee wrote is not seen (it ran natively). rip is not tracked: every
+ * step shows its own address. */
+#include <asmspy/plugin.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ENTRY_WAIT_DEFAULT_MS 10000
+#define VAL_MAX 32 /* bytes of a memory value kept (a zmm operand is cut to this) */
+#define USAGE "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [--json] [--tid=<t>] [--max=<n>]"
+
+/* user_regs_struct indexes used here */
+enum { G_R11 = 6, G_R10 = 7, G_R9 = 8, G_R8 = 9, G_RAX = 10, G_RCX = 11, G_RDX = 12,
+       G_RSI = 13, G_RDI = 14, G_RIP = 16, G_EFLAGS = 18, G_RSP = 19, G_NREGS = 27 };
+
+static const char *const reg_names[G_NREGS] = {
+    "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi",
+    "rdi", "orig_rax", "rip", "cs", "rflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs",
+    "gs"};
+
+/* registers a call-out may clobber (SysV: caller-saved + return registers) */
+static const uint8_t callout_defs[] = {G_RAX, G_RDX, G_RCX, G_RSI, G_RDI, G_R8,
+                                       G_R9,  G_R10, G_R11, G_RSP, G_EFLAGS};
+
+struct rec {
+  uint64_t addr;   /* memory: the address */
+  int64_t def;     /* reads: defining step, -1 = live-in */
+  uint32_t size;   /* bytes */
+  uint8_t is_mem;
+  uint8_t reg;     /* register: gpr index */
+  uint8_t known;   /* value is known */
+  uint8_t val[VAL_MAX]; /* little-endian */
+};
+
+struct step {
+  uint64_t addr;     /* insn address; a call-out: the call site */
+  uint64_t callee;   /* call-out only */
+  uint64_t pre_rsp;  /* rsp before it ran */
+  size_t r0, nr, w0, nw;
+  int callout;
+  char text[128];
+};
+
+/* byte address -> defining step (open addressing) */
+struct memdef {
+  uint64_t *keys; /* addr + 1 (0 = empty) */
+  int64_t *vals;
+  size_t cap, n;
+};
+
+struct df_state {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  const char *spec;
+  int64_t max;
+  int64_t wait_ms;
+  char region_name[256];
+  uint64_t start, len;
+  struct step *steps;
+  size_t nsteps, scap;
+  struct rec *reads, *writes;
+  size_t nreads, rcap, nwrites, wcap;
+  int64_t reg_def[G_NREGS];
+  struct memdef md;
+  int64_t pending; /* step whose written values await the post-execution state, -1 none */
+  uint64_t executed, callouts;
+  int entered, done;
+  int32_t tid; /* the sampled thread */
+};
+
+static int64_t entry_wait_ms(void) {
+  const char *e = getenv("ASMTEST_DF_ENTRY_WAIT_MS");
+  if (!e) e = getenv("ASMSPY_ENTRY_WAIT_MS");
+  return e ? strtoll(e, NULL, 10) : ENTRY_WAIT_DEFAULT_MS;
+}
+
+/* ---------------------------- memory defs ------------------------------- */
+
+static size_t md_slot(const struct memdef *m, uint64_t key) {
+  uint64_t h = key * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 20) & (m->cap - 1);
+}
+
+static int md_grow(struct memdef *m) {
+  size_t nc = m->cap ? m->cap * 2 : 1024;
+  uint64_t *k = calloc(nc, sizeof *k);
+  int64_t *v = calloc(nc, sizeof *v);
+  if (!k || !v) {
+    free(k);
+    free(v);
+    return -1;
+  }
+  struct memdef n = {k, v, nc, 0};
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->keys[i]) {
+      size_t j = md_slot(&n, m->keys[i]);
+      while (n.keys[j]) j = (j + 1) & (nc - 1);
+      n.keys[j] = m->keys[i];
+      n.vals[j] = m->vals[i];
+      n.n++;
+    }
+  free(m->keys);
+  free(m->vals);
+  *m = n;
+  return 0;
+}
+
+static void md_set(struct memdef *m, uint64_t addr, int64_t step) {
+  if ((m->n + 1) * 2 > m->cap && md_grow(m) != 0) return;
+  uint64_t key = addr + 1;
+  size_t j = md_slot(m, key);
+  while (m->keys[j] && m->keys[j] != key) j = (j + 1) & (m->cap - 1);
+  if (!m->keys[j]) {
+    m->keys[j] = key;
+    m->n++;
+  }
+  m->vals[j] = step;
+}
+
+static int64_t md_get(const struct memdef *m, uint64_t addr) {
+  if (!m->cap) return -1;
+  uint64_t key = addr + 1;
+  size_t j = md_slot(m, key);
+  while (m->keys[j]) {
+    if (m->keys[j] == key) return m->vals[j];
+    j = (j + 1) & (m->cap - 1);
+  }
+  return -1;
+}
+
+/* ------------------------------ records --------------------------------- */
+
+static struct rec *new_rec(struct rec **arr, size_t *n, size_t *cap) {
+  if (*n == *cap) {
+    size_t nc = *cap ? *cap * 2 : 256;
+    struct rec *a = realloc(*arr, nc * sizeof *a);
+    if (!a) return NULL;
+    *arr = a;
+    *cap = nc;
+  }
+  struct rec *r = &(*arr)[(*n)++];
+  memset(r, 0, sizeof *r);
+  r->def = -1;
+  return r;
+}
+
+static struct step *new_step(struct df_state *st) {
+  if (st->nsteps == st->scap) {
+    size_t nc = st->scap ? st->scap * 2 : 128;
+    struct step *a = realloc(st->steps, nc * sizeof *a);
+    if (!a) return NULL;
+    st->steps = a;
+    st->scap = nc;
+  }
+  struct step *s = &st->steps[st->nsteps++];
+  memset(s, 0, sizeof *s);
+  s->r0 = st->nreads;
+  s->w0 = st->nwrites;
+  return s;
+}
+
+static void set_u64(struct rec *r, uint64_t v) {
+  memcpy(r->val, &v, 8);
+  r->known = 1;
+}
+
+static void read_value(struct df_state *st, const struct asmspy_event *ev, struct rec *r) {
+  size_t n = r->size < VAL_MAX ? r->size : VAL_MAX;
+  memset(r->val, 0, sizeof r->val);
+  r->known = ev->target && st->host->read_mem(ev->target, r->addr, r->val, n) == (ssize_t)n;
+}
+
+static int reg_ok(const struct asmspy_regs *regs, int g) {
+  return regs && g >= 0 && (uint32_t)g < regs->ngpr && ASMSPY_HAS(regs, gpr);
+}
+
+/* The post-execution state of the pending step is visible now: fill its
+ * written values. regs: the registers now (NULL = registers unknown, except
+ * rax = retval when have_ret). A call's own writes are computed (the callee
+ * already runs: rsp is the call's rsp - 8, rip the callee). */
+static void finish_pending(struct df_state *st, const struct asmspy_event *ev,
+                           const struct asmspy_regs *regs, int have_ret, uint64_t retval,
+                           int at_callout, uint64_t callee) {
+  if (st->pending < 0) return;
+  struct step *s = &st->steps[st->pending];
+  for (size_t i = 0; i < s->nw; i++) {
+    struct rec *w = &st->writes[s->w0 + i];
+    if (w->is_mem) {
+      read_value(st, ev, w);
+    } else if (at_callout) {
+      if (w->reg == G_RSP) set_u64(w, s->pre_rsp - 8);
+      else if (w->reg == G_RIP) set_u64(w, callee);
+      else w->known = 0;
+    } else if (reg_ok(regs, w->reg)) {
+      set_u64(w, regs->gpr[w->reg]);
+    } else if (have_ret && w->reg == G_RAX) {
+      set_u64(w, retval);
+    } else {
+      w->known = 0;
+    }
+  }
+  st->pending = -1;
+}
+
+/* ------------------------------- events --------------------------------- */
+
+static void on_insn(struct df_state *st, const struct asmspy_event *ev) {
+  const struct asmspy_host_api *h = st->host;
+  const struct asmspy_regs *regs = ASMSPY_HAS(ev, regs) ? ev->regs : NULL;
+  finish_pending(st, ev, regs, 0, 0, 0, 0);
+  struct asmspy_operands o;
+  memset(&o, 0, sizeof o);
+  ASMSPY_INIT_HEADER(&o);
+  h->operands(ev->ip, ev->u.insn.bytes, ev->u.insn.len, regs, &o);
+  struct step *s = new_step(st);
+  if (!s) return;
+  int64_t idx = (int64_t)(st->nsteps - 1);
+  s->addr = ev->ip;
+  s->pre_rsp = reg_ok(regs, G_RSP) ? regs->gpr[G_RSP] : ev->u.insn.sp;
+  snprintf(s->text, sizeof s->text, "%s", o.text);
+  st->executed++;
+  /* reads, against the defs before this step */
+  for (unsigned i = 0; i < o.nread && i < sizeof o.read; i++) {
+    int g = o.read[i];
+    if (g == G_RIP || g >= G_NREGS) continue;
+    struct rec *r = new_rec(&st->reads, &st->nreads, &st->rcap);
+    if (!r) break;
+    r->reg = (uint8_t)g;
+    r->size = 8;
+    if (reg_ok(regs, g)) set_u64(r, regs->gpr[g]);
+    r->def = st->reg_def[g];
+    s->nr++;
+  }
+  for (unsigned i = 0; i < o.nmem && i < 4; i++) {
+    if (!(o.mem[i].access & ASMSPY_MEM_READ)) continue;
+    struct rec *r = new_rec(&st->reads, &st->nreads, &st->rcap);
+    if (!r) break;
+    r->is_mem = 1;
+    r->addr = o.mem[i].addr;
+    r->size = o.mem[i].size;
+    read_value(st, ev, r);
+    int64_t def = -1;
+    for (uint32_t b = 0; b < r->size; b++) {
+      int64_t d = md_get(&st->md, r->addr + b);
+      if (d > def) def = d;
+    }
+    r->def = def;
+    s->nr++;
+  }
+  /* writes: this step is now their definition */
+  for (unsigned i = 0; i < o.nwritten && i < sizeof o.written; i++) {
+    int g = o.written[i];
+    if (g == G_RIP || g >= G_NREGS) continue;
+    struct rec *w = new_rec(&st->writes, &st->nwrites, &st->wcap);
+    if (!w) break;
+    w->reg = (uint8_t)g;
+    w->size = 8;
+    st->reg_def[g] = idx;
+    s->nw++;
+  }
+  for (unsigned i = 0; i < o.nmem && i < 4; i++) {
+    if (!(o.mem[i].access & ASMSPY_MEM_WRITE)) continue;
+    struct rec *w = new_rec(&st->writes, &st->nwrites, &st->wcap);
+    if (!w) break;
+    w->is_mem = 1;
+    w->addr = o.mem[i].addr;
+    w->size = o.mem[i].size;
+    for (uint32_t b = 0; b < w->size; b++) md_set(&st->md, w->addr + b, idx);
+    s->nw++;
+  }
+  st->pending = idx;
+}
+
+static void symbol_name(struct df_state *st, struct asmspy_target *t, uint64_t addr, char *buf,
+                        size_t cap) {
+  struct asmspy_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  ASMSPY_INIT_HEADER(&sym);
+  st->host->symbolize(t, addr, &sym);
+  if (sym.name && sym.offset == 0)
+    snprintf(buf, cap, "%s", sym.name);
+  else if (sym.name)
+    snprintf(buf, cap, "%s+0x%" PRIx64, sym.name, sym.offset);
+  else
+    snprintf(buf, cap, "0x%" PRIx64, addr);
+}
+
+static void on_callout(struct df_state *st, const struct asmspy_event *ev) {
+  /* the thread is stopped at the callee's first instruction: the call's
+   * own effects (return slot, rsp) are visible now */
+  finish_pending(st, ev, NULL, 0, 0, 1, ev->u.branch.to);
+  struct step *s = new_step(st);
+  if (!s) return;
+  int64_t idx = (int64_t)(st->nsteps - 1);
+  s->callout = 1;
+  s->addr = ev->u.branch.from;
+  s->callee = ev->u.branch.to;
+  char name[100];
+  symbol_name(st, ev->target, ev->u.branch.to, name, sizeof name);
+  snprintf(s->text, sizeof s->text, "callout %s", name);
+  st->callouts++;
+  for (size_t i = 0; i < sizeof callout_defs; i++) {
+    struct rec *w = new_rec(&st->writes, &st->nwrites, &st->wcap);
+    if (!w) break;
+    w->reg = callout_defs[i];
+    w->size = 8;
+    st->reg_def[callout_defs[i]] = idx;
+    s->nw++;
+  }
+  st->pending = idx; /* its values: the registers at the next INSN */
+}
+
+/* ------------------------------ rendering ------------------------------- */
+
+struct buf {
+  char *s;
+  size_t len, cap;
+};
+static void addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void addf(struct buf *b, const char *fmt, ...) {
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (b->s && (size_t)n < b->cap - b->len) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t nc = (b->cap + (size_t)n) * 2 + 256;
+    char *ns = realloc(b->s, nc);
+    if (!ns) return;
+    b->s = ns;
+    b->cap = nc;
+  }
+}
+
+/* "0x.." of a little-endian value (most significant digit first, no
+ * leading zeros). */
+static void fmt_val(const struct rec *r, char *out, size_t cap) {
+  size_t n = r->size < VAL_MAX ? r->size : VAL_MAX;
+  char hex[2 * VAL_MAX + 1];
+  size_t k = 0;
+  for (size_t i = n; i-- > 0;) k += (size_t)snprintf(hex + k, sizeof hex - k, "%02x", r->val[i]);
+  hex[k] = 0;
+  const char *p = hex;
+  while (p[0] == '0' && p[1]) p++;
+  snprintf(out, cap, "0x%s", k ? p : "0");
+}
+
+static void fmt_loc(const struct rec *r, char *out, size_t cap) {
+  if (r->is_mem)
+    snprintf(out, cap, "[0x%" PRIx64 "]", r->addr);
+  else
+    snprintf(out, cap, "%s", r->reg < G_NREGS ? reg_names[r->reg] : "?");
+}
+
+static void render(struct df_state *st, const struct asmspy_event *ev) {
+  const struct asmspy_host_api *h = st->host;
+  int truncated = ev->u.region.truncated != 0;
+  int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
+  int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
+  uint64_t records = st->nreads + st->nwrites;
+  struct buf text = {0}, json = {0};
+  char ret_s[32];
+  if (truncated)
+    snprintf(ret_s, sizeof ret_s, "?");
+  else
+    snprintf(ret_s, sizeof ret_s, "%" PRId64, (int64_t)ev->u.region.retval);
+  addf(&text, "data flow \u2014 %s @ 0x%" PRIx64 " of pid %d   ret=%s   %" PRIu64 " steps, %" PRIu64
+              " records%s",
+       st->region_name, st->start, (int)st->s->pid, ret_s, st->executed, records,
+       truncated ? "   (truncated)" : "");
+  if (st->callouts) addf(&text, "   %" PRIu64 " call-outs", st->callouts);
+  addf(&text, "\n");
+  char name_e[600];
+  h->json_escape(name_e, sizeof name_e, st->region_name, strlen(st->region_name));
+  addf(&json, "\"name\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"len\":%" PRIu64 ",\"tid\":%d,\"ret\":%s,"
+              "\"steps\":%" PRIu64 ",\"callouts\":%" PRIu64 ",\"truncated\":%s,\"records\":%" PRIu64
+              ",\"trace\":[",
+       name_e, st->start, st->len, ev->tid, truncated ? "null" : ret_s, st->executed, st->callouts,
+       truncated ? "true" : "false", records);
+  for (size_t i = 0; i < st->nsteps; i++) {
+    const struct step *s = &st->steps[i];
+    char text_e[300];
+    h->json_escape(text_e, sizeof text_e, s->text, strlen(s->text));
+    if (want_text) addf(&text, "#%-4zu +0x%-5" PRIx64 " %-34s", i, s->addr - st->start, s->text);
+    if (want_json) {
+      addf(&json, "%s{\"i\":%zu,\"kind\":\"%s\",\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64
+                  "\",\"disasm\":\"%s\"",
+           i ? "," : "", i, s->callout ? "callout" : "insn", s->addr - st->start, s->addr, text_e);
+      if (s->callout) addf(&json, ",\"callee\":\"0x%" PRIx64 "\"", s->callee);
+      addf(&json, ",\"reads\":[");
+    }
+    if (want_text && s->nr) addf(&text, "   r:");
+    for (size_t k = 0; k < s->nr; k++) {
+      const struct rec *r = &st->reads[s->r0 + k];
+      char loc[40], val[80];
+      fmt_loc(r, loc, sizeof loc);
+      fmt_val(r, val, sizeof val);
+      if (want_text) {
+        addf(&text, " %s=%s", loc, r->known ? val : "?");
+        if (r->def >= 0) addf(&text, "(#%" PRId64 ")", r->def);
+        else addf(&text, "(in)");
+      }
+      if (want_json) {
+        addf(&json, "%s{\"loc\":\"%s\",\"size\":%u,\"value\":", k ? "," : "", loc, r->size);
+        if (r->known) addf(&json, "\"%s\"", val);
+        else addf(&json, "null");
+        if (r->def >= 0) addf(&json, ",\"def\":%" PRId64 ",\"live_in\":false}", r->def);
+        else addf(&json, ",\"def\":null,\"live_in\":true}");
+      }
+    }
+    if (want_json) addf(&json, "],\"writes\":[");
+    if (want_text && s->nw) addf(&text, "   w:");
+    for (size_t k = 0; k < s->nw; k++) {
+      const struct rec *w = &st->writes[s->w0 + k];
+      char loc[40], val[80];
+      fmt_loc(w, loc, sizeof loc);
+      fmt_val(w, val, sizeof val);
+      if (want_text) addf(&text, " %s=%s", loc, w->known ? val : "?");
+      if (want_json) {
+        addf(&json, "%s{\"loc\":\"%s\",\"size\":%u,\"value\":", k ? "," : "", loc, w->size);
+        if (w->known) addf(&json, "\"%s\"}", val);
+        else addf(&json, "null}");
+      }
+    }
+    if (want_json) addf(&json, "]}");
+    if (want_text) addf(&text, "\n");
+  }
+  addf(&json, "]");
+  if (text.len && text.s[text.len - 1] == '\n') text.s[--text.len] = 0;
+  h->emit(st->s->out, "dataflow", json.s, text.s);
+  free(text.s);
+  free(json.s);
+}
+
+/* ------------------------------ view ops -------------------------------- */
+
+static int df_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                   void **state) {
+  const char *spec = NULL;
+  int64_t max = 0;
+  if (s->max != 0) {
+    host->note(NULL, ASMSPY_NOTE_WARN,
+               "--%s captures ONE invocation: no count (bound the steps with --max=<n>)", s->mode);
+    return -ASMSPY_E_USAGE;
+  }
+  for (int i = 0; i < s->argc; i++) {
+    const char *a = s->argv[i];
+    if (strncmp(a, "--max=", 6) == 0) {
+      char *end = NULL;
+      errno = 0;
+      long long v = strtoll(a + 6, &end, 10);
+      if (!a[6] || errno || *end || v <= 0) {
+        host->note(NULL, ASMSPY_NOTE_WARN, "--%s: invalid --max '%s': must be a positive step count",
+                   s->mode, a + 6);
+        return -ASMSPY_E_USAGE;
+      }
+      max = v;
+      continue;
+    }
+    if (a[0] == '-' || spec) {
+      host->note(NULL, ASMSPY_NOTE_WARN, "--%s: unexpected argument '%s' (usage: --%s %s)", s->mode,
+                 a, s->mode, USAGE);
+      return -ASMSPY_E_USAGE;
+    }
+    spec = a;
+  }
+  if (!spec) {
+    host->note(NULL, ASMSPY_NOTE_WARN, "--%s needs a region: %s", s->mode, USAGE);
+    return -ASMSPY_E_USAGE;
+  }
+  if (!ASMSPY_HAS(host, operands) || !host->operands) {
+    host->note(NULL, ASMSPY_NOTE_WARN, "--%s needs a host with operands() (ABI 1.3)", s->mode);
+    return -ASMSPY_E_ABI;
+  }
+  struct df_state *st = calloc(1, sizeof *st);
+  if (!st) return -ASMSPY_E_NOMEM;
+  st->host = host;
+  st->s = s;
+  st->spec = spec;
+  st->max = max;
+  st->pending = -1;
+  for (int g = 0; g < G_NREGS; g++) st->reg_def[g] = -1;
+  *state = st;
+  return 0;
+}
+
+static int df_configure(void *state, const struct asmspy_host_api *host, struct asmspy_session *s) {
+  struct df_state *st = state;
+  char err[256];
+  uint64_t start = 0, len = 0;
+  int rc = host->resolve_region(s->target, st->spec, &start, &len, err, sizeof err);
+  if (rc) {
+    host->note(s->out, ASMSPY_NOTE_WARN, "%s", err);
+    return rc;
+  }
+  st->start = s->region_start = start;
+  st->len = s->region_len = len;
+  s->entry_wait_ms = st->wait_ms = entry_wait_ms();
+  s->max_steps = st->max; /* 0 = unbounded */
+  struct asmspy_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  ASMSPY_INIT_HEADER(&sym);
+  host->symbolize(s->target, start, &sym);
+  if (sym.name && sym.offset == 0)
+    snprintf(st->region_name, sizeof st->region_name, "%s", sym.name);
+  else
+    snprintf(st->region_name, sizeof st->region_name, "0x%" PRIx64, start);
+  char text[512], fields[1024], name_e[600];
+  snprintf(text, sizeof text, "data-flow capture of %s @ 0x%" PRIx64 " (%" PRIu64 " bytes) in pid %d",
+           st->region_name, start, len, (int)s->pid);
+  host->json_escape(name_e, sizeof name_e, st->region_name, strlen(st->region_name));
+  snprintf(fields, sizeof fields, "\"name\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"len\":%" PRIu64,
+           name_e, start, len);
+  host->emit(s->out, "region", fields, text);
+  return 0;
+}
+
+static int df_consume(void *state, const struct asmspy_event *ev) {
+  struct df_state *st = state;
+  if (st->done) return ASMSPY_CONSUME_DONE;
+  switch (ev->type) {
+  case ASMSPY_EV_REGION_ENTER:
+    st->entered = 1;
+    st->tid = ev->tid;
+    return ASMSPY_CONSUME_MORE;
+  case ASMSPY_EV_INSN:
+    if (st->entered) on_insn(st, ev);
+    return ASMSPY_CONSUME_MORE;
+  case ASMSPY_EV_CALLOUT:
+    if (st->entered) on_callout(st, ev);
+    return ASMSPY_CONSUME_MORE;
+  case ASMSPY_EV_REGION_EXIT:
+    st->done = 1;
+    if (!ev->u.region.reached) {
+      char fields[1024], text[512], name_e[600];
+      st->host->json_escape(name_e, sizeof name_e, st->region_name, strlen(st->region_name));
+      snprintf(fields, sizeof fields, "\"name\":\"%s\",\"waited_ms\":%" PRId64 ",\"pid\":%d", name_e,
+               st->wait_ms, (int)st->s->pid);
+      snprintf(text, sizeof text, "%s not seen entering in pid %d (waited %" PRId64 " ms)",
+               st->region_name, (int)st->s->pid, st->wait_ms);
+      st->host->emit(st->s->out, "not_reached", fields, text);
+      return ASMSPY_CONSUME_DONE;
+    }
+    /* the thread is stopped after the last step: rax is the return value
+     * (unless cut short), memory is readable, other registers unknown */
+    finish_pending(st, ev, NULL, !ev->u.region.truncated, ev->u.region.retval, 0, 0);
+    render(st, ev);
+    return ASMSPY_CONSUME_DONE;
+  default: return ASMSPY_CONSUME_MORE;
+  }
+}
+
+/* The capture ended inside the invocation (the target died, Ctrl-C, a
+ * detach): what was stepped is still the truth, so it is shown, truncated. */
+static int df_finish(void *state, int end_status) {
+  struct df_state *st = state;
+  if (!st || !st->entered || st->done) return 0;
+  st->done = 1;
+  struct asmspy_event last;
+  memset(&last, 0, sizeof last);
+  ASMSPY_INIT_HEADER(&last);
+  last.type = ASMSPY_EV_REGION_EXIT;
+  last.tid = st->tid;
+  last.u.region.truncated = 1;
+  last.u.region.reached = 1;
+  finish_pending(st, &last, NULL, 0, 0, 0, 0); /* no target: its writes are unknown */
+  st->host->note(st->s->out, ASMSPY_NOTE_WARN,
+                 "%s: the capture ended before the invocation returned (%s); showing the %" PRIu64
+                 " steps taken",
+                 st->region_name, end_status ? st->host->strerror(end_status) : "stopped",
+                 st->executed);
+  render(st, &last);
+  return 0;
+}
+
+static void df_close(void *state) {
+  struct df_state *st = state;
+  if (!st) return;
+  free(st->steps);
+  free(st->reads);
+  free(st->writes);
+  free(st->md.keys);
+  free(st->md.vals);
+  free(st);
+}
+
+static const struct asmspy_view_ops df_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_view_ops),
+    .mode = "dataflow",
+    .caps_required = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_REGION | ASMSPY_CAP_EXACT_SP,
+    .usage = USAGE,
+    .open = df_open,
+    .consume = df_consume,
+    .finish = df_finish,
+    .close = df_close,
+    .configure = df_configure,
+};
+
+static const struct asmspy_plugin df_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_VIEW,
+    .name = "dataflow",
+    .description = "values read and written by each step of ONE invocation, with def-use",
+    .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_REGION,
+    .view = &df_ops,
+    .plugin_version = "0.1.0",
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  return &df_plugin;
+}

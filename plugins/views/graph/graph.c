@@ -1,0 +1,672 @@
+/* graph: the whole-process call graph (`asmspy --graph <pid> [n]`).
+ *
+ * Built from the single-step instruction stream with exact sp on every step
+ * (ASMSPY_CAP_EXACT_SP). Per thread, a `call` instruction arms a pending call
+ * {call site, fall-through, slot = sp before - 8}. At that thread's next
+ * instruction events the call is verified against the machine state it left
+ * behind: sp == slot and the 8 bytes at [sp] == the fall-through. Only then
+ * is an edge caller -> callee attributed (callee = the function containing
+ * the new ip, caller = the function containing the call site). A signal
+ * arriving between the call and its first callee instruction runs the
+ * handler below the slot: those events do not match, the call stays armed
+ * and resolves after sigreturn; a pending call whose slot sp has risen above
+ * is dropped (the return address is gone: a longjmp out of a handler).
+ *
+ * Per function: inv (times called), calls (calls made), fanout (distinct
+ * callees). n counts verified calls (default 200, negative = until exit).
+ * Output at finish: the text table, one `graph` JSON event (nodes + edges),
+ * or with --dot a Graphviz digraph. */
+#define _GNU_SOURCE
+#include <asmspy/plugin.h>
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GRAPH_DEFAULT_N 200
+#define PEND_MAX 32
+/* A JSON line is at most 1 MiB (docs/asmtrace-schema.md): stop adding nodes
+ * and edges before that and say so ("truncated":true). */
+#define JSON_BUDGET (1000u * 1000u)
+
+enum sort_by { SORT_INVOCATIONS, SORT_FANOUT };
+
+/* ------------------------------------------------------------- strbuf -- */
+
+struct sb {
+  char *s;
+  size_t len, cap;
+  int oom;
+};
+
+static void sb_reserve(struct sb *b, size_t more) {
+  if (b->oom || b->len + more + 1 <= b->cap) return;
+  size_t nc = b->cap ? b->cap : 256;
+  while (nc < b->len + more + 1) nc *= 2;
+  char *ns = realloc(b->s, nc);
+  if (!ns) {
+    b->oom = 1;
+    return;
+  }
+  b->s = ns;
+  b->cap = nc;
+}
+
+static void sb_addf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_addf(struct sb *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  sb_reserve(b, (size_t)n);
+  if (b->oom) return;
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+/* ---------------------------------------------------------- hash map -- */
+
+/* Open addressing, (a, b) -> index. */
+struct hslot {
+  uint64_t a, b;
+  uint32_t idx;
+  uint32_t used;
+};
+struct hmap {
+  struct hslot *slots;
+  size_t cap, n;
+};
+
+static uint64_t mix(uint64_t a, uint64_t b) {
+  uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 29;
+  return h;
+}
+
+static int hmap_grow(struct hmap *m) {
+  size_t nc = m->cap ? m->cap * 2 : 256;
+  struct hslot *ns = calloc(nc, sizeof *ns);
+  if (!ns) return -1;
+  for (size_t i = 0; i < m->cap; i++) {
+    if (!m->slots[i].used) continue;
+    size_t j = mix(m->slots[i].a, m->slots[i].b) & (nc - 1);
+    while (ns[j].used) j = (j + 1) & (nc - 1);
+    ns[j] = m->slots[i];
+  }
+  free(m->slots);
+  m->slots = ns;
+  m->cap = nc;
+  return 0;
+}
+
+/* The slot for (a, b); *created = 1 when it was just inserted (idx unset). */
+static struct hslot *hmap_get(struct hmap *m, uint64_t a, uint64_t b, int *created) {
+  *created = 0;
+  if ((m->n + 1) * 2 > m->cap && hmap_grow(m) != 0) return NULL;
+  size_t j = mix(a, b) & (m->cap - 1);
+  while (m->slots[j].used) {
+    if (m->slots[j].a == a && m->slots[j].b == b) return &m->slots[j];
+    j = (j + 1) & (m->cap - 1);
+  }
+  m->slots[j].used = 1;
+  m->slots[j].a = a;
+  m->slots[j].b = b;
+  m->n++;
+  *created = 1;
+  return &m->slots[j];
+}
+
+/* ------------------------------------------------------------- state -- */
+
+struct node {
+  uint64_t addr; /* entry address (or the address itself when no symbol covers it) */
+  char *name;    /* NULL: no symbol */
+  char *module;
+  uint32_t kind; /* enum asmspy_sym_kind */
+  uint64_t inv, calls, fanout;
+};
+
+struct edge {
+  uint32_t caller, callee;
+  uint64_t count;
+};
+
+struct pending_call {
+  uint64_t slot; /* sp at the callee's entry when the call is real */
+  uint64_t ft;   /* the call's fall-through: the return address it pushes */
+  uint64_t site; /* the call instruction */
+  struct asmspy_target *target;
+};
+
+struct thread_state {
+  int32_t tid;
+  int npend;
+  struct pending_call pend[PEND_MAX];
+};
+
+struct graph_state {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  int64_t want; /* negative: unlimited */
+  uint64_t recorded;
+  enum sort_by sort;
+  int dot;
+  struct thread_state *threads;
+  size_t nthreads, tcap;
+  size_t last_thread;
+  struct node *nodes;
+  size_t nnodes, ncap;
+  struct edge *edges;
+  size_t nedges, ecap;
+  struct hmap node_map, edge_map;
+  int oom_noted;
+};
+
+static const char *USAGE =
+    "<pid> [n] [--sort=invocations|fanout|functions-called] [--json|--dot] [--tid=<t>] [--follow]";
+
+/* ---------------------------------------------------------- helpers -- */
+
+static int is_call_text(const char *t) {
+  for (;;) {
+    if (strncmp(t, "notrack ", 8) == 0)
+      t += 8;
+    else if (strncmp(t, "bnd ", 4) == 0)
+      t += 4;
+    else
+      break;
+  }
+  return strncmp(t, "call", 4) == 0 && (t[4] == ' ' || t[4] == 0);
+}
+
+static int event_sp(const struct asmspy_event *ev, uint64_t *sp) {
+  if (!(ev->flags & ASMSPY_EVF_SP_UNKNOWN)) {
+    *sp = ev->u.insn.sp;
+    return 1;
+  }
+  if (ASMSPY_HAS(ev, regs) && ev->regs) {
+    *sp = ev->regs->sp;
+    return 1;
+  }
+  return 0;
+}
+
+static const char *kind_token(uint32_t kind) {
+  switch (kind) {
+  case ASMSPY_SYM_INTERNAL: return "internal";
+  case ASMSPY_SYM_EXTERNAL: return "external";
+  case ASMSPY_SYM_JIT: return "jit";
+  default: return "unknown";
+  }
+}
+
+static const char *kind_marker(uint32_t kind) {
+  switch (kind) {
+  case ASMSPY_SYM_INTERNAL: return "[int]";
+  case ASMSPY_SYM_EXTERNAL: return "[EXT]";
+  case ASMSPY_SYM_JIT: return "[JIT]";
+  default: return "[?]";
+  }
+}
+
+/* "[module]", or the module as is when it is already bracketed ("[jit]"). */
+static void module_col(char *buf, size_t cap, const char *module) {
+  if (!module || !*module) module = "?";
+  if (module[0] == '[')
+    snprintf(buf, cap, "%s", module);
+  else
+    snprintf(buf, cap, "[%s]", module);
+}
+
+static struct thread_state *thread_for(struct graph_state *st, int32_t tid) {
+  if (st->last_thread < st->nthreads && st->threads[st->last_thread].tid == tid)
+    return &st->threads[st->last_thread];
+  for (size_t i = 0; i < st->nthreads; i++)
+    if (st->threads[i].tid == tid) {
+      st->last_thread = i;
+      return &st->threads[i];
+    }
+  if (st->nthreads == st->tcap) {
+    size_t nc = st->tcap ? st->tcap * 2 : 8;
+    struct thread_state *nt = realloc(st->threads, nc * sizeof *nt);
+    if (!nt) return NULL;
+    st->threads = nt;
+    st->tcap = nc;
+  }
+  struct thread_state *t = &st->threads[st->nthreads];
+  memset(t, 0, sizeof *t);
+  t->tid = tid;
+  st->last_thread = st->nthreads++;
+  return t;
+}
+
+static void forget_thread(struct graph_state *st, int32_t tid) {
+  for (size_t i = 0; i < st->nthreads; i++)
+    if (st->threads[i].tid == tid) {
+      st->threads[i] = st->threads[--st->nthreads];
+      st->last_thread = 0;
+      return;
+    }
+}
+
+static void note_oom(struct graph_state *st) {
+  if (st->oom_noted) return;
+  st->oom_noted = 1;
+  st->host->note(st->s->out, ASMSPY_NOTE_WARN, "--graph: out of memory; the graph is incomplete");
+}
+
+/* The node of the function containing addr (created on first sight). */
+static int node_for(struct graph_state *st, struct asmspy_target *target, uint64_t addr,
+                    uint32_t *out) {
+  const struct asmspy_host_api *h = st->host;
+  struct asmspy_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  ASMSPY_INIT_HEADER(&sym);
+  h->symbolize(target, addr, &sym);
+  int named = sym.name != NULL && sym.kind != ASMSPY_SYM_UNKNOWN;
+  uint64_t key = named ? sym.start : addr;
+  int created;
+  struct hslot *slot = hmap_get(&st->node_map, (uint64_t)(uintptr_t)target, key, &created);
+  if (!slot) return -1;
+  if (!created) {
+    *out = slot->idx;
+    return 0;
+  }
+  if (st->nnodes == st->ncap) {
+    size_t nc = st->ncap ? st->ncap * 2 : 64;
+    struct node *nn = realloc(st->nodes, nc * sizeof *nn);
+    if (!nn) {
+      slot->used = 0; /* undo: nothing probes past a hole we created last */
+      st->node_map.n--;
+      return -1;
+    }
+    st->nodes = nn;
+    st->ncap = nc;
+  }
+  struct node *n = &st->nodes[st->nnodes];
+  memset(n, 0, sizeof *n);
+  n->addr = key;
+  n->kind = named ? sym.kind : ASMSPY_SYM_UNKNOWN;
+  n->name = named ? strdup(sym.name) : NULL;
+  n->module = strdup(sym.module ? sym.module : "?");
+  slot->idx = (uint32_t)st->nnodes;
+  *out = slot->idx;
+  st->nnodes++;
+  return 0;
+}
+
+static int record_edge(struct graph_state *st, const struct pending_call *pc, uint64_t callee_ip,
+                       struct asmspy_target *target) {
+  uint32_t caller, callee;
+  if (node_for(st, pc->target, pc->site, &caller) != 0 ||
+      node_for(st, target, callee_ip, &callee) != 0) {
+    note_oom(st);
+    return -1;
+  }
+  int created;
+  struct hslot *slot = hmap_get(&st->edge_map, caller, callee, &created);
+  if (!slot) {
+    note_oom(st);
+    return -1;
+  }
+  if (created) {
+    if (st->nedges == st->ecap) {
+      size_t nc = st->ecap ? st->ecap * 2 : 64;
+      struct edge *ne = realloc(st->edges, nc * sizeof *ne);
+      if (!ne) {
+        slot->used = 0;
+        st->edge_map.n--;
+        note_oom(st);
+        return -1;
+      }
+      st->edges = ne;
+      st->ecap = nc;
+    }
+    st->edges[st->nedges] = (struct edge){caller, callee, 0};
+    slot->idx = (uint32_t)st->nedges++;
+    st->nodes[caller].fanout++;
+  }
+  st->edges[slot->idx].count++;
+  st->nodes[caller].calls++;
+  st->nodes[callee].inv++;
+  return 0;
+}
+
+/* ------------------------------------------------------------ events -- */
+
+static int on_insn(struct graph_state *st, const struct asmspy_event *ev) {
+  const struct asmspy_host_api *h = st->host;
+  struct thread_state *t = thread_for(st, ev->tid);
+  if (!t) return ASMSPY_CONSUME_MORE;
+  uint64_t sp;
+  if (!event_sp(ev, &sp)) return ASMSPY_CONSUME_MORE; /* cannot verify anything here */
+  int done = ASMSPY_CONSUME_MORE;
+
+  /* 1. a pending call whose slot sp has risen above is gone */
+  int k = 0;
+  for (int i = 0; i < t->npend; i++)
+    if (t->pend[i].slot >= sp) t->pend[k++] = t->pend[i];
+  t->npend = k;
+
+  /* 2. the call that lands here: sp one slot down, the return address on top */
+  for (int i = t->npend - 1; i >= 0; i--) {
+    if (t->pend[i].slot != sp) continue;
+    struct pending_call pc = t->pend[i];
+    memmove(&t->pend[i], &t->pend[i + 1], (size_t)(t->npend - i - 1) * sizeof pc);
+    t->npend--;
+    uint64_t ret = 0;
+    /* ip == fall-through is `call $+5; pop` (get-pc), not a function call */
+    if (ev->ip != pc.ft && h->read_mem(ev->target, sp, &ret, sizeof ret) == (ssize_t)sizeof ret &&
+        ret == pc.ft && record_edge(st, &pc, ev->ip, ev->target) == 0) {
+      st->recorded++;
+      if (st->want > 0 && st->recorded >= (uint64_t)st->want) done = ASMSPY_CONSUME_DONE;
+    }
+    break;
+  }
+
+  /* 3. this instruction is a call: arm it */
+  if (ev->u.insn.len) {
+    char text[128];
+    int len = h->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text);
+    if (len > 0 && is_call_text(text)) {
+      if (t->npend == PEND_MAX) {
+        memmove(&t->pend[0], &t->pend[1], (PEND_MAX - 1) * sizeof t->pend[0]);
+        t->npend--;
+      }
+      t->pend[t->npend++] = (struct pending_call){.slot = sp - 8,
+                                                  .ft = ev->ip + (uint64_t)len,
+                                                  .site = ev->ip,
+                                                  .target = ev->target};
+    }
+  }
+  return done;
+}
+
+static int on_task(struct graph_state *st, const struct asmspy_event *ev) {
+  if (ev->u.task.what == ASMSPY_TASK_EXIT) {
+    forget_thread(st, ev->tid);
+  } else if (ev->u.task.what == ASMSPY_TASK_EXEC) {
+    /* the old image is gone, and with it every thread of the process */
+    for (size_t i = 0; i < st->nthreads; i++) st->threads[i].npend = 0;
+  }
+  return ASMSPY_CONSUME_MORE;
+}
+
+static int graph_consume(void *state, const struct asmspy_event *ev) {
+  struct graph_state *st = state;
+  switch (ev->type) {
+  case ASMSPY_EV_INSN: return on_insn(st, ev);
+  case ASMSPY_EV_TASK: return on_task(st, ev);
+  default: return ASMSPY_CONSUME_MORE;
+  }
+}
+
+/* ------------------------------------------------------------ output -- */
+
+static const char *display_name(const struct node *n, char *buf, size_t cap) {
+  if (n->name) return n->name;
+  snprintf(buf, cap, "0x%" PRIx64, n->addr);
+  return buf;
+}
+
+static int cmp_nodes(const void *pa, const void *pb, void *ctx) {
+  const struct graph_state *st = ctx;
+  const struct node *a = &st->nodes[*(const uint32_t *)pa], *b = &st->nodes[*(const uint32_t *)pb];
+#define DESC(f)                                                                                    \
+  if (a->f != b->f) return a->f > b->f ? -1 : 1
+  if (st->sort == SORT_FANOUT) {
+    DESC(fanout);
+    DESC(calls);
+    DESC(inv);
+  } else {
+    DESC(inv);
+    DESC(calls);
+    DESC(fanout);
+  }
+#undef DESC
+  char ba[32], bb[32];
+  int c = strcmp(display_name(a, ba, sizeof ba), display_name(b, bb, sizeof bb));
+  if (c) return c;
+  return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int cmp_edges(const void *pa, const void *pb) {
+  const struct edge *a = pa, *b = pb;
+  if (a->count != b->count) return a->count > b->count ? -1 : 1;
+  if (a->caller != b->caller) return a->caller < b->caller ? -1 : 1;
+  return a->callee < b->callee ? -1 : a->callee > b->callee;
+}
+
+static void add_json_str(struct graph_state *st, struct sb *b, const char *s) {
+  if (!s) {
+    sb_addf(b, "null");
+    return;
+  }
+  size_t len = strlen(s);
+  char *esc = malloc(6 * len + 1);
+  if (!esc) {
+    b->oom = 1;
+    return;
+  }
+  st->host->json_escape(esc, 6 * len + 1, s, len);
+  sb_addf(b, "\"%s\"", esc);
+  free(esc);
+}
+
+/* DOT quoted-string content: escape quote and backslash, keep it ASCII. */
+static void add_dot_str(struct sb *b, const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      sb_addf(b, "\\%c", c);
+    else if (c < 0x20 || c >= 0x7f)
+      sb_addf(b, "?");
+    else
+      sb_addf(b, "%c", c);
+  }
+}
+
+static const char *dot_colour(uint32_t kind) {
+  switch (kind) {
+  case ASMSPY_SYM_INTERNAL: return "#cfe2ff"; /* blue: the target's own code */
+  case ASMSPY_SYM_EXTERNAL: return "#ffe5b4"; /* orange: shared libraries, PLT */
+  case ASMSPY_SYM_JIT: return "#d4f7d4";      /* green: JIT */
+  default: return "#e6e6e6";                  /* grey: no symbol */
+  }
+}
+
+static void render_text(struct graph_state *st, const uint32_t *order, struct sb *b) {
+  sb_addf(b, "call graph \xe2\x80\x94 %zu function%s, sorted by %s (pid %d)", st->nnodes,
+          st->nnodes == 1 ? "" : "s", st->sort == SORT_FANOUT ? "fanout" : "invocations",
+          (int)st->s->pid);
+  for (size_t i = 0; i < st->nnodes; i++) {
+    const struct node *n = &st->nodes[order[i]];
+    char nb[32], mod[256];
+    module_col(mod, sizeof mod, n->module);
+    sb_addf(b, "\n%s %-30s inv=%-7" PRIu64 " calls=%-7" PRIu64 " fanout=%-5" PRIu64 " %s",
+            kind_marker(n->kind), display_name(n, nb, sizeof nb), n->inv, n->calls, n->fanout, mod);
+  }
+}
+
+static void render_dot(struct graph_state *st, const uint32_t *order, struct sb *b) {
+  sb_addf(b, "digraph asmspy_callgraph {\n");
+  sb_addf(b, "  label=\"asmspy call graph: pid %d, %zu functions, %" PRIu64 " calls\";\n",
+          (int)st->s->pid, st->nnodes, st->recorded);
+  sb_addf(b, "  labelloc=t;\n  rankdir=LR;\n");
+  sb_addf(b, "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n");
+  sb_addf(b, "  edge [fontname=\"Helvetica\"];\n");
+  for (size_t i = 0; i < st->nnodes; i++) {
+    const struct node *n = &st->nodes[order[i]];
+    char nb[32], mod[256];
+    module_col(mod, sizeof mod, n->module);
+    sb_addf(b, "  n%" PRIu32 " [label=\"", order[i]);
+    add_dot_str(b, display_name(n, nb, sizeof nb));
+    sb_addf(b, "\\n");
+    add_dot_str(b, mod);
+    sb_addf(b, "\\ninv=%" PRIu64 " calls=%" PRIu64 " fanout=%" PRIu64 "\", fillcolor=\"%s\"];\n",
+            n->inv, n->calls, n->fanout, dot_colour(n->kind));
+  }
+  for (size_t i = 0; i < st->nedges; i++)
+    sb_addf(b, "  n%" PRIu32 " -> n%" PRIu32 " [label=\"%" PRIu64 "\"];\n", st->edges[i].caller,
+            st->edges[i].callee, st->edges[i].count);
+  sb_addf(b, "}");
+}
+
+static void render_json(struct graph_state *st, const uint32_t *order, struct sb *b) {
+  sb_addf(b, "\"pid\":%d,\"sort\":\"%s\",\"functions\":%zu,\"calls\":%" PRIu64, (int)st->s->pid,
+          st->sort == SORT_FANOUT ? "fanout" : "invocations", st->nnodes, st->recorded);
+  if (st->dot) sb_addf(b, ",\"format\":\"dot\"");
+  int truncated = 0;
+  sb_addf(b, ",\"nodes\":[");
+  size_t emitted = 0;
+  for (size_t i = 0; i < st->nnodes; i++) {
+    if (b->len > JSON_BUDGET) {
+      truncated = 1;
+      break;
+    }
+    const struct node *n = &st->nodes[order[i]];
+    sb_addf(b, "%s{\"addr\":\"0x%" PRIx64 "\",\"name\":", emitted++ ? "," : "", n->addr);
+    add_json_str(st, b, n->name);
+    sb_addf(b, ",\"module\":");
+    add_json_str(st, b, n->module);
+    sb_addf(b, ",\"kind\":\"%s\",\"inv\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"fanout\":%" PRIu64 "}",
+            kind_token(n->kind), n->inv, n->calls, n->fanout);
+  }
+  sb_addf(b, "],\"edges\":[");
+  emitted = 0;
+  for (size_t i = 0; i < st->nedges; i++) {
+    if (b->len > JSON_BUDGET) {
+      truncated = 1;
+      break;
+    }
+    const struct edge *e = &st->edges[i];
+    sb_addf(b, "%s{\"caller\":\"0x%" PRIx64 "\",\"callee\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 "}",
+            emitted++ ? "," : "", st->nodes[e->caller].addr, st->nodes[e->callee].addr, e->count);
+  }
+  sb_addf(b, "]");
+  if (truncated) sb_addf(b, ",\"truncated\":true");
+}
+
+static int graph_finish(void *state, int end_status) {
+  struct graph_state *st = state;
+  const struct asmspy_host_api *h = st->host;
+  /* nothing was traced at all (attach refused, ...): no graph to claim */
+  if (end_status < 0 && st->recorded == 0) return 0;
+  uint32_t *order = malloc((st->nnodes ? st->nnodes : 1) * sizeof *order);
+  if (!order) return -ASMSPY_E_NOMEM;
+  for (size_t i = 0; i < st->nnodes; i++) order[i] = (uint32_t)i;
+  qsort_r(order, st->nnodes, sizeof *order, cmp_nodes, st);
+  /* edges: most-taken first; edge indices are not referenced after this */
+  qsort(st->edges, st->nedges, sizeof *st->edges, cmp_edges);
+
+  struct sb text = {0}, json = {0};
+  int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
+  int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
+  if (want_text) {
+    if (st->dot)
+      render_dot(st, order, &text);
+    else
+      render_text(st, order, &text);
+  }
+  if (want_json) render_json(st, order, &json);
+  if (text.oom || json.oom) {
+    note_oom(st);
+  } else {
+    h->emit(st->s->out, "graph", want_json ? json.s : NULL, want_text ? text.s : NULL);
+  }
+  free(text.s);
+  free(json.s);
+  free(order);
+  return 0;
+}
+
+/* -------------------------------------------------------------- view -- */
+
+static int graph_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                      void **state) {
+  enum sort_by sort = SORT_INVOCATIONS;
+  int dot = 0;
+  for (int i = 0; i < s->argc; i++) {
+    const char *a = s->argv[i];
+    if (strncmp(a, "--sort=", 7) == 0) {
+      const char *v = a + 7;
+      if (strcmp(v, "invocations") == 0) {
+        sort = SORT_INVOCATIONS;
+      } else if (strcmp(v, "fanout") == 0 || strcmp(v, "functions-called") == 0) {
+        sort = SORT_FANOUT;
+      } else {
+        host->note(NULL, ASMSPY_NOTE_WARN,
+                   "--graph: unknown sort '%s' (invocations, fanout or functions-called)", v);
+        return -ASMSPY_E_USAGE;
+      }
+    } else if (strcmp(a, "--dot") == 0) {
+      dot = 1;
+    } else {
+      host->note(NULL, ASMSPY_NOTE_WARN, "--graph: unexpected argument '%s' (usage: --graph %s)", a,
+                 USAGE);
+      return -ASMSPY_E_USAGE;
+    }
+  }
+  struct graph_state *st = calloc(1, sizeof *st);
+  if (!st) return -ASMSPY_E_NOMEM;
+  st->host = host;
+  st->s = s;
+  st->want = s->max ? s->max : GRAPH_DEFAULT_N;
+  st->sort = sort;
+  st->dot = dot;
+  *state = st;
+  return 0;
+}
+
+static void graph_close(void *state) {
+  struct graph_state *st = state;
+  if (!st) return;
+  for (size_t i = 0; i < st->nnodes; i++) {
+    free(st->nodes[i].name);
+    free(st->nodes[i].module);
+  }
+  free(st->nodes);
+  free(st->edges);
+  free(st->threads);
+  free(st->node_map.slots);
+  free(st->edge_map.slots);
+  free(st);
+}
+
+static const struct asmspy_view_ops graph_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_view_ops),
+    .mode = "graph",
+    .caps_required = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_EXACT_SP,
+    .usage = "<pid> [n] [--sort=invocations|fanout|functions-called] [--json|--dot] [--tid=<t>] "
+             "[--follow]",
+    .open = graph_open,
+    .consume = graph_consume,
+    .finish = graph_finish,
+    .close = graph_close,
+};
+
+static const struct asmspy_plugin graph_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_VIEW,
+    .name = "graph",
+    .description = "whole-process call graph: verified caller->callee edges, inv/calls/fanout",
+    .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_EXACT_SP,
+    .view = &graph_ops,
+    .plugin_version = "0.1.0",
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  return &graph_plugin;
+}

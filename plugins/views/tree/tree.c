@@ -1,0 +1,547 @@
+/* tree: the whole-process live call tree (`asmspy --tree <pid> [n]`).
+ *
+ * One line per verified call, `-> name [module]`, indented two spaces per
+ * depth, prefixed [tid] once more than one thread is followed.
+ *
+ * Depth is a real per-thread return-address stack keyed on sp (exact on every
+ * step: ASMSPY_CAP_EXACT_SP). A call is verified exactly like --graph does
+ * it: the thread's next event must sit one slot below the sp the call ran
+ * with, with the call's fall-through on top of the stack. A verified call
+ * pushes a frame {slot = sp at the callee's entry}. Before each event every
+ * frame whose slot is below the current sp is popped — a frame is live
+ * exactly while sp <= slot — so a ret, a longjmp over many frames and a C++
+ * unwind all pop correctly, while a signal handler (which runs below the
+ * interrupted frame) leaves the frames beneath it intact.
+ *
+ * Filters (substring matches) bound what is printed, never what is tracked:
+ *   --depth=<d>   keep d levels (of the printed, possibly re-based, depth)
+ *   --focus=<sym> only the subtree of calls into <sym>, re-based to depth 0
+ *   --module=<m>  only callees whose module contains <m>
+ * They compose as AND, focus first. n counts the printed lines (default 40).
+ * --json: one `call` event per printed line. --dot: at finish, a digraph of
+ * the printed tree (one node per line, parent -> child). */
+#define _GNU_SOURCE
+#include <asmspy/plugin.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TREE_DEFAULT_N 40
+#define PEND_MAX 32
+#define FRAMES_MAX (1u << 16) /* per thread; deeper frames are tracked no further */
+
+/* ------------------------------------------------------------- strbuf -- */
+
+struct sb {
+  char *s;
+  size_t len, cap;
+  int oom;
+};
+
+static void sb_reserve(struct sb *b, size_t more) {
+  if (b->oom || b->len + more + 1 <= b->cap) return;
+  size_t nc = b->cap ? b->cap : 256;
+  while (nc < b->len + more + 1) nc *= 2;
+  char *ns = realloc(b->s, nc);
+  if (!ns) {
+    b->oom = 1;
+    return;
+  }
+  b->s = ns;
+  b->cap = nc;
+}
+
+static void sb_addf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_addf(struct sb *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  sb_reserve(b, (size_t)n);
+  if (b->oom) return;
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+/* ------------------------------------------------------------- state -- */
+
+struct pending_call {
+  uint64_t slot; /* sp at the callee's entry when the call is real */
+  uint64_t ft;   /* the call's fall-through: the return address it pushes */
+  uint64_t site;
+};
+
+struct frame {
+  uint64_t slot;      /* the return-address slot: live while sp <= slot */
+  int32_t focus_root; /* index of the outermost --focus frame at or below, -1 none */
+  int32_t dot_id;     /* this frame's printed line, else the nearest printed ancestor's, -1 */
+};
+
+struct thread_state {
+  int32_t tid;
+  int npend;
+  struct pending_call pend[PEND_MAX];
+  struct frame *frames;
+  size_t nframes, cap;
+};
+
+struct dot_node {
+  char *label;
+  int32_t tid;
+};
+struct dot_edge {
+  int32_t parent, child;
+};
+
+struct tree_state {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  int64_t want; /* negative: unlimited */
+  int64_t shown;
+  long max_depth; /* 0: unlimited */
+  const char *focus, *module;
+  int dot;
+  struct thread_state *threads;
+  size_t nthreads, tcap, last_thread;
+  struct dot_node *dnodes;
+  size_t ndnodes, dncap;
+  struct dot_edge *dedges;
+  size_t ndedges, decap;
+  int many_threads; /* some event had nthreads > 1 */
+  int deep_noted, oom_noted;
+};
+
+static const char *USAGE = "<pid> [n] [--depth=<d>] [--focus=<sym>] [--module=<m>] [--json|--dot] "
+                           "[--tid=<t>] [--follow]";
+
+/* ---------------------------------------------------------- helpers -- */
+
+static int is_call_text(const char *t) {
+  for (;;) {
+    if (strncmp(t, "notrack ", 8) == 0)
+      t += 8;
+    else if (strncmp(t, "bnd ", 4) == 0)
+      t += 4;
+    else
+      break;
+  }
+  return strncmp(t, "call", 4) == 0 && (t[4] == ' ' || t[4] == 0);
+}
+
+static int event_sp(const struct asmspy_event *ev, uint64_t *sp) {
+  if (!(ev->flags & ASMSPY_EVF_SP_UNKNOWN)) {
+    *sp = ev->u.insn.sp;
+    return 1;
+  }
+  if (ASMSPY_HAS(ev, regs) && ev->regs) {
+    *sp = ev->regs->sp;
+    return 1;
+  }
+  return 0;
+}
+
+static const char *kind_token(uint32_t kind) {
+  switch (kind) {
+  case ASMSPY_SYM_INTERNAL: return "internal";
+  case ASMSPY_SYM_EXTERNAL: return "external";
+  case ASMSPY_SYM_JIT: return "jit";
+  default: return "unknown";
+  }
+}
+
+/* "[module]", or the module as is when it is already bracketed ("[jit]"). */
+static void module_col(char *buf, size_t cap, const char *module) {
+  if (!module || !*module) module = "?";
+  if (module[0] == '[')
+    snprintf(buf, cap, "%s", module);
+  else
+    snprintf(buf, cap, "[%s]", module);
+}
+
+static void note_oom(struct tree_state *st) {
+  if (st->oom_noted) return;
+  st->oom_noted = 1;
+  st->host->note(st->s->out, ASMSPY_NOTE_WARN, "--tree: out of memory; the tree is incomplete");
+}
+
+static struct thread_state *thread_for(struct tree_state *st, int32_t tid) {
+  if (st->last_thread < st->nthreads && st->threads[st->last_thread].tid == tid)
+    return &st->threads[st->last_thread];
+  for (size_t i = 0; i < st->nthreads; i++)
+    if (st->threads[i].tid == tid) {
+      st->last_thread = i;
+      return &st->threads[i];
+    }
+  if (st->nthreads == st->tcap) {
+    size_t nc = st->tcap ? st->tcap * 2 : 8;
+    struct thread_state *nt = realloc(st->threads, nc * sizeof *nt);
+    if (!nt) return NULL;
+    st->threads = nt;
+    st->tcap = nc;
+  }
+  struct thread_state *t = &st->threads[st->nthreads];
+  memset(t, 0, sizeof *t);
+  t->tid = tid;
+  st->last_thread = st->nthreads++;
+  return t;
+}
+
+static void forget_thread(struct tree_state *st, int32_t tid) {
+  for (size_t i = 0; i < st->nthreads; i++)
+    if (st->threads[i].tid == tid) {
+      free(st->threads[i].frames);
+      st->threads[i] = st->threads[--st->nthreads];
+      st->last_thread = 0;
+      return;
+    }
+}
+
+static int push_frame(struct tree_state *st, struct thread_state *t, struct frame f) {
+  if (t->nframes >= FRAMES_MAX) {
+    if (!st->deep_noted) {
+      st->deep_noted = 1;
+      st->host->note(st->s->out, ASMSPY_NOTE_WARN,
+                     "--tree: thread %d is more than %u frames deep; deeper frames are not tracked",
+                     t->tid, FRAMES_MAX);
+    }
+    return -1;
+  }
+  if (t->nframes == t->cap) {
+    size_t nc = t->cap ? t->cap * 2 : 32;
+    struct frame *nf = realloc(t->frames, nc * sizeof *nf);
+    if (!nf) {
+      note_oom(st);
+      return -1;
+    }
+    t->frames = nf;
+    t->cap = nc;
+  }
+  t->frames[t->nframes++] = f;
+  return 0;
+}
+
+/* A printed line as a DOT node (and the edge from its printed parent). */
+static int32_t dot_add(struct tree_state *st, const char *label, int32_t tid, int32_t parent) {
+  if (st->ndnodes == st->dncap) {
+    size_t nc = st->dncap ? st->dncap * 2 : 64;
+    struct dot_node *nn = realloc(st->dnodes, nc * sizeof *nn);
+    if (!nn) return -1;
+    st->dnodes = nn;
+    st->dncap = nc;
+  }
+  char *l = strdup(label);
+  if (!l) return -1;
+  int32_t id = (int32_t)st->ndnodes;
+  st->dnodes[st->ndnodes++] = (struct dot_node){l, tid};
+  if (parent >= 0) {
+    if (st->ndedges == st->decap) {
+      size_t nc = st->decap ? st->decap * 2 : 64;
+      struct dot_edge *ne = realloc(st->dedges, nc * sizeof *ne);
+      if (!ne) return id; /* the node stands; its edge is lost */
+      st->dedges = ne;
+      st->decap = nc;
+    }
+    st->dedges[st->ndedges++] = (struct dot_edge){parent, id};
+  }
+  return id;
+}
+
+/* ------------------------------------------------------------ events -- */
+
+/* A verified call into ev->ip from `site`. Returns the consume verdict. */
+static int on_call(struct tree_state *st, struct thread_state *t, const struct asmspy_event *ev,
+                   uint64_t sp, uint64_t site) {
+  const struct asmspy_host_api *h = st->host;
+  struct asmspy_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  ASMSPY_INIT_HEADER(&sym);
+  h->symbolize(ev->target, ev->ip, &sym);
+  char namebuf[32];
+  int named = sym.name != NULL && sym.kind != ASMSPY_SYM_UNKNOWN;
+  if (!named) snprintf(namebuf, sizeof namebuf, "0x%" PRIx64, ev->ip);
+  const char *name = named ? sym.name : namebuf;
+  const char *module = sym.module ? sym.module : "?";
+  uint32_t kind = named ? sym.kind : ASMSPY_SYM_UNKNOWN;
+
+  size_t depth = t->nframes; /* frames below this call on the thread's stack */
+  const struct frame *parent = depth ? &t->frames[depth - 1] : NULL;
+  int32_t froot = parent ? parent->focus_root : -1;
+  int in_scope = 1;
+  long pdepth = (long)depth;
+  if (st->focus) {
+    if (froot >= 0) {
+      pdepth = (long)depth - froot;
+    } else if (strstr(name, st->focus)) {
+      froot = (int32_t)depth;
+      pdepth = 0;
+    } else {
+      in_scope = 0;
+    }
+  }
+  int print = in_scope && (st->max_depth == 0 || pdepth < st->max_depth) &&
+              (!st->module || strstr(module, st->module));
+  struct frame f = {.slot = sp, .focus_root = froot, .dot_id = parent ? parent->dot_id : -1};
+  int done = ASMSPY_CONSUME_MORE;
+
+  if (print) {
+    char mod[256], prefix[32] = "";
+    module_col(mod, sizeof mod, module);
+    if (ev->nthreads > 1) {
+      snprintf(prefix, sizeof prefix, "[%d] ", ev->tid);
+      st->many_threads = 1;
+    }
+    if (st->dot) {
+      char label[768];
+      snprintf(label, sizeof label, "%s %s", name, mod);
+      int32_t id = dot_add(st, label, ev->tid, f.dot_id);
+      if (id < 0)
+        note_oom(st);
+      else
+        f.dot_id = id;
+    }
+    int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
+    int want_text = !st->dot && (!ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out));
+    struct sb text = {0}, json = {0};
+    if (want_text) sb_addf(&text, "%s%*s-> %s %s", prefix, (int)(2 * pdepth), "", name, mod);
+    if (want_json) {
+      size_t nl = strlen(name), ml = strlen(module);
+      char *ne = malloc(6 * nl + 1), *me = malloc(6 * ml + 1);
+      if (ne && me) {
+        h->json_escape(ne, 6 * nl + 1, name, nl);
+        h->json_escape(me, 6 * ml + 1, module, ml);
+        sb_addf(&json, "\"tid\":%d,\"depth\":%ld,\"stack_depth\":%zu,\"name\":", ev->tid, pdepth,
+                depth);
+        if (named)
+          sb_addf(&json, "\"%s\"", ne);
+        else
+          sb_addf(&json, "null");
+        sb_addf(&json,
+                ",\"module\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"kind\":\"%s\",\"site\":\"0x%" PRIx64
+                "\"",
+                me, ev->ip, kind_token(kind), site);
+      } else {
+        json.oom = 1;
+      }
+      free(ne);
+      free(me);
+    }
+    if (text.oom || json.oom)
+      note_oom(st);
+    else
+      h->emit(st->s->out, "call", want_json ? json.s : NULL, want_text ? text.s : NULL);
+    free(text.s);
+    free(json.s);
+    st->shown++;
+    if (st->want > 0 && st->shown >= st->want) done = ASMSPY_CONSUME_DONE;
+  }
+  push_frame(st, t, f);
+  return done;
+}
+
+static int on_insn(struct tree_state *st, const struct asmspy_event *ev) {
+  const struct asmspy_host_api *h = st->host;
+  struct thread_state *t = thread_for(st, ev->tid);
+  if (!t) return ASMSPY_CONSUME_MORE;
+  uint64_t sp;
+  if (!event_sp(ev, &sp)) return ASMSPY_CONSUME_MORE; /* nothing can be verified here */
+  int done = ASMSPY_CONSUME_MORE;
+
+  /* 1. pop every frame (and pending call) sp has risen above */
+  while (t->nframes && t->frames[t->nframes - 1].slot < sp) t->nframes--;
+  int k = 0;
+  for (int i = 0; i < t->npend; i++)
+    if (t->pend[i].slot >= sp) t->pend[k++] = t->pend[i];
+  t->npend = k;
+
+  /* 2. a pending call that lands here: sp one slot down, its return address on top */
+  for (int i = t->npend - 1; i >= 0; i--) {
+    if (t->pend[i].slot != sp) continue;
+    struct pending_call pc = t->pend[i];
+    memmove(&t->pend[i], &t->pend[i + 1], (size_t)(t->npend - i - 1) * sizeof pc);
+    t->npend--;
+    uint64_t ret = 0;
+    /* ip == fall-through is `call $+5; pop` (get-pc), not a function call */
+    if (ev->ip != pc.ft && h->read_mem(ev->target, sp, &ret, sizeof ret) == (ssize_t)sizeof ret &&
+        ret == pc.ft)
+      done = on_call(st, t, ev, sp, pc.site);
+    break;
+  }
+
+  /* 3. this instruction is a call: arm it */
+  if (ev->u.insn.len) {
+    char text[128];
+    int len = h->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text);
+    if (len > 0 && is_call_text(text)) {
+      if (t->npend == PEND_MAX) {
+        memmove(&t->pend[0], &t->pend[1], (PEND_MAX - 1) * sizeof t->pend[0]);
+        t->npend--;
+      }
+      t->pend[t->npend++] =
+          (struct pending_call){.slot = sp - 8, .ft = ev->ip + (uint64_t)len, .site = ev->ip};
+    }
+  }
+  return done;
+}
+
+static int on_task(struct tree_state *st, const struct asmspy_event *ev) {
+  if (ev->u.task.what == ASMSPY_TASK_EXIT) {
+    forget_thread(st, ev->tid);
+  } else if (ev->u.task.what == ASMSPY_TASK_EXEC) {
+    struct thread_state *t = thread_for(st, ev->tid);
+    if (t) t->nframes = 0, t->npend = 0; /* a new image, a new stack */
+  }
+  return ASMSPY_CONSUME_MORE;
+}
+
+static int tree_consume(void *state, const struct asmspy_event *ev) {
+  struct tree_state *st = state;
+  switch (ev->type) {
+  case ASMSPY_EV_INSN: return on_insn(st, ev);
+  case ASMSPY_EV_TASK: return on_task(st, ev);
+  default: return ASMSPY_CONSUME_MORE;
+  }
+}
+
+/* ------------------------------------------------------------ output -- */
+
+/* DOT quoted-string content: escape quote and backslash, keep it ASCII. */
+static void add_dot_str(struct sb *b, const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      sb_addf(b, "\\%c", c);
+    else if (c < 0x20 || c >= 0x7f)
+      sb_addf(b, "?");
+    else
+      sb_addf(b, "%c", c);
+  }
+}
+
+static int tree_finish(void *state, int end_status) {
+  struct tree_state *st = state;
+  const struct asmspy_host_api *h = st->host;
+  if (!st->dot) return 0;
+  if (end_status < 0 && st->ndnodes == 0) return 0; /* nothing was traced */
+  struct sb b = {0};
+  sb_addf(&b, "digraph asmspy_calltree {\n");
+  sb_addf(&b, "  label=\"asmspy call tree: pid %d, %zu calls\";\n", (int)st->s->pid, st->ndnodes);
+  sb_addf(&b, "  labelloc=t;\n  rankdir=LR;\n");
+  sb_addf(&b, "  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n");
+  for (size_t i = 0; i < st->ndnodes; i++) {
+    sb_addf(&b, "  c%zu [label=\"", i);
+    if (st->many_threads) sb_addf(&b, "[%d] ", st->dnodes[i].tid);
+    add_dot_str(&b, st->dnodes[i].label);
+    sb_addf(&b, "\"];\n");
+  }
+  for (size_t i = 0; i < st->ndedges; i++)
+    sb_addf(&b, "  c%d -> c%d;\n", st->dedges[i].parent, st->dedges[i].child);
+  sb_addf(&b, "}");
+  if (b.oom) {
+    note_oom(st);
+    free(b.s);
+    return 0;
+  }
+  char fields[128];
+  snprintf(fields, sizeof fields, "\"format\":\"dot\",\"nodes\":%zu,\"edges\":%zu", st->ndnodes,
+           st->ndedges);
+  int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
+  h->emit(st->s->out, "tree", fields, want_text ? b.s : NULL);
+  free(b.s);
+  return 0;
+}
+
+/* -------------------------------------------------------------- view -- */
+
+static int usage(const struct asmspy_host_api *host, const char *what, const char *arg) {
+  host->note(NULL, ASMSPY_NOTE_WARN, "--tree: %s '%s' (usage: --tree %s)", what, arg, USAGE);
+  return -ASMSPY_E_USAGE;
+}
+
+static int tree_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                     void **state) {
+  long max_depth = 0;
+  const char *focus = NULL, *module = NULL;
+  int dot = 0;
+  for (int i = 0; i < s->argc; i++) {
+    const char *a = s->argv[i];
+    if (strncmp(a, "--depth=", 8) == 0) {
+      char *end = NULL;
+      errno = 0;
+      long d = strtol(a + 8, &end, 10);
+      if (!a[8] || errno || *end || d <= 0)
+        return usage(host, "--depth must be a positive number of levels (omit it for "
+                           "unlimited), got", a + 8);
+      max_depth = d;
+    } else if (strncmp(a, "--focus=", 8) == 0) {
+      if (!a[8]) return usage(host, "--focus= needs a symbol", a);
+      focus = a + 8;
+    } else if (strncmp(a, "--module=", 9) == 0) {
+      if (!a[9]) return usage(host, "--module= needs a module name", a);
+      module = a + 9;
+    } else if (strcmp(a, "--dot") == 0) {
+      dot = 1;
+    } else {
+      return usage(host, "unexpected argument", a);
+    }
+  }
+  struct tree_state *st = calloc(1, sizeof *st);
+  if (!st) return -ASMSPY_E_NOMEM;
+  st->host = host;
+  st->s = s;
+  st->want = s->max ? s->max : TREE_DEFAULT_N;
+  st->max_depth = max_depth;
+  st->focus = focus;
+  st->module = module;
+  st->dot = dot;
+  *state = st;
+  return 0;
+}
+
+static void tree_close(void *state) {
+  struct tree_state *st = state;
+  if (!st) return;
+  for (size_t i = 0; i < st->nthreads; i++) free(st->threads[i].frames);
+  free(st->threads);
+  for (size_t i = 0; i < st->ndnodes; i++) free(st->dnodes[i].label);
+  free(st->dnodes);
+  free(st->dedges);
+  free(st);
+}
+
+static const struct asmspy_view_ops tree_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_view_ops),
+    .mode = "tree",
+    .caps_required = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_EXACT_SP,
+    .usage = "<pid> [n] [--depth=<d>] [--focus=<sym>] [--module=<m>] [--json|--dot] [--tid=<t>] "
+             "[--follow]",
+    .open = tree_open,
+    .consume = tree_consume,
+    .finish = tree_finish,
+    .close = tree_close,
+};
+
+static const struct asmspy_plugin tree_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_VIEW,
+    .name = "tree",
+    .description = "whole-process live call tree: verified calls indented by a real sp-keyed stack",
+    .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_EXACT_SP,
+    .view = &tree_ops,
+    .plugin_version = "0.1.0",
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  return &tree_plugin;
+}
