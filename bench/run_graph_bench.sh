@@ -45,7 +45,7 @@ insn_per_call=$(echo "$steps / $calls_in_stream" | bc -l)
 
 # 3. gdb single-stepping the same victim
 if command -v gdb >/dev/null; then
-  gsteps=3000
+  gsteps=20000
   t0=$(now); gdb -p "$vpid" -batch -ex "stepi $gsteps" >/dev/null 2>&1; t1=$(now)
   t0b=$(now); gdb -p "$vpid" -batch -ex "stepi 1" >/dev/null 2>&1; t1b=$(now)
   gstep_rate=$(echo "($gsteps - 1) / (($t1 - $t0) - ($t1b - $t0b))" | bc -l)
