@@ -53,6 +53,7 @@ struct seam_task {
   int step_armed;   /* last resume was PTRACE_SINGLESTEP */
   int step_plain;   /* ... through step_plain(): a SIGTRAP now is our step */
   int in_syscall;   /* fallback toggle when PTRACE_GET_SYSCALL_INFO is missing */
+  int resumed_since_queue; /* resumed after a synthetic stop was queued for it */
   int64_t toggle_nr;
   int pending_sig;  /* signal owed to the task if we detach it now */
   struct asmspy_target *target;
@@ -175,9 +176,13 @@ static int seam_signal_blocked(struct asmspy_seam *sm, pid_t tid, int sig) {
   return thread_sigmask_has(tid, "SigBlk:", sig);
 }
 
+static struct seam_task *task_find(struct asmspy_seam *sm, pid_t tid);
+
 static void queue_push(struct asmspy_seam *sm, const struct asmspy_stop *st) {
   if (sm->qtail - sm->qhead >= STOP_QUEUE_MAX) return;
   sm->queue[sm->qtail++ % STOP_QUEUE_MAX] = *st;
+  struct seam_task *t = task_find(sm, st->tid);
+  if (t) t->resumed_since_queue = 0;
 }
 
 static void stop_init(struct asmspy_stop *st, uint32_t kind, const struct seam_task *t) {
@@ -398,11 +403,15 @@ static int seam_next_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
 }
 
 static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop, int *raw) {
-  if (sm->qhead != sm->qtail) {
+  while (sm->qhead != sm->qtail) {
     *stop = sm->queue[sm->qhead++ % STOP_QUEUE_MAX];
     struct seam_task *t = task_find(sm, stop->tid);
     stop->nthreads = (uint32_t)sm->ntasks;
-    if (t) return 0; /* skip stale entries of tasks that died meanwhile */
+    /* A queued stop is only true while its task is still sitting in it. A
+     * task resumed since (resume_all) may already be stopped again in a
+     * newer, not yet reaped stop: answering the stale one would make the
+     * caller resume it blindly and swallow that newer stop's signal. */
+    if (t && t->state == TASK_STOPPED && !t->resumed_since_queue) return 0;
   }
   for (;;) {
     if (sm->session->stop && *sm->session->stop) {
@@ -572,6 +581,7 @@ static int do_resume(struct asmspy_seam *sm, pid_t tid, int request, int sig) {
   if (!t) return -ESRCH;
   if (ptrace(request, tid, 0, (void *)(uintptr_t)sig) != 0) return -errno;
   t->state = TASK_RUNNING;
+  t->resumed_since_queue = 1;
   t->step_armed = request == PTRACE_SINGLESTEP;
   t->step_plain = 0;
   t->pending_sig = 0;

@@ -715,6 +715,7 @@ struct layout {
   int32_t *kid_head, *kid_next; /* a process's child processes, birth order */
   uint64_t *pinv;               /* leaders: inv summed over the process's tasks */
   uint8_t *sdead;               /* leaders: the process and all its descendants exited */
+  uint8_t *ptraced;             /* leaders: some task of the process is traced */
 };
 
 static void layout_free(struct layout *L) {
@@ -724,6 +725,7 @@ static void layout_free(struct layout *L) {
   free(L->kid_next);
   free(L->pinv);
   free(L->sdead);
+  free(L->ptraced);
 }
 
 static int layout_build(const struct procs_state *st, struct layout *L) {
@@ -735,7 +737,9 @@ static int layout_build(const struct procs_state *st, struct layout *L) {
   L->kid_next = malloc(n * sizeof(int32_t));
   L->pinv = calloc(n, sizeof(uint64_t));
   L->sdead = calloc(n, 1);
-  if (!L->thr_head || !L->thr_next || !L->kid_head || !L->kid_next || !L->pinv || !L->sdead) {
+  L->ptraced = calloc(n, 1);
+  if (!L->thr_head || !L->thr_next || !L->kid_head || !L->kid_next || !L->pinv || !L->sdead ||
+      !L->ptraced) {
     layout_free(L);
     return -1;
   }
@@ -744,6 +748,7 @@ static int layout_build(const struct procs_state *st, struct layout *L) {
     const struct task *t = &st->tasks[k];
     int32_t i = (int32_t)k;
     L->pinv[t->proc] += t->inv;
+    L->ptraced[t->proc] |= t->traced;
     if (t->proc != i) {
       L->thr_next[i] = L->thr_head[t->proc];
       L->thr_head[t->proc] = i;
@@ -778,7 +783,7 @@ static void text_node_line(const struct procs_state *st, const struct layout *L,
   exit_word(t, t->nlive > 0, word, sizeof word);
   const char *exe = base_name(t->exe);
   snprintf(buf, cap, "node %d [%s]  inv=%" PRIu64 "%s%s%s", t->tgid, exe ? exe : t->comm,
-           L->pinv[l], t->traced ? "" : "  (not traced)", word[0] ? "  " : "", word);
+           L->pinv[l], L->ptraced[l] ? "" : "  (not traced)", word[0] ? "  " : "", word);
 }
 
 /* A folded subtree: every task still gets its row, without text. */
@@ -892,7 +897,7 @@ static void dot_rows(struct procs_state *st, const struct layout *L) {
       n += snprintf(text + n, sizeof text - (size_t)n,
                     "  \"%s\" [shape=box, style=solid, label=\"node %d\\n[%s]\\ninv=%" PRIu64
                     "%s%s%s\"%s];\n",
-                    pid_id, t->tgid, exe, L->pinv[i], t->traced ? "" : "\\n(not traced)",
+                    pid_id, t->tgid, exe, L->pinv[i], L->ptraced[i] ? "" : "\\n(not traced)",
                     word[0] ? "\\n" : "", word, t->nlive > 0 ? "" : ", color=gray50, fontcolor=gray50");
       if (t->parent >= 0) {
         char parent_id[64];
