@@ -35,6 +35,15 @@ grep -q "no such process" "$TMP/err" || fail "nonexistent pid: $(cat "$TMP/err")
 pass "nonexistent pid -> exit 1: $(cat "$TMP/err")"
 expect_exit 1 "$ASMSPY" --syms "$ghost"
 pass "--syms nonexistent pid -> exit 1"
+for mode in log graph tree procs info; do
+  expect_exit 1 "$ASMSPY" --"$mode" "$ghost"
+  grep -q "no such process" "$TMP/err" || fail "--$mode on a dead pid: $(cat "$TMP/err")"
+done
+for mode in trace dataflow; do
+  expect_exit 1 "$ASMSPY" --"$mode" "$ghost" work
+  grep -q "no such process" "$TMP/err" || fail "--$mode on a dead pid: $(cat "$TMP/err")"
+done
+pass "every mode on a dead pid -> exit 1 'no such process'"
 
 # a pid asmspy may not trace: drop privileges and aim at a root-owned process
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
