@@ -163,9 +163,10 @@ pass "--count=calls: singlestep backend, inv counts calls"
 assert_runs "$lpid"
 # the calls counted are exactly the stream's call instructions: the same
 # deterministic run (--launch: exec to exit) through both modes
-"$ASMSPY" --launch procs -1 --count=calls --json -- "$VICTIM_DIR/victim_loop" 0 3 \
-  >"$TMP/lcalls.ndjson" 2>"$TMP/err" || fail "--launch procs --count=calls failed: $(cat "$TMP/err")"
-"$ASMSPY" --launch stream -1 --json -- "$VICTIM_DIR/victim_loop" 0 3 >"$TMP/lstream.ndjson" 2>"$TMP/err" \
+# (--record, not --json: a launched command shares asmspy's stdout)
+"$ASMSPY" --launch procs -1 --count=calls --record="$TMP/lcalls.ndjson" -- "$VICTIM_DIR/victim_loop" 0 3 \
+  >/dev/null 2>"$TMP/err" || fail "--launch procs --count=calls failed: $(cat "$TMP/err")"
+"$ASMSPY" --launch stream -1 --record="$TMP/lstream.ndjson" -- "$VICTIM_DIR/victim_loop" 0 3 >/dev/null 2>"$TMP/err" \
   || fail "--launch stream failed: $(cat "$TMP/err")"
 field inv "$(grep '"type":"proc"' "$TMP/lcalls.ndjson")"
 ncall=$(grep -cE '"disasm":"(bnd |notrack )*call' "$TMP/lstream.ndjson" || true)
