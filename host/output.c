@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "asmspy_config.h"
 #include "host/host.h"
+#include "host/strbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -54,44 +55,6 @@ static int json_wanted(const struct asmspy_out *out) { return out->json || out->
 int out_wants_json(const struct asmspy_out *out) { return out && json_wanted(out); }
 int out_wants_text(const struct asmspy_out *out) { return out && !out->json; }
 
-/* A growable string for building lines. */
-struct strbuf {
-  char *s;
-  size_t len, cap;
-};
-
-static void sb_addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_addf(struct strbuf *b, const char *fmt, ...) {
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = b->cap - b->len;
-    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (b->s && (size_t)n < room) {
-      b->len += (size_t)n;
-      return;
-    }
-    size_t want = b->len + (size_t)n + 256;
-    char *ns = realloc(b->s, want);
-    if (!ns) return;
-    b->s = ns;
-    b->cap = want;
-  }
-}
-
-static void sb_add_escaped(struct strbuf *b, const char *s) {
-  size_t len = strlen(s);
-  size_t need = len * 6 + 1;
-  char small[512];
-  char *tmp = need <= sizeof small ? small : malloc(need);
-  if (!tmp) return;
-  json_escape(tmp, need, s, len);
-  sb_addf(b, "\"%s\"", tmp);
-  if (tmp != small) free(tmp);
-}
-
 static void write_header(struct asmspy_out *out, const struct out_opts *o) {
   struct utsname u;
   char host[256] = "";
@@ -105,31 +68,32 @@ static void write_header(struct asmspy_out *out, const struct out_opts *o) {
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
   struct strbuf b = {0};
-  sb_addf(&b, "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,"
+  strbuf_addf(&b,
+              "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,"
               "\"tool\":\"asmspy\",\"tool_version\":\"%s\",\"mode\":",
-          ASMSPY_TOOL_VERSION);
-  sb_add_escaped(&b, o->mode ? o->mode : "");
-  sb_addf(&b, ",\"pid\":%d,\"backend\":", (int)o->pid);
+              ASMSPY_TOOL_VERSION);
+  strbuf_json_str(&b, o->mode ? o->mode : "");
+  strbuf_addf(&b, ",\"pid\":%d,\"backend\":", (int)o->pid);
   if (o->backend)
-    sb_add_escaped(&b, o->backend);
+    strbuf_json_str(&b, o->backend);
   else
-    sb_addf(&b, "null");
-  sb_addf(&b, ",\"host\":{\"kernel\":");
-  sb_add_escaped(&b, u.release);
-  sb_addf(&b, ",\"arch\":");
-  sb_add_escaped(&b, u.machine);
-  sb_addf(&b, ",\"hostname\":");
-  sb_add_escaped(&b, host);
-  sb_addf(&b, "},\"start_time\":\"%s\",\"start_unix_ns\":%" PRIu64, when, ns);
+    strbuf_addf(&b, "null");
+  strbuf_addf(&b, ",\"host\":{\"kernel\":");
+  strbuf_json_str(&b, u.release);
+  strbuf_addf(&b, ",\"arch\":");
+  strbuf_json_str(&b, u.machine);
+  strbuf_addf(&b, ",\"hostname\":");
+  strbuf_json_str(&b, host);
+  strbuf_addf(&b, "},\"start_time\":\"%s\",\"start_unix_ns\":%" PRIu64, when, ns);
   if (o->argv && o->argc > 0) {
-    sb_addf(&b, ",\"argv\":[");
+    strbuf_addf(&b, ",\"argv\":[");
     for (int i = 0; i < o->argc; i++) {
-      if (i) sb_addf(&b, ",");
-      sb_add_escaped(&b, o->argv[i]);
+      if (i) strbuf_addf(&b, ",");
+      strbuf_json_str(&b, o->argv[i]);
     }
-    sb_addf(&b, "]");
+    strbuf_addf(&b, "]");
   }
-  sb_addf(&b, "}");
+  strbuf_addf(&b, "}");
   if (b.s) put_json_line(out, b.s);
   free(b.s);
 }
@@ -158,11 +122,11 @@ struct asmspy_out *out_open(const struct out_opts *o, int *err) {
 /* The JSON side of one event: a line with the next seq on every JSON channel. */
 static void emit_json(struct asmspy_out *out, const char *type, const char *json_fields) {
   struct strbuf b = {0};
-  sb_addf(&b, "{\"type\":");
-  sb_add_escaped(&b, type);
-  sb_addf(&b, ",\"seq\":%" PRIu64, out->seq);
-  if (json_fields && json_fields[0]) sb_addf(&b, ",%s", json_fields);
-  sb_addf(&b, "}");
+  strbuf_addf(&b, "{\"type\":");
+  strbuf_json_str(&b, type);
+  strbuf_addf(&b, ",\"seq\":%" PRIu64, out->seq);
+  if (json_fields && json_fields[0]) strbuf_addf(&b, ",%s", json_fields);
+  strbuf_addf(&b, "}");
   if (b.s) put_json_line(out, b.s);
   free(b.s);
 }

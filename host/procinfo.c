@@ -4,6 +4,7 @@
 #include "host/procinfo.h"
 #include "host/host.h"
 #include "host/json.h"
+#include "host/strbuf.h"
 #include "host/symbols.h"
 
 #include <ctype.h>
@@ -29,60 +30,15 @@
 /* small helpers                                                              */
 /* ------------------------------------------------------------------------- */
 
-struct sbuf {
-  char *s;
-  size_t len, cap;
-  int oom;
-};
-
-static void sb_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_addf(struct sbuf *b, const char *fmt, ...) {
-  if (b->oom) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = b->cap - b->len;
-    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (b->s && (size_t)n < room) {
-      b->len += (size_t)n;
-      return;
-    }
-    size_t want = b->len + (size_t)n + 1024;
-    char *ns = realloc(b->s, want);
-    if (!ns) {
-      b->oom = 1;
-      return;
-    }
-    b->s = ns;
-    b->cap = want;
-  }
-}
-
-/* A JSON string (quoted) from len bytes. */
-static void sb_json_strn(struct sbuf *b, const char *s, size_t len) {
-  size_t need = json_escape_len(s, len) + 1;
-  char small[1024];
-  char *tmp = need <= sizeof small ? small : malloc(need);
-  if (!tmp) {
-    b->oom = 1;
-    return;
-  }
-  json_escape(tmp, need, s, len);
-  sb_addf(b, "\"%s\"", tmp);
-  if (tmp != small) free(tmp);
-}
-static void sb_json_str(struct sbuf *b, const char *s) { sb_json_strn(b, s, strlen(s)); }
 /* A JSON string, or null when s is empty. */
-static void sb_json_str_or_null(struct sbuf *b, const char *s) {
+static void sb_json_str_or_null(struct strbuf *b, const char *s) {
   if (s && *s)
-    sb_json_str(b, s);
+    strbuf_json_str(b, s);
   else
-    sb_addf(b, "null");
+    strbuf_addf(b, "null");
 }
 
-static char *sb_take(struct sbuf *b) {
+static char *sb_take(struct strbuf *b) {
   if (b->oom) {
     free(b->s);
     return NULL;
@@ -986,124 +942,124 @@ static void thread_syscall_text(const struct procinfo_thread *t, char *buf, size
 }
 
 char *procinfo_json_fields(const struct procinfo *pi) {
-  struct sbuf b = {0};
+  struct strbuf b = {0};
   const struct procinfo_brief *r = &pi->b;
-  sb_addf(&b, "\"pid\":%d,\"ppid\":%d,\"comm\":", (int)r->pid, (int)r->ppid);
-  sb_json_str(&b, r->comm);
-  sb_addf(&b, ",\"state\":\"%c\",\"state_name\":", r->state ? r->state : '?');
-  sb_json_str(&b, procinfo_state_name(r->state));
-  sb_addf(&b, ",\"runtime\":");
-  sb_json_str(&b, pi->runtime);
-  sb_addf(&b, ",\"runtime_evidence\":");
-  sb_json_str(&b, pi->runtime_evidence);
-  sb_addf(&b, ",\"argv\":[");
+  strbuf_addf(&b, "\"pid\":%d,\"ppid\":%d,\"comm\":", (int)r->pid, (int)r->ppid);
+  strbuf_json_str(&b, r->comm);
+  strbuf_addf(&b, ",\"state\":\"%c\",\"state_name\":", r->state ? r->state : '?');
+  strbuf_json_str(&b, procinfo_state_name(r->state));
+  strbuf_addf(&b, ",\"runtime\":");
+  strbuf_json_str(&b, pi->runtime);
+  strbuf_addf(&b, ",\"runtime_evidence\":");
+  strbuf_json_str(&b, pi->runtime_evidence);
+  strbuf_addf(&b, ",\"argv\":[");
   for (size_t i = 0, start = 0, k = 0; pi->argv && i <= pi->argv_len && pi->argv_len; i++) {
     if (i == pi->argv_len || pi->argv[i] == '\0') {
-      if (k++) sb_addf(&b, ",");
-      sb_json_strn(&b, pi->argv + start, i - start);
+      if (k++) strbuf_addf(&b, ",");
+      strbuf_json_strn(&b, pi->argv + start, i - start);
       start = i + 1;
     }
   }
-  sb_addf(&b, "],\"exe\":");
+  strbuf_addf(&b, "],\"exe\":");
   sb_json_str_or_null(&b, pi->exe);
   if (!pi->exe[0]) {
-    sb_addf(&b, ",\"exe_error\":");
-    sb_json_str(&b, strerror(pi->exe_err));
+    strbuf_addf(&b, ",\"exe_error\":");
+    strbuf_json_str(&b, strerror(pi->exe_err));
   }
-  sb_addf(&b, ",\"cwd\":");
+  strbuf_addf(&b, ",\"cwd\":");
   sb_json_str_or_null(&b, pi->cwd);
-  sb_addf(&b, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"user\":", (unsigned)r->uid[0],
-          (unsigned)r->uid[1], (unsigned)r->gid[0]);
-  sb_json_str(&b, r->user);
-  sb_addf(&b, ",\"thread_count\":%d", r->threads);
+  strbuf_addf(&b, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"user\":", (unsigned)r->uid[0],
+              (unsigned)r->uid[1], (unsigned)r->gid[0]);
+  strbuf_json_str(&b, r->user);
+  strbuf_addf(&b, ",\"thread_count\":%d", r->threads);
   if (pi->rss_kb >= 0)
-    sb_addf(&b, ",\"rss_kb\":%ld", pi->rss_kb);
+    strbuf_addf(&b, ",\"rss_kb\":%ld", pi->rss_kb);
   else
-    sb_addf(&b, ",\"rss_kb\":null");
+    strbuf_addf(&b, ",\"rss_kb\":null");
   if (pi->fds >= 0)
-    sb_addf(&b, ",\"fds\":%d", pi->fds);
+    strbuf_addf(&b, ",\"fds\":%d", pi->fds);
   else
-    sb_addf(&b, ",\"fds\":null");
-  sb_addf(&b, ",\"cpu_jiffies\":%" PRIu64 ",\"hz\":%ld", pi->cpu_jiffies, pi->hz);
+    strbuf_addf(&b, ",\"fds\":null");
+  strbuf_addf(&b, ",\"cpu_jiffies\":%" PRIu64 ",\"hz\":%ld", pi->cpu_jiffies, pi->hz);
   /* attach */
-  sb_addf(&b, ",\"attach\":\"%s\",\"attach_gate\":\"%s\",\"attach_reason\":",
-          procinfo_verdict_name(pi->attach.verdict), gate_name(pi->attach.gate));
-  sb_json_str(&b, pi->attach.reason);
-  sb_addf(&b, ",\"attach_hint\":");
+  strbuf_addf(&b, ",\"attach\":\"%s\",\"attach_gate\":\"%s\",\"attach_reason\":",
+              procinfo_verdict_name(pi->attach.verdict), gate_name(pi->attach.gate));
+  strbuf_json_str(&b, pi->attach.reason);
+  strbuf_addf(&b, ",\"attach_hint\":");
   sb_json_str_or_null(&b, pi->attach.hint);
   /* attach_diag's wording of the gates: only meaningful for a refusal */
-  sb_addf(&b, ",\"attach_explain\":");
+  strbuf_addf(&b, ",\"attach_explain\":");
   sb_json_str_or_null(&b, pi->attach.verdict == PROCINFO_ATTACH_YES ? "" : pi->attach_explain);
-  sb_addf(&b, ",\"tracer_pid\":%d", (int)pi->attach.tracer_pid);
+  strbuf_addf(&b, ",\"tracer_pid\":%d", (int)pi->attach.tracer_pid);
   if (pi->attach.yama >= 0)
-    sb_addf(&b, ",\"yama_ptrace_scope\":%d", pi->attach.yama);
+    strbuf_addf(&b, ",\"yama_ptrace_scope\":%d", pi->attach.yama);
   else
-    sb_addf(&b, ",\"yama_ptrace_scope\":null");
-  sb_addf(&b, ",\"cap_sys_ptrace\":%s", pi->attach.cap_sys_ptrace ? "true" : "false");
+    strbuf_addf(&b, ",\"yama_ptrace_scope\":null");
+  strbuf_addf(&b, ",\"cap_sys_ptrace\":%s", pi->attach.cap_sys_ptrace ? "true" : "false");
   /* modes */
-  sb_addf(&b, ",\"modes\":[");
+  strbuf_addf(&b, ",\"modes\":[");
   for (int i = 0; pi->have_modes && i < PROCINFO_N_MODES; i++) {
     const struct procinfo_mode *m = &pi->modes[i];
-    sb_addf(&b, "%s{\"mode\":\"%s\",\"status\":\"%s\",\"backend\":", i ? "," : "", m->mode,
-            mode_status_name(m->status));
+    strbuf_addf(&b, "%s{\"mode\":\"%s\",\"status\":\"%s\",\"backend\":", i ? "," : "", m->mode,
+                mode_status_name(m->status));
     sb_json_str_or_null(&b, m->backend);
-    sb_addf(&b, ",\"reason\":");
+    strbuf_addf(&b, ",\"reason\":");
     sb_json_str_or_null(&b, m->reason);
-    sb_addf(&b, "}");
+    strbuf_addf(&b, "}");
   }
-  sb_addf(&b, "]");
+  strbuf_addf(&b, "]");
   /* names */
   if (pi->symbols >= 0)
-    sb_addf(&b, ",\"symbols\":%ld,\"jit_methods\":%ld", pi->symbols, pi->jit_methods);
+    strbuf_addf(&b, ",\"symbols\":%ld,\"jit_methods\":%ld", pi->symbols, pi->jit_methods);
   else
-    sb_addf(&b, ",\"symbols\":null,\"jit_methods\":null");
+    strbuf_addf(&b, ",\"symbols\":null,\"jit_methods\":null");
   if (pi->modules >= 0)
-    sb_addf(&b, ",\"modules\":%ld,\"exec_anon_regions\":%ld", pi->modules, pi->exec_anon);
+    strbuf_addf(&b, ",\"modules\":%ld,\"exec_anon_regions\":%ld", pi->modules, pi->exec_anon);
   else
-    sb_addf(&b, ",\"modules\":null,\"exec_anon_regions\":null");
-  sb_addf(&b, ",\"module_paths\":[");
+    strbuf_addf(&b, ",\"modules\":null,\"exec_anon_regions\":null");
+  strbuf_addf(&b, ",\"module_paths\":[");
   for (size_t i = 0; i < pi->n_module_paths; i++) {
-    if (i) sb_addf(&b, ",");
-    sb_json_str(&b, pi->module_paths[i]);
+    if (i) strbuf_addf(&b, ",");
+    strbuf_json_str(&b, pi->module_paths[i]);
   }
-  sb_addf(&b, "]");
+  strbuf_addf(&b, "]");
   /* elf */
   if (pi->elf.known) {
-    sb_addf(&b, ",\"elf\":{\"class\":%d,\"machine\":", pi->elf.elf_class);
-    sb_json_str(&b, pi->elf.machine);
-    sb_addf(&b, ",\"pie\":%s,\"static\":%s,\"stripped\":%s,\"interp\":",
-            pi->elf.pie ? "true" : "false", pi->elf.is_static ? "true" : "false",
-            pi->elf.stripped ? "true" : "false");
+    strbuf_addf(&b, ",\"elf\":{\"class\":%d,\"machine\":", pi->elf.elf_class);
+    strbuf_json_str(&b, pi->elf.machine);
+    strbuf_addf(
+        &b, ",\"pie\":%s,\"static\":%s,\"stripped\":%s,\"interp\":", pi->elf.pie ? "true" : "false",
+        pi->elf.is_static ? "true" : "false", pi->elf.stripped ? "true" : "false");
     sb_json_str_or_null(&b, pi->elf.interp);
-    sb_addf(&b, ",\"go_buildinfo\":%s}", pi->elf.go_buildinfo ? "true" : "false");
+    strbuf_addf(&b, ",\"go_buildinfo\":%s}", pi->elf.go_buildinfo ? "true" : "false");
   } else {
-    sb_addf(&b, ",\"elf\":null,\"elf_error\":");
-    sb_json_str(&b, strerror(pi->elf.err ? pi->elf.err : EIO));
+    strbuf_addf(&b, ",\"elf\":null,\"elf_error\":");
+    strbuf_json_str(&b, strerror(pi->elf.err ? pi->elf.err : EIO));
   }
   /* threads */
-  sb_addf(&b, ",\"threads\":[");
+  strbuf_addf(&b, ",\"threads\":[");
   for (size_t i = 0; i < pi->n_threads; i++) {
     const struct procinfo_thread *t = &pi->threads[i];
-    sb_addf(&b, "%s{\"tid\":%d,\"comm\":", i ? "," : "", (int)t->tid);
-    sb_json_str(&b, t->comm);
-    sb_addf(&b, ",\"state\":\"%c\",\"wchan\":", t->state ? t->state : '?');
+    strbuf_addf(&b, "%s{\"tid\":%d,\"comm\":", i ? "," : "", (int)t->tid);
+    strbuf_json_str(&b, t->comm);
+    strbuf_addf(&b, ",\"state\":\"%c\",\"wchan\":", t->state ? t->state : '?');
     sb_json_str_or_null(&b, t->wchan);
-    sb_addf(&b, ",\"syscall_state\":\"%s\"", sc_state_name(t->sc_state));
+    strbuf_addf(&b, ",\"syscall_state\":\"%s\"", sc_state_name(t->sc_state));
     if (t->sc_state == PROCINFO_SC_IN) {
       const char *name = host_syscall_name(t->syscall_nr);
-      sb_addf(&b, ",\"syscall_nr\":%" PRId64 ",\"syscall\":", t->syscall_nr);
-      sb_json_str(&b, name ? name : "?");
+      strbuf_addf(&b, ",\"syscall_nr\":%" PRId64 ",\"syscall\":", t->syscall_nr);
+      strbuf_json_str(&b, name ? name : "?");
     } else {
-      sb_addf(&b, ",\"syscall_nr\":null,\"syscall\":null");
+      strbuf_addf(&b, ",\"syscall_nr\":null,\"syscall\":null");
     }
-    sb_addf(&b, "}");
+    strbuf_addf(&b, "}");
   }
-  sb_addf(&b, "],\"threads_truncated\":%s", pi->threads_truncated ? "true" : "false");
+  strbuf_addf(&b, "],\"threads_truncated\":%s", pi->threads_truncated ? "true" : "false");
   return sb_take(&b);
 }
 
 /* Text: bytes of argv with NULs as spaces, control bytes as '?'. */
-static void sb_add_cmdline(struct sbuf *b, const struct procinfo *pi) {
+static void sb_add_cmdline(struct strbuf *b, const struct procinfo *pi) {
   size_t n = pi->argv_len > 4000 ? 4000 : pi->argv_len;
   char *tmp = malloc(n + 1);
   if (!tmp) return;
@@ -1112,30 +1068,30 @@ static void sb_add_cmdline(struct sbuf *b, const struct procinfo *pi) {
     tmp[i] = c == '\0' ? ' ' : (c < 0x20 || c == 0x7f) ? '?' : (char)c;
   }
   tmp[n] = '\0';
-  sb_addf(b, "%s%s", tmp, n < pi->argv_len ? " ..." : "");
+  strbuf_addf(b, "%s%s", tmp, n < pi->argv_len ? " ..." : "");
   free(tmp);
 }
 
 char *procinfo_text(const struct procinfo *pi) {
-  struct sbuf b = {0};
+  struct strbuf b = {0};
   const struct procinfo_brief *r = &pi->b;
-  sb_addf(&b, "pid %d  %s  [%s]  %c\n", (int)r->pid, r->comm, pi->runtime,
-          r->state ? r->state : '?');
-  sb_addf(&b, "  cmd      ");
+  strbuf_addf(&b, "pid %d  %s  [%s]  %c\n", (int)r->pid, r->comm, pi->runtime,
+              r->state ? r->state : '?');
+  strbuf_addf(&b, "  cmd      ");
   if (pi->argv_len)
     sb_add_cmdline(&b, pi);
   else
-    sb_addf(&b, "[%s]", r->comm);
+    strbuf_addf(&b, "[%s]", r->comm);
   if (pi->exe[0])
-    sb_addf(&b, "\n  exe      %s\n", pi->exe);
+    strbuf_addf(&b, "\n  exe      %s\n", pi->exe);
   else
-    sb_addf(&b, "\n  exe      ? (%s)\n", strerror(pi->exe_err));
+    strbuf_addf(&b, "\n  exe      ? (%s)\n", strerror(pi->exe_err));
   if (pi->cwd[0])
-    sb_addf(&b, "  cwd      %s\n", pi->cwd);
+    strbuf_addf(&b, "  cwd      %s\n", pi->cwd);
   else
-    sb_addf(&b, "  cwd      ? (%s)\n", strerror(pi->cwd_err));
-  sb_addf(&b, "  user     %s (uid %u)   ppid %d   threads %d\n", r->user, (unsigned)r->uid[0],
-          (int)r->ppid, r->threads);
+    strbuf_addf(&b, "  cwd      ? (%s)\n", strerror(pi->cwd_err));
+  strbuf_addf(&b, "  user     %s (uid %u)   ppid %d   threads %d\n", r->user, (unsigned)r->uid[0],
+              (int)r->ppid, r->threads);
   char rss[32], fds[64];
   if (pi->rss_kb >= 0)
     snprintf(rss, sizeof rss, "%ld KB", pi->rss_kb);
@@ -1145,18 +1101,18 @@ char *procinfo_text(const struct procinfo *pi) {
     snprintf(fds, sizeof fds, "%d", pi->fds);
   else
     snprintf(fds, sizeof fds, "? (%s)", strerror(pi->fds_err));
-  sb_addf(&b, "  rss      %s   fds %s   cpu %" PRIu64 " jiffies @ %ld Hz\n", rss, fds,
-          pi->cpu_jiffies, pi->hz);
-  sb_addf(&b, "  runtime  %s — %s\n", pi->runtime, pi->runtime_evidence);
-  sb_addf(&b, "  attach   %s — %s\n", procinfo_verdict_name(pi->attach.verdict),
-          pi->attach.reason);
-  if (pi->attach.hint[0]) sb_addf(&b, "           %s\n", pi->attach.hint);
+  strbuf_addf(&b, "  rss      %s   fds %s   cpu %" PRIu64 " jiffies @ %ld Hz\n", rss, fds,
+              pi->cpu_jiffies, pi->hz);
+  strbuf_addf(&b, "  runtime  %s — %s\n", pi->runtime, pi->runtime_evidence);
+  strbuf_addf(&b, "  attach   %s — %s\n", procinfo_verdict_name(pi->attach.verdict),
+              pi->attach.reason);
+  if (pi->attach.hint[0]) strbuf_addf(&b, "           %s\n", pi->attach.hint);
   if (pi->have_modes) {
-    sb_addf(&b, "  modes    ");
+    strbuf_addf(&b, "  modes    ");
     for (int i = 0; i < PROCINFO_N_MODES; i++)
-      sb_addf(&b, "%s%s %s", i ? "  " : "", pi->modes[i].mode,
-              mode_status_name(pi->modes[i].status));
-    sb_addf(&b, "\n");
+      strbuf_addf(&b, "%s%s %s", i ? "  " : "", pi->modes[i].mode,
+                  mode_status_name(pi->modes[i].status));
+    strbuf_addf(&b, "\n");
     /* Each distinct reason once, with the modes it closes. */
     for (int i = 0; i < PROCINFO_N_MODES; i++)
       for (int k = 0; k < pi->modes[i].n_atoms; k++) {
@@ -1166,51 +1122,52 @@ char *procinfo_text(const struct procinfo *pi) {
           for (int l = 0; l < pi->modes[j].n_atoms; l++)
             if (strcmp(pi->modes[j].atoms[l], atom) == 0) seen = 1;
         if (seen) continue;
-        sb_addf(&b, "           ");
+        strbuf_addf(&b, "           ");
         int first = 1;
         for (int j = i; j < PROCINFO_N_MODES; j++)
           for (int l = 0; l < pi->modes[j].n_atoms; l++)
             if (strcmp(pi->modes[j].atoms[l], atom) == 0) {
-              sb_addf(&b, "%s%s", first ? "" : ",", pi->modes[j].mode);
+              strbuf_addf(&b, "%s%s", first ? "" : ",", pi->modes[j].mode);
               first = 0;
             }
-        sb_addf(&b, ": %s\n", atom);
+        strbuf_addf(&b, ": %s\n", atom);
       }
   }
-  sb_addf(&b, "  names    ");
+  strbuf_addf(&b, "  names    ");
   if (pi->symbols >= 0)
-    sb_addf(&b, "%ld symbols", pi->symbols);
+    strbuf_addf(&b, "%ld symbols", pi->symbols);
   else
-    sb_addf(&b, "? symbols");
+    strbuf_addf(&b, "? symbols");
   if (pi->modules >= 0)
-    sb_addf(&b, " · %ld modules", pi->modules);
+    strbuf_addf(&b, " · %ld modules", pi->modules);
   else
-    sb_addf(&b, " · ? modules (maps: %s)", strerror(pi->maps_err));
+    strbuf_addf(&b, " · ? modules (maps: %s)", strerror(pi->maps_err));
   if (pi->jit_methods >= 0)
-    sb_addf(&b, " · %ld JIT methods", pi->jit_methods);
+    strbuf_addf(&b, " · %ld JIT methods", pi->jit_methods);
   else
-    sb_addf(&b, " · ? JIT methods");
+    strbuf_addf(&b, " · ? JIT methods");
   if (pi->exec_anon > 0)
-    sb_addf(&b, " · %ld anonymous code region%s", pi->exec_anon, pi->exec_anon == 1 ? "" : "s");
-  sb_addf(&b, "\n");
+    strbuf_addf(&b, " · %ld anonymous code region%s", pi->exec_anon, pi->exec_anon == 1 ? "" : "s");
+  strbuf_addf(&b, "\n");
   if (pi->elf.known) {
-    sb_addf(&b, "  elf      ELF%d %s · %s · %s", pi->elf.elf_class, pi->elf.machine,
-            pi->elf.pie ? "PIE" : "non-PIE", pi->elf.is_static ? "static" : "dynamic");
-    if (pi->elf.interp[0]) sb_addf(&b, " (%s)", pi->elf.interp);
-    sb_addf(&b, " · %s\n", pi->elf.stripped ? "stripped (no .symtab)" : "not stripped (.symtab)");
+    strbuf_addf(&b, "  elf      ELF%d %s · %s · %s", pi->elf.elf_class, pi->elf.machine,
+                pi->elf.pie ? "PIE" : "non-PIE", pi->elf.is_static ? "static" : "dynamic");
+    if (pi->elf.interp[0]) strbuf_addf(&b, " (%s)", pi->elf.interp);
+    strbuf_addf(&b, " · %s\n",
+                pi->elf.stripped ? "stripped (no .symtab)" : "not stripped (.symtab)");
   } else if (!r->kthread) {
-    sb_addf(&b, "  elf      ? (%s)\n", strerror(pi->elf.err ? pi->elf.err : EIO));
+    strbuf_addf(&b, "  elf      ? (%s)\n", strerror(pi->elf.err ? pi->elf.err : EIO));
   }
-  sb_addf(&b, "  threads");
+  strbuf_addf(&b, "  threads");
   for (size_t i = 0; i < pi->n_threads; i++) {
     const struct procinfo_thread *t = &pi->threads[i];
     char sc[128];
     thread_syscall_text(t, sc, sizeof sc);
-    sb_addf(&b, "\n    %-8d %-16s %c  %-24s %s", (int)t->tid, t->comm, t->state ? t->state : '?',
-            t->wchan[0] ? t->wchan : "-", sc);
+    strbuf_addf(&b, "\n    %-8d %-16s %c  %-24s %s", (int)t->tid, t->comm,
+                t->state ? t->state : '?', t->wchan[0] ? t->wchan : "-", sc);
   }
   if (pi->threads_truncated)
-    sb_addf(&b, "\n    ... (%d threads, first %d listed)", r->threads, PROCINFO_MAX_THREADS);
+    strbuf_addf(&b, "\n    ... (%d threads, first %d listed)", r->threads, PROCINFO_MAX_THREADS);
   return sb_take(&b);
 }
 

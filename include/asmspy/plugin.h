@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 3u
+#define ASMSPY_ABI_MINOR 4u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -476,6 +476,19 @@ struct asmspy_host_api {
 };
 
 /* ------------------------------------------------------------------------- */
+/* 1.4: one in-process capture request (scopes). Caller-owned, read-only to   */
+/* the backend during inproc_begin.                                           */
+/* ------------------------------------------------------------------------- */
+struct asmspy_inproc_req {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  uint64_t region_start, region_len; /* region_len 0 = the whole window */
+  uint64_t max_insns;                /* recording buffer; exceeding it truncates */
+  uint32_t flags;                    /* none defined yet (0) */
+  /* --- ABI 1.4 ends here; append below --- */
+};
+
+/* ------------------------------------------------------------------------- */
 /* Plugin operation tables.                                                   */
 /* ------------------------------------------------------------------------- */
 struct asmspy_backend_ops {
@@ -486,7 +499,20 @@ struct asmspy_backend_ops {
    * raised or the target is gone; always detach. Returns 0, -ASMSPY_E_* or
    * a positive ASMSPY_FACT_*. */
   int (*run)(const struct asmspy_host_api *host, const struct asmspy_session *s);
-  /* --- ABI 1.0 ends here; append below --- */
+  /* --- ABI 1.0 ends here --- */
+  /* In-process capture of the CALLING thread (scopes). begin arms it and
+   * returns a handle; end disarms it and delivers the recorded instructions
+   * as ASMSPY_EV_INSN events (target = NULL) through sink, then frees it.
+   * Both optional (NULL: the backend has no in-process mode). begin returns
+   * 0 or a negative -ASMSPY_E_* with nothing armed (singlestep:
+   * ATTACH_BUSY = a scope is already open on this thread, ATTACH_PERM = the
+   * program owns SIGTRAP, PERM = SIGTRAP is blocked). end returns 0 or a
+   * negative status, and frees the handle either way; a capture cut short
+   * is reported as an ASMSPY_EV_NOTE whose text starts "truncated: ". */
+  int (*inproc_begin)(const struct asmspy_host_api *host, const struct asmspy_inproc_req *req,
+                      void **handle);
+  int (*inproc_end)(void *handle, asmspy_sink_fn sink, void *sink_ctx);
+  /* --- ABI 1.4 ends here; append below --- */
 };
 
 enum asmspy_consume { ASMSPY_CONSUME_MORE = 0, ASMSPY_CONSUME_DONE = 1 };

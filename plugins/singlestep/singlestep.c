@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "plugins/singlestep/inproc.h"
 #include "plugins/singlestep/region.h"
 
 /* ------------------------------------------------------------- probe -- */
@@ -424,6 +425,8 @@ static const struct asmspy_backend_ops singlestep_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_backend_ops),
     .run = singlestep_run,
+    .inproc_begin = ss_inproc_begin, /* 1.4: scopes (inproc.c) */
+    .inproc_end = ss_inproc_end,
 };
 
 static const struct asmspy_plugin singlestep_plugin = {
@@ -433,7 +436,7 @@ static const struct asmspy_plugin singlestep_plugin = {
     .name = "singlestep",
     .description = "ptrace single-step (EFLAGS.TF): every executed instruction, no PMU needed",
     .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS |
-            ASMSPY_CAP_EXACT_SP | ASMSPY_CAP_REGION,
+            ASMSPY_CAP_EXACT_SP | ASMSPY_CAP_REGION | ASMSPY_CAP_INPROCESS,
     .probe = singlestep_probe,
     .backend = &singlestep_ops,
     .plugin_version = "0.1.0",

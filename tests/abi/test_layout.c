@@ -351,10 +351,41 @@ ENDS(asmspy_view_ops, configure, SIZE_1_3_asmspy_view_ops);
 #define SIZE_1_3_asmspy_plugin SIZE_1_2_asmspy_plugin
 #define SIZE_1_3_asmspy_syscall_info SIZE_1_2_asmspy_syscall_info
 
+/* ========================== ABI 1.4 ========================== */
+/* Scoped in-process tracing: inproc_begin()/inproc_end() appended to
+ * struct asmspy_backend_ops, the new struct asmspy_inproc_req. */
+PIN(asmspy_backend_ops, inproc_begin, 16);
+NEW(asmspy_backend_ops, inproc_begin, SIZE_1_3_asmspy_backend_ops);
+PIN(asmspy_backend_ops, inproc_end, 24);
+NEW(asmspy_backend_ops, inproc_end, SIZE_1_3_asmspy_backend_ops);
+#define SIZE_1_4_asmspy_backend_ops 32
+ENDS(asmspy_backend_ops, inproc_end, SIZE_1_4_asmspy_backend_ops);
+HEADER(asmspy_inproc_req);
+PIN(asmspy_inproc_req, region_start, 8);
+PIN(asmspy_inproc_req, region_len, 16);
+PIN(asmspy_inproc_req, max_insns, 24);
+PIN(asmspy_inproc_req, flags, 32);
+#define SIZE_1_4_asmspy_inproc_req 40
+ENDS(asmspy_inproc_req, flags, SIZE_1_4_asmspy_inproc_req);
+
+/* Unchanged in 1.4. */
+#define SIZE_1_4_asmspy_probe_result SIZE_1_3_asmspy_probe_result
+#define SIZE_1_4_asmspy_event SIZE_1_3_asmspy_event
+#define SIZE_1_4_asmspy_session SIZE_1_3_asmspy_session
+#define SIZE_1_4_asmspy_regs SIZE_1_3_asmspy_regs
+#define SIZE_1_4_asmspy_stop SIZE_1_3_asmspy_stop
+#define SIZE_1_4_asmspy_seam_api SIZE_1_3_asmspy_seam_api
+#define SIZE_1_4_asmspy_symbol SIZE_1_3_asmspy_symbol
+#define SIZE_1_4_asmspy_host_api SIZE_1_3_asmspy_host_api
+#define SIZE_1_4_asmspy_view_ops SIZE_1_3_asmspy_view_ops
+#define SIZE_1_4_asmspy_plugin SIZE_1_3_asmspy_plugin
+#define SIZE_1_4_asmspy_syscall_info SIZE_1_3_asmspy_syscall_info
+#define SIZE_1_4_asmspy_operands SIZE_1_3_asmspy_operands
+
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */
-#if ASMSPY_ABI_MINOR == 3
-#define CUR(S) SIZE_1_3_##S
+#if ASMSPY_ABI_MINOR == 4
+#define CUR(S) SIZE_1_4_##S
 #else
 #error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
 #endif
@@ -371,6 +402,7 @@ SIZE(asmspy_view_ops, CUR(asmspy_view_ops));
 SIZE(asmspy_plugin, CUR(asmspy_plugin));
 SIZE(asmspy_syscall_info, CUR(asmspy_syscall_info));
 SIZE(asmspy_operands, CUR(asmspy_operands));
+SIZE(asmspy_inproc_req, CUR(asmspy_inproc_req));
 
 /* Boundary structs are 8-aligned (ENDS() rounds to 8). */
 _Static_assert(alignof(struct asmspy_plugin) == 8 && alignof(struct asmspy_event) == 8 &&

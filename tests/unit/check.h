@@ -1,6 +1,6 @@
 /* tests/unit/check.h — the CHECK macro, its counters and the summary line
  * shared by the standalone unit tests (test_json, test_recording,
- * test_perf_format).
+ * test_perf_format, test_fdinfo, test_sc_decode).
  *
  * One test program = one translation unit, so the counters are plain file
  * statics. Include it with quotes ("check.h"): the including file's own

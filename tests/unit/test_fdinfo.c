@@ -42,18 +42,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 /* got may be NULL (the function failed). */
 static void check_str(int line, const char *what, const char *got, const char *expected) {
@@ -685,10 +674,5 @@ int main(void) {
   test_crafted();
   rmdir(tmpdir);
 
-  if (failures) {
-    fprintf(stderr, "test_fdinfo: %d of %d checks FAILED\n", failures, checks);
-    return 1;
-  }
-  printf("test_fdinfo: all %d checks passed\n", checks);
-  return 0;
+  return check_summary("test_fdinfo");
 }

@@ -37,18 +37,7 @@
 #endif
 #endif
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 /* ------------------------------------------------------------------------- */
 /* Fake address space                                                          */
@@ -1010,10 +999,5 @@ int main(void) {
   fprintf(stderr, "note: asmspy_syscall_names.h not on the include path; names from a local table\n");
 #endif
   for (int i = 0; i < nregions; i++) free(regions[i].bytes);
-  if (failures) {
-    fprintf(stderr, "test_sc_decode: %d of %d checks FAILED\n", failures, checks);
-    return 1;
-  }
-  printf("test_sc_decode: all %d checks passed\n", checks);
-  return 0;
+  return check_summary("test_sc_decode");
 }

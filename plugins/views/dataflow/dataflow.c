@@ -21,8 +21,11 @@
  * SysV ABI lets a callee clobber (rax rcx rdx rsi rdi r8-r11 rsp flags), so
  * a read of rax after `call helper` points at the call-out. Memory the
  * callee wrote is not seen (it ran natively). rip is not tracked: every
- * step shows its own address. */
+ * step shows its own address. The region plumbing (argument, resolve, entry
+ * wait, "not seen entering"): plugins/common/region_view.h. */
 #include <asmspy/plugin.h>
+
+#include "plugins/common/region_view.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -31,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ENTRY_WAIT_DEFAULT_MS 10000
 #define VAL_MAX 32 /* bytes of a memory value kept (a zmm operand is cut to this) */
 #define USAGE "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [--json] [--tid=<t>] [--max=<n>]"
 
@@ -77,11 +79,8 @@ struct memdef {
 struct df_state {
   const struct asmspy_host_api *host;
   const struct asmspy_session *s;
-  const char *spec;
+  struct rv_region rv; /* the region, its name and the entry wait */
   int64_t max;
-  int64_t wait_ms;
-  char region_name[256];
-  uint64_t start, len;
   struct step *steps;
   size_t nsteps, scap;
   struct rec *reads, *writes;
@@ -93,12 +92,6 @@ struct df_state {
   int entered, done;
   int32_t tid; /* the sampled thread */
 };
-
-static int64_t entry_wait_ms(void) {
-  const char *e = getenv("ASMTEST_DF_ENTRY_WAIT_MS");
-  if (!e) e = getenv("ASMSPY_ENTRY_WAIT_MS");
-  return e ? strtoll(e, NULL, 10) : ENTRY_WAIT_DEFAULT_MS;
-}
 
 /* ---------------------------- memory defs ------------------------------- */
 
@@ -396,26 +389,29 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
     snprintf(ret_s, sizeof ret_s, "%" PRId64, (int64_t)ev->u.region.retval);
   addf(&text, "data flow \u2014 %s @ 0x%" PRIx64 " of pid %d   ret=%s   %" PRIu64 " steps, %" PRIu64
               " records%s",
-       st->region_name, st->start, (int)st->s->pid, ret_s, st->executed, records,
+       st->rv.name, st->rv.start, (int)st->s->pid, ret_s, st->executed, records,
        truncated ? "   (truncated)" : "");
   if (st->callouts) addf(&text, "   %" PRIu64 " call-outs", st->callouts);
   addf(&text, "\n");
   char name_e[600];
-  h->json_escape(name_e, sizeof name_e, st->region_name, strlen(st->region_name));
-  addf(&json, "\"name\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"len\":%" PRIu64 ",\"tid\":%d,\"ret\":%s,"
-              "\"steps\":%" PRIu64 ",\"callouts\":%" PRIu64 ",\"truncated\":%s,\"records\":%" PRIu64
-              ",\"trace\":[",
-       name_e, st->start, st->len, ev->tid, truncated ? "null" : ret_s, st->executed, st->callouts,
-       truncated ? "true" : "false", records);
+  h->json_escape(name_e, sizeof name_e, st->rv.name, strlen(st->rv.name));
+  addf(&json,
+       "\"name\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"len\":%" PRIu64 ",\"tid\":%d,\"ret\":%s,"
+       "\"steps\":%" PRIu64 ",\"callouts\":%" PRIu64 ",\"truncated\":%s,\"records\":%" PRIu64
+       ",\"trace\":[",
+       name_e, st->rv.start, st->rv.len, ev->tid, truncated ? "null" : ret_s, st->executed,
+       st->callouts, truncated ? "true" : "false", records);
   for (size_t i = 0; i < st->nsteps; i++) {
     const struct step *s = &st->steps[i];
     char text_e[300];
     h->json_escape(text_e, sizeof text_e, s->text, strlen(s->text));
-    if (want_text) addf(&text, "#%-4zu +0x%-5" PRIx64 " %-34s", i, s->addr - st->start, s->text);
+    if (want_text) addf(&text, "#%-4zu +0x%-5" PRIx64 " %-34s", i, s->addr - st->rv.start, s->text);
     if (want_json) {
-      addf(&json, "%s{\"i\":%zu,\"kind\":\"%s\",\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64
-                  "\",\"disasm\":\"%s\"",
-           i ? "," : "", i, s->callout ? "callout" : "insn", s->addr - st->start, s->addr, text_e);
+      addf(&json,
+           "%s{\"i\":%zu,\"kind\":\"%s\",\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64
+           "\",\"disasm\":\"%s\"",
+           i ? "," : "", i, s->callout ? "callout" : "insn", s->addr - st->rv.start, s->addr,
+           text_e);
       if (s->callout) addf(&json, ",\"callee\":\"0x%" PRIx64 "\"", s->callee);
       addf(&json, ",\"reads\":[");
     }
@@ -466,7 +462,7 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
 
 static int df_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                    void **state) {
-  const char *spec = NULL;
+  struct rv_region rv = {0};
   int64_t max = 0;
   if (s->max != 0) {
     host->note(NULL, ASMSPY_NOTE_WARN,
@@ -487,17 +483,11 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
       max = v;
       continue;
     }
-    if (a[0] == '-' || spec) {
-      host->note(NULL, ASMSPY_NOTE_WARN, "--%s: unexpected argument '%s' (usage: --%s %s)", s->mode,
-                 a, s->mode, USAGE);
-      return -ASMSPY_E_USAGE;
-    }
-    spec = a;
+    int rc = rv_take_spec(host, s, a, &rv, USAGE);
+    if (rc) return rc;
   }
-  if (!spec) {
-    host->note(NULL, ASMSPY_NOTE_WARN, "--%s needs a region: %s", s->mode, USAGE);
-    return -ASMSPY_E_USAGE;
-  }
+  int rc = rv_need_spec(host, s, &rv, USAGE);
+  if (rc) return rc;
   if (!ASMSPY_HAS(host, operands) || !host->operands) {
     host->note(NULL, ASMSPY_NOTE_WARN, "--%s needs a host with operands() (ABI 1.3)", s->mode);
     return -ASMSPY_E_ABI;
@@ -506,7 +496,7 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
   if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
   st->s = s;
-  st->spec = spec;
+  st->rv = rv;
   st->max = max;
   st->pending = -1;
   for (int g = 0; g < G_NREGS; g++) st->reg_def[g] = -1;
@@ -516,32 +506,9 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
 
 static int df_configure(void *state, const struct asmspy_host_api *host, struct asmspy_session *s) {
   struct df_state *st = state;
-  char err[256];
-  uint64_t start = 0, len = 0;
-  int rc = host->resolve_region(s->target, st->spec, &start, &len, err, sizeof err);
-  if (rc) {
-    host->note(s->out, ASMSPY_NOTE_WARN, "%s", err);
-    return rc;
-  }
-  st->start = s->region_start = start;
-  st->len = s->region_len = len;
-  s->entry_wait_ms = st->wait_ms = entry_wait_ms();
+  int rc = rv_configure(&st->rv, host, s, "data-flow capture of");
+  if (rc) return rc;
   s->max_steps = st->max; /* 0 = unbounded */
-  struct asmspy_symbol sym;
-  memset(&sym, 0, sizeof sym);
-  ASMSPY_INIT_HEADER(&sym);
-  host->symbolize(s->target, start, &sym);
-  if (sym.name && sym.offset == 0)
-    snprintf(st->region_name, sizeof st->region_name, "%s", sym.name);
-  else
-    snprintf(st->region_name, sizeof st->region_name, "0x%" PRIx64, start);
-  char text[512], fields[1024], name_e[600];
-  snprintf(text, sizeof text, "data-flow capture of %s @ 0x%" PRIx64 " (%" PRIu64 " bytes) in pid %d",
-           st->region_name, start, len, (int)s->pid);
-  host->json_escape(name_e, sizeof name_e, st->region_name, strlen(st->region_name));
-  snprintf(fields, sizeof fields, "\"name\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"len\":%" PRIu64,
-           name_e, start, len);
-  host->emit(s->out, "region", fields, text);
   return 0;
 }
 
@@ -562,13 +529,7 @@ static int df_consume(void *state, const struct asmspy_event *ev) {
   case ASMSPY_EV_REGION_EXIT:
     st->done = 1;
     if (!ev->u.region.reached) {
-      char fields[1024], text[512], name_e[600];
-      st->host->json_escape(name_e, sizeof name_e, st->region_name, strlen(st->region_name));
-      snprintf(fields, sizeof fields, "\"name\":\"%s\",\"waited_ms\":%" PRId64 ",\"pid\":%d", name_e,
-               st->wait_ms, (int)st->s->pid);
-      snprintf(text, sizeof text, "%s not seen entering in pid %d (waited %" PRId64 " ms)",
-               st->region_name, (int)st->s->pid, st->wait_ms);
-      st->host->emit(st->s->out, "not_reached", fields, text);
+      rv_not_reached(&st->rv, st->host, st->s);
       return ASMSPY_CONSUME_DONE;
     }
     /* the thread is stopped after the last step: rax is the return value
@@ -597,7 +558,7 @@ static int df_finish(void *state, int end_status) {
   st->host->note(st->s->out, ASMSPY_NOTE_WARN,
                  "%s: the capture ended before the invocation returned (%s); showing the %" PRIu64
                  " steps taken",
-                 st->region_name, end_status ? st->host->strerror(end_status) : "stopped",
+                 st->rv.name, end_status ? st->host->strerror(end_status) : "stopped",
                  st->executed);
   render(st, &last);
   return 0;

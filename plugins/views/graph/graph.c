@@ -11,6 +11,7 @@
  * handler below the slot: those events do not match, the call stays armed
  * and resolves after sigreturn; a pending call whose slot sp has risen above
  * is dropped (the return address is gone: a longjmp out of a handler).
+ * The call checks and the thread table: plugins/common/callcheck.h.
  *
  * Per function: inv (times called), calls (calls made), fanout (distinct
  * callees). n counts verified calls (default 200, negative = until exit).
@@ -19,6 +20,8 @@
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
 
+#include "plugins/common/callcheck.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,7 +29,6 @@
 #include <string.h>
 
 #define GRAPH_DEFAULT_N 200
-#define PEND_MAX 32
 /* A JSON line is at most 1 MiB (docs/asmtrace-schema.md): stop adding nodes
  * and edges before that and say so ("truncated":true). */
 #define JSON_BUDGET (1000u * 1000u)
@@ -138,19 +140,6 @@ struct edge {
   uint64_t count;
 };
 
-struct pending_call {
-  uint64_t slot; /* sp at the callee's entry when the call is real */
-  uint64_t ft;   /* the call's fall-through: the return address it pushes */
-  uint64_t site; /* the call instruction */
-  struct asmspy_target *target;
-};
-
-struct thread_state {
-  int32_t tid;
-  int npend;
-  struct pending_call pend[PEND_MAX];
-};
-
 struct graph_state {
   const struct asmspy_host_api *host;
   const struct asmspy_session *s;
@@ -158,9 +147,7 @@ struct graph_state {
   uint64_t recorded;
   enum sort_by sort;
   int dot;
-  struct thread_state *threads;
-  size_t nthreads, tcap;
-  size_t last_thread;
+  struct cc_threads threads; /* of struct cc_thread */
   struct node *nodes;
   size_t nnodes, ncap;
   struct edge *edges;
@@ -173,30 +160,6 @@ static const char *USAGE =
     "<pid> [n] [--sort=invocations|fanout|functions-called] [--json|--dot] [--tid=<t>] [--follow]";
 
 /* ---------------------------------------------------------- helpers -- */
-
-static int is_call_text(const char *t) {
-  for (;;) {
-    if (strncmp(t, "notrack ", 8) == 0)
-      t += 8;
-    else if (strncmp(t, "bnd ", 4) == 0)
-      t += 4;
-    else
-      break;
-  }
-  return strncmp(t, "call", 4) == 0 && (t[4] == ' ' || t[4] == 0);
-}
-
-static int event_sp(const struct asmspy_event *ev, uint64_t *sp) {
-  if (!(ev->flags & ASMSPY_EVF_SP_UNKNOWN)) {
-    *sp = ev->u.insn.sp;
-    return 1;
-  }
-  if (ASMSPY_HAS(ev, regs) && ev->regs) {
-    *sp = ev->regs->sp;
-    return 1;
-  }
-  return 0;
-}
 
 static const char *kind_token(uint32_t kind) {
   switch (kind) {
@@ -225,35 +188,9 @@ static void module_col(char *buf, size_t cap, const char *module) {
     snprintf(buf, cap, "[%s]", module);
 }
 
-static struct thread_state *thread_for(struct graph_state *st, int32_t tid) {
-  if (st->last_thread < st->nthreads && st->threads[st->last_thread].tid == tid)
-    return &st->threads[st->last_thread];
-  for (size_t i = 0; i < st->nthreads; i++)
-    if (st->threads[i].tid == tid) {
-      st->last_thread = i;
-      return &st->threads[i];
-    }
-  if (st->nthreads == st->tcap) {
-    size_t nc = st->tcap ? st->tcap * 2 : 8;
-    struct thread_state *nt = realloc(st->threads, nc * sizeof *nt);
-    if (!nt) return NULL;
-    st->threads = nt;
-    st->tcap = nc;
-  }
-  struct thread_state *t = &st->threads[st->nthreads];
-  memset(t, 0, sizeof *t);
-  t->tid = tid;
-  st->last_thread = st->nthreads++;
-  return t;
-}
-
 static void forget_thread(struct graph_state *st, int32_t tid) {
-  for (size_t i = 0; i < st->nthreads; i++)
-    if (st->threads[i].tid == tid) {
-      st->threads[i] = st->threads[--st->nthreads];
-      st->last_thread = 0;
-      return;
-    }
+  struct cc_thread *t = cc_thread_find(&st->threads, tid);
+  if (t) cc_thread_remove(&st->threads, t);
 }
 
 static void note_oom(struct graph_state *st) {
@@ -302,7 +239,7 @@ static int node_for(struct graph_state *st, struct asmspy_target *target, uint64
   return 0;
 }
 
-static int record_edge(struct graph_state *st, const struct pending_call *pc, uint64_t callee_ip,
+static int record_edge(struct graph_state *st, const struct cc_pending *pc, uint64_t callee_ip,
                        struct asmspy_target *target) {
   uint32_t caller, callee;
   if (node_for(st, pc->target, pc->site, &caller) != 0 ||
@@ -343,49 +280,24 @@ static int record_edge(struct graph_state *st, const struct pending_call *pc, ui
 
 static int on_insn(struct graph_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
-  struct thread_state *t = thread_for(st, ev->tid);
+  struct cc_thread *t = cc_thread_for(&st->threads, ev->tid);
   if (!t) return ASMSPY_CONSUME_MORE;
   uint64_t sp;
-  if (!event_sp(ev, &sp)) return ASMSPY_CONSUME_MORE; /* cannot verify anything here */
+  if (!cc_event_sp(ev, &sp)) return ASMSPY_CONSUME_MORE; /* cannot verify anything here */
   int done = ASMSPY_CONSUME_MORE;
 
   /* 1. a pending call whose slot sp has risen above is gone */
-  int k = 0;
-  for (int i = 0; i < t->npend; i++)
-    if (t->pend[i].slot >= sp) t->pend[k++] = t->pend[i];
-  t->npend = k;
+  cc_drop_stale(t, sp);
 
   /* 2. the call that lands here: sp one slot down, the return address on top */
-  for (int i = t->npend - 1; i >= 0; i--) {
-    if (t->pend[i].slot != sp) continue;
-    struct pending_call pc = t->pend[i];
-    memmove(&t->pend[i], &t->pend[i + 1], (size_t)(t->npend - i - 1) * sizeof pc);
-    t->npend--;
-    uint64_t ret = 0;
-    /* ip == fall-through is `call $+5; pop` (get-pc), not a function call */
-    if (ev->ip != pc.ft && h->read_mem(ev->target, sp, &ret, sizeof ret) == (ssize_t)sizeof ret &&
-        ret == pc.ft && record_edge(st, &pc, ev->ip, ev->target) == 0) {
-      st->recorded++;
-      if (st->want > 0 && st->recorded >= (uint64_t)st->want) done = ASMSPY_CONSUME_DONE;
-    }
-    break;
+  struct cc_pending pc;
+  if (cc_land(t, h, ev, sp, &pc) && record_edge(st, &pc, ev->ip, ev->target) == 0) {
+    st->recorded++;
+    if (st->want > 0 && st->recorded >= (uint64_t)st->want) done = ASMSPY_CONSUME_DONE;
   }
 
   /* 3. this instruction is a call: arm it */
-  if (ev->u.insn.len) {
-    char text[128];
-    int len = h->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text);
-    if (len > 0 && is_call_text(text)) {
-      if (t->npend == PEND_MAX) {
-        memmove(&t->pend[0], &t->pend[1], (PEND_MAX - 1) * sizeof t->pend[0]);
-        t->npend--;
-      }
-      t->pend[t->npend++] = (struct pending_call){.slot = sp - 8,
-                                                  .ft = ev->ip + (uint64_t)len,
-                                                  .site = ev->ip,
-                                                  .target = ev->target};
-    }
-  }
+  cc_arm(t, h, ev, sp);
   return done;
 }
 
@@ -394,7 +306,7 @@ static int on_task(struct graph_state *st, const struct asmspy_event *ev) {
     forget_thread(st, ev->tid);
   } else if (ev->u.task.what == ASMSPY_TASK_EXEC) {
     /* the old image is gone, and with it every thread of the process */
-    for (size_t i = 0; i < st->nthreads; i++) st->threads[i].npend = 0;
+    for (size_t i = 0; i < st->threads.n; i++) cc_thread_at(&st->threads, i)->npend = 0;
   }
   return ASMSPY_CONSUME_MORE;
 }
@@ -621,6 +533,7 @@ static int graph_open(const struct asmspy_host_api *host, const struct asmspy_se
   st->want = s->max ? s->max : GRAPH_DEFAULT_N;
   st->sort = sort;
   st->dot = dot;
+  st->threads.elem_size = sizeof(struct cc_thread);
   *state = st;
   return 0;
 }
@@ -634,7 +547,7 @@ static void graph_close(void *state) {
   }
   free(st->nodes);
   free(st->edges);
-  free(st->threads);
+  free(st->threads.v);
   free(st->node_map.slots);
   free(st->edge_map.slots);
   free(st);

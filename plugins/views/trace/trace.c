@@ -7,8 +7,11 @@
  * executed vs distinct instruction counts, the basic blocks, the disassembly
  * in address order with an execution count per instruction, and the
  * functions called ranked by count (the seed's "Assembly & functions"). A
- * region that is never entered within the wait is reported as that fact. */
+ * region that is never entered within the wait is reported as that fact
+ * (the region plumbing: plugins/common/region_view.h). */
 #include <asmspy/plugin.h>
+
+#include "plugins/common/region_view.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -17,7 +20,6 @@
 #include <string.h>
 
 #define TRACE_DEFAULT_N 3
-#define ENTRY_WAIT_DEFAULT_MS 10000
 
 struct insn_stat {
   uint64_t addr;
@@ -35,9 +37,8 @@ struct callee_stat {
 struct trace_state {
   const struct asmspy_host_api *host;
   const struct asmspy_session *s;
-  const char *spec;
+  struct rv_region rv; /* the region and how long its entry is waited for */
   int64_t want, done;
-  char region_name[256];
   /* the sample being captured */
   struct insn_stat *insns;
   size_t ninsns, cap;
@@ -46,36 +47,23 @@ struct trace_state {
   uint64_t executed;
   uint64_t prev_ip, prev_next; /* fall-through of the previous instruction */
   int prev_branch;             /* the previous instruction was a jump */
-  int64_t wait_ms;
 };
-
-static int64_t entry_wait_ms(void) {
-  const char *e = getenv("ASMTEST_DF_ENTRY_WAIT_MS");
-  if (!e) e = getenv("ASMSPY_ENTRY_WAIT_MS");
-  return e ? strtoll(e, NULL, 10) : ENTRY_WAIT_DEFAULT_MS;
-}
 
 static int trace_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                       void **state) {
-  const char *spec = NULL;
+  struct rv_region rv = {0};
   for (int i = 0; i < s->argc; i++) {
-    if (s->argv[i][0] == '-' || spec) {
-      host->note(NULL, ASMSPY_NOTE_WARN, "--%s: unexpected argument '%s' (usage: --%s %s)", s->mode,
-                 s->argv[i], s->mode, "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n] [--tid=<t>]");
-      return -ASMSPY_E_USAGE;
-    }
-    spec = s->argv[i];
+    int rc = rv_take_spec(host, s, s->argv[i], &rv,
+                          "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n] [--tid=<t>]");
+    if (rc) return rc;
   }
-  if (!spec) {
-    host->note(NULL, ASMSPY_NOTE_WARN,
-               "--%s needs a region: <pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n]", s->mode);
-    return -ASMSPY_E_USAGE;
-  }
+  int rc = rv_need_spec(host, s, &rv, "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n]");
+  if (rc) return rc;
   struct trace_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
   st->s = s;
-  st->spec = spec;
+  st->rv = rv;
   st->want = s->max ? s->max : TRACE_DEFAULT_N;
   *state = st;
   return 0;
@@ -83,33 +71,7 @@ static int trace_open(const struct asmspy_host_api *host, const struct asmspy_se
 
 static int trace_configure(void *state, const struct asmspy_host_api *host, struct asmspy_session *s) {
   struct trace_state *st = state;
-  char err[256];
-  uint64_t start = 0, len = 0;
-  int rc = host->resolve_region(s->target, st->spec, &start, &len, err, sizeof err);
-  if (rc) {
-    host->note(s->out, ASMSPY_NOTE_WARN, "%s", err);
-    return rc;
-  }
-  s->region_start = start;
-  s->region_len = len;
-  s->entry_wait_ms = st->wait_ms = entry_wait_ms();
-  struct asmspy_symbol sym;
-  memset(&sym, 0, sizeof sym);
-  sym.abi_version = ASMSPY_ABI_VERSION;
-  sym.struct_size = sizeof sym;
-  host->symbolize(s->target, start, &sym);
-  if (sym.name && sym.offset == 0)
-    snprintf(st->region_name, sizeof st->region_name, "%s", sym.name);
-  else
-    snprintf(st->region_name, sizeof st->region_name, "0x%" PRIx64, start);
-  char text[512], fields[1024], name_e[600];
-  snprintf(text, sizeof text, "tracing %s @ 0x%" PRIx64 " (%" PRIu64 " bytes) in pid %d",
-           st->region_name, start, len, (int)s->pid);
-  host->json_escape(name_e, sizeof name_e, st->region_name, strlen(st->region_name));
-  snprintf(fields, sizeof fields, "\"name\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"len\":%" PRIu64,
-           name_e, start, len);
-  host->emit(s->out, "region", fields, text);
-  return 0;
+  return rv_configure(&st->rv, host, s, "tracing");
 }
 
 static struct insn_stat *insn_for(struct trace_state *st, uint64_t addr) {
@@ -276,13 +238,7 @@ static int trace_consume(void *state, const struct asmspy_event *ev) {
   case ASMSPY_EV_CALLOUT: on_callout(st, ev); return ASMSPY_CONSUME_MORE;
   case ASMSPY_EV_REGION_EXIT:
     if (!ev->u.region.reached) {
-      char fields[512];
-      snprintf(fields, sizeof fields, "\"name\":\"%s\",\"waited_ms\":%" PRId64 ",\"pid\":%d",
-               st->region_name, st->wait_ms, (int)st->s->pid);
-      char text[512];
-      snprintf(text, sizeof text, "%s not seen entering in pid %d (waited %" PRId64 " ms)",
-               st->region_name, (int)st->s->pid, st->wait_ms);
-      st->host->emit(st->s->out, "not_reached", fields, text);
+      rv_not_reached(&st->rv, st->host, st->s);
       return ASMSPY_CONSUME_DONE;
     }
     return render_sample(st, ev);

@@ -5,10 +5,11 @@
  *
  * Depth is a real per-thread return-address stack keyed on sp (exact on every
  * step: ASMSPY_CAP_EXACT_SP). A call is verified exactly like --graph does
- * it: the thread's next event must sit one slot below the sp the call ran
- * with, with the call's fall-through on top of the stack. A verified call
- * pushes a frame {slot = sp at the callee's entry}. Before each event every
- * frame whose slot is below the current sp is popped — a frame is live
+ * it (plugins/common/callcheck.h): the thread's next event must sit one
+ * slot below the sp the call ran with, with the call's fall-through on top of
+ * the stack. A verified call pushes a frame {slot = sp at the callee's
+ * entry}. Before each event every frame whose slot is below the current sp
+ * is popped — a frame is live
  * exactly while sp <= slot — so a ret, a longjmp over many frames and a C++
  * unwind all pop correctly, while a signal handler (which runs below the
  * interrupted frame) leaves the frames beneath it intact.
@@ -23,6 +24,8 @@
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
 
+#include "plugins/common/callcheck.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -31,7 +34,6 @@
 #include <string.h>
 
 #define TREE_DEFAULT_N 40
-#define PEND_MAX 32
 #define FRAMES_MAX (1u << 16) /* per thread; deeper frames are tracked no further */
 
 /* ------------------------------------------------------------- strbuf -- */
@@ -72,12 +74,6 @@ static void sb_addf(struct sb *b, const char *fmt, ...) {
 
 /* ------------------------------------------------------------- state -- */
 
-struct pending_call {
-  uint64_t slot; /* sp at the callee's entry when the call is real */
-  uint64_t ft;   /* the call's fall-through: the return address it pushes */
-  uint64_t site;
-};
-
 struct frame {
   uint64_t slot;      /* the return-address slot: live while sp <= slot */
   int32_t focus_root; /* index of the outermost --focus frame at or below, -1 none */
@@ -85,9 +81,7 @@ struct frame {
 };
 
 struct thread_state {
-  int32_t tid;
-  int npend;
-  struct pending_call pend[PEND_MAX];
+  struct cc_thread cc; /* first: the record of a struct cc_threads */
   struct frame *frames;
   size_t nframes, cap;
 };
@@ -108,8 +102,7 @@ struct tree_state {
   long max_depth; /* 0: unlimited */
   const char *focus, *module;
   int dot;
-  struct thread_state *threads;
-  size_t nthreads, tcap, last_thread;
+  struct cc_threads threads; /* of struct thread_state */
   struct dot_node *dnodes;
   size_t ndnodes, dncap;
   struct dot_edge *dedges;
@@ -122,30 +115,6 @@ static const char *USAGE = "<pid> [n] [--depth=<d>] [--focus=<sym>] [--module=<m
                            "[--tid=<t>] [--follow]";
 
 /* ---------------------------------------------------------- helpers -- */
-
-static int is_call_text(const char *t) {
-  for (;;) {
-    if (strncmp(t, "notrack ", 8) == 0)
-      t += 8;
-    else if (strncmp(t, "bnd ", 4) == 0)
-      t += 4;
-    else
-      break;
-  }
-  return strncmp(t, "call", 4) == 0 && (t[4] == ' ' || t[4] == 0);
-}
-
-static int event_sp(const struct asmspy_event *ev, uint64_t *sp) {
-  if (!(ev->flags & ASMSPY_EVF_SP_UNKNOWN)) {
-    *sp = ev->u.insn.sp;
-    return 1;
-  }
-  if (ASMSPY_HAS(ev, regs) && ev->regs) {
-    *sp = ev->regs->sp;
-    return 1;
-  }
-  return 0;
-}
 
 static const char *kind_token(uint32_t kind) {
   switch (kind) {
@@ -172,35 +141,14 @@ static void note_oom(struct tree_state *st) {
 }
 
 static struct thread_state *thread_for(struct tree_state *st, int32_t tid) {
-  if (st->last_thread < st->nthreads && st->threads[st->last_thread].tid == tid)
-    return &st->threads[st->last_thread];
-  for (size_t i = 0; i < st->nthreads; i++)
-    if (st->threads[i].tid == tid) {
-      st->last_thread = i;
-      return &st->threads[i];
-    }
-  if (st->nthreads == st->tcap) {
-    size_t nc = st->tcap ? st->tcap * 2 : 8;
-    struct thread_state *nt = realloc(st->threads, nc * sizeof *nt);
-    if (!nt) return NULL;
-    st->threads = nt;
-    st->tcap = nc;
-  }
-  struct thread_state *t = &st->threads[st->nthreads];
-  memset(t, 0, sizeof *t);
-  t->tid = tid;
-  st->last_thread = st->nthreads++;
-  return t;
+  return (struct thread_state *)cc_thread_for(&st->threads, tid);
 }
 
 static void forget_thread(struct tree_state *st, int32_t tid) {
-  for (size_t i = 0; i < st->nthreads; i++)
-    if (st->threads[i].tid == tid) {
-      free(st->threads[i].frames);
-      st->threads[i] = st->threads[--st->nthreads];
-      st->last_thread = 0;
-      return;
-    }
+  struct thread_state *t = (struct thread_state *)cc_thread_find(&st->threads, tid);
+  if (!t) return;
+  free(t->frames);
+  cc_thread_remove(&st->threads, &t->cc);
 }
 
 static int push_frame(struct tree_state *st, struct thread_state *t, struct frame f) {
@@ -209,7 +157,7 @@ static int push_frame(struct tree_state *st, struct thread_state *t, struct fram
       st->deep_noted = 1;
       st->host->note(st->s->out, ASMSPY_NOTE_WARN,
                      "--tree: thread %d is more than %u frames deep; deeper frames are not tracked",
-                     t->tid, FRAMES_MAX);
+                     t->cc.tid, FRAMES_MAX);
     }
     return -1;
   }
@@ -350,43 +298,19 @@ static int on_insn(struct tree_state *st, const struct asmspy_event *ev) {
   struct thread_state *t = thread_for(st, ev->tid);
   if (!t) return ASMSPY_CONSUME_MORE;
   uint64_t sp;
-  if (!event_sp(ev, &sp)) return ASMSPY_CONSUME_MORE; /* nothing can be verified here */
+  if (!cc_event_sp(ev, &sp)) return ASMSPY_CONSUME_MORE; /* nothing can be verified here */
   int done = ASMSPY_CONSUME_MORE;
 
   /* 1. pop every frame (and pending call) sp has risen above */
   while (t->nframes && t->frames[t->nframes - 1].slot < sp) t->nframes--;
-  int k = 0;
-  for (int i = 0; i < t->npend; i++)
-    if (t->pend[i].slot >= sp) t->pend[k++] = t->pend[i];
-  t->npend = k;
+  cc_drop_stale(&t->cc, sp);
 
   /* 2. a pending call that lands here: sp one slot down, its return address on top */
-  for (int i = t->npend - 1; i >= 0; i--) {
-    if (t->pend[i].slot != sp) continue;
-    struct pending_call pc = t->pend[i];
-    memmove(&t->pend[i], &t->pend[i + 1], (size_t)(t->npend - i - 1) * sizeof pc);
-    t->npend--;
-    uint64_t ret = 0;
-    /* ip == fall-through is `call $+5; pop` (get-pc), not a function call */
-    if (ev->ip != pc.ft && h->read_mem(ev->target, sp, &ret, sizeof ret) == (ssize_t)sizeof ret &&
-        ret == pc.ft)
-      done = on_call(st, t, ev, sp, pc.site);
-    break;
-  }
+  struct cc_pending pc;
+  if (cc_land(&t->cc, h, ev, sp, &pc)) done = on_call(st, t, ev, sp, pc.site);
 
   /* 3. this instruction is a call: arm it */
-  if (ev->u.insn.len) {
-    char text[128];
-    int len = h->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text);
-    if (len > 0 && is_call_text(text)) {
-      if (t->npend == PEND_MAX) {
-        memmove(&t->pend[0], &t->pend[1], (PEND_MAX - 1) * sizeof t->pend[0]);
-        t->npend--;
-      }
-      t->pend[t->npend++] =
-          (struct pending_call){.slot = sp - 8, .ft = ev->ip + (uint64_t)len, .site = ev->ip};
-    }
-  }
+  cc_arm(&t->cc, h, ev, sp);
   return done;
 }
 
@@ -395,7 +319,7 @@ static int on_task(struct tree_state *st, const struct asmspy_event *ev) {
     forget_thread(st, ev->tid);
   } else if (ev->u.task.what == ASMSPY_TASK_EXEC) {
     struct thread_state *t = thread_for(st, ev->tid);
-    if (t) t->nframes = 0, t->npend = 0; /* a new image, a new stack */
+    if (t) t->nframes = 0, t->cc.npend = 0; /* a new image, a new stack */
   }
   return ASMSPY_CONSUME_MORE;
 }
@@ -500,6 +424,7 @@ static int tree_open(const struct asmspy_host_api *host, const struct asmspy_ses
   st->focus = focus;
   st->module = module;
   st->dot = dot;
+  st->threads.elem_size = sizeof(struct thread_state);
   *state = st;
   return 0;
 }
@@ -507,8 +432,9 @@ static int tree_open(const struct asmspy_host_api *host, const struct asmspy_ses
 static void tree_close(void *state) {
   struct tree_state *st = state;
   if (!st) return;
-  for (size_t i = 0; i < st->nthreads; i++) free(st->threads[i].frames);
-  free(st->threads);
+  for (size_t i = 0; i < st->threads.n; i++)
+    free(((struct thread_state *)cc_thread_at(&st->threads, i))->frames);
+  free(st->threads.v);
   for (size_t i = 0; i < st->ndnodes; i++) free(st->dnodes[i].label);
   free(st->dnodes);
   free(st->dedges);

@@ -1,0 +1,456 @@
+/* scope.c — the scoped-tracing core (include/asmspy/scope.h, docs/scope.md).
+ *
+ * A scope is an enable/disable window on the calling thread, captured by a
+ * backend's in-process ops (ABI 1.4) found through the ordinary engine: no
+ * second capture stack. On end the recorded instruction addresses are
+ * rendered as `function+0xoff [module]  disasm` (host describe + Capstone),
+ * written to $TMPDIR/asmspy-scope-<name>-<pid>.txt and (unless quiet) to
+ * stdout.
+ *
+ * Two rules keep asmspy's own instructions out of the capture:
+ *   - asmspy_scope_begin() does nothing after the backend's inproc_begin()
+ *     returns, and asmspy_scope_end() nothing before calling inproc_end();
+ *     the backend drops its own text, this file drops libasmspy's text.
+ *   - the contiguous tail that led into asmspy_scope_end (its PLT stub and,
+ *     with lazy binding, the dynamic linker resolving it once) is trimmed.
+ * What remains is the caller's own glue around the two calls (storing the
+ * handle, loading it, the `call`): a few instructions, whole-window only.
+ */
+#define _GNU_SOURCE
+/* Reasons are one line, truncation of an over-long one is intended. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#include <asmspy/scope.h>
+
+#include "host/host.h"
+
+#include <errno.h>
+#include <link.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { TIER_NONE = 0, TIER_WEAK = 1, TIER_STRONG = 2, TIER_CEILING = 3 };
+static const char *const tier_names[] = {"NONE", "WEAK", "STRONG", "CEILING"};
+
+#define SCOPE_DEFAULT_MAX (1u << 20)
+
+struct rec {
+  uint64_t ip;
+  uint8_t bytes[16];
+  uint8_t len;
+};
+
+struct slot {
+  char *name;
+  char path[512];
+  uint64_t uses;
+};
+
+struct asmspy_scope {
+  char *name;
+  size_t slot;
+  int tier;
+  int ended;
+  int truncated;
+  unsigned flags;
+  pid_t tid;
+  const struct asmspy_backend_ops *ops;
+  void *handle;
+  uint64_t region_start, region_len;
+  char reason[512];
+  struct rec *recs;
+  size_t nrecs, caprecs;
+  uint64_t count;
+  char *text;
+  char path[512];
+};
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct slot *g_slots;
+static size_t g_nslots, g_capslots;
+static struct asmspy_engine *g_engine;
+static struct asmspy_target *g_target;
+static uint64_t g_lib_lo, g_lib_hi; /* libasmspy's executable segment */
+
+static pid_t scope_tid(void) { return (pid_t)syscall(SYS_gettid); }
+
+static int scope_sink(void *ctx, const struct asmspy_event *ev);
+
+static int find_lib(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  uint64_t me = (uint64_t)(uintptr_t)data;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+    if (me >= lo && me < hi) {
+      g_lib_lo = lo;
+      g_lib_hi = hi;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* [A-Za-z0-9._-], everything else '_'; bounded. */
+static void sanitize(const char *in, char *out, size_t cap) {
+  size_t j = 0;
+  for (size_t i = 0; in[i] && j + 1 < cap && j < 96; i++) {
+    char c = in[i];
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '.' || c == '-' || c == '_';
+    out[j++] = ok ? c : '_';
+  }
+  out[j] = 0;
+  if (!j) snprintf(out, cap, "scope");
+}
+
+/* Under g_lock. Idempotent by name: one slot per distinct name. */
+static size_t register_slot(const char *name) {
+  for (size_t i = 0; i < g_nslots; i++)
+    if (!strcmp(g_slots[i].name, name)) {
+      g_slots[i].uses++;
+      return i;
+    }
+  if (g_nslots == g_capslots) {
+    size_t nc = g_capslots ? 2 * g_capslots : 16;
+    struct slot *n = realloc(g_slots, nc * sizeof *n);
+    if (!n) return (size_t)-1;
+    g_slots = n;
+    g_capslots = nc;
+  }
+  struct slot *sl = &g_slots[g_nslots];
+  memset(sl, 0, sizeof *sl);
+  sl->name = strdup(name);
+  if (!sl->name) return (size_t)-1;
+  char clean[128];
+  sanitize(name, clean, sizeof clean);
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  snprintf(sl->path, sizeof sl->path, "%s/asmspy-scope-%s-%d.txt", tmp, clean, (int)getpid());
+  sl->uses = 1;
+  return g_nslots++;
+}
+
+size_t asmspy_scope_slot_count(void) {
+  pthread_mutex_lock(&g_lock);
+  size_t n = g_nslots;
+  pthread_mutex_unlock(&g_lock);
+  return n;
+}
+
+/* Under g_lock: the engine, once per process, kept for its lifetime. */
+static struct asmspy_engine *engine(void) {
+  if (!g_engine) g_engine = asmspy_engine_open(ASMSPY_ENGINE_LAZY_PROBE);
+  if (!g_lib_hi) dl_iterate_phdr(find_lib, (void *)(uintptr_t)&scope_sink);
+  return g_engine;
+}
+
+static int has_inproc(const struct asmspy_plugin_info *row) {
+  if (!row || !row->desc || !row->desc->backend) return 0;
+  const struct asmspy_backend_ops *b = row->desc->backend;
+  return ASMSPY_HAS(b, inproc_end) && b->inproc_begin && b->inproc_end;
+}
+
+/* Probe (isolated, once: the registry caches it) and explain. 1 = usable. */
+static int usable(struct asmspy_engine *e, const struct asmspy_plugin_info *row, const char *name,
+                  char *why, size_t cap) {
+  if (!row) {
+    snprintf(why, cap, "%s: backend plugin not found (ASMSPY_PLUGIN_PATH?)", name);
+    return 0;
+  }
+  if (!row->desc) {
+    snprintf(why, cap, "%s: did not load: %s", name, row->reason);
+    return 0;
+  }
+  asmspy_probe_plugin(e, (struct asmspy_plugin_info *)row);
+  if (row->status != ASMSPY_USABLE) {
+    snprintf(why, cap, "%s: %s (%s)", name, row->reason, asmspy_strerror(row->status));
+    return 0;
+  }
+  return 1;
+}
+
+/* Pick the backend for s (under g_lock). Sets s->tier/ops/reason. */
+static void choose(asmspy_scope *s) {
+  struct asmspy_engine *e = engine();
+  if (!e) {
+    snprintf(s->reason, sizeof s->reason, "the asmspy engine could not be opened");
+    return;
+  }
+  char why[300];
+  if (s->flags & (ASMSPY_SCOPE_INTEL_PT | ASMSPY_SCOPE_AMD_LBR)) {
+    int pt = !!(s->flags & ASMSPY_SCOPE_INTEL_PT);
+    const char *name = pt ? "intel_pt" : "amd_lbr";
+    const struct asmspy_plugin_info *row = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, name);
+    if (!usable(e, row, name, why, sizeof why)) {
+      snprintf(s->reason, sizeof s->reason, "self-skip: %s", why);
+      return;
+    }
+    if (!has_inproc(row)) {
+      snprintf(s->reason, sizeof s->reason,
+               "self-skip: %s: usable here, but the backend has no in-process (ABI 1.4 "
+               "inproc_begin/inproc_end) ops yet",
+               name);
+      return;
+    }
+    s->ops = row->desc->backend;
+    s->tier = pt ? TIER_STRONG : TIER_CEILING;
+    snprintf(s->reason, sizeof s->reason, "%s: explicit", name);
+    return;
+  }
+  /* The whole-window ladder: STRONG only with a usable intel_pt that has
+   * in-process ops; else WEAK (singlestep). amd_lbr is never auto-selected. */
+  const struct asmspy_plugin_info *pt = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, "intel_pt");
+  char pt_why[300];
+  if (usable(e, pt, "intel_pt", pt_why, sizeof pt_why)) {
+    if (has_inproc(pt)) {
+      s->ops = pt->desc->backend;
+      s->tier = TIER_STRONG;
+      snprintf(s->reason, sizeof s->reason, "intel_pt: usable with in-process ops");
+      return;
+    }
+    snprintf(pt_why, sizeof pt_why, "intel_pt: usable, but has no in-process ops yet");
+  }
+  const struct asmspy_plugin_info *ss = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, "singlestep");
+  if (!ss || !ss->desc) {
+    snprintf(s->reason, sizeof s->reason, "no in-process backend: singlestep %s; %s",
+             ss ? ss->reason : "plugin not found (ASMSPY_PLUGIN_PATH?)", pt_why);
+    return;
+  }
+  if (!has_inproc(ss)) {
+    snprintf(s->reason, sizeof s->reason,
+             "no in-process backend: singlestep has no inproc ops (ABI < 1.4); %s", pt_why);
+    return;
+  }
+  s->ops = ss->desc->backend;
+  s->tier = TIER_WEAK;
+  snprintf(s->reason, sizeof s->reason, "singlestep: EFLAGS.TF in-process (STRONG skipped: %s)",
+           pt_why);
+}
+
+static const char *begin_error(int rc) {
+  switch (-rc) {
+    case ASMSPY_E_ATTACH_BUSY: return "nested scope on this thread";
+    case ASMSPY_E_ATTACH_PERM:
+      return "the program installed its own SIGTRAP handler; single-step would have to chain it";
+    case ASMSPY_E_PERM: return "SIGTRAP is blocked on this thread; a forced trap would kill it";
+    case ASMSPY_E_NOMEM: return "out of memory for the recording buffer";
+    default: return asmspy_strerror(rc);
+  }
+}
+
+__attribute__((no_sanitize_address)) asmspy_scope *asmspy_scope_begin(const char *name,
+                                                                      const void *code, size_t len,
+                                                                      unsigned flags) {
+  asmspy_scope *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->name = strdup(name && *name ? name : "scope");
+  s->flags = flags;
+  s->tid = scope_tid();
+  pthread_mutex_lock(&g_lock);
+  s->slot = s->name ? register_slot(s->name) : (size_t)-1;
+  if (s->slot != (size_t)-1) snprintf(s->path, sizeof s->path, "%s", g_slots[s->slot].path);
+  choose(s);
+  if (s->tier != TIER_NONE && code) {
+    s->region_start = (uint64_t)(uintptr_t)code;
+    s->region_len = len;
+    if (!len) { /* the covering symbol's extent */
+      if (!g_target) g_target = target_open(getpid(), NULL);
+      struct asmspy_symbol sym;
+      memset(&sym, 0, sizeof sym);
+      ASMSPY_INIT_HEADER(&sym);
+      if (!g_target || target_symbolize(g_target, s->region_start, &sym) != 0 ||
+          sym.kind == ASMSPY_SYM_UNKNOWN || !sym.size) {
+        snprintf(s->reason, sizeof s->reason, "no sized symbol covers %p (pass an explicit len)",
+                 code);
+        s->tier = TIER_NONE;
+      } else {
+        s->region_start = sym.start;
+        s->region_len = sym.size;
+      }
+    }
+  }
+  pthread_mutex_unlock(&g_lock);
+  if (s->tier == TIER_NONE) return s;
+  struct asmspy_inproc_req req;
+  memset(&req, 0, sizeof req);
+  ASMSPY_INIT_HEADER(&req);
+  req.region_start = s->region_start;
+  req.region_len = s->region_len;
+  const char *mx = getenv("ASMSPY_SCOPE_MAX_INSNS");
+  req.max_insns = mx && atoll(mx) > 0 ? (uint64_t)atoll(mx) : SCOPE_DEFAULT_MAX;
+  const struct asmspy_host_api *host = asmspy_host_api();
+  /* Nothing after a successful arm: every instruction from here on is
+   * stepped (and dropped as libasmspy's own). */
+  int rc = s->ops->inproc_begin(host, &req, &s->handle);
+  if (__builtin_expect(rc == 0, 1)) return s;
+  snprintf(s->reason, sizeof s->reason, "%s: %s", tier_names[s->tier], begin_error(rc));
+  s->tier = TIER_NONE;
+  s->handle = NULL;
+  return s;
+}
+
+static int scope_sink(void *ctx, const struct asmspy_event *ev) {
+  asmspy_scope *s = ctx;
+  if (ev->type == ASMSPY_EV_NOTE && ev->u.note.text) {
+    if (!strncmp(ev->u.note.text, "truncated: ", 11)) {
+      s->truncated = 1;
+      snprintf(s->reason, sizeof s->reason, "%s", ev->u.note.text + 11);
+    }
+    return 0;
+  }
+  if (ev->type != ASMSPY_EV_INSN) return 0;
+  if (s->nrecs == s->caprecs) {
+    size_t nc = s->caprecs ? 2 * s->caprecs : 256;
+    struct rec *n = realloc(s->recs, nc * sizeof *n);
+    if (!n) return 1;
+    s->recs = n;
+    s->caprecs = nc;
+  }
+  struct rec *r = &s->recs[s->nrecs++];
+  r->ip = ev->ip;
+  r->len = ev->u.insn.len > 16 ? 16 : ev->u.insn.len;
+  memcpy(r->bytes, ev->u.insn.bytes, r->len);
+  return 0;
+}
+
+static int in_lib(uint64_t ip) { return ip >= g_lib_lo && ip < g_lib_hi; }
+
+/* Growing string. */
+struct sbuf {
+  char *p;
+  size_t n, cap;
+};
+static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(struct sbuf *b, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+    va_end(ap);
+    if (k < 0) return;
+    if (b->p && b->n + (size_t)k < b->cap) {
+      b->n += (size_t)k;
+      return;
+    }
+    size_t nc = b->cap ? b->cap * 2 : 4096;
+    while (nc < b->n + (size_t)k + 1) nc *= 2;
+    char *np = realloc(b->p, nc);
+    if (!np) return;
+    b->p = np;
+    b->cap = nc;
+  }
+}
+
+/* The tail that led into asmspy_scope_end: its PLT stub and, under lazy
+ * binding, the dynamic linker resolving it (once per process). */
+static int is_entry_glue(uint64_t ip) {
+  struct asmspy_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  ASMSPY_INIT_HEADER(&sym);
+  if (target_symbolize(g_target, ip, &sym) != 0) return 0;
+  if (sym.name) {
+    size_t n = strlen(sym.name);
+    if ((n > 4 && !strcmp(sym.name + n - 4, "@plt")) || !strncmp(sym.name, ".plt", 4)) return 1;
+  }
+  return sym.module && !strncmp(sym.module, "ld-linux", 8);
+}
+
+static void render(asmspy_scope *s) {
+  struct sbuf b = {0};
+  if (!g_target && s->nrecs) g_target = target_open(getpid(), NULL);
+  /* Trim the glue before the last entry into libasmspy (= asmspy_scope_end). */
+  size_t end = s->nrecs;
+  if (!s->region_len && g_target && end && in_lib(s->recs[end - 1].ip)) {
+    while (end > 0 && in_lib(s->recs[end - 1].ip)) end--;
+    while (end > 0 && is_entry_glue(s->recs[end - 1].ip)) end--;
+  }
+  uint64_t count = 0;
+  for (size_t i = 0; i < end; i++) {
+    const struct rec *r = &s->recs[i];
+    if (in_lib(r->ip)) continue;
+    char desc[256], dis[160];
+    const char *d = g_target ? target_describe(g_target, r->ip, desc, sizeof desc) : NULL;
+    if (!d) {
+      snprintf(desc, sizeof desc, "0x%llx", (unsigned long long)r->ip);
+      d = desc;
+    }
+    if (!r->len || !disasm_one(r->ip, r->bytes, r->len, dis, sizeof dis))
+      snprintf(dis, sizeof dis, "(bad)");
+    sb_add(&b, "%s  %s\n", d, dis);
+    count++;
+  }
+  s->count = count;
+  sb_add(&b, "# scope %s: %llu instructions, tier %s%s%s\n", s->name ? s->name : "?",
+         (unsigned long long)count, tier_names[s->tier], s->truncated ? ", TRUNCATED: " : "",
+         s->truncated ? s->reason : "");
+  if (s->tier == TIER_NONE) sb_add(&b, "# not captured: %s\n", s->reason);
+  s->text = b.p ? b.p : strdup("");
+}
+
+__attribute__((no_sanitize_address)) int asmspy_scope_end(asmspy_scope *s) {
+  if (!s) return -ASMSPY_E_USAGE;
+  if (s->ended) return 0;
+  int rc = 0;
+  /* First thing: stop the capture (the backend's own entry is the stop). */
+  if (s->handle) rc = s->ops->inproc_end(s->handle, scope_sink, s);
+  s->handle = NULL;
+  s->ended = 1;
+  pid_t me = scope_tid();
+  if (me != s->tid && !s->truncated) {
+    s->truncated = 1;
+    snprintf(s->reason, sizeof s->reason,
+             "thread hop: the scope began on tid %d and ended on tid %d", (int)s->tid, (int)me);
+  }
+  if (s->truncated && s->tid != me) s->nrecs = 0; /* never partial-as-complete */
+  pthread_mutex_lock(&g_lock);
+  render(s);
+  pthread_mutex_unlock(&g_lock);
+  free(s->recs);
+  s->recs = NULL;
+  s->nrecs = s->caprecs = 0;
+  if (s->path[0]) {
+    FILE *f = fopen(s->path, "w");
+    if (f) {
+      fputs(s->text, f);
+      fclose(f);
+    } else {
+      s->path[0] = 0;
+    }
+  }
+  const char *emit = getenv("ASMSPY_SCOPE_EMIT");
+  if (!(s->flags & ASMSPY_SCOPE_QUIET) && !(emit && !strcmp(emit, "0"))) {
+    fputs(s->text, stdout);
+    fflush(stdout);
+  }
+  return rc;
+}
+
+void asmspy_scope_free(asmspy_scope *s) {
+  if (!s) return;
+  if (!s->ended) asmspy_scope_end(s);
+  free(s->recs);
+  free(s->text);
+  free(s->name);
+  free(s);
+}
+
+void asmspy_scope_cleanup(asmspy_scope **sp) {
+  if (sp && *sp) {
+    asmspy_scope_free(*sp);
+    *sp = NULL;
+  }
+}
+
+const char *asmspy_scope_text(const asmspy_scope *s) { return s && s->text ? s->text : ""; }
+const char *asmspy_scope_path(const asmspy_scope *s) { return s && s->ended ? s->path : ""; }
+uint64_t asmspy_scope_insn_count(const asmspy_scope *s) { return s ? s->count : 0; }
+int asmspy_scope_truncated(const asmspy_scope *s) { return s ? s->truncated : 0; }
+const char *asmspy_scope_tier(const asmspy_scope *s) { return s ? tier_names[s->tier] : "NONE"; }
+const char *asmspy_scope_reason(const asmspy_scope *s) { return s ? s->reason : "no scope"; }
+const char *asmspy_scope_name(const asmspy_scope *s) { return s && s->name ? s->name : ""; }

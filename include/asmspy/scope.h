@@ -1,0 +1,84 @@
+/* asmspy scoped tracing: bracket a region of the program's OWN code and get
+ * back the assembly that executed inside it, rendered with Capstone on close.
+ *
+ *   asmspy_scope *s = ASMSPY_SCOPE_BEGIN(NULL, 0, 0);   // whole window
+ *   hot_path();
+ *   asmspy_scope_end(s);        // renders; prints to stdout unless quiet
+ *   printf("%zu insns\n", (size_t)asmspy_scope_insn_count(s));
+ *   asmspy_scope_free(s);
+ *
+ *   {
+ *     ASMSPY_SCOPED_AS(t, (const void *)work, 0, 0);   // region: work's extent
+ *     work(3);
+ *   }                                                  // ends + frees here
+ *
+ * code == NULL: the whole window (everything the thread ran, noisy but
+ * faithful). code != NULL, len == 0: the extent of the symbol covering code.
+ * code, len: exactly [code, code + len). Out-of-region instructions are
+ * dropped at decode. Capture follows the CALLING THREAD (thread scope).
+ *
+ * Tiers: "STRONG" (intel_pt with in-process ops), "WEAK" (singlestep:
+ * EFLAGS.TF), "NONE" (a recorded no-op: asmspy_scope_reason says why; the
+ * program always continues). Linked into libasmspy; see docs/scope.md.
+ */
+#ifndef ASMSPY_SCOPE_H
+#define ASMSPY_SCOPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct asmspy_scope asmspy_scope;
+
+#define ASMSPY_SCOPE_QUIET (1u << 0)    /* do not write the text to stdout on end */
+#define ASMSPY_SCOPE_INTEL_PT (1u << 1) /* arm intel_pt directly (self-skips: tier NONE) */
+#define ASMSPY_SCOPE_AMD_LBR (1u << 2)  /* arm amd_lbr directly (self-skips: tier NONE) */
+
+/* Begin a scope on the calling thread. name: the registration key (a looped
+ * or repeated scope with the same name reuses one slot). Never returns NULL
+ * unless out of memory; a scope that could not arm is tier NONE. */
+asmspy_scope *asmspy_scope_begin(const char *name, const void *code, size_t len, unsigned flags);
+/* Disarm, render, write the text file (and stdout). Idempotent. 0, or a
+ * negative -ASMSPY_E_* when rendering failed. */
+int asmspy_scope_end(asmspy_scope *s);
+void asmspy_scope_free(asmspy_scope *s);
+
+/* Valid after end (until free). */
+const char *asmspy_scope_text(const asmspy_scope *s);  /* rendered listing + summary */
+const char *asmspy_scope_path(const asmspy_scope *s);  /* the file it was written to, or "" */
+uint64_t asmspy_scope_insn_count(const asmspy_scope *s);
+int asmspy_scope_truncated(const asmspy_scope *s);     /* 1: a partial capture */
+const char *asmspy_scope_tier(const asmspy_scope *s);  /* "STRONG" / "WEAK" / "NONE" */
+const char *asmspy_scope_reason(const asmspy_scope *s);/* why this tier / why truncated */
+const char *asmspy_scope_name(const asmspy_scope *s);
+
+/* Registered slots (distinct names) so far in this process. */
+size_t asmspy_scope_slot_count(void);
+
+/* For __attribute__((cleanup)): ends (if still open) and frees *sp. */
+void asmspy_scope_cleanup(asmspy_scope **sp);
+
+#define ASMSPY_SCOPE_STR2_(x) #x
+#define ASMSPY_SCOPE_STR_(x) ASMSPY_SCOPE_STR2_(x)
+/* Auto-named from the call site: "file.c:42". */
+#define ASMSPY_SCOPE_BEGIN(code, len, flags)                                               \
+  asmspy_scope_begin(__FILE__ ":" ASMSPY_SCOPE_STR_(__LINE__), (code), (len), (flags))
+
+#define ASMSPY_SCOPE_CAT2_(a, b) a##b
+#define ASMSPY_SCOPE_CAT_(a, b) ASMSPY_SCOPE_CAT2_(a, b)
+/* Block form (GCC/Clang cleanup attribute): the scope ends and is freed when
+ * `var` goes out of scope. Read the results before that with
+ * asmspy_scope_end(var) followed by the accessors. */
+#define ASMSPY_SCOPED_AS(var, code, len, flags)                                            \
+  asmspy_scope *var __attribute__((cleanup(asmspy_scope_cleanup))) =                       \
+      ASMSPY_SCOPE_BEGIN(code, len, flags)
+#define ASMSPY_SCOPED(code, len, flags)                                                    \
+  ASMSPY_SCOPED_AS(ASMSPY_SCOPE_CAT_(asmspy_scoped_, __LINE__), code, len, flags)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

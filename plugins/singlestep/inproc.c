@@ -1,0 +1,349 @@
+/* In-process single-step of the calling thread: the WEAK tier of scoped
+ * tracing (docs/scope.md). No ptrace, no PMU: EFLAGS.TF plus a SIGTRAP
+ * handler in the traced process itself (HARDWARE.md §5).
+ *
+ * Arming: begin() installs the handler (when no other scope has it
+ * installed), allocates the whole recording buffer up front, publishes the
+ * handle in a thread-local (initial-exec TLS: no allocation on access) and
+ * sets TF with pushfq/orq/popfq. From then on every instruction of the
+ * thread traps; the handler stores RIP (the instruction ABOUT to run) in the
+ * buffer. No malloc, no locks, no stdio in the handler.
+ *
+ * Handler flags: SA_SIGINFO | SA_RESTART. Not SA_NODEFER: the kernel clears
+ * TF for the handler, so no trap can arrive while SIGTRAP is blocked inside
+ * it. Not SA_ONSTACK: the handler needs ~1 KiB of the thread's own stack; a
+ * program's sigaltstack is left to the program's own handlers.
+ *
+ * What is recorded, and what is not:
+ *   - IPs inside this plugin's own text (the tail of begin, the head of end)
+ *     are dropped at trap time. The host drops libasmspy's own text (scope.c);
+ *     what remains of asmspy is the caller's own `call asmspy_scope_end`
+ *     sequence and its PLT stub: a small fixed overhead (docs/scope.md).
+ *   - Stopping: the trap whose RIP is ss_inproc_end's entry with RDI == this
+ *     handle clears TF in the ucontext (sigreturn then restores TF = 0).
+ *   - `syscall` masks TF, so the instruction after it is never reported
+ *     (HARDWARE.md §5.2.1): when the trapped instruction is a syscall we also
+ *     record syscall+2 (except for rt_sigreturn/execve/exit/exit_group).
+ *   - clone (56), fork (57), vfork (58), clone3 (435): a new task would
+ *     inherit TF and die of the trap. Recording STOPS before the syscall (TF
+ *     cleared in the ucontext), the capture is marked truncated, and the
+ *     program continues untraced to the end of the scope.
+ *   - rt_sigprocmask(SIG_BLOCK/SIG_SETMASK) of a set holding SIGTRAP: the
+ *     same stop (truncated). glibc's pthread_create blocks every signal just
+ *     before clone3, so this is where a thread creation is caught; a trap
+ *     while SIGTRAP is blocked would kill the process (HARDWARE.md §5.2.3).
+ *   - max_insns reached: TF cleared, truncated.
+ *   - end() on another thread (a thread hop): the capture is discarded and
+ *     reported truncated. The arming thread still has TF set; it notices the
+ *     hop at its next trap, clears TF and acknowledges; the handle is freed
+ *     by a later begin()/end() (a thread blocked forever keeps it: bounded).
+ * Refusals (begin returns an error, nothing armed): a scope is already open
+ * on this thread (-ASMSPY_E_ATTACH_BUSY), the program installed its own
+ * SIGTRAP handler (-ASMSPY_E_ATTACH_PERM: we would have to chain every trap),
+ * SIGTRAP is blocked on this thread (-ASMSPY_E_PERM: the forced trap would
+ * kill the process). A foreign SIGTRAP (int3, raise) arriving while our
+ * handler is installed gets the default action, as it would have without us.
+ */
+#define _GNU_SOURCE
+/* Reasons are one line, truncation of an over-long one is intended. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#include "plugins/singlestep/inproc.h"
+
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define TF_BIT 0x100ull
+
+enum { WHY_NONE = 0, WHY_MAX = 1, WHY_CLONE = 2, WHY_MASK = 3 };
+
+struct ss_handle {
+  uint64_t *ips;
+  uint64_t cap, n;
+  uint64_t region_start, region_len;
+  pid_t tid;
+  volatile sig_atomic_t stopped;  /* TF cleared by the handler */
+  volatile sig_atomic_t orphaned; /* end() ran on another thread */
+  volatile sig_atomic_t acked;    /* the arming thread let go of an orphan */
+  int why;
+  long why_nr;
+  uint64_t why_ip;
+  struct ss_handle *next_orphan;
+};
+
+static __thread struct ss_handle *tl_cur __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_armed;              /* handles holding the handler installed */
+static struct sigaction g_old;   /* the disposition before us (SIG_DFL/SIG_IGN) */
+static uint64_t g_self_lo, g_self_hi; /* this plugin's executable segment */
+static struct ss_handle *g_orphans;
+
+static pid_t my_tid(void) { return (pid_t)syscall(SYS_gettid); }
+
+static void clear_tf(greg_t *g) { g[REG_EFL] &= ~(greg_t)TF_BIT; }
+
+static void on_trap(int sig, siginfo_t *si, void *ucv) {
+  ucontext_t *uc = ucv;
+  greg_t *g = uc->uc_mcontext.gregs;
+  if (si->si_code != TRAP_TRACE) {
+    /* Not ours (int3, raise): what would have happened without us. */
+    if (g_old.sa_handler == SIG_IGN) return;
+    signal(sig, SIG_DFL);
+    raise(sig); /* pending until sigreturn unblocks it: default action */
+    return;
+  }
+  struct ss_handle *h = tl_cur;
+  if (!h) { /* stray TF (a fork child inherits TF and handler): stop */
+    clear_tf(g);
+    return;
+  }
+  if (h->orphaned) {
+    clear_tf(g);
+    h->stopped = 1;
+    tl_cur = NULL;
+    h->acked = 1;
+    return;
+  }
+  uint64_t ip = (uint64_t)g[REG_RIP];
+  if (ip == (uint64_t)(uintptr_t)&ss_inproc_end && (uint64_t)g[REG_RDI] == (uint64_t)(uintptr_t)h) {
+    clear_tf(g);
+    h->stopped = 1;
+    return;
+  }
+  if (ip >= g_self_lo && ip < g_self_hi) return; /* our own begin/end code */
+  if (h->n >= h->cap) {
+    clear_tf(g);
+    h->stopped = 1;
+    h->why = WHY_MAX;
+    return;
+  }
+  const uint8_t *p = (const uint8_t *)(uintptr_t)ip;
+  if (p[0] == 0x0f && p[1] == 0x05) { /* syscall */
+    long nr = (long)g[REG_RAX];
+    h->ips[h->n++] = ip;
+    if (nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork || nr == 435 /* clone3 */) {
+      clear_tf(g);
+      h->stopped = 1;
+      h->why = WHY_CLONE;
+      h->why_nr = nr;
+      h->why_ip = ip;
+      return;
+    }
+    /* rt_sigprocmask blocking SIGTRAP (pthread_create does it around clone):
+     * the next trap would arrive blocked and kill the process. */
+    if (nr == SYS_rt_sigprocmask && ((long)g[REG_RDI] == SIG_BLOCK || (long)g[REG_RDI] == SIG_SETMASK) &&
+        g[REG_RSI] && (*(const uint64_t *)(uintptr_t)g[REG_RSI] & (1ull << (SIGTRAP - 1)))) {
+      clear_tf(g);
+      h->stopped = 1;
+      h->why = WHY_MASK;
+      h->why_nr = nr;
+      h->why_ip = ip;
+      return;
+    }
+    /* The instruction after a syscall is never reported: it runs, record it. */
+    if (nr != SYS_rt_sigreturn && nr != SYS_execve && nr != SYS_exit && nr != SYS_exit_group &&
+        h->n < h->cap)
+      h->ips[h->n++] = ip + 2;
+    return;
+  }
+  h->ips[h->n++] = ip;
+}
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  uint64_t me = (uint64_t)(uintptr_t)data;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+    if (me >= lo && me < hi) {
+      g_self_lo = lo;
+      g_self_hi = hi;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Free orphans whose arming thread let go. Under g_lock. */
+static void reclaim_orphans_locked(void) {
+  for (struct ss_handle **pp = &g_orphans; *pp;) {
+    struct ss_handle *h = *pp;
+    if (h->acked) {
+      *pp = h->next_orphan;
+      free(h->ips);
+      free(h);
+      if (--g_armed == 0) sigaction(SIGTRAP, &g_old, NULL);
+    } else {
+      pp = &h->next_orphan;
+    }
+  }
+}
+
+int ss_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inproc_req *req,
+                    void **handle) {
+  (void)host;
+  if (!handle) return -ASMSPY_E_USAGE;
+  *handle = NULL;
+#if !defined(__x86_64__)
+  return -ASMSPY_E_NO_HW;
+#else
+  if (tl_cur) {
+    if (!tl_cur->orphaned) return -ASMSPY_E_ATTACH_BUSY; /* nested scope on this thread */
+    tl_cur->acked = 1; /* an orphan stopped earlier (never trapped again): let go */
+    tl_cur = NULL;
+  }
+  sigset_t blocked;
+  if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) == 0 && sigismember(&blocked, SIGTRAP))
+    return -ASMSPY_E_PERM;
+  uint64_t cap = 1u << 20;
+  uint64_t rs = 0, rl = 0;
+  if (req && ASMSPY_HAS(req, max_insns) && req->max_insns) cap = req->max_insns;
+  if (req && ASMSPY_HAS(req, region_len)) {
+    rs = req->region_start;
+    rl = req->region_len;
+  }
+  struct ss_handle *h = calloc(1, sizeof *h);
+  if (!h) return -ASMSPY_E_NOMEM;
+  h->ips = malloc(cap * sizeof *h->ips);
+  if (!h->ips) {
+    free(h);
+    return -ASMSPY_E_NOMEM;
+  }
+  h->cap = cap;
+  h->region_start = rs;
+  h->region_len = rl;
+  h->tid = my_tid();
+
+  pthread_mutex_lock(&g_lock);
+  reclaim_orphans_locked();
+  if (g_armed == 0) {
+    struct sigaction old;
+    sigaction(SIGTRAP, NULL, &old);
+    if ((old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
+      pthread_mutex_unlock(&g_lock);
+      free(h->ips);
+      free(h);
+      return -ASMSPY_E_ATTACH_PERM; /* the program owns SIGTRAP */
+    }
+    if (!g_self_hi) dl_iterate_phdr(find_self, (void *)(uintptr_t)&on_trap);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_trap;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTRAP, &sa, NULL) != 0) {
+      pthread_mutex_unlock(&g_lock);
+      free(h->ips);
+      free(h);
+      return -ASMSPY_E_INTERNAL;
+    }
+    g_old = old;
+  }
+  g_armed++;
+  pthread_mutex_unlock(&g_lock);
+
+  tl_cur = h;
+  *handle = h;
+  /* Step over the red zone: pushfq would clobber a leaf's locals there. The
+   * first trap comes after the instruction following popfq (still ours). */
+  __asm__ volatile("sub $128, %%rsp\n\tpushfq\n\torq $0x100, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp"
+                   ::: "memory", "cc");
+  return 0;
+#endif
+}
+
+static void emit_note(asmspy_sink_fn sink, void *ctx, struct asmspy_event *ev, const char *text) {
+  if (!sink) return;
+  ev->type = ASMSPY_EV_NOTE;
+  ev->ip = 0;
+  memset(&ev->u, 0, sizeof ev->u);
+  ev->u.note.text = text;
+  sink(ctx, ev);
+  ev->seq++;
+}
+
+int ss_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
+  /* The trap at this entry (RDI == the handle) cleared TF already; clear
+   * it here too for the paths that never trapped (belt and braces). */
+  __asm__ volatile("sub $128, %%rsp\n\tpushfq\n\tandq $~0x100, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp"
+                   ::: "memory", "cc");
+  struct ss_handle *h = hv;
+  if (!h) return -ASMSPY_E_USAGE;
+  struct asmspy_event ev;
+  memset(&ev, 0, sizeof ev);
+  ASMSPY_INIT_HEADER(&ev);
+  ev.pid = (int32_t)getpid();
+  ev.tid = (int32_t)h->tid;
+  ev.nthreads = 1;
+  char note[256];
+  pid_t me = my_tid();
+  if (me != h->tid) {
+    /* Thread hop: the capture followed the arming thread, not the work. */
+    snprintf(note, sizeof note,
+             "truncated: thread hop: the scope began on tid %d and ended on tid %d; the capture "
+             "followed the arming thread and is discarded",
+             (int)h->tid, (int)me);
+    h->orphaned = 1;
+    pthread_mutex_lock(&g_lock);
+    h->next_orphan = g_orphans;
+    g_orphans = h;
+    reclaim_orphans_locked();
+    pthread_mutex_unlock(&g_lock);
+    emit_note(sink, sink_ctx, &ev, note);
+    return 0;
+  }
+  if (tl_cur == h) tl_cur = NULL;
+  ev.type = ASMSPY_EV_INSN;
+  for (uint64_t i = 0; i < h->n && sink; i++) {
+    uint64_t ip = h->ips[i];
+    if (h->region_len && (ip < h->region_start || ip - h->region_start >= h->region_len)) continue;
+    ev.ip = ip;
+    memset(&ev.u, 0, sizeof ev.u);
+    struct iovec local = {ev.u.insn.bytes, sizeof ev.u.insn.bytes};
+    struct iovec remote = {(void *)(uintptr_t)ip, sizeof ev.u.insn.bytes};
+    ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    if (got <= 0) { /* e.g. a page boundary: fall back to the bytes up to it */
+      size_t room = 4096 - (ip & 4095);
+      remote.iov_len = local.iov_len = room < 16 ? room : 16;
+      got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    }
+    ev.u.insn.len = got > 0 ? (uint8_t)got : 0;
+    if (sink(sink_ctx, &ev)) break;
+    ev.seq++;
+  }
+  if (h->why == WHY_MAX) {
+    snprintf(note, sizeof note, "truncated: max_insns (%llu) reached; recording stopped there",
+             (unsigned long long)h->cap);
+    emit_note(sink, sink_ctx, &ev, note);
+  } else if (h->why == WHY_CLONE) {
+    snprintf(note, sizeof note,
+             "truncated: stopped at clone: a new thread would inherit TF (syscall %ld at 0x%llx); "
+             "the rest of the scope ran untraced",
+             h->why_nr, (unsigned long long)h->why_ip);
+    emit_note(sink, sink_ctx, &ev, note);
+  } else if (h->why == WHY_MASK) {
+    snprintf(note, sizeof note,
+             "truncated: stopped at clone: rt_sigprocmask at 0x%llx blocks SIGTRAP (pthread_create "
+             "blocks every signal around clone; a trap while blocked would kill the process, and "
+             "a new thread would inherit TF); the rest of the scope ran untraced",
+             (unsigned long long)h->why_ip);
+    emit_note(sink, sink_ctx, &ev, note);
+  }
+  free(h->ips);
+  free(h);
+  pthread_mutex_lock(&g_lock);
+  if (--g_armed == 0) sigaction(SIGTRAP, &g_old, NULL);
+  reclaim_orphans_locked();
+  pthread_mutex_unlock(&g_lock);
+  return 0;
+}

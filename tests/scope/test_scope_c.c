@@ -1,0 +1,241 @@
+/* test_scope_c: scoped in-process tracing from C (asmspy/scope.h).
+ *
+ * The exact-count checks need the callgrind oracle: test_scope_counts.sh
+ * exports SCOPE_EXP_WORK_SELF, SCOPE_EXP_HELPER_X5 and SCOPE_EXP_WORK_INCL
+ * (per call of work()). Run directly, those checks are skipped and the
+ * behavioural ones (thread hop, clone stop, slots, PT gate) still run. */
+#define _GNU_SOURCE
+#include <asmspy/scope.h>
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+long work(long n);
+long helper(long x);
+
+/* The documented whole-window overhead bound (docs/scope.md): the caller's
+ * own glue around asmspy_scope_begin/asmspy_scope_end. */
+#define WHOLE_WINDOW_OVERHEAD 24
+
+static int failures;
+#define CHECK(cond, ...)                                                                   \
+  do {                                                                                     \
+    if (cond) {                                                                            \
+      printf("ok   - ");                                                                   \
+    } else {                                                                               \
+      printf("FAIL - ");                                                                   \
+      failures++;                                                                          \
+    }                                                                                      \
+    printf(__VA_ARGS__);                                                                   \
+    printf("\n");                                                                          \
+  } while (0)
+
+static long env_num(const char *k) {
+  const char *v = getenv(k);
+  return v && *v ? atol(v) : -1;
+}
+
+static long expect_work(long n) { /* the reference result of work(n) */
+  long acc = 0;
+  for (int i = 0; i < 5; i++) acc += (n + i) * 3 + 1;
+  return acc;
+}
+
+/* ---- thread hop: begin here, end on another thread --------------------- */
+static int hop_pipe[2], hop_done[2];
+static asmspy_scope *hop_scope;
+static void *hop_thread(void *arg) {
+  (void)arg;
+  char c;
+  if (read(hop_pipe[0], &c, 1) != 1) return NULL;
+  asmspy_scope_end(hop_scope);
+  if (write(hop_done[1], "x", 1) != 1) return NULL;
+  return NULL;
+}
+
+static void own_trap_handler(int sig) { (void)sig; }
+
+/* ---- clone inside a scope ---------------------------------------------- */
+static volatile int child_ran;
+static void *child_thread(void *arg) {
+  (void)arg;
+  child_ran = 1;
+  return NULL;
+}
+
+int main(void) {
+  long w_self = env_num("SCOPE_EXP_WORK_SELF"), h_x5 = env_num("SCOPE_EXP_HELPER_X5"),
+       w_incl = env_num("SCOPE_EXP_WORK_INCL");
+  long r;
+
+  /* 1. region = work (len 0: the symbol's extent): exclusive count of work. */
+  asmspy_scope *s = ASMSPY_SCOPE_BEGIN((const void *)work, 0, ASMSPY_SCOPE_QUIET);
+  r = work(3);
+  asmspy_scope_end(s);
+  printf("# tier %s (%s)\n", asmspy_scope_tier(s), asmspy_scope_reason(s));
+  if (strcmp(asmspy_scope_tier(s), "WEAK") != 0) {
+    printf("# no WEAK tier here: %s\n", asmspy_scope_reason(s));
+    printf("%s", asmspy_scope_text(s));
+    return 1;
+  }
+  CHECK(r == expect_work(3), "work(3) still returns the right value under the scope");
+  CHECK(!asmspy_scope_truncated(s), "region scope not truncated");
+  if (w_self >= 0)
+    CHECK((long)asmspy_scope_insn_count(s) == w_self, "region=work: %llu == callgrind self %ld",
+          (unsigned long long)asmspy_scope_insn_count(s), w_self);
+  else
+    CHECK(asmspy_scope_insn_count(s) > 10, "region=work: %llu instructions (no oracle)",
+          (unsigned long long)asmspy_scope_insn_count(s));
+  CHECK(strstr(asmspy_scope_text(s), "work+0x") && !strstr(asmspy_scope_text(s), "helper+"),
+        "region=work text names work only");
+  const char *path = asmspy_scope_path(s);
+  FILE *f = path[0] ? fopen(path, "r") : NULL;
+  CHECK(f != NULL, "text written to %s", path);
+  if (f) fclose(f);
+  printf("%s", asmspy_scope_text(s));
+  asmspy_scope_free(s);
+
+  /* 2. region = helper: helper's count x 5. */
+  s = ASMSPY_SCOPE_BEGIN((const void *)helper, 0, ASMSPY_SCOPE_QUIET);
+  r = work(7);
+  asmspy_scope_end(s);
+  if (h_x5 >= 0)
+    CHECK((long)asmspy_scope_insn_count(s) == h_x5, "region=helper: %llu == callgrind 5 x helper %ld",
+          (unsigned long long)asmspy_scope_insn_count(s), h_x5);
+  else
+    CHECK(asmspy_scope_insn_count(s) % 5 == 0 && asmspy_scope_insn_count(s) > 0,
+          "region=helper: %llu, a multiple of 5 (no oracle)",
+          (unsigned long long)asmspy_scope_insn_count(s));
+  asmspy_scope_free(s);
+
+  /* 3. whole window around one call: >= inclusive(work), <= + overhead. */
+  s = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+  r = work(5);
+  asmspy_scope_end(s);
+  unsigned long long n = asmspy_scope_insn_count(s);
+  if (w_incl >= 0)
+    CHECK((long)n >= w_incl && (long)n <= w_incl + WHOLE_WINDOW_OVERHEAD,
+          "whole window: %llu in [%ld, %ld + %d]", n, w_incl, w_incl, WHOLE_WINDOW_OVERHEAD);
+  else
+    CHECK(n > 10, "whole window: %llu instructions (no oracle)", n);
+  CHECK(strstr(asmspy_scope_text(s), "work+0x") && strstr(asmspy_scope_text(s), "helper+0x"),
+        "whole window text names work and helper");
+  CHECK(r == expect_work(5), "work(5) correct");
+  printf("%s", asmspy_scope_text(s));
+  asmspy_scope_free(s);
+
+  /* 4. nested scope on the same thread: the inner one is refused. */
+  s = ASMSPY_SCOPE_BEGIN((const void *)work, 0, ASMSPY_SCOPE_QUIET);
+  asmspy_scope *inner = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+  r = work(1);
+  asmspy_scope_end(inner);
+  asmspy_scope_end(s);
+  CHECK(!strcmp(asmspy_scope_tier(inner), "NONE") && strstr(asmspy_scope_reason(inner), "nested"),
+        "nested scope refused: %s / %s", asmspy_scope_tier(inner), asmspy_scope_reason(inner));
+  CHECK(!strcmp(asmspy_scope_tier(s), "WEAK") && asmspy_scope_insn_count(s) > 0,
+        "outer scope still captured %llu", (unsigned long long)asmspy_scope_insn_count(s));
+  asmspy_scope_free(inner);
+  asmspy_scope_free(s);
+
+  /* 5. thread hop: begun here, ended on another thread -> truncated. */
+  pthread_t th;
+  if (pipe(hop_pipe) || pipe(hop_done) || pthread_create(&th, NULL, hop_thread, NULL)) return 1;
+  hop_scope = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+  r = work(2);
+  char c = 'g';
+  if (write(hop_pipe[1], &c, 1) != 1) return 1;
+  if (read(hop_done[0], &c, 1) != 1) return 1;
+  CHECK(asmspy_scope_truncated(hop_scope) && strstr(asmspy_scope_reason(hop_scope), "thread hop"),
+        "thread hop -> truncated (%s), %llu insns", asmspy_scope_reason(hop_scope),
+        (unsigned long long)asmspy_scope_insn_count(hop_scope));
+  pthread_join(th, NULL);
+  asmspy_scope_free(hop_scope);
+  CHECK(r == expect_work(2), "the hopping thread kept running correctly");
+
+  /* 6. pthread_create + write inside a scope: survives, child runs. */
+  s = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+  int rc = pthread_create(&th, NULL, child_thread, NULL);
+  ssize_t wr = write(STDOUT_FILENO, "# written inside the scope\n", 27);
+  asmspy_scope_end(s);
+  if (rc == 0) pthread_join(th, NULL);
+  CHECK(rc == 0 && child_ran && wr == 27, "pthread_create + write inside a scope: child ran");
+  CHECK(asmspy_scope_truncated(s) && strstr(asmspy_scope_reason(s), "stopped at clone"),
+        "scope around pthread_create: truncated (%s), %llu insns before the clone",
+        asmspy_scope_reason(s), (unsigned long long)asmspy_scope_insn_count(s));
+  asmspy_scope_free(s);
+
+  /* 6b. fork inside a scope: stops at clone, parent and child continue. */
+  s = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+  pid_t pid = fork();
+  if (pid == 0) _exit(7);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  asmspy_scope_end(s);
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7 && asmspy_scope_truncated(s) &&
+            strstr(asmspy_scope_reason(s), "stopped at clone"),
+        "fork inside a scope: child exited 7, truncated (%s)", asmspy_scope_reason(s));
+  asmspy_scope_free(s);
+
+  /* 6c. the program owns SIGTRAP: refused, program continues. */
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = own_trap_handler; /* never called: no trap is raised */
+  sigaction(SIGTRAP, &sa, &old);
+  s = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+  r = work(6);
+  asmspy_scope_end(s);
+  sigaction(SIGTRAP, &old, NULL);
+  CHECK(!strcmp(asmspy_scope_tier(s), "NONE") && strstr(asmspy_scope_reason(s), "SIGTRAP") &&
+            r == expect_work(6),
+        "pre-existing SIGTRAP handler: refused (%s)", asmspy_scope_reason(s));
+  asmspy_scope_free(s);
+
+  /* 7. 1000 scopes at one site: one slot, the same count every time. */
+  size_t slots0 = asmspy_scope_slot_count();
+  unsigned long long first = 0;
+  int same = 1;
+  for (int i = 0; i < 1000; i++) {
+    asmspy_scope *l = ASMSPY_SCOPE_BEGIN((const void *)work, 0, ASMSPY_SCOPE_QUIET);
+    r = work(i);
+    asmspy_scope_end(l);
+    if (i == 0) first = asmspy_scope_insn_count(l);
+    else if (asmspy_scope_insn_count(l) != first) same = 0;
+    asmspy_scope_free(l);
+  }
+  CHECK(asmspy_scope_slot_count() == slots0 + 1, "1000 looped scopes registered %zu slot(s)",
+        asmspy_scope_slot_count() - slots0);
+  CHECK(same && first > 0, "every looped scope captured %llu instructions", first);
+
+  /* 8. the block (cleanup attribute) form. */
+  {
+    ASMSPY_SCOPED_AS(t, (const void *)work, 0, ASMSPY_SCOPE_QUIET);
+    r = work(4);
+    asmspy_scope_end(t);
+    CHECK(asmspy_scope_insn_count(t) == first, "ASMSPY_SCOPED_AS: %llu",
+          (unsigned long long)asmspy_scope_insn_count(t));
+  }
+  {
+    ASMSPY_SCOPED(NULL, 0, ASMSPY_SCOPE_QUIET);
+    r = work(4);
+  } /* ends + frees here (ASan/LSan sees the leak otherwise) */
+
+  /* 9. explicit Intel PT: self-skips with a reason naming the gate. */
+  s = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_INTEL_PT | ASMSPY_SCOPE_QUIET);
+  r = work(9);
+  asmspy_scope_end(s);
+  CHECK(r == expect_work(9), "the program continues under an explicit intel_pt scope");
+  if (!strcmp(asmspy_scope_tier(s), "NONE"))
+    CHECK(strstr(asmspy_scope_reason(s), "intel_pt") != NULL, "intel_pt -> NONE: %s",
+          asmspy_scope_reason(s));
+  else
+    CHECK(!strcmp(asmspy_scope_tier(s), "STRONG"), "intel_pt armed: tier %s", asmspy_scope_tier(s));
+  asmspy_scope_free(s);
+
+  printf("# %s\n", failures ? "FAILED" : "all passed");
+  return failures ? 1 : 0;
+}
