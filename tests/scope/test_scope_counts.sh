@@ -3,10 +3,11 @@
 # calls work() N times from libscope_victim.so) under callgrind, derives the
 # per-call counts of work (exclusive), helper (exclusive, x5 per work call)
 # and work (inclusive), and hands them to test_scope_c through the
-# environment. Usage: test_scope_counts.sh <scope_driver> <test_scope_c>
+# environment. Usage: test_scope_counts.sh <scope_driver> <test> [<test>...]
+# (each test — C, C++, the Python script — reads SCOPE_EXP_* itself).
 set -eu
 driver=$1
-test_exe=$2
+shift
 command -v valgrind >/dev/null 2>&1 || { echo "SKIP: valgrind not installed"; exit 77; }
 command -v callgrind_annotate >/dev/null 2>&1 || { echo "SKIP: callgrind_annotate missing"; exit 77; }
 N=50
@@ -32,4 +33,7 @@ if [ $((ws % N)) -ne 0 ] || [ $((hs % N)) -ne 0 ] || [ $((wi % N)) -ne 0 ]; then
 fi
 export SCOPE_EXP_WORK_SELF=$((ws / N)) SCOPE_EXP_HELPER_X5=$((hs / N)) SCOPE_EXP_WORK_INCL=$((wi / N))
 echo "# callgrind oracle: work self=$SCOPE_EXP_WORK_SELF helper x5=$SCOPE_EXP_HELPER_X5 work inclusive=$SCOPE_EXP_WORK_INCL"
-exec "$test_exe"
+for t in "$@"; do
+  echo "# running $t"
+  "$t" || { echo "FAIL: $t"; exit 1; }
+done
