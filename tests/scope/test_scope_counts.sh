@@ -33,7 +33,20 @@ if [ $((ws % N)) -ne 0 ] || [ $((hs % N)) -ne 0 ] || [ $((wi % N)) -ne 0 ]; then
 fi
 export SCOPE_EXP_WORK_SELF=$((ws / N)) SCOPE_EXP_HELPER_X5=$((hs / N)) SCOPE_EXP_WORK_INCL=$((wi / N))
 echo "# callgrind oracle: work self=$SCOPE_EXP_WORK_SELF helper x5=$SCOPE_EXP_HELPER_X5 work inclusive=$SCOPE_EXP_WORK_INCL"
+# In a sanitizer build libasmspy needs the ASan runtime first in the process:
+# python3 itself is not built with it, so preload it for the Python test.
+asan_rt=""
+if [ -n "${ASMSPY_LIB:-}" ]; then
+  asan_rt=$(ldd "$ASMSPY_LIB" 2>/dev/null | awk '/libasan/ {print $3; exit}')
+fi
 for t in "$@"; do
   echo "# running $t"
-  "$t" || { echo "FAIL: $t"; exit 1; }
+  case "$t" in
+    *.py) if [ -n "$asan_rt" ]; then
+            LD_PRELOAD="$asan_rt" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" python3 "$t" || { echo "FAIL: $t"; exit 1; }
+          else
+            python3 "$t" || { echo "FAIL: $t"; exit 1; }
+          fi ;;
+    *) "$t" || { echo "FAIL: $t"; exit 1; } ;;
+  esac
 done
