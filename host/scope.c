@@ -22,6 +22,7 @@
 #include <asmspy/scope.h>
 
 #include "host/host.h"
+#include "host/strbuf.h"
 
 #include <errno.h>
 #include <link.h>
@@ -322,30 +323,6 @@ static int scope_sink(void *ctx, const struct asmspy_event *ev) {
 static int in_lib(uint64_t ip) { return ip >= g_lib_lo && ip < g_lib_hi; }
 
 /* Growing string. */
-struct sbuf {
-  char *p;
-  size_t n, cap;
-};
-static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_add(struct sbuf *b, const char *fmt, ...) {
-  va_list ap;
-  for (;;) {
-    va_start(ap, fmt);
-    int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-    va_end(ap);
-    if (k < 0) return;
-    if (b->p && b->n + (size_t)k < b->cap) {
-      b->n += (size_t)k;
-      return;
-    }
-    size_t nc = b->cap ? b->cap * 2 : 4096;
-    while (nc < b->n + (size_t)k + 1) nc *= 2;
-    char *np = realloc(b->p, nc);
-    if (!np) return;
-    b->p = np;
-    b->cap = nc;
-  }
-}
 
 /* The tail that led into asmspy_scope_end: its PLT stub and, under lazy
  * binding, the dynamic linker resolving it (once per process). */
@@ -362,7 +339,7 @@ static int is_entry_glue(uint64_t ip) {
 }
 
 static void render(asmspy_scope *s) {
-  struct sbuf b = {0};
+  struct strbuf b = {0};
   if (!g_target && s->nrecs) g_target = target_open(getpid(), NULL);
   /* Trim the glue before the last entry into libasmspy (= asmspy_scope_end). */
   size_t end = s->nrecs;
@@ -382,15 +359,15 @@ static void render(asmspy_scope *s) {
     }
     if (!r->len || !disasm_one(r->ip, r->bytes, r->len, dis, sizeof dis))
       snprintf(dis, sizeof dis, "(bad)");
-    sb_add(&b, "%s  %s\n", d, dis);
+    strbuf_addf(&b, "%s  %s\n", d, dis);
     count++;
   }
   s->count = count;
-  sb_add(&b, "# scope %s: %llu instructions, tier %s%s%s\n", s->name ? s->name : "?",
+  strbuf_addf(&b, "# scope %s: %llu instructions, tier %s%s%s\n", s->name ? s->name : "?",
          (unsigned long long)count, tier_names[s->tier], s->truncated ? ", TRUNCATED: " : "",
          s->truncated ? s->reason : "");
-  if (s->tier == TIER_NONE) sb_add(&b, "# not captured: %s\n", s->reason);
-  s->text = b.p ? b.p : strdup("");
+  if (s->tier == TIER_NONE) strbuf_addf(&b, "# not captured: %s\n", s->reason);
+  s->text = b.s ? b.s : strdup("");
 }
 
 __attribute__((no_sanitize_address)) int asmspy_scope_end(asmspy_scope *s) {

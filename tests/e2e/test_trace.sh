@@ -6,18 +6,8 @@
 require_backend singlestep
 
 # oracle: callgrind's exclusive instruction count of work() per call
-if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
-  (cd "$TMP" && valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" \
-     "$VICTIM_DIR/victim_loop" 0 10 >/dev/null 2>&1)
-  work_ir=$(callgrind_annotate "$TMP/cg.out" | awk '/:work \[/ {gsub(",", "", $1); print $1; exit}')
-  calls=10 # victim_loop <sleep 0> <10 iterations> calls work() exactly 10 times
-  [ -n "$work_ir" ] || fail "callgrind gave no count for work"
-  expect=$((work_ir / calls))
-  echo "callgrind: work executes $expect instructions per call ($work_ir over $calls calls)"
-else
-  expect=""
-  echo "note: valgrind missing; no callgrind oracle"
-fi
+expect=$(callgrind_work_per_call)
+if [ -z "$expect" ] && command -v valgrind >/dev/null; then fail "the callgrind oracle gave no count"; fi
 
 start_victim victim_loop
 pid=$VICTIM_PID
