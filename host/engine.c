@@ -87,6 +87,15 @@ static uint64_t extra_caps_for(const char *mode, int argc, char *const *argv) {
   return extra;
 }
 
+/* The value of the last `--name=value` among a mode's arguments, or NULL. */
+static const char *option_value(const char *prefix, int argc, char *const *argv) {
+  const char *v = NULL;
+  size_t n = strlen(prefix);
+  for (int i = 0; i < argc; i++)
+    if (strncmp(argv[i], prefix, n) == 0) v = argv[i] + n;
+  return v;
+}
+
 /* A 32-bit tracee is refused rather than decoded against the wrong tables. */
 static int target_is_32bit(pid_t pid) {
   char path[64];
@@ -120,11 +129,24 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   const struct asmspy_view_ops *view = vinfo->desc->view;
   uint64_t caps_needed = view->caps_required | extra_caps_for(o->mode, o->argc, o->argv);
 
+  /* Sampling views (caps IP_SAMPLES): the backend is a sampler rung,
+   * --sampler=<rung> (default ibs: --sample is AMD IBS-Op unless told). */
+  const char *backend_name = o->backend;
+  if (!backend_name && (view->caps_required & ASMSPY_CAP_IP_SAMPLES)) {
+    const char *rung = option_value("--sampler=", o->argc, o->argv);
+    backend_name = sampler_backend_for(rung ? rung : "ibs");
+    if (!backend_name) {
+      fprintf(stderr, "asmspy: --sampler=%s: unknown sampler (want %s)\n", rung,
+              sampler_rung_names());
+      return -ASMSPY_E_USAGE;
+    }
+  }
+
   const struct asmspy_plugin_info *binfo;
-  if (o->backend) {
-    binfo = probed(e, asmspy_find_plugin(e, 0, o->backend));
+  if (backend_name) {
+    binfo = probed(e, asmspy_find_plugin(e, 0, backend_name));
     if (!binfo || binfo->kind != ASMSPY_KIND_BACKEND) {
-      fprintf(stderr, "asmspy: unknown backend '%s' (see asmspy --backends)\n", o->backend);
+      fprintf(stderr, "asmspy: unknown backend '%s' (see asmspy --backends)\n", backend_name);
       return -ASMSPY_E_USAGE;
     }
   } else {
@@ -217,6 +239,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   s.sink = engine_sink;
   s.sink_ctx = &ctx;
   if (view->caps_required & ASMSPY_CAP_EXACT_SP) s.flags |= ASMSPY_SESS_EXACT_SP;
+  sampler_ladder_set_engine(e); /* configure may sample first (--auto) */
   if (ASMSPY_HAS(view, configure) && view->configure) {
     rc = view->configure(ctx.view_state, host, &s);
     if (rc) {
@@ -229,8 +252,16 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
     }
   }
 
-  /* 4. capture */
-  rc = binfo->desc->backend->run(host, &s);
+  /* 4. capture; a view may ask for another run with a changed session
+   * (--auto walking its candidates) */
+  sampler_ladder_set_engine(e);
+  for (;;) {
+    rc = binfo->desc->backend->run(host, &s);
+    if (ctx.view_done || (o->stop && *o->stop)) break;
+    if (!ASMSPY_HAS(view, retry) || !view->retry || view->retry(ctx.view_state, rc, &s) != 1)
+      break;
+  }
+  sampler_ladder_set_engine(NULL);
 
   enum out_end_reason why = OUT_END_COMPLETED;
   if (ctx.view_done)

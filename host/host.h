@@ -82,6 +82,14 @@ const char *target_describe_fd(struct asmspy_target *t, int fd, char *buf, size_
 void attach_explain(pid_t pid, char *buf, size_t cap);
 int elf_file_is_32bit(const char *path);
 
+/* ---- sampler_ladder.c: host->run_sampler -------------------------------- */
+void sampler_ladder_set_engine(struct asmspy_engine *e);
+/* The backend serving --sampler=<rung> ("ibs" -> "amd_ibs"), or NULL. */
+const char *sampler_backend_for(const char *rung);
+const char *sampler_rung_names(void);
+int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_t window_ms,
+                     asmspy_sink_fn sink, void *ctx, char *used, size_t cap);
+
 /* ---- json.c ----------------------------------------------------------------- */
 size_t json_escape(char *dst, size_t cap, const char *src, size_t len);
 

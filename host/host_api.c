@@ -29,6 +29,7 @@ static const struct asmspy_host_api host_api = {
     .resolve_region = target_resolve_region,
     .write_mem = target_write_mem,
     .operands = operands_one,
+    .run_sampler = host_run_sampler,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

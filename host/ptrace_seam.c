@@ -574,6 +574,49 @@ static int seam_interrupt_all(struct asmspy_seam *sm, pid_t except) {
   return 0;
 }
 
+/* ------------------------------------------------------ debug registers -- */
+/* hwwatch's window into the tracee's struct user and regsets. Kept
+ * arch-neutral: the plugin computes offsets / note types for its arch. */
+
+static int seam_peek_user(struct asmspy_seam *sm, pid_t tid, uint64_t offset, uint64_t *value) {
+  if (!task_find(sm, tid)) return -ESRCH;
+  errno = 0;
+  long v = ptrace(PTRACE_PEEKUSER, tid, (void *)(uintptr_t)offset, 0);
+  if (errno != 0) return -errno;
+  *value = (uint64_t)v;
+  return 0;
+}
+
+static int seam_poke_user(struct asmspy_seam *sm, pid_t tid, uint64_t offset, uint64_t value) {
+  if (!task_find(sm, tid)) return -ESRCH;
+  if (ptrace(PTRACE_POKEUSER, tid, (void *)(uintptr_t)offset, (void *)(uintptr_t)value) != 0)
+    return -errno;
+  return 0;
+}
+
+static int seam_get_regset(struct asmspy_seam *sm, pid_t tid, uint32_t nt, void *buf,
+                           size_t *len) {
+  if (!task_find(sm, tid)) return -ESRCH;
+  struct iovec iov = {buf, *len};
+  if (ptrace(PTRACE_GETREGSET, tid, (void *)(uintptr_t)nt, &iov) != 0) return -errno;
+  *len = iov.iov_len;
+  return 0;
+}
+
+static int seam_set_regset(struct asmspy_seam *sm, pid_t tid, uint32_t nt, const void *buf,
+                           size_t len) {
+  if (!task_find(sm, tid)) return -ESRCH;
+  struct iovec iov = {(void *)buf, len};
+  if (ptrace(PTRACE_SETREGSET, tid, (void *)(uintptr_t)nt, &iov) != 0) return -errno;
+  return 0;
+}
+
+static uint32_t seam_list_threads(struct asmspy_seam *sm, pid_t *tids, uint32_t cap) {
+  uint32_t n = 0;
+  for (size_t i = 0; i < sm->ntasks && n < cap; i++) tids[n++] = sm->tasks[i].tid;
+  return n;
+}
+
 /* --------------------------------------------------------------- resume -- */
 
 static int do_resume(struct asmspy_seam *sm, pid_t tid, int request, int sig) {
@@ -859,4 +902,9 @@ const struct asmspy_seam_api seam_api = {
     .next_stop_timeout = seam_next_stop_timeout,
     .set_ip = seam_set_ip,
     .interrupt_all = seam_interrupt_all,
+    .peek_user = seam_peek_user,
+    .poke_user = seam_poke_user,
+    .get_regset = seam_get_regset,
+    .set_regset = seam_set_regset,
+    .list_threads = seam_list_threads,
 };

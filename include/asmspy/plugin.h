@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 4u
+#define ASMSPY_ABI_MINOR 5u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -110,6 +110,9 @@ enum asmspy_status {
 #define ASMSPY_CAP_REGION (1ull << 10)   /* one code region per invocation: run to its entry,
                                             step it, step over call-outs at native speed */
 
+/* 1.5 */
+#define ASMSPY_CAP_OUT_OF_BAND (1ull << 11) /* never ptraces or steps the target (perf only) */
+
 enum asmspy_kind { ASMSPY_KIND_BACKEND = 1, ASMSPY_KIND_VIEW = 2 };
 
 /* Opaque host objects: plugins only pass these back into host services. */
@@ -148,6 +151,11 @@ enum asmspy_event_type {
   ASMSPY_EV_REGION_EXIT = 10, /* the invocation returned (u.region) */
   ASMSPY_EV_CALLOUT = 11,     /* the region called out (u.branch: call site -> callee);
                                  the callee ran at native speed, not stepped */
+  /* 1.5: samplers, watchpoints, code images */
+  ASMSPY_EV_SAMPLE = 12,      /* one statistical IP sample (ip, tid; u.sample) */
+  ASMSPY_EV_WATCH_HIT = 13,   /* a data watchpoint fired (ip = the toucher; u.watch) */
+  ASMSPY_EV_CODEIMAGE = 14,   /* the bytes of a code region at a logical time (u.code) */
+  ASMSPY_EV_PROVENANCE = 15,  /* a sampler's window summary (u.prov), once at the end */
 };
 
 enum asmspy_task_what {
@@ -159,6 +167,13 @@ enum asmspy_task_what {
 
 /* asmspy_event.flags */
 #define ASMSPY_EVF_SP_UNKNOWN (1u << 0) /* INSN: u.insn.sp was not read for this step */
+/* 1.5: BRANCH / SAMPLE qualifiers (a sampler sets what its hardware reports) */
+#define ASMSPY_EVF_BR_TAKEN (1u << 1)    /* the branch was taken (u.branch.to is its target) */
+#define ASMSPY_EVF_BR_MISP (1u << 2)     /* the branch was mispredicted */
+#define ASMSPY_EVF_BR_RET (1u << 3)      /* the branch is a return */
+#define ASMSPY_EVF_BR_CALL (1u << 4)     /* the branch is a call */
+#define ASMSPY_EVF_SAMPLED (1u << 5)     /* statistical: one sample of many, not every instance */
+#define ASMSPY_EVF_WATCH_READ (1u << 6)  /* WATCH_HIT: a read (or read/write) access fired it */
 
 struct asmspy_event {
   uint32_t abi_version;
@@ -208,6 +223,31 @@ struct asmspy_event {
       int32_t signo;
       int32_t code;
     } signal;
+    /* --- members below arrived in 1.5 (the union's size never changes) --- */
+    struct {                 /* SAMPLE */
+      uint64_t weight;       /* samples this event stands for (normally 1) */
+      uint64_t period;       /* the sampling period (ns for a clock, ops for IBS) */
+    } sample;
+    struct {                 /* WATCH_HIT */
+      uint64_t addr;         /* the watched address */
+      uint64_t old_value;    /* little-endian, len bytes valid */
+      uint64_t new_value;
+      uint32_t len;          /* 1, 2, 4 or 8 */
+      uint32_t slot;         /* which hardware slot (DR0-3 / wvr index) */
+    } watch;
+    struct {                 /* CODEIMAGE */
+      uint64_t base, len;
+      uint64_t version;      /* 1, 2, ... per region: bumps only when the bytes changed */
+      const uint8_t *bytes;  /* len bytes, valid during the sink call */
+    } code;
+    struct {                 /* PROVENANCE */
+      uint64_t samples;      /* every sample the kernel delivered */
+      uint64_t branch_samples; /* those that carried a branch */
+      uint64_t lost;         /* PERF_RECORD_LOST counts */
+      uint64_t throttled;    /* PERF_RECORD_THROTTLE records */
+      uint64_t window_ns;    /* how long the window really was */
+      const char *sampler;   /* "ibs", "lbr", "sw-clock", "ptrace" */
+    } prov;
     uint8_t pad[128]; /* fixes the union's size for ABI 1.x */
   } u;
   /* --- ABI 1.0 ends here --- */
@@ -231,6 +271,9 @@ typedef int (*asmspy_sink_fn)(void *sink_ctx, const struct asmspy_event *ev);
 #define ASMSPY_SESS_LAUNCHED (1u << 1) /* target was spawned by asmspy (kill on error) */
 #define ASMSPY_SESS_JSON (1u << 2)     /* NDJSON on stdout instead of text */
 #define ASMSPY_SESS_EXACT_SP (1u << 3) /* 1.3: the view needs exact sp/regs on every INSN */
+/* 1.5: asmspy_session.watch_access */
+#define ASMSPY_WATCH_WRITE 1u
+#define ASMSPY_WATCH_READ 2u
 
 struct asmspy_session {
   uint32_t abi_version;
@@ -255,7 +298,15 @@ struct asmspy_session {
   uint64_t region_start, region_len;
   int64_t entry_wait_ms;  /* give up waiting for an entry after this (0 = forever) */
   int64_t max_steps;      /* per sample; 0 = unbounded (the sample is then truncated) */
-  /* --- ABI 1.3 ends here; append below --- */
+  /* --- ABI 1.3 ends here --- */
+  /* Samplers (--sample, --auto): how long to sample; 0 = the backend's default. */
+  int64_t window_ms;
+  /* Watch sessions (--watch): the address, width (1/2/4/8) and access
+   * (ASMSPY_WATCH_WRITE, | ASMSPY_WATCH_READ for --rw). watch_len 0 = none. */
+  uint64_t watch_addr;
+  uint32_t watch_len;
+  uint32_t watch_access;
+  /* --- ABI 1.5 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -372,7 +423,21 @@ struct asmspy_seam_api {
   /* Stop every running task except `except` (PTRACE_INTERRUPT); their
    * stops arrive through next_stop as GROUP stops. */
   int (*interrupt_all)(struct asmspy_seam *seam, pid_t except);
-  /* --- ABI 1.3 ends here; append below --- */
+  /* --- ABI 1.3 ends here --- */
+  /* The debug-register seam (hwwatch). peek/poke_user read and write one
+   * word of the tracee's struct user at `offset` (x86-64: the debug
+   * registers at offsetof(struct user, u_debugreg[i])). get/set_regset are
+   * PTRACE_GETREGSET/SETREGSET of note type `nt` (AArch64: NT_ARM_HW_WATCH),
+   * *len in/out. All return 0 or -errno. A test may hand a plugin a seam
+   * table of its own whose stops and registers are scripted. */
+  int (*peek_user)(struct asmspy_seam *seam, pid_t tid, uint64_t offset, uint64_t *value);
+  int (*poke_user)(struct asmspy_seam *seam, pid_t tid, uint64_t offset, uint64_t value);
+  int (*get_regset)(struct asmspy_seam *seam, pid_t tid, uint32_t nt, void *buf, size_t *len);
+  int (*set_regset)(struct asmspy_seam *seam, pid_t tid, uint32_t nt, const void *buf,
+                    size_t len);
+  /* Every thread currently followed, into tids[cap]; returns the count. */
+  uint32_t (*list_threads)(struct asmspy_seam *seam, pid_t *tids, uint32_t cap);
+  /* --- ABI 1.5 ends here; append below --- */
 };
 
 /* Resolved symbol for one address. Strings are host-owned, stable while the
@@ -472,7 +537,17 @@ struct asmspy_host_api {
    * computed from regs. Returns the instruction length, 0 if undecodable. */
   int (*operands)(uint64_t ip, const uint8_t *bytes, size_t len, const struct asmspy_regs *regs,
                   struct asmspy_operands *out);
-  /* --- ABI 1.3 ends here; append below --- */
+  /* --- ABI 1.3 ends here --- */
+  /* Run a sampler backend over s->pid for window_ms (0 = its default) and
+   * deliver its SAMPLE / BRANCH / PROVENANCE / NOTE events to sink (not to
+   * the session's output). `sampler` is a --sampler rung ("ibs", "lbr",
+   * "sw", "ptrace") or NULL for the ladder: the first usable rung in that
+   * order; each refused rung is noted with its reason. The rung used is
+   * copied to used[cap]. Returns 0, a negative status, or
+   * -ASMSPY_E_NO_KERNEL etc. when every rung refused (reason noted). */
+  int (*run_sampler)(const struct asmspy_session *s, const char *sampler, int64_t window_ms,
+                     asmspy_sink_fn sink, void *sink_ctx, char *used, size_t cap);
+  /* --- ABI 1.5 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -537,7 +612,17 @@ struct asmspy_view_ops {
    * fields. Returns 0, or -ASMSPY_E_USAGE (bad symbol / range: message
    * already noted) / another status, and the run stops there. */
   int (*configure)(void *state, const struct asmspy_host_api *host, struct asmspy_session *s);
-  /* --- ABI 1.3 ends here; append below --- */
+  /* --- ABI 1.3 ends here --- */
+  /* Optional. Snapshot views (graph, tree, sample, ...): render the current
+   * state now through host->emit, exactly as finish() would, without ending
+   * the capture. The TUI calls it periodically and draws what was emitted;
+   * a view without it is a feed (its emitted lines are the feed). */
+  int (*snapshot)(void *state);
+  /* Optional. After the backend returned `status`, the view may change the
+   * session (another candidate region for --auto) and return 1 to have the
+   * host run the backend again; 0 ends the run with `status`. */
+  int (*retry)(void *state, int status, struct asmspy_session *s);
+  /* --- ABI 1.5 ends here; append below --- */
 };
 
 /* The descriptor a plugin's entry returns: static const data. */

@@ -382,10 +382,58 @@ ENDS(asmspy_inproc_req, flags, SIZE_1_4_asmspy_inproc_req);
 #define SIZE_1_4_asmspy_syscall_info SIZE_1_3_asmspy_syscall_info
 #define SIZE_1_4_asmspy_operands SIZE_1_3_asmspy_operands
 
+/* ========================== ABI 1.5 ========================== */
+/* Samplers, watchpoints, code images: SAMPLE/WATCH_HIT/CODEIMAGE/PROVENANCE
+ * events (new union members inside the fixed 128-byte union), session
+ * window/watch fields, the debug-register seam calls, host->run_sampler,
+ * view snapshot()/retry(). */
+PIN(asmspy_event, u.sample.weight, 48);
+PIN(asmspy_event, u.watch.addr, 48);
+PIN(asmspy_event, u.watch.slot, 76);
+PIN(asmspy_event, u.code.bytes, 72);
+PIN(asmspy_event, u.prov.sampler, 88);
+_Static_assert(sizeof(((struct asmspy_event *)0)->u) == 128, "the event union stays 128 bytes");
+PIN(asmspy_session, window_ms, 136);
+NEW(asmspy_session, window_ms, SIZE_1_4_asmspy_session);
+PIN(asmspy_session, watch_addr, 144);
+PIN(asmspy_session, watch_len, 152);
+PIN(asmspy_session, watch_access, 156);
+#define SIZE_1_5_asmspy_session 160
+ENDS(asmspy_session, watch_access, SIZE_1_5_asmspy_session);
+PIN(asmspy_seam_api, peek_user, 128);
+NEW(asmspy_seam_api, peek_user, SIZE_1_4_asmspy_seam_api);
+PIN(asmspy_seam_api, poke_user, 136);
+PIN(asmspy_seam_api, get_regset, 144);
+PIN(asmspy_seam_api, set_regset, 152);
+PIN(asmspy_seam_api, list_threads, 160);
+#define SIZE_1_5_asmspy_seam_api 168
+ENDS(asmspy_seam_api, list_threads, SIZE_1_5_asmspy_seam_api);
+PIN(asmspy_host_api, run_sampler, 136);
+NEW(asmspy_host_api, run_sampler, SIZE_1_4_asmspy_host_api);
+#define SIZE_1_5_asmspy_host_api 144
+ENDS(asmspy_host_api, run_sampler, SIZE_1_5_asmspy_host_api);
+PIN(asmspy_view_ops, snapshot, 72);
+NEW(asmspy_view_ops, snapshot, SIZE_1_4_asmspy_view_ops);
+PIN(asmspy_view_ops, retry, 80);
+#define SIZE_1_5_asmspy_view_ops 88
+ENDS(asmspy_view_ops, retry, SIZE_1_5_asmspy_view_ops);
+
+/* Unchanged in 1.5. */
+#define SIZE_1_5_asmspy_probe_result SIZE_1_4_asmspy_probe_result
+#define SIZE_1_5_asmspy_event SIZE_1_4_asmspy_event
+#define SIZE_1_5_asmspy_regs SIZE_1_4_asmspy_regs
+#define SIZE_1_5_asmspy_stop SIZE_1_4_asmspy_stop
+#define SIZE_1_5_asmspy_symbol SIZE_1_4_asmspy_symbol
+#define SIZE_1_5_asmspy_backend_ops SIZE_1_4_asmspy_backend_ops
+#define SIZE_1_5_asmspy_plugin SIZE_1_4_asmspy_plugin
+#define SIZE_1_5_asmspy_syscall_info SIZE_1_4_asmspy_syscall_info
+#define SIZE_1_5_asmspy_operands SIZE_1_4_asmspy_operands
+#define SIZE_1_5_asmspy_inproc_req SIZE_1_4_asmspy_inproc_req
+
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */
-#if ASMSPY_ABI_MINOR == 4
-#define CUR(S) SIZE_1_4_##S
+#if ASMSPY_ABI_MINOR == 5
+#define CUR(S) SIZE_1_5_##S
 #else
 #error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
 #endif

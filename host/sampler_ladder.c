@@ -1,0 +1,93 @@
+/* host->run_sampler: the --auto / --sample sampler ladder.
+ *
+ * Samplers are ordinary backends (plugins/amd_ibs, amd_lbr, swclock,
+ * ptsampler). A view that needs samples before it can decide what to capture
+ * (--dataflow --auto) asks the host to run one over the same target, into a
+ * sink of its own: the events never reach the session's output. The ladder
+ * walks the rungs in fidelity order (entry edges first, residency last) and
+ * notes every refusal with the probe's measured reason, so the user sees why
+ * a weaker rung was used.
+ *
+ * The engine that owns the registry is the one running the current session;
+ * a tracer process runs one session at a time, so a process-wide pointer is
+ * enough (set and cleared by asmspy_run). */
+#include "host/host.h"
+
+#include <string.h>
+
+static struct asmspy_engine *current_engine;
+
+void sampler_ladder_set_engine(struct asmspy_engine *e) { current_engine = e; }
+
+static const struct {
+  const char *rung;    /* --sampler=<rung> */
+  const char *backend; /* the plugin serving it */
+} rungs[] = {
+    {"ibs", "amd_ibs"},
+    {"lbr", "amd_lbr"},
+    {"sw", "swclock"},
+    {"ptrace", "ptsampler"},
+};
+
+const char *sampler_backend_for(const char *rung) {
+  for (size_t i = 0; i < sizeof rungs / sizeof rungs[0]; i++)
+    if (strcmp(rungs[i].rung, rung) == 0) return rungs[i].backend;
+  return NULL;
+}
+
+const char *sampler_rung_names(void) { return "ibs|lbr|sw|ptrace"; }
+
+static int run_one(const struct asmspy_plugin_info *b, const struct asmspy_session *s,
+                   int64_t window_ms, asmspy_sink_fn sink, void *ctx) {
+  struct asmspy_session sub = *s;
+  sub.struct_size = sizeof sub;
+  sub.abi_version = ASMSPY_ABI_VERSION;
+  sub.mode = "sample";
+  sub.sink = sink;
+  sub.sink_ctx = ctx;
+  sub.window_ms = window_ms;
+  sub.region_start = sub.region_len = 0;
+  sub.max = -1;
+  return b->desc->backend->run(asmspy_host_api(), &sub);
+}
+
+int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_t window_ms,
+                     asmspy_sink_fn sink, void *ctx, char *used, size_t cap) {
+  if (used && cap) used[0] = '\0';
+  if (!current_engine) return -ASMSPY_E_INTERNAL;
+  int last = -ASMSPY_E_NO_HW;
+  int tried = 0;
+  for (size_t i = 0; i < sizeof rungs / sizeof rungs[0]; i++) {
+    if (sampler && strcmp(sampler, rungs[i].rung) != 0) continue;
+    tried = 1;
+    struct asmspy_plugin_info *b =
+        (struct asmspy_plugin_info *)asmspy_find_plugin(current_engine, ASMSPY_KIND_BACKEND,
+                                                        rungs[i].backend);
+    if (!b) {
+      out_note(s->out, ASMSPY_NOTE_INFO, "sampler %s: backend %s is not installed",
+               rungs[i].rung, rungs[i].backend);
+      last = -ASMSPY_E_NO_LIB;
+      continue;
+    }
+    asmspy_probe_plugin(current_engine, b);
+    if (b->status != ASMSPY_USABLE || !b->desc || !b->desc->backend) {
+      out_note(s->out, ASMSPY_NOTE_INFO, "sampler %s refused: %s", rungs[i].rung, b->reason);
+      last = b->status > 0 ? -b->status : b->status;
+      continue;
+    }
+    int rc = run_one(b, s, window_ms, sink, ctx);
+    if (rc == 0 || rc > 0) {
+      if (used && cap) snprintf(used, cap, "%s", rungs[i].rung);
+      return rc;
+    }
+    out_note(s->out, ASMSPY_NOTE_INFO, "sampler %s failed: %s", rungs[i].rung,
+             asmspy_strerror(rc));
+    last = rc;
+  }
+  if (!tried) {
+    out_note(s->out, ASMSPY_NOTE_WARN, "unknown sampler '%s' (want %s)", sampler,
+             sampler_rung_names());
+    return -ASMSPY_E_USAGE;
+  }
+  return last;
+}
