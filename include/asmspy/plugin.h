@@ -547,6 +547,12 @@ struct asmspy_host_api {
    * -ASMSPY_E_NO_KERNEL etc. when every rung refused (reason noted). */
   int (*run_sampler)(const struct asmspy_session *s, const char *sampler, int64_t window_ms,
                      asmspy_sink_fn sink, void *sink_ctx, char *used, size_t cap);
+  /* A data address argument (--watch): `sym` (a data symbol: STT_OBJECT /
+   * STT_TLS), `sym+off`, or `0xADDR`. Fills *addr and *size (the symbol's
+   * size, 0 for a raw address). Returns 0, or -ASMSPY_E_USAGE with a
+   * one-line reason in err ("main is a function, not data"). */
+  int (*resolve_data)(struct asmspy_target *t, const char *spec, uint64_t *addr, uint64_t *size,
+                      char *err, size_t errcap);
   /* --- ABI 1.5 ends here; append below --- */
 };
 

@@ -410,8 +410,9 @@ PIN(asmspy_seam_api, list_threads, 160);
 ENDS(asmspy_seam_api, list_threads, SIZE_1_5_asmspy_seam_api);
 PIN(asmspy_host_api, run_sampler, 136);
 NEW(asmspy_host_api, run_sampler, SIZE_1_4_asmspy_host_api);
-#define SIZE_1_5_asmspy_host_api 144
-ENDS(asmspy_host_api, run_sampler, SIZE_1_5_asmspy_host_api);
+PIN(asmspy_host_api, resolve_data, 144);
+#define SIZE_1_5_asmspy_host_api 152
+ENDS(asmspy_host_api, resolve_data, SIZE_1_5_asmspy_host_api);
 PIN(asmspy_view_ops, snapshot, 72);
 NEW(asmspy_view_ops, snapshot, SIZE_1_4_asmspy_view_ops);
 PIN(asmspy_view_ops, retry, 80);
