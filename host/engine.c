@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct run_ctx {
@@ -26,7 +27,18 @@ struct run_ctx {
   struct asmspy_out *out;
   uint64_t events;
   int view_done;
+  /* periodic snapshots for an embedder (opts->snapshot_ms): the view's
+   * snapshot() slot, or NULL when the view has none or nobody asked */
+  int (*snapshot)(void *state);
+  const struct asmspy_run_opts *opts;
+  uint64_t snapshot_every_ns, next_snapshot_ns;
 };
+
+static uint64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static int engine_sink(void *ctx_, const struct asmspy_event *ev) {
   struct run_ctx *ctx = ctx_;
@@ -34,6 +46,19 @@ static int engine_sink(void *ctx_, const struct asmspy_event *ev) {
   if (ev->type == ASMSPY_EV_LOST) out_add_lost(ctx->out, ev->u.lost.count);
   if (ctx->view_done) return 1;
   if (ctx->view->consume(ctx->view_state, ev) == ASMSPY_CONSUME_DONE) ctx->view_done = 1;
+  /* Between two events the view's state is consistent: render it now if an
+   * embedder asked for periodic frames (checked on the tracer thread, so the
+   * view never runs concurrently with itself). */
+  if (ctx->snapshot && !ctx->view_done) {
+    uint64_t now = mono_ns();
+    if (now >= ctx->next_snapshot_ns) {
+      const struct asmspy_run_opts *o = ctx->opts;
+      if (o->on_frame) o->on_frame(o->record_ctx, 1);
+      ctx->snapshot(ctx->view_state);
+      if (o->on_frame) o->on_frame(o->record_ctx, 0);
+      ctx->next_snapshot_ns = now + ctx->snapshot_every_ns;
+    }
+  }
   return ctx->view_done;
 }
 
@@ -182,7 +207,11 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   s.launch_argv = o->launch_argv;
 
   /* 1. the view parses its options: a usage error touches no process */
-  struct run_ctx ctx = {.view = view};
+  struct run_ctx ctx = {.view = view, .opts = o};
+  if (o->snapshot_ms > 0 && ASMSPY_HAS(view, snapshot) && view->snapshot) {
+    ctx.snapshot = view->snapshot;
+    ctx.snapshot_every_ns = (uint64_t)o->snapshot_ms * 1000000ull;
+  }
   int rc = view->open(host, &s, &ctx.view_state);
   if (rc) return rc > 0 ? -rc : rc;
 
@@ -224,7 +253,9 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
                         .json = (o->flags & ASMSPY_SESS_JSON) != 0,
                         .record_path = o->record_path,
                         .text_out = o->text_out,
-                        .json_out = o->json_out};
+                        .json_out = o->json_out,
+                        .record_sink = o->on_record,
+                        .record_ctx = o->record_ctx};
   int oerr = 0;
   ctx.out = out_open(&oo, &oerr);
   if (!ctx.out) {
@@ -283,7 +314,10 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
     out_note(ctx.out, ASMSPY_NOTE_INFO, "target exited after %llu events",
              (unsigned long long)ctx.events);
   out_set_end_reason(ctx.out, why);
+  /* a snapshot view's final render is its last frame */
+  if (ctx.snapshot && o->on_frame) o->on_frame(o->record_ctx, 1);
   view->finish(ctx.view_state, rc);
+  if (ctx.snapshot && o->on_frame) o->on_frame(o->record_ctx, 0);
   view->close(ctx.view_state);
   int exit_status = rc == ASMSPY_FACT_EXITED ? 0 : rc;
   out_close(ctx.out, exit_status);

@@ -47,6 +47,12 @@ struct out_opts {
   FILE *json_out;
   int argc;                /* the command line, recorded in the header */
   char *const *argv;
+  /* Embedders (the TUI): when set, every record's text and every note go to
+   * record_sink instead of text_out / stderr, with the record's type and JSON
+   * body (views then always format the body: out_wants_json() is true).
+   * The JSON channels (json, record_path) are unaffected. */
+  asmspy_record_fn record_sink;
+  void *record_ctx;
 };
 struct asmspy_out *out_open(const struct out_opts *o, int *err);
 /* End reasons for the footer. */

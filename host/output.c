@@ -29,6 +29,8 @@ struct asmspy_out {
   uint64_t lost;
   enum out_end_reason end_reason;
   int closed;
+  asmspy_record_fn record_sink; /* embedders: text and notes go here instead */
+  void *record_ctx;
 };
 
 static uint64_t now_unix_ns(void) {
@@ -52,7 +54,11 @@ static void put_json_line(struct asmspy_out *out, const char *line) {
 
 static int json_wanted(const struct asmspy_out *out) { return out->json || out->record; }
 
-int out_wants_json(const struct asmspy_out *out) { return out && json_wanted(out); }
+/* A record sink (the TUI) reads the JSON body too: a tree's selected call
+ * names its address there, a syscall its carried strings. */
+int out_wants_json(const struct asmspy_out *out) {
+  return out && (json_wanted(out) || out->record_sink);
+}
 int out_wants_text(const struct asmspy_out *out) { return out && !out->json; }
 
 static void write_header(struct asmspy_out *out, const struct out_opts *o) {
@@ -107,6 +113,8 @@ struct asmspy_out *out_open(const struct out_opts *o, int *err) {
   out->json = o->json;
   out->text_out = o->text_out ? o->text_out : stdout;
   out->json_out = o->json_out ? o->json_out : stdout;
+  out->record_sink = o->record_sink;
+  out->record_ctx = o->record_ctx;
   if (o->record_path) {
     out->record = fopen(o->record_path, "we");
     if (!out->record) {
@@ -133,7 +141,9 @@ static void emit_json(struct asmspy_out *out, const char *type, const char *json
 
 int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, const char *text) {
   if (!out || out->closed) return -1;
-  if (text && !out->json) {
+  if (out->record_sink)
+    out->record_sink(out->record_ctx, type, json_fields, out->json ? NULL : text);
+  else if (text && !out->json) {
     fputs(text, out->text_out);
     fputc('\n', out->text_out);
   }
@@ -159,7 +169,13 @@ void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap) {
     fprintf(stderr, "asmspy: %s\n", text);
     return;
   }
-  if (!out->json) {
+  if (out->record_sink && !out->closed) {
+    char line[sizeof text + 16], esc[sizeof text * 6], fields[sizeof esc + 64];
+    snprintf(line, sizeof line, "%s%s", level == ASMSPY_NOTE_SKIP ? "# SKIP " : "# ", text);
+    json_escape(esc, sizeof esc, text, strlen(text));
+    snprintf(fields, sizeof fields, "\"level\":\"%s\",\"text\":\"%s\"", level_name(level), esc);
+    out->record_sink(out->record_ctx, "note", fields, line);
+  } else if (!out->json) {
     FILE *f = level == ASMSPY_NOTE_SKIP ? out->text_out : stderr;
     fprintf(f, "%s%s\n", level == ASMSPY_NOTE_SKIP ? "# SKIP " : "# ", text);
     fflush(f);

@@ -40,9 +40,10 @@ static const char *const tier_names[] = {"NONE", "WEAK", "STRONG", "CEILING"};
 #define SCOPE_DEFAULT_MAX (1u << 20)
 
 struct rec {
-  uint64_t ip;
+  uint64_t ip; /* 0: a gap note (text) at this position of the stream */
   uint8_t bytes[16];
   uint8_t len;
+  char *text;
 };
 
 struct slot {
@@ -57,6 +58,7 @@ struct asmspy_scope {
   int tier;
   int ended;
   int truncated;
+  uint64_t gaps; /* stretches stepped over untraced (clone, SIGTRAP blocked) */
   unsigned flags;
   pid_t tid;
   const struct asmspy_backend_ops *ops;
@@ -298,14 +300,18 @@ __attribute__((no_sanitize_address)) asmspy_scope *asmspy_scope_begin(const char
 
 static int scope_sink(void *ctx, const struct asmspy_event *ev) {
   asmspy_scope *s = ctx;
+  int gap = 0;
   if (ev->type == ASMSPY_EV_NOTE && ev->u.note.text) {
     if (!strncmp(ev->u.note.text, "truncated: ", 11)) {
       s->truncated = 1;
       snprintf(s->reason, sizeof s->reason, "%s", ev->u.note.text + 11);
     }
-    return 0;
+    /* A stepped-over stretch (clone, SIGTRAP blocked): shown in place. */
+    if (strncmp(ev->u.note.text, "gap: ", 5) != 0) return 0;
+    gap = 1;
+    s->gaps++;
   }
-  if (ev->type != ASMSPY_EV_INSN) return 0;
+  if (ev->type != ASMSPY_EV_INSN && !gap) return 0;
   if (s->nrecs == s->caprecs) {
     size_t nc = s->caprecs ? 2 * s->caprecs : 256;
     struct rec *n = realloc(s->recs, nc * sizeof *n);
@@ -314,10 +320,24 @@ static int scope_sink(void *ctx, const struct asmspy_event *ev) {
     s->caprecs = nc;
   }
   struct rec *r = &s->recs[s->nrecs++];
+  r->text = NULL;
+  if (gap) {
+    r->ip = 0;
+    r->len = 0;
+    r->text = strdup(ev->u.note.text);
+    return 0;
+  }
   r->ip = ev->ip;
   r->len = ev->u.insn.len > 16 ? 16 : ev->u.insn.len;
   memcpy(r->bytes, ev->u.insn.bytes, r->len);
   return 0;
+}
+
+static void free_recs(asmspy_scope *s) {
+  for (size_t i = 0; i < s->nrecs; i++) free(s->recs[i].text);
+  free(s->recs);
+  s->recs = NULL;
+  s->nrecs = s->caprecs = 0;
 }
 
 static int in_lib(uint64_t ip) { return ip >= g_lib_lo && ip < g_lib_hi; }
@@ -350,6 +370,10 @@ static void render(asmspy_scope *s) {
   uint64_t count = 0;
   for (size_t i = 0; i < end; i++) {
     const struct rec *r = &s->recs[i];
+    if (!r->ip) {
+      if (r->text) strbuf_addf(&b, "# %s\n", r->text);
+      continue;
+    }
     if (in_lib(r->ip)) continue;
     char desc[256], dis[160];
     const char *d = g_target ? target_describe(g_target, r->ip, desc, sizeof desc) : NULL;
@@ -363,9 +387,10 @@ static void render(asmspy_scope *s) {
     count++;
   }
   s->count = count;
-  strbuf_addf(&b, "# scope %s: %llu instructions, tier %s%s%s\n", s->name ? s->name : "?",
-         (unsigned long long)count, tier_names[s->tier], s->truncated ? ", TRUNCATED: " : "",
-         s->truncated ? s->reason : "");
+  strbuf_addf(&b, "# scope %s: %llu instructions, tier %s%s%s%s\n", s->name ? s->name : "?",
+              (unsigned long long)count, tier_names[s->tier],
+              s->gaps ? ", with untraced gaps (see '# gap:' lines)" : "",
+              s->truncated ? ", TRUNCATED: " : "", s->truncated ? s->reason : "");
   if (s->tier == TIER_NONE) strbuf_addf(&b, "# not captured: %s\n", s->reason);
   s->text = b.s ? b.s : strdup("");
 }
@@ -384,13 +409,11 @@ __attribute__((no_sanitize_address)) int asmspy_scope_end(asmspy_scope *s) {
     snprintf(s->reason, sizeof s->reason,
              "thread hop: the scope began on tid %d and ended on tid %d", (int)s->tid, (int)me);
   }
-  if (s->truncated && s->tid != me) s->nrecs = 0; /* never partial-as-complete */
+  if (s->truncated && s->tid != me) free_recs(s); /* never partial-as-complete */
   pthread_mutex_lock(&g_lock);
   render(s);
   pthread_mutex_unlock(&g_lock);
-  free(s->recs);
-  s->recs = NULL;
-  s->nrecs = s->caprecs = 0;
+  free_recs(s);
   if (s->path[0]) {
     FILE *f = fopen(s->path, "w");
     if (f) {
@@ -411,7 +434,7 @@ __attribute__((no_sanitize_address)) int asmspy_scope_end(asmspy_scope *s) {
 void asmspy_scope_free(asmspy_scope *s) {
   if (!s) return;
   if (!s->ended) asmspy_scope_end(s);
-  free(s->recs);
+  free_recs(s);
   free(s->text);
   free(s->name);
   free(s);
@@ -428,6 +451,7 @@ const char *asmspy_scope_text(const asmspy_scope *s) { return s && s->text ? s->
 const char *asmspy_scope_path(const asmspy_scope *s) { return s && s->ended ? s->path : ""; }
 uint64_t asmspy_scope_insn_count(const asmspy_scope *s) { return s ? s->count : 0; }
 int asmspy_scope_truncated(const asmspy_scope *s) { return s ? s->truncated : 0; }
+uint64_t asmspy_scope_gaps(const asmspy_scope *s) { return s ? s->gaps : 0; }
 const char *asmspy_scope_tier(const asmspy_scope *s) { return s ? tier_names[s->tier] : "NONE"; }
 const char *asmspy_scope_reason(const asmspy_scope *s) { return s ? s->reason : "no scope"; }
 const char *asmspy_scope_name(const asmspy_scope *s) { return s && s->name ? s->name : ""; }

@@ -26,6 +26,7 @@
 #define _GNU_SOURCE /* getline, st_mtim, O_CLOEXEC|O_NOFOLLOW */
 #endif
 #include "symbols.h"
+#include "demangle.h"
 
 #include <elf.h>
 #include <elfutils/libdwfl.h>
@@ -469,6 +470,26 @@ static void add_stub(struct plt_context *ctx, uint64_t link_addr, uint64_t size,
     ctx->out->oom = true;
     return;
   }
+  /* "_ZdlPv@plt" -> "operator delete(void*)@plt" */
+  const char *at = strstr(name, "@plt");
+  char *d = NULL;
+  if (at && name[0] == '_' && name[1] == 'Z') {
+    char base[512];
+    size_t n = (size_t)(at - name) < sizeof base ? (size_t)(at - name) : sizeof base - 1;
+    memcpy(base, name, n);
+    base[n] = '\0';
+    d = demangle_cxx(base);
+  }
+  if (d) {
+    char full[1024];
+    snprintf(full, sizeof full, "%s@plt", d);
+    free(d);
+    const char *kept = arena_strdup(&ctx->table->strings, full);
+    if (kept) {
+      c->entry.linkage_name = c->entry.name;
+      c->entry.name = kept;
+    }
+  }
   c->entry.module = ctx->module->basename;
   c->entry.module_path = ctx->module->path;
   c->entry.kind = ASMSPY_SYM_EXTERNAL;
@@ -615,6 +636,17 @@ struct module_walk {
   struct candidate_list *out;
 };
 
+/* C++: show the demangled name, keep the ELF one for lookups by name. */
+static void set_display_name(struct asmspy_symtab *table, struct symtab_entry *e) {
+  char *d = demangle_cxx(e->name);
+  if (!d) return;
+  const char *kept = arena_strdup(&table->strings, d);
+  free(d);
+  if (!kept) return;
+  e->linkage_name = e->name;
+  e->name = kept;
+}
+
 static void add_module_symbols(struct module_walk *walk, Dwfl_Module *mod,
                                const struct module_info *module) {
   int nsyms = dwfl_module_getsymtab(mod);
@@ -658,6 +690,7 @@ static void add_module_symbols(struct module_walk *walk, Dwfl_Module *mod,
       walk->out->oom = true;
       return;
     }
+    set_display_name(walk->table, &c->entry);
     c->entry.module = module->basename;
     c->entry.module_path = module->path;
     c->entry.kind = module->kind;
@@ -1286,9 +1319,14 @@ const struct symtab_entry *symtab_find_name(const struct asmspy_symtab *t, const
   if (!t || !name)
     return NULL;
   for (size_t i = 0; i < t->n_all; i++)
-    if (strcmp(t->all_syms[i].name, name) == 0)
+    if (strcmp(t->all_syms[i].name, name) == 0 ||
+        (t->all_syms[i].linkage_name && strcmp(t->all_syms[i].linkage_name, name) == 0))
       return &t->all_syms[i];
   size_t len = strlen(name);
+  for (size_t i = 0; i < t->n_all; i++) /* C++ without the parameter list */
+    if (t->all_syms[i].linkage_name && strncmp(t->all_syms[i].name, name, len) == 0 &&
+        t->all_syms[i].name[len] == '(')
+      return &t->all_syms[i];
   for (size_t i = 0; i < t->n_all; i++) {
     const char *candidate = t->all_syms[i].name;
     if (strncmp(candidate, name, len) == 0 && strcmp(candidate + len, "@plt") == 0)

@@ -22,7 +22,8 @@ struct asmspy_symtab;
 /* One function symbol as stored. Strings owned by the table. */
 struct symtab_entry {
   uint64_t start, size; /* runtime address, bytes (0 = unknown size) */
-  const char *name;
+  const char *name;         /* for display: demangled for C++ ("ns::work(int)") */
+  const char *linkage_name; /* the ELF name when it differs (mangled C++), else NULL */
   const char *module;      /* basename */
   const char *module_path; /* full path */
   uint32_t kind;           /* enum asmspy_sym_kind */
@@ -47,7 +48,8 @@ int symtab_lookup(struct asmspy_symtab *t, uint64_t addr, struct asmspy_symbol *
 size_t symtab_count(const struct asmspy_symtab *t);
 const struct symtab_entry *symtab_at(const struct asmspy_symtab *t, size_t i);
 
-/* First symbol named exactly `name` (or `name@plt`); NULL if none. */
+/* First symbol named exactly `name` (or `name@plt`), by display or linkage
+ * name; for C++, `ns::work` also finds `ns::work(int)`. NULL if none. */
 const struct symtab_entry *symtab_find_name(const struct asmspy_symtab *t, const char *name);
 
 /* Basename of the executable's module (for [int] vs [EXT]). */

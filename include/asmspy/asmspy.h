@@ -70,6 +70,15 @@ const struct asmspy_host_api *asmspy_host_api(void);
 /* Write `asmspy --backends` output (human or NDJSON recording) to f. */
 void asmspy_print_backends(const struct asmspy_engine *e, FILE *f, int json);
 
+/* One record as the writer emits it (embedders: the TUI). type names the
+ * record ("syscall", "graph", "note", ...); json_fields is its JSON body
+ * (object members without braces) or NULL; text is the human rendering
+ * (lines separated by '\n', no trailing newline) or NULL. Notes arrive as
+ * type "note" with text "# ..." ("# SKIP ..." for a skip). Pointers are
+ * valid only during the call. */
+typedef void (*asmspy_record_fn)(void *ctx, const char *type, const char *json_fields,
+                                 const char *text);
+
 struct asmspy_run_opts {
   const char *mode;         /* "stream" */
   const char *backend;      /* NULL = the best usable backend for the view's caps */
@@ -84,6 +93,18 @@ struct asmspy_run_opts {
   const volatile int *stop; /* async stop flag (may be NULL) */
   FILE *text_out;           /* human text (default stdout) */
   FILE *json_out;           /* NDJSON (default stdout) */
+  /* --- embedders (the TUI); zero = off. Everything below is called on the
+   * thread running asmspy_run. --- */
+  /* Every record and note, as emitted, instead of text_out / stderr. */
+  asmspy_record_fn on_record;
+  void *record_ctx;
+  /* Snapshot views (view_ops.snapshot): every snapshot_ms of capture the
+   * engine renders the view's current state between two events, bracketed
+   * by on_frame(record_ctx, 1) ... on_frame(record_ctx, 0); the final render
+   * of finish() is bracketed the same way. The records in between are one
+   * complete frame; a consumer draws the last complete one. */
+  int64_t snapshot_ms;
+  void (*on_frame)(void *ctx, int begin);
 };
 
 /* Run one mode end to end: pick backend + view, attach (or launch), capture,

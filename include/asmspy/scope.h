@@ -51,6 +51,9 @@ const char *asmspy_scope_text(const asmspy_scope *s);  /* rendered listing + sum
 const char *asmspy_scope_path(const asmspy_scope *s);  /* the file it was written to, or "" */
 uint64_t asmspy_scope_insn_count(const asmspy_scope *s);
 int asmspy_scope_truncated(const asmspy_scope *s);     /* 1: a partial capture */
+/* Stretches stepped over untraced (clone/fork, pthread_create's all-signals
+ * block): each shows as a "# gap: ..." line at its place in the text. */
+uint64_t asmspy_scope_gaps(const asmspy_scope *s);
 const char *asmspy_scope_tier(const asmspy_scope *s);  /* "STRONG" / "WEAK" / "NONE" */
 const char *asmspy_scope_reason(const asmspy_scope *s);/* why this tier / why truncated */
 const char *asmspy_scope_name(const asmspy_scope *s);

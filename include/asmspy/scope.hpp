@@ -17,6 +17,7 @@
 #include <asmspy/scope.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace asmspy {
@@ -48,6 +49,7 @@ class ScopedTrace {
     return scope_ ? static_cast<std::size_t>(asmspy_scope_insn_count(scope_)) : 0;
   }
   bool truncated() const noexcept { return scope_ && asmspy_scope_truncated(scope_); }
+  std::uint64_t gaps() const noexcept { return scope_ ? asmspy_scope_gaps(scope_) : 0; }
   const char *tier() const noexcept { return scope_ ? asmspy_scope_tier(scope_) : "NONE"; }
   const char *reason() const noexcept { return scope_ ? asmspy_scope_reason(scope_) : ""; }
 

@@ -25,13 +25,25 @@
  *     (HARDWARE.md §5.2.1): when the trapped instruction is a syscall we also
  *     record syscall+2 (except for rt_sigreturn/execve/exit/exit_group).
  *   - clone (56), fork (57), vfork (58), clone3 (435): a new task would
- *     inherit TF and die of the trap. Recording STOPS before the syscall (TF
- *     cleared in the ucontext), the capture is marked truncated, and the
- *     program continues untraced to the end of the scope.
- *   - rt_sigprocmask(SIG_BLOCK/SIG_SETMASK) of a set holding SIGTRAP: the
- *     same stop (truncated). glibc's pthread_create blocks every signal just
- *     before clone3, so this is where a thread creation is caught; a trap
- *     while SIGTRAP is blocked would kill the process (HARDWARE.md §5.2.3).
+ *     inherit TF and die of the trap (HARDWARE.md §5.2.2). And
+ *     rt_sigprocmask(SIG_BLOCK/SIG_SETMASK) of a set holding SIGTRAP: a
+ *     trap while SIGTRAP is blocked kills the process (§5.2.3); glibc's
+ *     pthread_create blocks every signal just before clone3, so this is
+ *     where a thread creation is caught. Both are STEPPED OVER: TF is
+ *     cleared before the syscall runs (the child starts without TF) and
+ *     stepping resumes when the innermost live call frame returns. That
+ *     frame comes from a shadow call stack kept while stepping (after each
+ *     call the next trap sees the pushed return address at rsp); its return
+ *     address on the stack is swapped for ss_resume_tramp, which puts the
+ *     original back, and sets TF again unless this is a fork child (another
+ *     pid) or SIGTRAP is still blocked (then recording ends, truncated).
+ *     The instructions in between ran untraced: a "gap" note at that
+ *     position in the stream says which, so the count is never presented as
+ *     inclusive. This is the uretprobe / uftrace return-hook idea, done
+ *     per thread on the thread's own stack: no code is patched, and the
+ *     debug registers (which never fire in this VM) are not needed.
+ *     Without a live frame to hook (the syscall sits in the scope's own
+ *     function body) recording stops there instead (truncated).
  *   - max_insns reached: TF cleared, truncated.
  *   - end() on another thread (a thread hop): the capture is discarded and
  *     reported truncated. The arming thread still has TF set; it notices the
@@ -63,16 +75,33 @@
 
 #define TF_BIT 0x100ull
 
-enum { WHY_NONE = 0, WHY_MAX = 1, WHY_CLONE = 2, WHY_MASK = 3 };
+enum { WHY_NONE = 0, WHY_MAX = 1, WHY_CLONE = 2, WHY_MASK = 3, WHY_STILL_BLOCKED = 4,
+       WHY_NOT_RETURNED = 5 };
+
+/* A gap in the recording is stored inline in ips[]: GAP_MARK, then the
+ * syscall's ip, the return address where stepping resumed, the syscall nr. */
+#define GAP_MARK 0ull
+#define GAP_WORDS 4u
+#define SHADOW_MAX 256u
+
+struct ss_frame {
+  uint64_t slot; /* where the return address lives on the stack */
+  uint64_t ret;  /* the return address the call pushed */
+};
 
 struct ss_handle {
   uint64_t *ips;
   uint64_t cap, n;
+  struct ss_frame shadow[SHADOW_MAX]; /* live calls made while stepping */
+  uint32_t depth;
+  int prev_call;  /* the instruction recorded last was a call */
+  uint64_t gaps;
   uint64_t region_start, region_len;
   pid_t tid;
   volatile sig_atomic_t stopped;  /* TF cleared by the handler */
   volatile sig_atomic_t orphaned; /* end() ran on another thread */
   volatile sig_atomic_t acked;    /* the arming thread let go of an orphan */
+  pid_t pid;
   int why;
   long why_nr;
   uint64_t why_ip;
@@ -80,6 +109,49 @@ struct ss_handle {
 };
 
 static __thread struct ss_handle *tl_cur __attribute__((tls_model("initial-exec")));
+/* The pending resume hook of this thread (read by ss_resume_tramp). */
+__thread uint64_t ss_tl_resume_ret __attribute__((tls_model("initial-exec"), visibility("hidden")));
+__thread uint64_t ss_tl_resume_slot __attribute__((tls_model("initial-exec"), visibility("hidden")));
+__thread int32_t ss_tl_resume_pid __attribute__((tls_model("initial-exec"), visibility("hidden")));
+__thread int32_t ss_tl_resume_blocked __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* ss_resume_tramp: where a hooked frame returns to. Registers and flags are
+ * the returning function's (rax/rdx/xmm0-1 may hold its result): everything
+ * touched is saved, only raw syscalls are made (no libc, no stack beyond a
+ * few words). Sets TF in the flags it pops unless this process is not the
+ * one that armed (a fork child returns through the same frame) or SIGTRAP
+ * is still blocked (stepping then would kill the process). */
+void ss_resume_tramp(void) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+        ".type ss_resume_tramp, @function\n"
+        "ss_resume_tramp:\n"
+        "  subq $8, %rsp\n"            /* the slot ret will use */
+        "  pushq %rax\n pushq %rcx\n pushq %rdx\n pushq %rsi\n pushq %rdi\n"
+        "  pushq %r10\n pushq %r11\n"
+        "  pushfq\n"                   /* slot is now at 64(%rsp) */
+        "  movq ss_tl_resume_ret@gottpoff(%rip), %rax\n"
+        "  movq %fs:(%rax), %rcx\n"
+        "  movq %rcx, 64(%rsp)\n"
+        "  movq $0, %fs:(%rax)\n"
+        "  movl $39, %eax\n syscall\n"   /* getpid */
+        "  movq ss_tl_resume_pid@gottpoff(%rip), %rcx\n"
+        "  cmpl %eax, %fs:(%rcx)\n"
+        "  jne 1f\n"
+        "  subq $8, %rsp\n"              /* rt_sigprocmask(SIG_BLOCK, NULL, &cur, 8) */
+        "  movl $14, %eax\n xorl %edi, %edi\n xorl %esi, %esi\n movq %rsp, %rdx\n"
+        "  movl $8, %r10d\n syscall\n"
+        "  movq (%rsp), %rcx\n addq $8, %rsp\n"
+        "  testq $0x10, %rcx\n"          /* bit SIGTRAP-1 */
+        "  jnz 2f\n"
+        "  orq $0x100, (%rsp)\n"         /* TF on in the flags popfq restores */
+        "  jmp 1f\n"
+        "2:movq ss_tl_resume_blocked@gottpoff(%rip), %rax\n"
+        "  movl $1, %fs:(%rax)\n"
+        "1:popfq\n"
+        "  popq %r11\n popq %r10\n popq %rdi\n popq %rsi\n popq %rdx\n popq %rcx\n"
+        "  popq %rax\n"
+        "  ret\n"
+        ".size ss_resume_tramp, .-ss_resume_tramp\n");
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_armed;              /* handles holding the handler installed */
@@ -90,6 +162,52 @@ static struct ss_handle *g_orphans;
 static pid_t my_tid(void) { return (pid_t)syscall(SYS_gettid); }
 
 static void clear_tf(greg_t *g) { g[REG_EFL] &= ~(greg_t)TF_BIT; }
+
+/* A near call (E8 rel32, FF /2), after legacy and REX prefixes. Only the
+ * shape matters: the next trap confirms it by finding the return address
+ * just past this instruction at rsp. */
+static int is_call(const uint8_t *p) {
+  int k = 0;
+  while (k < 4 && (p[k] == 0x66 || p[k] == 0x67 || p[k] == 0xf2 || p[k] == 0xf3 || p[k] == 0x2e ||
+                   p[k] == 0x3e || p[k] == 0x26 || p[k] == 0x36 || p[k] == 0x64 || p[k] == 0x65))
+    k++;
+  if ((p[k] & 0xf0) == 0x40) k++; /* REX */
+  return p[k] == 0xe8 || (p[k] == 0xff && ((p[k + 1] >> 3) & 7) == 2);
+}
+
+/* The trap after a call: the return address is at rsp. Frames at or below
+ * this slot are dead (a new call reuses their stack). */
+static void note_call(struct ss_handle *h, uint64_t rsp, uint64_t target) {
+  (void)target;
+  uint64_t ret = *(const uint64_t *)(uintptr_t)rsp;
+  while (h->depth && h->shadow[h->depth - 1].slot <= rsp) h->depth--;
+  if (h->depth < SHADOW_MAX) h->shadow[h->depth++] = (struct ss_frame){rsp, ret};
+}
+
+/* Clear-TF step over a dangerous syscall at ip: hook the innermost live
+ * frame's return so stepping resumes there. Returns 0 when no frame can be
+ * hooked (the caller then ends the recording). */
+static int step_over(struct ss_handle *h, uint64_t rsp, uint64_t ip, long nr) {
+  if (ss_tl_resume_ret) return 0; /* a hook is already pending (cannot happen while stepping) */
+  while (h->depth) {
+    const struct ss_frame *f = &h->shadow[h->depth - 1];
+    if (f->slot >= rsp && *(const uint64_t *)(uintptr_t)f->slot == f->ret) break;
+    h->depth--; /* returned (or longjmp'd over) */
+  }
+  if (!h->depth || h->n + GAP_WORDS > h->cap) return 0;
+  const struct ss_frame *f = &h->shadow[--h->depth];
+  ss_tl_resume_ret = f->ret;
+  ss_tl_resume_slot = f->slot;
+  ss_tl_resume_pid = h->pid;
+  ss_tl_resume_blocked = 0;
+  *(uint64_t *)(uintptr_t)f->slot = (uint64_t)(uintptr_t)&ss_resume_tramp;
+  h->ips[h->n++] = GAP_MARK;
+  h->ips[h->n++] = ip;
+  h->ips[h->n++] = f->ret;
+  h->ips[h->n++] = (uint64_t)nr;
+  h->gaps++;
+  return 1;
+}
 
 static void on_trap(int sig, siginfo_t *si, void *ucv) {
   ucontext_t *uc = ucv;
@@ -114,6 +232,10 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
     return;
   }
   uint64_t ip = (uint64_t)g[REG_RIP];
+  if (h->prev_call) {
+    note_call(h, (uint64_t)g[REG_RSP], ip);
+    h->prev_call = 0;
+  }
   if (ip == (uint64_t)(uintptr_t)&ss_inproc_end && (uint64_t)g[REG_RDI] == (uint64_t)(uintptr_t)h) {
     clear_tf(g);
     h->stopped = 1;
@@ -127,24 +249,24 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
     return;
   }
   const uint8_t *p = (const uint8_t *)(uintptr_t)ip;
+  h->prev_call = 0;
   if (p[0] == 0x0f && p[1] == 0x05) { /* syscall */
     long nr = (long)g[REG_RAX];
     h->ips[h->n++] = ip;
-    if (nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork || nr == 435 /* clone3 */) {
-      clear_tf(g);
-      h->stopped = 1;
-      h->why = WHY_CLONE;
-      h->why_nr = nr;
-      h->why_ip = ip;
-      return;
-    }
+    int why = WHY_NONE;
+    if (nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork || nr == 435 /* clone3 */)
+      why = WHY_CLONE;
     /* rt_sigprocmask blocking SIGTRAP (pthread_create does it around clone):
      * the next trap would arrive blocked and kill the process. */
-    if (nr == SYS_rt_sigprocmask && ((long)g[REG_RDI] == SIG_BLOCK || (long)g[REG_RDI] == SIG_SETMASK) &&
-        g[REG_RSI] && (*(const uint64_t *)(uintptr_t)g[REG_RSI] & (1ull << (SIGTRAP - 1)))) {
+    else if (nr == SYS_rt_sigprocmask &&
+             ((long)g[REG_RDI] == SIG_BLOCK || (long)g[REG_RDI] == SIG_SETMASK) && g[REG_RSI] &&
+             (*(const uint64_t *)(uintptr_t)g[REG_RSI] & (1ull << (SIGTRAP - 1))))
+      why = WHY_MASK;
+    if (why != WHY_NONE) {
       clear_tf(g);
+      if (step_over(h, (uint64_t)g[REG_RSP], ip, nr)) return;
       h->stopped = 1;
-      h->why = WHY_MASK;
+      h->why = why;
       h->why_nr = nr;
       h->why_ip = ip;
       return;
@@ -156,6 +278,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
     return;
   }
   h->ips[h->n++] = ip;
+  h->prev_call = is_call(p);
 }
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *data) {
@@ -223,6 +346,7 @@ int ss_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inpr
   h->region_start = rs;
   h->region_len = rl;
   h->tid = my_tid();
+  h->pid = getpid();
 
   pthread_mutex_lock(&g_lock);
   reclaim_orphans_locked();
@@ -303,9 +427,33 @@ int ss_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
     return 0;
   }
   if (tl_cur == h) tl_cur = NULL;
-  ev.type = ASMSPY_EV_INSN;
+  if (ss_tl_resume_ret) {
+    /* The hooked frame has not returned (the scope ended inside it): put
+     * its return address back before anything can unwind through it. */
+    uint64_t *slot = (uint64_t *)(uintptr_t)ss_tl_resume_slot;
+    if (*slot == (uint64_t)(uintptr_t)&ss_resume_tramp) *slot = ss_tl_resume_ret;
+    h->why = WHY_NOT_RETURNED;
+    h->why_ip = ss_tl_resume_ret;
+    ss_tl_resume_ret = 0;
+  } else if (ss_tl_resume_blocked) {
+    h->why = WHY_STILL_BLOCKED;
+    ss_tl_resume_blocked = 0;
+  }
   for (uint64_t i = 0; i < h->n && sink; i++) {
     uint64_t ip = h->ips[i];
+    if (ip == GAP_MARK && i + GAP_WORDS <= h->n) {
+      snprintf(note, sizeof note,
+               "gap: syscall %llu at 0x%llx %s; stepped over with TF cleared, the code until "
+               "the return to 0x%llx ran untraced",
+               (unsigned long long)h->ips[i + 3], (unsigned long long)h->ips[i + 1],
+               h->ips[i + 3] == SYS_rt_sigprocmask ? "blocks SIGTRAP (pthread_create around clone)"
+                                                   : "creates a task that would inherit TF",
+               (unsigned long long)h->ips[i + 2]);
+      emit_note(sink, sink_ctx, &ev, note);
+      i += GAP_WORDS - 1;
+      continue;
+    }
+    ev.type = ASMSPY_EV_INSN;
     if (h->region_len && (ip < h->region_start || ip - h->region_start >= h->region_len)) continue;
     ev.ip = ip;
     memset(&ev.u, 0, sizeof ev.u);
@@ -330,6 +478,17 @@ int ss_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
              "truncated: stopped at clone: a new thread would inherit TF (syscall %ld at 0x%llx); "
              "the rest of the scope ran untraced",
              h->why_nr, (unsigned long long)h->why_ip);
+    emit_note(sink, sink_ctx, &ev, note);
+  } else if (h->why == WHY_NOT_RETURNED) {
+    snprintf(note, sizeof note,
+             "truncated: the scope ended before the frame hooked to resume stepping returned "
+             "(to 0x%llx); the code after the last gap ran untraced",
+             (unsigned long long)h->why_ip);
+    emit_note(sink, sink_ctx, &ev, note);
+  } else if (h->why == WHY_STILL_BLOCKED) {
+    snprintf(note, sizeof note,
+             "truncated: SIGTRAP was still blocked when the hooked frame returned; stepping "
+             "could not resume and the rest of the scope ran untraced");
     emit_note(sink, sink_ctx, &ev, note);
   } else if (h->why == WHY_MASK) {
     snprintf(note, sizeof note,

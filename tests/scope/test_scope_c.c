@@ -157,28 +157,55 @@ int main(void) {
   asmspy_scope_free(hop_scope);
   CHECK(r == expect_work(2), "the hopping thread kept running correctly");
 
-  /* 6. pthread_create + write inside a scope: survives, child runs. */
+  /* 6. pthread_create + write inside a scope: survives, child runs
+   * (untraced), and stepping resumes when pthread_create returns: the
+   * write and work(4) after it are captured, the gap is shown in place. */
   s = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
   int rc = pthread_create(&th, NULL, child_thread, NULL);
   ssize_t wr = write(STDOUT_FILENO, "# written inside the scope\n", 27);
+  r = work(4);
   asmspy_scope_end(s);
   if (rc == 0) pthread_join(th, NULL);
-  CHECK(rc == 0 && child_ran && wr == 27, "pthread_create + write inside a scope: child ran");
-  CHECK(asmspy_scope_truncated(s) && strstr(asmspy_scope_reason(s), "stopped at clone"),
-        "scope around pthread_create: truncated (%s), %llu insns before the clone",
-        asmspy_scope_reason(s), (unsigned long long)asmspy_scope_insn_count(s));
+  CHECK(rc == 0 && child_ran && wr == 27 && r == expect_work(4),
+        "pthread_create + write inside a scope: child ran, results right");
+  const char *t6 = asmspy_scope_text(s);
+  CHECK(!asmspy_scope_truncated(s) && asmspy_scope_gaps(s) >= 1,
+        "scope around pthread_create: stepped over (gaps %llu, truncated %d: %s)",
+        (unsigned long long)asmspy_scope_gaps(s), asmspy_scope_truncated(s),
+        asmspy_scope_reason(s));
+  CHECK(strstr(t6, "# gap: ") && strstr(t6, "blocks SIGTRAP"), "the gap is shown in the text");
+  const char *gap6 = strstr(t6, "# gap: ");
+  CHECK(gap6 && strstr(gap6, "write+") && strstr(gap6, "work+0x") && strstr(gap6, "helper+0x"),
+        "after the gap: write, work and helper were stepped again");
+  /* After the gap, work(4) was stepped in full: as many work/helper lines
+   * as a scope around work(4) alone records. */
+  unsigned long long after = 0, alone = 0;
+  for (const char *l = gap6; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+    if (!strncmp(l, "work+", 5) || !strncmp(l, "helper+", 7)) after++;
+  asmspy_scope *s4 = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+  r = work(4);
+  asmspy_scope_end(s4);
+  for (const char *l = asmspy_scope_text(s4); l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+    if (!strncmp(l, "work+", 5) || !strncmp(l, "helper+", 7)) alone++;
+  CHECK(after == alone && alone > 0, "work/helper instructions after the gap: %llu == %llu alone",
+        after, alone);
+  asmspy_scope_free(s4);
   asmspy_scope_free(s);
 
-  /* 6b. fork inside a scope: stops at clone, parent and child continue. */
+  /* 6b. fork inside a scope: stepped over; parent and child continue, the
+   * child (another pid) returns through the hooked frame without TF. */
   s = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
   pid_t pid = fork();
   if (pid == 0) _exit(7);
   int st = 0;
   waitpid(pid, &st, 0);
+  r = work(2);
   asmspy_scope_end(s);
-  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7 && asmspy_scope_truncated(s) &&
-            strstr(asmspy_scope_reason(s), "stopped at clone"),
-        "fork inside a scope: child exited 7, truncated (%s)", asmspy_scope_reason(s));
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7 && r == expect_work(2) &&
+            !asmspy_scope_truncated(s) && asmspy_scope_gaps(s) >= 1 &&
+            strstr(asmspy_scope_text(s), "waitpid+") && strstr(asmspy_scope_text(s), "work+0x"),
+        "fork inside a scope: child exited 7, stepping resumed after fork (gaps %llu, %s)",
+        (unsigned long long)asmspy_scope_gaps(s), asmspy_scope_reason(s));
   asmspy_scope_free(s);
 
   /* 6c. the program owns SIGTRAP: refused, program continues. */

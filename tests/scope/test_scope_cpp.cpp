@@ -10,6 +10,12 @@
 extern "C" long work(long n);
 extern "C" long helper(long x);
 
+namespace geometry {
+// A C++ function with a mangled name (_ZN8geometry4areaEll): the scope text
+// must show it demangled, as perf and uftrace do.
+__attribute__((noinline)) long area(long w, long h) { return w * h + helper(w); }
+}  // namespace geometry
+
 static int failures;
 static void check(bool ok, const char *what) {
   std::printf("%s %s\n", ok ? "ok  " : "FAIL", what);
@@ -39,6 +45,15 @@ int main() {
     t.end();
     check(static_cast<long>(t.insn_count()) == helper_x5, "region helper == callgrind helper x5");
     check(std::strstr(t.path(), "test_scope_cpp") != nullptr, "auto-name from __builtin_FILE");
+  }
+  {
+    asmspy::ScopedTrace t(nullptr, 0, ASMSPY_SCOPE_QUIET);
+    long a = geometry::area(3, 4);
+    t.end();
+    check(a == 12 + helper(3), "geometry::area still right under the scope");
+    check(std::strstr(t.text(), "geometry::area(long, long)+0x") != nullptr,
+          "C++ names are demangled in the text");
+    check(std::strstr(t.text(), "_ZN8geometry") == nullptr, "no mangled name left");
   }
   return failures ? 1 : 0;
 }

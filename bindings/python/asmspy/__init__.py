@@ -40,7 +40,8 @@ _lib.asmspy_scope_end.restype = ctypes.c_int
 _lib.asmspy_scope_end.argtypes = [_scope_p]
 for _name, _type in (("text", ctypes.c_char_p), ("path", ctypes.c_char_p),
                      ("tier", ctypes.c_char_p), ("reason", ctypes.c_char_p),
-                     ("insn_count", ctypes.c_size_t), ("truncated", ctypes.c_int)):
+                     ("insn_count", ctypes.c_size_t), ("truncated", ctypes.c_int),
+                     ("gaps", ctypes.c_uint64)):
     _f = getattr(_lib, "asmspy_scope_" + _name)
     _f.restype = _type
     _f.argtypes = [_scope_p]
@@ -90,6 +91,7 @@ class Scope:
             self.path = _text(_lib.asmspy_scope_path(self._s))
             self.insn_count = int(_lib.asmspy_scope_insn_count(self._s))
             self.truncated = bool(_lib.asmspy_scope_truncated(self._s))
+            self.gaps = int(_lib.asmspy_scope_gaps(self._s))
             self.tier = _text(_lib.asmspy_scope_tier(self._s))
             self.reason = _text(_lib.asmspy_scope_reason(self._s))
             _lib.asmspy_scope_free(self._s)

@@ -16,7 +16,8 @@
  * Per function: inv (times called), calls (calls made), fanout (distinct
  * callees). n counts verified calls (default 200, negative = until exit).
  * Output at finish: the text table, one `graph` JSON event (nodes + edges),
- * or with --dot a Graphviz digraph. */
+ * or with --dot a Graphviz digraph; snapshot() renders the same mid-capture
+ * (the TUI's periodic frame). */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
 
@@ -407,7 +408,8 @@ static void render_text(struct graph_state *st, const uint32_t *order, struct sb
   }
 }
 
-static void render_dot(struct graph_state *st, const uint32_t *order, struct sb *b) {
+static void render_dot(struct graph_state *st, const uint32_t *order, const struct edge *edges,
+                       struct sb *b) {
   sb_addf(b, "digraph asmspy_callgraph {\n");
   sb_addf(b, "  label=\"asmspy call graph: pid %d, %zu functions, %" PRIu64 " calls\";\n",
           (int)st->s->pid, st->nnodes, st->recorded);
@@ -426,12 +428,13 @@ static void render_dot(struct graph_state *st, const uint32_t *order, struct sb 
             n->inv, n->calls, n->fanout, dot_colour(n->kind));
   }
   for (size_t i = 0; i < st->nedges; i++)
-    sb_addf(b, "  n%" PRIu32 " -> n%" PRIu32 " [label=\"%" PRIu64 "\"];\n", st->edges[i].caller,
-            st->edges[i].callee, st->edges[i].count);
+    sb_addf(b, "  n%" PRIu32 " -> n%" PRIu32 " [label=\"%" PRIu64 "\"];\n", edges[i].caller,
+            edges[i].callee, edges[i].count);
   sb_addf(b, "}");
 }
 
-static void render_json(struct graph_state *st, const uint32_t *order, struct sb *b) {
+static void render_json(struct graph_state *st, const uint32_t *order, const struct edge *edges,
+                        struct sb *b) {
   sb_addf(b, "\"pid\":%d,\"sort\":\"%s\",\"functions\":%zu,\"calls\":%" PRIu64, (int)st->s->pid,
           st->sort == SORT_FANOUT ? "fanout" : "invocations", st->nnodes, st->recorded);
   if (st->dot) sb_addf(b, ",\"format\":\"dot\"");
@@ -458,7 +461,7 @@ static void render_json(struct graph_state *st, const uint32_t *order, struct sb
       truncated = 1;
       break;
     }
-    const struct edge *e = &st->edges[i];
+    const struct edge *e = &edges[i];
     sb_addf(b, "%s{\"caller\":\"0x%" PRIx64 "\",\"callee\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 "}",
             emitted++ ? "," : "", st->nodes[e->caller].addr, st->nodes[e->callee].addr, e->count);
   }
@@ -466,28 +469,36 @@ static void render_json(struct graph_state *st, const uint32_t *order, struct sb
   if (truncated) sb_addf(b, ",\"truncated\":true");
 }
 
-static int graph_finish(void *state, int end_status) {
-  struct graph_state *st = state;
+/* Render the graph as it stands through host->emit: finish() at the end,
+ * snapshot() while the capture runs. The state is left untouched (the edge
+ * map indexes st->edges, so the edges are sorted in a copy), so a capture
+ * can go on after a snapshot. */
+static int graph_render(struct graph_state *st) {
   const struct asmspy_host_api *h = st->host;
-  /* nothing was traced at all (attach refused, ...): no graph to claim */
-  if (end_status < 0 && st->recorded == 0) return 0;
   uint32_t *order = malloc((st->nnodes ? st->nnodes : 1) * sizeof *order);
-  if (!order) return -ASMSPY_E_NOMEM;
+  struct edge *edges = malloc((st->nedges ? st->nedges : 1) * sizeof *edges);
+  if (!order || !edges) {
+    free(order);
+    free(edges);
+    note_oom(st);
+    return -ASMSPY_E_NOMEM;
+  }
   for (size_t i = 0; i < st->nnodes; i++) order[i] = (uint32_t)i;
   qsort_r(order, st->nnodes, sizeof *order, cmp_nodes, st);
-  /* edges: most-taken first; edge indices are not referenced after this */
-  qsort(st->edges, st->nedges, sizeof *st->edges, cmp_edges);
+  /* edges: most-taken first */
+  if (st->nedges) memcpy(edges, st->edges, st->nedges * sizeof *edges);
+  qsort(edges, st->nedges, sizeof *edges, cmp_edges);
 
   struct sb text = {0}, json = {0};
   int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
   if (want_text) {
     if (st->dot)
-      render_dot(st, order, &text);
+      render_dot(st, order, edges, &text);
     else
       render_text(st, order, &text);
   }
-  if (want_json) render_json(st, order, &json);
+  if (want_json) render_json(st, order, edges, &json);
   if (text.oom || json.oom) {
     note_oom(st);
   } else {
@@ -496,8 +507,19 @@ static int graph_finish(void *state, int end_status) {
   free(text.s);
   free(json.s);
   free(order);
+  free(edges);
   return 0;
 }
+
+static int graph_finish(void *state, int end_status) {
+  struct graph_state *st = state;
+  /* nothing was traced at all (attach refused, ...): no graph to claim */
+  if (end_status < 0 && st->recorded == 0) return 0;
+  return graph_render(st);
+}
+
+/* The TUI's periodic frame: the same table finish() prints, mid-capture. */
+static int graph_snapshot(void *state) { return graph_render(state); }
 
 /* -------------------------------------------------------------- view -- */
 
@@ -564,6 +586,7 @@ static const struct asmspy_view_ops graph_ops = {
     .consume = graph_consume,
     .finish = graph_finish,
     .close = graph_close,
+    .snapshot = graph_snapshot,
 };
 
 static const struct asmspy_plugin graph_plugin = {

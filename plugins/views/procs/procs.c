@@ -28,7 +28,8 @@
  *
  * n = how many counted events (syscalls or calls) before the final render
  * (default 200; negative = until the target exits or Ctrl-C). Nothing is
- * printed while running; finish() prints one snapshot.
+ * printed while running; finish() prints one snapshot (and snapshot(), the
+ * TUI's periodic frame, the same rows mid-capture).
  *
  * Output: every task is one `proc` event (the flat list; --json shows only
  * that). The human tree and --dot are the text of those same events, so a
@@ -585,16 +586,18 @@ static int procs_consume(void *state, const struct asmspy_event *ev) {
 /* ------------------------------------------------- finish: refresh -- */
 
 /* Re-read the tree from /proc: tasks that vanished unseen (untraced ones),
- * threads and children born late, names (threads rename themselves). */
-static void refresh(struct procs_state *st) {
+ * threads and children born late, names (threads rename themselves).
+ * mid_capture (a snapshot): a traced task that looks gone is left alive,
+ * because its exit event, with the exit code, is still on its way. */
+static void refresh(struct procs_state *st, int mid_capture) {
   size_t n = st->ntasks;
   for (size_t k = 0; k < n; k++) {
     struct task *t = &st->tasks[k];
     if (!t->alive) continue;
-    if (!task_alive_now(t->tgid, t->tid))
-      set_dead(st, (int32_t)k); /* no code: it ended unseen */
-    else
+    if (task_alive_now(t->tgid, t->tid))
       proc_comm(t->tgid, t->tid, t->comm, sizeof t->comm);
+    else if (!(mid_capture && t->traced))
+      set_dead(st, (int32_t)k); /* no code: it ended unseen */
   }
   for (size_t k = 0; k < n; k++) {
     struct task *l = &st->tasks[k];
@@ -917,11 +920,11 @@ static void dot_rows(struct procs_state *st, const struct layout *L) {
   }
 }
 
-static int procs_finish(void *state, int end_status) {
-  (void)end_status;
-  struct procs_state *st = state;
+/* The tree as it stands, as rows through host->emit: finish() at the end,
+ * snapshot() (the TUI's periodic frame) while the capture runs. */
+static int render_tree(struct procs_state *st, int mid_capture) {
   if (!st->discovered) discover(st, st->s->pid);
-  refresh(st);
+  refresh(st, mid_capture);
   struct layout L;
   if (!st->ntasks || layout_build(st, &L) != 0) {
     st->host->note(st->s->out, ASMSPY_NOTE_WARN, "procs: pid %d: no task found in /proc",
@@ -957,6 +960,13 @@ static int procs_finish(void *state, int end_status) {
   layout_free(&L);
   return 0;
 }
+
+static int procs_finish(void *state, int end_status) {
+  (void)end_status;
+  return render_tree(state, 0);
+}
+
+static int procs_snapshot(void *state) { return render_tree(state, 1); }
 
 /* ------------------------------------------------------------ view -- */
 
@@ -1037,6 +1047,7 @@ static const struct asmspy_view_ops procs_ops = {
     .open = procs_open,
     .consume = procs_consume,
     .finish = procs_finish,
+    .snapshot = procs_snapshot,
     .close = procs_close,
     .configure = procs_configure,
 };

@@ -348,11 +348,9 @@ static void add_dot_str(struct sb *b, const char *s) {
   }
 }
 
-static int tree_finish(void *state, int end_status) {
-  struct tree_state *st = state;
+/* --dot: the digraph of the tree printed so far, through host->emit. */
+static int render_dot(struct tree_state *st) {
   const struct asmspy_host_api *h = st->host;
-  if (!st->dot) return 0;
-  if (end_status < 0 && st->ndnodes == 0) return 0; /* nothing was traced */
   struct sb b = {0};
   sb_addf(&b, "digraph asmspy_calltree {\n");
   sb_addf(&b, "  label=\"asmspy call tree: pid %d, %zu calls\";\n", (int)st->s->pid, st->ndnodes);
@@ -379,6 +377,21 @@ static int tree_finish(void *state, int end_status) {
   h->emit(st->s->out, "tree", fields, want_text ? b.s : NULL);
   free(b.s);
   return 0;
+}
+
+static int tree_finish(void *state, int end_status) {
+  struct tree_state *st = state;
+  if (!st->dot) return 0;
+  if (end_status < 0 && st->ndnodes == 0) return 0; /* nothing was traced */
+  return render_dot(st);
+}
+
+/* What finish() would render now: the digraph with --dot. Without it the
+ * tree is a feed (its `call` lines are the output) and there is nothing to
+ * re-render, so a snapshot emits nothing. */
+static int tree_snapshot(void *state) {
+  struct tree_state *st = state;
+  return st->dot ? render_dot(st) : 0;
 }
 
 /* -------------------------------------------------------------- view -- */
@@ -451,6 +464,7 @@ static const struct asmspy_view_ops tree_ops = {
     .open = tree_open,
     .consume = tree_consume,
     .finish = tree_finish,
+    .snapshot = tree_snapshot,
     .close = tree_close,
 };
 
