@@ -21,6 +21,7 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #include <asmspy/scope.h>
 
+#include "plugins/common/exec_segment.h"
 #include "host/host.h"
 #include "host/strbuf.h"
 
@@ -83,22 +84,6 @@ static pid_t scope_tid(void) { return (pid_t)syscall(SYS_gettid); }
 
 static int scope_sink(void *ctx, const struct asmspy_event *ev);
 
-static int find_lib(struct dl_phdr_info *info, size_t size, void *data) {
-  (void)size;
-  uint64_t me = (uint64_t)(uintptr_t)data;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-    uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-    if (me >= lo && me < hi) {
-      g_lib_lo = lo;
-      g_lib_hi = hi;
-      return 1;
-    }
-  }
-  return 0;
-}
-
 /* [A-Za-z0-9._-], everything else '_'; bounded. */
 static void sanitize(const char *in, char *out, size_t cap) {
   size_t j = 0;
@@ -149,7 +134,7 @@ size_t asmspy_scope_slot_count(void) {
 /* Under g_lock: the engine, once per process, kept for its lifetime. */
 static struct asmspy_engine *engine(void) {
   if (!g_engine) g_engine = asmspy_engine_open(ASMSPY_ENGINE_LAZY_PROBE);
-  if (!g_lib_hi) dl_iterate_phdr(find_lib, (void *)(uintptr_t)&scope_sink);
+  if (!g_lib_hi) exec_segment_of((const void *)(uintptr_t)&scope_sink, &g_lib_lo, &g_lib_hi);
   return g_engine;
 }
 

@@ -59,6 +59,7 @@
 #define _GNU_SOURCE
 /* Reasons are one line, truncation of an over-long one is intended. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#include "plugins/common/exec_segment.h"
 #include "plugins/singlestep/inproc.h"
 
 #include <errno.h>
@@ -281,22 +282,6 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
   h->prev_call = is_call(p);
 }
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *data) {
-  (void)size;
-  uint64_t me = (uint64_t)(uintptr_t)data;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-    uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-    if (me >= lo && me < hi) {
-      g_self_lo = lo;
-      g_self_hi = hi;
-      return 1;
-    }
-  }
-  return 0;
-}
-
 /* Free orphans whose arming thread let go. Under g_lock. */
 static void reclaim_orphans_locked(void) {
   for (struct ss_handle **pp = &g_orphans; *pp;) {
@@ -359,7 +344,7 @@ int ss_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inpr
       free(h);
       return -ASMSPY_E_ATTACH_PERM; /* the program owns SIGTRAP */
     }
-    if (!g_self_hi) dl_iterate_phdr(find_self, (void *)(uintptr_t)&on_trap);
+    if (!g_self_hi) exec_segment_of((const void *)(uintptr_t)&on_trap, &g_self_lo, &g_self_hi);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_trap;
