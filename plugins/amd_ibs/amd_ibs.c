@@ -1,11 +1,13 @@
 /* amd_ibs — capture backend: AMD IBS-Op samples (precise IPs and sampled
- * branch edges) through perf.
+ * branch edges) through perf, out of band: the target is never ptraced,
+ * stopped or stepped.
  *
- * This file holds the probe: it reads the dynamic ibs_op PMU type, checks for
- * the swfilt format term, opens a real sampling event the way capture will
- * (per-task on a forked child; CPU-wide as the fallback older kernels need),
- * maps the ring, runs a loop in the child and requires samples. Every "no"
- * names the gate that said it, with the errno and the measured setting.
+ * This file holds the descriptor, the probe and run(). The probe reads the
+ * dynamic ibs_op PMU type, checks for the swfilt format term, opens a real
+ * sampling event with the very attr capture uses (ibs_attr_init) on a forked
+ * child (CPU-wide as the fallback older kernels need), maps the ring, runs a
+ * loop in the child and requires samples. Every "no" names the gate that
+ * said it, with the errno and the measured setting.
  *
  * The exclude rules differ by kernel version (arch/x86/events/amd/ibs.c):
  *   - before v6.14 IBS carries PERF_PMU_CAP_NO_EXCLUDE: any exclude_* bit is
@@ -16,14 +18,16 @@
  *   - before v6.2 IBS has no task context: per-task is EINVAL, CPU-wide only
  *     (perf_allow_cpu: paranoid <= 0 or CAP_PERFMON).
  *
- * Capture itself (RAW sample decode into branch edges) lands with issue 6;
- * until then run() re-checks availability and says so.
+ * The rest of the backend: ibs_capture.c (the perf window), ibs_emit.c
+ * (records -> events), ibs_record.c (the RAW payload layout).
  */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>
 
 #include "asmspy/plugin.h"
+#include "plugins/amd_ibs/ibs_capture.h"
+#include "plugins/amd_ibs/ibs_record.h"
 #include "plugins/common/perf_probe.h"
 
 #define IBS_NAME "amd_ibs"
@@ -32,9 +36,13 @@
 #endif
 #define IBS_DIR IBS_SYSFS_ROOT "/ibs_op"
 #define IBS_TYPE_PATH IBS_DIR "/type"
-#define IBS_CAPS (ASMSPY_CAP_BRANCH_SAMPLES | ASMSPY_CAP_IP_SAMPLES | ASMSPY_CAP_ATTACH_PID)
+#define IBS_CAPS                                                                               \
+  (ASMSPY_CAP_IP_SAMPLES | ASMSPY_CAP_BRANCH_SAMPLES | ASMSPY_CAP_OUT_OF_BAND |                  \
+   ASMSPY_CAP_ATTACH_PID)
 
-#define IBS_PERIOD 0x10000ull /* multiple of 16; MaxCnt = period >> 4 fits 16 bits */
+/* The probe samples denser than a window (IBS_MAX_PERIOD) so a short loop
+ * yields samples: a multiple of 16; MaxCnt = period >> 4 fits 16 bits. */
+#define IBS_PROBE_PERIOD 0x10000ull
 #define IBS_LOOP_ITERS 2000000ul
 #define IBS_CHILD_TIMEOUT_MS 3000
 #define IBS_RING_PAGES_LOG2 3u
@@ -88,30 +96,16 @@ static int ibs_probe_impl(struct asmspy_probe_result *res)
   if (rc != 0)
     return rc;
 
-  /* 2. swfilt (v6.14+) decides whether exclude_kernel is allowed */
-  struct pp_format swfilt = {0, 0, 0, 0};
-  char raw[64];
-  rc = pp_read_format_at(IBS_SYSFS_ROOT, "ibs_op", "swfilt", &swfilt, raw, sizeof raw);
-  int have_swfilt = rc == 0;
-  if (rc < 0 && rc != -ENOENT)
-    return pp_verdict(res, ASMSPY_E_NO_KERNEL, -rc, 0,
-                      IBS_DIR "/format/swfilt unusable: %s \"%s\"", pp_errno_name(-rc), raw);
-
+  /* 2. swfilt (v6.14+) decides whether exclude_kernel is allowed; the attr
+   * is the one capture opens (ibs_attr_init), at the probe's period. */
+  char why[256];
+  struct ibs_pmu pmu;
+  rc = ibs_pmu_from_sysfs(IBS_SYSFS_ROOT, IBS_PROBE_PERIOD, &pmu, why, sizeof why);
+  if (rc < 0)
+    return pp_verdict(res, -rc, 0, 0, "%s", why);
+  int have_swfilt = pmu.swfilt;
   struct perf_event_attr attr;
-  memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = (uint32_t)type;
-  attr.sample_period = IBS_PERIOD;
-  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
-  attr.disabled = 1;
-  if (have_swfilt) {
-    if (pp_attr_apply_format(&attr, &swfilt, 1) < 0)
-      return pp_verdict(res, ASMSPY_E_NO_KERNEL, 0, 0,
-                        IBS_DIR "/format/swfilt is \"%s\": a config word this build cannot set",
-                        raw);
-    attr.exclude_kernel = 1;
-    attr.exclude_hv = 1;
-  }
+  ibs_attr_init(&attr, &pmu);
   const char *mode = have_swfilt ? "swfilt, exclude_kernel=1" : "no swfilt, exclude_kernel=0";
   int par = -99;
   int have_par = pp_read_paranoid(&par) == 0;
@@ -178,7 +172,52 @@ out:
   return status;
 }
 
-PP_PROBE_ONLY_BACKEND(IBS_NAME, IBS_CAPS,
-                      "AMD IBS-Op sampling via perf: precise IP samples and sampled branch edges",
-                      ibs_probe_impl)
+static int ibs_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res)
+{
+  (void)host; /* the probe needs no host service */
+  return ibs_probe_impl(res);
+}
 
+/* One window over s->pid: the engine ran the probe (isolated) before
+ * choosing this backend, so run() goes straight to the events; what the
+ * kernel refuses now is about this target, and is noted as such. */
+static int ibs_run(const struct asmspy_host_api *host, const struct asmspy_session *s)
+{
+  char why[256];
+  struct ibs_pmu pmu;
+  int rc = ibs_pmu_from_sysfs(IBS_SYSFS_ROOT, IBS_MAX_PERIOD, &pmu, why, sizeof why);
+  if (rc < 0) {
+    pp_note(host, pp_session_out(s), ASMSPY_NOTE_SKIP, IBS_NAME ": %s", why);
+    return rc;
+  }
+  return ibs_capture(host, s, &pmu);
+}
+
+static const struct asmspy_backend_ops ibs_backend_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = (uint32_t)sizeof(struct asmspy_backend_ops),
+    .run = ibs_run,
+};
+
+static const struct asmspy_plugin ibs_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = (uint32_t)sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_BACKEND,
+    .name = IBS_NAME,
+    .description = "AMD IBS-Op sampling via perf, out of band: precise IP samples and sampled "
+                   "branch edges",
+    .caps = IBS_CAPS,
+    .probe = ibs_probe,
+    .backend = &ibs_backend_ops,
+    .view = NULL,
+    .plugin_version = "0.2.0",
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host)
+{
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR)
+    return NULL;
+  return &ibs_plugin;
+}
