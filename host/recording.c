@@ -403,6 +403,19 @@ static int check_event_members(struct recording *rec, const char *type, const st
     for (size_t i = 0; !c.bad && i < json_array_len(trace); i++)
       if (json_array_at(trace, i)->type != JSON_OBJECT)
         check_fail(&c, "trace", "an array of step objects");
+  } else if (strcmp(type, "codeimage") == 0) {
+    /* a region's bytes at a logical time: `when` is a seq, never after the line's own */
+    int64_t len = 0, when = 0, seq = 0;
+    if (!is_hex_addr(json_get(ev, "base"))) check_fail(&c, "base", "a \"0x\" hex string");
+    need_int(&c, "len", 1, &len);
+    need_int(&c, "version", 1, NULL);
+    need_int(&c, "when", 1, &when);
+    json_get_int(ev, "seq", &seq);
+    if (!c.bad && when > seq) check_fail(&c, "when", "a seq no later than the line's own seq");
+    const struct json_value *b = json_get(ev, "bytes");
+    if (!c.bad && (!b || b->type != JSON_STRING || b->u.str.len != 2 * (uint64_t)len ||
+                   !is_hex(b->u.str.s, b->u.str.len)))
+      check_fail(&c, "bytes", "a hex string of exactly 2*len digits");
   }
   if (c.bad) return invalid(rec, rec->lineno, "%s", c.msg);
   return 0;

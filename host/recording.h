@@ -147,6 +147,25 @@ const struct recording_report *recording_get_report(const struct recording *rec)
 /* Release rec (NULL is fine), closing the file if recording_open opened it. */
 void recording_close(struct recording *rec);
 
+/* ---- code images (recording_codeimage.c) ---------------------------------- */
+
+/* Every version of every code region a recording holds (its `codeimage`
+ * events), to answer: which bytes were at addr at logical time t? */
+struct recording_codeimages;
+struct recording_codeimages *recording_codeimages_new(void);
+void recording_codeimages_free(struct recording_codeimages *ci);
+/* Add one `codeimage` event line. Returns 0, or -1 when ev is not a
+ * well-formed codeimage (it is then ignored). */
+int recording_codeimages_add(struct recording_codeimages *ci, const struct json_value *ev);
+size_t recording_codeimages_count(const struct recording_codeimages *ci);
+/* The bytes at addr as they were at logical time t (a seq): those of the
+ * version with the greatest `when` <= t among the versions covering addr.
+ * Copies up to cap bytes (never past that version's end) to buf and returns
+ * how many; 0 when no version covers addr at t. *version and *when (may be
+ * NULL) name the version used. */
+size_t recording_codeimages_at(const struct recording_codeimages *ci, uint64_t addr, uint64_t t,
+                               uint8_t *buf, size_t cap, uint64_t *version, uint64_t *when);
+
 #ifdef __cplusplus
 }
 #endif
