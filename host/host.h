@@ -28,6 +28,9 @@ struct asmspy_symtab *target_symtab(struct asmspy_target *t);
 /* region.c */
 int target_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *start,
                           uint64_t *len, char *err, size_t errcap);
+/* data_symbols.c: --watch addresses (host->resolve_data) */
+int target_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr,
+                        uint64_t *size, char *err, size_t errcap);
 
 /* ---- disasm.c: Capstone, Intel syntax, cached by (addr, bytes) --------- */
 int disasm_one(uint64_t addr, const uint8_t *bytes, size_t len, char *text, size_t cap);
@@ -74,6 +77,14 @@ void out_close(struct asmspy_out *out, int status);
 uint64_t out_event_count(const struct asmspy_out *out);
 int out_wants_json(const struct asmspy_out *out);
 int out_wants_text(const struct asmspy_out *out);
+/* The fields the host writes itself (envelope, header, end, note,
+ * codeimage): record "*" = every event line; nested members as "host.arch".
+ * The metrics catalogue (docs/metrics.md) is checked against it. */
+struct out_field {
+  const char *record;
+  const char *field;
+};
+const struct out_field *out_field_table(size_t *n);
 
 /* ---- ptrace_seam.c --------------------------------------------------------- */
 extern const struct asmspy_seam_api seam_api;

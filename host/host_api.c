@@ -30,6 +30,7 @@ static const struct asmspy_host_api host_api = {
     .write_mem = target_write_mem,
     .operands = operands_one,
     .run_sampler = host_run_sampler,
+    .resolve_data = target_resolve_data,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }
