@@ -9,6 +9,7 @@
  * Events flow one way: backend -> host -> view -> output channel. */
 #define _GNU_SOURCE
 #include "asmspy_config.h"
+#include "host/codeimage.h"
 #include "host/host.h"
 
 #include <elf.h>
@@ -32,6 +33,8 @@ struct run_ctx {
   int (*snapshot)(void *state);
   const struct asmspy_run_opts *opts;
   uint64_t snapshot_every_ns, next_snapshot_ns;
+  /* region sessions with a JSON channel: the code's bytes as they ran */
+  struct codeimage_set *codeimage;
 };
 
 static uint64_t mono_ns(void) {
@@ -40,10 +43,26 @@ static uint64_t mono_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A region's bytes are recorded at its entry, before the view sees the
+ * sample they belong to, and only when they changed (host/codeimage.h); the
+ * view gets the matching CODEIMAGE event. A backend's own CODEIMAGE is
+ * recorded unless it repeats the last version. */
+static void engine_codeimage(struct run_ctx *ctx, const struct asmspy_event *ev) {
+  struct asmspy_event code;
+  if (ev->type == ASMSPY_EV_CODEIMAGE) {
+    codeimage_offer(ctx->codeimage, ev);
+  } else if (ev->type == ASMSPY_EV_REGION_ENTER && ev->u.region.len &&
+             codeimage_check(ctx->codeimage, ev->u.region.start, ev->u.region.len, &code) == 1 &&
+             !ctx->view_done) {
+    if (ctx->view->consume(ctx->view_state, &code) == ASMSPY_CONSUME_DONE) ctx->view_done = 1;
+  }
+}
+
 static int engine_sink(void *ctx_, const struct asmspy_event *ev) {
   struct run_ctx *ctx = ctx_;
   ctx->events++;
   if (ev->type == ASMSPY_EV_LOST) out_add_lost(ctx->out, ev->u.lost.count);
+  if (ctx->codeimage) engine_codeimage(ctx, ev);
   if (ctx->view_done) return 1;
   if (ctx->view->consume(ctx->view_state, ev) == ASMSPY_CONSUME_DONE) ctx->view_done = 1;
   /* Between two events the view's state is consistent: render it now if an
@@ -139,6 +158,32 @@ static int status_from_errno(int e) {
   }
 }
 
+/* The backend cannot serve the mode here: "# SKIP <backend>: <reason>" is the
+ * answer (the CLI exits 0). It goes through the writer like any result, so
+ * --json and --record=<f> still produce a valid recording that says so. */
+static int run_skipped(const struct asmspy_run_opts *o, const char *backend, const char *reason) {
+  struct out_opts oo = {.mode = o->mode,
+                        .backend = backend,
+                        .pid = o->pid,
+                        .json = (o->flags & ASMSPY_SESS_JSON) != 0,
+                        .record_path = o->record_path,
+                        .text_out = o->text_out,
+                        .json_out = o->json_out,
+                        .record_sink = o->on_record,
+                        .record_ctx = o->record_ctx};
+  int err = 0;
+  struct asmspy_out *out = out_open(&oo, &err);
+  if (!out) {
+    FILE *text_out = o->text_out ? o->text_out : stdout;
+    fprintf(text_out, "# SKIP %s: %s\n", backend, reason);
+    fflush(text_out);
+    return ASMSPY_RUN_SKIPPED;
+  }
+  out_note(out, ASMSPY_NOTE_SKIP, "%s: %s", backend, reason);
+  out_close(out, 0);
+  return ASMSPY_RUN_SKIPPED;
+}
+
 int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   const struct asmspy_host_api *host = asmspy_host_api();
   const struct asmspy_plugin_info *vinfo = asmspy_find_view_for_mode(e, o->mode);
@@ -181,16 +226,11 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
       return -ASMSPY_E_INTERNAL;
     }
   }
-  FILE *text_out = o->text_out ? o->text_out : stdout;
-  if (binfo->status != ASMSPY_USABLE) {
-    fprintf(text_out, "# SKIP %s: %s\n", binfo->name, binfo->reason);
-    fflush(text_out);
-    return ASMSPY_RUN_SKIPPED;
-  }
+  if (binfo->status != ASMSPY_USABLE) return run_skipped(o, binfo->name, binfo->reason);
   if ((binfo->caps & caps_needed) != caps_needed) {
-    fprintf(text_out, "# SKIP %s: does not provide what mode '%s' needs\n", binfo->name,
-            o->mode);
-    return ASMSPY_RUN_SKIPPED;
+    char why[160];
+    snprintf(why, sizeof why, "does not provide what mode '%s' needs", o->mode);
+    return run_skipped(o, binfo->name, why);
   }
 
   struct asmspy_session s;
@@ -283,11 +323,20 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
     }
   }
 
+  /* Region sessions record the region's bytes per real change; the
+   * backend's writes into the target go through the codeimage ledger so its
+   * own breakpoints are never taken for the target's code. */
+  const struct asmspy_host_api *backend_host = host;
+  if ((view->caps_required & ASMSPY_CAP_REGION) && out_wants_json(ctx.out)) {
+    ctx.codeimage = codeimage_open(s.target, s.pid, ctx.out);
+    backend_host = codeimage_host_api(ctx.codeimage, host);
+  }
+
   /* 4. capture; a view may ask for another run with a changed session
    * (--auto walking its candidates) */
   sampler_ladder_set_engine(e);
   for (;;) {
-    rc = binfo->desc->backend->run(host, &s);
+    rc = binfo->desc->backend->run(backend_host, &s);
     if (ctx.view_done || (o->stop && *o->stop)) break;
     if (!ASMSPY_HAS(view, retry) || !view->retry || view->retry(ctx.view_state, rc, &s) != 1)
       break;
@@ -319,6 +368,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   view->finish(ctx.view_state, rc);
   if (ctx.snapshot && o->on_frame) o->on_frame(o->record_ctx, 0);
   view->close(ctx.view_state);
+  codeimage_close(ctx.codeimage);
   int exit_status = rc == ASMSPY_FACT_EXITED ? 0 : rc;
   out_close(ctx.out, exit_status);
   target_close(s.target);

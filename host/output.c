@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "asmspy_config.h"
 #include "host/host.h"
+#include "host/json.h"
 #include "host/strbuf.h"
 
 #include <errno.h>
@@ -59,7 +60,13 @@ static int json_wanted(const struct asmspy_out *out) { return out->json || out->
 int out_wants_json(const struct asmspy_out *out) {
   return out && (json_wanted(out) || out->record_sink);
 }
-int out_wants_text(const struct asmspy_out *out) { return out && !out->json; }
+/* The JSON channels want the text too: each event line records the human
+ * rendering as "human", so a recording replays to the very text the live
+ * run printed (asmspy --replay) — the host knows no view's format, only the
+ * view does, so the view's own rendering is what is kept. */
+int out_wants_text(const struct asmspy_out *out) {
+  return out && (!out->json || json_wanted(out));
+}
 
 static void write_header(struct asmspy_out *out, const struct out_opts *o) {
   struct utsname u;
@@ -127,13 +134,28 @@ struct asmspy_out *out_open(const struct out_opts *o, int *err) {
   return out;
 }
 
-/* The JSON side of one event: a line with the next seq on every JSON channel. */
-static void emit_json(struct asmspy_out *out, const char *type, const char *json_fields) {
+/* A line of the asmtrace format is at most 1 MiB (docs/asmtrace-schema.md). */
+#define OUT_MAX_LINE (1024u * 1024u)
+
+/* The JSON side of one event: a line with the next seq on every JSON channel,
+ * carrying the human text as "human" when there is one (dropped, with
+ * "human_omitted":true, when it would push the line over the format's cap). */
+static void emit_json(struct asmspy_out *out, const char *type, const char *json_fields,
+                      const char *text) {
   struct strbuf b = {0};
   strbuf_addf(&b, "{\"type\":");
   strbuf_json_str(&b, type);
   strbuf_addf(&b, ",\"seq\":%" PRIu64, out->seq);
   if (json_fields && json_fields[0]) strbuf_addf(&b, ",%s", json_fields);
+  if (text) {
+    size_t tlen = strlen(text);
+    if (b.len + json_escape_len(text, tlen) + 16 < OUT_MAX_LINE) {
+      strbuf_addf(&b, ",\"human\":");
+      strbuf_json_strn(&b, text, tlen);
+    } else {
+      strbuf_addf(&b, ",\"human_omitted\":true");
+    }
+  }
   strbuf_addf(&b, "}");
   if (b.s) put_json_line(out, b.s);
   free(b.s);
@@ -148,7 +170,7 @@ int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, 
     fputc('\n', out->text_out);
   }
   out->seq++; /* counted in text mode too: the footer's count stays meaningful */
-  if (json_wanted(out)) emit_json(out, type, json_fields);
+  if (json_wanted(out)) emit_json(out, type, json_fields, text);
   return 0;
 }
 
@@ -186,7 +208,7 @@ void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap) {
   char fields[sizeof esc + 64];
   snprintf(fields, sizeof fields, "\"level\":\"%s\",\"text\":\"%s\"", level_name(level), esc);
   out->seq++;
-  emit_json(out, "note", fields);
+  emit_json(out, "note", fields, NULL); /* a note's text is its own "text" */
 }
 
 void out_note(struct asmspy_out *out, int level, const char *fmt, ...) {
@@ -228,4 +250,28 @@ void out_close(struct asmspy_out *out, int status) {
   if (out->record) fclose(out->record);
   if (!out->json) fflush(out->text_out);
   free(out);
+}
+
+/* The fields the host itself writes, whatever the mode: every event line's
+ * envelope, the header, the end footer, notes, and the region sessions'
+ * codeimage records (host/codeimage.c). A view's own fields are the view's;
+ * docs/metrics.md catalogues both, and the serve suite checks the catalogue
+ * against this table and against the keys of real runs of every mode. */
+static const struct out_field writer_fields[] = {
+    {"*", "type"},           {"*", "seq"},           {"*", "human"},
+    {"*", "human_omitted"},  {"header", "type"},     {"header", "format"},
+    {"header", "format_version"}, {"header", "tool"}, {"header", "tool_version"},
+    {"header", "mode"},      {"header", "pid"},      {"header", "backend"},
+    {"header", "host.kernel"}, {"header", "host.arch"}, {"header", "host.hostname"},
+    {"header", "start_time"}, {"header", "start_unix_ns"}, {"header", "argv"},
+    {"end", "type"},         {"end", "events"},      {"end", "lost"},
+    {"end", "reason"},       {"end", "status"},      {"end", "end_unix_ns"},
+    {"note", "level"},       {"note", "text"},       {"codeimage", "pid"},
+    {"codeimage", "base"},   {"codeimage", "len"},   {"codeimage", "version"},
+    {"codeimage", "when"},   {"codeimage", "detect"}, {"codeimage", "bytes"},
+};
+
+const struct out_field *out_field_table(size_t *n) {
+  *n = sizeof writer_fields / sizeof writer_fields[0];
+  return writer_fields;
 }
