@@ -1,11 +1,13 @@
 /* amd_lbr — capture backend: AMD branch stacks (Zen 4 LbrExtV2, Zen 3 BRS)
- * through perf's PERF_SAMPLE_BRANCH_STACK on the core `cpu` PMU.
+ * through perf's PERF_SAMPLE_BRANCH_STACK on the core `cpu` PMU, out of
+ * band (the target is never ptraced), plus an in-process mode for scopes.
  *
- * This file holds the probe: it reads the branch-stack depth the core PMU
- * exposes (cpu/caps/branches; absent when the depth is 0), opens a real
- * user-only sampling event with a branch stack on a forked child, maps the
- * ring, runs a loop and requires samples whose stacks are non-empty. Every
- * "no" names the gate that said it, with the errno and the measured setting.
+ * This file holds the descriptor and the probe: it reads the branch-stack
+ * depth the core PMU exposes (cpu/caps/branches; absent when the depth is
+ * 0), opens the very attr capture uses (lbr_attr_init) on a forked child,
+ * maps the ring, runs a loop and requires samples whose stacks are
+ * non-empty. Every "no" names the gate that said it, with the errno and the
+ * measured setting.
  *
  * Kernel ABI: arch/x86/events/amd/{lbr,brs}.c, kernel/events/core.c
  * (has_branch_stack() without lbr_nr -> EOPNOTSUPP). BRS needs the raw event
@@ -13,13 +15,16 @@
  * LbrExtV2 accepts any sampling event. Debian kernels build without
  * CONFIG_PERF_EVENTS_AMD_BRS.
  *
- * Capture itself (branch-stack decode into edges) lands with issue 6; until
- * then run() re-checks availability and says so.
+ * The rest of the backend: lbr_capture.c (the perf window), lbr_inproc.c
+ * (scopes), lbr_emit.c (records -> events), lbr_record.c (the layout).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 
 #include "asmspy/plugin.h"
+#include "plugins/amd_lbr/lbr_capture.h"
+#include "plugins/amd_lbr/lbr_inproc.h"
+#include "plugins/amd_lbr/lbr_record.h"
 #include "plugins/common/perf_probe.h"
 
 #define LBR_NAME "amd_lbr"
@@ -28,34 +33,34 @@
 #endif
 #define LBR_CPU_DIR LBR_SYSFS_ROOT "/cpu"
 #define LBR_DEPTH_PATH LBR_CPU_DIR "/caps/branches"
-#define LBR_CAPS (ASMSPY_CAP_BRANCH_SAMPLES | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_INPROCESS)
+#define LBR_CAPS                                                                               \
+  (ASMSPY_CAP_BRANCH_SAMPLES | ASMSPY_CAP_IP_SAMPLES | ASMSPY_CAP_OUT_OF_BAND |                  \
+   ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_INPROCESS)
 
-#define LBR_PERIOD 50000ull /* fixed (BRS refuses freq) and > 16 */
+#define LBR_PROBE_PERIOD 50000ull /* denser than a window: a short loop must yield samples */
 #define LBR_LOOP_ITERS 2000000ul
 #define LBR_CHILD_TIMEOUT_MS 3000
 #define LBR_RING_PAGES_LOG2 4u
-#define LBR_RAW_RETIRED_TAKEN_BRANCHES 0xc4ull
 
 /* Samples long enough to hold a branch-stack count, how many carry a
  * non-empty stack, and the deepest stack seen. */
-struct lbr_tally {
+struct lbr_probe_tally {
   unsigned long samples, with_stack;
   uint64_t max_nr;
 };
 
-/* IP|TID|TIME|BRANCH_STACK: hdr(8) ip(8) pid,tid(8) time(8) nr(8) entries[nr](24) */
+/* Decoded with the capture's own decoder (lbr_record.c). */
 static void lbr_tally_sample(const uint8_t *rec, size_t len, void *arg)
 {
-  struct lbr_tally *t = arg;
-  if (len < 40)
+  struct lbr_probe_tally *t = arg;
+  struct lbr_sample s;
+  if (lbr_decode_sample(rec, len, &s) != LBR_OK)
     return;
   t->samples++;
-  uint64_t nr;
-  memcpy(&nr, rec + 32, sizeof nr);
-  if (nr > 0 && 40 + nr * 24 <= (uint64_t)len) {
+  if (s.nr > 0) {
     t->with_stack++;
-    if (nr > t->max_nr)
-      t->max_nr = nr;
+    if (s.nr > t->max_nr)
+      t->max_nr = s.nr;
   }
 }
 
@@ -87,25 +92,18 @@ static int lbr_probe_impl(struct asmspy_probe_result *res)
   if (rc < 0)
     return pp_verdict_unreadable(res, LBR_DEPTH_PATH, rc);
 
-  /* 2. a user-only branch-stack sampling event on a forked child */
-  int brs = pp_cpu_has_flag("brs") == 1 && pp_cpu_has_flag("amd_lbr_v2") != 1;
+  /* 2. a user-only branch-stack sampling event on a forked child: the attr
+   * capture opens (lbr_attr_init), at the probe's period */
+  char why[256];
+  struct lbr_pmu pmu;
+  rc = lbr_pmu_from_sysfs(LBR_SYSFS_ROOT, LBR_PROBE_PERIOD, LBR_PROBE_PERIOD, &pmu, why,
+                          sizeof why);
+  if (rc < 0)
+    return pp_verdict(res, -rc, 0, 0, "%s", why);
+  int brs = pmu.brs;
   struct perf_event_attr attr;
-  memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  if (brs) {
-    attr.type = PERF_TYPE_RAW;
-    attr.config = LBR_RAW_RETIRED_TAKEN_BRANCHES;
-  } else {
-    attr.type = PERF_TYPE_HARDWARE;
-    attr.config = PERF_COUNT_HW_CPU_CYCLES;
-  }
-  attr.sample_period = LBR_PERIOD;
-  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_BRANCH_STACK;
-  attr.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  attr.disabled = 1;
-  const char *ev = brs ? "raw 0xc4" : "cycles";
+  lbr_attr_init(&attr, &pmu);
+  const char *ev = pmu.event;
 
   unsigned long iters = LBR_LOOP_ITERS;
   struct pp_child child;
@@ -126,9 +124,9 @@ static int lbr_probe_impl(struct asmspy_probe_result *res)
     else
       pp_perf_errno_hint(e, hint, sizeof hint);
     status = pp_verdict(res, pp_perf_errno_status(e), e, 0,
-                        "perf_event_open(%s, branch_sample_type=USER|ANY, per-task, user-only): "
+                        "perf_event_open(%s, branch_sample_type=USER|ANY%s, per-task, user-only): "
                         "%s (%s)",
-                        ev, pp_errno_name(e), hint);
+                        ev, brs ? "" : "|TYPE_SAVE", pp_errno_name(e), hint);
     goto out;
   }
 
@@ -141,7 +139,7 @@ static int lbr_probe_impl(struct asmspy_probe_result *res)
   status = pp_probe_run_child(res, LBR_NAME, "sampled", fd, &child, LBR_CHILD_TIMEOUT_MS);
   if (status != 0)
     goto out;
-  struct lbr_tally t = {0, 0, 0};
+  struct lbr_probe_tally t = {0, 0, 0};
   uint8_t rec[4096];
   (void)pp_ring_drain_samples(&ring, rec, sizeof rec, lbr_tally_sample, &t);
   if (t.samples == 0 || t.with_stack == 0) {
@@ -163,7 +161,54 @@ out:
   return status;
 }
 
-PP_PROBE_ONLY_BACKEND(LBR_NAME, LBR_CAPS,
-                      "AMD branch stacks (Zen 4 LbrExtV2 / Zen 3 BRS) via perf: sampled branch edges",
-                      lbr_probe_impl)
+static int lbr_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res)
+{
+  (void)host; /* the probe needs no host service */
+  return lbr_probe_impl(res);
+}
 
+/* One window over s->pid: the engine ran the probe (isolated) before
+ * choosing this backend; what the kernel refuses now is about this target. */
+static int lbr_run(const struct asmspy_host_api *host, const struct asmspy_session *s)
+{
+  char why[256];
+  struct lbr_pmu pmu;
+  int rc = lbr_pmu_from_sysfs(LBR_SYSFS_ROOT, LBR_PERIOD_CYCLES, LBR_PERIOD_BRS, &pmu, why,
+                              sizeof why);
+  if (rc < 0) {
+    pp_note(host, pp_session_out(s), ASMSPY_NOTE_SKIP, LBR_NAME ": %s", why);
+    return rc;
+  }
+  return lbr_capture(host, s, &pmu);
+}
+
+static const struct asmspy_backend_ops lbr_backend_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = (uint32_t)sizeof(struct asmspy_backend_ops),
+    .run = lbr_run,
+    .inproc_begin = lbr_inproc_begin,
+    .inproc_end = lbr_inproc_end,
+};
+
+static const struct asmspy_plugin lbr_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = (uint32_t)sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_BACKEND,
+    .name = LBR_NAME,
+    .description = "AMD branch stacks (Zen 4 LbrExtV2 / Zen 3 BRS) via perf, out of band: "
+                   "sampled branch edges; in-process for scopes",
+    .caps = LBR_CAPS,
+    .probe = lbr_probe,
+    .backend = &lbr_backend_ops,
+    .view = NULL,
+    .plugin_version = "0.2.0",
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host)
+{
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR)
+    return NULL;
+  return &lbr_plugin;
+}
