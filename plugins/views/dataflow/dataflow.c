@@ -22,10 +22,13 @@
  * a read of rax after `call helper` points at the call-out. Memory the
  * callee wrote is not seen (it ran natively). rip is not tracked: every
  * step shows its own address. The region plumbing (argument, resolve, entry
- * wait, "not seen entering"): plugins/common/region_view.h. */
+ * wait, "not seen entering"): plugins/common/region_view.h. --auto (sample
+ * first, then capture the best candidate, walking the list while candidates
+ * are not seen entering): auto.c. */
 #include <asmspy/plugin.h>
 
 #include "plugins/common/region_view.h"
+#include "plugins/views/dataflow/auto.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -35,7 +38,8 @@
 #include <string.h>
 
 #define VAL_MAX 32 /* bytes of a memory value kept (a zmm operand is cut to this) */
-#define USAGE "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [--json] [--tid=<t>] [--max=<n>]"
+#define USAGE                                                                                  \
+  "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [--json] [--tid=<t>] [--max=<n>] | <pid> " DF_AUTO_USAGE
 
 /* user_regs_struct indexes used here */
 enum { G_R11 = 6, G_R10 = 7, G_R9 = 8, G_R8 = 9, G_RAX = 10, G_RCX = 11, G_RDX = 12,
@@ -91,6 +95,8 @@ struct df_state {
   uint64_t executed, callouts;
   int entered, done;
   int32_t tid; /* the sampled thread */
+  struct df_auto_opts auto_opts; /* --auto: the region is chosen by sampling */
+  struct df_auto *autopick;
 };
 
 /* ---------------------------- memory defs ------------------------------- */
@@ -463,6 +469,7 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
 static int df_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                    void **state) {
   struct rv_region rv = {0};
+  struct df_auto_opts ao = {0};
   int64_t max = 0;
   if (s->max != 0) {
     host->note(NULL, ASMSPY_NOTE_WARN,
@@ -483,10 +490,15 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
       max = v;
       continue;
     }
-    int rc = rv_take_spec(host, s, a, &rv, USAGE);
+    int rc = df_auto_take_arg(host, s, a, &ao);
+    if (rc < 0) return rc;
+    if (rc == 1) continue;
+    rc = rv_take_spec(host, s, a, &rv, USAGE);
     if (rc) return rc;
   }
-  int rc = rv_need_spec(host, s, &rv, USAGE);
+  int rc = df_auto_check(host, s, &ao, &rv);
+  if (rc) return rc;
+  if (!ao.on) rc = rv_need_spec(host, s, &rv, USAGE);
   if (rc) return rc;
   if (!ASMSPY_HAS(host, operands) || !host->operands) {
     host->note(NULL, ASMSPY_NOTE_WARN, "--%s needs a host with operands() (ABI 1.3)", s->mode);
@@ -498,6 +510,7 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
   st->s = s;
   st->rv = rv;
   st->max = max;
+  st->auto_opts = ao;
   st->pending = -1;
   for (int g = 0; g < G_NREGS; g++) st->reg_def[g] = -1;
   *state = st;
@@ -506,7 +519,10 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
 
 static int df_configure(void *state, const struct asmspy_host_api *host, struct asmspy_session *s) {
   struct df_state *st = state;
-  int rc = rv_configure(&st->rv, host, s, "data-flow capture of");
+  int rc = st->auto_opts.on
+               ? df_auto_configure(&st->autopick, &st->auto_opts, host, s, &st->rv,
+                                   "data-flow capture of")
+               : rv_configure(&st->rv, host, s, "data-flow capture of");
   if (rc) return rc;
   s->max_steps = st->max; /* 0 = unbounded */
   return 0;
@@ -527,11 +543,14 @@ static int df_consume(void *state, const struct asmspy_event *ev) {
     if (st->entered) on_callout(st, ev);
     return ASMSPY_CONSUME_MORE;
   case ASMSPY_EV_REGION_EXIT:
-    st->done = 1;
     if (!ev->u.region.reached) {
+      if (df_auto_missed(st->autopick)) return ASMSPY_CONSUME_MORE; /* retry() moves on */
+      st->done = 1;
       rv_not_reached(&st->rv, st->host, st->s);
+      df_auto_exhausted(st->autopick);
       return ASMSPY_CONSUME_DONE;
     }
+    st->done = 1;
     /* the thread is stopped after the last step: rax is the return value
      * (unless cut short), memory is readable, other registers unknown */
     finish_pending(st, ev, NULL, !ev->u.region.truncated, ev->u.region.retval, 0, 0);
@@ -564,9 +583,16 @@ static int df_finish(void *state, int end_status) {
   return 0;
 }
 
+/* --auto: the candidate was never seen entering; the next one, if any. */
+static int df_retry(void *state, int status, struct asmspy_session *s) {
+  struct df_state *st = state;
+  return df_auto_retry(st->autopick, status, s, &st->rv);
+}
+
 static void df_close(void *state) {
   struct df_state *st = state;
   if (!st) return;
+  df_auto_free(st->autopick);
   free(st->steps);
   free(st->reads);
   free(st->writes);
@@ -586,6 +612,7 @@ static const struct asmspy_view_ops df_ops = {
     .finish = df_finish,
     .close = df_close,
     .configure = df_configure,
+    .retry = df_retry,
 };
 
 static const struct asmspy_plugin df_plugin = {

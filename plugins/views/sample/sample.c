@@ -1,0 +1,452 @@
+/* sample: statistical hot edges / residency of a running process
+ * (`asmspy --sample <pid> [ms] [--json] [--sampler=ibs|lbr|sw|ptrace]
+ * [--top=<n>]`).
+ *
+ * The engine runs the sampler rung --sampler names (default ibs: AMD IBS-Op)
+ * for a window of `ms` (default: the backend's, 300 ms). This view
+ * aggregates what the rung delivers:
+ *   - BRANCH events (IBS, LBR: taken branches with ASMSPY_EVF_BR_* flags)
+ *     into a hot-edge histogram: count, from -> to, [misp N%], [ret];
+ *   - SAMPLE events (sw-clock, ptrace: bare IPs) into a residency histogram,
+ *     by function and by site — residency, NOT edges: the sampler never saw
+ *     a branch, so the table must not pretend it did;
+ *   - BRANCH events marked ASMSPY_EVF_BR_CALL but not TAKEN (the ptrace
+ *     rung's decoded direct calls in the hottest functions) into a separate
+ *     list of static call targets: candidates, not observations;
+ *   - the PROVENANCE event into the header (which sampler, samples, losses).
+ * Every table is honest about what it proves: a sampled edge WAS taken, a
+ * sampled site WAS running; absence proves nothing.
+ *
+ * finish() renders once at the end; snapshot() renders the same tables
+ * mid-window (the TUI's periodic frame). Text rows are capped by --top
+ * (default SP_TOP_DEFAULT, 0 = all); the JSON rows are always complete:
+ * `provenance`, then `hot_edge` or `hot_function` + `residency` rows, then
+ * `call_target` rows (docs/asmtrace-schema.md). */
+#define _GNU_SOURCE
+#include <asmspy/plugin.h>
+
+#include "plugins/common/hot_rank.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define USAGE "<pid> [ms] [--json] [--sampler=ibs|lbr|sw|ptrace] [--top=<n>]"
+#define SP_TOP_DEFAULT 40
+#define SP_MAX_WINDOW_MS 3600000 /* an hour: anything longer is a typo */
+
+struct sb {
+  char *s;
+  size_t len, cap;
+};
+
+struct sp_state {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  int64_t window_ms; /* 0 = the rung's default */
+  long top;
+  struct hr_table edges; /* (from, to): sampled taken branches */
+  struct hr_table sites; /* (ip, 0): residency */
+  struct hr_table calls; /* (site, target): static call targets */
+  struct sb pending;     /* text headings waiting for the next shown row */
+  uint64_t branch_events, sample_events, lost_events;
+  int have_prov;
+  struct {
+    uint64_t samples, branch_samples, lost, throttled, window_ns;
+    char sampler[32];
+  } prov;
+};
+
+/* ------------------------------------------------------------- buffers -- */
+
+static void sb_addf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_addf(struct sb *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if (b->len + (size_t)n + 1 > b->cap) {
+    size_t nc = (b->len + (size_t)n + 1) * 2;
+    char *ns = realloc(b->s, nc);
+    if (!ns) return;
+    b->s = ns;
+    b->cap = nc;
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+static void sb_reset(struct sb *b) {
+  b->len = 0;
+  if (b->s) b->s[0] = 0;
+}
+
+/* ------------------------------------------------------------- naming -- */
+
+/* How the header names each rung: what it measured and how. */
+static const char *sp_rung_text(const char *sampler) {
+  if (!strcmp(sampler, "ibs")) return "AMD IBS-Op, out of band";
+  if (!strcmp(sampler, "lbr")) return "AMD LBR branch stacks, out of band";
+  if (!strcmp(sampler, "sw-clock")) return "software task-clock, out of band";
+  if (!strcmp(sampler, "ptrace")) return "ptrace attach-and-sample probes";
+  return sampler;
+}
+
+/* JSON fields naming one address: "<key>":"0x..","<key>_sym":"fn+0x.. [m]" */
+static void sp_addr_json(struct sp_state *st, struct sb *j, const char *key, uint64_t addr) {
+  char text[400], esc[800];
+  hr_site_text(st->host, st->s->target, addr, text, sizeof text);
+  st->host->json_escape(esc, sizeof esc, text, strlen(text));
+  sb_addf(j, "\"%s\":\"0x%" PRIx64 "\",\"%s_sym\":\"%s\"", key, addr, key, esc);
+}
+
+/* ------------------------------------------------------------ render -- */
+
+/* Section headings are text only: they ride along with the next row's
+ * emit (one record per row in JSON, no heading records). */
+static void sp_heading(struct sp_state *st, const char *text) {
+  sb_addf(&st->pending, "%s%s", st->pending.len ? "\n" : "", text);
+}
+
+/* One record: the row's JSON fields j, its text t (shown: in the text table)
+ * after any pending headings. A row beyond --top goes to JSON only. */
+static void sp_emit(struct sp_state *st, const char *type, struct sb *j, struct sb *t, int shown) {
+  const struct asmspy_host_api *h = st->host;
+  int json_on = !ASMSPY_HAS(h, wants_json) || !h->wants_json || h->wants_json(st->s->out);
+  if (shown || json_on) {
+    struct sb text = {0};
+    if (shown && st->pending.len) sb_addf(&text, "%s%s", st->pending.s, t->len ? "\n" : "");
+    if (shown && t->len) sb_addf(&text, "%s", t->s);
+    h->emit(st->s->out, type, j->len ? j->s : NULL, text.len ? text.s : NULL);
+    if (shown) sb_reset(&st->pending);
+    free(text.s);
+  }
+  sb_reset(j);
+  sb_reset(t);
+}
+
+static int sp_show(const struct sp_state *st, size_t i) { return st->top == 0 || i < (size_t)st->top; }
+
+static void sp_render_edges(struct sp_state *st, struct sb *j, struct sb *t) {
+  const struct hr_row **rows = hr_sorted(&st->edges);
+  size_t n = rows ? st->edges.n : 0;
+  int width = 0;
+  for (size_t i = 0; i < n && sp_show(st, i); i++) {
+    char from[400];
+    hr_site_text(st->host, st->s->target, rows[i]->a, from, sizeof from);
+    int w = (int)strlen(from);
+    if (w > width) width = w;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const struct hr_row *r = rows[i];
+    int shown = sp_show(st, i);
+    char from[400], to[400];
+    hr_site_text(st->host, st->s->target, r->a, from, sizeof from);
+    hr_site_text(st->host, st->s->target, r->b, to, sizeof to);
+    unsigned misp_pct = r->count ? (unsigned)((r->misp * 100 + r->count / 2) / r->count) : 0;
+    if (shown) {
+      sb_addf(t, "%8" PRIu64 "  %-*s -> %s", r->count, width, from, to);
+      if (r->misp) sb_addf(t, "  [misp %u%%]", misp_pct);
+      if (r->flags & ASMSPY_EVF_BR_RET) sb_addf(t, "  [ret]");
+      if (r->flags & ASMSPY_EVF_BR_CALL) sb_addf(t, "  [call]");
+      if (st->top && i + 1 == (size_t)st->top && n > (size_t)st->top)
+        sb_addf(t, "\n     ... %zu more edges (--top=0 shows all; --json has all)",
+                n - (size_t)st->top);
+    }
+    sb_addf(j, "\"count\":%" PRIu64 ",", r->count);
+    sp_addr_json(st, j, "from", r->a);
+    sb_addf(j, ",");
+    sp_addr_json(st, j, "to", r->b);
+    sb_addf(j, ",\"misp\":%" PRIu64 ",\"ret\":%s,\"call\":%s", r->misp,
+            r->flags & ASMSPY_EVF_BR_RET ? "true" : "false",
+            r->flags & ASMSPY_EVF_BR_CALL ? "true" : "false");
+    sp_emit(st, "hot_edge", j, t, shown);
+  }
+  free(rows);
+}
+
+static void sp_render_residency(struct sp_state *st, struct sb *j, struct sb *t) {
+  const struct asmspy_host_api *h = st->host;
+  size_t nf = 0;
+  struct hr_func *f = hr_functions(h, st->s->target, &st->sites, 0, NULL, &nf);
+  uint64_t named = 0;
+  for (size_t i = 0; i < nf; i++) named += f[i].samples;
+  sp_heading(st, "  by function:");
+  if (!nf) sp_heading(st, "     (no sample fell in a named function)");
+  int width = 0;
+  for (size_t i = 0; i < nf && sp_show(st, i); i++) {
+    int w = (int)(strlen(f[i].name) + strlen(f[i].module) + 3);
+    if (w > width) width = w;
+  }
+  for (size_t i = 0; i < nf; i++) {
+    int shown = sp_show(st, i);
+    char label[260], name_e[300], mod_e[140];
+    snprintf(label, sizeof label, "%s [%s]", f[i].name, f[i].module);
+    if (shown) {
+      sb_addf(t, "%8" PRIu64 "  %-*s  %u offset%s", f[i].samples, width, label, f[i].spread,
+              f[i].spread == 1 ? "" : "s");
+      if (st->top && i + 1 == (size_t)st->top && nf > (size_t)st->top)
+        sb_addf(t, "\n     ... %zu more functions", nf - (size_t)st->top);
+    }
+    h->json_escape(name_e, sizeof name_e, f[i].name, strlen(f[i].name));
+    h->json_escape(mod_e, sizeof mod_e, f[i].module, strlen(f[i].module));
+    sb_addf(j,
+            "\"name\":\"%s\",\"module\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"size\":%" PRIu64
+            ",\"count\":%" PRIu64 ",\"offsets\":%u",
+            name_e, mod_e, f[i].start, f[i].size, f[i].samples, f[i].spread);
+    sp_emit(st, "hot_function", j, t, shown);
+  }
+  free(f);
+  if (st->sites.total > named) {
+    char line[64];
+    snprintf(line, sizeof line, "%8" PRIu64 "  (no symbol)", st->sites.total - named);
+    sp_heading(st, line);
+  }
+  sp_heading(st, "  by site:");
+  const struct hr_row **rows = hr_sorted(&st->sites);
+  size_t n = rows ? st->sites.n : 0;
+  for (size_t i = 0; i < n; i++) {
+    int shown = sp_show(st, i);
+    char site[400];
+    if (shown) {
+      sb_addf(t, "%8" PRIu64 "  %s", rows[i]->count,
+              hr_site_text(h, st->s->target, rows[i]->a, site, sizeof site));
+      if (st->top && i + 1 == (size_t)st->top && n > (size_t)st->top)
+        sb_addf(t, "\n     ... %zu more sites (--top=0 shows all; --json has all)",
+                n - (size_t)st->top);
+    }
+    sb_addf(j, "\"count\":%" PRIu64 ",", rows[i]->count);
+    sp_addr_json(st, j, "ip", rows[i]->a);
+    sp_emit(st, "residency", j, t, shown);
+  }
+  free(rows);
+}
+
+static void sp_render_calls(struct sp_state *st, struct sb *j, struct sb *t) {
+  const struct hr_row **rows = hr_sorted(&st->calls);
+  size_t n = rows ? st->calls.n : 0;
+  if (!n) return;
+  /* call-site order reads like the function's body */
+  for (size_t a = 1; a < n; a++)
+    for (size_t b = a; b > 0 && rows[b - 1]->a > rows[b]->a; b--) {
+      const struct hr_row *tmp = rows[b];
+      rows[b] = rows[b - 1];
+      rows[b - 1] = tmp;
+    }
+  sp_heading(st, "  call targets decoded in the hottest functions (static: candidates, not "
+                 "observations):");
+  for (size_t i = 0; i < n; i++) {
+    int shown = sp_show(st, i);
+    char from[400], to[400];
+    if (shown)
+      sb_addf(t, "          %s -> %s",
+              hr_site_text(st->host, st->s->target, rows[i]->a, from, sizeof from),
+              hr_site_text(st->host, st->s->target, rows[i]->b, to, sizeof to));
+    sp_addr_json(st, j, "from", rows[i]->a);
+    sb_addf(j, ",");
+    sp_addr_json(st, j, "to", rows[i]->b);
+    sp_emit(st, "call_target", j, t, shown);
+  }
+  free(rows);
+}
+
+/* The whole table through host->emit, as it stands: finish() at the end,
+ * snapshot() mid-window. The state is not changed. */
+static int sp_render(struct sp_state *st, int final) {
+  const struct asmspy_host_api *h = st->host;
+  struct sb j = {0}, t = {0};
+  int edges = st->edges.n > 0;
+  const char *sampler = st->have_prov ? st->prov.sampler : NULL;
+  uint64_t samples = st->have_prov ? st->prov.samples : st->sample_events + st->branch_events;
+  uint64_t branch = st->have_prov ? st->prov.branch_samples : st->branch_events;
+  char rung[96];
+  if (sampler)
+    snprintf(rung, sizeof rung, "%s", sp_rung_text(sampler));
+  else
+    snprintf(rung, sizeof rung, "%s", final ? "sampler unknown" : "sampling");
+  if (edges) {
+    sb_addf(&t,
+            "statistical hot edges (%s) \u2014 %zu edge%s, %" PRIu64 "/%" PRIu64
+            " branch/total samples (pid %d)",
+            rung, st->edges.n, st->edges.n == 1 ? "" : "s", branch, samples, (int)st->s->pid);
+  } else {
+    size_t nf = 0;
+    struct hr_func *f = hr_functions(h, st->s->target, &st->sites, 0, NULL, &nf);
+    free(f);
+    sb_addf(&t,
+            "statistical residency (%s) \u2014 %zu site%s in %zu function%s, %" PRIu64
+            " samples (pid %d)",
+            rung, st->sites.n, st->sites.n == 1 ? "" : "s", nf, nf == 1 ? "" : "s", samples,
+            (int)st->s->pid);
+  }
+  if (st->have_prov && (st->prov.lost || st->prov.throttled))
+    sb_addf(&t, "; %" PRIu64 " lost, %" PRIu64 " throttled", st->prov.lost, st->prov.throttled);
+  if (edges)
+    sb_addf(&t, "\nstatistical, not exact: an edge here WAS taken; absence proves nothing.");
+  else
+    sb_addf(&t, "\nstatistical, not exact: code here WAS running; absence proves nothing, and "
+                "residency is not entry evidence.");
+  if (!edges && !st->sites.n)
+    sb_addf(&t, "\nno samples: no thread of pid %d ran user code in the window (idle?)",
+            (int)st->s->pid);
+  char sampler_e[80];
+  h->json_escape(sampler_e, sizeof sampler_e, sampler ? sampler : "", sampler ? strlen(sampler) : 0);
+  sb_addf(&j, "\"sampler\":%s%s%s,\"kind\":\"%s\",\"samples\":%" PRIu64
+              ",\"branch_samples\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"throttled\":%" PRIu64
+              ",\"window_ns\":%" PRIu64 ",\"pid\":%d,\"edges\":%zu,\"sites\":%zu,\"final\":%s",
+          sampler ? "\"" : "", sampler ? sampler_e : "null", sampler ? "\"" : "",
+          edges ? "edges" : "residency", samples, branch, st->have_prov ? st->prov.lost : st->lost_events,
+          st->have_prov ? st->prov.throttled : 0, st->have_prov ? st->prov.window_ns : 0,
+          (int)st->s->pid, st->edges.n, st->sites.n, final ? "true" : "false");
+  sb_reset(&st->pending);
+  sp_emit(st, "provenance", &j, &t, 1);
+  if (edges)
+    sp_render_edges(st, &j, &t);
+  else if (st->sites.n)
+    sp_render_residency(st, &j, &t);
+  sp_render_calls(st, &j, &t);
+  free(j.s);
+  free(t.s);
+  return 0;
+}
+
+/* ------------------------------------------------------------ view ops -- */
+
+static int sp_usage(const struct asmspy_host_api *host, const char *fmt, const char *arg) {
+  char msg[256];
+  snprintf(msg, sizeof msg, fmt, arg);
+  host->note(NULL, ASMSPY_NOTE_WARN, "--sample: %s (usage: --sample %s)", msg, USAGE);
+  return -ASMSPY_E_USAGE;
+}
+
+static int sp_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                   void **state) {
+  long top = SP_TOP_DEFAULT;
+  if (ASMSPY_HAS(s, launch_argv) && s->launch_argv)
+    return sp_usage(host, "%s", "samples a running pid; --launch is not supported");
+  if (s->max < 0 || s->max > SP_MAX_WINDOW_MS) {
+    char v[32];
+    snprintf(v, sizeof v, "%lld", (long long)s->max);
+    return sp_usage(host, "invalid window '%s': milliseconds, 1..3600000", v);
+  }
+  for (int i = 0; i < s->argc; i++) {
+    const char *a = s->argv[i];
+    if (strncmp(a, "--sampler=", 10) == 0) continue; /* the engine chose the rung by it */
+    if (strncmp(a, "--top=", 6) == 0) {
+      char *end = NULL;
+      errno = 0;
+      long v = strtol(a + 6, &end, 10);
+      if (!a[6] || errno || *end || v < 0)
+        return sp_usage(host, "invalid --top '%s': a row count (0 = all)", a + 6);
+      top = v;
+      continue;
+    }
+    if (a[0] == '-') return sp_usage(host, "unknown option '%s'", a);
+    return sp_usage(host, "invalid window '%s': not a number of milliseconds", a);
+  }
+  struct sp_state *st = calloc(1, sizeof *st);
+  if (!st) return -ASMSPY_E_NOMEM;
+  st->host = host;
+  st->s = s;
+  st->window_ms = s->max; /* the CLI parses the second positional as a count */
+  st->top = top;
+  *state = st;
+  return 0;
+}
+
+static int sp_configure(void *state, const struct asmspy_host_api *host, struct asmspy_session *s) {
+  (void)host;
+  struct sp_state *st = state;
+  s->window_ms = st->window_ms;
+  st->s = s;
+  return 0;
+}
+
+static int sp_consume(void *state, const struct asmspy_event *ev) {
+  struct sp_state *st = state;
+  switch (ev->type) {
+  case ASMSPY_EV_BRANCH:
+    if ((ev->flags & ASMSPY_EVF_BR_CALL) && !(ev->flags & (ASMSPY_EVF_BR_TAKEN | ASMSPY_EVF_SAMPLED))) {
+      hr_add(&st->calls, ev->u.branch.from, ev->u.branch.to, 1, ev->flags);
+      break;
+    }
+    st->branch_events++;
+    hr_add(&st->edges, ev->u.branch.from, ev->u.branch.to, 1, ev->flags);
+    break;
+  case ASMSPY_EV_SAMPLE:
+    st->sample_events++;
+    hr_add(&st->sites, ev->ip, 0, ev->u.sample.weight ? ev->u.sample.weight : 1, ev->flags);
+    break;
+  case ASMSPY_EV_PROVENANCE:
+    st->have_prov = 1;
+    st->prov.samples = ev->u.prov.samples;
+    st->prov.branch_samples = ev->u.prov.branch_samples;
+    st->prov.lost = ev->u.prov.lost;
+    st->prov.throttled = ev->u.prov.throttled;
+    st->prov.window_ns = ev->u.prov.window_ns;
+    snprintf(st->prov.sampler, sizeof st->prov.sampler, "%s",
+             ev->u.prov.sampler ? ev->u.prov.sampler : "?");
+    break;
+  case ASMSPY_EV_LOST: st->lost_events += ev->u.lost.count; break;
+  case ASMSPY_EV_NOTE:
+    if (ev->u.note.text) st->host->note(st->s->out, ASMSPY_NOTE_INFO, "%s", ev->u.note.text);
+    break;
+  default: break;
+  }
+  return ASMSPY_CONSUME_MORE;
+}
+
+static int sp_finish(void *state, int end_status) {
+  (void)end_status;
+  return sp_render(state, 1);
+}
+
+static int sp_snapshot(void *state) { return sp_render(state, 0); }
+
+static void sp_close(void *state) {
+  struct sp_state *st = state;
+  if (!st) return;
+  hr_free(&st->edges);
+  hr_free(&st->sites);
+  hr_free(&st->calls);
+  free(st->pending.s);
+  free(st);
+}
+
+static const struct asmspy_view_ops sp_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_view_ops),
+    .mode = "sample",
+    .caps_required = ASMSPY_CAP_IP_SAMPLES,
+    .usage = USAGE,
+    .open = sp_open,
+    .consume = sp_consume,
+    .finish = sp_finish,
+    .close = sp_close,
+    .configure = sp_configure,
+    .snapshot = sp_snapshot,
+};
+
+static const struct asmspy_plugin sp_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_VIEW,
+    .name = "sample",
+    .description = "statistical hot edges (IBS/LBR) or residency (sw-clock/ptrace) over a window",
+    .caps = ASMSPY_CAP_IP_SAMPLES,
+    .view = &sp_ops,
+    .plugin_version = "0.1.0",
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  return &sp_plugin;
+}
