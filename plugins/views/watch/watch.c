@@ -1,0 +1,270 @@
+/* watch: who touches a field, and with what value
+ * (`asmspy --watch <pid> <sym|sym+off|0xADDR> [n] [--rw] [--len=1|2|4|8]`).
+ *
+ * open() parses the options (no target needed: --len, --rw, the address
+ * argument's presence); configure() resolves the address through
+ * host->resolve_data (a data symbol, sym+off or 0xADDR), picks the width
+ * and checks its alignment, and fills the session's watch fields for the
+ * backend (hwwatch). Each ASMSPY_EV_WATCH_HIT becomes one line
+ *
+ *   [tid] function+off [module]  disasm   old -> new
+ *
+ * and one `watch` record in --json. n hits (default 10) end the run.
+ * Every validation failure is a usage error (exit 2) with one line saying
+ * what is wrong.
+ */
+#include <asmspy/plugin.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WATCH_DEFAULT_N 10
+#define WATCH_USAGE "<pid> <sym|sym+off|0xADDR> [n] [--rw] [--len=1|2|4|8]"
+
+struct watch_state {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  const char *spec;   /* the address argument */
+  unsigned len;       /* --len, 0 = from the symbol's size */
+  int rw;             /* --rw */
+  uint64_t addr;
+  char name[256];     /* what the user named: the spec */
+  int64_t want;
+  uint64_t hits;
+};
+
+static int usage_error(const struct asmspy_host_api *host, const char *fmt, const char *arg)
+{
+  char msg[256];
+  snprintf(msg, sizeof msg, fmt, arg);
+  host->note(NULL, ASMSPY_NOTE_WARN, "--watch: %s (usage: --watch %s)", msg, WATCH_USAGE);
+  return -ASMSPY_E_USAGE;
+}
+
+static int parse_len(const char *v, unsigned *out)
+{
+  if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "4") && strcmp(v, "8"))
+    return -1;
+  *out = (unsigned)(v[0] - '0');
+  return 0;
+}
+
+static int watch_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                      void **state)
+{
+  const char *spec = NULL;
+  unsigned len = 0;
+  int rw = 0;
+  for (int i = 0; i < s->argc; i++) {
+    const char *a = s->argv[i];
+    if (strcmp(a, "--rw") == 0) {
+      rw = 1;
+    } else if (strncmp(a, "--len=", 6) == 0) {
+      if (parse_len(a + 6, &len) != 0)
+        return usage_error(host, "%s: the width must be 1, 2, 4 or 8 bytes", a);
+    } else if (a[0] == '-') {
+      return usage_error(host, "unknown option '%s'", a);
+    } else if (spec) {
+      return usage_error(host, "unexpected argument '%s' (one address per watch)", a);
+    } else {
+      spec = a;
+    }
+  }
+  if (!spec)
+    return usage_error(host, "%s", "needs an address to watch");
+  struct watch_state *st = calloc(1, sizeof *st);
+  if (!st)
+    return -ASMSPY_E_NOMEM;
+  st->host = host;
+  st->s = s;
+  st->spec = spec;
+  st->len = len;
+  st->rw = rw;
+  st->want = s->max ? s->max : WATCH_DEFAULT_N;
+  snprintf(st->name, sizeof st->name, "%s", spec);
+  *state = st;
+  return 0;
+}
+
+/* The widest of 8/4/2/1 that fits what is left of the symbol (4 for a raw
+ * address) and to which addr is naturally aligned. */
+static unsigned default_len(uint64_t addr, uint64_t size)
+{
+  uint64_t cap = size ? size : 4;
+  for (unsigned l = 8; l > 1; l /= 2)
+    if (l <= cap && (addr % l) == 0)
+      return l;
+  return 1;
+}
+
+static int watch_configure(void *state, const struct asmspy_host_api *host,
+                           struct asmspy_session *s)
+{
+  struct watch_state *st = state;
+  if (!ASMSPY_HAS(host, resolve_data) || !host->resolve_data || !ASMSPY_HAS(s, watch_access)) {
+    host->note(s->out, ASMSPY_NOTE_WARN, "--watch needs a host with ABI 1.5 (resolve_data)");
+    return -ASMSPY_E_ABI;
+  }
+  char err[256];
+  uint64_t addr = 0, size = 0;
+  int rc = host->resolve_data(s->target, st->spec, &addr, &size, err, sizeof err);
+  if (rc) {
+    host->note(s->out, ASMSPY_NOTE_WARN, "--watch: %s", err);
+    return rc;
+  }
+  unsigned len = st->len ? st->len : default_len(addr, size);
+  if (addr % len) {
+    host->note(s->out, ASMSPY_NOTE_WARN,
+               "--watch: %s = 0x%" PRIx64 " is not %u-byte aligned: a hardware watchpoint "
+               "covers a naturally aligned 1/2/4/8 bytes (x86 DR7 requires it); give an "
+               "aligned address or a smaller --len",
+               st->spec, addr, len);
+    return -ASMSPY_E_USAGE;
+  }
+  if (size && len > size)
+    host->note(s->out, ASMSPY_NOTE_WARN,
+               "--watch: --len=%u also covers %" PRIu64 " byte(s) past the end of %s", len,
+               len - size, st->spec);
+  st->addr = addr;
+  st->len = len;
+  s->watch_addr = addr;
+  s->watch_len = len;
+  s->watch_access = ASMSPY_WATCH_WRITE | (st->rw ? ASMSPY_WATCH_READ : 0u);
+  if (!s->max)
+    s->max = st->want; /* the backend stops at n hits too */
+
+  const char *what = st->rw ? "reads and writes" : "writes";
+  char text[512], fields[768], name_e[600];
+  snprintf(text, sizeof text, "watching %s @ 0x%" PRIx64 " (%u bytes, %s) in pid %d", st->name,
+           addr, len, what, (int)s->pid);
+  host->json_escape(name_e, sizeof name_e, st->name, strlen(st->name));
+  snprintf(fields, sizeof fields,
+           "\"name\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"len\":%u,\"size\":%" PRIu64
+           ",\"access\":\"%s\",\"pid\":%d",
+           name_e, addr, len, size, st->rw ? "rw" : "write", (int)s->pid);
+  host->emit(s->out, "watchpoint", fields, text);
+  return 0;
+}
+
+/* The value as a signed integer of the watched width. */
+static int64_t signed_of(uint64_t v, unsigned len)
+{
+  if (len >= 8)
+    return (int64_t)v;
+  unsigned bits = 8 * len;
+  uint64_t m = 1ull << (bits - 1);
+  v &= (1ull << bits) - 1;
+  return (int64_t)((v ^ m) - m);
+}
+
+static int render_hit(struct watch_state *st, const struct asmspy_event *ev)
+{
+  const struct asmspy_host_api *h = st->host;
+  uint8_t bytes[16];
+  char dis[128] = "(unreadable)";
+  ssize_t n = ev->target ? h->read_mem(ev->target, ev->ip, bytes, sizeof bytes) : -1;
+  if (n > 0 && h->disasm(ev->ip, bytes, (size_t)n, dis, sizeof dis) <= 0)
+    snprintf(dis, sizeof dis, "(bad)");
+  char where[384];
+  h->describe(ev->target, ev->ip, where, sizeof where);
+  unsigned len = ev->u.watch.len ? ev->u.watch.len : st->len;
+  int64_t oldv = signed_of(ev->u.watch.old_value, len);
+  int64_t newv = signed_of(ev->u.watch.new_value, len);
+  int read = (ev->flags & ASMSPY_EVF_WATCH_READ) != 0;
+  st->hits++;
+
+  char text[768];
+  int off = 0;
+  if (ev->nthreads > 1 || st->s->tid == 0)
+    off = snprintf(text, sizeof text, "[%d] ", (int)ev->tid);
+  snprintf(text + off, sizeof text - (size_t)off, "%-40s %-34s %" PRId64 " -> %" PRId64 "%s",
+           where, dis, oldv, newv, read ? "   (read)" : "");
+
+  struct asmspy_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  ASMSPY_INIT_HEADER(&sym);
+  h->symbolize(ev->target, ev->ip, &sym);
+  char sym_e[512] = "", mod_e[256], dis_e[256], name_e[600];
+  if (sym.name)
+    h->json_escape(sym_e, sizeof sym_e, sym.name, strlen(sym.name));
+  const char *module = sym.module ? sym.module : "?";
+  h->json_escape(mod_e, sizeof mod_e, module, strlen(module));
+  h->json_escape(dis_e, sizeof dis_e, dis, strlen(dis));
+  h->json_escape(name_e, sizeof name_e, st->name, strlen(st->name));
+  char fields[2048], symfield[560];
+  if (sym.name)
+    snprintf(symfield, sizeof symfield, "\"%s\"", sym_e);
+  else
+    snprintf(symfield, sizeof symfield, "null");
+  snprintf(fields, sizeof fields,
+           "\"hit\":%" PRIu64 ",\"tid\":%d,\"ip\":\"0x%" PRIx64 "\",\"sym\":%s,\"off\":%" PRIu64
+           ",\"module\":\"%s\",\"disasm\":\"%s\",\"name\":\"%s\",\"addr\":\"0x%" PRIx64
+           "\",\"len\":%u,\"access\":\"%s\",\"old\":%" PRId64 ",\"new\":%" PRId64
+           ",\"old_hex\":\"0x%" PRIx64 "\",\"new_hex\":\"0x%" PRIx64 "\",\"slot\":%u",
+           st->hits, (int)ev->tid, ev->ip, symfield, sym.name ? sym.offset : 0, mod_e, dis_e,
+           name_e, ev->u.watch.addr, len, read ? "read" : "write", oldv, newv,
+           ev->u.watch.old_value, ev->u.watch.new_value, ev->u.watch.slot);
+  h->emit(st->s->out, "watch", fields, text);
+  return st->want > 0 && (int64_t)st->hits >= st->want ? ASMSPY_CONSUME_DONE
+                                                         : ASMSPY_CONSUME_MORE;
+}
+
+static int watch_consume(void *state, const struct asmspy_event *ev)
+{
+  struct watch_state *st = state;
+  if (ev->type == ASMSPY_EV_WATCH_HIT)
+    return render_hit(st, ev);
+  return ASMSPY_CONSUME_MORE;
+}
+
+static int watch_finish(void *state, int end_status)
+{
+  struct watch_state *st = state;
+  if (end_status < 0)
+    return 0; /* the engine reports the failure */
+  char text[384], fields[768], name_e[600];
+  snprintf(text, sizeof text, "%" PRIu64 " hit%s on %s", st->hits, st->hits == 1 ? "" : "s",
+           st->name);
+  st->host->json_escape(name_e, sizeof name_e, st->name, strlen(st->name));
+  snprintf(fields, sizeof fields, "\"name\":\"%s\",\"hits\":%" PRIu64, name_e, st->hits);
+  st->host->emit(st->s->out, "watch_summary", fields, text);
+  return 0;
+}
+
+static void watch_close(void *state) { free(state); }
+
+static const struct asmspy_view_ops watch_ops = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_view_ops),
+    .mode = "watch",
+    .caps_required = ASMSPY_CAP_WATCHPOINTS,
+    .usage = WATCH_USAGE,
+    .open = watch_open,
+    .consume = watch_consume,
+    .finish = watch_finish,
+    .close = watch_close,
+    .configure = watch_configure,
+};
+
+static const struct asmspy_plugin watch_plugin = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_VIEW,
+    .name = "watch",
+    .description = "hardware data watchpoint: who touches a field, and the value",
+    .caps = ASMSPY_CAP_WATCHPOINTS,
+    .view = &watch_ops,
+    .plugin_version = "0.1.0",
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host)
+{
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR)
+    return NULL;
+  return &watch_plugin;
+}
