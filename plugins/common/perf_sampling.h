@@ -442,8 +442,7 @@ static inline void ps_set_open_reason(const struct ps_set *set, const char *what
                                       size_t cap)
 {
   if (set->refused == 0) {
-    snprintf(buf, cap, "pid %d: every thread exited before its %s event opened",
-             (int)set->pid, what);
+    snprintf(buf, cap, "every thread exited before its %s event opened", what);
     return;
   }
   char hint[200];
@@ -566,9 +565,12 @@ static inline void ps_event_init(const struct ps_emit *e, struct asmspy_event *e
 }
 
 /* Number the event and hand it to the sink. Returns non-zero once the sink
- * asked to stop. */
+ * asked to stop; from then on nothing more reaches it (but the closing
+ * PROVENANCE, ps_emit_provenance). */
 static inline int ps_emit_event(struct ps_emit *e, struct asmspy_event *ev)
 {
+  if (e->stopped)
+    return 1;
   ev->seq = e->seq++;
   if (e->sink && e->sink(e->sink_ctx, ev))
     e->stopped = 1;
