@@ -47,8 +47,10 @@ run_ok() { # run_ok ARGS... -> $TMP/out, exit 0 required
   "$ASMSPY" "$@" >"$TMP/out" 2>"$TMP/err" || fail "'$*' exited $?: $(cat "$TMP/err")"
 }
 check_header() { # check_header NAME ADDR LEN ACCESS
-  grep -q "^watching $1 @ $2 ($3 bytes, $4) in pid $pid$" "$TMP/out" ||
-    fail "header for $1: want 'watching $1 @ $2 ($3 bytes, $4)', got: $(head -3 "$TMP/out")"
+  local unit=bytes
+  [ "$3" = 1 ] && unit=byte
+  grep -q "^watching $1 @ $2 ($3 $unit, $4) in pid $pid$" "$TMP/out" ||
+    fail "header for $1: want 'watching $1 @ $2 ($3 $unit, $4)', got: $(head -3 "$TMP/out")"
 }
 outcome() { # SKIP with the probe's reason, or hits in the documented format
   if grep -q '^# SKIP hwwatch: ' "$TMP/out"; then

@@ -14,7 +14,10 @@
  *     before detach, swallowing a hit that arrives during the disarm;
  *   - AArch64: arm via NT_ARM_HW_WATCH, step over each hit with the
  *     watchpoint off, re-arm;
- *   - the pure encoders: DR7 / DR6 and the user_hwdebug_state contents.
+ *   - the pure encoders: DR7 / DR6 and the user_hwdebug_state contents;
+ *   - the watch view (dlopened): argument checks, the hit line
+ *     `[tid] function+off [module]  disasm   old -> new`, and --json records
+ *     that the recording validator accepts.
  * Standalone: exit 0 when every check passes. */
 #include <asmspy/asmspy.h>
 #include <asmspy/plugin.h>
@@ -29,6 +32,7 @@
 
 #include "../unit/check.h"
 #include "fake_seam.h"
+#include "host/recording.h"
 
 /* ------------------------------------------------------- fake host -- */
 
@@ -515,6 +519,197 @@ static void test_plugin_entry(const char *so)
   dlclose(h);
 }
 
+/* ------------------------------------------------------ the view -- */
+
+static char text_out[4096], json_out[8192];
+static uint64_t json_seq;
+
+static int h_emit(struct asmspy_out *out, const char *type, const char *fields, const char *text)
+{
+  (void)out;
+  json_seq++;
+  if (text)
+    snprintf(text_out + strlen(text_out), sizeof text_out - strlen(text_out), "%s\n", text);
+  snprintf(json_out + strlen(json_out), sizeof json_out - strlen(json_out),
+           "{\"type\":\"%s\",\"seq\":%llu%s%s}\n", type, (unsigned long long)json_seq,
+           fields && *fields ? "," : "", fields ? fields : "");
+  return 0;
+}
+
+static const char *h_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap)
+{
+  struct asmspy_symbol sym;
+  memset(&sym, 0, sizeof sym);
+  h_symbolize(t, addr, &sym);
+  if (sym.name)
+    snprintf(buf, cap, "%s+0x%llx [%s]", sym.name, (unsigned long long)sym.offset, sym.module);
+  else
+    snprintf(buf, cap, "0x%llx [?]", (unsigned long long)addr);
+  return buf;
+}
+
+static int h_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr,
+                          uint64_t *size, char *err, size_t cap)
+{
+  (void)t;
+  if (strcmp(spec, "counter") == 0) {
+    *addr = DATA_ADDR;
+    *size = 4;
+    return 0;
+  }
+  if (strcmp(spec, "counter+1") == 0) {
+    *addr = DATA_ADDR + 1;
+    *size = 3;
+    return 0;
+  }
+  snprintf(err, cap, "%s is a function, not data", spec);
+  return -ASMSPY_E_USAGE;
+}
+
+struct view_run {
+  const struct asmspy_view_ops *v;
+  void *state;
+  struct asmspy_session s;
+  int open_rc, configure_rc;
+};
+
+static void view_start(const struct asmspy_plugin *p, struct view_run *r, int argc, char **argv)
+{
+  memset(r, 0, sizeof *r);
+  text_out[0] = json_out[0] = 0;
+  json_seq = 0;
+  r->v = p->view;
+  r->s = session(0, 0, 0, 0);
+  r->s.argc = argc;
+  r->s.argv = argv;
+  r->open_rc = r->v->open(&host, &r->s, &r->state);
+  if (r->open_rc == 0)
+    r->configure_rc = r->v->configure(r->state, &host, &r->s);
+}
+
+static struct asmspy_event hit_event(pid_t tid, uint64_t ip, uint64_t old, uint64_t new_value)
+{
+  struct asmspy_event ev;
+  memset(&ev, 0, sizeof ev);
+  ASMSPY_INIT_HEADER(&ev);
+  ev.type = ASMSPY_EV_WATCH_HIT;
+  ev.pid = 100;
+  ev.tid = tid;
+  ev.nthreads = 3;
+  ev.ip = ip;
+  ev.target = fake_target;
+  ev.u.watch.addr = DATA_ADDR;
+  ev.u.watch.old_value = old;
+  ev.u.watch.new_value = new_value;
+  ev.u.watch.len = 4;
+  return ev;
+}
+
+static void test_view(const char *so)
+{
+  host.emit = h_emit;
+  host.describe = h_describe;
+  host.resolve_data = h_resolve_data;
+  void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  CHECK(h != NULL, "dlopen %s: %s", so, dlerror());
+  if (!h)
+    return;
+  asmspy_plugin_entry_fn entry = (asmspy_plugin_entry_fn)dlsym(h, ASMSPY_PLUGIN_ENTRY_NAME);
+  const struct asmspy_plugin *p = entry ? entry(ASMSPY_ABI_VERSION, &host) : NULL;
+  CHECK(p && p->view && strcmp(p->view->mode, "watch") == 0 && p->view->configure &&
+            (p->view->caps_required & ASMSPY_CAP_WATCHPOINTS),
+        "watch view descriptor");
+  if (!p || !p->view) {
+    dlclose(h);
+    return;
+  }
+  struct view_run r;
+  char *bad_len[] = {"counter", "--len=3"}, *bad_opt[] = {"counter", "--x"}, *none[] = {NULL},
+       *func[] = {"main"}, *unaligned[] = {"counter+1", "--len=4"}, *two[] = {"counter", "pair"};
+  view_start(p, &r, 2, bad_len);
+  CHECK(r.open_rc == -ASMSPY_E_USAGE, "--len=3 is a usage error");
+  view_start(p, &r, 2, bad_opt);
+  CHECK(r.open_rc == -ASMSPY_E_USAGE, "unknown option");
+  view_start(p, &r, 0, none);
+  CHECK(r.open_rc == -ASMSPY_E_USAGE, "no address");
+  view_start(p, &r, 2, two);
+  CHECK(r.open_rc == -ASMSPY_E_USAGE, "two addresses");
+  view_start(p, &r, 1, func);
+  CHECK(r.open_rc == 0 && r.configure_rc == -ASMSPY_E_USAGE, "a function: configure refuses");
+  r.v->close(r.state);
+  view_start(p, &r, 2, unaligned);
+  CHECK(r.open_rc == 0 && r.configure_rc == -ASMSPY_E_USAGE, "unaligned --len=4 refused");
+  r.v->close(r.state);
+
+  char *ok[] = {"counter", "--rw"};
+  view_start(p, &r, 2, ok);
+  CHECK(r.open_rc == 0 && r.configure_rc == 0, "counter --rw accepted");
+  CHECK(r.s.watch_addr == DATA_ADDR && r.s.watch_len == 4 &&
+            r.s.watch_access == (ASMSPY_WATCH_WRITE | ASMSPY_WATCH_READ) && r.s.max == 10,
+        "session filled: addr, len 4 from the symbol size, rw, default n 10");
+  CHECK(strstr(text_out, "watching counter @ 0x601010 (4 bytes, reads and writes) in pid 100\n"),
+        "header line: %s", text_out);
+  struct asmspy_event e1 = hit_event(101, TOUCHER, 41, 42);
+  struct asmspy_event e2 = hit_event(102, TOUCHER, 0xffffffff, 0xffffffff);
+  e2.flags = ASMSPY_EVF_WATCH_READ;
+  CHECK(r.v->consume(r.state, &e1) == ASMSPY_CONSUME_MORE, "hit 1 consumed");
+  CHECK(r.v->consume(r.state, &e2) == ASMSPY_CONSUME_MORE, "hit 2 consumed");
+  r.v->finish(r.state, 0);
+  r.v->close(r.state);
+  const char *l1 = strstr(text_out, "[101] writer+0x4 [victim]");
+  CHECK(l1 && strstr(l1, "mov dword ptr [rip + 0x1ff6], 0x2a") &&
+            strstr(l1, " 41 -> 42\n") < strchr(l1, '\n') + 1,
+        "hit line: %s", text_out);
+  CHECK(strstr(text_out, "[102] writer+0x4 [victim]") && strstr(text_out, "-1 -> -1   (read)"),
+        "a read hit, values signed at the watched width: %s", text_out);
+  CHECK(strstr(text_out, "2 hits on counter\n"), "summary: %s", text_out);
+  if (getenv("HWWATCH_TEST_VERBOSE"))
+    fprintf(stderr, "%s%s", text_out, json_out);
+  CHECK(strstr(json_out, "\"tid\":101,\"ip\":\"0x401004\",\"sym\":\"writer\",\"off\":4,"
+                         "\"module\":\"victim\",\"disasm\":\"mov dword ptr [rip + 0x1ff6], 0x2a\""),
+        "json hit: %s", json_out);
+  CHECK(strstr(json_out, "\"old\":41,\"new\":42,\"old_hex\":\"0x29\",\"new_hex\":\"0x2a\""),
+        "json values: %s", json_out);
+
+  /* the records validate as a recording */
+  char rec[sizeof json_out + 1024];
+  snprintf(rec, sizeof rec,
+           "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,\"tool\":\"asmspy\","
+           "\"tool_version\":\"0.1.0\",\"mode\":\"watch\",\"pid\":100,\"backend\":\"hwwatch\","
+           "\"host\":{\"kernel\":\"6.1.0\",\"arch\":\"x86_64\",\"hostname\":\"h\"},"
+           "\"start_time\":\"2026-12-02T09:00:00Z\",\"start_unix_ns\":123}\n%s"
+           "{\"type\":\"end\",\"events\":%llu,\"lost\":0,\"reason\":\"n_reached\",\"status\":0,"
+           "\"end_unix_ns\":456}\n",
+           json_out, (unsigned long long)json_seq);
+  FILE *f = fmemopen(rec, strlen(rec), "r");
+  struct recording_report rep;
+  memset(&rep, 0, sizeof rep);
+  int verdict = f ? recording_validate(f, &rep) : -1;
+  if (f)
+    fclose(f);
+  CHECK(verdict == 0 && recording_type_count(&rep, "watch") == 2 &&
+            recording_type_count(&rep, "watchpoint") == 1,
+        "validator: %s (line %llu: %s)", recording_verdict_name(verdict),
+        (unsigned long long)rep.error_line, rep.error);
+  /* and the validator does check watch records */
+  char broken[] = "{\"type\":\"watch\",\"seq\":1,\"name\":\"x\",\"addr\":\"0x1\",\"len\":3,"
+                  "\"access\":\"write\"}\n";
+  snprintf(rec, sizeof rec,
+           "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,\"tool\":\"asmspy\","
+           "\"tool_version\":\"0.1.0\",\"mode\":\"watch\",\"pid\":100,\"backend\":\"hwwatch\","
+           "\"host\":{\"kernel\":\"6.1.0\",\"arch\":\"x86_64\",\"hostname\":\"h\"},"
+           "\"start_time\":\"2026-12-02T09:00:00Z\",\"start_unix_ns\":123}\n%s"
+           "{\"type\":\"end\",\"events\":1,\"lost\":0,\"reason\":\"n_reached\",\"status\":0,"
+           "\"end_unix_ns\":456}\n",
+           broken);
+  f = fmemopen(rec, strlen(rec), "r");
+  verdict = f ? recording_validate(f, &rep) : -1;
+  if (f)
+    fclose(f);
+  CHECK(verdict == 2, "a watch record with len 3 and no tid is invalid (%d)", verdict);
+  dlclose(h);
+}
+
 int main(int argc, char **argv)
 {
   host_init();
@@ -530,5 +725,7 @@ int main(int argc, char **argv)
   test_arm64_step_over();
   if (argc > 1)
     test_plugin_entry(argv[1]);
+  if (argc > 2)
+    test_view(argv[2]);
   return check_summary("test_hwwatch");
 }

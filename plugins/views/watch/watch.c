@@ -138,8 +138,8 @@ static int watch_configure(void *state, const struct asmspy_host_api *host,
 
   const char *what = st->rw ? "reads and writes" : "writes";
   char text[512], fields[768], name_e[600];
-  snprintf(text, sizeof text, "watching %s @ 0x%" PRIx64 " (%u bytes, %s) in pid %d", st->name,
-           addr, len, what, (int)s->pid);
+  snprintf(text, sizeof text, "watching %s @ 0x%" PRIx64 " (%u byte%s, %s) in pid %d", st->name,
+           addr, len, len == 1 ? "" : "s", what, (int)s->pid);
   host->json_escape(name_e, sizeof name_e, st->name, strlen(st->name));
   snprintf(fields, sizeof fields,
            "\"name\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"len\":%u,\"size\":%" PRIu64
@@ -180,7 +180,7 @@ static int render_hit(struct watch_state *st, const struct asmspy_event *ev)
   int off = 0;
   if (ev->nthreads > 1 || st->s->tid == 0)
     off = snprintf(text, sizeof text, "[%d] ", (int)ev->tid);
-  snprintf(text + off, sizeof text - (size_t)off, "%-40s %-34s %" PRId64 " -> %" PRId64 "%s",
+  snprintf(text + off, sizeof text - (size_t)off, "%-40s  %-36s   %" PRId64 " -> %" PRId64 "%s",
            where, dis, oldv, newv, read ? "   (read)" : "");
 
   struct asmspy_symbol sym;
