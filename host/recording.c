@@ -403,6 +403,24 @@ static int check_event_members(struct recording *rec, const char *type, const st
     for (size_t i = 0; !c.bad && i < json_array_len(trace); i++)
       if (json_array_at(trace, i)->type != JSON_OBJECT)
         check_fail(&c, "trace", "an array of step objects");
+  } else if (strcmp(type, "watchpoint") == 0 || strcmp(type, "watch") == 0) {
+    /* --watch: what is watched, then one event per hit (the toucher, old -> new) */
+    static const char *const watch_access[] = {"write", "rw", "read", NULL};
+    need_str(&c, "name");
+    if (!c.bad && !is_hex_addr(json_get(ev, "addr"))) check_fail(&c, "addr", "a \"0x\" hex string");
+    int64_t len = 0;
+    need_int(&c, "len", 1, &len);
+    if (!c.bad && len != 1 && len != 2 && len != 4 && len != 8) check_fail(&c, "len", "1, 2, 4 or 8");
+    need_enum(&c, "access", watch_access, "\"write\", \"rw\" or \"read\"");
+    if (strcmp(type, "watch") == 0) {
+      need_int(&c, "tid", INT64_MIN, NULL);
+      if (!c.bad && !is_hex_addr(json_get(ev, "ip"))) check_fail(&c, "ip", "a \"0x\" hex string");
+      const char *sym;
+      need_str_or_null(&c, "sym", &sym);
+      need_str(&c, "disasm");
+      need_int(&c, "old", INT64_MIN, NULL);
+      need_int(&c, "new", INT64_MIN, NULL);
+    }
   } else if (strcmp(type, "codeimage") == 0) {
     /* a region's bytes at a logical time: `when` is a seq, never after the line's own */
     int64_t len = 0, when = 0, seq = 0;
