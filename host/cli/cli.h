@@ -43,9 +43,12 @@ struct cli_command {
   int (*run)(int argc, char **argv);
   const char *synopsis;
   const char *help;
+  int takes_value; /* also "--name=<value>": run() then gets that argument as argv[0] */
 };
 extern const struct cli_command cli_commands[];
 int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv);
+/* The CLI exit status for an asmspy_run() result (0 answered, 1 failed, 2 usage). */
+int cli_exit_code_for(int rc);
 /* Run session(arg) in a supervised child (see supervise.c); returns its exit code. */
 int cli_supervise(int (*session)(void *arg), void *arg);
 void cli_print_usage(FILE *f);
@@ -53,5 +56,8 @@ void cli_print_usage(FILE *f);
 /* info.c / list.c: the no-attach commands (host/procinfo.c does the reading). */
 int cli_cmd_info(int argc, char **argv);
 int cli_cmd_list(int argc, char **argv);
+/* serve.c / replay.c: asmspy as a capture host, and recordings rendered back. */
+int cli_cmd_serve(int argc, char **argv);
+int cli_cmd_replay(int argc, char **argv);
 
 #endif

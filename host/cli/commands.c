@@ -14,7 +14,7 @@
 
 volatile int cli_stop_flag;
 
-static int exit_code_for(int rc) {
+int cli_exit_code_for(int rc) {
   if (rc == 0 || rc == ASMSPY_RUN_SKIPPED) return CLI_EXIT_OK;
   if (rc == -ASMSPY_E_USAGE) return CLI_EXIT_USAGE;
   if (rc > 0 && rc != ASMSPY_FACT_I386) return CLI_EXIT_OK; /* a fact is an answer */
@@ -114,7 +114,7 @@ static int run_mode_session(void *arg) {
   };
   int rc = asmspy_run(e, &o);
   asmspy_engine_close(e);
-  return exit_code_for(rc);
+  return cli_exit_code_for(rc);
 }
 
 int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv) {
@@ -158,17 +158,21 @@ static int cmd_version(int argc, char **argv) {
 
 const struct cli_command cli_commands[] = {
     {"backends", cmd_backends, "[--json]",
-     "every backend and view plugin: kind, ABI, status, measured reason"},
-    {"syms", cmd_syms, "<pid> [filter] [--json]", "resolved function symbols (addr size name module)"},
+     "every backend and view plugin: kind, ABI, status, measured reason", 0},
+    {"syms", cmd_syms, "<pid> [filter] [--json]", "resolved function symbols (addr size name module)", 0},
     {"info", cli_cmd_info, "<pid> [--json] [--record=<f>]",
-     "process snapshot: identity, runtime, threads, attach verdict, usable modes (never attaches)"},
+     "process snapshot: identity, runtime, threads, attach verdict, usable modes (never attaches)", 0},
     {"list", cli_cmd_list, "[active|scan] [--json]",
-     "list processes (! = cannot trace); active = recent CPU, scan = string-rich memory first"},
+     "list processes (! = cannot trace); active = recent CPU, scan = string-rich memory first", 0},
     {"launch", cmd_launch, "<mode> [options] -- <cmd> [args...]",
-     "spawn <cmd> already traced from its first instruction"},
-    {"help", cmd_help, "", "this text"},
-    {"version", cmd_version, "", "version and plugin ABI"},
-    {NULL, NULL, NULL, NULL},
+     "spawn <cmd> already traced from its first instruction", 0},
+    {"serve", cli_cmd_serve, "[=<socket>]",
+     "capture host: NDJSON commands in, recordings out (stdin/stdout, or a unix socket)", 1},
+    {"replay", cli_cmd_replay, "<f.asmtrace|-> [--session=<n>] [--disasm]",
+     "render a recording (or a --serve transcript's session) back to the live text", 0},
+    {"help", cmd_help, "", "this text", 0},
+    {"version", cmd_version, "", "version and plugin ABI", 0},
+    {NULL, NULL, NULL, NULL, 0},
 };
 
 void cli_print_usage(FILE *f) {

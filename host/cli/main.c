@@ -1,10 +1,12 @@
 /* asmspy: the CLI entry. Installs the stop signals, then dispatches the
  * first argument through the command table or to a view plugin's mode. */
 #include "host/cli/cli.h"
+#include "host/tui/tui.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Ctrl-C / SIGTERM / a closed stdout pipe stop the capture through the flag,
  * so the engine returns through its two-phase detach. No SA_RESTART: the
@@ -28,8 +30,11 @@ static void install_stop_handlers(void) {
 int main(int argc, char **argv) {
   install_stop_handlers();
   if (argc < 2) {
+    /* no arguments on a terminal: the interactive TUI (host/tui) */
+    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) return tui_main();
     cli_print_usage(stderr);
-    fprintf(stderr, "\nasmspy: give a command or mode (the interactive TUI is a separate issue)\n");
+    fprintf(stderr, "\nasmspy: give a command or mode (the interactive TUI needs a terminal on "
+                    "stdin and stdout)\n");
     return CLI_EXIT_USAGE;
   }
   const char *cmd = argv[1];
@@ -38,6 +43,13 @@ int main(int argc, char **argv) {
   cmd += 2;
   for (const struct cli_command *c = cli_commands; c->name; c++)
     if (strcmp(c->name, cmd) == 0) return c->run(argc - 2, argv + 2);
+  /* --name=<value> for the commands that take one: the whole argument is
+   * their argv[0] */
+  const char *eq = strchr(cmd, '=');
+  for (const struct cli_command *c = cli_commands; eq && c->name; c++)
+    if (c->takes_value && strlen(c->name) == (size_t)(eq - cmd) &&
+        strncmp(c->name, cmd, (size_t)(eq - cmd)) == 0)
+      return c->run(argc - 1, argv + 1);
   if (strchr(cmd, '=')) return cli_usage_error("unknown option '%s'", argv[1]);
   return cli_run_mode(cmd, argc - 2, argv + 2, NULL);
 }

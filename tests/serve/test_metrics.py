@@ -1,0 +1,5 @@
+#!/usr/bin/env python3
+"""(being written)"""
+import sys
+print("SKIP: test_metrics is being written")
+sys.exit(77)
