@@ -96,8 +96,13 @@ int pti_add_file(struct pti_image *im, const char *path, uint64_t offset, uint64
   int isid = pt_iscache_add_file(im->iscache, path, offset, size, vaddr);
   if (isid < 0) return isid;
   int rc = pt_image_add_cached(im->image, im->iscache, isid, NULL);
-  if (rc == 0) im->stats.file_sections++;
-  return rc;
+  if (rc < 0) return rc;
+  im->stats.file_sections++;
+  return isid;
+}
+
+int pti_attach(struct pti_image *im, struct pt_image *img, int isid) {
+  return pt_image_add_cached(img, im->iscache, isid, NULL);
 }
 
 int pti_add_maps(struct pti_image *im, const struct ptm_maps *m) {
@@ -108,7 +113,7 @@ int pti_add_maps(struct pti_image *im, const struct ptm_maps *m) {
     /* A writable+executable file mapping may have been patched in memory:
      * only the callback sees the live bytes. */
     if (!(mp->prot & PTM_WRITE) && ptm_is_file_backed(mp) &&
-        pti_add_file(im, mp->path, mp->offset, mp->end - mp->start, mp->start) == 0) {
+        pti_add_file(im, mp->path, mp->offset, mp->end - mp->start, mp->start) > 0) {
       added++;
       continue;
     }

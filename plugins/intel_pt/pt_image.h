@@ -48,9 +48,12 @@ void pti_free(struct pti_image *im);
  * sections added or a negative pt_error_code. */
 int pti_add_maps(struct pti_image *im, const struct ptm_maps *m);
 /* Add one file section [vaddr, vaddr+size) from path at offset (an mmap seen
- * in the sideband). Returns 0 or a negative pt_error_code. */
+ * in the sideband). Returns its isid (> 0) or a negative pt_error_code. */
 int pti_add_file(struct pti_image *im, const char *path, uint64_t offset, uint64_t size,
                  uint64_t vaddr);
+/* Add section isid (from pti_add_file) to a clone made before it existed.
+ * Returns 0 or a negative pt_error_code. */
+int pti_attach(struct pti_image *im, struct pt_image *img, int isid);
 
 /* Forget cached pages (the process may have rewritten code since). */
 void pti_invalidate(struct pti_image *im);
