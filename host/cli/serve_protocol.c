@@ -212,6 +212,8 @@ static int parse_start(const struct json_value *o, struct serve_cmd *cmd, struct
                           "%s)", kmsg, json_type_name(val->type));
     }
   }
+  if (!cmd->argv && !(cmd->argv = calloc(1, sizeof *cmd->argv))) /* always NULL-terminated */
+    return serve_refuse(why, "internal", "out of memory");
   return 0;
 }
 
