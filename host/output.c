@@ -98,6 +98,8 @@ static void write_header(struct asmspy_out *out, const struct out_opts *o) {
   strbuf_addf(&b, ",\"hostname\":");
   strbuf_json_str(&b, host);
   strbuf_addf(&b, "},\"start_time\":\"%s\",\"start_unix_ns\":%" PRIu64, when, ns);
+  /* event lines carry the human channel's text as "human" (asmspy --replay) */
+  strbuf_addf(&b, ",\"human\":true");
   if (o->argv && o->argc > 0) {
     strbuf_addf(&b, ",\"argv\":[");
     for (int i = 0; i < o->argc; i++) {
@@ -264,6 +266,7 @@ static const struct out_field writer_fields[] = {
     {"header", "mode"},      {"header", "pid"},      {"header", "backend"},
     {"header", "host.kernel"}, {"header", "host.arch"}, {"header", "host.hostname"},
     {"header", "start_time"}, {"header", "start_unix_ns"}, {"header", "argv"},
+    {"header", "human"},
     {"end", "type"},         {"end", "events"},      {"end", "lost"},
     {"end", "reason"},       {"end", "status"},      {"end", "end_unix_ns"},
     {"note", "level"},       {"note", "text"},       {"codeimage", "pid"},

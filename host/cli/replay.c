@@ -246,6 +246,10 @@ int cli_cmd_replay(int argc, char **argv) {
     fprintf(stderr, "asmspy: --replay: out of memory\n");
     return CLI_EXIT_FAIL;
   }
+  /* a writer that records "human" says so in the header: an event without
+   * it printed nothing live; only older recordings need the fallback */
+  const struct json_value *hh = json_get(recording_header(rec), "human");
+  int has_human = hh && hh->type == JSON_BOOL && hh->u.boolean;
   const struct json_value *ev;
   while (recording_next(rec, &ev) == 1) {
     const char *type = json_get_str(ev, "type");
@@ -272,7 +276,7 @@ int cli_cmd_replay(int argc, char **argv) {
       json_get_int(ev, "seq", &seq);
       fprintf(stderr, "# (the text of %s event %" PRId64 " was over the line cap and not recorded)\n",
               type, seq);
-    } else {
+    } else if (!has_human) {
       render_fallback(type, ev);
     }
   }
