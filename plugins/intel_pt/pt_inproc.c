@@ -21,7 +21,6 @@
 #include "plugins/intel_pt/pt_inproc.h"
 
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "plugins/common/exec_segment.h"
 #include "plugins/intel_pt/intel_pt.h"
 #include "plugins/intel_pt/pt_capture.h"
 #include "plugins/intel_pt/pt_decode.h"
@@ -58,28 +58,12 @@ static uint64_t g_self_lo, g_self_hi; /* this plugin's executable segment */
 
 static pid_t my_tid(void) { return (pid_t)syscall(SYS_gettid); }
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *data) {
-  (void)size;
-  uint64_t me = (uint64_t)(uintptr_t)data;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-    uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-    if (me >= lo && me < hi) {
-      g_self_lo = lo;
-      g_self_hi = hi;
-      return 1;
-    }
-  }
-  return 0;
-}
-
 static void once_init(void) {
   struct asmspy_probe_result why;
   memset(&why, 0, sizeof why);
   ASMSPY_INIT_HEADER(&why);
   g_pmu_status = ptc_pmu_read(IPT_SYSFS_ROOT, &g_pmu, &why);
-  dl_iterate_phdr(find_self, (void *)(uintptr_t)&once_init);
+  (void)exec_segment_of((const void *)&once_init, &g_self_lo, &g_self_hi);
 }
 
 /* 1: armed now; 0: this thread already has a scope; -1: table full. */
@@ -234,6 +218,30 @@ int ipt_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
 
 /* ---------------------------------------------------------------- deliver */
 
+/* The decoder's events on their way to the scope: a loss (OVF, a decode
+ * error, an unconfirmed stretch) becomes a "gap: ..." note at its place in
+ * the listing, carrying the decoder's explanation that came just before it. */
+struct gapper {
+  asmspy_sink_fn sink;
+  void *ctx;
+  char last[400];
+};
+
+static int gap_sink(void *ctx, const struct asmspy_event *ev) {
+  struct gapper *g = ctx;
+  if (ev->type == ASMSPY_EV_NOTE && ev->u.note.text)
+    snprintf(g->last, sizeof g->last, "%s", ev->u.note.text);
+  if (ev->type != ASMSPY_EV_LOST) return g->sink(g->ctx, ev);
+  char text[460];
+  snprintf(text, sizeof text, "gap: %s", g->last[0] ? g->last : "intel_pt: trace lost here");
+  g->last[0] = '\0';
+  struct asmspy_event note = *ev;
+  note.type = ASMSPY_EV_NOTE;
+  memset(&note.u, 0, sizeof note.u);
+  note.u.note.text = text;
+  return g->sink(g->ctx, &note); /* the note stands for the LOST event */
+}
+
 int pt_inproc_deliver(const struct pt_inproc_capture *c, asmspy_sink_fn sink, void *sink_ctx) {
   struct ptm_maps maps;
   if (ptm_read("/proc/self/maps", &maps) != 0) memset(&maps, 0, sizeof maps);
@@ -246,9 +254,10 @@ int pt_inproc_deliver(const struct pt_inproc_capture *c, asmspy_sink_fn sink, vo
   ptm_free(&maps);
   struct pt_image *img = pti_clone(im);
   uint64_t seq = 0;
+  struct gapper gp = {sink, sink_ctx, ""};
   struct ptd_opts o = {.image = img,
-                       .sink = sink,
-                       .sink_ctx = sink_ctx,
+                       .sink = gap_sink,
+                       .sink_ctx = &gp,
                        .seq = &seq,
                        .pid = c->pid,
                        .tid = c->tid,

@@ -518,6 +518,7 @@ static void test_inproc_deliver(void) {
   memset(&g, 0, sizeof g);
   pt_inproc_deliver(&c, got_sink, &g);
   CHECK(has_note(&g, "truncated: ", "gaps"), "garbage: a 'truncated: ... gaps' note");
+  CHECK(has_note(&g, "gap: ", "decode error"), "and a 'gap: ... decode error' note in place");
   syn_done(&s);
 }
 
