@@ -178,7 +178,7 @@ int cli_cmd_list(int argc, char **argv) {
   }
   long hz = sysconf(_SC_CLK_TCK);
   if (hz <= 0) hz = 100;
-  if (out_wants_text(out)) {
+  if (out_prints_text(out)) {
     printf("  %7s %-12s %4s %s  %-16s%s  %s\n", "PID", "USER", "THR", "S", "COMM",
            sort == SORT_ACTIVE ? "   CPU%" : sort == SORT_SCAN ? "    STR" : "", "NOTE");
   }
