@@ -434,6 +434,44 @@ static int check_event_members(struct recording *rec, const char *type, const st
     if (!c.bad && (!b || b->type != JSON_STRING || b->u.str.len != 2 * (uint64_t)len ||
                    !is_hex(b->u.str.s, b->u.str.len)))
       check_fail(&c, "bytes", "a hex string of exactly 2*len digits");
+  } else if (strcmp(type, "hot_edge") == 0 || strcmp(type, "call_target") == 0) {
+    /* --sample: a sampled taken edge, or a statically decoded direct call */
+    if (!is_hex_addr(json_get(ev, "from"))) check_fail(&c, "from", "a \"0x\" hex string");
+    if (!is_hex_addr(json_get(ev, "to"))) check_fail(&c, "to", "a \"0x\" hex string");
+    need_str(&c, "from_sym");
+    need_str(&c, "to_sym");
+    if (strcmp(type, "hot_edge") == 0) {
+      need_int(&c, "count", 1, NULL);
+      need_int(&c, "misp", 0, NULL);
+      const struct json_value *r = json_get(ev, "ret");
+      if (!c.bad && (!r || r->type != JSON_BOOL)) check_fail(&c, "ret", "true or false");
+    }
+  } else if (strcmp(type, "residency") == 0) {
+    if (!is_hex_addr(json_get(ev, "ip"))) check_fail(&c, "ip", "a \"0x\" hex string");
+    need_str(&c, "ip_sym");
+    need_int(&c, "count", 1, NULL);
+  } else if (strcmp(type, "hot_function") == 0) {
+    need_str(&c, "name");
+    need_str(&c, "module");
+    if (!is_hex_addr(json_get(ev, "start"))) check_fail(&c, "start", "a \"0x\" hex string");
+    need_int(&c, "count", 1, NULL);
+    need_int(&c, "offsets", 1, NULL);
+  } else if (strcmp(type, "provenance") == 0) {
+    static const char *const kinds[] = {"edges", "residency", NULL};
+    const char *sampler;
+    need_str_or_null(&c, "sampler", &sampler);
+    need_enum(&c, "kind", kinds, "\"edges\" or \"residency\"");
+    need_int(&c, "samples", 0, NULL);
+    need_int(&c, "branch_samples", 0, NULL);
+    need_int(&c, "lost", 0, NULL);
+    need_int(&c, "throttled", 0, NULL);
+    need_int(&c, "window_ns", 0, NULL);
+  } else if (strcmp(type, "auto") == 0) {
+    /* --dataflow --auto: the pick, each retry, a refusal, an exhausted walk */
+    static const char *const events[] = {"pick", "retry", "refused", "exhausted", NULL};
+    need_enum(&c, "event", events, "one of \"pick\", \"retry\", \"refused\", \"exhausted\"");
+    need_str(&c, "sampler");
+    need_int(&c, "candidates", 0, NULL);
   }
   if (c.bad) return invalid(rec, rec->lineno, "%s", c.msg);
   return 0;
