@@ -36,11 +36,32 @@ static int x86_validate(uint64_t addr, unsigned len, unsigned access, char *why,
   return 0;
 }
 
+/* DR7 as it really is in tid: a thread born while we watch inherits its
+ * parent's DR7 value (clone copies thread.ptrace_dr7) but none of its
+ * breakpoints (ptrace_bps are zeroed; measured on 6.x: the child reads back
+ * DR7 = 0xd0001 with DR0 = 0). An enabled slot whose address reads back 0
+ * therefore has no breakpoint behind it, and writing DR7 with that bit still
+ * set would register a real one at address 0: such phantom slots are
+ * dropped from the value we build on. */
+static int x86_live_dr7(struct hw_run *r, pid_t tid, uint64_t *dr7)
+{
+  int rc = r->seam->peek_user(r->sm, tid, hw_x86_dr_offset(7), dr7);
+  if (rc)
+    return rc;
+  for (unsigned i = 0; i < HW_X86_SLOTS; i++) {
+    uint64_t a = 0;
+    if ((*dr7 & (3ull << (2 * i))) && r->seam->peek_user(r->sm, tid, hw_x86_dr_offset(i), &a) == 0 &&
+        a == 0)
+      *dr7 = hw_x86_dr7_disarm(*dr7, i);
+  }
+  return 0;
+}
+
 static int x86_arm(struct hw_run *r, struct hw_thread *t)
 {
   const struct asmspy_seam_api *seam = r->seam;
   uint64_t dr7 = 0;
-  int rc = seam->peek_user(r->sm, t->tid, hw_x86_dr_offset(7), &dr7);
+  int rc = x86_live_dr7(r, t->tid, &dr7);
   if (rc) {
     snprintf(r->why, sizeof r->why, "PTRACE_PEEKUSER DR7 of tid %d: %s", (int)t->tid,
              strerror(-rc));
@@ -88,7 +109,8 @@ static int x86_disarm(struct hw_run *r, struct hw_thread *t)
     return 0;
   const struct asmspy_seam_api *seam = r->seam;
   uint64_t dr7 = t->dr7;
-  (void)seam->peek_user(r->sm, t->tid, hw_x86_dr_offset(7), &dr7); /* keep others' slots */
+  if (x86_live_dr7(r, t->tid, &dr7) != 0) /* keep others' slots, drop phantoms */
+    dr7 = t->dr7;
   int rc = seam->poke_user(r->sm, t->tid, hw_x86_dr_offset(7),
                            hw_x86_dr7_disarm(dr7, (unsigned)t->slot));
   if (rc && rc != -ESRCH) {

@@ -132,8 +132,14 @@ static int f_next_stop_impl(struct asmspy_stop *st, int allow_timeout)
     st->sig = e->sig;
     st->si_code = e->si_code;
     st->new_tid = e->new_tid;
-    if (e->kind == ASMSPY_STOP_NEW_TASK && !fs_task(e->new_tid))
-      fs_add_task(e->new_tid, 0); /* born running; its first stop comes later */
+    if (e->kind == ASMSPY_STOP_NEW_TASK && !fs_task(e->new_tid)) {
+      /* born running, its first stop comes later; like the kernel's clone
+       * it inherits the parent's DR7 value but no breakpoint (DR0-3 = 0) */
+      struct fs_task *child = fs_add_task(e->new_tid, 0);
+      t = fs_task(e->tid);
+      if (child && t)
+        child->dr[7] = t->dr[7];
+    }
     if (e->kind == ASMSPY_STOP_EXITED)
       t->exists = 0;
     return 0;

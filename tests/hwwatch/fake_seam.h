@@ -8,6 +8,9 @@
  *     attach); a STEP stop only for a task that was stepped;
  *   - next_stop answers INTERRUPTED while the session's stop flag is raised
  *     (as the real seam does).
+ * A task born through NEW_TASK inherits its parent's DR7 value but no
+ * breakpoint address, as x86 clone does (thread.ptrace_dr7 is copied,
+ * ptrace_bps are not).
  * interrupt_all() queues a GROUP stop for every running task; those are
  * delivered after the script runs out, then TIMEOUT / NONE.
  */

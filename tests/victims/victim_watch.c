@@ -3,13 +3,14 @@
  *   counter   int, incremented under a lock by every writer (1, 2, 3, ...:
  *             each write is the previous value + 1)
  *   watched   long, set by worker k (1..3) to k * 1000000 + its own count
- * The third worker starts 300 ms after the others, so a watch begun early
- * also has to arm a thread that is born while it runs.
+ * The third worker starts 300 ms (argv[1]: that many ms) after the others,
+ * so a watch begun early also has to arm a thread born while it runs.
  * Also here for the argument checks: `pair` (a struct: pair+4 is its
  * second int), `tls_counter` (thread-local: no single address), and the
  * function bump_counter (not data). Prints its pid first. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 int counter;
@@ -41,12 +42,13 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  long late_ms = argc > 1 ? atol(argv[1]) : 300;
   pthread_t th[3];
   printf("%d\n", (int)getpid());
   fflush(stdout);
   for (long k = 1; k <= 2; k++) pthread_create(&th[k - 1], NULL, worker, (void *)k);
-  usleep(300000);
+  usleep((useconds_t)late_ms * 1000);
   pthread_create(&th[2], NULL, worker, (void *)3L);
   for (;;) pause();
 }
