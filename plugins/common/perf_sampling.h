@@ -289,12 +289,19 @@ static inline int ps_set_add(struct ps_set *set, pid_t tid, int cpu)
  * (its /proc/<pid>/task directory vanished). */
 static inline int ps_set_scan(struct ps_set *set)
 {
+  char path[64];
   if (set->only_tid > 0) {
     if (ps_set_has_tid(set, set->only_tid))
       return 0;
+    /* perf would happily open a tid of another process: it must be one of
+     * the target's threads */
+    snprintf(path, sizeof path, "/proc/%d/task/%d", (int)set->pid, (int)set->only_tid);
+    if (access(path, F_OK) != 0) {
+      set->gone++;
+      return 0;
+    }
     return ps_set_add(set, set->only_tid, -1) == 0 ? 1 : 0;
   }
-  char path[64];
   snprintf(path, sizeof path, "/proc/%d/task", (int)set->pid);
   DIR *d = opendir(path);
   if (!d)
@@ -442,7 +449,11 @@ static inline void ps_set_open_reason(const struct ps_set *set, const char *what
                                       size_t cap)
 {
   if (set->refused == 0) {
-    snprintf(buf, cap, "every thread exited before its %s event opened", what);
+    if (set->only_tid > 0)
+      snprintf(buf, cap, "tid %d is not a thread of pid %d (or it exited)", (int)set->only_tid,
+               (int)set->pid);
+    else
+      snprintf(buf, cap, "every thread exited before its %s event opened", what);
     return;
   }
   char hint[200];
@@ -495,6 +506,7 @@ struct ps_window_result {
   int target_exited;    /* the process was gone before the window ended */
   int consumer_stopped; /* the consumer (the session sink) asked to stop */
   int interrupted;      /* *stop rose */
+  uint64_t ticks;       /* poll rounds: about window / PS_POLL_MS unless rings fill faster */
 };
 
 /* Enable the set, then every PS_POLL_MS (or sooner, when a ring passes its
@@ -517,6 +529,14 @@ static inline void ps_run_window(struct ps_set *set, int64_t window_ms, const vo
     uint64_t left_ms = (deadline - now + 999999ull) / 1000000ull;
     int timeout = left_ms < PS_POLL_MS ? (int)left_ms : PS_POLL_MS;
     (void)poll(set->pfd, (nfds_t)set->n, timeout);
+    res->ticks++;
+    /* A per-task event whose thread exited reports POLLHUP for good
+     * (perf_poll: is_event_hup): stop polling it, or every later poll
+     * returns at once and the window turns into a busy loop. Its ring is
+     * still drained (ps_set_drain walks the events, not the poll set). */
+    for (size_t i = 0; i < set->n; i++)
+      if (set->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+        set->pfd[i].fd = -1;
     if (ps_set_drain(set, buf, cap, c, n)) {
       res->consumer_stopped = 1;
       break;

@@ -252,6 +252,61 @@ static void test_late_thread(void)
   reap_spinner(&sp);
 }
 
+/* A thread that exits mid-window leaves an event that polls POLLHUP for
+ * good: the window must stop polling it, not spin on it. Bounded by the
+ * tracer's own CPU time (a busy loop would burn the whole window). */
+static void *short_thread(void *arg)
+{
+  (void)arg;
+  spin_for_ms(30);
+  return NULL;
+}
+
+static void test_exited_thread_no_busy_loop(void)
+{
+  int p[2];
+  CHECK(pipe(p) == 0, "pipe");
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    pthread_t th;
+    pthread_create(&th, NULL, short_thread, NULL);
+    char go = 'g';
+    if (write(p[1], &go, 1) != 1)
+      _exit(3);
+    spin_for_ms(-1);
+  }
+  char go;
+  CHECK(read(p[0], &go, 1) == 1, "child up");
+  struct ibs_pmu pmu = sw_pmu();
+  struct perf_event_attr attr;
+  ibs_attr_init(&attr, &pmu);
+  struct ps_set set;
+  CHECK(ps_set_init(&set, &attr, pid, 0, 0, IBS_RING_PAGES_LOG2_RUN) == 0, "init");
+  int added = ps_set_scan(&set);
+  struct tid_seen seen = {.n = 0};
+  struct ps_consumer c = {record_tid, NULL, &seen};
+  struct ps_counts n;
+  memset(&n, 0, sizeof n);
+  struct ps_window_result w;
+  uint8_t buf[4096] __attribute__((aligned(8)));
+  ps_run_window(&set, 400, NULL, buf, sizeof buf, &c, &n, &w);
+  fprintf(stderr, "exited thread: %d events, %d threads sampled, %llu poll rounds in a %.0f ms "
+                  "window\n", added, seen.n, (unsigned long long)w.ticks,
+          (double)w.window_ns / 1e6);
+  CHECK(added == 2, "both threads found at the start (%d)", added);
+  /* 400 ms / 20 ms = 20 rounds; a ring passing its watermark may add some,
+   * a HUP event polled on would make it thousands */
+  CHECK(w.ticks <= 400 / PS_POLL_MS * 3, "%llu poll rounds: polling a HUP event busy-loops",
+        (unsigned long long)w.ticks);
+  CHECK(n.sample_records > 0 && !w.target_exited, "the rest of the process was sampled");
+  ps_set_close(&set);
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  close(p[0]);
+  close(p[1]);
+}
+
 static void test_target_exits(void)
 {
   struct spinner sp;
@@ -303,6 +358,14 @@ static void test_tid_and_stop(void)
   const struct asmspy_event *p = check_sw_window(&log, "--tid");
   if (p)
     CHECK(p->nthreads == 1, "--tid samples one thread: nthreads %u", p->nthreads);
+
+  /* --tid of a thread that is not the target's: refused, not sampled */
+  memset(&log, 0, sizeof log);
+  fake_nnotes = 0;
+  s = session(sp.pid, getpid(), 150, &log, NULL);
+  CHECK(ibs_capture(&host, &s, &pmu) == -ASMSPY_E_ATTACH_GONE && log.n == 0,
+        "a foreign --tid is refused");
+  CHECK(fake_noted("is not a thread of pid"), "and the note says why");
 
   /* the stop flag is already up: one drain tick, then out */
   memset(&log, 0, sizeof log);
@@ -383,6 +446,7 @@ int main(void)
   fake_host_init(&host);
   test_window_over_threads();
   test_late_thread();
+  test_exited_thread_no_busy_loop();
   test_target_exits();
   test_target_gone();
   test_tid_and_stop();
