@@ -11,6 +11,10 @@
 
 #define PTI_PAGE 4096u
 #define PTI_SLOTS 64u /* direct-mapped page cache: a hot loop's code fits */
+/* Keep file sections mapped between decoders: the stream is decoded one PSB
+ * piece at a time, each by a fresh decoder that would otherwise map and
+ * unmap every section it touches again. */
+#define PTI_ISCACHE_LIMIT (256ull << 20)
 
 struct pti_page {
   uint64_t base; /* page address; valid when len > 0 */
@@ -78,6 +82,7 @@ struct pti_image *pti_new(const char *name, pti_read_fn read_fn, void *read_ctx)
   }
   im->read_fn = read_fn;
   im->read_ctx = read_ctx;
+  (void)pt_iscache_set_limit(im->iscache, PTI_ISCACHE_LIMIT);
   pt_image_set_callback(im->image, pti_read_cb, im);
   return im;
 }

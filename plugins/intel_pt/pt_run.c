@@ -512,6 +512,8 @@ int ipt_run(const struct asmspy_host_api *host, const struct asmspy_session *s) 
       k++;
     }
     free(pfd);
+    /* code read from memory (JIT, anonymous) may have been rewritten since */
+    if (r->im) pti_invalidate(r->im);
     for (size_t i = 0; i < r->n && !r->sink_stop; i++)
       if (!r->t[i].done) service(r, &r->t[i]);
     if (r->sink_stop || (s->stop && *s->stop)) break;

@@ -13,6 +13,8 @@
  *   0x20  83 c0 01           add  eax, 1        <- the callee
  *   0x23  c3                 ret                (a TIP: captured with noretcomp)
  *   0x30  0f 05              syscall            (user-only trace: TIP.PGD)
+ *   0x32  90                 nop                (where the syscall returns)
+ *   0x33  0f 05              syscall
  * Everything else is int3 (cc).
  */
 #ifndef ASMSPY_TESTS_INTEL_PT_SYNTH_H
@@ -42,7 +44,16 @@ static inline void syn_code(uint8_t *code) {
   memcpy(code + 0x20, callee, sizeof callee);
   code[0x30] = 0x0f; /* 0x30 syscall */
   code[0x31] = 0x05;
+  code[0x32] = 0x90; /* 0x32 nop */
+  code[0x33] = 0x0f; /* 0x33 syscall */
+  code[0x34] = 0x05;
 }
+
+/* syn_syscall_return(): the program, the return from its syscall, and the
+ * next syscall, with a PSB+ in between while tracing was off (in the kernel). */
+static const uint64_t syn_return_offsets[] = {0x00, 0x02, 0x07, 0x0a, 0x0c, 0x07, 0x0a, 0x0c, 0x07,
+                                              0x0a, 0x0c, 0x0e, 0x20, 0x23, 0x13, 0x30, 0x32, 0x33};
+#define SYN_RETURN_N (sizeof syn_return_offsets / sizeof syn_return_offsets[0])
 
 /* The instructions the program runs from B to the syscall, in order. */
 static const uint64_t syn_expected_offsets[] = {0x00, 0x02, 0x07, 0x0a, 0x0c, 0x07, 0x0a, 0x0c,
@@ -168,6 +179,19 @@ static inline size_t syn_program(struct syn *s, uint64_t B, int mid_psb, size_t 
   syn_ip(s, ppt_tip, B + 0x13); /* ret */
   syn_ip(s, ppt_tip, B + 0x30); /* jmp rbx */
   syn_ip_suppressed(s, ppt_tip_pgd); /* syscall: into the (untraced) kernel */
+  return syn_len(s);
+}
+
+/* The program's stream, then: PSB PSBEND (no FUP: tracing is off at that
+ * moment) MODE.exec TIP.PGE(B+0x32) TIP.PGD — the syscall returned to user
+ * space and the next one left it again. */
+static inline size_t syn_syscall_return(struct syn *s, uint64_t B) {
+  syn_program(s, B, 1, NULL);
+  syn_psb(s);
+  syn_psbend(s);
+  syn_mode64(s);
+  syn_ip(s, ppt_tip_pge, B + 0x32);
+  syn_ip_suppressed(s, ppt_tip_pgd);
   return syn_len(s);
 }
 

@@ -397,8 +397,8 @@ __asm__(".text\n"
         ".fill 11,1,0xcc\n"
         ".byte 0x83,0xc0,0x01,0xc3\n"
         ".fill 12,1,0xcc\n"
-        ".byte 0x0f,0x05\n"
-        ".fill 14,1,0xcc\n"
+        ".byte 0x0f,0x05, 0x90, 0x0f,0x05\n"
+        ".fill 11,1,0xcc\n"
         ".size asmspy_pt_cap_code, 64\n");
 extern const uint8_t asmspy_pt_cap_code[];
 

@@ -243,8 +243,8 @@ __asm__(".text\n"
         ".fill 11,1,0xcc\n"
         ".byte 0x83,0xc0,0x01,0xc3\n"
         ".fill 12,1,0xcc\n"
-        ".byte 0x0f,0x05\n"
-        ".fill 14,1,0xcc\n"
+        ".byte 0x0f,0x05, 0x90, 0x0f,0x05\n"
+        ".fill 11,1,0xcc\n"
         ".size asmspy_pt_test_code, 64\n");
 extern const uint8_t asmspy_pt_test_code[];
 
@@ -341,6 +341,54 @@ static void test_pieces(void) {
     if (mid) CHECK(psb2 > 0, "the second PSB is at %zu", psb2);
     syn_done(&s);
   }
+  pti_free(im);
+}
+
+/* A PSB+ while tracing was off (the thread in a syscall): cut anywhere, fed
+ * any way, the run comes out once, and no edge crosses the kernel. */
+static void test_psb_while_disabled(void) {
+  struct pti_image *im = pti_new("callback", read_code, NULL);
+  struct syn s;
+  syn_init(&s);
+  size_t len = syn_syscall_return(&s, VBASE);
+  CHECK(!s.bad, "synthesize the syscall return");
+  int ok = 1;
+  for (size_t cut = 0; cut <= len && ok; cut++) {
+    static struct recorder r;
+    memset(&r, 0, sizeof r);
+    struct pt_image *img = pti_clone(im);
+    uint64_t seq = 0;
+    struct ptd_opts o;
+    memset(&o, 0, sizeof o);
+    o.image = img;
+    o.sink = rec_sink;
+    o.sink_ctx = &r;
+    o.seq = &seq;
+    struct ptd *d = ptd_new(&o);
+    if (cut) ptd_feed(d, s.buf, cut);
+    ptd_feed(d, s.buf + cut, len - cut);
+    ptd_finish(d);
+    ptd_free(d);
+    pti_release(img);
+    size_t ni = 0;
+    for (size_t i = 0; i < r.n; i++) {
+      if (r.ev[i].type == ASMSPY_EV_INSN) {
+        if (ni >= SYN_RETURN_N || r.ev[i].ip != VBASE + syn_return_offsets[ni]) ok = 0;
+        ni++;
+      } else if (r.ev[i].type == ASMSPY_EV_BRANCH) {
+        if (r.ev[i].to == VBASE + 0x32) ok = 0; /* the syscall is no near branch */
+      } else {
+        ok = 0;
+      }
+    }
+    if (ni != SYN_RETURN_N) ok = 0;
+    if (!ok) {
+      fprintf(stderr, "syscall return, cut at %zu of %zu:\n", cut, len);
+      dump(&r);
+    }
+  }
+  CHECK(ok, "a PSB+ while tracing was off: the same 18 instructions for every cut");
+  syn_done(&s);
   pti_free(im);
 }
 
@@ -569,6 +617,7 @@ int main(void) {
   test_file_section();
   test_self_maps();
   test_pieces();
+  test_psb_while_disabled();
   test_truncated();
   test_filters_and_stop();
   test_negative();
