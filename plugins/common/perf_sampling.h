@@ -39,6 +39,7 @@
 #include "plugins/common/perf_probe.h"
 
 #define PS_MAX_EVENTS 512 /* threads (or CPUs) sampled at once; more are counted, not opened */
+#define PS_MAX_SKIPPED (4 * PS_MAX_EVENTS) /* threads never retried (refused, over the cap) */
 #define PS_POLL_MS 20     /* drain tick: rings are drained and threads rescanned this often */
 
 /* ------------------------------------------------------------------------- */
@@ -189,6 +190,8 @@ struct ps_set {
   struct ps_event *ev;
   struct pollfd *pfd;
   size_t n;
+  pid_t *skipped; /* tids refused once: a rescan does not retry (and recount) them */
+  size_t nskipped;
   /* why threads went unsampled: for the notes */
   size_t gone;     /* the thread exited before its event opened (ESRCH) */
   size_t refused;  /* perf_event_open or mmap said no (first_* has the first) */
@@ -212,27 +215,41 @@ static inline int ps_set_init(struct ps_set *set, const struct perf_event_attr *
   set->ring_pages_log2 = ring_pages_log2;
   set->ev = calloc(PS_MAX_EVENTS, sizeof *set->ev);
   set->pfd = calloc(PS_MAX_EVENTS, sizeof *set->pfd);
-  if (!set->ev || !set->pfd) {
+  set->skipped = calloc(PS_MAX_SKIPPED, sizeof *set->skipped);
+  if (!set->ev || !set->pfd || !set->skipped) {
     free(set->ev);
     free(set->pfd);
+    free(set->skipped);
     set->ev = NULL;
     set->pfd = NULL;
+    set->skipped = NULL;
     return -ENOMEM;
   }
   return 0;
 }
 
+/* 1 when tid is sampled already, or was refused once (not retried). */
 static inline int ps_set_has_tid(const struct ps_set *set, pid_t tid)
 {
   for (size_t i = 0; i < set->n; i++)
     if (set->ev[i].tid == tid)
       return 1;
+  for (size_t i = 0; i < set->nskipped; i++)
+    if (set->skipped[i] == tid)
+      return 1;
   return 0;
+}
+
+static inline void ps__skip_tid(struct ps_set *set, pid_t tid)
+{
+  if (tid > 0 && set->nskipped < PS_MAX_SKIPPED)
+    set->skipped[set->nskipped++] = tid;
 }
 
 static inline void ps__note_refusal(struct ps_set *set, const char *step, int err, pid_t tid,
                                     int cpu)
 {
+  ps__skip_tid(set, tid);
   if (err == ESRCH) { /* raced with the thread's exit: not a refusal */
     set->gone++;
     return;
@@ -252,6 +269,7 @@ static inline int ps_set_add(struct ps_set *set, pid_t tid, int cpu)
 {
   if (set->n >= PS_MAX_EVENTS) {
     set->over_cap++;
+    ps__skip_tid(set, tid);
     return -ENOSPC;
   }
   struct perf_event_attr attr = set->attr;
@@ -298,6 +316,7 @@ static inline int ps_set_scan(struct ps_set *set)
     snprintf(path, sizeof path, "/proc/%d/task/%d", (int)set->pid, (int)set->only_tid);
     if (access(path, F_OK) != 0) {
       set->gone++;
+      ps__skip_tid(set, set->only_tid);
       return 0;
     }
     return ps_set_add(set, set->only_tid, -1) == 0 ? 1 : 0;
@@ -397,8 +416,10 @@ static inline void ps_set_close(struct ps_set *set)
   }
   free(set->ev);
   free(set->pfd);
+  free(set->skipped);
   set->ev = NULL;
   set->pfd = NULL;
+  set->skipped = NULL;
   set->n = 0;
 }
 

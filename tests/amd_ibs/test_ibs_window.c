@@ -307,6 +307,31 @@ static void test_exited_thread_no_busy_loop(void)
   close(p[1]);
 }
 
+/* A thread perf refuses is refused once: rescans neither retry it nor
+ * count it again, and the status says what perf said. */
+static void test_refusals_counted_once(void)
+{
+  struct spinner sp;
+  CHECK(spawn_spinner(&sp, 3, 0, 0) == 0, "spawn");
+  struct perf_event_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = 0x7fff0000u; /* no such PMU: ENOENT */
+  attr.sample_period = 1000;
+  struct ps_set set;
+  CHECK(ps_set_init(&set, &attr, sp.pid, 0, 0, 1) == 0, "init");
+  CHECK(ps_set_scan(&set) == 0 && ps_set_scan(&set) == 0 && ps_set_scan(&set) == 0, "scans");
+  CHECK(set.n == 0 && set.refused == 3, "3 threads refused once each, not %zu", set.refused);
+  CHECK(ps_set_open_status(&set) == -ASMSPY_E_NO_KERNEL, "ENOENT -> NO_KERNEL");
+  char text[300];
+  ps_set_gaps(&set, text, sizeof text);
+  CHECK(strncmp(text, "3 refused (first: perf_event_open on tid ", 41) == 0 &&
+            strstr(text, ": ENOENT)"),
+        "gaps \"%s\"", text);
+  ps_set_close(&set);
+  reap_spinner(&sp);
+}
+
 static void test_target_exits(void)
 {
   struct spinner sp;
@@ -447,6 +472,7 @@ int main(void)
   test_window_over_threads();
   test_late_thread();
   test_exited_thread_no_busy_loop();
+  test_refusals_counted_once();
   test_target_exits();
   test_target_gone();
   test_tid_and_stop();
