@@ -1,0 +1,64 @@
+#!/bin/sh
+# test_tui_exits: the exit paths, driven in tmux.
+#   - the target dies (SIGKILL) while streamed: the TUI survives, says the
+#     capture ended, and its history stays readable (pause, scroll);
+#   - SIGTERM to asmspy while it single-steps a target: it detaches (the
+#     target runs on, not stopped, TracerPid 0), restores the terminal
+#     (no alternate screen) and exits 0;
+#   - SIGINT while it logs syscalls: the same;
+#   - Ctrl-C (a key: the TUI runs in raw mode) quits from the picker.
+. "$ASMSPY_SOURCE_ROOT/tests/e2e/lib.sh"
+. "$ASMSPY_SOURCE_ROOT/tests/tui/tui_lib.sh"
+
+# ---- the target dies mid-stream ------------------------------------------------
+start_victim victim_loop
+A=$VICTIM_PID
+start_victim victim_loop
+B=$VICTIM_PID
+tui_start
+tui_pick victim_loop "$A"
+tui_keys 3
+tui_wait '^(work|helper|main|usleep)[^ ]*\+0x[0-9a-f]+ +\[' "the stream of pid $A"
+kill -9 "$A"
+tui_wait '\[LIVE\] ended|# capture ended' "the capture ends with the target"
+tui_wait '# capture ended' "the end in the feed"
+tui_keys Up
+tui_wait '\[PAUSED [0-9]+/[0-9]+\]' "the history after the target died"
+tui_keys PPage
+tui_wait '\[PAUSED [0-9]+/[0-9]+\]' "scrolling the history"
+tui_save target_died
+pass "the target died: the TUI survives, the history stays readable"
+
+# ---- SIGTERM while single-stepping --------------------------------------------------
+tui_keys q
+tui_wait 'pick a process' "the process list"
+tui_pick victim_loop "$B"
+tui_keys 5
+tui_wait '^ *-> ' "the call tree of pid $B"
+kill -TERM "$TUI_PID"
+st=$(tui_exit_status)
+[ "$st" = 0 ] || fail "asmspy exited $st on SIGTERM"
+[ "$(tmux_ display-message -p -t tui '#{alternate_on}')" = 0 ] || fail "alternate screen left on after SIGTERM"
+assert_untraced "$B"
+pass "SIGTERM mid-step: exit 0, terminal restored, pid $B runs untraced"
+
+# ---- SIGINT while logging syscalls ----------------------------------------------------
+tui_start
+tui_pick victim_loop "$B"
+tui_keys 1
+tui_wait '^clock_nanosleep\(' "the syscall log of pid $B"
+kill -INT "$TUI_PID"
+st=$(tui_exit_status)
+[ "$st" = 0 ] || fail "asmspy exited $st on SIGINT"
+[ "$(tmux_ display-message -p -t tui '#{alternate_on}')" = 0 ] || fail "alternate screen left on after SIGINT"
+assert_untraced "$B"
+pass "SIGINT mid-log: exit 0, terminal restored, pid $B runs untraced"
+
+# ---- Ctrl-C as a key --------------------------------------------------------------------
+tui_start
+tui_wait 'pick a process' "the process picker"
+tui_keys C-c
+st=$(tui_exit_status)
+[ "$st" = 0 ] || fail "asmspy exited $st on Ctrl-C"
+pass "Ctrl-C quits"
+echo PASS

@@ -1,0 +1,113 @@
+#!/bin/sh
+# test_tui_stepping: the single-step views of victim_loop (main calls work,
+# work calls helper 5 times), driven in tmux.
+#   4 call graph: helper's inv is higher than work's; Tab sorts by fanout;
+#   5 call tree: `-> helper` indented under `-> work`, the right pane
+#     disassembles the selected function read live; space pauses;
+#   2 assembly & functions: the symbol picker (filter "work"), then per
+#     instruction counts (5x the loop body) and helper among the callees;
+#   6 process tree: `node <pid>` with inv=; Enter drills into the node's
+#     call graph (detach, re-attach);
+#   9 data flow: one invocation of work, steps with def-use (#N) links;
+# after every view the victim runs on, not stopped, TracerPid 0.
+. "$ASMSPY_SOURCE_ROOT/tests/e2e/lib.sh"
+. "$ASMSPY_SOURCE_ROOT/tests/tui/tui_lib.sh"
+
+start_victim victim_loop
+V=$VICTIM_PID
+tui_start
+tui_pick victim_loop "$V"
+
+inv_of() { # inv_of NAME: the inv= column of NAME's graph row on the last screen
+  awk -v n="$1" '$2 == n { for (i = 1; i <= NF; i++) if ($i ~ /^inv=/) { sub("inv=", "", $i); print $i; exit } }' \
+    "$TMP/screen"
+}
+
+# ---- 4 call graph -----------------------------------------------------------------
+tui_keys 4
+tui_wait '^call graph — [0-9]+ functions, sorted by invocations' "the graph frame"
+tui_wait '^\[int\] helper +inv=[0-9]*[1-9][0-9]* ' "helper with invocations"
+tui_wait '^\[int\] work +inv=[0-9]*[1-9][0-9]* ' "work with invocations"
+H=$(inv_of helper)
+W=$(inv_of work)
+[ -n "$H" ] && [ -n "$W" ] || fail "no inv for helper/work"
+[ "$H" -gt "$W" ] || fail "helper inv=$H is not above work inv=$W"
+tui_save graph
+tui_keys Tab
+tui_wait 'sorted by fanout' "Tab: the fanout sort"
+tui_keys b
+tui_wait '^ 1  syscall log' "b: the modes"
+assert_untraced "$V"
+pass "4 call graph: helper inv=$H > work inv=$W; Tab sorts by fanout"
+
+# ---- 5 call tree --------------------------------------------------------------------
+tui_keys 5
+tui_wait '^-> work \[victim_loop\]' "-> work at depth 0"
+tui_wait '^  -> helper \[victim_loop\]' "-> helper indented under work"
+# helper's line follows a work line (or another helper) one level deeper
+awk '/^-> work \[victim_loop\]/ {w = 1; next} w && /^  -> helper \[victim_loop\]/ {ok = 1} /^-> / {w = /^-> work/}
+     END {exit !ok}' "$TMP/screen" || fail "no '  -> helper' directly under '-> work'"
+tui_wait '│ (work|helper|usleep@plt|nanosleep|clock_nanosleep|main) \[[^]]+\] @ 0x[0-9a-f]+' \
+  "the right pane's function header"
+tui_keys Space
+tui_wait '\[PAUSED' "the tree pauses"
+tui_keys Up
+tui_wait '│   \+0x0 +[a-z]' "the selected function's disassembly"
+tui_save tree
+tui_keys b
+tui_wait '^ 1  syscall log' "b: the modes"
+assert_untraced "$V"
+pass "5 call tree: helper under work, disassembly pane, pause"
+
+# ---- 2 assembly & functions ------------------------------------------------------
+tui_keys 2
+tui_wait 'pick a function' "the symbol picker"
+tui_wait 'filter: _' "an empty filter (a new process)"
+tui_type work
+tui_wait '^  0x[0-9a-f]+ +[0-9]+ work +\[victim_loop\]' "work in the symbol list"
+tui_keys Tab
+tui_wait 'order: hot edges' "Tab: the hot-edge order"
+tui_wait '^address order: hot edges need an AMD IBS-Op sample .*amd_ibs is unavailable' \
+  "the fallback explanation"
+tui_keys Tab
+tui_wait 'order: name' "Tab: the name order"
+tui_keys Tab
+tui_wait 'order: address' "Tab: back to the address order"
+tui_wait '^  0x[0-9a-f]+ +[0-9]+ work +\[victim_loop\]' "work first by address"
+tui_save symbols
+tui_keys Enter
+tui_wait '^sample #[0-9]+ +ret=[0-9]+ ' "a sample of work"
+tui_wait '^ +5× +\+0x[0-9a-f]+ +call ' "the call executed 5 times per invocation"
+tui_wait '│ +5× +\+0x[0-9a-f]+ +-> +helper +\[victim_loop\]' "helper among the functions called"
+tui_save trace
+tui_keys b
+tui_wait '^ 1  syscall log' "b: the modes"
+assert_untraced "$V"
+pass "2 assembly & functions: symbol picker, per-instruction counts, callees"
+
+# ---- 6 process tree and the drill-in ------------------------------------------------
+tui_keys 6
+tui_wait "^node $V \\[victim_loop\\] +inv=[0-9]+" "the process node"
+tui_wait "tid $V \\(victim_loop\\) +inv=" "its thread"
+tui_save procs
+tui_keys Enter
+tui_wait "^call graph — [0-9]+ functions, sorted by invocations \\(pid $V\\)" "Enter: the node's call graph"
+tui_wait '^\[int\] helper +inv=' "the drilled-in graph's rows"
+tui_keys b
+tui_wait '^ 1  syscall log' "b: the modes"
+assert_untraced "$V"
+pass "6 process tree: node/tid rows; Enter drills into the node's call graph"
+
+# ---- 9 data flow -------------------------------------------------------------------
+tui_keys 9
+tui_wait 'pick a function' "the symbol picker"
+tui_wait '^  0x[0-9a-f]+ +[0-9]+ work +\[victim_loop\]' "work still filtered"
+tui_keys Enter
+tui_wait '^#[0-9]+ +\+0x[0-9a-f]+ +callout helper' "a call-out step to helper"
+tui_wait 'r: .*\(#[0-9]+\)' "reads linked to their defining steps"
+tui_save dataflow
+tui_keys q
+tui_wait 'pick a process' "q: the process list"
+assert_untraced "$V"
+pass "9 data flow: one invocation of work with def-use links"
+echo PASS
