@@ -459,8 +459,14 @@ static inline int ps_set_open_status(const struct ps_set *set)
   int e = set->first_errno;
   if (set->first_step && strcmp(set->first_step, "mmap") == 0)
     return -pp_mmap_status(e);
-  if ((e == EACCES || e == EPERM) && !set->cpu_wide)
+  if ((e == EACCES || e == EPERM) && !set->cpu_wide) {
+    /* an event that includes the kernel meets perf_allow_kernel first: at
+     * paranoid >= 2 that is host policy, whatever the target */
+    int par = -99;
+    if (!set->attr.exclude_kernel && pp_read_paranoid(&par) == 0 && par > 1)
+      return -ASMSPY_E_PERM;
     return -ASMSPY_E_ATTACH_PERM;
+  }
   return -pp_perf_errno_status(e);
 }
 
@@ -482,10 +488,18 @@ static inline void ps_set_open_reason(const struct ps_set *set, const char *what
   int is_mmap = set->first_step && strcmp(set->first_step, "mmap") == 0;
   if (is_mmap)
     pp_mmap_hint(e, hint, sizeof hint);
-  else if ((e == EACCES || e == EPERM) && !set->cpu_wide)
+  else if ((e == EACCES || e == EPERM) && !set->cpu_wide && set->attr.exclude_kernel)
     snprintf(hint, sizeof hint,
              "perf checks ptrace_may_access(READ) on the target: same uid and dumpable, or "
              "CAP_PERFMON");
+  else if ((e == EACCES || e == EPERM) && !set->cpu_wide) {
+    int par = -99;
+    (void)pp_read_paranoid(&par);
+    snprintf(hint, sizeof hint,
+             "the event includes the kernel: perf_event_paranoid <= 1 (now %d) or CAP_PERFMON, "
+             "and ptrace_may_access(READ) on the target",
+             par);
+  }
   else
     pp_perf_errno_hint(e, hint, sizeof hint);
   char who[32];
