@@ -10,6 +10,7 @@
  * struct's own bit-fields, the attr, and inproc_begin's refusal here. */
 #define _GNU_SOURCE
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "plugins/amd_lbr/lbr_capture.h"
 #include "plugins/amd_lbr/lbr_emit.h"
@@ -393,6 +394,45 @@ static void test_inproc_begin_here(void)
   free(log);
 }
 
+/* lbr_capture() on a live target with the one thing this machine lacks:
+ * a branch stack. A software event stands in for cycles; the kernel's
+ * answer (perf_swevent_init: has_branch_stack -> EOPNOTSUPP) must come back
+ * as "no hardware", noted with the errno, with no event emitted. */
+static void test_capture_refused_here(void)
+{
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (;;)
+      pause();
+  }
+  struct asmspy_host_api host;
+  fake_host_init(&host);
+  fake_nnotes = 0;
+  struct lbr_pmu pmu;
+  memset(&pmu, 0, sizeof pmu);
+  pmu.event = "task-clock (software stand-in)";
+  pmu.type = PERF_TYPE_SOFTWARE;
+  pmu.config = PERF_COUNT_SW_TASK_CLOCK;
+  pmu.period = 100000;
+  pmu.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
+  struct event_log log;
+  memset(&log, 0, sizeof log);
+  struct asmspy_session s;
+  memset(&s, 0, sizeof s);
+  ASMSPY_INIT_HEADER(&s);
+  s.mode = "sample";
+  s.pid = pid;
+  s.sink = log_sink;
+  s.sink_ctx = &log;
+  s.window_ms = 50;
+  int rc = lbr_capture(&host, &s, &pmu);
+  CHECK(rc == -ASMSPY_E_NO_HW, "rc %d, want -ASMSPY_E_NO_HW", rc);
+  CHECK(fake_noted("EOPNOTSUPP") && fake_noted("with a branch stack"), "noted with the errno");
+  CHECK(log.n == 0, "nothing emitted (%zu events)", log.n);
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+}
+
 int main(void)
 {
   test_bitfields_match_uapi();
@@ -400,5 +440,6 @@ int main(void)
   test_filters_and_inproc_delivery();
   test_attr_and_pmu();
   test_inproc_begin_here();
+  test_capture_refused_here();
   return check_summary("lbr_records");
 }
