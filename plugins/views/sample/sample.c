@@ -37,6 +37,7 @@
 #define USAGE "<pid> [ms] [--json] [--sampler=ibs|lbr|sw|ptrace] [--top=<n>]"
 #define SP_TOP_DEFAULT 40
 #define SP_MAX_WINDOW_MS 3600000 /* an hour: anything longer is a typo */
+#define SP_SITE_COLUMN 33        /* the from column of the seed's edge table */
 
 struct sb {
   char *s;
@@ -136,7 +137,7 @@ static int sp_show(const struct sp_state *st, size_t i) { return st->top == 0 ||
 static void sp_render_edges(struct sp_state *st, struct sb *j, struct sb *t) {
   const struct hr_row **rows = hr_sorted(&st->edges);
   size_t n = rows ? st->edges.n : 0;
-  int width = 0;
+  int width = SP_SITE_COLUMN;
   for (size_t i = 0; i < n && sp_show(st, i); i++) {
     char from[400];
     hr_site_text(st->host, st->s->target, rows[i]->a, from, sizeof from);
