@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -263,12 +264,16 @@ static int parse_record(const uint8_t *b, size_t n, struct ptc_record *r) {
 
 int ptc_drain_records(struct ptc_event *e, ptc_record_fn fn, void *ctx) {
   if (!e->ring.base) return 0;
-  /* a record is at most 64 KiB (u16 size); one byte more keeps strings terminated */
-  static __thread uint8_t buf[65536 + 1];
+  /* The records we ask for are small: MMAP2 is the largest, with a path of
+   * at most PATH_MAX. A bigger one is skipped whole (pp_ring_next). One byte
+   * more keeps strings terminated. */
+  enum { REC_MAX = 8192 };
+  uint8_t *buf = malloc(REC_MAX + 1);
+  if (!buf) return 0;
   uint64_t tail = e->ring.pc->data_tail;
   int n = 0;
   for (;;) {
-    int sz = pp_ring_next(&e->ring, &tail, buf, sizeof buf - 1);
+    int sz = pp_ring_next(&e->ring, &tail, buf, REC_MAX);
     if (sz == -EMSGSIZE) continue;
     if (sz <= 0) break;
     buf[sz] = '\0';
@@ -283,6 +288,7 @@ int ptc_drain_records(struct ptc_event *e, ptc_record_fn fn, void *ctx) {
     n++;
   }
   pp_ring_consume(&e->ring, tail);
+  free(buf);
   return n;
 }
 

@@ -46,6 +46,7 @@ struct ptd {
   size_t ntail, captail;
   unsigned notes;
   int mode_noted;
+  int seen_psb;           /* the stream's first PSB arrived (buf[0] is one) */
   struct ptd_stats st;
 };
 
@@ -306,10 +307,10 @@ static int decode_piece(struct ptd *d, uint8_t *buf, size_t len) {
   }
   uint64_t sync = 0;
   if (pt_insn_get_sync_offset(dec, &sync) == 0 && sync > 0) {
+    /* pieces start at a PSB once the first one was seen: this is a gap */
     d->st.skipped_bytes += sync;
-    note(d, "intel_pt: tid %d: %" PRIu64 " bytes before the first PSB at offset 0x%" PRIx64
-            " skipped",
-         (int)d->o.tid, sync, d->base_offset);
+    note(d, "intel_pt: tid %d: %" PRIu64 " bytes before the PSB at offset 0x%" PRIx64 " skipped",
+         (int)d->o.tid, sync, d->base_offset + sync);
   }
   int fresh = 1; /* the next instruction is the first after a sync */
   while (!d->stopped) {
@@ -413,6 +414,22 @@ int ptd_feed(struct ptd *d, const void *bytes, size_t len) {
   memcpy(d->buf + d->len, bytes, len);
   d->len += len;
   d->st.bytes += len;
+
+  /* Before the stream's first PSB there is nothing to sync on: the tail of
+   * whatever ran before tracing began. Drop it quietly (counted). */
+  if (!d->seen_psb) {
+    long first = ptd_find_psb(d->buf, d->len, 0);
+    if (first < 0) {
+      if (d->len <= PTD_MAX_PENDING) return 0; /* wait for one (or ptd_finish) */
+    } else {
+      d->seen_psb = 1;
+      d->st.skipped_bytes += (uint64_t)first;
+      d->base_offset += (uint64_t)first;
+      memmove(d->buf, d->buf + first, d->len - (size_t)first);
+      d->len -= (size_t)first;
+      d->scan_from = 1;
+    }
+  }
 
   /* The last PSB after buf[0]: everything before it is a complete piece. */
   long last = -1;

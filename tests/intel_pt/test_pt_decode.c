@@ -604,7 +604,19 @@ static void test_negative(void) {
   CHECK(!bad_edge, "no branch edge invented across the overflow");
   syn_done(&s);
 
-  /* 5. empty input and finish without feed */
+  /* 5. the capture began mid-stream: bytes before the first PSB are skipped */
+  syn_init(&s);
+  len = syn_program(&s, VBASE, 0, NULL);
+  static uint8_t late[4096];
+  memcpy(late, junk, 37);
+  memcpy(late + 37, s.buf, len);
+  memset(&r, 0, sizeof r);
+  decode(im, late, 37 + len, 5, NULL, &r, NULL);
+  CHECK(matches_program(&r, VBASE, "37 leading bytes"),
+        "37 bytes before the first PSB: skipped quietly, then the exact run");
+  syn_done(&s);
+
+  /* 6. empty input and finish without feed */
   memset(&r, 0, sizeof r);
   decode(im, junk, 0, 0, NULL, &r, NULL);
   CHECK(r.n == 0, "empty stream: no events");
