@@ -473,9 +473,14 @@ int ptd_finish(struct ptd *d) {
   return d->stopped;
 }
 
-void ptd_set_image(struct ptd *d, struct pt_image *image) {
+void ptd_gap(struct ptd *d) {
   (void)ptd_finish(d);
   d->prev_valid = 0;
+  d->seen_psb = 0; /* what follows the hole starts at its own first PSB */
+}
+
+void ptd_set_image(struct ptd *d, struct pt_image *image) {
+  ptd_gap(d);
   d->o.image = image;
 }
 

@@ -66,8 +66,12 @@ int ptd_feed(struct ptd *d, const void *bytes, size_t len);
 /* The stream ended (thread exit, capture stopped): decode the rest; held-back
  * instructions nobody confirmed are dropped. Same returns as ptd_feed. */
 int ptd_finish(struct ptd *d);
+/* The stream has a hole here (the AUX area filled and the kernel stopped the
+ * event): decode what is pending as a finished stream and forget the flow,
+ * so nothing is joined across the hole. */
+void ptd_gap(struct ptd *d);
 /* Swap the image (after an exec rebuilt it): bytes already fed are decoded
- * first with the old one. */
+ * first with the old one, as at a gap. */
 void ptd_set_image(struct ptd *d, struct pt_image *image);
 void ptd_set_nthreads(struct ptd *d, uint32_t n);
 const struct ptd_stats *ptd_get_stats(const struct ptd *d);

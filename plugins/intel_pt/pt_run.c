@@ -54,7 +54,7 @@ struct run_thread {
   struct ptd *dec;
   struct pt_image *img;
   int exited;   /* PERF_RECORD_EXIT seen, or gone from /proc */
-  int reenable; /* the kernel stopped it (AUX full): enable after draining */
+  int truncated; /* the kernel stopped it (AUX full): report, enable after draining */
   int done;
 };
 
@@ -305,14 +305,9 @@ static void on_record(void *ctx, const struct ptc_record *rec) {
   switch (rec->type) {
   case PERF_RECORD_AUX:
     if (rec->aux_flags & PERF_AUX_FLAG_TRUNCATED) {
-      /* full-trace mode: the area filled, the kernel stopped the event */
-      r->truncations++;
-      t->reenable = 1;
-      pp_note(r->host, run_out(r), ASMSPY_NOTE_WARN,
-              "intel_pt: tid %d: the %zu KiB AUX area filled before it was drained "
-              "(PERF_RECORD_AUX %s): trace lost there; tracing resumes",
-              (int)t->tid, t->ev.aux_size / 1024, ptc_aux_flags_text(rec->aux_flags, flags, sizeof flags));
-      emit_simple(r, t->tid, ASMSPY_EV_LOST, 1, 0);
+      /* full-trace mode: the area filled and the kernel stopped the event;
+       * reported (and re-enabled) once the bytes before the hole are decoded */
+      t->truncated = 1;
     } else if ((rec->aux_flags & (PERF_AUX_FLAG_PARTIAL | PERF_AUX_FLAG_COLLISION)) &&
                !r->noted_partial) {
       r->noted_partial = 1;
@@ -387,8 +382,15 @@ static void service(struct run *r, struct run_thread *t) {
     if (t->img) ptd_set_image(t->dec, t->img);
   }
   if (!r->sink_stop) ptc_drain_aux(&t->ev, feed, t, NULL);
-  if (t->reenable) {
-    t->reenable = 0;
+  if (t->truncated && !r->sink_stop) {
+    t->truncated = 0;
+    r->truncations++;
+    ptd_gap(t->dec); /* the trace before the hole, decoded; nothing joined across it */
+    pp_note(r->host, run_out(r), ASMSPY_NOTE_WARN,
+            "intel_pt: tid %d: the %zu KiB AUX area filled before it was drained "
+            "(PERF_AUX_FLAG_TRUNCATED): the thread ran untraced until now; tracing resumes",
+            (int)t->tid, t->ev.aux_size / 1024);
+    emit_simple(r, t->tid, ASMSPY_EV_LOST, 1, 0);
     (void)ptc_enable(&t->ev);
   }
   if (t->exited) {

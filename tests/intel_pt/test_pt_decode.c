@@ -392,6 +392,48 @@ static void test_psb_while_disabled(void) {
   pti_free(im);
 }
 
+/* A hole (the AUX area filled): what came before it is decoded, nothing is
+ * joined across it, and the trace after it decodes on its own. */
+static void test_gap(void) {
+  struct pti_image *im = pti_new("callback", read_code, NULL);
+  struct syn s;
+  syn_init(&s);
+  size_t psb2 = 0;
+  size_t len = syn_program(&s, VBASE, 1, &psb2);
+  static struct recorder r;
+  memset(&r, 0, sizeof r);
+  struct pt_image *img = pti_clone(im);
+  uint64_t seq = 0;
+  struct ptd_opts o;
+  memset(&o, 0, sizeof o);
+  o.image = img;
+  o.sink = rec_sink;
+  o.sink_ctx = &r;
+  o.seq = &seq;
+  struct ptd *d = ptd_new(&o);
+  ptd_feed(d, s.buf, psb2 + 5); /* the first piece and the start of the second */
+  ptd_gap(d);
+  size_t before = count_type(&r, ASMSPY_EV_INSN);
+  ptd_feed(d, s.buf, len); /* the trace after the hole: a whole run of its own */
+  ptd_finish(d);
+  ptd_free(d);
+  pti_release(img);
+  size_t ni = 0, bad = 0;
+  for (size_t i = 0; i < r.n; i++) {
+    if (r.ev[i].type == ASMSPY_EV_INSN) {
+      size_t k = ni < before ? ni : ni - before;
+      if (k >= SYN_EXPECTED_N || r.ev[i].ip != VBASE + syn_expected_offsets[k]) bad++;
+      ni++;
+    }
+    if (r.ev[i].type == ASMSPY_EV_BRANCH && r.ev[i].to == VBASE) bad++; /* joined across */
+  }
+  CHECK(before > 0 && before < SYN_EXPECTED_N && ni == before + SYN_EXPECTED_N && bad == 0,
+        "before the hole: %zu confirmed instructions; after it: the whole run; no edge across",
+        before);
+  syn_done(&s);
+  pti_free(im);
+}
+
 /* Every prefix decodes to a prefix of the truth: nothing is invented. */
 static void test_truncated(void) {
   struct pti_image *im = pti_new("callback", read_code, NULL);
@@ -630,6 +672,7 @@ int main(void) {
   test_self_maps();
   test_pieces();
   test_psb_while_disabled();
+  test_gap();
   test_truncated();
   test_filters_and_stop();
   test_negative();
