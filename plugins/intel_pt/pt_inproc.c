@@ -98,7 +98,7 @@ static void disarm_tid(pid_t tid) {
  * conditional branch, a TIP per indirect one): two bytes per instruction of
  * the recording budget leaves room for call-heavy code. */
 static size_t aux_bytes_for(uint64_t max_insns) {
-  uint64_t want = max_insns * 2;
+  uint64_t want = max_insns > INPROC_AUX_MAX ? INPROC_AUX_MAX : max_insns * 2;
   if (want < INPROC_AUX_MIN) want = INPROC_AUX_MIN;
   if (want > INPROC_AUX_MAX) want = INPROC_AUX_MAX;
   return (size_t)want;
