@@ -83,6 +83,23 @@ static int ibs_open(struct perf_event_attr *attr, int cpu_wide, struct ibs_work 
   return fd;
 }
 
+/* The probe decodes what it samples with the capture's decoder: a sample
+ * that does not parse as an IBS-Op payload is not a usable sampler. */
+struct ibs_probe_tally {
+  unsigned long decoded, first_verdict;
+};
+
+static void ibs_probe_decode(const uint8_t *rec, size_t len, void *arg)
+{
+  struct ibs_probe_tally *t = arg;
+  struct ibs_op op;
+  int v = ibs_decode_sample(rec, len, &op);
+  if (v == IBS_OK)
+    t->decoded++;
+  else if (!t->first_verdict)
+    t->first_verdict = (unsigned long)v;
+}
+
 static int ibs_probe_impl(struct asmspy_probe_result *res)
 {
   /* 1. the PMU */
@@ -152,8 +169,9 @@ static int ibs_probe_impl(struct asmspy_probe_result *res)
   status = pp_probe_run_child(res, IBS_NAME, "sampled", fd, &child, IBS_CHILD_TIMEOUT_MS);
   if (status != 0)
     goto out;
-  uint8_t rec[512];
-  unsigned long samples = pp_ring_drain_samples(&ring, rec, sizeof rec, NULL, NULL);
+  uint8_t rec[512] __attribute__((aligned(8)));
+  struct ibs_probe_tally tally = {0, 0};
+  unsigned long samples = pp_ring_drain_samples(&ring, rec, sizeof rec, ibs_probe_decode, &tally);
   if (samples == 0) {
     status = pp_verdict(res, ASMSPY_E_VIRT, 0, 0,
                         "ibs_op event opened (%s, %s) but took 0 samples over a %lu-iteration "
@@ -161,11 +179,18 @@ static int ibs_probe_impl(struct asmspy_probe_result *res)
                         mode, cpu_wide ? "CPU-wide" : "per-task", work.iters);
     goto out;
   }
+  if (tally.decoded == 0) {
+    status = pp_verdict(res, ASMSPY_E_NO_KERNEL, 0, 0,
+                        "ibs_op took %lu samples but none decodes as an IBS-Op RAW payload "
+                        "(first: %s): an unknown layout",
+                        samples, ibs_verdict_name((int)tally.first_verdict));
+    goto out;
+  }
   status = pp_verdict(res, ASMSPY_USABLE, 0, IBS_CAPS,
-                      "ibs_op type=%lld (%s): %s%s event took %lu samples over a "
+                      "ibs_op type=%lld (%s): %s%s event took %lu samples (%lu decoded) over a "
                       "%lu-iteration loop",
                       type, mode, pertask_fail, cpu_wide ? "a CPU-wide" : "a per-task", samples,
-                      work.iters);
+                      tally.decoded, work.iters);
 
 out:
   pp_probe_release(&ring, fd, &child);
