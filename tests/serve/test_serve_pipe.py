@@ -136,4 +136,24 @@ if r.returncode != 0 or not end or end[0].get("reason") != "interrupted":
     fail(f"EOF after an unbounded start: rc {r.returncode}, end {end}")
 assert_runs(pid, "after EOF stopped an unbounded session")
 ok("EOF after an unbounded start: stopped (reason interrupted), target runs")
+
+# --- the sampling modes: auto (dataflow --auto) and sample, software-clock rung ----
+_, apid, _ = start_victim("victim_auto")
+srv = Server(env=dict(os.environ, ASMTEST_DF_ENTRY_WAIT_MS="1000"))
+for params, want in (({"mode": "auto", "sampler": "sw"}, "dataflow"),
+                     ({"mode": "sample", "sampler": "sw", "max": 200}, "provenance")):
+    srv.send(dict({"cmd": "start", "pid": apid}, **params))
+    s = srv.expect_ack("start")["session"]
+    ended = srv.wait_ended(s)
+    rec = slice_session(srv.raw, s)
+    path = os.path.join(TMP, f"a{s}.asmtrace")
+    write_lines(path, rec)
+    report = check_recording(path, params["mode"])
+    if ended.get("exit") != 0 or f"{want}=" not in report:
+        fail(f"{params['mode']} over serve: ended {ended}, {report}")
+    assert_runs(apid, params["mode"])
+    ok(f"{params['mode']} (sampler sw): {report.split(': ', 2)[-1].strip()}")
+srv.send({"cmd": "quit"})
+srv.expect_ack("quit")
+srv.wait_exit()
 cleanup()
