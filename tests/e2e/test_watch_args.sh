@@ -12,7 +12,14 @@ pid=$VICTIM_PID
 
 bad() { # bad "what" "expected message part" ARGS...
   local what=$1 msg=$2; shift 2
-  expect_exit 2 "$ASMSPY" "$@"
+  set +e
+  "$ASMSPY" "$@" >"$TMP/out" 2>"$TMP/err"
+  local got=$?
+  set -e
+  if [ "$got" = 0 ] && grep -q '^# SKIP ' "$TMP/out"; then
+    fail "$what: answered '$(head -1 "$TMP/out")' instead of a usage error: the engine must let the view check its arguments (open + configure) before it SKIPs an unusable backend"
+  fi
+  [ "$got" = 2 ] || { cat "$TMP/err" >&2; fail "$what: '$*' exited $got, expected 2"; }
   grep -q -- "$msg" "$TMP/err" || fail "$what: message lacks '$msg': $(cat "$TMP/err")"
   [ "$(grep -c . "$TMP/err")" = 1 ] || fail "$what: want one line, got: $(cat "$TMP/err")"
   pass "$what -> exit 2: $(cat "$TMP/err")"
