@@ -327,7 +327,8 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
    * backend's writes into the target go through the codeimage ledger so its
    * own breakpoints are never taken for the target's code. */
   const struct asmspy_host_api *backend_host = host;
-  if ((view->caps_required & ASMSPY_CAP_REGION) && out_wants_json(ctx.out)) {
+  if ((view->caps_required & ASMSPY_CAP_REGION) &&
+      ((o->flags & ASMSPY_SESS_JSON) || o->record_path)) { /* a JSON channel records them */
     ctx.codeimage = codeimage_open(s.target, s.pid, ctx.out);
     backend_host = codeimage_host_api(ctx.codeimage, host);
   }
