@@ -183,6 +183,13 @@ static int matches_program(const struct recorder *r, uint64_t B, const char *wha
   return ok;
 }
 
+static uint32_t xorshift(uint32_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 17;
+  *x ^= *x << 5;
+  return *x;
+}
+
 /* ------------------------------------------------------------------ tests */
 
 static void test_exact_sequence(void) {
@@ -658,7 +665,29 @@ static void test_negative(void) {
         "37 bytes before the first PSB: skipped quietly, then the exact run");
   syn_done(&s);
 
-  /* 6. empty input and finish without feed */
+  /* 6. mutations: 3000 corrupted copies of a valid stream (1-4 bytes changed,
+   * fed in random pieces); nothing may crash (the ASan build runs this too)
+   * and every decoded instruction lies in the only code there is */
+  syn_init(&s);
+  len = syn_syscall_return(&s, VBASE);
+  int outside = 0;
+  uint32_t rng = 0x9e3779b9u;
+  for (int iter = 0; iter < 3000; iter++) {
+    static uint8_t m[4096];
+    memcpy(m, s.buf, len);
+    int nflip = 1 + (int)(xorshift(&rng) % 4);
+    for (int k = 0; k < nflip; k++) m[xorshift(&rng) % len] = (uint8_t)xorshift(&rng);
+    memset(&r, 0, sizeof r);
+    decode(im, m, len, 1 + xorshift(&rng) % 48, NULL, &r, NULL);
+    for (size_t i = 0; i < r.n; i++)
+      if (r.ev[i].type == ASMSPY_EV_INSN && (r.ev[i].ip < VBASE || r.ev[i].ip >= VBASE + SYN_CODE_LEN))
+        outside++;
+  }
+  CHECK(outside == 0, "3000 mutated streams: no crash, no instruction outside the code (%d)",
+        outside);
+  syn_done(&s);
+
+  /* 7. empty input and finish without feed */
   memset(&r, 0, sizeof r);
   decode(im, junk, 0, 0, NULL, &r, NULL);
   CHECK(r.n == 0, "empty stream: no events");
