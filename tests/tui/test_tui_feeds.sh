@@ -62,6 +62,5 @@ tui_keys b
 tui_wait '^ 1  syscall log' "b: back to the modes"
 assert_untraced "$L"
 pass "3 live stream: +0x lines with [victim_loop]; b detaches cleanly"
-tui_keys q
-tui_wait 'pick a process' "the process list"
+tui_quit
 echo PASS

@@ -106,15 +106,7 @@ tui_wait 'runtime +native' "the details again after the resize"
 pass "too small says so; resize redraws"
 
 # ---- quit ---------------------------------------------------------------------
-tui_keys q
-tui_wait 'pick a process' "q: the process list"
-tui_keys Escape # q is a filter character while the filter holds text
-tui_wait 'filter: _' "an empty filter"
-tui_keys q
-st=$(tui_exit_status)
-[ "$st" = 0 ] || fail "asmspy exited $st after q"
-[ "$(tmux_ display-message -p -t tui '#{alternate_on}')" = 0 ] ||
-  fail "the terminal is still on the alternate screen after exit"
+tui_quit
 assert_untraced "$V"
 pass "q quits (status 0), terminal restored, victim untraced and running"
 echo PASS

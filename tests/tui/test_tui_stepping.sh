@@ -110,4 +110,5 @@ tui_keys q
 tui_wait 'pick a process' "q: the process list"
 assert_untraced "$V"
 pass "9 data flow: one invocation of work with def-use links"
+tui_quit
 echo PASS

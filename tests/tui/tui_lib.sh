@@ -24,7 +24,7 @@ tui_start() {
   tui_cleanup
   rm -f "$TMP/tui.exit"
   tmux_ new-session -d -x 120 -y 40 -s tui \
-    "env $* LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen '$ASMSPY'; echo \$? > '$TMP/tui.exit'; exec sleep 3600"
+    "env $* LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen '$ASMSPY' 2>'$TMP/tui.err'; echo \$? > '$TMP/tui.exit'; exec sleep 3600"
   local sh i=0
   sh=$(tmux_ display-message -p -t tui '#{pane_pid}')
   TUI_PID=
@@ -101,6 +101,25 @@ tui_exit_status() {
   while [ ! -s "$TMP/tui.exit" ] && [ $i -lt "$TUI_TRIES" ]; do sleep 0.1; i=$((i + 1)); done
   [ -s "$TMP/tui.exit" ] || fail "asmspy (pid $TUI_PID) did not exit"
   cat "$TMP/tui.exit"
+  # what reached the real stderr after the terminal was restored (a
+  # sanitizer's report, a last message) goes into the test log
+  [ -s "$TMP/tui.err" ] && sed 's/^/asmspy stderr: /' "$TMP/tui.err" >&2
+  return 0
+}
+
+# tui_quit: from a live view or any screen back to the picker, then q; the
+# exit status must be 0 (a sanitizer's error or leak report makes it not).
+tui_quit() {
+  tui_keys q
+  tui_wait 'pick a process' "the process list"
+  tui_keys Escape
+  tui_wait 'filter: _' "an empty filter"
+  tui_keys q
+  local st
+  st=$(tui_exit_status)
+  [ "$st" = 0 ] || fail "asmspy exited $st (see its stderr above)"
+  [ "$(tmux_ display-message -p -t tui '#{alternate_on}')" = 0 ] ||
+    fail "the terminal is still on the alternate screen after exit"
 }
 
 # assert_untraced PID: State is not t/T and TracerPid is 0 (after a detach).
