@@ -36,7 +36,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,38 +139,42 @@ struct server {
   struct session *sess;
   int next_id;
   int quitting;
+  struct strbuf outq; /* lines for the client, written at once per loop turn */
 };
 
-/* Write one control or event line to the client. */
-static void send_line(struct server *sv, const char *line, size_t len) {
+#define OUTQ_FLUSH_AT (256u * 1024u)
+
+/* Write what is queued for the client. Lines are queued whole and written
+ * in order, so a control line can only ever sit between two whole lines. */
+static void flush_out(struct server *sv) {
   struct conn *c = &sv->conn;
-  if (!sv->have_conn || c->broken) return;
-  struct iovec iov[2] = {{(void *)line, len}, {(void *)"\n", 1}};
-  size_t total = len + 1, done = 0;
-  while (done < total) {
-    struct iovec v[2];
-    int nv = 0;
-    size_t skip = done;
-    for (int i = 0; i < 2; i++) {
-      if (skip >= iov[i].iov_len) {
-        skip -= iov[i].iov_len;
-        continue;
-      }
-      v[nv].iov_base = (char *)iov[i].iov_base + skip;
-      v[nv].iov_len = iov[i].iov_len - skip;
-      skip = 0;
-      nv++;
-    }
-    struct msghdr mh = {.msg_iov = v, .msg_iovlen = (size_t)nv};
-    ssize_t n = c->is_socket ? sendmsg(c->out_fd, &mh, MSG_NOSIGNAL) : writev(c->out_fd, v, nv);
+  size_t done = 0;
+  while (sv->have_conn && !c->broken && done < sv->outq.len) {
+    ssize_t n = c->is_socket ? send(c->out_fd, sv->outq.s + done, sv->outq.len - done, MSG_NOSIGNAL)
+                             : write(c->out_fd, sv->outq.s + done, sv->outq.len - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       c->broken = 1;
       c->eof = 1;
-      return;
+      break;
     }
     done += (size_t)n;
   }
+  sv->outq.len = 0;
+  if (sv->outq.s) sv->outq.s[0] = 0;
+}
+
+/* Queue one control or event line for the client. */
+static void send_line(struct server *sv, const char *line, size_t len) {
+  if (!sv->have_conn || sv->conn.broken) return;
+  strbuf_addf(&sv->outq, "%.*s\n", (int)len, line);
+  if (sv->outq.oom) { /* out of memory: this client can no longer be served whole */
+    free(sv->outq.s);
+    memset(&sv->outq, 0, sizeof sv->outq);
+    sv->conn.broken = sv->conn.eof = 1;
+    return;
+  }
+  if (sv->outq.len >= OUTQ_FLUSH_AT) flush_out(sv);
 }
 
 static void send_strbuf(struct server *sv, struct strbuf *b) {
@@ -635,6 +638,7 @@ static void on_command_line(void *ctx, const char *line, size_t len, int overflo
 /* ------------------------------------------------------------------------ */
 
 static void refuse_client(int fd, const char *rule, const char *msg) {
+  /* written directly: this peer never becomes the connection */
   struct serve_refusal why;
   serve_refuse(&why, rule, "%s", msg);
   struct strbuf b = {0};
@@ -642,6 +646,12 @@ static void refuse_client(int fd, const char *rule, const char *msg) {
   strbuf_addf(&b, "\n");
   if (b.s) (void)!send(fd, b.s, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
   free(b.s);
+  /* Closing a unix socket with unread input resets the peer, which could
+   * then lose the err line: say we are done, discard what it sent, close. */
+  shutdown(fd, SHUT_WR);
+  char sink[4096];
+  for (int i = 0; i < 256 && recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0; i++) {
+  }
   close(fd);
 }
 
@@ -675,13 +685,21 @@ static void accept_client(struct server *sv) {
 
 static void close_conn(struct server *sv) {
   if (!sv->have_conn) return;
-  if (sv->conn.is_socket) close(sv->conn.in_fd);
+  flush_out(sv);
+  if (sv->conn.is_socket) { /* as in refuse_client: no reset for unread input */
+    shutdown(sv->conn.in_fd, SHUT_WR);
+    char sink[4096];
+    for (int i = 0; i < 256 && recv(sv->conn.in_fd, sink, sizeof sink, MSG_DONTWAIT) > 0; i++) {
+    }
+    close(sv->conn.in_fd);
+  }
   linebuf_free(&sv->conn.cmd);
   sv->have_conn = 0;
 }
 
 static int serve_loop(struct server *sv) {
   for (;;) {
+    flush_out(sv); /* everything decided in the last turn goes out before waiting */
     if (cli_stop_flag && !sv->quitting) { /* SIGINT / SIGTERM / SIGHUP to the server */
       sv->quitting = 1;
       if (sv->have_conn) sv->conn.eof = 1;
@@ -765,6 +783,8 @@ int cli_cmd_serve(int argc, char **argv) {
     sv.have_conn = 1;
   }
   int rc = serve_loop(&sv);
+  flush_out(&sv);
+  free(sv.outq.s);
   serve_socket_close(&sv.sock);
   asmspy_engine_close(sv.engine);
   return rc;

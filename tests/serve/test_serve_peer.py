@@ -40,7 +40,10 @@ except OSError:
     pass
 data = b""
 while True:
-    c = s.recv(4096)
+    try:
+        c = s.recv(4096)
+    except ConnectionResetError:  # the server closed with our start unread
+        break
     if not c:
         break
     data += c
