@@ -226,12 +226,19 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
       return -ASMSPY_E_INTERNAL;
     }
   }
-  if (binfo->status != ASMSPY_USABLE) return run_skipped(o, binfo->name, binfo->reason);
-  if ((binfo->caps & caps_needed) != caps_needed) {
-    char why[160];
-    snprintf(why, sizeof why, "does not provide what mode '%s' needs", o->mode);
-    return run_skipped(o, binfo->name, why);
+  /* An unusable backend is the answer (# SKIP), but only once the view has
+   * checked its arguments: a malformed request is a usage error (exit 2) on
+   * every host, not a SKIP on the hosts that cannot run it. A --launch
+   * command is never spawned only to be skipped. */
+  char skip_why[160] = "";
+  const char *skip_reason = NULL;
+  if (binfo->status != ASMSPY_USABLE) {
+    skip_reason = binfo->reason;
+  } else if ((binfo->caps & caps_needed) != caps_needed) {
+    snprintf(skip_why, sizeof skip_why, "does not provide what mode '%s' needs", o->mode);
+    skip_reason = skip_why;
   }
+  if (skip_reason && o->launch_argv) return run_skipped(o, binfo->name, skip_reason);
 
   struct asmspy_session s;
   memset(&s, 0, sizeof s);
@@ -254,6 +261,10 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   }
   int rc = view->open(host, &s, &ctx.view_state);
   if (rc) return rc > 0 ? -rc : rc;
+  if (skip_reason && !(ASMSPY_HAS(view, configure) && view->configure)) {
+    view->close(ctx.view_state); /* nothing target-dependent left to check */
+    return run_skipped(o, binfo->name, skip_reason);
+  }
 
   /* 2. the target */
   pid_t launched = 0;
@@ -313,6 +324,25 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   sampler_ladder_set_engine(e); /* configure may sample first (--auto) */
   if (ASMSPY_HAS(view, configure) && view->configure) {
     rc = view->configure(ctx.view_state, host, &s);
+    if (rc && ASMSPY_STATUS_CLASS(rc) == 3) {
+      /* UNAVAILABLE from configure (every sampler rung of --auto refused):
+       * the view has said why (# SKIP); that is an answer, not a failure. */
+      view->close(ctx.view_state);
+      out_close(ctx.out, 0);
+      target_close(s.target);
+      if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
+      return ASMSPY_RUN_SKIPPED;
+    }
+    if (rc > 0 && ASMSPY_STATUS_CLASS(rc) == 1) {
+      /* a TARGET FACT found before capture (--auto: nothing was observed
+       * being entered): the answer, passed through as is */
+      out_set_end_reason(ctx.out, OUT_END_COMPLETED);
+      view->close(ctx.view_state);
+      out_close(ctx.out, rc);
+      target_close(s.target);
+      if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
+      return rc;
+    }
     if (rc) {
       out_set_end_reason(ctx.out, OUT_END_ERROR);
       view->close(ctx.view_state);
@@ -321,6 +351,13 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
       if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
       return rc > 0 ? -rc : rc;
     }
+  }
+  if (skip_reason) { /* the arguments are valid: now the SKIP is the answer */
+    out_note(ctx.out, ASMSPY_NOTE_SKIP, "%s: %s", binfo->name, skip_reason);
+    view->close(ctx.view_state);
+    out_close(ctx.out, 0);
+    target_close(s.target);
+    return ASMSPY_RUN_SKIPPED;
   }
 
   /* Region sessions record the region's bytes per real change; the
