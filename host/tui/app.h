@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "host/json.h"
 #include "host/procinfo.h"
 #include "host/tui/modes.h"
 #include "host/tui/proc_list.h"
@@ -57,6 +58,12 @@ struct tui_live {
   int graph_by_fanout;    /* graph: Tab toggles the sort */
   int procs_calls;        /* procs: Tab toggles --count=calls */
   uint64_t aux_addr;      /* tree: the function in the right pane */
+  /* data flow: slice navigation over the def-use links of the selected step */
+  const struct tui_rec *df_rec; /* the `dataflow` record whose JSON is parsed (a reference) */
+  struct json_value *df_json;
+  int df_operand;               /* which read of the selected step */
+  size_t df_back[64];           /* lines walked from (Backspace walks back) */
+  int df_nback;
   int ended;
   int rc;
 };

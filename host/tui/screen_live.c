@@ -13,6 +13,7 @@
 #include "host/json.h"
 #include "host/strbuf.h"
 #include "host/tui/app.h"
+#include "host/tui/dataflow_nav.h"
 #include "host/tui/disasm_ui.h"
 #include "host/tui/draw.h"
 
@@ -189,6 +190,7 @@ void tui_live_stop(struct tui_app *app) {
     tui_session_free(lv->sess);
     lv->sess = NULL;
   }
+  tui_df_reset(lv);
   tui_model_free(&lv->feed);
   tui_model_free(&lv->frame_raw);
   tui_model_free(&lv->frame);
@@ -206,7 +208,8 @@ int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, con
   if (symbol) snprintf(lv->symbol, sizeof lv->symbol, "%s", symbol);
   if (symbol_name) snprintf(lv->symbol_name, sizeof lv->symbol_name, "%s", symbol_name);
   lv->sc[0].tail = 1;
-  lv->sc[0].select = m->kind == TUI_MODE_TREE || m->kind == TUI_MODE_PROCS || m->kind == TUI_MODE_SAMPLE;
+  lv->sc[0].select = m->kind == TUI_MODE_TREE || m->kind == TUI_MODE_PROCS ||
+                     m->kind == TUI_MODE_SAMPLE || m->kind == TUI_MODE_DATAFLOW;
   lv->procs_calls = app->procs_count_calls;
   app->msg[0] = '\0';
   app->screen = TUI_SCR_LIVE;
@@ -316,6 +319,7 @@ static const char *keys_for(const struct tui_live *lv) {
   case TUI_MODE_SAMPLE: return "Enter data flow  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
   case TUI_MODE_TREE:
   case TUI_MODE_TRACE: return "Tab pane  space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
+  case TUI_MODE_DATAFLOW: return "\xe2\x86\x90\xe2\x86\x92 operand  Enter walk to its definition  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
   case TUI_MODE_INFO: return "F3 re-read  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  b modes  q processes ";
   default: return "space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
   }
@@ -380,7 +384,11 @@ void tui_live_draw(struct tui_app *app) {
     snprintf(st, sizeof st, " %s", app->msg);
   else if (lv->mode.kind == TUI_MODE_INFO)
     snprintf(st, sizeof st, " %s%s%s", ps, ps[0] ? " " : "", state);
-  else
+  else if (lv->mode.kind == TUI_MODE_DATAFLOW && ps[0]) {
+    char nav[400];
+    tui_df_status(lv, pane_model(lv, 0), nav, sizeof nav);
+    snprintf(st, sizeof st, " %s %s", ps, nav[0] ? nav : state);
+  } else
     snprintf(st, sizeof st, " %s %s", ps[0] ? ps : "[LIVE]", state);
   tui_bar(LINES - 1, st, keys_for(lv));
 }
@@ -466,6 +474,7 @@ static void sample_drill(struct tui_app *app) {
 void tui_live_key(struct tui_app *app, int ch) {
   struct tui_live *lv = &app->live;
   app->msg[0] = '\0';
+  if (lv->mode.kind == TUI_MODE_DATAFLOW && tui_df_key(lv, pane_model(lv, 0), ch)) return;
   switch (ch) {
   case 'b':
     tui_live_stop(app);

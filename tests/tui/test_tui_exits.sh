@@ -11,9 +11,9 @@
 . "$ASMSPY_SOURCE_ROOT/tests/tui/tui_lib.sh"
 
 # ---- the target dies mid-stream ------------------------------------------------
-start_victim victim_loop
+tui_victim victim_loop
 A=$VICTIM_PID
-start_victim victim_loop
+tui_victim victim_loop
 B=$VICTIM_PID
 tui_start
 tui_pick victim_loop "$A"

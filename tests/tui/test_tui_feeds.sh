@@ -14,7 +14,7 @@ mkdir -p "$TMP/work"
 "$VICTIM_DIR/victim_syscalls" "$TMP/work" "$TMP/expect" 100000000 >/dev/null 2>&1 &
 S=$!
 VICTIM_PIDS="$VICTIM_PIDS $S"
-start_victim victim_loop
+tui_victim victim_loop
 L=$VICTIM_PID
 
 tui_start

@@ -31,7 +31,7 @@ ${CC:-cc} -O2 -shared -fPIC -fvisibility=hidden -I"$ASMSPY_SOURCE_ROOT/include" 
   -o "$PLUG/asmspy_hello.so" "$ASMSPY_SOURCE_ROOT/examples/view_plugin/hello_view.c" ||
   fail "cannot build examples/view_plugin/hello_view.c"
 
-start_victim victim_loop
+tui_victim victim_loop
 V=$VICTIM_PID
 tui_start "ASMSPY_PLUGIN_PATH=$PLUG"
 

@@ -13,7 +13,7 @@
 . "$ASMSPY_SOURCE_ROOT/tests/e2e/lib.sh"
 . "$ASMSPY_SOURCE_ROOT/tests/tui/tui_lib.sh"
 
-start_victim victim_loop
+tui_victim victim_loop
 V=$VICTIM_PID
 tui_start
 tui_pick victim_loop "$V"
@@ -106,6 +106,28 @@ tui_keys Enter
 tui_wait '^#[0-9]+ +\+0x[0-9a-f]+ +callout helper' "a call-out step to helper"
 tui_wait 'r: .*\(#[0-9]+\)' "reads linked to their defining steps"
 tui_save dataflow
+# slice navigation: select a step whose read was defined inside the
+# invocation, Enter walks to the defining step, Backspace walks back
+tui_keys Up
+tui_wait '\[PAUSED' "the data flow pauses"
+tui_keys Home
+i=0
+while :; do
+  tui_screen >"$TMP/screen"
+  if grep -Eq 'step #[0-9]+ read [0-9]+/[0-9]+: .*defined by step #[0-9]+' "$TMP/screen"; then break; fi
+  i=$((i + 1))
+  [ $i -lt 80 ] || { cat "$TMP/screen" >&2; fail "no step with a defined read within 80 rows"; }
+  if grep -Eq 'step #[0-9]+ read [0-9]+/[0-9]+: ' "$TMP/screen"; then tui_keys Right; fi
+  tui_keys Down
+  sleep 0.05
+done
+FROM=$(grep -Eo 'step #[0-9]+ read' "$TMP/screen" | grep -Eo '[0-9]+')
+DEF=$(grep -Eo 'defined by step #[0-9]+' "$TMP/screen" | grep -Eo '[0-9]+$')
+tui_keys Enter
+tui_wait "step #$DEF read|step #$DEF reads nothing" "Enter: the defining step #$DEF"
+tui_keys BSpace
+tui_wait "step #$FROM read" "Backspace: back to step #$FROM"
+pass "9 data flow: walked a read of step #$FROM to its definition #$DEF and back"
 tui_keys q
 tui_wait 'pick a process' "q: the process list"
 assert_untraced "$V"

@@ -7,7 +7,9 @@
 
 command -v tmux >/dev/null 2>&1 || skip "tmux is not installed (apt-get install tmux)"
 
-TUI_SOCK="asmspy-tui-$$"
+TUI_RUN=0 # one tmux server per tui_start: a new server on a socket whose
+           # old server is still shutting down can die with it
+TUI_SOCK="asmspy-tui-$$-0"
 TUI_TRIES=${TUI_TRIES:-400} # x 0.1 s: the bound for one expected screen
 tmux_() { tmux -L "$TUI_SOCK" -f /dev/null "$@"; }
 
@@ -16,12 +18,30 @@ tui_cleanup() {
 }
 trap 'tui_cleanup; cleanup' EXIT
 
+# tui_victim NAME [ARGS...]: start_victim with an output file of its own per
+# call (lib.sh's is per name, so a second victim of the same name could read
+# the first one's pid before its own redirect truncated the file).
+TUI_NVICTIMS=0
+tui_victim() {
+  local name=$1; shift
+  TUI_NVICTIMS=$((TUI_NVICTIMS + 1))
+  local out="$TMP/victim.$TUI_NVICTIMS.out"
+  "$VICTIM_DIR/$name" "$@" >"$out" 2>"$TMP/victim.$TUI_NVICTIMS.err" &
+  local bg=$! i=0
+  VICTIM_PIDS="$VICTIM_PIDS $bg"
+  while [ ! -s "$out" ] && [ $i -lt 1500 ]; do sleep 0.01; i=$((i + 1)); done
+  VICTIM_PID=$(head -n1 "$out")
+  [ "$VICTIM_PID" = "$bg" ] || fail "victim $name did not report its pid (got '$VICTIM_PID', bg $bg)"
+}
+
 # tui_start [ENV=VALUE...]: run asmspy (no arguments) in a fresh 120x40 pane.
 # The pane's shell runs it as a child and records its exit status in
 # $TMP/tui.exit (tmux's own #{pane_dead_status} races the pane's EOF), then
 # stays, so the test can read the restored screen. TUI_PID is asmspy's pid.
 tui_start() {
   tui_cleanup
+  TUI_RUN=$((TUI_RUN + 1))
+  TUI_SOCK="asmspy-tui-$$-$TUI_RUN"
   rm -f "$TMP/tui.exit"
   tmux_ new-session -d -x 120 -y 40 -s tui \
     "env $* LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen '$ASMSPY' 2>'$TMP/tui.err'; echo \$? > '$TMP/tui.exit'; exec sleep 3600"
