@@ -45,6 +45,8 @@ struct rec {
   uint8_t bytes[16];
   uint8_t len;
   char *text;
+  uint64_t from, to; /* a sampled branch edge (ip 0, text NULL) */
+  int misp;
 };
 
 struct slot {
@@ -60,6 +62,8 @@ struct asmspy_scope {
   int ended;
   int truncated;
   uint64_t gaps; /* stretches stepped over untraced (clone, SIGTRAP blocked) */
+  uint64_t branches; /* sampled branch edges (amd_lbr: the CEILING tier) */
+  const char *backend; /* the plugin armed: "singlestep", "intel_pt", "amd_lbr" */
   unsigned flags;
   pid_t tid;
   const struct asmspy_backend_ops *ops;
@@ -187,6 +191,7 @@ static void choose(asmspy_scope *s) {
       return;
     }
     s->ops = row->desc->backend;
+    s->backend = name;
     s->tier = pt ? TIER_STRONG : TIER_CEILING;
     snprintf(s->reason, sizeof s->reason, "%s: explicit", name);
     return;
@@ -198,6 +203,7 @@ static void choose(asmspy_scope *s) {
   if (usable(e, pt, "intel_pt", pt_why, sizeof pt_why)) {
     if (has_inproc(pt)) {
       s->ops = pt->desc->backend;
+      s->backend = "intel_pt";
       s->tier = TIER_STRONG;
       snprintf(s->reason, sizeof s->reason, "intel_pt: usable with in-process ops");
       return;
@@ -216,12 +222,20 @@ static void choose(asmspy_scope *s) {
     return;
   }
   s->ops = ss->desc->backend;
+  s->backend = "singlestep";
   s->tier = TIER_WEAK;
   snprintf(s->reason, sizeof s->reason, "singlestep: EFLAGS.TF in-process (STRONG skipped: %s)",
            pt_why);
 }
 
-static const char *begin_error(int rc) {
+/* inproc_begin's refusals, worded for the backend that gave them (the
+ * singlestep codes mean TF-specific things; a PMU backend's EBUSY is another
+ * perf user holding the PMU, not a nested scope). */
+static const char *begin_error(const char *backend, int rc) {
+  if (!backend || strcmp(backend, "singlestep") != 0) {
+    if (-rc == ASMSPY_E_ATTACH_BUSY) return "the PMU is busy (another perf user holds it)";
+    return asmspy_strerror(rc);
+  }
   switch (-rc) {
     case ASMSPY_E_ATTACH_BUSY: return "nested scope on this thread";
     case ASMSPY_E_ATTACH_PERM:
@@ -277,7 +291,7 @@ __attribute__((no_sanitize_address)) asmspy_scope *asmspy_scope_begin(const char
    * stepped (and dropped as libasmspy's own). */
   int rc = s->ops->inproc_begin(host, &req, &s->handle);
   if (__builtin_expect(rc == 0, 1)) return s;
-  snprintf(s->reason, sizeof s->reason, "%s: %s", tier_names[s->tier], begin_error(rc));
+  snprintf(s->reason, sizeof s->reason, "%s: %s", tier_names[s->tier], begin_error(s->backend, rc));
   s->tier = TIER_NONE;
   s->handle = NULL;
   return s;
@@ -296,7 +310,8 @@ static int scope_sink(void *ctx, const struct asmspy_event *ev) {
     gap = 1;
     s->gaps++;
   }
-  if (ev->type != ASMSPY_EV_INSN && !gap) return 0;
+  int branch = ev->type == ASMSPY_EV_BRANCH; /* amd_lbr: sampled edges */
+  if (ev->type != ASMSPY_EV_INSN && !gap && !branch) return 0;
   if (s->nrecs == s->caprecs) {
     size_t nc = s->caprecs ? 2 * s->caprecs : 256;
     struct rec *n = realloc(s->recs, nc * sizeof *n);
@@ -305,11 +320,20 @@ static int scope_sink(void *ctx, const struct asmspy_event *ev) {
     s->caprecs = nc;
   }
   struct rec *r = &s->recs[s->nrecs++];
-  r->text = NULL;
+  memset(r, 0, sizeof *r);
   if (gap) {
     r->ip = 0;
     r->len = 0;
     r->text = strdup(ev->u.note.text);
+    return 0;
+  }
+  if (branch) { /* rendered as "from -> to" in render(), counted apart */
+    r->ip = 0;
+    r->len = 0;
+    r->from = ev->u.branch.from;
+    r->to = ev->u.branch.to;
+    r->misp = (ev->flags & ASMSPY_EVF_BR_MISP) != 0;
+    s->branches++;
     return 0;
   }
   r->ip = ev->ip;
@@ -356,7 +380,15 @@ static void render(asmspy_scope *s) {
   for (size_t i = 0; i < end; i++) {
     const struct rec *r = &s->recs[i];
     if (!r->ip) {
-      if (r->text) strbuf_addf(&b, "# %s\n", r->text);
+      if (r->text) {
+        strbuf_addf(&b, "# %s\n", r->text);
+      } else if (r->from || r->to) {
+        char f[256], t[256];
+        const char *fd = g_target ? target_describe(g_target, r->from, f, sizeof f) : NULL;
+        const char *td = g_target ? target_describe(g_target, r->to, t, sizeof t) : NULL;
+        strbuf_addf(&b, "branch %s -> %s%s\n", fd ? fd : "?", td ? td : "?",
+                    r->misp ? " [misp]" : "");
+      }
       continue;
     }
     if (in_lib(r->ip)) continue;
@@ -372,6 +404,10 @@ static void render(asmspy_scope *s) {
     count++;
   }
   s->count = count;
+  if (s->branches)
+    strbuf_addf(&b, "# %llu sampled branch edges (a ceiling on control flow, not every "
+                    "instruction)\n",
+                (unsigned long long)s->branches);
   strbuf_addf(&b, "# scope %s: %llu instructions, tier %s%s%s%s\n", s->name ? s->name : "?",
               (unsigned long long)count, tier_names[s->tier],
               s->gaps ? ", with untraced gaps (see '# gap:' lines)" : "",
