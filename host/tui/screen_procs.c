@@ -68,6 +68,20 @@ static void sort_column(const struct tui_proclist *l, const struct tui_proc *p, 
   }
 }
 
+/* NAME column text: the tree connectors, then the name. A deep row drops its
+ * outermost connector levels (3 columns each, shown as one '…') so the name
+ * itself always fits. */
+static void tree_name(const struct tui_proc *p, int tree, int width, char *buf, size_t cap) {
+  const char *prefix = tree ? p->prefix : "";
+  int cut = 0;
+  while (tui_width(prefix) + (int)strnlen(p->b.comm, 16) + (cut ? 1 : 0) > width - 1 &&
+         (strncmp(prefix, "\xe2\x94\x82  ", 5) == 0 || strncmp(prefix, "   ", 3) == 0)) {
+    prefix += prefix[0] == ' ' ? 3 : 5;
+    cut = 1;
+  }
+  snprintf(buf, cap, "%s%s%.16s", cut ? "\xe2\x80\xa6" : "", prefix, p->b.comm);
+}
+
 void tui_procs_draw(struct tui_app *app) {
   struct tui_picker *p = &app->picker;
   struct tui_proclist *l = &p->list;
@@ -96,7 +110,7 @@ void tui_procs_draw(struct tui_app *app) {
     const struct tui_proc *pr = &l->v[l->rows[k]];
     char sc[16], name[160];
     sort_column(l, pr, sc, sizeof sc);
-    snprintf(name, sizeof name, "%s%.*s", pr->prefix, l->tree ? 32 : 16, pr->b.comm);
+    tree_name(pr, l->tree, namew, name, sizeof name);
     /* pad the name by display width (tree connectors are multi-byte) */
     int pad = namew - tui_width(name);
     snprintf(line, sizeof line, "  %7d %-9.9s %s%s%*s %s", (int)pr->b.pid, pr->b.user, sc, name,

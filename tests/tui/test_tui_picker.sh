@@ -49,7 +49,10 @@ tui_wait 'sort: PID' "back to the PID sort"
 tui_keys F2
 tui_wait 'sort: PID +tree' "the tree view"
 tui_wait '(├─|└─) ' "tree connectors"
+tui_type victim_loop
+tui_wait "^ +$V root +(│ +)*(├─|└─) victim_loop " "the victim as a child row with its connector"
 tui_save picker_tree
+tui_keys Escape
 tui_keys F3
 tui_wait 'sort: PID +tree' "a re-scan keeps the tree"
 tui_keys F2
@@ -64,7 +67,6 @@ pass "picker: filter, sorts, tree, rescan, '!' reasons"
 
 # ---- mode select ------------------------------------------------------------
 tui_pick victim_loop "$V"
-tui_save picker_filtered 2>/dev/null || true
 for m in '1  syscall log' '2  assembly & functions' '3  live instruction stream' '4  call graph' \
          '5  call tree' '6  process/thread topology' '7  hot edges' '8  process details' \
          '9  data flow'; do

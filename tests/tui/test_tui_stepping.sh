@@ -87,7 +87,7 @@ pass "2 assembly & functions: symbol picker, per-instruction counts, callees"
 
 # ---- 6 process tree and the drill-in ------------------------------------------------
 tui_keys 6
-tui_wait "^node $V \\[victim_loop\\] +inv=[0-9]+" "the process node"
+tui_wait "^node $V \\[victim_loop\\] +inv=[1-9][0-9]*" "the process node, counting syscalls"
 tui_wait "tid $V \\(victim_loop\\) +inv=" "its thread"
 tui_save procs
 tui_keys Enter
@@ -125,6 +125,7 @@ FROM=$(grep -Eo 'step #[0-9]+ read' "$TMP/screen" | grep -Eo '[0-9]+')
 DEF=$(grep -Eo 'defined by step #[0-9]+' "$TMP/screen" | grep -Eo '[0-9]+$')
 tui_keys Enter
 tui_wait "step #$DEF read|step #$DEF reads nothing" "Enter: the defining step #$DEF"
+tui_save dataflow_walk
 tui_keys BSpace
 tui_wait "step #$FROM read" "Backspace: back to step #$FROM"
 pass "9 data flow: walked a read of step #$FROM to its definition #$DEF and back"
