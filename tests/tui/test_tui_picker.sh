@@ -50,7 +50,7 @@ tui_keys F2
 tui_wait 'sort: PID +tree' "the tree view"
 tui_wait '(├─|└─) ' "tree connectors"
 tui_type victim_loop
-tui_wait "^ +$V root +(│ +)*(├─|└─) victim_loop " "the victim as a child row with its connector"
+tui_wait "^ +$V root +…?[│ ]*(├─|└─) victim_loop " "the victim as a child row with its connector"
 tui_save picker_tree
 tui_keys Escape
 tui_keys F3
