@@ -319,9 +319,14 @@ static int sp_render(struct sp_state *st, int final) {
 
 /* ------------------------------------------------------------ view ops -- */
 
-static int sp_usage(const struct asmspy_host_api *host, const char *fmt, const char *arg) {
+static int sp_usage(const struct asmspy_host_api *host, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int sp_usage(const struct asmspy_host_api *host, const char *fmt, ...) {
   char msg[256];
-  snprintf(msg, sizeof msg, fmt, arg);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
   host->note(NULL, ASMSPY_NOTE_WARN, "--sample: %s (usage: --sample %s)", msg, USAGE);
   return -ASMSPY_E_USAGE;
 }
@@ -330,11 +335,10 @@ static int sp_open(const struct asmspy_host_api *host, const struct asmspy_sessi
                    void **state) {
   long top = SP_TOP_DEFAULT;
   if (ASMSPY_HAS(s, launch_argv) && s->launch_argv)
-    return sp_usage(host, "%s", "samples a running pid; --launch is not supported");
+    return sp_usage(host, "samples a running pid; --launch is not supported");
   if (s->max < 0 || s->max > SP_MAX_WINDOW_MS) {
-    char v[32];
-    snprintf(v, sizeof v, "%lld", (long long)s->max);
-    return sp_usage(host, "invalid window '%s': milliseconds, 1..3600000", v);
+    return sp_usage(host, "invalid window '%lld': milliseconds, 1..%d", (long long)s->max,
+                    SP_MAX_WINDOW_MS);
   }
   for (int i = 0; i < s->argc; i++) {
     const char *a = s->argv[i];
