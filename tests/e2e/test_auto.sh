@@ -168,6 +168,9 @@ fi
 assert_runs "$pid"
 
 # --- refusals: an idle target, a module with nothing in it -------------------
+# start_victim names its pid file after the victim: drop the previous one so
+# its old pid line cannot be read as the new victim's
+rm -f "$TMP"/victim_auto.*.out
 start_victim victim_auto idle
 idle=$VICTIM_PID
 for r in sw:sw-clock ptrace:ptrace; do

@@ -103,6 +103,9 @@ pass "ptrace recording valid, with call_target rows"
 assert_runs "$pid"
 
 # an idle target: nothing ran, and the table says so
+# start_victim names its pid file after the victim: drop the previous one so
+# its old pid line cannot be read as the new victim's
+rm -f "$TMP"/victim_auto.*.out
 start_victim victim_auto idle
 idle=$VICTIM_PID
 "$ASMSPY" --sample "$idle" 100 --sampler=sw >"$TMP/idle.txt" 2>"$TMP/err" || fail "idle: $(cat "$TMP/err")"
@@ -147,6 +150,9 @@ grep -q "no such process" "$TMP/err" || fail "dead pid message: $(cat "$TMP/err"
 pass "dead pid -> exit 1"
 
 # a target that dies inside the window: whatever was sampled, no crash
+# start_victim names its pid file after the victim: drop the previous one so
+# its old pid line cannot be read as the new victim's
+rm -f "$TMP"/victim_auto.*.out
 start_victim victim_auto
 doomed=$VICTIM_PID
 "$ASMSPY" --sample "$doomed" 2000 --sampler=sw >"$TMP/doomed.txt" 2>"$TMP/err" &
