@@ -4,34 +4,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One allocation per record (the stream view emits one per executed
+ * instruction): the struct, its line pointers, then type, JSON and text. */
 struct tui_rec *tui_rec_new(const char *type, const char *json, const char *text) {
-  struct tui_rec *r = calloc(1, sizeof *r);
-  if (!r) return NULL;
-  r->refs = 1;
-  r->type = strdup(type ? type : "");
-  r->json = json ? strdup(json) : NULL;
+  if (!type) type = "";
+  size_t tl = strlen(type) + 1, jl = json ? strlen(json) + 1 : 0, xl = text ? strlen(text) + 1 : 0;
   uint32_t n = 0;
-  char *buf = NULL;
   if (text) {
     n = 1;
     for (const char *p = text; *p; p++) n += *p == '\n';
-    buf = strdup(text);
   }
-  r->lines = calloc(n ? n : 1, sizeof *r->lines);
-  if (!r->type || (json && !r->json) || (text && !buf) || !r->lines) {
-    free(buf);
-    r->nlines = 0;
-    tui_rec_unref(r);
-    return NULL;
-  }
-  /* lines[0] owns the buffer; the others point into it */
-  char *p = buf;
-  for (uint32_t i = 0; i < n; i++) {
-    r->lines[i] = p;
-    char *nl = strchr(p, '\n');
-    if (nl) *nl = '\0', p = nl + 1;
-  }
+  size_t head = sizeof(struct tui_rec) + (size_t)n * sizeof(char *);
+  struct tui_rec *r = malloc(head + tl + jl + xl);
+  if (!r) return NULL;
+  char *at = (char *)r + head;
+  r->refs = 1;
+  r->lines = (char **)(r + 1);
+  r->type = memcpy(at, type, tl);
+  at += tl;
+  r->json = json ? memcpy(at, json, jl) : NULL;
+  at += jl;
   r->nlines = n;
+  if (text) {
+    char *p = memcpy(at, text, xl);
+    for (uint32_t i = 0; i < n; i++) {
+      r->lines[i] = p;
+      char *nl = strchr(p, '\n');
+      if (nl) *nl = '\0', p = nl + 1;
+    }
+  }
   return r;
 }
 
@@ -40,12 +41,7 @@ void tui_rec_ref(struct tui_rec *r) {
 }
 
 void tui_rec_unref(struct tui_rec *r) {
-  if (!r || __atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
-  if (r->nlines) free(r->lines[0]);
-  free(r->lines);
-  free(r->type);
-  free(r->json);
-  free(r);
+  if (r && __atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0) free(r);
 }
 
 struct tui_rec *tui_reclist_at(const struct tui_reclist *l, size_t i) {

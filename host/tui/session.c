@@ -198,7 +198,14 @@ void tui_session_frame(struct tui_session *s, struct tui_model *out) {
 }
 
 void tui_session_note(struct tui_session *s, const char *type, const char *text) {
-  on_record(s, type, NULL, text);
+  /* always the feed: the tracer thread may be rendering a frame right now */
+  struct tui_rec *r = tui_rec_new(type, NULL, text);
+  if (!r) return;
+  pthread_mutex_lock(&s->lock);
+  tui_reclist_push(&s->feed, r);
+  s->generation++;
+  pthread_mutex_unlock(&s->lock);
+  tui_rec_unref(r);
 }
 
 const struct tui_session_cfg *tui_session_cfg(const struct tui_session *s) { return &s->cfg; }
