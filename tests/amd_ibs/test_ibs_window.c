@@ -13,6 +13,7 @@
  * event: the window's counts are checked against that. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <pwd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -46,6 +47,7 @@ struct spinner {
 };
 
 static volatile unsigned long sink_counter;
+static volatile int threads_started; /* spin threads that reported their tid */
 
 static void spin_for_ms(long ms)
 {
@@ -61,6 +63,7 @@ static void *spin_thread(void *arg)
   pid_t t = (pid_t)syscall(SYS_gettid);
   if (write(fd, &t, sizeof t) != sizeof t)
     _exit(3);
+  __atomic_add_fetch(&threads_started, 1, __ATOMIC_SEQ_CST);
   spin_for_ms(-1);
   return NULL;
 }
@@ -88,6 +91,11 @@ static int spawn_spinner(struct spinner *sp, int threads, long late_ms, long exi
     pthread_t th;
     for (int i = 1; i < threads; i++)
       pthread_create(&th, NULL, spin_thread, (void *)(intptr_t)p[1]);
+    /* every thread has written its tid before the clock for exit_ms
+     * starts: under load a thread may not run for a while (counts, not
+     * timing luck, decide what the parent reads) */
+    while (__atomic_load_n(&threads_started, __ATOMIC_SEQ_CST) < threads - 1)
+      sched_yield();
     if (late_ms > 0) {
       spin_for_ms(late_ms);
       pthread_create(&th, NULL, spin_thread, (void *)(intptr_t)p[1]);
