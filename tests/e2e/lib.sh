@@ -21,7 +21,12 @@ skip() { echo "SKIP: $*"; exit 77; }
 # start_victim NAME [ARGS...]: start a victim, set VICTIM_PID from its first line.
 start_victim() {
   local name=$1; shift
-  local out="$TMP/$name.$$.out"
+  # one file per victim started: a second victim of the same name must
+  # never read the first one's pid (the redirect truncates only once the
+  # background job runs)
+  VICTIM_SEQ=$(( ${VICTIM_SEQ:-0} + 1 ))
+  local out="$TMP/$name.$$.$VICTIM_SEQ.out"
+  rm -f "$out"
   "$VICTIM_DIR/$name" "$@" >"$out" 2>"$TMP/$name.err" &
   local bg=$!
   VICTIM_PIDS="$VICTIM_PIDS $bg"
