@@ -22,6 +22,8 @@ pid_t target_pid(const struct asmspy_target *t);
 void target_reload_symbols(struct asmspy_target *t);
 ssize_t target_read_mem(struct asmspy_target *t, uint64_t addr, void *buf, size_t len);
 ssize_t target_write_mem(struct asmspy_target *t, uint64_t addr, const void *buf, size_t len);
+/* 1 when asmspy wrote an int3 at addr in this target (target_write_mem). */
+int target_planted_breakpoint(const struct asmspy_target *t, uint64_t addr);
 int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbol *out);
 const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap);
 struct asmspy_symtab *target_symtab(struct asmspy_target *t);

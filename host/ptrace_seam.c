@@ -764,6 +764,30 @@ done:;
 /* --------------------------------------------------------------- detach -- */
 
 /* Phase 1 helper: wait for one status of any task and fold it in. */
+/* A SIGTRAP from an int3 we planted whose stop the tracer never collected
+ * (the session was stopped first): the thread sits one byte past the
+ * breakpoint, which the backend has since restored. Delivering the SIGTRAP
+ * would kill the target; instead put rip back on the restored instruction
+ * and swallow the trap. Returns 1 when it did. A target's own int3 (the
+ * byte is still 0xcc, or asmspy never planted one there) is left alone. */
+static int rewind_our_breakpoint(struct seam_task *t, const siginfo_t *si) {
+#if defined(__x86_64__)
+  if (si->si_code != SI_KERNEL || !t->target) return 0;
+  struct user_regs_struct r;
+  if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) != 0) return 0;
+  uint64_t at = r.rip - 1;
+  if (!target_planted_breakpoint(t->target, at)) return 0;
+  uint8_t now = 0xcc;
+  if (target_read_mem(t->target, at, &now, 1) != 1 || now == 0xcc) return 0;
+  r.rip = at;
+  return ptrace(PTRACE_SETREGS, t->tid, 0, &r) == 0;
+#else
+  (void)t;
+  (void)si;
+  return 0;
+#endif
+}
+
 static void detach_collect_one(struct asmspy_seam *sm) {
   int status;
   pid_t tid = waitpid(-1, &status, __WALL);
@@ -799,6 +823,7 @@ static void detach_collect_one(struct asmspy_seam *sm) {
       return;
     }
     t->step_armed = 0;
+    if (rewind_our_breakpoint(t, &si)) return; /* our (removed) int3: swallowed */
   }
   t->pending_sig = sig; /* a real signal: hand it back at detach */
 }
@@ -828,6 +853,12 @@ static int seam_detach(struct asmspy_seam *sm) {
       int status;
       if (waitpid(t->tid, &status, __WALL) != t->tid || !WIFSTOPPED(status)) break;
       int sig = WSTOPSIG(status);
+      if (sig == SIGTRAP && !(status >> 16)) {
+        /* the queued trap: a step (swallow) or an int3 of ours (rewind) */
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0) rewind_our_breakpoint(t, &si);
+      }
       t->pending_sig = (sig == SIGTRAP || (status >> 16)) ? 0 : sig;
     }
   }

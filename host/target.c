@@ -30,6 +30,8 @@ struct asmspy_target {
   struct asmspy_symtab *symtab;
   struct describe_slot *describe_cache;
   int symtab_stale; /* exec replaced the image: reload on next use */
+  uint64_t *bp_addrs; /* where asmspy ever planted an int3 (detach rewinds) */
+  size_t nbp, bpcap;
 };
 
 struct asmspy_target *target_open(pid_t pid, int *err) {
@@ -68,6 +70,7 @@ void target_close(struct asmspy_target *t) {
   if (t->mem_fd >= 0) close(t->mem_fd);
   symtab_free(t->symtab);
   free(t->describe_cache);
+  free(t->bp_addrs);
   free(t);
 }
 
@@ -152,7 +155,31 @@ const char *target_describe_fd(struct asmspy_target *t, int fd, char *buf, size_
 /* Breakpoint writes: /proc/<pid>/mem honours FOLL_FORCE for a tracer, so
  * read-only text pages can be patched (copy-on-write, like PTRACE_POKETEXT)
  * in one pwrite instead of a word-at-a-time poke loop. */
+/* Remember an int3 we plant: a thread that hit it but whose stop the tracer
+ * never collected (the session was stopped first) must be rewound at
+ * detach, after the original byte is back (ptrace_seam.c). */
+static void note_breakpoint(struct asmspy_target *t, uint64_t addr) {
+  for (size_t i = 0; i < t->nbp; i++)
+    if (t->bp_addrs[i] == addr) return;
+  if (t->nbp == t->bpcap) {
+    size_t nc = t->bpcap ? t->bpcap * 2 : 16;
+    uint64_t *n = realloc(t->bp_addrs, nc * sizeof *n);
+    if (!n) return;
+    t->bp_addrs = n;
+    t->bpcap = nc;
+  }
+  t->bp_addrs[t->nbp++] = addr;
+}
+
+int target_planted_breakpoint(const struct asmspy_target *t, uint64_t addr) {
+  if (!t) return 0;
+  for (size_t i = 0; i < t->nbp; i++)
+    if (t->bp_addrs[i] == addr) return 1;
+  return 0;
+}
+
 ssize_t target_write_mem(struct asmspy_target *t, uint64_t addr, const void *buf, size_t len) {
+  if (len == 1 && ((const uint8_t *)buf)[0] == 0xcc) note_breakpoint(t, addr);
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/mem", (int)t->pid);
   int fd = open(path, O_RDWR | O_CLOEXEC);
