@@ -720,6 +720,9 @@ static const struct asmspy_plugin_info *mode_backend(struct asmspy_engine *e,
     first = d;
   }
   if (!view) return d;
+  /* Sampling views run on the default rung unless --sampler says otherwise
+   * (engine.c): the verdict is that rung's, as `asmspy --sample` would get. */
+  if (caps & ASMSPY_CAP_IP_SAMPLES) return d;
   for (size_t i = 0; i < asmspy_plugin_count(e); i++) {
     const struct asmspy_plugin_info *b = asmspy_plugin_at(e, i);
     if (!b->desc || b->kind != ASMSPY_KIND_BACKEND || (b->caps & caps) != caps) continue;
@@ -756,6 +759,13 @@ static void judge_modes(struct procinfo *pi, struct asmspy_engine *e) {
       if (b->status != ASMSPY_USABLE) {
         m->status = PROCINFO_MODE_NO;
         add_reason(m, "%s unavailable: %s", b->name, b->reason);
+        if (view && view->desc && view->desc->view &&
+            (view->desc->view->caps_required & ASMSPY_CAP_IP_SAMPLES)) {
+          const struct asmspy_plugin_info *sw = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, "swclock");
+          if (sw) asmspy_probe_plugin(e, (struct asmspy_plugin_info *)sw);
+          if (sw && sw->status == ASMSPY_USABLE)
+            add_reason(m, "--sampler=sw (residency, not edges) works here");
+        }
       }
     }
     if (mode_table[i].needs_ptrace) {
