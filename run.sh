@@ -31,5 +31,20 @@ echo
 echo "== asmspy --trace $victim work 1   (one invocation of work(): its assembly and callees)"
 build/host/asmspy --trace "$victim" work 1
 echo
+build/tests/victims/victim_auto >/dev/null &
+busy=$!
+sleep 0.3
+echo "== asmspy --sample $busy 300 --sampler=sw   (a busy victim, sampled out of band; --sample alone needs AMD IBS)"
+build/host/asmspy --sample "$busy" 300 --sampler=sw
+kill $busy
+echo
 state=$(sed 's/^.*) //' /proc/$victim/stat | cut -d' ' -f1)
 echo "== victim $victim after detach: state $state, TracerPid $(awk '/TracerPid/ {print $2}' /proc/$victim/status)"
+# On a terminal, finish in the interactive TUI (type "victim" to find the
+# demo victim, Enter, pick a mode; q quits). ASMSPY_NO_TUI=1 skips it.
+if [ -t 0 ] && [ -t 1 ] && [ "${ASMSPY_NO_TUI:-0}" != 1 ]; then
+  echo
+  echo "== asmspy   (the TUI: type 'victim_loop', Enter, then a mode 1-9; q quits)"
+  sleep 1
+  build/host/asmspy
+fi
