@@ -144,9 +144,4 @@ static const struct asmspy_plugin hello_plugin = {
 
 /* The one exported symbol (-fvisibility=hidden hides everything else).
  * Refuse only a different MAJOR; a newer host minor is always fine. */
-ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
-                                                              const struct asmspy_host_api *host) {
-  (void)host;
-  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
-  return &hello_plugin;
-}
+ASMSPY_PLUGIN_ENTRY_FOR(hello_plugin)

@@ -656,6 +656,16 @@ typedef const struct asmspy_plugin *(*asmspy_plugin_entry_fn)(uint32_t host_abi_
 ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
                                                               const struct asmspy_host_api *host);
 
+/* Convenience for plugins: the entry point of a plugin whose descriptor is
+ * static data. It refuses a host of another major (returns NULL) and never
+ * a newer minor. A plugin needing the host table at entry writes its own. */
+#define ASMSPY_PLUGIN_ENTRY_FOR(descriptor)                                                \
+  ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(                           \
+      uint32_t host_abi_version, const struct asmspy_host_api *host) {                     \
+    (void)host;                                                                            \
+    return ASMSPY_ABI_MAJOR_OF(host_abi_version) == ASMSPY_ABI_MAJOR ? &(descriptor) : NULL; \
+  }
+
 /* Convenience for plugins: write a probe verdict. */
 #define ASMSPY_PROBE_SET(res, st, err, ...)                                                \
   do {                                                                                     \

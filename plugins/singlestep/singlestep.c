@@ -442,9 +442,4 @@ static const struct asmspy_plugin singlestep_plugin = {
     .plugin_version = "0.1.0",
 };
 
-ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
-                                                              const struct asmspy_host_api *host) {
-  (void)host;
-  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
-  return &singlestep_plugin;
-}
+ASMSPY_PLUGIN_ENTRY_FOR(singlestep_plugin)
