@@ -20,6 +20,7 @@
  * (the TUI's periodic frame). */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
+#include "plugins/common/textbuf.h"
 
 #include "plugins/common/callcheck.h"
 
@@ -36,41 +37,6 @@
 
 enum sort_by { SORT_INVOCATIONS, SORT_FANOUT };
 
-/* ------------------------------------------------------------- strbuf -- */
-
-struct sb {
-  char *s;
-  size_t len, cap;
-  int oom;
-};
-
-static void sb_reserve(struct sb *b, size_t more) {
-  if (b->oom || b->len + more + 1 <= b->cap) return;
-  size_t nc = b->cap ? b->cap : 256;
-  while (nc < b->len + more + 1) nc *= 2;
-  char *ns = realloc(b->s, nc);
-  if (!ns) {
-    b->oom = 1;
-    return;
-  }
-  b->s = ns;
-  b->cap = nc;
-}
-
-static void sb_addf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_addf(struct sb *b, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  sb_reserve(b, (size_t)n);
-  if (b->oom) return;
-  va_start(ap, fmt);
-  vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-  va_end(ap);
-  b->len += (size_t)n;
-}
 
 /* ---------------------------------------------------------- hash map -- */
 

@@ -26,6 +26,7 @@
 #include <asmspy/plugin.h>
 
 #include "plugins/common/hot_rank.h"
+#include "plugins/common/textbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -38,11 +39,6 @@
 #define SP_TOP_DEFAULT 40
 #define SP_MAX_WINDOW_MS 3600000 /* an hour: anything longer is a typo */
 #define SP_SITE_COLUMN 33        /* the from column of the seed's edge table */
-
-struct sb {
-  char *s;
-  size_t len, cap;
-};
 
 struct sp_state {
   const struct asmspy_host_api *host;
@@ -63,25 +59,6 @@ struct sp_state {
 
 /* ------------------------------------------------------------- buffers -- */
 
-static void sb_addf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_addf(struct sb *b, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if (b->len + (size_t)n + 1 > b->cap) {
-    size_t nc = (b->len + (size_t)n + 1) * 2;
-    char *ns = realloc(b->s, nc);
-    if (!ns) return;
-    b->s = ns;
-    b->cap = nc;
-  }
-  va_start(ap, fmt);
-  vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-  va_end(ap);
-  b->len += (size_t)n;
-}
 
 static void sb_reset(struct sb *b) {
   b->len = 0;

@@ -11,6 +11,7 @@
  * (the region plumbing: plugins/common/region_view.h). */
 #include <asmspy/plugin.h>
 
+#include "plugins/common/textbuf.h"
 #include "plugins/common/region_view.h"
 
 #include <inttypes.h>
@@ -138,30 +139,6 @@ static int by_count(const void *a, const void *b) {
   return x->site < y->site ? -1 : x->site > y->site;
 }
 
-/* Append printf-style text to a growing buffer. */
-struct buf {
-  char *s;
-  size_t len, cap;
-};
-static void addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void addf(struct buf *b, const char *fmt, ...) {
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (b->s && (size_t)n < b->cap - b->len) {
-      b->len += (size_t)n;
-      return;
-    }
-    size_t nc = (b->cap + (size_t)n) * 2 + 256;
-    char *ns = realloc(b->s, nc);
-    if (!ns) return;
-    b->s = ns;
-    b->cap = nc;
-  }
-}
 
 static int render_sample(struct trace_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
@@ -171,27 +148,27 @@ static int render_sample(struct trace_state *st, const struct asmspy_event *ev) 
   size_t blocks = 0;
   for (size_t i = 0; i < st->ninsns; i++) blocks += st->insns[i].leader;
   int64_t ret = (int64_t)ev->u.region.retval;
-  struct buf text = {0}, json = {0};
-  addf(&text, "\nsample #%" PRIu64 "   ret=%" PRId64 "   %zu insns (%" PRIu64 " executed), %zu blocks%s\n",
+  struct sb text = {0}, json = {0};
+  sb_addf(&text, "\nsample #%" PRIu64 "   ret=%" PRId64 "   %zu insns (%" PRIu64 " executed), %zu blocks%s\n",
        ev->u.region.sample, ret, st->ninsns, st->executed, blocks,
        ev->u.region.truncated ? "   (truncated)" : "");
-  addf(&json, "\"sample\":%" PRIu64 ",\"tid\":%d,\"ret\":%" PRId64 ",\"distinct\":%zu,\"executed\":%" PRIu64
+  sb_addf(&json, "\"sample\":%" PRIu64 ",\"tid\":%d,\"ret\":%" PRId64 ",\"distinct\":%zu,\"executed\":%" PRIu64
               ",\"blocks\":%zu,\"truncated\":%s,\"insns\":[",
        ev->u.region.sample, ev->tid, ret, st->ninsns, st->executed, blocks,
        ev->u.region.truncated ? "true" : "false");
-  addf(&text, "  assembly:                                      # <count>\u00d7 per instruction\n");
+  sb_addf(&text, "  assembly:                                      # <count>\u00d7 per instruction\n");
   for (size_t i = 0; i < st->ninsns; i++) {
     struct insn_stat *in = &st->insns[i];
     char dis[128], dis_e[256];
     h->disasm(in->addr, in->bytes, in->len, dis, sizeof dis);
-    addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " %s\n", in->count, in->addr - start, dis);
+    sb_addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " %s\n", in->count, in->addr - start, dis);
     h->json_escape(dis_e, sizeof dis_e, dis, strlen(dis));
-    addf(&json, "%s{\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 ",\"disasm\":\"%s\"}",
+    sb_addf(&json, "%s{\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 ",\"disasm\":\"%s\"}",
          i ? "," : "", in->addr - start, in->addr, in->count, dis_e);
   }
-  addf(&json, "],\"calls\":[");
-  addf(&text, "  functions called:                              # ranked most-called first\n");
-  if (!st->ncalls) addf(&text, "    (none)\n");
+  sb_addf(&json, "],\"calls\":[");
+  sb_addf(&text, "  functions called:                              # ranked most-called first\n");
+  if (!st->ncalls) sb_addf(&text, "    (none)\n");
   for (size_t i = 0; i < st->ncalls; i++) {
     struct callee_stat *c = &st->calls[i];
     struct asmspy_symbol sym;
@@ -207,16 +184,16 @@ static int render_sample(struct trace_state *st, const struct asmspy_event *ev) 
     else
       snprintf(name, sizeof name, "0x%" PRIx64, c->to);
     const char *module = sym.kind == ASMSPY_SYM_JIT ? "jit" : sym.module ? sym.module : "?";
-    addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " ->  %s  [%s]\n", c->count, c->site - start, name,
+    sb_addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " ->  %s  [%s]\n", c->count, c->site - start, name,
          module);
     char name_e[512], mod_e[256];
     h->json_escape(name_e, sizeof name_e, name, strlen(name));
     h->json_escape(mod_e, sizeof mod_e, module, strlen(module));
-    addf(&json, "%s{\"count\":%" PRIu64 ",\"site_off\":%" PRIu64 ",\"callee\":\"%s\",\"addr\":\"0x%" PRIx64
+    sb_addf(&json, "%s{\"count\":%" PRIu64 ",\"site_off\":%" PRIu64 ",\"callee\":\"%s\",\"addr\":\"0x%" PRIx64
                 "\",\"module\":\"%s\"}",
          i ? "," : "", c->count, c->site - start, name_e, c->to, mod_e);
   }
-  addf(&json, "]");
+  sb_addf(&json, "]");
   if (text.len && text.s[text.len - 1] == '\n') text.s[--text.len] = 0;
   h->emit(st->s->out, "sample", json.s, text.s);
   free(text.s);
