@@ -51,6 +51,9 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
 int cli_exit_code_for(int rc);
 /* Run session(arg) in a supervised child (see supervise.c); returns its exit code. */
 int cli_supervise(int (*session)(void *arg), void *arg);
+/* cli_supervise for the TUI: also restores the terminal if the child died
+ * without doing so. */
+int cli_supervise_terminal(int (*session)(void *arg), void *arg);
 void cli_print_usage(FILE *f);
 
 /* info.c / list.c: the no-attach commands (host/procinfo.c does the reading). */

@@ -27,11 +27,19 @@ static void install_stop_handlers(void) {
   sigaction(SIGPIPE, &sa, NULL);
 }
 
+/* The TUI runs in the supervised child (host/cli/supervise.c): a SIGKILLed
+ * asmspy must not take a single-stepped target with it. */
+static int tui_session(void *arg) {
+  (void)arg;
+  return tui_main();
+}
+
 int main(int argc, char **argv) {
   install_stop_handlers();
   if (argc < 2) {
     /* no arguments on a terminal: the interactive TUI (host/tui) */
-    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) return tui_main();
+    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+      return cli_supervise_terminal(tui_session, NULL);
     cli_print_usage(stderr);
     fprintf(stderr, "\nasmspy: give a command or mode (the interactive TUI needs a terminal on "
                     "stdin and stdout)\n");

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 static volatile pid_t supervised_child;
@@ -57,4 +58,25 @@ int cli_supervise(int (*session)(void *arg), void *arg) {
   if (sig == SIGPIPE) return CLI_EXIT_OK; /* output closed (| head): not a failure */
   fprintf(stderr, "asmspy: tracer process died: %s\n", strsignal(sig));
   return CLI_EXIT_FAIL;
+}
+
+/* The TUI under the same supervisor: its tracer thread single-steps too, so
+ * a SIGKILLed asmspy must leave the target running exactly as above. The
+ * child owns the terminal (same process group, inherited fds); if it dies
+ * without restoring it (SIGKILL of the child itself), the supervisor puts
+ * back the terminal modes it saw at start and leaves the alternate screen. */
+int cli_supervise_terminal(int (*session)(void *arg), void *arg) {
+  struct termios saved;
+  int have = tcgetattr(STDIN_FILENO, &saved) == 0;
+  int rc = cli_supervise(session, arg);
+  struct termios now;
+  if (have && tcgetattr(STDIN_FILENO, &now) == 0 &&
+      (now.c_lflag != saved.c_lflag || now.c_iflag != saved.c_iflag ||
+       now.c_oflag != saved.c_oflag)) {
+    tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+    static const char leave[] = "\033[?1049l\033[?25h\n"; /* rmcup, cursor on */
+    if (write(STDOUT_FILENO, leave, sizeof leave - 1) < 0) { /* nothing more to do */
+    }
+  }
+  return rc;
 }

@@ -6,6 +6,9 @@
 #     target runs on, not stopped, TracerPid 0), restores the terminal
 #     (no alternate screen) and exits 0;
 #   - SIGINT while it logs syscalls: the same;
+#   - SIGKILL of asmspy while it single-steps a target: the TUI runs in a
+#     supervised child (PR_SET_PDEATHSIG), which detaches and restores the
+#     terminal; the target survives untraced;
 #   - Ctrl-C (a key: the TUI runs in raw mode) quits from the picker.
 . "$ASMSPY_SOURCE_ROOT/tests/e2e/lib.sh"
 . "$ASMSPY_SOURCE_ROOT/tests/tui/tui_lib.sh"
@@ -53,6 +56,28 @@ st=$(tui_exit_status)
 [ "$(tmux_ display-message -p -t tui '#{alternate_on}')" = 0 ] || fail "alternate screen left on after SIGINT"
 assert_untraced "$B"
 pass "SIGINT mid-log: exit 0, terminal restored, pid $B runs untraced"
+
+# ---- SIGKILL of asmspy while single-stepping ------------------------------------------
+tui_start
+tui_pick victim_loop "$B"
+tui_keys 3
+tui_wait '^(work|helper|main|usleep|nanosleep|clock_nanosleep)[^ ]*\+0x[0-9a-f]+ +\[' "the stream of pid $B"
+kill -KILL "$TUI_PID"
+st=$(tui_exit_status)
+[ "$st" = 137 ] || fail "the killed asmspy reported $st, want 137"
+i=0
+while [ -r "/proc/$B/status" ] && [ "$(awk '/^TracerPid:/ {print $2}' "/proc/$B/status")" != 0 ] &&
+      [ $i -lt 100 ]; do
+  sleep 0.05; i=$((i + 1))
+done
+kill -0 "$B" 2>/dev/null || fail "pid $B died with the SIGKILLed asmspy (stepped target left with TF set)"
+assert_untraced "$B"
+i=0
+while [ "$(tmux_ display-message -p -t tui '#{alternate_on}')" != 0 ] && [ $i -lt 100 ]; do
+  sleep 0.05; i=$((i + 1))
+done
+[ "$(tmux_ display-message -p -t tui '#{alternate_on}')" = 0 ] || fail "alternate screen left on after SIGKILL"
+pass "SIGKILL of asmspy mid-step: the supervised TUI detached, pid $B runs untraced, terminal restored"
 
 # ---- Ctrl-C as a key --------------------------------------------------------------------
 tui_start
