@@ -184,6 +184,19 @@ static int run_skipped(const struct asmspy_run_opts *o, const char *backend, con
   return ASMSPY_RUN_SKIPPED;
 }
 
+/* A run that ends after the writer opened but before any capture (configure
+ * refused, a SKIP found once the arguments were valid): footer, view and
+ * target closed; a --launch'ed command that never ran is killed. end_reason
+ * < 0 leaves the writer's default. */
+static void end_before_capture(struct run_ctx *ctx, struct asmspy_session *s, pid_t launched,
+                               int end_reason, int footer_status) {
+  if (end_reason >= 0) out_set_end_reason(ctx->out, (enum out_end_reason)end_reason);
+  ctx->view->close(ctx->view_state);
+  out_close(ctx->out, footer_status);
+  target_close(s->target);
+  if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
+}
+
 int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   const struct asmspy_host_api *host = asmspy_host_api();
   const struct asmspy_plugin_info *vinfo = asmspy_find_view_for_mode(e, o->mode);
@@ -327,36 +340,23 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
     if (rc && ASMSPY_STATUS_CLASS(rc) == 3) {
       /* UNAVAILABLE from configure (every sampler rung of --auto refused):
        * the view has said why (# SKIP); that is an answer, not a failure. */
-      view->close(ctx.view_state);
-      out_close(ctx.out, 0);
-      target_close(s.target);
-      if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
+      end_before_capture(&ctx, &s, launched, -1, 0);
       return ASMSPY_RUN_SKIPPED;
     }
     if (rc > 0 && ASMSPY_STATUS_CLASS(rc) == 1) {
       /* a TARGET FACT found before capture (--auto: nothing was observed
        * being entered): the answer, passed through as is */
-      out_set_end_reason(ctx.out, OUT_END_COMPLETED);
-      view->close(ctx.view_state);
-      out_close(ctx.out, rc);
-      target_close(s.target);
-      if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
+      end_before_capture(&ctx, &s, launched, OUT_END_COMPLETED, rc);
       return rc;
     }
     if (rc) {
-      out_set_end_reason(ctx.out, OUT_END_ERROR);
-      view->close(ctx.view_state);
-      out_close(ctx.out, rc);
-      target_close(s.target);
-      if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
+      end_before_capture(&ctx, &s, launched, OUT_END_ERROR, rc);
       return rc > 0 ? -rc : rc;
     }
   }
   if (skip_reason) { /* the arguments are valid: now the SKIP is the answer */
     out_note(ctx.out, ASMSPY_NOTE_SKIP, "%s: %s", binfo->name, skip_reason);
-    view->close(ctx.view_state);
-    out_close(ctx.out, 0);
-    target_close(s.target);
+    end_before_capture(&ctx, &s, launched, -1, 0);
     return ASMSPY_RUN_SKIPPED;
   }
 
