@@ -158,19 +158,26 @@ static int status_from_errno(int e) {
   }
 }
 
-/* The backend cannot serve the mode here: "# SKIP <backend>: <reason>" is the
- * answer (the CLI exits 0). It goes through the writer like any result, so
- * --json and --record=<f> still produce a valid recording that says so. */
-static int run_skipped(const struct asmspy_run_opts *o, const char *backend, const char *reason) {
+/* The writer's options for one run of o (channels, recording, embedder sink). */
+static struct out_opts writer_opts(const struct asmspy_run_opts *o, const char *backend,
+                                   pid_t pid) {
   struct out_opts oo = {.mode = o->mode,
                         .backend = backend,
-                        .pid = o->pid,
+                        .pid = pid,
                         .json = (o->flags & ASMSPY_SESS_JSON) != 0,
                         .record_path = o->record_path,
                         .text_out = o->text_out,
                         .json_out = o->json_out,
                         .record_sink = o->on_record,
                         .record_ctx = o->record_ctx};
+  return oo;
+}
+
+/* The backend cannot serve the mode here: "# SKIP <backend>: <reason>" is the
+ * answer (the CLI exits 0). It goes through the writer like any result, so
+ * --json and --record=<f> still produce a valid recording that says so. */
+static int run_skipped(const struct asmspy_run_opts *o, const char *backend, const char *reason) {
+  struct out_opts oo = writer_opts(o, backend, o->pid);
   int err = 0;
   struct asmspy_out *out = out_open(&oo, &err);
   if (!out) {
@@ -311,15 +318,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   }
 
   /* 3. the writer */
-  struct out_opts oo = {.mode = o->mode,
-                        .backend = binfo->name,
-                        .pid = s.pid,
-                        .json = (o->flags & ASMSPY_SESS_JSON) != 0,
-                        .record_path = o->record_path,
-                        .text_out = o->text_out,
-                        .json_out = o->json_out,
-                        .record_sink = o->on_record,
-                        .record_ctx = o->record_ctx};
+  struct out_opts oo = writer_opts(o, binfo->name, s.pid);
   int oerr = 0;
   ctx.out = out_open(&oo, &oerr);
   if (!ctx.out) {
