@@ -79,9 +79,6 @@ void out_close(struct asmspy_out *out, int status);
 uint64_t out_event_count(const struct asmspy_out *out);
 int out_wants_json(const struct asmspy_out *out);
 int out_wants_text(const struct asmspy_out *out);
-/* The human channel is open: for text printed outside out_emit (a column
- * header), which is then not part of any recording. */
-int out_prints_text(const struct asmspy_out *out);
 /* The fields the host writes itself (envelope, header, end, note,
  * codeimage): record "*" = every event line; nested members as "host.arch".
  * The metrics catalogue (docs/metrics.md) is checked against it. */

@@ -67,8 +67,6 @@ int out_wants_json(const struct asmspy_out *out) {
 int out_wants_text(const struct asmspy_out *out) {
   return out && (!out->json || json_wanted(out));
 }
-/* The human channel itself is open (text goes to stdout, not NDJSON). */
-int out_prints_text(const struct asmspy_out *out) { return out && !out->json; }
 
 static void write_header(struct asmspy_out *out, const struct out_opts *o) {
   struct utsname u;

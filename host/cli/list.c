@@ -178,14 +178,16 @@ int cli_cmd_list(int argc, char **argv) {
   }
   long hz = sysconf(_SC_CLK_TCK);
   if (hz <= 0) hz = 100;
-  if (out_prints_text(out)) {
-    printf("  %7s %-12s %4s %s  %-16s%s  %s\n", "PID", "USER", "THR", "S", "COMM",
-           sort == SORT_ACTIVE ? "   CPU%" : sort == SORT_SCAN ? "    STR" : "", "NOTE");
-  }
+  /* The column header is part of the first row's human text, so it goes
+   * through the writer: a recording replays (--replay) with it. */
+  char header[160];
+  snprintf(header, sizeof header, "  %7s %-12s %4s %s  %-16s%s  %s\n", "PID", "USER", "THR", "S",
+           "COMM", sort == SORT_ACTIVE ? "   CPU%" : sort == SORT_SCAN ? "    STR" : "", "NOTE");
+  int header_done = 0;
   for (size_t i = 0; i < n; i++) {
     struct row *r = &rows[i];
     if (r->gone) continue;
-    char comm[32], extra[32] = "", text[512];
+    char comm[32], extra[32] = "", text[512 + sizeof header];
     clean(comm, r->b.comm, sizeof comm);
     if (sort == SORT_ACTIVE) {
       double pct = window_ms ? 100.0 * (double)r->cpu_delta / (double)hz * 1000.0 / (double)window_ms
@@ -197,8 +199,8 @@ int cli_cmd_list(int argc, char **argv) {
       else
         snprintf(extra, sizeof extra, " %6s", "-");
     }
-    snprintf(text, sizeof text, "%s %7d %-12.12s %4d %c  %-16.16s%s  %s", marker(&r->a),
-             (int)r->b.pid, r->b.user, r->b.threads, r->b.state ? r->b.state : '?', comm, extra,
+    snprintf(text, sizeof text, "%s%s %7d %-12.12s %4d %c  %-16.16s%s  %s",
+             header_done ? "" : header, marker(&r->a), (int)r->b.pid, r->b.user, r->b.threads, r->b.state ? r->b.state : '?', comm, extra,
              r->a.verdict == PROCINFO_ATTACH_YES ? "" : r->a.short_reason);
     /* trailing blanks of an empty NOTE */
     for (size_t k = strlen(text); k > 0 && text[k - 1] == ' '; k--) text[k - 1] = '\0';
@@ -235,6 +237,7 @@ int cli_cmd_list(int argc, char **argv) {
       }
     }
     out_emit(out, "process", fields, text);
+    header_done = 1;
   }
   out_close(out, 0);
   free(rows);

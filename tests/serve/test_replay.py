@@ -25,6 +25,7 @@ modes = [
     ["--procs", loop, "--dot"],
     ["--info", loop],
     ["--syms", loop, "work"],
+    ["--list"],  # its column header travels in the first row's human text
     ["--log", loop, "3", "--backend=singlestep"],  # a '# SKIP' answer is recorded too
 ]
 # views other issues add: replayed when this build has them
