@@ -150,10 +150,8 @@ static void note_window(const struct asmspy_host_api *host, struct asmspy_out *o
                         const struct ps_set *set, const struct ibs_emitter *em,
                         const struct ps_counts *n, const struct ps_window_result *w)
 {
+  ps_note_window(host, out, "amd_ibs", em->pid, set, n, w);
   char text[300];
-  ps_set_gaps(set, text, sizeof text);
-  if (text[0])
-    pp_note(host, out, ASMSPY_NOTE_WARN, "amd_ibs: threads not sampled: %s", text);
   ibs_unusable_text(&em->t, text, sizeof text);
   if (text[0])
     pp_note(host, out, ASMSPY_NOTE_WARN, "amd_ibs: samples without an event: %s", text);
@@ -161,17 +159,6 @@ static void note_window(const struct asmspy_host_api *host, struct asmspy_out *o
     pp_note(host, out, ASMSPY_NOTE_INFO,
             "amd_ibs: %llu kernel-mode samples dropped (no swfilt: IBS sampled the kernel too)",
             (unsigned long long)em->t.kernel);
-  if (n->lost || n->throttled)
-    pp_note(host, out, ASMSPY_NOTE_INFO,
-            "amd_ibs: the kernel dropped %llu samples and throttled the rate %llu times",
-            (unsigned long long)n->lost, (unsigned long long)n->throttled);
-  if (n->corrupt || n->oversized)
-    pp_note(host, out, ASMSPY_NOTE_WARN,
-            "amd_ibs: %llu rings abandoned at a corrupt header, %llu oversized records skipped",
-            (unsigned long long)n->corrupt, (unsigned long long)n->oversized);
-  if (w->target_exited)
-    pp_note(host, out, ASMSPY_NOTE_INFO, "amd_ibs: pid %d exited %.0f ms into the window",
-            (int)em->pid, (double)w->window_ns / 1e6);
 }
 
 int ibs_capture(const struct asmspy_host_api *host, const struct asmspy_session *s,

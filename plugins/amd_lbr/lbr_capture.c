@@ -72,24 +72,11 @@ static void note_window(const struct asmspy_host_api *host, struct asmspy_out *o
                         const struct ps_set *set, const struct lbr_emitter *em,
                         const struct ps_counts *n, const struct ps_window_result *w)
 {
+  ps_note_window(host, out, "amd_lbr", em->pid, set, n, w);
   char text[300];
-  ps_set_gaps(set, text, sizeof text);
-  if (text[0])
-    pp_note(host, out, ASMSPY_NOTE_WARN, "amd_lbr: threads not sampled: %s", text);
   lbr_dropped_text(&em->t, text, sizeof text);
   if (text[0])
     pp_note(host, out, ASMSPY_NOTE_INFO, "amd_lbr: branch records without an event: %s", text);
-  if (n->lost || n->throttled)
-    pp_note(host, out, ASMSPY_NOTE_INFO,
-            "amd_lbr: the kernel dropped %llu samples and throttled the rate %llu times",
-            (unsigned long long)n->lost, (unsigned long long)n->throttled);
-  if (n->corrupt || n->oversized)
-    pp_note(host, out, ASMSPY_NOTE_WARN,
-            "amd_lbr: %llu rings abandoned at a corrupt header, %llu oversized records skipped",
-            (unsigned long long)n->corrupt, (unsigned long long)n->oversized);
-  if (w->target_exited)
-    pp_note(host, out, ASMSPY_NOTE_INFO, "amd_lbr: pid %d exited %.0f ms into the window",
-            (int)em->pid, (double)w->window_ns / 1e6);
 }
 
 int lbr_capture(const struct asmspy_host_api *host, const struct asmspy_session *s,

@@ -1,5 +1,5 @@
 /* plugins/common/perf_sampling.h — the perf side shared by the sampling
- * backends (amd_ibs, amd_lbr): what happens between "the attr is built" and
+ * backends (amd_ibs, amd_lbr, swclock): what happens between "the attr is built" and
  * "this SAMPLE record is the backend's to parse".
  *
  *   records   ps_ring_drain: walk one ring, hand every PERF_RECORD_SAMPLE to
@@ -543,6 +543,31 @@ struct ps_window_result {
   int interrupted;      /* *stop rose */
   uint64_t ticks;       /* poll rounds: about window / PS_POLL_MS unless rings fill faster */
 };
+
+/* The window notes every sampler owes its reader, so the numbers stay
+ * honest: threads not sampled, kernel drops and throttling, corrupt or
+ * oversized records, a target that exited mid-window. `who` prefixes them
+ * ("amd_ibs"). A backend adds its own (undecodable samples) around it. */
+static inline void ps_note_window(const struct asmspy_host_api *host, struct asmspy_out *out,
+                                  const char *who, pid_t pid, const struct ps_set *set,
+                                  const struct ps_counts *n, const struct ps_window_result *w)
+{
+  char text[300];
+  ps_set_gaps(set, text, sizeof text);
+  if (text[0])
+    pp_note(host, out, ASMSPY_NOTE_WARN, "%s: threads not sampled: %s", who, text);
+  if (n->lost || n->throttled)
+    pp_note(host, out, ASMSPY_NOTE_INFO,
+            "%s: the kernel dropped %llu samples and throttled the rate %llu times", who,
+            (unsigned long long)n->lost, (unsigned long long)n->throttled);
+  if (n->corrupt || n->oversized)
+    pp_note(host, out, ASMSPY_NOTE_WARN,
+            "%s: %llu rings abandoned at a corrupt header, %llu oversized records skipped", who,
+            (unsigned long long)n->corrupt, (unsigned long long)n->oversized);
+  if (w->target_exited)
+    pp_note(host, out, ASMSPY_NOTE_INFO, "%s: pid %d exited %.0f ms into the window", who,
+            (int)pid, (double)w->window_ns / 1e6);
+}
 
 /* Enable the set, then every PS_POLL_MS (or sooner, when a ring passes its
  * wakeup watermark): drain every ring, pick up new threads, check the
