@@ -40,14 +40,42 @@ static int singlestep_probe(const struct asmspy_host_api *host, struct asmspy_pr
   ASMSPY_PROBE_SET(res, ASMSPY_E_NO_HW, 0, "ptrace single-step is only built for x86-64 here");
   return 0;
 #else
+  /* The child says when it is past fork, so we do not step the kernel's
+   * and libc's post-fork work. Runtime code can still run on the way to the
+   * loop (ASan sets up its fake stack with a `rep stosb` of ~6.7 KB): the
+   * step judgement below counts rep iterations as progress. */
+  int ready[2];
+  if (pipe(ready) != 0) {
+    ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, errno, "pipe: %s", strerror(errno));
+    return 0;
+  }
   pid_t child = fork();
   if (child < 0) {
-    ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, errno, "fork: %s", strerror(errno));
+    int e = errno;
+    close(ready[0]);
+    close(ready[1]);
+    ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, e, "fork: %s", strerror(e));
     return 0;
   }
   if (child == 0) {
+    close(ready[0]);
+    char one = 1;
+    if (write(ready[1], &one, 1) != 1) _exit(1);
     probe_spin();
     _exit(0);
+  }
+  close(ready[1]);
+  char byte;
+  ssize_t got;
+  do {
+    got = read(ready[0], &byte, 1);
+  } while (got < 0 && errno == EINTR);
+  close(ready[0]);
+  if (got != 1) {
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, 0, "the probe child died before reaching its loop");
+    return 0;
   }
   int status;
   if (ptrace(PTRACE_SEIZE, child, 0, 0) != 0) {
@@ -60,7 +88,7 @@ static int singlestep_probe(const struct asmspy_host_api *host, struct asmspy_pr
   }
   ptrace(PTRACE_INTERRUPT, child, 0, 0);
   waitpid(child, &status, __WALL);
-  unsigned long long prev_ip = 0;
+  unsigned long long prev_ip = 0, prev_cx = 0;
   int advanced = 0, steps = 0;
   /* Under load a stop other than our step trap may come first (a late
    * interrupt/group stop): such stops are resumed with a step too and not
@@ -68,19 +96,22 @@ static int singlestep_probe(const struct asmspy_host_api *host, struct asmspy_pr
   for (int stops = 0; steps < PROBE_STEPS && stops < 4 * PROBE_STEPS; stops++) {
     struct user_regs_struct r;
     if (ptrace(PTRACE_GETREGS, child, 0, &r) != 0) break;
-    if (steps && r.rip != prev_ip) advanced++;
+    /* A `rep` string instruction traps once per iteration with rip
+     * unchanged and rcx counting down: that is progress too. */
+    if (steps && (r.rip != prev_ip || r.rcx != prev_cx)) advanced++;
     prev_ip = r.rip;
+    prev_cx = r.rcx;
     if (ptrace(PTRACE_SINGLESTEP, child, 0, 0) != 0) break;
     if (waitpid(child, &status, __WALL) != child || !WIFSTOPPED(status)) break;
     if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0) steps++;
   }
   kill(child, SIGKILL);
   waitpid(child, NULL, 0);
-  /* A loop's rip moves on every step but the loop-back branch target;
-   * demand that nearly every step moved it. */
+  /* A loop's rip moves on every step; demand that nearly every step moved
+   * it (or ran one more iteration of a rep instruction). */
   if (steps == PROBE_STEPS && advanced >= PROBE_STEPS / 2) {
     ASMSPY_PROBE_SET(res, ASMSPY_USABLE, 0,
-                     "single-stepped a forked child: %d/%d steps advanced rip", advanced,
+                     "single-stepped a forked child: %d/%d steps advanced", advanced,
                      PROBE_STEPS - 1);
     res->caps_available = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS;
   } else {
