@@ -61,6 +61,7 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #include "plugins/common/exec_segment.h"
 #include "plugins/singlestep/inproc.h"
+#include "plugins/singlestep/lost_trap.h"
 
 #include <errno.h>
 #include <link.h>
@@ -83,6 +84,10 @@ enum { WHY_NONE = 0, WHY_MAX = 1, WHY_CLONE = 2, WHY_MASK = 3, WHY_STILL_BLOCKED
  * syscall's ip, the return address where stepping resumed, the syscall nr. */
 #define GAP_MARK 0ull
 #define GAP_WORDS 4u
+/* An instruction that ran without its own trap (lost_trap.h) is stored
+ * inline as LOST_MARK, then its ip: the end renders it with a note. */
+#define LOST_MARK 1ull
+#define LOST_WORDS 2u
 #define SHADOW_MAX 256u
 
 struct ss_frame {
@@ -96,6 +101,7 @@ struct ss_handle {
   struct ss_frame shadow[SHADOW_MAX]; /* live calls made while stepping */
   uint32_t depth;
   int prev_call;  /* the instruction recorded last was a call */
+  uint64_t after_cpuid; /* the fall-through of the cpuid recorded last, else 0 */
   uint64_t gaps;
   uint64_t region_start, region_len;
   pid_t tid;
@@ -233,6 +239,17 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
     return;
   }
   uint64_t ip = (uint64_t)g[REG_RIP];
+  if (h->after_cpuid) {
+    /* lost_trap.h: no trap came after the cpuid, so the instruction after
+     * it ran unobserved; this trap is the one after that instruction. */
+    uint64_t skipped = h->after_cpuid;
+    h->after_cpuid = 0;
+    if (ip != skipped && h->n + LOST_WORDS <= h->cap) {
+      h->ips[h->n++] = LOST_MARK;
+      h->ips[h->n++] = skipped;
+      h->prev_call = is_call((const uint8_t *)(uintptr_t)skipped);
+    }
+  }
   if (h->prev_call) {
     note_call(h, (uint64_t)g[REG_RSP], ip);
     h->prev_call = 0;
@@ -280,6 +297,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
   }
   h->ips[h->n++] = ip;
   h->prev_call = is_call(p);
+  if (ss_is_cpuid(p, 2)) h->after_cpuid = ip + 2;
 }
 
 /* Free orphans whose arming thread let go. Under g_lock. */
@@ -424,6 +442,7 @@ int ss_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
     h->why = WHY_STILL_BLOCKED;
     ss_tl_resume_blocked = 0;
   }
+  int lost_noted = 0;
   for (uint64_t i = 0; i < h->n && sink; i++) {
     uint64_t ip = h->ips[i];
     if (ip == GAP_MARK && i + GAP_WORDS <= h->n) {
@@ -437,6 +456,15 @@ int ss_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
       emit_note(sink, sink_ctx, &ev, note);
       i += GAP_WORDS - 1;
       continue;
+    }
+    if (ip == LOST_MARK && i + LOST_WORDS <= h->n) {
+      ip = h->ips[++i];
+      if (!lost_noted) {
+        lost_noted = 1;
+        snprintf(note, sizeof note, SS_LOST_TRAP_NOTE, (unsigned long long)(ip - 2),
+                 (unsigned long long)ip);
+        emit_note(sink, sink_ctx, &ev, note);
+      }
     }
     ev.type = ASMSPY_EV_INSN;
     if (h->region_len && (ip < h->region_start || ip - h->region_start >= h->region_len)) continue;

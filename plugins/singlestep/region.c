@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugins/singlestep/lost_trap.h"
 #include "plugins/singlestep/region.h"
 
 #define INT3 0xcc
@@ -42,6 +43,7 @@ struct region_state {
     int live;
   } bp[2]; /* [0] entry, [1] step-over return */
   struct asmspy_target *target;
+  int lost_trap_noted; /* lost_trap.h: said once per session */
 };
 
 static int emit(struct region_state *rs, struct asmspy_event *ev) {
@@ -80,21 +82,26 @@ static int hit_bp(struct region_state *rs, int slot, const struct asmspy_stop *s
   return rs->bp[slot].live && st->kind == ASMSPY_STOP_TARGET_TRAP && r->ip == rs->bp[slot].addr + 1;
 }
 
-static void emit_insn(struct region_state *rs, pid_t tid, pid_t pid, const struct asmspy_regs *r) {
+/* An executed instruction at ip; r holds the registers before it, or is
+ * NULL when it ran unobserved (lost_trap.h). */
+static void emit_insn(struct region_state *rs, pid_t tid, pid_t pid, uint64_t ip,
+                      const struct asmspy_regs *r) {
   struct asmspy_event ev;
   memset(&ev, 0, sizeof ev);
   ev.type = ASMSPY_EV_INSN;
   ev.tid = tid;
   ev.pid = pid;
   ev.nthreads = 1; /* one thread is sampled at a time: no [tid] prefix */
-  ev.ip = r->ip;
+  ev.ip = ip;
   ev.target = rs->target;
-  ssize_t n = rs->host->read_mem(rs->target, r->ip, ev.u.insn.bytes, sizeof ev.u.insn.bytes);
+  ssize_t n = rs->host->read_mem(rs->target, ip, ev.u.insn.bytes, sizeof ev.u.insn.bytes);
   ev.u.insn.len = n > 0 ? (uint8_t)n : 0;
-  ev.u.insn.sp = r->sp;
+  ev.u.insn.sp = r ? r->sp : 0;
+  if (!r) ev.flags |= ASMSPY_EVF_SP_UNKNOWN;
   ev.regs = r;
   emit(rs, &ev);
 }
+
 
 static void emit_region(struct region_state *rs, uint16_t type, pid_t tid, uint64_t sample,
                         uint64_t retval, int truncated, int reached, uint64_t ip) {
@@ -123,6 +130,26 @@ static void resume_for(struct region_state *rs, const struct asmspy_stop *st) {
 
 static int in_region(const struct asmspy_session *s, uint64_t ip) {
   return ip >= s->region_start && ip < s->region_start + s->region_len;
+}
+
+/* The step over the cpuid at cpuid_ip stopped at now_ip, not at its
+ * fall-through: report the instruction that ran unobserved (lost_trap.h). */
+static void emit_unobserved(struct region_state *rs, pid_t tid, uint64_t cpuid_ip, uint64_t now_ip) {
+  uint64_t ip = cpuid_ip + 2;
+  uint8_t b[16];
+  ssize_t n = rs->host->read_mem(rs->target, ip, b, sizeof b);
+  if (n <= 0 || !ss_lost_trap_explains(rs->host, ip, b, (size_t)n, now_ip)) {
+    rs->host->note(rs->s->out, ASMSPY_NOTE_WARN, SS_LOST_TRAP_GAP_NOTE,
+                   (unsigned long long)cpuid_ip, (unsigned long long)now_ip,
+                   (unsigned long long)ip);
+    return;
+  }
+  if (!rs->lost_trap_noted) {
+    rs->lost_trap_noted = 1;
+    rs->host->note(rs->s->out, ASMSPY_NOTE_WARN, SS_LOST_TRAP_NOTE, (unsigned long long)cpuid_ip,
+                   (unsigned long long)ip);
+  }
+  if (in_region(rs->s, ip)) emit_insn(rs, tid, rs->s->pid, ip, NULL);
 }
 
 static int is_call(const struct asmspy_host_api *h, uint64_t ip, const uint8_t *b, size_t n,
@@ -190,10 +217,11 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
     int ilen = 0;
     int call = nb > 0 && is_call(rs->host, r.ip, bytes, (size_t)nb, &ilen);
     if (in_region(s, r.ip)) {
-      emit_insn(rs, tid, s->pid, &r);
+      emit_insn(rs, tid, s->pid, r.ip, &r);
       steps++;
     }
     uint64_t call_ip = r.ip, call_sp = r.sp;
+    int cpuid = nb > 0 && ss_is_cpuid(bytes, (size_t)nb);
     seam->step(rs->sm, tid, 0);
     struct asmspy_stop st;
     for (;;) { /* wait for OUR thread's stop; others are held */
@@ -207,12 +235,14 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
     if (st.kind == ASMSPY_STOP_EXITED) return -1;
     if (st.kind == ASMSPY_STOP_SIGNAL || st.kind == ASMSPY_STOP_TARGET_TRAP) {
       /* hand the signal back; the handler runs stepped, like any code */
+      cpuid = 0; /* the stop came before the cpuid ran: no trap was lost */
       seam->step(rs->sm, tid, st.sig);
       memset(&st, 0, sizeof st);
       ASMSPY_INIT_HEADER(&st);
       if (seam->next_stop(rs->sm, &st) != 0 || st.kind == ASMSPY_STOP_EXITED) return -1;
     }
     if (get_regs(rs, tid, &r) != 0) return -1;
+    if (cpuid && r.ip != call_ip + 2) emit_unobserved(rs, tid, call_ip, r.ip);
     if (r.sp > entry_sp) { /* the entry frame is gone: the invocation returned */
       emit_region(rs, ASMSPY_EV_REGION_EXIT, tid, sample, r.retval, 0, 1, r.ip);
       return 0;

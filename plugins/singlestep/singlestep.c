@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "plugins/singlestep/inproc.h"
+#include "plugins/singlestep/lost_trap.h"
 #include "plugins/singlestep/region.h"
 
 /* ------------------------------------------------------------- probe -- */
@@ -163,6 +164,7 @@ struct step_state {
   int sink_stop;
   int predict;        /* fall-through prediction enabled (see predict_next) */
   uint64_t predicted; /* predicted steps so far */
+  int lost_trap_noted; /* lost_trap.h: said once per session */
 };
 
 static struct pending_insn *pending_for(struct step_state *st, pid_t tid) {
@@ -235,12 +237,13 @@ static struct insn_class classify(const char *text) {
   /* Anything that may not fall through: branches (j*, loop*, call, ret,
    * iret, sysret/exit), the trapping ones above, rep-prefixed string ops
    * (one iteration per step, same ip), prefixed branches (bnd/notrack),
-   * ud2 and friends, hlt, RTM, and mov/pop ss (which suppresses the next trap so one
-   * step covers two instructions). */
+   * ud2 and friends, hlt, RTM, mov/pop ss (which suppresses the next trap so one
+   * step covers two instructions), and cpuid (its trap is lost here: see
+   * lost_trap.h; the stop after it must be read, not predicted). */
   static const char *const flow[] = {"j",     "loop",   "call",  "ret",   "iret",  "sys",
                                      "int",   "icebp",  "rep",   "bnd",   "notrack", "ud",
                                      "hlt",   "xbegin", "xend",  "xabort", "mov ss", "pop ss",
-                                     "lcall", "ljmp",   "enclu", "xresldtrk"};
+                                     "lcall", "ljmp",   "enclu", "xresldtrk", "cpuid"};
   struct insn_class c;
   c.can_trap = starts_with_any(text, trapping, sizeof trapping / sizeof *trapping);
   c.straight = text[0] && !starts_with_any(text, flow, sizeof flow / sizeof *flow);
@@ -358,6 +361,32 @@ static int step_executed_pending(const struct pending_insn *p, const struct asms
   }
 }
 
+/* The step over a cpuid at lost_after - 2 stopped elsewhere than its
+ * fall-through lost_after: the trap after cpuid was lost (lost_trap.h) and
+ * the instruction at lost_after ran unobserved. Report it, from its bytes and
+ * without registers, when it is the one instruction that leads to where the
+ * thread now is; otherwise say what ran unobserved. */
+static void emit_unobserved(struct step_state *st, const struct pending_insn *p,
+                            uint64_t lost_after, const struct asmspy_stop *stop) {
+  struct pending_insn q = *p;
+  q.ip = lost_after;
+  q.win_len = 0;
+  load_pending_bytes(st, &q, stop->target, 0);
+  if (!q.valid || !ss_lost_trap_explains(st->host, q.ip, q.bytes, q.len, p->ip)) {
+    st->host->note(st->s->out, ASMSPY_NOTE_WARN, SS_LOST_TRAP_GAP_NOTE,
+                   (unsigned long long)(lost_after - 2), (unsigned long long)p->ip,
+                   (unsigned long long)lost_after);
+    return;
+  }
+  if (!st->lost_trap_noted) {
+    st->lost_trap_noted = 1;
+    st->host->note(st->s->out, ASMSPY_NOTE_WARN, SS_LOST_TRAP_NOTE,
+                   (unsigned long long)(lost_after - 2), (unsigned long long)lost_after);
+  }
+  q.sp_known = 0;
+  emit_completed(st, &q, stop->pid, stop->nthreads);
+}
+
 static int singlestep_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   if (ASMSPY_HAS(s, region_len) && s->region_len) return region_run(host, s); /* --trace etc. */
   const struct asmspy_seam_api *seam = host->seam;
@@ -396,9 +425,13 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
       break;
     }
     int deliver = 0;
+    uint64_t lost_after = 0; /* the fall-through of a cpuid that just ran */
     switch (stop.kind) {
     case ASMSPY_STOP_STEP:
-      if (step_executed_pending(p, &stop)) emit_completed(&st, p, stop.pid, stop.nthreads);
+      if (step_executed_pending(p, &stop)) {
+        if (p->valid && ss_is_cpuid(p->bytes, p->len)) lost_after = p->fallthrough;
+        emit_completed(&st, p, stop.pid, stop.nthreads);
+      }
       /* si_code 5: a handler frame was just set up. If the handler runs with
        * SIGTRAP blocked, do not step it (see in_trap_handler). */
       if (ASMSPY_HAS(&stop, si_code) && stop.si_code == 5 && ASMSPY_HAS(seam, signal_blocked) &&
@@ -441,6 +474,7 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
     }
     int plain_stop = stop.kind == ASMSPY_STOP_STEP && stop.si_code == 2 /* TRAP_TRACE */;
     if (!(plain_stop && !deliver && predict_next(&st, p, &stop))) record_next(&st, p, &stop);
+    if (lost_after && p->valid && p->ip != lost_after) emit_unobserved(&st, p, lost_after, &stop);
     int plain = !deliver && plain_stop && p->valid && !p->can_trap && ASMSPY_HAS(seam, step_plain);
     if ((plain ? seam->step_plain(sm, stop.tid) : seam->step(sm, stop.tid, deliver)) != 0) {
       /* the thread died under us: its exit arrives via next_stop */

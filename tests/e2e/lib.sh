@@ -86,19 +86,24 @@ expect_exit() {
   [ "$got" = "$want" ] || { cat "$TMP/err" >&2; fail "'$*' exited $got, expected $want"; }
 }
 
-# callgrind_work_per_call: valgrind/callgrind's exact, exclusive instruction
-# count of victim_loop's work() per call (victim_loop 0 10 calls it exactly
-# 10 times). Prints nothing when valgrind is missing (the oracle is skipped).
-callgrind_work_per_call() {
+# callgrind_per_call VICTIM FUNC CALLS [ARGS...]: valgrind/callgrind's exact,
+# exclusive instruction count of FUNC per call, for a run of VICTIM ARGS
+# that calls FUNC exactly CALLS times. Prints nothing when valgrind is
+# missing (the oracle is skipped).
+callgrind_per_call() {
+  local victim=$1 func=$2 calls=$3; shift 3
   if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
     echo "note: valgrind missing; no callgrind oracle" >&2
     return 0
   fi
-  (cd "$TMP" && valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" \
-     "$VICTIM_DIR/victim_loop" 0 10 >/dev/null 2>&1)
-  local work_ir calls=10
-  work_ir=$(callgrind_annotate "$TMP/cg.out" | awk '/:work \[/ {gsub(",", "", $1); print $1; exit}')
-  [ -n "$work_ir" ] || fail "callgrind gave no count for work"
-  echo "callgrind: work executes $((work_ir / calls)) instructions per call ($work_ir over $calls calls)" >&2
-  echo $((work_ir / calls))
+  (cd "$TMP" && valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$func.out" \
+     "$VICTIM_DIR/$victim" "$@" >/dev/null 2>&1)
+  local ir
+  ir=$(callgrind_annotate "$TMP/cg.$func.out" | awk -v f=":$func [" 'index($0, f) {gsub(",", "", $1); print $1; exit}')
+  [ -n "$ir" ] || fail "callgrind gave no count for $func"
+  echo "callgrind: $func executes $((ir / calls)) instructions per call ($ir over $calls calls)" >&2
+  echo $((ir / calls))
 }
+
+# victim_loop's work() (victim_loop 0 10 calls it exactly 10 times).
+callgrind_work_per_call() { callgrind_per_call victim_loop work 10 0 10; }

@@ -11,3 +11,19 @@ __attribute__((noinline, visibility("default"))) long work(long n) {
   for (int i = 0; i < 5; i++) acc += helper(n + i);
   return acc;
 }
+
+/* cpuid, then a marker instruction (mov r10d, 0x5eed). This VM's hypervisor
+ * sends no step trap after cpuid (plugins/singlestep/lost_trap.h): the
+ * marker must still show up, right after the cpuid. */
+__attribute__((noinline, visibility("default"))) unsigned cpu_vendor_word(void) {
+  unsigned ebx, marker;
+  __asm__ volatile("xorl %%eax, %%eax\n\t"
+                   "cpuid\n\t"
+                   "movl $0x5eed, %%r10d\n\t"
+                   "movl %%ebx, %0\n\t"
+                   "movl %%r10d, %1"
+                   : "=r"(ebx), "=r"(marker)
+                   :
+                   : "eax", "ebx", "ecx", "edx", "r10");
+  return ebx ^ marker;
+}

@@ -17,6 +17,7 @@
 
 long work(long n);
 long helper(long x);
+unsigned cpu_vendor_word(void);
 
 /* The documented whole-window overhead bound (docs/scope.md): the caller's
  * own glue around asmspy_scope_begin/asmspy_scope_end. */
@@ -261,6 +262,28 @@ int main(void) {
           asmspy_scope_reason(s));
   else
     CHECK(!strcmp(asmspy_scope_tier(s), "STRONG"), "intel_pt armed: tier %s", asmspy_scope_tier(s));
+  asmspy_scope_free(s);
+
+  /* 10. cpuid: the instruction after it is recorded even where no step
+   * trap follows cpuid (this VM), right after it, and counted. */
+  s = ASMSPY_SCOPE_BEGIN((const void *)cpu_vendor_word, 0, ASMSPY_SCOPE_QUIET);
+  unsigned word = cpu_vendor_word();
+  asmspy_scope_end(s);
+  {
+    const char *t = asmspy_scope_text(s);
+    const char *c = t ? strstr(t, "cpuid\n") : NULL;
+    const char *next = c ? c + strlen("cpuid\n") : NULL;
+    if (next && !strncmp(next, "# ", 2)) next = strchr(next, '\n') + 1; /* the lost-trap note */
+    const char *eol = next ? strchr(next, '\n') : NULL;
+    int marker_next = eol && memmem(next, (size_t)(eol - next), "mov r10d, 0x5eed", 16) != NULL;
+    CHECK(marker_next && (word & 0xffff) != 0, "cpuid: the marker follows it in the text");
+    unsigned long long lines = 0;
+    for (const char *q = t; q && (q = strstr(q, "cpu_vendor_word+0x")); q++) lines++;
+    CHECK(lines == asmspy_scope_insn_count(s) && lines > 5,
+          "cpuid scope: %llu instruction lines == insn_count %llu", lines,
+          (unsigned long long)asmspy_scope_insn_count(s));
+    if (!marker_next) fprintf(stderr, "%s\n", t ? t : "(no text)");
+  }
   asmspy_scope_free(s);
 
   printf("# %s\n", failures ? "FAILED" : "all passed");
