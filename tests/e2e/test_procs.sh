@@ -163,16 +163,17 @@ pass "--count=calls: singlestep backend, inv counts calls"
 assert_runs "$lpid"
 # the calls counted are exactly the stream's call instructions: the same
 # deterministic run (--launch: exec to exit) through both modes
-# (--record, not --json: a launched command shares asmspy's stdout)
-"$ASMSPY" --launch procs -1 --count=calls --record="$TMP/lcalls.ndjson" -- "$VICTIM_DIR/victim_loop" 0 3 \
+# (--record, not --json: a launched command shares asmspy's stdout; the
+# static build keeps exec-to-exit at ~35k steps)
+"$ASMSPY" --launch procs -1 --count=calls --record="$TMP/lcalls.ndjson" -- "$VICTIM_DIR/victim_loop_static" 0 3 \
   >/dev/null 2>"$TMP/err" || fail "--launch procs --count=calls failed: $(cat "$TMP/err")"
-"$ASMSPY" --launch stream -1 --record="$TMP/lstream.ndjson" -- "$VICTIM_DIR/victim_loop" 0 3 >/dev/null 2>"$TMP/err" \
+"$ASMSPY" --launch stream -1 --record="$TMP/lstream.ndjson" -- "$VICTIM_DIR/victim_loop_static" 0 3 >/dev/null 2>"$TMP/err" \
   || fail "--launch stream failed: $(cat "$TMP/err")"
 field inv "$(grep '"type":"proc"' "$TMP/lcalls.ndjson")"
 ncall=$(grep -cE '"disasm":"(bnd |notrack )*call' "$TMP/lstream.ndjson" || true)
 [ "$ncall" -ge 1 ] || fail "the launched victim_loop's stream shows no call instruction"
 [ "$F" = "$ncall" ] || fail "--count=calls counted $F calls; the stream of the same run has $ncall"
-pass "--count=calls counts exactly the stream's $ncall call instructions (launched victim_loop)"
+pass "--count=calls counts exactly the stream's $ncall call instructions (launched victim_loop_static)"
 # an explicit backend that cannot count the chosen thing is a SKIP, not wrong numbers
 "$ASMSPY" --procs "$lpid" 10 --count=calls --backend=ptrace >"$TMP/skip" 2>&1 || fail "SKIP must exit 0"
 grep -q '^# SKIP ptrace' "$TMP/skip" || fail "--count=calls --backend=ptrace: $(cat "$TMP/skip")"
