@@ -218,6 +218,8 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   }
   const struct asmspy_view_ops *view = vinfo->desc->view;
   uint64_t caps_needed = view->caps_required | extra_caps_for(o->mode, o->argc, o->argv);
+  /* ABI 1.6: used when the backend has them, never required */
+  uint64_t caps_wanted = ASMSPY_HAS(view, caps_wanted) ? view->caps_wanted : 0;
 
   /* Sampling views (caps IP_SAMPLES): the backend is a sampler rung,
    * --sampler=<rung> (default ibs: --sample is AMD IBS-Op unless told). */
@@ -240,7 +242,9 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
       return -ASMSPY_E_USAGE;
     }
   } else {
-    binfo = pick_backend(e, caps_needed);
+    binfo = caps_wanted ? pick_backend(e, caps_needed | caps_wanted) : NULL;
+    if (binfo && binfo->status != ASMSPY_USABLE) binfo = NULL; /* then any that can */
+    if (!binfo) binfo = pick_backend(e, caps_needed);
     if (!binfo) {
       fprintf(stderr, "asmspy: no backend provides what mode '%s' needs\n", o->mode);
       return -ASMSPY_E_INTERNAL;
@@ -332,7 +336,8 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   s.out = ctx.out;
   s.sink = engine_sink;
   s.sink_ctx = &ctx;
-  if (view->caps_required & ASMSPY_CAP_EXACT_SP) s.flags |= ASMSPY_SESS_EXACT_SP;
+  if ((view->caps_required | (caps_wanted & binfo->caps)) & ASMSPY_CAP_EXACT_SP)
+    s.flags |= ASMSPY_SESS_EXACT_SP;
   sampler_ladder_set_engine(e); /* configure may sample first (--auto) */
   if (ASMSPY_HAS(view, configure) && view->configure) {
     rc = view->configure(ctx.view_state, host, &s);

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 5u
+#define ASMSPY_ABI_MINOR 6u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -628,7 +628,15 @@ struct asmspy_view_ops {
    * session (another candidate region for --auto) and return 1 to have the
    * host run the backend again; 0 ends the run with `status`. */
   int (*retry)(void *state, int status, struct asmspy_session *s);
-  /* --- ABI 1.5 ends here; append below --- */
+  /* --- ABI 1.5 ends here --- */
+  /* Capabilities the view uses when the backend has them, without
+   * requiring them: the default backend is picked with them when one is
+   * usable, and the session flags follow what the chosen backend has (for
+   * ASMSPY_CAP_EXACT_SP: ASMSPY_SESS_EXACT_SP set only when it has it). The
+   * call views want EXACT_SP and follow control flow alone without it
+   * (Intel PT: every branch, no registers). */
+  uint64_t caps_wanted;
+  /* --- ABI 1.6 ends here; append below --- */
 };
 
 /* The descriptor a plugin's entry returns: static const data. */

@@ -16,6 +16,7 @@
  *            prefixes), cc_event_sp (sp of an INSN event, or from its regs)
  *   calls    cc_drop_stale, cc_land (the pending call that lands at this
  *            event, verified), cc_arm (arm the call this event executes)
+ *   flow     cc_flow_step: the same without sp (see "flow mode" below)
  *   threads  struct cc_threads: a table of per-thread records, each starting
  *            with a struct cc_thread (the view appends its own fields):
  *            cc_thread_for (find or add), cc_thread_find, cc_thread_remove
@@ -44,6 +45,7 @@ struct cc_thread {
   int32_t tid;
   int npend;
   struct cc_pending pend[CC_PEND_MAX];
+  int flow_ret; /* flow mode: the last instruction was a ret */
 };
 
 /* Per-thread records of elem_size bytes each (set elem_size before use). */
@@ -65,6 +67,21 @@ static inline int cc_is_call_text(const char *t) {
       break;
   }
   return strncmp(t, "call", 4) == 0 && (t[4] == ' ' || t[4] == 0);
+}
+
+/* ret, with the prefixes Capstone prints (bnd, notrack, rep/repz) */
+static inline int cc_is_ret_text(const char *t) {
+  for (;;) {
+    if (strncmp(t, "notrack ", 8) == 0)
+      t += 8;
+    else if (strncmp(t, "bnd ", 4) == 0)
+      t += 4;
+    else if (strncmp(t, "repz ", 5) == 0 || strncmp(t, "rep ", 4) == 0)
+      t = strchr(t, ' ') + 1;
+    else
+      break;
+  }
+  return strncmp(t, "ret", 3) == 0 && (t[3] == ' ' || t[3] == 0);
 }
 
 static inline int cc_event_sp(const struct asmspy_event *ev, uint64_t *sp) {
@@ -120,6 +137,51 @@ static inline void cc_arm(struct cc_thread *t, const struct asmspy_host_api *h,
   }
   t->pend[t->npend++] = (struct cc_pending){
       .slot = sp - 8, .ft = ev->ip + (uint64_t)len, .site = ev->ip, .target = ev->target};
+}
+
+/* -------------------------------------------------------- flow mode -- */
+
+/* Without exact sp (ASMSPY_SESS_EXACT_SP unset: a backend that reports
+ * every branch but no registers, i.e. Intel PT) a call is followed by
+ * control flow alone. The decoder follows every branch, so the thread's
+ * next instruction event after a call IS the call's target: the call lands
+ * there (unless that is its own fall-through: a get-pc `call $+5`). A ret
+ * is matched by the address it reaches: the frame whose return address
+ * that is, and every frame above it, are gone; a longjmp (no ret) is
+ * noticed at the next ret that reaches a lower frame. perf's thread-stack
+ * does the same for PT. What this cannot see: a signal delivered exactly
+ * between a call and its target's first instruction (the handler would be
+ * taken for the callee). */
+enum { CC_FLOW_NONE = 0, CC_FLOW_CALL = 1, CC_FLOW_RET = 2 };
+
+/* One instruction event of t in flow mode. Returns CC_FLOW_CALL when the
+ * call armed by t's previous event lands here (*pc: that call), or
+ * CC_FLOW_RET when t's previous event was a ret (ev->ip is where it
+ * returned to); then arms what this event's instruction is. */
+static inline int cc_flow_step(struct cc_thread *t, const struct asmspy_host_api *h,
+                               const struct asmspy_event *ev, struct cc_pending *pc) {
+  int what = CC_FLOW_NONE;
+  memset(pc, 0, sizeof *pc);
+  if (t->npend) {
+    *pc = t->pend[t->npend - 1];
+    t->npend = 0;
+    if (ev->ip != pc->ft) what = CC_FLOW_CALL;
+  } else if (t->flow_ret) {
+    what = CC_FLOW_RET;
+  }
+  t->flow_ret = 0;
+  if (ev->u.insn.len) {
+    char text[128];
+    int len = h->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text);
+    if (len > 0 && cc_is_call_text(text)) {
+      t->pend[0] = (struct cc_pending){
+          .slot = 0, .ft = ev->ip + (uint64_t)len, .site = ev->ip, .target = ev->target};
+      t->npend = 1;
+    } else if (len > 0 && cc_is_ret_text(text)) {
+      t->flow_ret = 1;
+    }
+  }
+  return what;
 }
 
 /* ---------------------------------------------------------- threads -- */

@@ -431,10 +431,33 @@ ENDS(asmspy_view_ops, retry, SIZE_1_5_asmspy_view_ops);
 #define SIZE_1_5_asmspy_operands SIZE_1_4_asmspy_operands
 #define SIZE_1_5_asmspy_inproc_req SIZE_1_4_asmspy_inproc_req
 
+/* ========================== ABI 1.6 ========================== */
+/* View caps_wanted: capabilities used when present (the call views follow
+ * control flow alone on a backend without exact sp). */
+PIN(asmspy_view_ops, caps_wanted, 88);
+NEW(asmspy_view_ops, caps_wanted, SIZE_1_5_asmspy_view_ops);
+#define SIZE_1_6_asmspy_view_ops 96
+ENDS(asmspy_view_ops, caps_wanted, SIZE_1_6_asmspy_view_ops);
+
+/* Unchanged in 1.6. */
+#define SIZE_1_6_asmspy_probe_result SIZE_1_5_asmspy_probe_result
+#define SIZE_1_6_asmspy_event SIZE_1_5_asmspy_event
+#define SIZE_1_6_asmspy_session SIZE_1_5_asmspy_session
+#define SIZE_1_6_asmspy_regs SIZE_1_5_asmspy_regs
+#define SIZE_1_6_asmspy_stop SIZE_1_5_asmspy_stop
+#define SIZE_1_6_asmspy_seam_api SIZE_1_5_asmspy_seam_api
+#define SIZE_1_6_asmspy_symbol SIZE_1_5_asmspy_symbol
+#define SIZE_1_6_asmspy_host_api SIZE_1_5_asmspy_host_api
+#define SIZE_1_6_asmspy_backend_ops SIZE_1_5_asmspy_backend_ops
+#define SIZE_1_6_asmspy_plugin SIZE_1_5_asmspy_plugin
+#define SIZE_1_6_asmspy_syscall_info SIZE_1_5_asmspy_syscall_info
+#define SIZE_1_6_asmspy_operands SIZE_1_5_asmspy_operands
+#define SIZE_1_6_asmspy_inproc_req SIZE_1_5_asmspy_inproc_req
+
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */
-#if ASMSPY_ABI_MINOR == 5
-#define CUR(S) SIZE_1_5_##S
+#if ASMSPY_ABI_MINOR == 6
+#define CUR(S) SIZE_1_6_##S
 #else
 #error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
 #endif

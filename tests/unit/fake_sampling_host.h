@@ -162,7 +162,7 @@ static int fake_sampler_rc;
 static char fake_sampler_asked[32];
 static int64_t fake_sampler_window;
 
-static void fake_sampler_reset(void) {
+static inline void fake_sampler_reset(void) {
   fake_sampler_nevents = 0;
   fake_sampler_rc = 0;
   fake_sampler_asked[0] = 0;
@@ -170,7 +170,7 @@ static void fake_sampler_reset(void) {
 }
 
 /* Queue `weight` copies of one event. */
-static void fake_queue(uint16_t type, uint16_t flags, uint64_t ip, uint64_t from, uint64_t to,
+static inline void fake_queue(uint16_t type, uint16_t flags, uint64_t ip, uint64_t from, uint64_t to,
                        unsigned copies) {
   for (unsigned i = 0; i < copies && fake_sampler_nevents < 1024; i++) {
     struct asmspy_event *ev = &fake_sampler_events[fake_sampler_nevents++];
@@ -191,7 +191,7 @@ static void fake_queue(uint16_t type, uint16_t flags, uint64_t ip, uint64_t from
   }
 }
 
-static void fake_queue_prov(const char *sampler, uint64_t samples, uint64_t branch) {
+static inline void fake_queue_prov(const char *sampler, uint64_t samples, uint64_t branch) {
   struct asmspy_event *ev = &fake_sampler_events[fake_sampler_nevents++];
   memset(ev, 0, sizeof *ev);
   ASMSPY_INIT_HEADER(ev);
@@ -245,7 +245,7 @@ static void fake_session(struct asmspy_session *s, const char *mode, int argc, c
 }
 
 /* Does fake_out hold exactly this line? */
-static int fake_has_line(const char *line) {
+static inline int fake_has_line(const char *line) {
   size_t n = strlen(line);
   for (const char *p = fake_out; (p = strstr(p, line)) != NULL; p++)
     if ((p == fake_out || p[-1] == '\n') && p[n] == '\n') return 1;

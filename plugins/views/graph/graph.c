@@ -1,7 +1,10 @@
 /* graph: the whole-process call graph (`asmspy --graph <pid> [n]`).
  *
- * Built from the single-step instruction stream with exact sp on every step
- * (ASMSPY_CAP_EXACT_SP). Per thread, a `call` instruction arms a pending call
+ * Built from the instruction stream. With exact sp on every step
+ * (ASMSPY_SESS_EXACT_SP: singlestep) calls are verified against the stack;
+ * without it (intel_pt: every branch, no registers) they are followed by
+ * control flow alone (callcheck.h, "flow mode"). With sp: per thread, a
+ * `call` instruction arms a pending call
  * {call site, fall-through, slot = sp before - 8}. At that thread's next
  * instruction events the call is verified against the machine state it left
  * behind: sp == slot and the 8 bytes at [sp] == the fall-through. Only then
@@ -249,15 +252,22 @@ static int on_insn(struct graph_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   struct cc_thread *t = cc_thread_for(&st->threads, ev->tid);
   if (!t) return ASMSPY_CONSUME_MORE;
+  int done = ASMSPY_CONSUME_MORE;
+  struct cc_pending pc;
+  if (!(st->s->flags & ASMSPY_SESS_EXACT_SP)) { /* flow mode */
+    if (cc_flow_step(t, h, ev, &pc) == CC_FLOW_CALL && record_edge(st, &pc, ev->ip, ev->target) == 0) {
+      st->recorded++;
+      if (st->want > 0 && st->recorded >= (uint64_t)st->want) done = ASMSPY_CONSUME_DONE;
+    }
+    return done;
+  }
   uint64_t sp;
   if (!cc_event_sp(ev, &sp)) return ASMSPY_CONSUME_MORE; /* cannot verify anything here */
-  int done = ASMSPY_CONSUME_MORE;
 
   /* 1. a pending call whose slot sp has risen above is gone */
   cc_drop_stale(t, sp);
 
   /* 2. the call that lands here: sp one slot down, the return address on top */
-  struct cc_pending pc;
   if (cc_land(t, h, ev, sp, &pc) && record_edge(st, &pc, ev->ip, ev->target) == 0) {
     st->recorded++;
     if (st->want > 0 && st->recorded >= (uint64_t)st->want) done = ASMSPY_CONSUME_DONE;
@@ -545,7 +555,7 @@ static const struct asmspy_view_ops graph_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "graph",
-    .caps_required = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_EXACT_SP,
+    .caps_required = ASMSPY_CAP_INSN_STREAM,
     .usage = "<pid> [n] [--sort=invocations|fanout|functions-called] [--json|--dot] [--tid=<t>] "
              "[--follow]",
     .open = graph_open,
@@ -553,6 +563,7 @@ static const struct asmspy_view_ops graph_ops = {
     .finish = graph_finish,
     .close = graph_close,
     .snapshot = graph_snapshot,
+    .caps_wanted = ASMSPY_CAP_EXACT_SP, /* verified calls; flow mode without */
 };
 
 static const struct asmspy_plugin graph_plugin = {
@@ -561,7 +572,7 @@ static const struct asmspy_plugin graph_plugin = {
     .kind = ASMSPY_KIND_VIEW,
     .name = "graph",
     .description = "whole-process call graph: verified caller->callee edges, inv/calls/fanout",
-    .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_EXACT_SP,
+    .caps = ASMSPY_CAP_INSN_STREAM,
     .view = &graph_ops,
     .plugin_version = "0.1.0",
 };

@@ -3,8 +3,12 @@
  * One line per verified call, `-> name [module]`, indented two spaces per
  * depth, prefixed [tid] once more than one thread is followed.
  *
- * Depth is a real per-thread return-address stack keyed on sp (exact on every
- * step: ASMSPY_CAP_EXACT_SP). A call is verified exactly like --graph does
+ * Without exact sp (ASMSPY_SESS_EXACT_SP unset: intel_pt) calls and depth
+ * follow control flow alone (callcheck.h, "flow mode"): a frame is keyed on
+ * its return address and a ret reaching it pops it and every frame above.
+ *
+ * With exact sp (singlestep), depth is a real per-thread return-address
+ * stack keyed on sp. A call is verified exactly like --graph does
  * it (plugins/common/callcheck.h): the thread's next event must sit one
  * slot below the sp the call ran with, with the call's fall-through on top of
  * the stack. A verified call pushes a frame {slot = sp at the callee's
@@ -41,7 +45,8 @@
 /* ------------------------------------------------------------- state -- */
 
 struct frame {
-  uint64_t slot;      /* the return-address slot: live while sp <= slot */
+  uint64_t slot;      /* the return-address slot: live while sp <= slot;
+                       * flow mode: the return address itself */
   int32_t focus_root; /* index of the outermost --focus frame at or below, -1 none */
   int32_t dot_id;     /* this frame's printed line, else the nearest printed ancestor's, -1 */
 };
@@ -169,9 +174,10 @@ static int32_t dot_add(struct tree_state *st, const char *label, int32_t tid, in
 
 /* ------------------------------------------------------------ events -- */
 
-/* A verified call into ev->ip from `site`. Returns the consume verdict. */
+/* A verified call into ev->ip from `site`; its frame is keyed on `slot`
+ * (see struct frame). Returns the consume verdict. */
 static int on_call(struct tree_state *st, struct thread_state *t, const struct asmspy_event *ev,
-                   uint64_t sp, uint64_t site) {
+                   uint64_t slot, uint64_t site) {
   const struct asmspy_host_api *h = st->host;
   struct asmspy_symbol sym;
   memset(&sym, 0, sizeof sym);
@@ -201,7 +207,7 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
   }
   int print = in_scope && (st->max_depth == 0 || pdepth < st->max_depth) &&
               (!st->module || strstr(module, st->module));
-  struct frame f = {.slot = sp, .focus_root = froot, .dot_id = parent ? parent->dot_id : -1};
+  struct frame f = {.slot = slot, .focus_root = froot, .dot_id = parent ? parent->dot_id : -1};
   int done = ASMSPY_CONSUME_MORE;
 
   if (print) {
@@ -263,16 +269,29 @@ static int on_insn(struct tree_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   struct thread_state *t = thread_for(st, ev->tid);
   if (!t) return ASMSPY_CONSUME_MORE;
+  int done = ASMSPY_CONSUME_MORE;
+  struct cc_pending pc;
+  if (!(st->s->flags & ASMSPY_SESS_EXACT_SP)) { /* flow mode */
+    switch (cc_flow_step(&t->cc, h, ev, &pc)) {
+    case CC_FLOW_CALL: return on_call(st, t, ev, pc.ft, pc.site);
+    case CC_FLOW_RET: /* pop to the frame whose return address this is, if any */
+      for (size_t k = t->nframes; k-- > 0;)
+        if (t->frames[k].slot == ev->ip) {
+          t->nframes = k;
+          break;
+        }
+      return done;
+    default: return done;
+    }
+  }
   uint64_t sp;
   if (!cc_event_sp(ev, &sp)) return ASMSPY_CONSUME_MORE; /* nothing can be verified here */
-  int done = ASMSPY_CONSUME_MORE;
 
   /* 1. pop every frame (and pending call) sp has risen above */
   while (t->nframes && t->frames[t->nframes - 1].slot < sp) t->nframes--;
   cc_drop_stale(&t->cc, sp);
 
   /* 2. a pending call that lands here: sp one slot down, its return address on top */
-  struct cc_pending pc;
   if (cc_land(&t->cc, h, ev, sp, &pc)) done = on_call(st, t, ev, sp, pc.site);
 
   /* 3. this instruction is a call: arm it */
@@ -424,7 +443,7 @@ static const struct asmspy_view_ops tree_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "tree",
-    .caps_required = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_EXACT_SP,
+    .caps_required = ASMSPY_CAP_INSN_STREAM,
     .usage = "<pid> [n] [--depth=<d>] [--focus=<sym>] [--module=<m>] [--json|--dot] [--tid=<t>] "
              "[--follow]",
     .open = tree_open,
@@ -432,6 +451,7 @@ static const struct asmspy_view_ops tree_ops = {
     .finish = tree_finish,
     .snapshot = tree_snapshot,
     .close = tree_close,
+    .caps_wanted = ASMSPY_CAP_EXACT_SP, /* sp-keyed frames; flow mode without */
 };
 
 static const struct asmspy_plugin tree_plugin = {
@@ -439,8 +459,8 @@ static const struct asmspy_plugin tree_plugin = {
     .struct_size = sizeof(struct asmspy_plugin),
     .kind = ASMSPY_KIND_VIEW,
     .name = "tree",
-    .description = "whole-process live call tree: verified calls indented by a real sp-keyed stack",
-    .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_EXACT_SP,
+    .description = "whole-process live call tree: verified calls indented by a real call stack",
+    .caps = ASMSPY_CAP_INSN_STREAM,
     .view = &tree_ops,
     .plugin_version = "0.1.0",
 };
