@@ -27,7 +27,8 @@
 
 #define IPT_NAME "intel_pt"
 #define IPT_CAPS                                                                                   \
-  (ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_INPROCESS | ASMSPY_CAP_OUT_OF_BAND)
+  (ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_INPROCESS | ASMSPY_CAP_OUT_OF_BAND | \
+   ASMSPY_CAP_REGION)
 
 #define IPT_DATA_PAGES_LOG2 2u /* 4 data pages for sideband */
 #define IPT_AUX_BYTES (64u << 10) /* plenty for the loop's start, small for mlock */

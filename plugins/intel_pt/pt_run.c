@@ -13,7 +13,10 @@
  *             (PERF_RECORD_COMM with COMM_EXEC) rebuilds it
  *   region    a session region (region_len > 0) becomes the kernel address
  *             filter (pt_maps.c: the file form, else the address form), and
- *             the decoder keeps only instructions inside it
+ *             the decoder keeps only instructions inside it; pt_region.c cuts
+ *             that into invocations (REGION_ENTER / INSN / CALLOUT /
+ *             REGION_EXIT) for --trace; no entry within the session's
+ *             entry_wait_ms is ASMSPY_FACT_NOT_REACHED, as on singlestep
  *   loss      PERF_RECORD_AUX TRUNCATED (the AUX area filled before we
  *             drained it: the kernel stopped tracing) -> a note, an
  *             ASMSPY_EV_LOST, and the event re-enabled; decode errors and
@@ -41,6 +44,7 @@
 #include "plugins/intel_pt/pt_decode.h"
 #include "plugins/intel_pt/pt_image.h"
 #include "plugins/intel_pt/pt_maps.h"
+#include "plugins/intel_pt/pt_region.h"
 
 #define RUN_AUX_BYTES (1u << 20)  /* per thread; halved down to RUN_AUX_MIN on the mlock budget */
 #define RUN_AUX_MIN (64u << 10)
@@ -78,12 +82,19 @@ struct run {
   int have_af;
   uint64_t truncations, sideband_lost;
   int noted_partial, noted_lost, noted_late;
+  struct ptr_seg *seg; /* region sessions: invocations (pt_region.h) */
 };
 
 static struct asmspy_out *run_out(const struct run *r) { return pp_session_out(r->s); }
 
 /* The decoders' sink: notes go to the user (views do not render them),
  * everything else to the session's sink. */
+static int session_sink(void *ctx, const struct asmspy_event *ev) {
+  struct run *r = ctx;
+  if (r->s->sink(r->s->sink_ctx, ev)) r->sink_stop = 1;
+  return r->sink_stop;
+}
+
 static int run_sink(void *ctx, const struct asmspy_event *ev) {
   struct run *r = ctx;
   if (r->sink_stop) return 1;
@@ -91,8 +102,11 @@ static int run_sink(void *ctx, const struct asmspy_event *ev) {
     pp_note(r->host, run_out(r), ASMSPY_NOTE_WARN, "%s", ev->u.note.text ? ev->u.note.text : "");
     return 0;
   }
-  if (r->s->sink(r->s->sink_ctx, ev)) r->sink_stop = 1;
-  return r->sink_stop;
+  if (r->seg) {
+    if (ptr_seg_event(r->seg, ev)) r->sink_stop = 1;
+    return r->sink_stop;
+  }
+  return session_sink(r, ev);
 }
 
 static void emit_simple(struct run *r, pid_t tid, uint16_t type, uint64_t count, uint32_t what) {
@@ -407,6 +421,9 @@ static void setup_region(struct run *r) {
   if (!ASMSPY_HAS(s, region_len) || !s->region_len) return;
   r->keep_start = s->region_start;
   r->keep_len = s->region_len;
+  struct ptr_seg_opts so = {.host = r->host, .start = r->keep_start, .len = r->keep_len,
+                            .sink = session_sink, .sink_ctx = r, .seq = &r->seq};
+  r->seg = ptr_seg_new(&so); /* NULL (no memory): the plain region stream */
   if (r->pmu.addr_ranges == 0) {
     pp_note(r->host, run_out(r), ASMSPY_NOTE_INFO,
             "intel_pt: caps/num_address_ranges=0: no IP filtering on this CPU; the region is kept "
@@ -496,6 +513,7 @@ int ipt_run(const struct asmspy_host_api *host, const struct asmspy_session *s) 
     goto out;
   }
   if (launched) kill(s->pid, SIGCONT); /* seam_spawn_stopped left it before its exec */
+  int64_t t0 = pp_now_ms(); /* the entry wait of a region session */
 
   for (unsigned round = 1; !r->sink_stop; round++) {
     if (s->stop && *s->stop) break;
@@ -526,9 +544,29 @@ int ipt_run(const struct asmspy_host_api *host, const struct asmspy_session *s) 
       result = ASMSPY_FACT_EXITED;
       break;
     }
+    if (r->seg && !ptr_seg_entered(r->seg) && s->entry_wait_ms > 0 &&
+        pp_now_ms() - t0 >= s->entry_wait_ms) {
+      /* never entered within the wait: the fact singlestep reports too */
+      struct asmspy_event ev;
+      memset(&ev, 0, sizeof ev);
+      ASMSPY_INIT_HEADER(&ev);
+      ev.type = ASMSPY_EV_REGION_EXIT;
+      ev.pid = s->pid;
+      ev.ip = s->region_start;
+      ev.target = s->target;
+      ev.seq = ++r->seq;
+      ev.u.region.start = s->region_start;
+      ev.u.region.len = s->region_len;
+      ev.u.region.sample = 1;
+      session_sink(r, &ev);
+      result = ASMSPY_FACT_NOT_REACHED;
+      break;
+    }
   }
 out:
   for (size_t i = 0; i < r->n; i++) finish_thread(r, &r->t[i], !(s->stop && *s->stop));
+  if (r->seg && !r->sink_stop) ptr_seg_finish(r->seg);
+  ptr_seg_free(r->seg);
   summary(r);
   for (size_t i = 0; i < r->n; i++) {
     ptd_free(r->t[i].dec);

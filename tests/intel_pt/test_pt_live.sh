@@ -49,3 +49,37 @@ grep -m1 '"type":"insn"' "$TMP/all.asmtrace" | grep -q '"module":"ld-linux-x86-6
 grep -q '"sym":"step_once"' "$TMP/all.asmtrace" || fail "victim's step_once never decoded"
 tail -1 "$TMP/all.asmtrace" | grep -q '"reason":"target_exited"' || fail "footer: $(tail -1 "$TMP/all.asmtrace")"
 pass "--launch: from ld.so's entry to the exit, $(grep -c '"type":"insn"' "$TMP/all.asmtrace") instructions"
+
+# 5. the call views follow control flow alone on PT (no sp): helper is
+#    called more often than work, and nests under it
+start_victim victim_loop
+pid=$VICTIM_PID
+"$ASMSPY" --graph "$pid" 60 --backend=intel_pt --json >"$TMP/g.ndjson" 2>"$TMP/err" ||
+  fail "--graph --backend=intel_pt: $(cat "$TMP/err")"
+"$ASMTRACE_CHECK" "$TMP/g.ndjson" >/dev/null || fail "--graph recording invalid"
+python3 - "$TMP/g.ndjson" <<'PY' || fail "--graph on intel_pt: helper inv not above work's"
+import json, sys
+g = [json.loads(l) for l in open(sys.argv[1]) if '"type":"graph"' in l][-1]
+inv = {n["name"]: n["inv"] for n in g["nodes"]}
+sys.exit(0 if inv.get("helper", 0) > inv.get("work", 0) > 0 else 1)
+PY
+"$ASMSPY" --tree "$pid" 12 --backend=intel_pt >"$TMP/tree" 2>"$TMP/err" || fail "--tree: $(cat "$TMP/err")"
+grep -qE '^-> work \[victim_loop\]' "$TMP/tree" && grep -qE '^  -> helper \[victim_loop\]' "$TMP/tree" ||
+  fail "--tree on intel_pt: helper not under work: $(cat "$TMP/tree")"
+pass "--graph / --tree on intel_pt: calls followed by control flow"
+
+# 6. --trace on PT: invocations cut from control flow, callgrind's count,
+#    the return value unknown (no registers)
+expect=$(callgrind_work_per_call)
+"$ASMSPY" --trace "$pid" work 2 --backend=intel_pt --json >"$TMP/t.ndjson" 2>"$TMP/err" ||
+  fail "--trace --backend=intel_pt: $(cat "$TMP/err")"
+"$ASMTRACE_CHECK" "$TMP/t.ndjson" >/dev/null || fail "--trace recording invalid"
+[ "$(grep -c '"type":"sample"' "$TMP/t.ndjson")" = 2 ] || fail "--trace: not 2 samples"
+grep '"type":"sample"' "$TMP/t.ndjson" | grep -q '"ret":null' || fail "--trace: ret should be null on PT"
+if [ -n "$expect" ]; then
+  for got in $(grep '"type":"sample"' "$TMP/t.ndjson" | grep -oE '"executed":[0-9]+' | cut -d: -f2); do
+    [ "$got" = "$expect" ] || fail "--trace on PT counted $got in work, callgrind $expect"
+  done
+fi
+pass "--trace on intel_pt: 2 invocations of work${expect:+, $expect instructions each = callgrind}"
+assert_runs "$pid"

@@ -8,7 +8,9 @@
  * in address order with an execution count per instruction, and the
  * functions called ranked by count (the seed's "Assembly & functions"). A
  * region that is never entered within the wait is reported as that fact
- * (the region plumbing: plugins/common/region_view.h). */
+ * (the region plumbing: plugins/common/region_view.h). On a backend without
+ * registers (intel_pt: invocations cut from control flow, pt_region.h) the
+ * return value is unknown: `ret=?`, JSON "ret":null. */
 #include <asmspy/plugin.h>
 
 #include "plugins/common/textbuf.h"
@@ -147,14 +149,18 @@ static int render_sample(struct trace_state *st, const struct asmspy_event *ev) 
   qsort(st->calls, st->ncalls, sizeof *st->calls, by_count);
   size_t blocks = 0;
   for (size_t i = 0; i < st->ninsns; i++) blocks += st->insns[i].leader;
-  int64_t ret = (int64_t)ev->u.region.retval;
+  char ret[24] = "?", ret_json[24] = "null"; /* no registers: unknown */
+  if (!(ev->flags & ASMSPY_EVF_SP_UNKNOWN)) {
+    snprintf(ret, sizeof ret, "%" PRId64, (int64_t)ev->u.region.retval);
+    snprintf(ret_json, sizeof ret_json, "%s", ret);
+  }
   struct sb text = {0}, json = {0};
-  sb_addf(&text, "\nsample #%" PRIu64 "   ret=%" PRId64 "   %zu insns (%" PRIu64 " executed), %zu blocks%s\n",
+  sb_addf(&text, "\nsample #%" PRIu64 "   ret=%s   %zu insns (%" PRIu64 " executed), %zu blocks%s\n",
        ev->u.region.sample, ret, st->ninsns, st->executed, blocks,
        ev->u.region.truncated ? "   (truncated)" : "");
-  sb_addf(&json, "\"sample\":%" PRIu64 ",\"tid\":%d,\"ret\":%" PRId64 ",\"distinct\":%zu,\"executed\":%" PRIu64
+  sb_addf(&json, "\"sample\":%" PRIu64 ",\"tid\":%d,\"ret\":%s,\"distinct\":%zu,\"executed\":%" PRIu64
               ",\"blocks\":%zu,\"truncated\":%s,\"insns\":[",
-       ev->u.region.sample, ev->tid, ret, st->ninsns, st->executed, blocks,
+       ev->u.region.sample, ev->tid, ret_json, st->ninsns, st->executed, blocks,
        ev->u.region.truncated ? "true" : "false");
   sb_addf(&text, "  assembly:                                      # <count>\u00d7 per instruction\n");
   for (size_t i = 0; i < st->ninsns; i++) {
@@ -177,7 +183,9 @@ static int render_sample(struct trace_state *st, const struct asmspy_event *ev) 
     sym.struct_size = sizeof sym;
     h->symbolize(ev->target, c->to, &sym);
     char name[256];
-    if (sym.name && sym.offset == 0)
+    if (!c->to) /* an indirect call-out whose target the backend did not see (intel_pt) */
+      snprintf(name, sizeof name, "(indirect: target not traced)");
+    else if (sym.name && sym.offset == 0)
       snprintf(name, sizeof name, "%s", sym.name);
     else if (sym.name)
       snprintf(name, sizeof name, "%s+0x%" PRIx64, sym.name, sym.offset);
@@ -241,13 +249,14 @@ static const struct asmspy_view_ops trace_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "trace",
-    .caps_required = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_REGION | ASMSPY_CAP_EXACT_SP,
+    .caps_required = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_REGION,
     .usage = "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n] [--tid=<t>]",
     .open = trace_open,
     .consume = trace_consume,
     .finish = trace_finish,
     .close = trace_close,
     .configure = trace_configure,
+    .caps_wanted = ASMSPY_CAP_EXACT_SP, /* registers: the return value */
 };
 
 static const struct asmspy_plugin trace_plugin = {
