@@ -18,10 +18,11 @@
 static int failures;
 #define CHECK(cond, ...)                                                                   \
   do {                                                                                     \
-    printf("%s - ", (cond) ? "ok  " : "FAIL");                                             \
+    int check_ok_ = (cond); /* once: cond may have side effects */                         \
+    printf("%s - ", check_ok_ ? "ok  " : "FAIL");                                          \
     printf(__VA_ARGS__);                                                                   \
     printf("\n");                                                                          \
-    if (!(cond)) failures++;                                                               \
+    if (!check_ok_) failures++;                                                            \
   } while (0)
 
 static int fake_disasm(uint64_t ip, const uint8_t *b, size_t n, char *text, size_t cap) {

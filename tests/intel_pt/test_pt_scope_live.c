@@ -45,8 +45,9 @@ extern const char pt_leaf[], pt_known_end[];
 static int failures;
 #define CHECK(cond, ...)                                                                   \
   do {                                                                                     \
-    printf((cond) ? "ok   - " : "FAIL - ");                                                \
-    if (!(cond)) failures++;                                                               \
+    int check_ok_ = (cond); /* once: cond may have side effects */                         \
+    printf(check_ok_ ? "ok   - " : "FAIL - ");                                             \
+    if (!check_ok_) failures++;                                                            \
     printf(__VA_ARGS__);                                                                   \
     printf("\n");                                                                          \
   } while (0)

@@ -22,10 +22,11 @@
 static int failures;
 #define CHECK(cond, ...)                                                                   \
   do {                                                                                     \
-    printf("%s - ", (cond) ? "ok  " : "FAIL");                                             \
+    int check_ok_ = (cond); /* once: cond may have side effects */                         \
+    printf("%s - ", check_ok_ ? "ok  " : "FAIL");                                          \
     printf(__VA_ARGS__);                                                                   \
     printf("\n");                                                                          \
-    if (!(cond)) failures++;                                                               \
+    if (!check_ok_) failures++;                                                            \
   } while (0)
 
 /* Just enough of x86 for the stream above. */
