@@ -338,6 +338,23 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   s.sink_ctx = &ctx;
   if ((view->caps_required | (caps_wanted & binfo->caps)) & ASMSPY_CAP_EXACT_SP)
     s.flags |= ASMSPY_SESS_EXACT_SP;
+  /* The samplers observe from outside and never trace: a launched command
+   * is run through its exec and ld.so to its entry point under ptrace and
+   * let go; from then on it is sampled like any running pid (its own image
+   * and libraries). */
+  if (launched && (view->caps_required & ASMSPY_CAP_IP_SAMPLES)) {
+    rc = seam_release_after_exec(&s);
+    if (rc) {
+      fprintf(stderr, "asmspy: '%s' did not reach its exec: %s\n", o->launch_argv[0],
+              asmspy_strerror(rc));
+      end_before_capture(&ctx, &s, launched, OUT_END_ERROR, rc);
+      return rc > 0 ? -rc : rc;
+    }
+    s.flags &= ~ASMSPY_SESS_LAUNCHED;
+  }
+  /* Samples are named when the window is rendered, and a short-lived target
+   * may be gone by then: read its symbols now, while it runs. */
+  if (view->caps_required & ASMSPY_CAP_IP_SAMPLES) (void)target_symtab(s.target);
   sampler_ladder_set_engine(e); /* configure may sample first (--auto) */
   if (ASMSPY_HAS(view, configure) && view->configure) {
     rc = view->configure(ctx.view_state, host, &s);

@@ -92,6 +92,8 @@ const struct out_field *out_field_table(size_t *n);
 extern const struct asmspy_seam_api seam_api;
 /* Spawn argv stopped at its exec (for --launch); returns the pid or -errno. */
 pid_t seam_spawn_stopped(char *const *argv);
+/* Run a seam_spawn_stopped command through its exec and detach (samplers). */
+int seam_release_after_exec(const struct asmspy_session *s);
 
 /* ---- syscall_names.c / fdinfo.c ------------------------------------------ */
 const char *host_syscall_name(int64_t nr);

@@ -22,6 +22,8 @@
 #include "host/host.h"
 
 #include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -913,6 +915,73 @@ pid_t seam_spawn_stopped(char *const *argv) {
     if (errno != EINTR) return -errno;
   if (!WIFSTOPPED(status)) return -ECHILD;
   return pid;
+}
+
+/* The program's entry point (AT_ENTRY) from /proc/<pid>/auxv, or 0. */
+static uint64_t auxv_entry(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/auxv", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  uint64_t kv[2], entry = 0;
+  while (read(fd, kv, sizeof kv) == (ssize_t)sizeof kv && kv[0] != AT_NULL)
+    if (kv[0] == AT_ENTRY) entry = kv[1];
+  close(fd);
+  return entry;
+}
+
+/* Run a tracee stopped just after its exec to the program's entry point
+ * (gdb's `start`, one step earlier): by then ld.so has mapped every library
+ * the program needs. An int3 at AT_ENTRY, continue (signals delivered),
+ * restore the byte, rewind rip. Returns 0, or -1 (the program is left
+ * where it is: still correct, only its libraries may not be mapped yet). */
+static int run_to_entry(pid_t pid) {
+  uint64_t entry = auxv_entry(pid);
+  if (!entry) return -1;
+  errno = 0;
+  long word = ptrace(PTRACE_PEEKTEXT, pid, (void *)(uintptr_t)entry, 0);
+  if (errno) return -1;
+  long trap = (word & ~0xffL) | 0xcc;
+  if (ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)entry, (void *)trap) != 0) return -1;
+  int deliver = 0, rc = -1;
+  for (;;) {
+    if (ptrace(PTRACE_CONT, pid, 0, (void *)(uintptr_t)deliver) != 0) break;
+    int status;
+    if (waitpid(pid, &status, __WALL) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (!WIFSTOPPED(status)) return -1; /* it died before its entry point */
+    struct user_regs_struct r;
+    if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0 &&
+        ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 && r.rip == entry + 1) {
+      r.rip = entry;
+      rc = ptrace(PTRACE_SETREGS, pid, 0, &r) == 0 ? 0 : -1;
+      break;
+    }
+    int sig = WSTOPSIG(status);
+    deliver = ((status >> 16) || sig == SIGSTOP || sig == SIGTRAP) ? 0 : sig;
+  }
+  ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)entry, (void *)word);
+  return rc;
+}
+
+/* Let a --launch'ed command (stopped before its exec) run through the exec
+ * and ld.so to its entry point under ptrace, then let it go: from then on
+ * it is a running pid with its own image and libraries, for the modes that
+ * observe from outside (samplers). Returns 0 or a -ASMSPY_E_* status. */
+int seam_release_after_exec(const struct asmspy_session *s) {
+  struct asmspy_session launch = *s;
+  launch.flags |= ASMSPY_SESS_LAUNCHED;
+  launch.tid = 0;
+  struct asmspy_seam *sm = NULL;
+  int rc = seam_api.attach(&launch, &sm);
+  if (rc) return rc;
+#if defined(__x86_64__)
+  (void)run_to_entry(s->pid);
+#endif
+  seam_api.detach(sm);
+  return 0;
 }
 
 const struct asmspy_seam_api seam_api = {

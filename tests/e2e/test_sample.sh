@@ -174,3 +174,27 @@ set +e; wait "$spy"; rc=$?; set -e
 grep -q "^statistical residency (software task-clock" "$TMP/doomed.txt" || fail "no table after the target died: $(cat "$TMP/doomed.txt")"
 pass "target killed mid-window: exit 0, the samples taken are shown"
 assert_runs "$pid"
+
+# --launch: like `perf record -- cmd`. The command runs through its exec
+# under ptrace and is let go; the window samples its own image (symbols of
+# the exec'd program, not asmspy's), then asmspy waits for it to finish.
+"$ASMSPY" --launch sample 300 --sampler=sw --record="$TMP/launch.ndjson" -- "$VICTIM_DIR/victim_auto" 600 \
+  >"$TMP/launch.txt" 2>"$TMP/err" || fail "--launch sample failed: $(cat "$TMP/err")"
+"$ASMTRACE_CHECK" "$TMP/launch.ndjson" >/dev/null || fail "--launch sample recording invalid"
+python3 - "$TMP/launch.ndjson" <<'EOF2' || fail "--launch sample: grind_forever not the top function"
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1])]
+fns = [e for e in evs if e["type"] == "hot_function"]
+prov = [e for e in evs if e["type"] == "provenance"][0]
+assert prov["samples"] > 0 and fns and fns[0]["name"] == "grind_forever", (prov, fns[:3])
+assert fns[0]["module"] == "victim_auto", fns[0]
+EOF2
+grep -q "^statistical residency (software task-clock" "$TMP/launch.txt" || fail "--launch sample text: $(head -3 "$TMP/launch.txt")"
+pass "--launch sample: the exec'd program's own functions (grind_forever on top), command ran to its end"
+# a command that ends inside the window: its samples are still named (the
+# symbols were read while it ran)
+"$ASMSPY" --launch sample 400 --sampler=sw -- "$VICTIM_DIR/victim_auto" 100 >"$TMP/short.txt" 2>"$TMP/err" \
+  || fail "--launch sample of a short command failed: $(cat "$TMP/err")"
+grep -qE '^ +[0-9]+  grind_forever \[victim_auto\]' "$TMP/short.txt" || fail "short command: $(cat "$TMP/short.txt")"
+grep -q "exited .* into the window" "$TMP/err" || fail "the early exit is not said: $(cat "$TMP/err")"
+pass "--launch sample of a command that exits mid-window: named, and the exit said"

@@ -15,9 +15,13 @@
  * so the ranking is the same on any machine.
  *
  * `victim_auto idle` prints its pid and sleeps in pause() forever: no user
- * instruction ever runs, so every sampler sees nothing (--auto refuses). */
+ * instruction ever runs, so every sampler sees nothing (--auto refuses).
+ * `victim_auto <ms>` grinds the same way but exits after about ms of wall
+ * time (checked once every 2^20 passes), for `--launch sample`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GRIND_ROUNDS 12
@@ -29,11 +33,19 @@ __attribute__((noinline)) unsigned long entered_often(unsigned long x) {
   return (y ^ (y >> 29)) + 7;
 }
 
-__attribute__((noinline, noreturn)) void grind_forever(void) {
+static long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* deadline_ms 0: forever */
+__attribute__((noinline)) void grind_forever(long deadline_ms) {
   unsigned long acc = 1;
   for (unsigned long pass = 0;; pass++) {
     for (int r = 0; r < GRIND_ROUNDS; r++) acc = acc * 31 + (acc >> 7) + (unsigned long)r;
     sink = entered_often(acc + pass);
+    if (deadline_ms && (pass & 0xfffff) == 0 && now_ms() >= deadline_ms) return;
   }
 }
 
@@ -42,5 +54,7 @@ int main(int argc, char **argv) {
   fflush(stdout);
   if (argc > 1 && strcmp(argv[1], "idle") == 0)
     for (;;) pause();
-  grind_forever();
+  long for_ms = argc > 1 ? atol(argv[1]) : 0;
+  grind_forever(for_ms > 0 ? now_ms() + for_ms : 0);
+  return 0;
 }

@@ -311,8 +311,6 @@ static int sp_usage(const struct asmspy_host_api *host, const char *fmt, ...) {
 static int sp_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                    void **state) {
   long top = SP_TOP_DEFAULT;
-  if (ASMSPY_HAS(s, launch_argv) && s->launch_argv)
-    return sp_usage(host, "samples a running pid; --launch is not supported");
   if (s->max < 0 || s->max > SP_MAX_WINDOW_MS) {
     return sp_usage(host, "invalid window '%lld': milliseconds, 1..%d", (long long)s->max,
                     SP_MAX_WINDOW_MS);
