@@ -24,11 +24,14 @@ elapsed() { # elapsed CMD... -> seconds
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 runs=5
-raws=(); t1s=(); tns=()
+raws=(); t1s=(); tns=(); j1s=(); jns=()
 for r in $(seq $runs); do   # interleaved, so drift hits both sides alike
   raws+=("$("$raw" "$vpid" "$steps")")
   t1s+=("$(elapsed "$asmspy" --stream "$vpid" 1)")
   tns+=("$(elapsed "$asmspy" --stream "$vpid" "$steps")")
+  # --json: every event also carries its human text (for --replay)
+  j1s+=("$(elapsed "$asmspy" --stream "$vpid" 1 --json)")
+  jns+=("$(elapsed "$asmspy" --stream "$vpid" "$steps" --json)")
 done
 raw_rate=$(median "${raws[@]}")
 t1=$(median "${t1s[@]}")
@@ -40,3 +43,9 @@ printf 'raw ptrace single-step : %8.0f steps/s  (%.1f us/step)\n' "$raw_rate" "$
 printf 'asmspy --stream        : %8.0f steps/s  (%.1f us/step; symbolize + disassemble + print each; start-up %.3f s)\n' \
   "$spy_rate" "$(echo "1000000 / $spy_rate" | bc -l)" "$t1"
 printf 'ratio asmspy/raw       : %.3f\n' "$ratio"
+j1=$(median "${j1s[@]}")
+jn=$(median "${jns[@]}")
+json_rate=$(echo "($steps - 1) / ($jn - $j1)" | bc -l)
+printf 'asmspy --stream --json : %8.0f steps/s  (JSON with the human text in every event)\n' "$json_rate"
+printf 'ratio json/text        : %.3f   ratio json/raw: %.3f\n' \
+  "$(echo "$json_rate / $spy_rate" | bc -l)" "$(echo "$json_rate / $raw_rate" | bc -l)"
