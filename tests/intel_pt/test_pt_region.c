@@ -10,33 +10,13 @@
  *           (recursion: 100 nop; 10c ret); 10c ret
  *   #2      100 nop; 101 call rax (indirect, returns to 103); 103 nop; 104 ret
  *   #3      100 nop; LOST                      -> truncated */
+#include "../unit/check.h"
 #include "../unit/fake_sampling_host.h"
 #include "plugins/intel_pt/pt_region.h"
 
 #include <dlfcn.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    int check_ok_ = (cond); /* once: cond may have side effects */                         \
-    printf("%s - ", check_ok_ ? "ok  " : "FAIL");                                          \
-    printf(__VA_ARGS__);                                                                   \
-    printf("\n");                                                                          \
-    if (!check_ok_) failures++;                                                            \
-  } while (0)
 
-static int fake_disasm(uint64_t ip, const uint8_t *b, size_t n, char *text, size_t cap) {
-  if (n >= 5 && b[0] == 0xe8) {
-    int32_t rel;
-    memcpy(&rel, b + 1, 4);
-    snprintf(text, cap, "call 0x%" PRIx64, ip + 5 + (uint64_t)(int64_t)rel);
-    return 5;
-  }
-  if (n >= 2 && b[0] == 0xff && b[1] == 0xd0) return snprintf(text, cap, "call rax"), 2;
-  if (n >= 1 && b[0] == 0xc3) return snprintf(text, cap, "ret"), 1;
-  if (n >= 1 && b[0] == 0x90) return snprintf(text, cap, "nop"), 1;
-  return 0;
-}
 
 /* What the segmenter hands on: recorded, then replayed into the view. */
 static struct asmspy_event out[128];
@@ -89,7 +69,7 @@ int main(int argc, char **argv) {
     return 99;
   }
   fake_host_init();
-  fake_host.disasm = fake_disasm;
+  fake_host.disasm = fake_disasm_min;
 
   struct ptr_seg_opts o = {.host = &fake_host, .start = 0x401100, .len = 0x1d,
                            .sink = record, .seq = &seq};
@@ -169,6 +149,5 @@ int main(int argc, char **argv) {
   CHECK(strstr(fake_out, "sample #3   ret=?   1 insns (1 executed)") &&
             strstr(fake_out, "(truncated)"),
         "sample #3: truncated by the LOST");
-  printf("# %s\n", failures ? "FAILED" : "all passed");
-  return failures ? 1 : 0;
+  return check_summary(argv[0]);
 }

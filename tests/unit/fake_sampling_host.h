@@ -214,6 +214,22 @@ static int fake_run_sampler(const struct asmspy_session *s, const char *sampler,
   return fake_sampler_rc;
 }
 
+/* Just enough x86 for synthesized streams: call rel32 (e8), call rax
+ * (ff d0), ret (c3), nop (90). Tests that feed instructions set
+ * fake_host.disasm to it. */
+static inline int fake_disasm_min(uint64_t ip, const uint8_t *b, size_t n, char *text, size_t cap) {
+  if (n >= 5 && b[0] == 0xe8) {
+    int32_t rel;
+    memcpy(&rel, b + 1, 4);
+    snprintf(text, cap, "call 0x%" PRIx64, ip + 5 + (uint64_t)(int64_t)rel);
+    return 5;
+  }
+  if (n >= 2 && b[0] == 0xff && b[1] == 0xd0) return snprintf(text, cap, "call rax"), 2;
+  if (n >= 1 && b[0] == 0xc3) return snprintf(text, cap, "ret"), 1;
+  if (n >= 1 && b[0] == 0x90) return snprintf(text, cap, "nop"), 1;
+  return 0;
+}
+
 static struct asmspy_host_api fake_host;
 
 static void fake_host_init(void) {

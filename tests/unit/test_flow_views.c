@@ -15,32 +15,12 @@
  *   main          call $+5 (get-pc: lands on its own fall-through, no call)
  *   main          nop; call cold_path
  *   cold_path     ret */
+#include "check.h"
 #include "fake_sampling_host.h"
 
 #include <dlfcn.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    int check_ok_ = (cond); /* once: cond may have side effects */                         \
-    printf("%s - ", check_ok_ ? "ok  " : "FAIL");                                          \
-    printf(__VA_ARGS__);                                                                   \
-    printf("\n");                                                                          \
-    if (!check_ok_) failures++;                                                            \
-  } while (0)
 
-/* Just enough of x86 for the stream above. */
-static int fake_disasm(uint64_t ip, const uint8_t *b, size_t n, char *text, size_t cap) {
-  if (n >= 5 && b[0] == 0xe8) {
-    int32_t rel;
-    memcpy(&rel, b + 1, 4);
-    snprintf(text, cap, "call 0x%" PRIx64, ip + 5 + (uint64_t)(int64_t)rel);
-    return 5;
-  }
-  if (n >= 1 && b[0] == 0xc3) return snprintf(text, cap, "ret"), 1;
-  if (n >= 1 && b[0] == 0x90) return snprintf(text, cap, "nop"), 1;
-  return 0;
-}
 
 static struct asmspy_event stream[64];
 static size_t nstream;
@@ -115,8 +95,7 @@ static void run_view(const struct asmspy_view_ops *v, const char *mode, uint32_t
   fake_reset_output();
   void *st = NULL;
   if (v->open(&fake_host, &s, &st) != 0) {
-    printf("FAIL - %s: open refused\n", mode);
-    failures++;
+    CHECK(0, "%s: open refused", mode);
     return;
   }
   for (size_t i = 0; i < nstream; i++)
@@ -131,7 +110,7 @@ int main(int argc, char **argv) {
     return 99;
   }
   fake_host_init();
-  fake_host.disasm = fake_disasm;
+  fake_host.disasm = fake_disasm_min;
   build_stream();
 
   const struct asmspy_view_ops *graph = load_view(argv[1], "graph");
@@ -182,6 +161,5 @@ int main(int argc, char **argv) {
   run_view(tree, "tree", ASMSPY_SESS_EXACT_SP, 0, targs);
   CHECK(!strstr(fake_out, "->"), "tree (sp mode) on events without sp: no calls claimed");
 
-  printf("# %s\n", failures ? "FAILED" : "all passed");
-  return failures ? 1 : 0;
+  return check_summary(argv[0]);
 }
