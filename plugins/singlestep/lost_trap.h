@@ -4,7 +4,8 @@
  * single-step trap EFLAGS.TF owes after it: the next trap arrives one
  * instruction later, after the instruction that follows cpuid. Measured
  * here with a bare ptrace loop: cpuid lands at fall-through+1 (a nop ran
- * unreported); rdtsc, rdtscp, xgetbv and pause keep their trap. ld.so runs
+ * unreported); rdtsc, rdtscp, xgetbv, pause, rdrand, rdseed, xsavec,
+ * xrstor, lfence and mfence keep their trap. ld.so runs
  * cpuid in init_cpu_features, so every launched program hits it.
  *
  * Every stepping path (ptrace stream, region trace, in-process scope)
