@@ -358,6 +358,8 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   sampler_ladder_set_engine(e); /* configure may sample first (--auto) */
   if (ASMSPY_HAS(view, configure) && view->configure) {
     rc = view->configure(ctx.view_state, host, &s);
+    /* configure sampled a launched command (--auto): it runs free now */
+    if (launched && sampler_ladder_released(s.pid)) s.flags &= ~ASMSPY_SESS_LAUNCHED;
     if (rc && ASMSPY_STATUS_CLASS(rc) == 3) {
       /* UNAVAILABLE from configure (every sampler rung of --auto refused):
        * the view has said why (# SKIP); that is an answer, not a failure. */

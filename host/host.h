@@ -105,6 +105,8 @@ int elf_file_is_32bit(const char *path);
 
 /* ---- sampler_ladder.c: host->run_sampler -------------------------------- */
 void sampler_ladder_set_engine(struct asmspy_engine *e);
+/* The --launch'ed pid the ladder let go (it is a running pid from then on). */
+int sampler_ladder_released(pid_t pid);
 /* The backend serving --sampler=<rung> ("ibs" -> "amd_ibs"), or NULL. */
 const char *sampler_backend_for(const char *rung);
 const char *sampler_rung_names(void);

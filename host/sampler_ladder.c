@@ -16,8 +16,17 @@
 #include <string.h>
 
 static struct asmspy_engine *current_engine;
+/* A --launch'ed command the ladder let run to its entry point (samplers
+ * observe a running program): the engine then runs the backend on it as a
+ * running pid. */
+static pid_t released_pid;
 
-void sampler_ladder_set_engine(struct asmspy_engine *e) { current_engine = e; }
+void sampler_ladder_set_engine(struct asmspy_engine *e) {
+  current_engine = e;
+  released_pid = 0;
+}
+
+int sampler_ladder_released(pid_t pid) { return pid > 0 && pid == released_pid; }
 
 static const struct {
   const char *rung;    /* --sampler=<rung> */
@@ -48,6 +57,7 @@ static int run_one(const struct asmspy_plugin_info *b, const struct asmspy_sessi
   sub.window_ms = window_ms;
   sub.region_start = sub.region_len = 0;
   sub.max = -1;
+  sub.flags &= ~ASMSPY_SESS_LAUNCHED; /* released: a running pid now */
   return b->desc->backend->run(asmspy_host_api(), &sub);
 }
 
@@ -55,6 +65,13 @@ int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_
                      asmspy_sink_fn sink, void *ctx, char *used, size_t cap) {
   if (used && cap) used[0] = '\0';
   if (!current_engine) return -ASMSPY_E_INTERNAL;
+  if ((s->flags & ASMSPY_SESS_LAUNCHED) && !sampler_ladder_released(s->pid)) {
+    /* --launch: sample the program, not the stopped pre-exec fork */
+    int rc = seam_release_after_exec(s);
+    if (rc) return rc;
+    released_pid = s->pid;
+    (void)target_symtab(s->target); /* named while it runs */
+  }
   int last = -ASMSPY_E_NO_HW;
   int tried = 0;
   for (size_t i = 0; i < sizeof rungs / sizeof rungs[0]; i++) {

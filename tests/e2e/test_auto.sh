@@ -208,3 +208,12 @@ expect_exit 2 "$ASMSPY" --dataflow "$pid" --auto --sampler=bogus
 grep -q "unknown sampler 'bogus'" "$TMP/err" || fail "unknown sampler message: $(cat "$TMP/err")"
 pass "--tid / region / bad --window / unknown rung -> exit 2 (the rest: the auto_pick unit test)"
 assert_runs "$pid"
+
+# --- --launch: the command runs to its entry point and is let go, sampled,
+# then the picked function's data flow is captured on it as a running pid
+"$ASMSPY" --launch dataflow --auto --sampler=sw -- "$VICTIM_DIR/victim_auto" 4000 >"$TMP/launch.txt" 2>"$TMP/err" \
+  || fail "--launch dataflow --auto failed: $(cat "$TMP/err")"
+grep -q "^--auto\[sw-clock\]: grind_forever \[victim_auto\] " "$TMP/launch.txt" || fail "launch pick: $(head -3 "$TMP/launch.txt")"
+grep -qE "^data flow — entered_often @ 0x[0-9a-f]+ of pid [0-9]+   ret=" "$TMP/launch.txt" \
+  || fail "launch capture: $(cat "$TMP/launch.txt")"
+pass "--launch dataflow --auto: sampled the launched program, captured entered_often"

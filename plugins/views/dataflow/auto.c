@@ -104,8 +104,6 @@ int df_auto_check(const struct asmspy_host_api *host, const struct asmspy_sessio
                       "pinning could only arm a breakpoint on a thread that may never arrive",
                       NULL);
   if (rv->spec) return auto_usage(host, s, "--auto replaces the region argument; got", rv->spec);
-  if (ASMSPY_HAS(s, launch_argv) && s->launch_argv)
-    return auto_usage(host, s, "--auto samples a running pid; --launch is not supported", NULL);
   if (!ASMSPY_HAS(host, run_sampler) || !host->run_sampler) {
     host->note(NULL, ASMSPY_NOTE_WARN, "--%s --auto needs a host with run_sampler() (ABI 1.5)",
                s->mode);
