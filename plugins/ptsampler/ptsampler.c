@@ -23,6 +23,12 @@
  * breakpoint of the region capture that follows (--dataflow --auto: the
  * singlestep backend's bounded entry wait), not this backend's job.
  *
+ * Budget: every probe stops every thread, so its cost grows with the thread
+ * count. Before each probe after the first, if the target has already been
+ * stopped for more than PTS_STOP_BUDGET_PCT of the elapsed window
+ * ($ASMSPY_PTRACE_SAMPLER_BUDGET overrides the percentage), that slot is
+ * skipped; the closing note counts the skipped probes.
+ *
  * Events: ASMSPY_EV_SAMPLE per on-CPU thread per probe, the BR_CALL edges,
  * a NOTE with the probe costs, then one ASMSPY_EV_PROVENANCE ("ptrace"). */
 #define _GNU_SOURCE
@@ -42,13 +48,14 @@
 #define PTS_MAX_FUNC_BYTES (64 * 1024)
 #define PTS_MAX_CALLS_PER_FUNC 256
 #define PTS_GPR_ORIG_RAX 15   /* user_regs_struct index */
+#define PTS_STOP_BUDGET_PCT 10.0 /* of the elapsed window the target may spend stopped */
 
 struct pts {
   const struct asmspy_host_api *host;
   const struct asmspy_session *s;
   uint64_t seq;
   int sink_stop;
-  uint64_t probes, on_cpu, in_syscall;
+  uint64_t probes, on_cpu, in_syscall, skipped;
   int64_t stopped_ns; /* attach -> detach, summed over the probes */
   uint64_t rng;
   struct hr_table sites; /* ip -> samples, for the expansion */
@@ -195,10 +202,17 @@ static int pts_run(const struct asmspy_host_api *host, const struct asmspy_sessi
   if (nprobes < PTS_MIN_PROBES) nprobes = PTS_MIN_PROBES;
   if (nprobes > PTS_MAX_PROBES) nprobes = PTS_MAX_PROBES;
   int64_t slot_ns = window_ms * 1000000 / nprobes;
+  const char *b = getenv("ASMSPY_PTRACE_SAMPLER_BUDGET");
+  double budget = b ? strtod(b, NULL) : PTS_STOP_BUDGET_PCT;
+  if (!(budget > 0 && budget <= 100)) budget = PTS_STOP_BUDGET_PCT;
   int64_t t0 = pts_now_ns();
   int result = 0;
   for (int64_t i = 0; i < nprobes && !p.sink_stop && !(s->stop && *s->stop); i++) {
     pts_sleep_until(t0 + i * slot_ns + (int64_t)(pts_rand(&p) % (uint64_t)slot_ns));
+    if (p.probes && (double)p.stopped_ns > budget / 100.0 * (double)(pts_now_ns() - t0)) {
+      p.skipped++; /* over the stop budget: let the target run this slot */
+      continue;
+    }
     int rc = pts_probe_once(&p, (uint64_t)slot_ns);
     if (rc == -ASMSPY_E_ATTACH_GONE) {
       result = p.probes ? ASMSPY_FACT_EXITED : rc;
@@ -225,6 +239,11 @@ static int pts_run(const struct asmspy_host_api *host, const struct asmspy_sessi
             p.probes, (long long)((t1 - t0) / 1000000), p.on_cpu, p.in_syscall,
             (double)p.stopped_ns / 1e6 / (double)p.probes,
             100.0 * (double)p.stopped_ns / (double)(t1 - t0));
+  if (p.skipped)
+    pp_note(host, s->out, ASMSPY_NOTE_WARN,
+            "ptrace sampler: %" PRIu64 " of %lld probes skipped to keep the target stopped under "
+            "%.3g%% of the window (each probe stops every thread)",
+            p.skipped, (long long)nprobes, budget);
   struct asmspy_event ev;
   memset(&ev, 0, sizeof ev);
   ev.type = ASMSPY_EV_PROVENANCE;

@@ -17,6 +17,8 @@
 #   - usage errors (exit 2): --tid, a region, options without --auto, bad
 #     --window, an unknown rung. The target always survives.
 . "$(dirname "$0")/lib.sh"
+# probe counts are asserted exactly: no stop budget (one case below sets it)
+export ASMSPY_PTRACE_SAMPLER_BUDGET=100
 # one --backends for every verdict this test needs (each run costs a probe)
 "$ASMSPY" --backends >"$TMP/backends"
 verdict() { awk -v n="$1" '$2 == n' "$TMP/backends"; }

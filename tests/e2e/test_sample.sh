@@ -8,11 +8,14 @@
 #   - --json: a valid recording; samples == the rows' sum; the ranking;
 #   - ptrace: exactly window/10 probes, the decoded call target
 #     grind_forever -> entered_often (objdump is the oracle for the call);
+#     over the stop budget, probes are skipped and counted;
 #   - an idle victim: zero samples, said so; default --sample (AMD IBS) on a
 #     host without IBS: "# SKIP amd_ibs: <reason>", exit 0;
 #   - bad arguments: exit 2; a dead pid: exit 1; a target dying mid-window:
 #     no crash. The target always survives.
 . "$(dirname "$0")/lib.sh"
+# probe counts are asserted exactly: no stop budget (one case below sets it)
+export ASMSPY_PTRACE_SAMPLER_BUDGET=100
 command -v python3 >/dev/null || skip "python3 missing (used to read the JSON)"
 # one --backends for every verdict this test needs (each run costs a probe)
 "$ASMSPY" --backends >"$TMP/backends"
@@ -100,6 +103,12 @@ fi
 grep -q '"type":"call_target"' "$TMP/pt.ndjson" || fail "ptrace --json has no call_target"
 grep '"type":"provenance"' "$TMP/pt.ndjson" | grep -q '"sampler":"ptrace"' || fail "ptrace provenance"
 pass "ptrace recording valid, with call_target rows"
+# the stop budget: a budget no probe fits in leaves exactly the first probe
+ASMSPY_PTRACE_SAMPLER_BUDGET=0.001 "$ASMSPY" --sample "$pid" 200 --sampler=ptrace >/dev/null 2>"$TMP/budget.err" \
+  || fail "--sampler=ptrace with a tiny budget failed: $(cat "$TMP/budget.err")"
+grep -qE "^# ptrace sampler: 1 probes over " "$TMP/budget.err" && grep -q "^# ptrace sampler: 19 of 20 probes skipped" "$TMP/budget.err" \
+  || fail "stop budget: $(cat "$TMP/budget.err")"
+pass "ptrace stop budget: over it, slots are skipped and counted (19 of 20)"
 assert_runs "$pid"
 
 # an idle target: nothing ran, and the table says so
