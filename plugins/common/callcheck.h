@@ -12,8 +12,9 @@
  * is `call $+5; pop`, a get-pc, never a call). A pending call whose slot sp
  * has risen above is dropped (the return address is gone).
  *
- *   decode   cc_is_call_text (Capstone text of a call, with notrack/bnd
- *            prefixes), cc_event_sp (sp of an INSN event, or from its regs)
+ *   decode   cc_is_call_text / cc_is_ret_text (Capstone text of a call or
+ *            ret, after notrack/bnd/rep prefixes), cc_event_sp (sp of an
+ *            INSN event, or from its regs)
  *   calls    cc_drop_stale, cc_land (the pending call that lands at this
  *            event, verified), cc_arm (arm the call this event executes)
  *   flow     cc_flow_step: the same without sp (see "flow mode" below)
@@ -57,30 +58,30 @@ struct cc_threads {
 
 /* ----------------------------------------------------------- decode -- */
 
-static inline int cc_is_call_text(const char *t) {
+/* The mnemonic after the prefixes Capstone prints before a branch
+ * (notrack, bnd, rep/repz). */
+static inline const char *cc_skip_prefixes(const char *t) {
   for (;;) {
     if (strncmp(t, "notrack ", 8) == 0)
       t += 8;
     else if (strncmp(t, "bnd ", 4) == 0)
       t += 4;
+    else if (strncmp(t, "repz ", 5) == 0)
+      t += 5;
+    else if (strncmp(t, "rep ", 4) == 0)
+      t += 4;
     else
-      break;
+      return t;
   }
+}
+
+static inline int cc_is_call_text(const char *t) {
+  t = cc_skip_prefixes(t);
   return strncmp(t, "call", 4) == 0 && (t[4] == ' ' || t[4] == 0);
 }
 
-/* ret, with the prefixes Capstone prints (bnd, notrack, rep/repz) */
 static inline int cc_is_ret_text(const char *t) {
-  for (;;) {
-    if (strncmp(t, "notrack ", 8) == 0)
-      t += 8;
-    else if (strncmp(t, "bnd ", 4) == 0)
-      t += 4;
-    else if (strncmp(t, "repz ", 5) == 0 || strncmp(t, "rep ", 4) == 0)
-      t = strchr(t, ' ') + 1;
-    else
-      break;
-  }
+  t = cc_skip_prefixes(t);
   return strncmp(t, "ret", 3) == 0 && (t[3] == ' ' || t[3] == 0);
 }
 

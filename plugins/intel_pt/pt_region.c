@@ -1,6 +1,8 @@
 /* pt_region — see pt_region.h. */
 #include "plugins/intel_pt/pt_region.h"
 
+#include "plugins/common/callcheck.h" /* cc_is_call_text, cc_is_ret_text */
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,13 +120,6 @@ static uint64_t direct_target(const char *text) {
   return strtoull(p, NULL, 16);
 }
 
-static int is_word(const char *text, const char *w) {
-  while (!strncmp(text, "notrack ", 8) || !strncmp(text, "bnd ", 4) || !strncmp(text, "repz ", 5))
-    text = strchr(text, ' ') + 1;
-  size_t n = strlen(w);
-  return !strncmp(text, w, n) && (text[n] == ' ' || text[n] == 0);
-}
-
 static int on_insn(struct ptr_seg *g, struct seg_thread *t, const struct asmspy_event *ev) {
   /* an indirect call's outcome: back at its fall-through = a call-out that
    * returned; at the region's entry = recursion */
@@ -155,8 +150,8 @@ record:
                 ? g->o.host->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text)
                 : 0;
   if (len <= 0) return 0;
-  if (is_word(text, "call")) {
-    uint64_t to = direct_target(text + (strstr(text, "call") - text));
+  if (cc_is_call_text(text)) {
+    uint64_t to = direct_target(cc_skip_prefixes(text));
     uint64_t ft = ev->ip + (uint64_t)len;
     if (!to) {
       t->call_pending = 1, t->call_site = ev->ip, t->call_ft = ft;
@@ -165,7 +160,7 @@ record:
     } else if (!in_region(g, to)) {
       return callout(g, t, ev->ip, to);
     }
-  } else if (is_word(text, "ret")) {
+  } else if (cc_is_ret_text(text)) {
     if (t->depth) {
       t->depth--;
     } else {

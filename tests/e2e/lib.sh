@@ -105,5 +105,14 @@ callgrind_per_call() {
   echo $((ir / calls))
 }
 
+# assert_executed_per_call RECORDING WANT: every sample of a --trace --json
+# recording executed exactly WANT instructions (callgrind's count).
+assert_executed_per_call() {
+  local got
+  for got in $(grep '"type":"sample"' "$1" | grep -oE '"executed":[0-9]+' | cut -d: -f2); do
+    [ "$got" = "$2" ] || fail "--trace counted $got executed instructions in a call, callgrind $2"
+  done
+}
+
 # victim_loop's work() (victim_loop 0 10 calls it exactly 10 times).
 callgrind_work_per_call() { callgrind_per_call victim_loop work 10 0 10; }

@@ -38,9 +38,7 @@ n=$(marker_follows_cpuid "$TMP/trace") || fail "--trace lost the instruction aft
 "$ASMSPY" --trace "$pid" cpu_vendor_word 3 --json >"$TMP/trace.ndjson" 2>/dev/null || fail "--trace --json failed"
 "$ASMTRACE_CHECK" "$TMP/trace.ndjson" >/dev/null || fail "--trace --json invalid"
 if [ -n "$expect" ]; then
-  for got in $(grep '"type":"sample"' "$TMP/trace.ndjson" | grep -oE '"executed":[0-9]+' | cut -d: -f2); do
-    [ "$got" = "$expect" ] || fail "--trace counted $got executed instructions, callgrind $expect"
-  done
+  assert_executed_per_call "$TMP/trace.ndjson" "$expect"
   pass "--trace: the marker follows cpuid; $expect instructions per call = callgrind"
 else
   pass "--trace: the marker follows cpuid"

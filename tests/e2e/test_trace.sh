@@ -19,9 +19,7 @@ pass "2 samples, helper called 5x per work()"
 "$ASMSPY" --trace "$pid" work 2 --json >"$TMP/t.ndjson" || fail "--trace --json failed"
 "$ASMTRACE_CHECK" "$TMP/t.ndjson" >/dev/null || fail "--trace --json invalid: $("$ASMTRACE_CHECK" "$TMP/t.ndjson")"
 if [ -n "$expect" ]; then
-  for got in $(grep '"type":"sample"' "$TMP/t.ndjson" | grep -oE '"executed":[0-9]+' | cut -d: -f2); do
-    [ "$got" = "$expect" ] || fail "--trace counted $got executed instructions in work, callgrind $expect"
-  done
+  assert_executed_per_call "$TMP/t.ndjson" "$expect"
   pass "executed instructions per call = callgrind's $expect"
 fi
 assert_runs "$pid"

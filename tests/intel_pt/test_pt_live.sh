@@ -76,10 +76,6 @@ expect=$(callgrind_work_per_call)
 "$ASMTRACE_CHECK" "$TMP/t.ndjson" >/dev/null || fail "--trace recording invalid"
 [ "$(grep -c '"type":"sample"' "$TMP/t.ndjson")" = 2 ] || fail "--trace: not 2 samples"
 grep '"type":"sample"' "$TMP/t.ndjson" | grep -q '"ret":null' || fail "--trace: ret should be null on PT"
-if [ -n "$expect" ]; then
-  for got in $(grep '"type":"sample"' "$TMP/t.ndjson" | grep -oE '"executed":[0-9]+' | cut -d: -f2); do
-    [ "$got" = "$expect" ] || fail "--trace on PT counted $got in work, callgrind $expect"
-  done
-fi
+[ -z "$expect" ] || assert_executed_per_call "$TMP/t.ndjson" "$expect"
 pass "--trace on intel_pt: 2 invocations of work${expect:+, $expect instructions each = callgrind}"
 assert_runs "$pid"
