@@ -189,9 +189,10 @@ static void pts_expand_calls(struct pts *p) {
 
 static int pts_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   if (s->flags & ASMSPY_SESS_LAUNCHED) {
+    /* as in swclock: the host lets a --launch'ed command go first */
     pp_note(host, s->out, ASMSPY_NOTE_WARN,
-            "the ptrace sampler probes a running pid; --launch is not supported by the sampler "
-            "rungs");
+            "the ptrace sampler probes a running pid; this host hands it a command stopped "
+            "before its exec");
     return -ASMSPY_E_USAGE;
   }
   if (!ASMSPY_HAS(host->seam, list_threads) || !host->seam->list_threads) return -ASMSPY_E_ABI;

@@ -78,8 +78,12 @@ static int swc_on_lost(void *arg, uint64_t n) { return ps_emit_lost(&((struct sw
 static int swc_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   struct asmspy_out *out = pp_session_out(s);
   if (s->flags & ASMSPY_SESS_LAUNCHED) {
+    /* the host lets a --launch'ed command go before a sampler runs
+     * (seam_release_after_exec): a session still marked launched is a
+     * host that does not */
     pp_note(host, out, ASMSPY_NOTE_WARN,
-            "sw-clock samples a running pid; --launch is not supported by the sampler rungs");
+            "sw-clock samples a running pid; this host hands it a command stopped before its "
+            "exec");
     return -ASMSPY_E_USAGE;
   }
   if (!s->sink || s->pid <= 0) return -ASMSPY_E_USAGE;
