@@ -32,17 +32,24 @@ tui_wait '\[PAUSED [0-9]+/[0-9]+\]' "scrolling the history"
 tui_save target_died
 pass "the target died: the TUI survives, the history stays readable"
 
+# assert_clean_signal_exit SIG: signal the TUI; it exits 0, leaves the
+# alternate screen, and pid $B runs untraced.
+assert_clean_signal_exit() {
+  kill -"$1" "$TUI_PID"
+  local st
+  st=$(tui_exit_status)
+  [ "$st" = 0 ] || fail "asmspy exited $st on SIG$1"
+  [ "$(tmux_ display-message -p -t tui '#{alternate_on}')" = 0 ] || fail "alternate screen left on after SIG$1"
+  assert_untraced "$B"
+}
+
 # ---- SIGTERM while single-stepping --------------------------------------------------
 tui_keys q
 tui_wait 'pick a process' "the process list"
 tui_pick victim_loop "$B"
 tui_keys 5
 tui_wait '^ *-> ' "the call tree of pid $B"
-kill -TERM "$TUI_PID"
-st=$(tui_exit_status)
-[ "$st" = 0 ] || fail "asmspy exited $st on SIGTERM"
-[ "$(tmux_ display-message -p -t tui '#{alternate_on}')" = 0 ] || fail "alternate screen left on after SIGTERM"
-assert_untraced "$B"
+assert_clean_signal_exit TERM
 pass "SIGTERM mid-step: exit 0, terminal restored, pid $B runs untraced"
 
 # ---- SIGINT while logging syscalls ----------------------------------------------------
@@ -50,11 +57,7 @@ tui_start
 tui_pick victim_loop "$B"
 tui_keys 1
 tui_wait '^clock_nanosleep\(' "the syscall log of pid $B"
-kill -INT "$TUI_PID"
-st=$(tui_exit_status)
-[ "$st" = 0 ] || fail "asmspy exited $st on SIGINT"
-[ "$(tmux_ display-message -p -t tui '#{alternate_on}')" = 0 ] || fail "alternate screen left on after SIGINT"
-assert_untraced "$B"
+assert_clean_signal_exit INT
 pass "SIGINT mid-log: exit 0, terminal restored, pid $B runs untraced"
 
 # ---- SIGKILL of asmspy while single-stepping ------------------------------------------
