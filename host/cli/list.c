@@ -165,8 +165,9 @@ int cli_cmd_list(int argc, char **argv) {
     }
   }
 
-  qsort(rows, n, sizeof *rows,
-        sort == SORT_ACTIVE ? cmp_active : sort == SORT_SCAN ? cmp_scan : cmp_pid);
+  if (n > 1) /* rows is NULL when nothing was listed: qsort(NULL, 0) is undefined */
+    qsort(rows, n, sizeof *rows,
+          sort == SORT_ACTIVE ? cmp_active : sort == SORT_SCAN ? cmp_scan : cmp_pid);
 
   int err = 0;
   struct out_opts oo = {.mode = "list", .pid = 0, .json = json, .record_path = record};

@@ -30,6 +30,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* Copy path into sa's sun_path. Returns 0, or -1 (nothing copied) when it
+ * does not fit with its terminating NUL: a socket path is never cut. */
+static int set_sun_path(struct sockaddr_un *sa, const char *path) {
+  size_t n = strlen(path);
+  if (n >= sizeof sa->sun_path) return -1;
+  memcpy(sa->sun_path, path, n + 1);
+  return 0;
+}
+
 int serve_peer_uid(int fd, uid_t *uid, pid_t *pid) {
   struct ucred cred;
   socklen_t len = sizeof cred;
@@ -84,9 +93,13 @@ static int clear_existing(const char *path, const struct stat *st, char *err, si
              (unsigned)st->st_uid);
     return -1;
   }
-  int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+  if (set_sun_path(&sa, path) != 0) {
+    snprintf(err, errcap, "%s: longer than %zu bytes (sun_path): refusing", path,
+             sizeof sa.sun_path - 1);
+    return -1;
+  }
+  int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   int live = probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0;
   int e = errno;
   if (probe >= 0) close(probe);
@@ -114,8 +127,12 @@ int serve_socket_open(const char *path, struct serve_socket *ss, char *err, size
     return -1;
   }
   char dbuf[PATH_MAX], bbuf[PATH_MAX];
-  snprintf(dbuf, sizeof dbuf, "%s", path);
-  snprintf(bbuf, sizeof bbuf, "%s", path);
+  int pn = snprintf(dbuf, sizeof dbuf, "%s", path);
+  if (pn < 0 || (size_t)pn >= sizeof dbuf) {
+    snprintf(err, errcap, "--serve=<path>: the path is longer than %zu bytes", sizeof dbuf - 1);
+    return -1;
+  }
+  memcpy(bbuf, dbuf, (size_t)pn + 1);
   const char *dir = dirname(dbuf), *base = basename(bbuf);
   if (!*base || !strcmp(base, "/") || !strcmp(base, ".") || !strcmp(base, "..")) {
     snprintf(err, errcap, "--serve=%s: not a file name", path);
@@ -136,9 +153,10 @@ int serve_socket_open(const char *path, struct serve_socket *ss, char *err, size
       return -1;
     }
   } else {
-    snprintf(where, sizeof where, "%s", path);
+    memcpy(where, path, (size_t)pn + 1); /* pn < PATH_MAX: checked above */
   }
-  if (strlen(where) >= sizeof ss->path) {
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  if (strlen(where) >= sizeof ss->path || set_sun_path(&sa, where) != 0) {
     snprintf(err, errcap, "socket path %s is longer than %zu bytes (sun_path)", where,
              sizeof ss->path - 1);
     return -1;
@@ -151,8 +169,6 @@ int serve_socket_open(const char *path, struct serve_socket *ss, char *err, size
     snprintf(err, errcap, "socket: %s", strerror(errno));
     return -1;
   }
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  snprintf(sa.sun_path, sizeof sa.sun_path, "%s", where);
   mode_t old = umask(0177); /* the socket file is born 0600 */
   int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
   int e = errno;
@@ -171,7 +187,7 @@ int serve_socket_open(const char *path, struct serve_socket *ss, char *err, size
   ss->fd = fd;
   ss->dev = st.st_dev;
   ss->ino = st.st_ino;
-  snprintf(ss->path, sizeof ss->path, "%s", where);
+  memcpy(ss->path, sa.sun_path, sizeof ss->path); /* checked to fit above */
   return 0;
 }
 

@@ -145,8 +145,10 @@ static int by_count(const void *a, const void *b) {
 static int render_sample(struct trace_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   uint64_t start = ev->u.region.start;
-  qsort(st->insns, st->ninsns, sizeof *st->insns, by_addr);
-  qsort(st->calls, st->ncalls, sizeof *st->calls, by_count);
+  /* an invocation with no instruction recorded leaves both arrays NULL, and
+   * qsort(NULL, 0, ...) is undefined (its base must point to an object) */
+  if (st->ninsns > 1) qsort(st->insns, st->ninsns, sizeof *st->insns, by_addr);
+  if (st->ncalls > 1) qsort(st->calls, st->ncalls, sizeof *st->calls, by_count);
   size_t blocks = 0;
   for (size_t i = 0; i < st->ninsns; i++) blocks += st->insns[i].leader;
   char ret[24] = "?", ret_json[24] = "null"; /* no registers: unknown */
