@@ -92,6 +92,18 @@ const struct out_field *out_field_table(size_t *n);
 extern const struct asmspy_seam_api seam_api;
 /* Spawn argv stopped at its exec (for --launch); returns the pid or -errno. */
 pid_t seam_spawn_stopped(char *const *argv);
+/* seam_inject.c: one system call run inside a stopped tracee (the seam's
+ * SIGTRAP-handler guard). x86-64 only; elsewhere -ENOSYS. */
+struct seam_ksigaction { /* the kernel's struct sigaction (rt_sigaction) */
+  uint64_t handler, flags, restorer, mask;
+};
+uint64_t seam_find_syscall_insn(struct asmspy_target *tg, pid_t pid);
+int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_t args[6],
+                        int64_t *ret, int *owed_sig);
+int seam_read_sigaction(struct asmspy_target *tg, pid_t tid, uint64_t syscall_insn, int sig,
+                        struct seam_ksigaction *out, int *owed_sig);
+int seam_write_sigaction(struct asmspy_target *tg, pid_t tid, uint64_t syscall_insn, int sig,
+                         const struct seam_ksigaction *act, int *owed_sig);
 /* Run a seam_spawn_stopped command through its exec and detach (samplers). */
 int seam_release_after_exec(const struct asmspy_session *s);
 

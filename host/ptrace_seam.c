@@ -12,11 +12,23 @@
  *   - our own single-step traps are told apart from the target's int3 by
  *     si_code (TRAP_TRACE/TRAP_BRKPT vs SI_KERNEL), so a self-breakpointing
  *     target gets its SIGTRAP delivered back.
+ *   - every SIGTRAP that is asmspy's own is recognised in EVERY wait (the
+ *     backend's, attach's and detach's): a step we asked for (si_code
+ *     TRAP_TRACE/TRAP_BRKPT with the step armed), an int3 we planted
+ *     (SI_KERNEL one byte past an address target_write_mem planted: rip is
+ *     rewound onto it, ASMSPY_STOP_BREAKPOINT), a debug-register hit in a
+ *     thread whose debug registers we wrote (TRAP_HWBKPT,
+ *     ASMSPY_STOP_WATCH). None of them is ever handed to the target as a
+ *     signal: a stray SIGTRAP kills any program without a handler.
+ *   - group-stops are honoured (strace / gdb): a thread in a job-control
+ *     stop is resumed with PTRACE_LISTEN whatever the backend asked, so a
+ *     stopped target stays stopped while traced and SIGCONT resumes it.
  *   - detach is two-phase: interrupt and stop every thread, drain a pending
  *     step trap (a step that completed across a blocking syscall queues its
  *     SIGTRAP until the syscall returns), then release them all. Releasing
  *     one at a time while siblings are frozen mid-step is what kills JIT
- *     runtimes; a leftover queued SIGTRAP kills anything.
+ *     runtimes; a leftover queued SIGTRAP kills anything. Every wait of the
+ *     detach is bounded; a task that is gone (ESRCH) is done.
  */
 #define _GNU_SOURCE
 #include "host/host.h"
@@ -58,6 +70,9 @@ struct seam_task {
   int resumed_since_queue; /* resumed after a synthetic stop was queued for it */
   int64_t toggle_nr;
   int pending_sig;  /* signal owed to the task if we detach it now */
+  int hw_armed;     /* asmspy wrote its debug registers: TRAP_HWBKPT is ours */
+  int group_stopped; /* in a job-control stop: resumes become PTRACE_LISTEN */
+  int owed_sig;     /* a signal that arrived during an injected syscall */
   struct asmspy_target *target;
 };
 
@@ -65,6 +80,12 @@ struct seam_proc {
   pid_t tgid;
   struct asmspy_target *target;
   int owned; /* created by the seam (forked child); closed at detach */
+  /* The target's own SIGTRAP action, read at attach when it catches SIGTRAP
+   * (seam_inject.c): put back if one of our traps lands where
+   * SIGTRAP is blocked and the kernel resets it to SIG_DFL. */
+  int trap_act_saved;
+  struct seam_ksigaction trap_act;
+  uint64_t syscall_insn; /* a `syscall` instruction in the target, for injection */
 };
 
 #define STOP_QUEUE_MAX 256
@@ -79,11 +100,35 @@ struct asmspy_seam {
   size_t nprocs, proc_cap;
   struct asmspy_stop queue[STOP_QUEUE_MAX]; /* synthetic stops (attach) */
   size_t qhead, qtail;
+  /* tids whose exit was reaped: a fork/clone event reported after its
+   * child already ran and exited must not re-add a task that will never
+   * stop again (the detach would wait for it forever) */
+  pid_t gone[64];
+  unsigned ngone;
+  int group_stop_noted;
 };
 
 static int64_t now_ns(void);
 
 /* ---------------------------------------------------------------- tasks -- */
+
+/* A job-control stop signal: the PTRACE_EVENT_STOP it causes is a real
+ * group-stop, where our PTRACE_INTERRUPT's says SIGTRAP. */
+static int is_stop_signal(int sig) {
+  return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* A PTRACE_EVENT_STOP with signal sig: a group-stop (the stop signal) or
+ * our interrupt / a LISTEN wake-up after SIGCONT (SIGTRAP). Said once. */
+static void note_group_stop(struct asmspy_seam *sm, struct seam_task *t, int sig) {
+  t->group_stopped = is_stop_signal(sig);
+  if (!t->group_stopped || sm->group_stop_noted || !sm->session || !sm->session->out) return;
+  sm->group_stop_noted = 1;
+  out_note(sm->session->out, ASMSPY_NOTE_INFO,
+           "pid %d is stopped (%s, job control): it stays stopped while traced; the session "
+           "goes on when SIGCONT resumes it",
+           (int)t->tgid, strsignal(sig));
+}
 
 static struct seam_task *task_find(struct asmspy_seam *sm, pid_t tid) {
   for (size_t i = 0; i < sm->ntasks; i++)
@@ -105,7 +150,21 @@ static void proc_add(struct asmspy_seam *sm, pid_t tgid, struct asmspy_target *t
     sm->procs = np;
     sm->proc_cap = nc;
   }
-  sm->procs[sm->nprocs++] = (struct seam_proc){tgid, t, owned};
+  sm->procs[sm->nprocs++] = (struct seam_proc){.tgid = tgid, .target = t, .owned = owned};
+}
+
+static int task_gone(const struct asmspy_seam *sm, pid_t tid) {
+  unsigned n = sm->ngone < 64 ? sm->ngone : 64;
+  for (unsigned i = 0; i < n; i++)
+    if (sm->gone[i] == tid) return 1;
+  return 0;
+}
+
+/* A new task named by a clone/fork event: unless it already exited. */
+static struct seam_task *task_add(struct asmspy_seam *sm, pid_t tid, pid_t tgid);
+static struct seam_task *task_add_born(struct asmspy_seam *sm, pid_t tid, pid_t tgid) {
+  if (task_gone(sm, tid)) return NULL;
+  return task_add(sm, tid, tgid);
 }
 
 static struct seam_task *task_add(struct asmspy_seam *sm, pid_t tid, pid_t tgid) {
@@ -129,6 +188,7 @@ static struct seam_task *task_add(struct asmspy_seam *sm, pid_t tid, pid_t tgid)
 }
 
 static void task_remove(struct asmspy_seam *sm, pid_t tid) {
+  sm->gone[sm->ngone++ % 64] = tid;
   for (size_t i = 0; i < sm->ntasks; i++)
     if (sm->tasks[i].tid == tid) {
       sm->tasks[i] = sm->tasks[--sm->ntasks];
@@ -271,11 +331,12 @@ static int wait_all_stopped(struct asmspy_seam *sm) {
     int sig = WSTOPSIG(status), event = status >> 16;
     struct asmspy_stop st;
     if (event == PTRACE_EVENT_STOP) {
+      note_group_stop(sm, t, sig); /* seized while job-control stopped? */
       stop_init(&st, ASMSPY_STOP_GROUP, t);
     } else if (event == PTRACE_EVENT_CLONE) {
       unsigned long msg = 0;
       ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
-      task_add(sm, (pid_t)msg, t->tgid);
+      task_add_born(sm, (pid_t)msg, t->tgid);
       stop_init(&st, ASMSPY_STOP_GROUP, t);
     } else if (event) {
       stop_init(&st, ASMSPY_STOP_GROUP, t);
@@ -316,6 +377,8 @@ static int run_to_exec(struct asmspy_seam *sm, pid_t pid) {
     ptrace(PTRACE_CONT, pid, 0, (void *)(uintptr_t)deliver);
   }
 }
+
+static void trap_guard_arm(struct asmspy_seam *sm, pid_t tgid);
 
 static int seam_attach(const struct asmspy_session *s, struct asmspy_seam **out) {
   struct asmspy_seam *sm = calloc(1, sizeof *sm);
@@ -359,20 +422,103 @@ static int seam_attach(const struct asmspy_session *s, struct asmspy_seam **out)
     seam_api.detach(sm);
     return -ASMSPY_E_ATTACH_GONE;
   }
+  if (!(s->flags & ASMSPY_SESS_LAUNCHED)) trap_guard_arm(sm, s->pid);
   *out = sm;
   return 0;
 }
 
 /* ------------------------------------------------------------ next_stop -- */
 
-static int is_step_trap(pid_t tid, const struct seam_task *t, siginfo_t *si) {
-  if (ptrace(PTRACE_GETSIGINFO, tid, 0, si) != 0) return 0;
-  if (!t->step_armed) return 0;
-  /* TRAP_TRACE: a completed step (DR6.BS). TRAP_BRKPT: the step report at
-   * syscall exit. SIGTRAP (5): the report after a signal handler frame was
-   * set up while stepping (ptrace_notify). SI_KERNEL is an int3 the target
-   * executed itself, never ours. */
-  return si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP;
+/* ------------------------------------------------------ trap ownership -- */
+
+enum trap_owner { TRAP_NOT_OURS = 0, TRAP_OUR_STEP, TRAP_OUR_BREAKPOINT, TRAP_OUR_WATCH };
+
+/* An int3 asmspy planted at ip-1 (live or already restored): put rip back
+ * on it. The thread then re-executes whatever byte is there: the int3 again
+ * while it is planted (its arrival is held, never lost), the original
+ * instruction once it is restored. Returns 1 and the address when it was
+ * ours. A target's own int3 (asmspy never planted one there) is left. */
+static int rewind_planted_breakpoint(struct seam_task *t, uint64_t *addr) {
+#if defined(__x86_64__)
+  if (!t->target) return 0;
+  struct user_regs_struct r;
+  if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) != 0) return 0;
+  uint64_t at = r.rip - 1;
+  if (!target_planted_breakpoint(t->target, at)) return 0;
+  r.rip = at;
+  if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) != 0) return 0;
+  *addr = at;
+  return 1;
+#else
+  (void)t;
+  (void)addr;
+  return 0;
+#endif
+}
+
+/* Whose SIGTRAP is this (t is stopped in its signal-delivery stop)?
+ *   our step:        the step was armed and si_code says a step completed:
+ *                    TRAP_TRACE (DR6.BS), TRAP_BRKPT (the step report at
+ *                    syscall exit), SIGTRAP=5 (a handler frame was set up);
+ *   our breakpoint:  SI_KERNEL (an int3) one byte past an int3 we planted —
+ *                    rewound here, *bp_addr says where;
+ *   our watchpoint:  TRAP_HWBKPT in a thread whose debug registers we wrote.
+ * Anything else is the target's own (its int3, a raise(SIGTRAP)). */
+static enum trap_owner sigtrap_owner(struct seam_task *t, const siginfo_t *si, uint64_t *bp_addr) {
+  if (t->step_armed &&
+      (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP))
+    return TRAP_OUR_STEP;
+  if (si->si_code == SI_KERNEL && rewind_planted_breakpoint(t, bp_addr)) return TRAP_OUR_BREAKPOINT;
+  if (si->si_code == TRAP_HWBKPT && t->hw_armed) return TRAP_OUR_WATCH;
+  return TRAP_NOT_OURS;
+}
+
+
+static struct seam_proc *proc_find(struct asmspy_seam *sm, pid_t tgid) {
+  for (size_t i = 0; i < sm->nprocs; i++)
+    if (sm->procs[i].tgid == tgid) return &sm->procs[i];
+  return NULL;
+}
+
+/* At attach, every thread stopped: when the target catches SIGTRAP, read
+ * its action (seam_inject.c says why). */
+static void trap_guard_arm(struct asmspy_seam *sm, pid_t tgid) {
+  struct seam_proc *p = proc_find(sm, tgid);
+  struct seam_task *t = NULL;
+  for (size_t i = 0; i < sm->ntasks && !t; i++)
+    if (sm->tasks[i].tgid == tgid && sm->tasks[i].state == TASK_STOPPED) t = &sm->tasks[i];
+  if (!p || !t || !p->target || !thread_sigmask_has(t->tid, "SigCgt:", SIGTRAP)) return;
+  if (!p->syscall_insn) p->syscall_insn = seam_find_syscall_insn(p->target, tgid);
+  int owed = 0;
+  if (seam_read_sigaction(p->target, t->tid, p->syscall_insn, SIGTRAP, &p->trap_act, &owed) == 0)
+    p->trap_act_saved = 1;
+  if (owed) t->owed_sig = owed;
+}
+
+/* After one of our traps (breakpoint, watchpoint) in t: if the target
+ * caught SIGTRAP at attach and no longer does, the trap landed where
+ * SIGTRAP was blocked and the kernel reset the handler. Put the action
+ * back and block SIGTRAP again. Returns ASMSPY_STOPF_IN_TRAP_HANDLER then. */
+static uint32_t trap_guard_check(struct asmspy_seam *sm, struct seam_task *t) {
+  struct seam_proc *p = proc_find(sm, t->tgid);
+  if (!p || !p->trap_act_saved || thread_sigmask_has(t->tid, "SigCgt:", SIGTRAP)) return 0;
+  int owed = 0;
+  int rc = seam_write_sigaction(p->target, t->tid, p->syscall_insn, SIGTRAP, &p->trap_act, &owed);
+  if (owed) t->owed_sig = owed;
+  uint64_t mask = 0;
+  if (ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof mask, &mask) == 0) {
+    mask |= 1ull << (SIGTRAP - 1);
+    ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof mask, &mask);
+  }
+  if (sm->session && sm->session->out)
+    out_note(sm->session->out, ASMSPY_NOTE_WARN,
+             "tid %d took one of asmspy's traps with SIGTRAP blocked (inside the target's own "
+             "SIGTRAP handler): the kernel reset that handler to SIG_DFL; %s",
+             (int)t->tid,
+             rc == 0 ? "asmspy put the handler and the signal mask back"
+                     : "asmspy could NOT put the handler back (the target's next int3 will kill "
+                       "it)");
+  return ASMSPY_STOPF_IN_TRAP_HANDLER;
 }
 
 /* ASMSPY_DEBUG_STOPS=1 traces every classified stop to stderr. */
@@ -481,7 +627,7 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
         struct asmspy_target *ct = target_open(child, &err);
         if (ct) proc_add(sm, child, ct, 1);
       }
-      struct seam_task *ctask = task_add(sm, child, is_process ? child : t->tgid);
+      struct seam_task *ctask = task_add_born(sm, child, is_process ? child : t->tgid);
       if (ctask && !ctask->target) ctask->target = proc_target(sm, ctask->tgid);
       t = task_find(sm, tid); /* task_add may have moved the array */
       stop_init(stop, ASMSPY_STOP_NEW_TASK, t);
@@ -504,7 +650,12 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
       t->toggle_nr = SYS_execve; /* the exit stop still to come is execve's */
       t->in_syscall = 1;
       stop_init(stop, ASMSPY_STOP_EXEC, t);
-    } else if (event == PTRACE_EVENT_STOP || event) {
+    } else if (event == PTRACE_EVENT_STOP) {
+      /* a job-control group-stop (the stop signal) or our interrupt /
+       * a LISTEN wake-up after SIGCONT (SIGTRAP) */
+      note_group_stop(sm, t, sig);
+      stop->kind = ASMSPY_STOP_GROUP;
+    } else if (event) {
       stop->kind = ASMSPY_STOP_GROUP;
     } else if (sig == SIGTRAP && t->step_plain) {
       stop->kind = ASMSPY_STOP_STEP; /* see step_plain() in plugin.h */
@@ -512,10 +663,19 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
     } else if (sig == SIGTRAP) {
       siginfo_t si;
       memset(&si, 0, sizeof si);
-      int step = is_step_trap(tid, t, &si);
+      if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) != 0) si.si_code = 0;
+      uint64_t bp = 0;
+      enum trap_owner owner = sigtrap_owner(t, &si, &bp);
       stop->si_code = si.si_code;
-      if (step) {
+      if (owner == TRAP_OUR_STEP) {
         stop->kind = ASMSPY_STOP_STEP;
+      } else if (owner == TRAP_OUR_BREAKPOINT) {
+        stop->kind = ASMSPY_STOP_BREAKPOINT;
+        stop->addr = bp;
+        stop->flags = trap_guard_check(sm, t);
+      } else if (owner == TRAP_OUR_WATCH) {
+        stop->kind = ASMSPY_STOP_WATCH;
+        stop->flags = trap_guard_check(sm, t);
       } else if (si.si_code == SI_KERNEL) {
         stop->kind = ASMSPY_STOP_TARGET_TRAP;
         stop->sig = SIGTRAP;
@@ -590,7 +750,9 @@ static int seam_peek_user(struct asmspy_seam *sm, pid_t tid, uint64_t offset, ui
 }
 
 static int seam_poke_user(struct asmspy_seam *sm, pid_t tid, uint64_t offset, uint64_t value) {
-  if (!task_find(sm, tid)) return -ESRCH;
+  struct seam_task *t = task_find(sm, tid);
+  if (!t) return -ESRCH;
+  t->hw_armed = 1; /* hwwatch's debug registers: TRAP_HWBKPT is ours from now on */
   if (ptrace(PTRACE_POKEUSER, tid, (void *)(uintptr_t)offset, (void *)(uintptr_t)value) != 0)
     return -errno;
   return 0;
@@ -607,7 +769,9 @@ static int seam_get_regset(struct asmspy_seam *sm, pid_t tid, uint32_t nt, void 
 
 static int seam_set_regset(struct asmspy_seam *sm, pid_t tid, uint32_t nt, const void *buf,
                            size_t len) {
-  if (!task_find(sm, tid)) return -ESRCH;
+  struct seam_task *t = task_find(sm, tid);
+  if (!t) return -ESRCH;
+  t->hw_armed = 1; /* NT_ARM_HW_WATCH and friends: TRAP_HWBKPT is ours */
   struct iovec iov = {(void *)buf, len};
   if (ptrace(PTRACE_SETREGSET, tid, (void *)(uintptr_t)nt, &iov) != 0) return -errno;
   return 0;
@@ -624,6 +788,15 @@ static uint32_t seam_list_threads(struct asmspy_seam *sm, pid_t *tids, uint32_t 
 static int do_resume(struct asmspy_seam *sm, pid_t tid, int request, int sig) {
   struct seam_task *t = task_find(sm, tid);
   if (!t) return -ESRCH;
+  if (!sig && t->owed_sig) sig = t->owed_sig;
+  t->owed_sig = 0;
+  if (t->group_stopped) {
+    /* job-control stopped: stay stopped, but keep reporting (SIGCONT, a
+     * PTRACE_INTERRUPT). A signal cannot be injected here: keep it owed. */
+    t->owed_sig = sig;
+    request = PTRACE_LISTEN;
+    sig = 0;
+  }
   if (ptrace(request, tid, 0, (void *)(uintptr_t)sig) != 0) return -errno;
   t->state = TASK_RUNNING;
   t->resumed_since_queue = 1;
@@ -765,38 +938,32 @@ done:;
 
 /* --------------------------------------------------------------- detach -- */
 
-/* Phase 1 helper: wait for one status of any task and fold it in. */
-/* A SIGTRAP from an int3 we planted whose stop the tracer never collected
- * (the session was stopped first): the thread sits one byte past the
- * breakpoint, which the backend has since restored. Delivering the SIGTRAP
- * would kill the target; instead put rip back on the restored instruction
- * and swallow the trap. Returns 1 when it did. A target's own int3 (the
- * byte is still 0xcc, or asmspy never planted one there) is left alone. */
-static int rewind_our_breakpoint(struct seam_task *t, const siginfo_t *si) {
-#if defined(__x86_64__)
-  if (si->si_code != SI_KERNEL || !t->target) return 0;
-  struct user_regs_struct r;
-  if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) != 0) return 0;
-  uint64_t at = r.rip - 1;
-  if (!target_planted_breakpoint(t->target, at)) return 0;
-  uint8_t now = 0xcc;
-  if (target_read_mem(t->target, at, &now, 1) != 1 || now == 0xcc) return 0;
-  r.rip = at;
-  return ptrace(PTRACE_SETREGS, t->tid, 0, &r) == 0;
-#else
-  (void)t;
-  (void)si;
-  return 0;
-#endif
+/* How long the detach waits for every thread to report its stop, and for
+ * one thread to settle before its release is retried. A thread that does
+ * not stop in that time (stuck in D state) is released when asmspy exits:
+ * the kernel detaches every tracee of an exiting tracer. */
+#define DETACH_WAIT_MS 3000
+
+/* Is tid still a task traced by us (alive, TracerPid == our pid)? */
+static int still_traced_by_us(pid_t tid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+  FILE *f = fopen(path, "re");
+  if (!f) return 0;
+  int ours = 0;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "TracerPid:", 10) == 0) {
+      ours = (pid_t)atoi(line + 10) == getpid();
+      break;
+    }
+  fclose(f);
+  return ours;
 }
 
-static void detach_collect_one(struct asmspy_seam *sm) {
-  int status;
-  pid_t tid = waitpid(-1, &status, __WALL);
-  if (tid < 0) {
-    if (errno != EINTR) sm->ntasks = 0;
-    return;
-  }
+/* Fold one wait status into the detach: a stop is recorded (with the
+ * signal owed, unless the SIGTRAP is ours: a step, our int3 — rewound —, a
+ * watchpoint hit), an exit removes the task. */
+static void detach_fold_status(struct asmspy_seam *sm, pid_t tid, int status) {
   struct seam_task *t = task_find(sm, tid);
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
     if (t) task_remove(sm, tid);
@@ -808,67 +975,154 @@ static void detach_collect_one(struct asmspy_seam *sm) {
     if (!t) return;
   }
   int sig = WSTOPSIG(status), event = status >> 16;
-  int was_stepping = t->step_armed;
   t->state = TASK_STOPPED;
   if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
     unsigned long msg = 0;
     ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
-    task_add(sm, (pid_t)msg, event == PTRACE_EVENT_CLONE ? t->tgid : (pid_t)msg);
+    task_add_born(sm, (pid_t)msg, event == PTRACE_EVENT_CLONE ? t->tgid : (pid_t)msg);
+    return;
+  }
+  if (event == PTRACE_EVENT_STOP) {
+    t->group_stopped = is_stop_signal(sig); /* detach leaves a group-stop in place */
     return;
   }
   if (event || sig == (SIGTRAP | 0x80)) return;
   if (sig == SIGTRAP) {
     siginfo_t si;
-    t->step_armed = was_stepping;
-    if (is_step_trap(tid, t, &si)) { /* our step completed: swallow it */
+    memset(&si, 0, sizeof si);
+    uint64_t bp = 0;
+    if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 && sigtrap_owner(t, &si, &bp) != TRAP_NOT_OURS) {
       t->step_armed = 0;
-      return;
+      return; /* ours: swallowed (an int3 of ours is rewound onto its byte) */
     }
-    t->step_armed = 0;
-    if (rewind_our_breakpoint(t, &si)) return; /* our (removed) int3: swallowed */
   }
+  t->step_armed = 0;
   t->pending_sig = sig; /* a real signal: hand it back at detach */
+}
+
+/* Wait (bounded by deadline_ns) for one status of any task and fold it in.
+ * Returns 0 when the deadline passed with nothing to reap. */
+static int detach_collect_one(struct asmspy_seam *sm, int64_t deadline_ns) {
+  for (;;) {
+    int status;
+    pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+    if (tid > 0) {
+      detach_fold_status(sm, tid, status);
+      return 1;
+    }
+    if (tid < 0 && errno == EINTR) continue;
+    if (tid < 0) { /* ECHILD: every task is gone */
+      while (sm->ntasks) task_remove(sm, sm->tasks[0].tid);
+      return 1;
+    }
+    if (now_ns() >= deadline_ns) return 0;
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+}
+
+/* Phase 2 for one stopped thread: a SIGTRAP still queued in its private
+ * pending set (a step that completed across a blocking syscall, our int3
+ * or watchpoint hit whose stop never came) is dequeued — that happens
+ * before any user instruction runs — and swallowed when it is ours. */
+static void detach_drain_trap(struct seam_task *t) {
+  for (int tries = 0; tries < 4 && !t->group_stopped && thread_signal_pending(t->tid, SIGTRAP);
+       tries++) {
+    int owed = t->pending_sig;
+    if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(uintptr_t)owed) != 0) break;
+    int status;
+    pid_t w;
+    int64_t deadline = now_ns() + (int64_t)DETACH_WAIT_MS * 1000000;
+    while ((w = waitpid(t->tid, &status, __WALL | WNOHANG)) == 0 && now_ns() < deadline) {
+      struct timespec ms = {0, 1000000};
+      nanosleep(&ms, NULL);
+    }
+    if (w != t->tid || !WIFSTOPPED(status)) break;
+    int sig = WSTOPSIG(status);
+    t->pending_sig = 0;
+    if (sig == SIGTRAP && !(status >> 16)) {
+      siginfo_t si;
+      memset(&si, 0, sizeof si);
+      uint64_t bp = 0;
+      t->step_armed = 1; /* a queued step trap is ours even though no step is armed now */
+      if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0 ||
+          sigtrap_owner(t, &si, &bp) == TRAP_NOT_OURS)
+        t->pending_sig = SIGTRAP; /* the target's own: deliver it */
+      t->step_armed = 0;
+    } else if (!(status >> 16)) {
+      t->pending_sig = sig;
+    }
+  }
+}
+
+/* Phase 3 for one thread: PTRACE_DETACH (which also clears TF). ESRCH
+ * means it is not in a ptrace-stop: gone (done), or running again — then
+ * stop it, fold its stop in, and try once more. */
+static void detach_release(struct asmspy_seam *sm, struct seam_task *t) {
+  int sig = t->pending_sig ? t->pending_sig : t->owed_sig;
+  if (ptrace(PTRACE_DETACH, t->tid, 0, (void *)(uintptr_t)sig) == 0 || errno != ESRCH) return;
+  if (!still_traced_by_us(t->tid)) return;
+  pid_t tid = t->tid;
+  if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0) return;
+  int64_t deadline = now_ns() + (int64_t)DETACH_WAIT_MS * 1000000;
+  for (;;) {
+    int status;
+    pid_t w = waitpid(tid, &status, __WALL | WNOHANG);
+    if (w == tid) {
+      detach_fold_status(sm, tid, status);
+      break;
+    }
+    if ((w < 0 && errno != EINTR) || now_ns() >= deadline) return;
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  t = task_find(sm, tid);
+  if (!t) return; /* it exited */
+  sig = t->pending_sig ? t->pending_sig : t->owed_sig;
+  ptrace(PTRACE_DETACH, tid, 0, (void *)(uintptr_t)sig);
 }
 
 static int seam_detach(struct asmspy_seam *sm) {
   if (!sm) return 0;
-  /* Phase 1: stop everything. */
-  for (size_t i = 0; i < sm->ntasks; i++)
-    if (sm->tasks[i].state == TASK_RUNNING &&
-        ptrace(PTRACE_INTERRUPT, sm->tasks[i].tid, 0, 0) != 0 && errno == ESRCH) {
-      /* gone or not ours any more; its exit status (if any) is reaped below */
+  /* Phase 1: stop everything. A task PTRACE_INTERRUPT cannot reach (ESRCH)
+   * is gone (or was never really ours): nothing to wait for. */
+  for (size_t i = 0; i < sm->ntasks;) {
+    struct seam_task *t = &sm->tasks[i];
+    if (t->state == TASK_RUNNING && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0 &&
+        errno == ESRCH && !still_traced_by_us(t->tid)) {
+      task_remove(sm, t->tid);
+      continue;
     }
-  for (int guard = 0; guard < 100000; guard++) {
+    i++;
+  }
+  int64_t deadline = now_ns() + (int64_t)DETACH_WAIT_MS * 1000000;
+  for (;;) {
     size_t running = 0;
     for (size_t i = 0; i < sm->ntasks; i++) running += sm->tasks[i].state == TASK_RUNNING;
-    if (!running) break;
-    detach_collect_one(sm);
+    if (!running || !detach_collect_one(sm, deadline)) break;
   }
-  /* Phase 2: drain a step trap still queued for a stopped thread (the step
-   * completed across a blocking syscall). Let it dequeue the signal — that
-   * happens before any user instruction runs — and swallow it. */
-  for (size_t i = 0; i < sm->ntasks; i++) {
-    struct seam_task *t = &sm->tasks[i];
-    for (int tries = 0; tries < 4 && thread_signal_pending(t->tid, SIGTRAP); tries++) {
-      int owed = t->pending_sig;
-      if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(uintptr_t)owed) != 0) break;
-      int status;
-      if (waitpid(t->tid, &status, __WALL) != t->tid || !WIFSTOPPED(status)) break;
-      int sig = WSTOPSIG(status);
-      if (sig == SIGTRAP && !(status >> 16)) {
-        /* the queued trap: a step (swallow) or an int3 of ours (rewind) */
-        siginfo_t si;
-        memset(&si, 0, sizeof si);
-        if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0) rewind_our_breakpoint(t, &si);
-      }
-      t->pending_sig = (sig == SIGTRAP || (status >> 16)) ? 0 : sig;
+  /* A task that never reported is dropped if it no longer exists; one that
+   * is alive but would not stop is released when asmspy exits. */
+  for (size_t i = 0; i < sm->ntasks;) {
+    if (sm->tasks[i].state == TASK_RUNNING && !still_traced_by_us(sm->tasks[i].tid)) {
+      task_remove(sm, sm->tasks[i].tid);
+      continue;
     }
+    i++;
   }
-  /* Phase 3: release all at once. PTRACE_DETACH also clears TF. */
-  for (size_t i = 0; i < sm->ntasks; i++) {
-    struct seam_task *t = &sm->tasks[i];
-    ptrace(PTRACE_DETACH, t->tid, 0, (void *)(uintptr_t)t->pending_sig);
+  /* Phase 2: drain a trap of ours still queued behind a stop. */
+  for (size_t i = 0; i < sm->ntasks; i++)
+    if (sm->tasks[i].state == TASK_STOPPED) detach_drain_trap(&sm->tasks[i]);
+  /* Phase 3: release all at once. */
+  /* (by tid: a release that has to re-stop a thread may add or drop tasks) */
+  size_t n = sm->ntasks;
+  pid_t *tids = n ? malloc(n * sizeof *tids) : NULL;
+  for (size_t i = 0; tids && i < n; i++) tids[i] = sm->tasks[i].tid;
+  for (size_t i = 0; i < n; i++) {
+    struct seam_task *t = tids ? task_find(sm, tids[i]) : &sm->tasks[i];
+    if (t) detach_release(sm, t);
   }
+  free(tids);
   for (size_t i = 0; i < sm->nprocs; i++)
     if (sm->procs[i].owned) target_close(sm->procs[i].target);
   free(sm->procs);

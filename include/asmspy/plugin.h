@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 6u
+#define ASMSPY_ABI_MINOR 7u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -336,8 +336,26 @@ enum asmspy_stop_kind {
   ASMSPY_STOP_TARGET_TRAP = 8,/* the target's own int3/trap: deliver SIGTRAP back */
   ASMSPY_STOP_NONE = 9,       /* nothing left to wait for (all tasks gone) */
   ASMSPY_STOP_INTERRUPTED = 10,/* the session's stop flag was raised */
-  ASMSPY_STOP_TIMEOUT = 11      /* 1.3: next_stop_timeout() ran out */
+  ASMSPY_STOP_TIMEOUT = 11,     /* 1.3: next_stop_timeout() ran out */
+  /* 1.7: an int3 asmspy planted (host->write_mem of 0xcc) was executed. The
+   * seam has already rewound ip onto the breakpoint's address (stop.addr),
+   * so resuming re-executes whatever byte is there now: the breakpoint again
+   * while it is planted (a held arrival comes back), the original
+   * instruction once it is restored. No signal is owed: sig is 0. */
+  ASMSPY_STOP_BREAKPOINT = 12,
+  /* 1.7: a debug-register trap (TRAP_HWBKPT) in a thread whose debug
+   * registers asmspy wrote (poke_user / set_regset): the backend reads DR6 /
+   * the hit address. No signal is owed: sig is 0. */
+  ASMSPY_STOP_WATCH = 13
 };
+
+/* asmspy_stop.flags (1.7). */
+/* The trap was taken while the thread had SIGTRAP blocked (it runs inside
+ * the target's own SIGTRAP handler). The kernel reset that handler to
+ * SIG_DFL when it sent the trap; the seam has put the handler and the
+ * thread's mask back. Another trap in this context (a step, a breakpoint)
+ * would do the same again: do not step or trap here. */
+#define ASMSPY_STOPF_IN_TRAP_HANDLER 0x1u
 
 struct asmspy_stop {
   uint32_t abi_version;
@@ -358,7 +376,10 @@ struct asmspy_stop {
    * syscall, e.g. at an exec or attach stop), SIGTRAP=5 (a signal handler
    * frame was set up: no instruction ran). */
   int32_t si_code;
-  /* --- ABI 1.1 ends here; append below --- */
+  /* --- ABI 1.1 ends here --- */
+  uint64_t addr;  /* 1.7: BREAKPOINT: the breakpoint's address (== ip) */
+  uint32_t flags; /* 1.7: ASMSPY_STOPF_* */
+  /* --- ABI 1.7 ends here; append below --- */
 };
 
 /* One syscall stop, as PTRACE_GET_SYSCALL_INFO describes it (or, on kernels

@@ -224,6 +224,17 @@ static void step_over_done(struct hw_run *r, const struct asmspy_stop *stop, str
     arm_thread(r, t, 0);
 }
 
+/* A stop that may be our watchpoint's: the seam's WATCH (TRAP_HWBKPT in a
+ * thread whose debug registers we wrote), or — from a seam older than ABI
+ * 1.7 or a test's fake seam — a plain SIGTRAP. arch->hit() then reads
+ * DR6 / the fault address to tell whether OUR slot fired. */
+static int is_trap_stop(const struct asmspy_stop *stop)
+{
+  return stop->kind == ASMSPY_STOP_WATCH ||
+         ((stop->kind == ASMSPY_STOP_SIGNAL || stop->kind == ASMSPY_STOP_TARGET_TRAP) &&
+          stop->sig == SIGTRAP);
+}
+
 /* ------------------------------------------------------------- disarm -- */
 
 static size_t armed_running(const struct hw_run *r)
@@ -272,8 +283,7 @@ static void disarm_all(struct hw_run *r, struct asmspy_session *local)
     if (!t)
       return;
     t->stopped = 1;
-    int ours = (stop.kind == ASMSPY_STOP_SIGNAL || stop.kind == ASMSPY_STOP_TARGET_TRAP) &&
-               stop.sig == SIGTRAP && r->arch->hit(r, t, &stop);
+    int ours = is_trap_stop(&stop) && r->arch->hit(r, t, &stop);
     (void)r->arch->disarm(r, t);
     t->stepping = 0;
     if (ours && r->seam->resume(r->sm, t->tid, 0) == 0)
@@ -419,10 +429,11 @@ int hw_run_with(const struct asmspy_host_api *host, const struct asmspy_session 
            "program; stopping", (int)stop.pid);
       r.done = 1;
       break;
+    case ASMSPY_STOP_WATCH:
     case ASMSPY_STOP_SIGNAL:
     case ASMSPY_STOP_TARGET_TRAP:
       /* (while stepping over a hit the watchpoint is off in t: not ours) */
-      if (!t->stepping && stop.sig == SIGTRAP && r.arch->hit(&r, t, &stop)) {
+      if (!t->stepping && is_trap_stop(&stop) && r.arch->hit(&r, t, &stop)) {
         if (!r.arch->trap_before_access) {
           hit_after_access(&r, &stop, t);
         } else if (hit_before_access(&r, &stop, t) == 0) {

@@ -17,13 +17,23 @@
  *      is stepped past, so it cannot hijack the resume;
  *   5. the sample ends when sp rises above the entry frame (ret, tail call
  *      then ret, longjmp), with the return register as the result.
- * Breakpoint bytes are always restored before detaching. */
+ * Breakpoint bytes are always restored before detaching.
+ *
+ * Threads racing into the region: the seam names every int3 of ours
+ * (ASMSPY_STOP_BREAKPOINT) and has already rewound the thread onto it, so
+ * an arrival that is not sampled now is simply left stopped (held) or
+ * resumed onto the breakpoint again: it comes back, it is never lost and
+ * never handed a SIGTRAP. An arrival inside the target's own SIGTRAP
+ * handler (SIGTRAP blocked: the kernel resets the handler at any trap
+ * there; the seam puts it back) is refused with that reason: stepping it
+ * would reset the handler at every step. */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
 
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plugins/singlestep/lost_trap.h"
 #include "plugins/singlestep/region.h"
@@ -76,10 +86,9 @@ static int get_regs(struct region_state *rs, pid_t tid, struct asmspy_regs *r) {
   return rs->host->seam->get_regs(rs->sm, tid, r);
 }
 
-/* Did this stop come from our int3 at slot (ip just past it)? */
-static int hit_bp(struct region_state *rs, int slot, const struct asmspy_stop *st,
-                  const struct asmspy_regs *r) {
-  return rs->bp[slot].live && st->kind == ASMSPY_STOP_TARGET_TRAP && r->ip == rs->bp[slot].addr + 1;
+/* Did this stop come from our int3 at slot? (The seam rewound ip onto it.) */
+static int hit_bp(struct region_state *rs, int slot, const struct asmspy_stop *st) {
+  return rs->bp[slot].live && st->kind == ASMSPY_STOP_BREAKPOINT && st->addr == rs->bp[slot].addr;
 }
 
 /* An executed instruction at ip; r holds the registers before it, or is
@@ -152,6 +161,25 @@ static void emit_unobserved(struct region_state *rs, pid_t tid, uint64_t cpuid_i
   if (in_region(rs->s, ip)) emit_insn(rs, tid, rs->s->pid, ip, NULL);
 }
 
+/* Wait for tid's own next stop (into *out when given). Stops of other
+ * threads are left where they are: stopped, held (a signal they carry is
+ * owed by the seam and delivered when resume_all releases them; an int3
+ * of ours was rewound, so they arrive again). Returns -1 when tid is gone
+ * or the session must stop. */
+static int wait_for_tid(struct region_state *rs, pid_t tid, struct asmspy_stop *out) {
+  struct asmspy_stop st;
+  for (;;) {
+    memset(&st, 0, sizeof st);
+    ASMSPY_INIT_HEADER(&st);
+    if (rs->host->seam->next_stop(rs->sm, &st) != 0) return -1;
+    if (st.kind == ASMSPY_STOP_INTERRUPTED || st.kind == ASMSPY_STOP_NONE) return -1;
+    if (st.tid != tid) continue;
+    if (st.kind == ASMSPY_STOP_EXITED) return -1;
+    if (out) *out = st;
+    return 0;
+  }
+}
+
 static int is_call(const struct asmspy_host_api *h, uint64_t ip, const uint8_t *b, size_t n,
                    int *len) {
   char text[64];
@@ -176,19 +204,15 @@ static int step_over_call(struct region_state *rs, pid_t tid, uint64_t ret_addr,
       continue;
     }
     if (st.tid != tid) continue; /* a held thread's late interrupt stop: leave it held */
-    struct asmspy_regs r;
-    if (get_regs(rs, tid, &r) != 0) return -1;
-    if (hit_bp(rs, 1, &st, &r)) {
+    if (hit_bp(rs, 1, &st)) {
+      struct asmspy_regs r;
+      if (get_regs(rs, tid, &r) != 0) return -1;
       bp_remove(rs, 1);
-      seam->set_ip(rs->sm, tid, ret_addr);
       if (r.sp == sp_after_ret) return 0; /* our frame's return */
       /* the same address reached deeper (recursion, a callback): step the
        * original instruction once, re-plant, keep running */
       seam->step(rs->sm, tid, 0);
-      struct asmspy_stop st2;
-      memset(&st2, 0, sizeof st2);
-      ASMSPY_INIT_HEADER(&st2);
-      if (seam->next_stop(rs->sm, &st2) != 0 || st2.kind == ASMSPY_STOP_EXITED) return -1;
+      if (wait_for_tid(rs, tid, NULL) != 0) return -1;
       if (bp_plant(rs, 1, ret_addr) != 0) return -1;
       seam->resume(rs->sm, tid, 0);
       continue;
@@ -224,22 +248,12 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
     int cpuid = nb > 0 && ss_is_cpuid(bytes, (size_t)nb);
     seam->step(rs->sm, tid, 0);
     struct asmspy_stop st;
-    for (;;) { /* wait for OUR thread's stop; others are held */
-      memset(&st, 0, sizeof st);
-      ASMSPY_INIT_HEADER(&st);
-      if (seam->next_stop(rs->sm, &st) != 0) return -1;
-      if (st.kind == ASMSPY_STOP_INTERRUPTED || st.kind == ASMSPY_STOP_NONE) return -1;
-      if (st.tid == tid) break;
-      if (st.kind == ASMSPY_STOP_EXITED) continue;
-    }
-    if (st.kind == ASMSPY_STOP_EXITED) return -1;
+    if (wait_for_tid(rs, tid, &st) != 0) return -1; /* others are held */
     if (st.kind == ASMSPY_STOP_SIGNAL || st.kind == ASMSPY_STOP_TARGET_TRAP) {
       /* hand the signal back; the handler runs stepped, like any code */
       cpuid = 0; /* the stop came before the cpuid ran: no trap was lost */
       seam->step(rs->sm, tid, st.sig);
-      memset(&st, 0, sizeof st);
-      ASMSPY_INIT_HEADER(&st);
-      if (seam->next_stop(rs->sm, &st) != 0 || st.kind == ASMSPY_STOP_EXITED) return -1;
+      if (wait_for_tid(rs, tid, &st) != 0) return -1;
     }
     if (get_regs(rs, tid, &r) != 0) return -1;
     if (cpuid && r.ip != call_ip + 2) emit_unobserved(rs, tid, call_ip, r.ip);
@@ -270,6 +284,79 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
   return 0;
 }
 
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A thread that is not the --tid one arrived at the entry (it sits on the
+ * breakpoint): step it past the original instruction with the breakpoint
+ * out, then put the breakpoint back and let every held thread go. */
+static int step_past_entry(struct region_state *rs, pid_t tid) {
+  const struct asmspy_seam_api *seam = rs->host->seam;
+  bp_remove(rs, 0);
+  int rc = seam->step(rs->sm, tid, 0) == 0 ? wait_for_tid(rs, tid, NULL) : 0;
+  if (bp_plant(rs, 0, rs->s->region_start) != 0) return -1;
+  seam->resume_all(rs->sm, 0);
+  return rc;
+}
+
+/* Wait for the next arrival at the entry breakpoint that is ours to
+ * sample. Returns its tid, or 0 with *result set (never reached within the
+ * session's entry wait, the target gone, Ctrl-C, a refusal). The wait is
+ * one deadline for the whole search: arrivals of other threads (--tid)
+ * never extend it. */
+static pid_t wait_for_entry(struct region_state *rs, uint64_t sample, int *result) {
+  const struct asmspy_seam_api *seam = rs->host->seam;
+  const struct asmspy_session *s = rs->s;
+  int64_t deadline = s->entry_wait_ms > 0 ? now_ms() + s->entry_wait_ms : 0;
+  for (;;) {
+    int64_t left = 0;
+    if (deadline) {
+      left = deadline - now_ms();
+      if (left < 1) left = 1;
+    }
+    struct asmspy_stop st;
+    memset(&st, 0, sizeof st);
+    ASMSPY_INIT_HEADER(&st);
+    if (seam->next_stop_timeout(rs->sm, &st, left) != 0) {
+      *result = -ASMSPY_E_INTERNAL;
+      return 0;
+    }
+    if (st.kind == ASMSPY_STOP_TIMEOUT) {
+      emit_region(rs, ASMSPY_EV_REGION_EXIT, 0, sample + 1, 0, 0, 0, s->region_start);
+      *result = ASMSPY_FACT_NOT_REACHED;
+      return 0;
+    }
+    if (st.kind == ASMSPY_STOP_INTERRUPTED) return 0;
+    if (st.kind == ASMSPY_STOP_NONE) {
+      *result = ASMSPY_FACT_EXITED;
+      return 0;
+    }
+    if (st.kind == ASMSPY_STOP_EXITED) continue;
+    if (!hit_bp(rs, 0, &st)) {
+      resume_for(rs, &st);
+      continue;
+    }
+    if (ASMSPY_HAS(&st, flags) && (st.flags & ASMSPY_STOPF_IN_TRAP_HANDLER)) {
+      rs->host->note(s->out, ASMSPY_NOTE_WARN,
+                     "0x%llx was entered by tid %d inside the target's own SIGTRAP handler "
+                     "(SIGTRAP blocked): every breakpoint or single-step there makes the kernel "
+                     "reset that handler to SIG_DFL, so asmspy does not trace this region "
+                     "(the handler and mask were put back; the target runs on)",
+                     (unsigned long long)s->region_start, (int)st.tid);
+      *result = ASMSPY_FACT_NO_EVENTS;
+      return 0;
+    }
+    if (s->tid && st.tid != s->tid) {
+      if (step_past_entry(rs, st.tid) != 0) return 0;
+      continue;
+    }
+    return st.tid;
+  }
+}
+
 int region_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   if (!ASMSPY_HAS(host, write_mem) || !ASMSPY_HAS(host->seam, interrupt_all)) return -ASMSPY_E_ABI;
   const struct asmspy_seam_api *seam = host->seam;
@@ -283,6 +370,17 @@ int region_run(const struct asmspy_host_api *host, const struct asmspy_session *
   if (rc) return rc;
   int result = 0;
   uint64_t sample = 0;
+  uint8_t first = 0;
+  if (host->read_mem(s->target, s->region_start, &first, 1) == 1 && first == INT3) {
+    /* the target's own int3 sits there: a breakpoint of ours would be
+     * indistinguishable from it */
+    host->note(s->out, ASMSPY_NOTE_WARN,
+               "0x%llx already holds an int3 (a breakpoint of the target's own or of another "
+               "debugger): not planting over it",
+               (unsigned long long)s->region_start);
+    result = -ASMSPY_E_ATTACH_BUSY;
+    goto out;
+  }
   while (!rs.sink_stop && !(s->stop && *s->stop)) {
     if (bp_plant(&rs, 0, s->region_start) != 0) {
       host->note(s->out, ASMSPY_NOTE_WARN,
@@ -292,44 +390,7 @@ int region_run(const struct asmspy_host_api *host, const struct asmspy_session *
       break;
     }
     seam->resume_all(rs.sm, 0);
-    pid_t entered = 0;
-    while (!entered) {
-      struct asmspy_stop st;
-      memset(&st, 0, sizeof st);
-      ASMSPY_INIT_HEADER(&st);
-      if (seam->next_stop_timeout(rs.sm, &st, s->entry_wait_ms) != 0) break;
-      if (st.kind == ASMSPY_STOP_TIMEOUT) {
-        emit_region(&rs, ASMSPY_EV_REGION_EXIT, 0, sample + 1, 0, 0, 0, s->region_start);
-        result = ASMSPY_FACT_NOT_REACHED;
-        goto out;
-      }
-      if (st.kind == ASMSPY_STOP_INTERRUPTED) goto out;
-      if (st.kind == ASMSPY_STOP_NONE) {
-        result = ASMSPY_FACT_EXITED;
-        goto out;
-      }
-      if (st.kind == ASMSPY_STOP_EXITED) continue;
-      struct asmspy_regs r;
-      if (get_regs(&rs, st.tid, &r) != 0) continue;
-      if (hit_bp(&rs, 0, &st, &r)) {
-        seam->set_ip(rs.sm, st.tid, s->region_start);
-        if (s->tid && st.tid != s->tid) {
-          /* not the pinned thread: step it past the original instruction */
-          bp_remove(&rs, 0);
-          seam->step(rs.sm, st.tid, 0);
-          struct asmspy_stop st2;
-          memset(&st2, 0, sizeof st2);
-          ASMSPY_INIT_HEADER(&st2);
-          seam->next_stop(rs.sm, &st2);
-          bp_plant(&rs, 0, s->region_start);
-          seam->resume(rs.sm, st.tid, 0);
-          continue;
-        }
-        entered = st.tid;
-        break;
-      }
-      resume_for(&rs, &st);
-    }
+    pid_t entered = wait_for_entry(&rs, sample, &result);
     if (!entered) break;
     bp_remove(&rs, 0);
     seam->interrupt_all(rs.sm, entered); /* hold the others while we sample */

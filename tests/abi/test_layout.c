@@ -454,10 +454,34 @@ ENDS(asmspy_view_ops, caps_wanted, SIZE_1_6_asmspy_view_ops);
 #define SIZE_1_6_asmspy_operands SIZE_1_5_asmspy_operands
 #define SIZE_1_6_asmspy_inproc_req SIZE_1_5_asmspy_inproc_req
 
+/* ========================== ABI 1.7 ========================== */
+/* struct asmspy_stop: flags (ASMSPY_STOPF_IN_TRAP_HANDLER) and addr (the
+ * BREAKPOINT's address); new stop kinds BREAKPOINT and WATCH. */
+PIN(asmspy_stop, addr, 56);
+NEW(asmspy_stop, addr, SIZE_1_6_asmspy_stop);
+PIN(asmspy_stop, flags, 64);
+#define SIZE_1_7_asmspy_stop 72
+ENDS(asmspy_stop, flags, SIZE_1_7_asmspy_stop);
+
+/* Unchanged in 1.7. */
+#define SIZE_1_7_asmspy_probe_result SIZE_1_6_asmspy_probe_result
+#define SIZE_1_7_asmspy_event SIZE_1_6_asmspy_event
+#define SIZE_1_7_asmspy_session SIZE_1_6_asmspy_session
+#define SIZE_1_7_asmspy_regs SIZE_1_6_asmspy_regs
+#define SIZE_1_7_asmspy_seam_api SIZE_1_6_asmspy_seam_api
+#define SIZE_1_7_asmspy_symbol SIZE_1_6_asmspy_symbol
+#define SIZE_1_7_asmspy_host_api SIZE_1_6_asmspy_host_api
+#define SIZE_1_7_asmspy_backend_ops SIZE_1_6_asmspy_backend_ops
+#define SIZE_1_7_asmspy_view_ops SIZE_1_6_asmspy_view_ops
+#define SIZE_1_7_asmspy_plugin SIZE_1_6_asmspy_plugin
+#define SIZE_1_7_asmspy_syscall_info SIZE_1_6_asmspy_syscall_info
+#define SIZE_1_7_asmspy_operands SIZE_1_6_asmspy_operands
+#define SIZE_1_7_asmspy_inproc_req SIZE_1_6_asmspy_inproc_req
+
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */
-#if ASMSPY_ABI_MINOR == 6
-#define CUR(S) SIZE_1_6_##S
+#if ASMSPY_ABI_MINOR == 7
+#define CUR(S) SIZE_1_7_##S
 #else
 #error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
 #endif
