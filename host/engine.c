@@ -421,7 +421,8 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
     out_note(ctx.out, ASMSPY_NOTE_WARN, "%s: %s", binfo->name, asmspy_strerror(rc));
   }
   else if (rc == ASMSPY_FACT_EXITED)
-    out_note(ctx.out, ASMSPY_NOTE_INFO, "target exited after %llu events",
+    out_note(ctx.out, ASMSPY_NOTE_INFO, "target %s after %llu events",
+             out_target_signal(ctx.out) ? "was killed (see above)" : "exited",
              (unsigned long long)ctx.events);
   out_set_end_reason(ctx.out, why);
   /* a snapshot view's final render is its last frame */

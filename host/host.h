@@ -24,6 +24,8 @@ ssize_t target_read_mem(struct asmspy_target *t, uint64_t addr, void *buf, size_
 ssize_t target_write_mem(struct asmspy_target *t, uint64_t addr, const void *buf, size_t len);
 /* 1 when asmspy wrote an int3 at addr in this target (target_write_mem). */
 int target_planted_breakpoint(const struct asmspy_target *t, uint64_t addr);
+/* How many addresses asmspy planted an int3 at in this target. */
+int target_breakpoint_count(const struct asmspy_target *t);
 int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbol *out);
 const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap);
 struct asmspy_symtab *target_symtab(struct asmspy_target *t);
@@ -69,6 +71,10 @@ enum out_end_reason {
   OUT_END_ERROR,
 };
 void out_set_end_reason(struct asmspy_out *out, enum out_end_reason why);
+/* The target died of sig while traced: the footer's reason becomes
+ * "target_killed" (when the session ended on the target's end). */
+void out_set_target_death(struct asmspy_out *out, int sig);
+int out_target_signal(const struct asmspy_out *out);
 void out_add_lost(struct asmspy_out *out, uint64_t n);
 int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, const char *text);
 void out_note(struct asmspy_out *out, int level, const char *fmt, ...)

@@ -29,6 +29,7 @@ struct asmspy_out {
   uint64_t seq;    /* last event sequence number written */
   uint64_t lost;
   enum out_end_reason end_reason;
+  int target_signal; /* the target was killed by this signal while traced */
   int closed;
   asmspy_record_fn record_sink; /* embedders: text and notes go here instead */
   void *record_ctx;
@@ -223,6 +224,10 @@ void out_note(struct asmspy_out *out, int level, const char *fmt, ...) {
 void out_set_end_reason(struct asmspy_out *out, enum out_end_reason why) {
   if (out) out->end_reason = why;
 }
+void out_set_target_death(struct asmspy_out *out, int sig) {
+  if (out) out->target_signal = sig;
+}
+int out_target_signal(const struct asmspy_out *out) { return out ? out->target_signal : 0; }
 void out_add_lost(struct asmspy_out *out, uint64_t n) {
   if (out) out->lost += n;
 }
@@ -245,7 +250,11 @@ void out_close(struct asmspy_out *out, int status) {
     snprintf(line, sizeof line,
              "{\"type\":\"end\",\"events\":%" PRIu64 ",\"lost\":%" PRIu64
              ",\"reason\":\"%s\",\"status\":%d,\"end_unix_ns\":%" PRIu64 "}",
-             out->seq, out->lost, end_reason_name(out->end_reason), status, now_unix_ns());
+             out->seq, out->lost,
+             out->end_reason == OUT_END_TARGET_EXITED && out->target_signal
+                 ? "target_killed"
+                 : end_reason_name(out->end_reason),
+             status, now_unix_ns());
     put_json_line(out, line);
   }
   out->closed = 1;

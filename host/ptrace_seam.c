@@ -112,6 +112,28 @@ static int64_t now_ns(void);
 
 /* ---------------------------------------------------------------- tasks -- */
 
+/* A traced process was killed by a signal: say so, once per process, with
+ * what asmspy had armed in it — the honest end of a session is "the target
+ * died of SIGTRAP while asmspy had a step armed", never "target exited". */
+static void note_killed(struct asmspy_seam *sm, const struct seam_task *t, int sig) {
+  if (t->tid != t->tgid || !sm->session || !sm->session->out) return;
+  int stepping = 0, hw = 0;
+  for (size_t i = 0; i < sm->ntasks; i++)
+    if (sm->tasks[i].tgid == t->tgid) {
+      stepping |= sm->tasks[i].step_armed;
+      hw |= sm->tasks[i].hw_armed;
+    }
+  int bps = target_breakpoint_count(t->target);
+  char armed[160];
+  snprintf(armed, sizeof armed, "%s%s%s", stepping ? ", a single-step armed" : "",
+           hw ? ", debug registers written" : "",
+           bps > 0 ? ", int3 breakpoint(s) planted this session" : "");
+  out_note(sm->session->out, ASMSPY_NOTE_WARN, "pid %d was KILLED by %s (signal %d) while traced%s%s",
+           (int)t->tgid, strsignal(sig), sig, armed[0] ? "; asmspy had" : "",
+           armed[0] ? armed + 1 : "");
+  if ((pid_t)t->tgid == sm->session->pid) out_set_target_death(sm->session->out, sig);
+}
+
 /* A job-control stop signal: the PTRACE_EVENT_STOP it causes is a real
  * group-stop, where our PTRACE_INTERRUPT's says SIGTRAP. */
 static int is_stop_signal(int sig) {
@@ -596,7 +618,11 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
     }
     struct seam_task *t = task_find(sm, tid);
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
-      if (!t) continue;
+      if (!t) {
+        sm->gone[sm->ngone++ % 64] = tid; /* its birth event may still come */
+        continue;
+      }
+      if (WIFSIGNALED(status)) note_killed(sm, t, WTERMSIG(status));
       stop_init(stop, ASMSPY_STOP_EXITED, t);
       stop->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
       task_remove(sm, tid);
@@ -966,6 +992,7 @@ static int still_traced_by_us(pid_t tid) {
 static void detach_fold_status(struct asmspy_seam *sm, pid_t tid, int status) {
   struct seam_task *t = task_find(sm, tid);
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
+    if (t && WIFSIGNALED(status)) note_killed(sm, t, WTERMSIG(status));
     if (t) task_remove(sm, tid);
     return;
   }

@@ -292,8 +292,8 @@ static int check_header(struct recording *rec, const struct json_value *h) {
   return 0;
 }
 
-static const char *const end_reasons[] = {"n_reached", "target_exited", "interrupted", "error",
-                                          "completed", NULL};
+static const char *const end_reasons[] = {"n_reached", "target_exited", "target_killed",
+                                          "interrupted", "error", "completed", NULL};
 
 static int check_footer(struct recording *rec, const struct json_value *e) {
   struct checker c = {.obj = e, .what = "end"};
@@ -303,7 +303,8 @@ static int check_footer(struct recording *rec, const struct json_value *e) {
   need_int(&c, "lost", 0, &lost);
   const char *reason =
       need_enum(&c, "reason", end_reasons,
-                "one of \"n_reached\", \"target_exited\", \"interrupted\", \"error\", \"completed\"");
+                "one of \"n_reached\", \"target_exited\", \"target_killed\", \"interrupted\", "
+                "\"error\", \"completed\"");
   need_int(&c, "status", INT64_MIN, &status);
   opt_int(&c, "end_unix_ns", 0);
   if (c.bad) return invalid(rec, rec->lineno, "%s", c.msg);

@@ -178,6 +178,8 @@ int target_planted_breakpoint(const struct asmspy_target *t, uint64_t addr) {
   return 0;
 }
 
+int target_breakpoint_count(const struct asmspy_target *t) { return t ? (int)t->nbp : 0; }
+
 ssize_t target_write_mem(struct asmspy_target *t, uint64_t addr, const void *buf, size_t len) {
   if (len == 1 && ((const uint8_t *)buf)[0] == 0xcc) note_breakpoint(t, addr);
   char path[64];
