@@ -18,6 +18,18 @@
  *     session wakes up and detaches;
  *   - a crashed child cannot corrupt the stream: a recording it left without
  *     a footer gets one from the server ("reason":"error").
+ *
+ * The capture never waits for a client. The session writes into its pipe
+ * from its tracer thread, with the target stopped mid-step, so that pipe
+ * must always be drained: the server waits only in poll(), reads the pipes
+ * whatever the client does, and writes to the client only what it takes
+ * without blocking (flush_out). What the client has not taken is queued up
+ * to a bound (4 MiB, ASMSPY_SERVE_CLIENT_BUFFER); past it the session's
+ * event lines are dropped, counted, and replaced by one `lost` event where
+ * they were; the lines after it are renumbered so the client's seq stays
+ * contiguous, and the footer's `lost` counts the dropped lines. A client
+ * that does not read therefore costs events, never the target's progress,
+ * and its `stop` (and every other client's connection) is answered at once.
  */
 #define _GNU_SOURCE
 #include "host/cli/cli.h"
@@ -28,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -35,6 +48,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -117,15 +131,32 @@ struct session {
   struct linebuf ev, msg;
   int paused, stopping, bounded;
   int header_seen, end_seen;
-  uint64_t events;
+  uint64_t events; /* event lines forwarded (the seq of the last one) */
+  /* What a client that does not read costs: event lines dropped (the
+   * forwarded ones are renumbered and a `lost` line stands where they
+   * were), and session messages dropped. */
+  uint64_t dropped, dropped_pending, msgs_dropped;
+  int dropping; /* dropping until the queue is down to half the buffer */
   char end_reason[32];
   int64_t end_status;
 };
 
+/* Bytes queued for one client. The server never blocks on a client: what
+ * cannot be written now waits here, and a session's event lines beyond
+ * out_limit are dropped (counted, never silently: serve_event_line). */
+struct outq {
+  char *s;
+  size_t head, len, cap; /* the bytes s[head..len) are still to be written */
+};
+
+enum out_kind { OUT_SOCKET, OUT_FILE, OUT_STREAM };
+
 struct conn {
   int in_fd, out_fd;
   int is_socket;
+  enum out_kind out_kind;
   struct linebuf cmd;
+  struct outq q;
   uint64_t lineno;
   int eof;     /* no more commands (EOF, quit, or the client went away) */
   int broken;  /* writing to the client failed: drop output */
@@ -139,42 +170,92 @@ struct server {
   struct session *sess;
   int next_id;
   int quitting;
-  struct strbuf outq; /* lines for the client, written at once per loop turn */
+  size_t out_limit; /* a client's buffer for event lines (ASMSPY_SERVE_CLIENT_BUFFER) */
 };
 
-#define OUTQ_FLUSH_AT (256u * 1024u)
+#define OUT_LIMIT_DEFAULT (4u * 1024u * 1024u)
+#define OUT_LIMIT_MIN 4096u
+/* Control lines (acks, refusals, session lines) and a recording's header,
+ * footer and `lost` lines are never dropped; past this much more the
+ * server stops reading the client's commands until it reads its output. */
+#define OUT_CONTROL_SLACK (1024u * 1024u)
+/* A session pipe is read at most this much per loop turn, so a fast
+ * session cannot starve the command channel (stop stays prompt). */
+#define DRAIN_TURN_BYTES (1024u * 1024u)
 
-/* Write what is queued for the client. Lines are queued whole and written
- * in order, so a control line can only ever sit between two whole lines. */
-static void flush_out(struct server *sv) {
-  struct conn *c = &sv->conn;
-  size_t done = 0;
-  while (sv->have_conn && !c->broken && done < sv->outq.len) {
-    ssize_t n = c->is_socket ? send(c->out_fd, sv->outq.s + done, sv->outq.len - done, MSG_NOSIGNAL)
-                             : write(c->out_fd, sv->outq.s + done, sv->outq.len - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      c->broken = 1;
-      c->eof = 1;
-      break;
-    }
-    done += (size_t)n;
-  }
-  sv->outq.len = 0;
-  if (sv->outq.s) sv->outq.s[0] = 0;
+static size_t outq_pending(const struct conn *c) { return c->q.len - c->q.head; }
+
+static void conn_broken(struct conn *c) {
+  c->broken = c->eof = 1;
+  free(c->q.s);
+  memset(&c->q, 0, sizeof c->q);
 }
 
-/* Queue one control or event line for the client. */
+static void outq_push(struct conn *c, const char *data, size_t n, int newline) {
+  struct outq *q = &c->q;
+  size_t need = n + (newline ? 1 : 0);
+  if (q->cap - q->len < need && q->head) { /* reuse what was written */
+    memmove(q->s, q->s + q->head, q->len - q->head);
+    q->len -= q->head;
+    q->head = 0;
+  }
+  if (q->cap - q->len < need) {
+    size_t nc = q->cap ? q->cap : 65536;
+    while (nc - q->len < need) nc *= 2;
+    char *ns = realloc(q->s, nc);
+    if (!ns) { /* out of memory: this client can no longer be served whole */
+      conn_broken(c);
+      return;
+    }
+    q->s = ns;
+    q->cap = nc;
+  }
+  memcpy(q->s + q->len, data, n);
+  q->len += n;
+  if (newline) q->s[q->len++] = '\n';
+}
+
+/* Write what the client can take now, without ever waiting for it. A
+ * socket takes MSG_DONTWAIT; a pipe or terminal (stdio mode) is written
+ * only PIPE_BUF bytes at a time and only when poll says it has room, which
+ * a pipe then never blocks on (its file status flags belong to whoever
+ * shares it, so O_NONBLOCK is not set on it); a regular file never blocks. */
+static void flush_out(struct server *sv) {
+  struct conn *c = &sv->conn;
+  while (sv->have_conn && !c->broken && outq_pending(c)) {
+    size_t n = outq_pending(c);
+    ssize_t w;
+    if (c->out_kind == OUT_SOCKET) {
+      w = send(c->out_fd, c->q.s + c->q.head, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    } else {
+      if (c->out_kind == OUT_STREAM) {
+        struct pollfd p = {c->out_fd, POLLOUT, 0};
+        int r = poll(&p, 1, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r == 0) return; /* full: later */
+        if (r < 0 || (p.revents & (POLLERR | POLLNVAL))) {
+          conn_broken(c);
+          return;
+        }
+        if (n > PIPE_BUF) n = PIPE_BUF;
+      }
+      w = write(c->out_fd, c->q.s + c->q.head, n);
+    }
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (w <= 0) {
+      conn_broken(c);
+      return;
+    }
+    c->q.head += (size_t)w;
+  }
+  if (sv->have_conn && !c->broken && c->q.head == c->q.len) c->q.head = c->q.len = 0;
+}
+
+/* Queue one control line for the client (never dropped). */
 static void send_line(struct server *sv, const char *line, size_t len) {
   if (!sv->have_conn || sv->conn.broken) return;
-  strbuf_addf(&sv->outq, "%.*s\n", (int)len, line);
-  if (sv->outq.oom) { /* out of memory: this client can no longer be served whole */
-    free(sv->outq.s);
-    memset(&sv->outq, 0, sizeof sv->outq);
-    sv->conn.broken = sv->conn.eof = 1;
-    return;
-  }
-  if (sv->outq.len >= OUTQ_FLUSH_AT) flush_out(sv);
+  outq_push(&sv->conn, line, len, 1);
 }
 
 static void send_strbuf(struct server *sv, struct strbuf *b) {
@@ -435,6 +516,10 @@ static int start_session(struct server *sv, const struct serve_cmd *cmd,
   s->msg_fd = msg[0];
   fcntl(s->ev_fd, F_SETFL, O_NONBLOCK);
   fcntl(s->msg_fd, F_SETFL, O_NONBLOCK);
+  /* slack for a moment the server is not scheduled: the session writes
+   * into this pipe from its tracer thread (best effort: capped by
+   * /proc/sys/fs/pipe-max-size for an unprivileged server) */
+  fcntl(s->ev_fd, F_SETPIPE_SZ, 1 << 20);
   s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   s->bounded = cmd->bounded;
   sv->sess = s;
@@ -452,14 +537,119 @@ static void stop_session(struct session *s) {
   }
 }
 
-/* One line of the session's recording: forwarded as is. The server only
- * looks at where it stands in the recording (header / event / end). */
+/* ------------------------------------------------------------------------ */
+/* A session's lines to a client that may not read                           */
+/* ------------------------------------------------------------------------ */
+
+/* The member `,"key":<unsigned integer>` of a line the writer made
+ * (host/output.c): *at is the offset of its digits, *nd their count. A
+ * string value cannot contain the pattern (its quotes are escaped). */
+static int uint_member(const char *line, size_t len, const char *key, size_t *at, size_t *nd,
+                       uint64_t *v) {
+  char pat[40];
+  int pn = snprintf(pat, sizeof pat, ",\"%s\":", key);
+  if (pn < 0 || (size_t)pn >= sizeof pat) return 0;
+  const char *m = memmem(line, len, pat, (size_t)pn);
+  if (!m) return 0;
+  size_t i = (size_t)(m - line) + (size_t)pn, j = i;
+  uint64_t x = 0;
+  while (j < len && j - i < 20 && line[j] >= '0' && line[j] <= '9') x = x * 10 + (uint64_t)(line[j++] - '0');
+  if (j == i) return 0;
+  *at = i;
+  *nd = j - i;
+  *v = x;
+  return 1;
+}
+
+/* line with the digits at [at, at+nd) replaced by v, into b (emptied first). */
+static void splice_uint(struct strbuf *b, const char *line, size_t len, size_t at, size_t nd,
+                        uint64_t v) {
+  b->len = 0;
+  if (b->s) b->s[0] = 0;
+  strbuf_addf(b, "%.*s%" PRIu64 "%.*s", (int)at, line, v, (int)(len - at - nd), line + at + nd);
+}
+
+/* The events dropped since the last forwarded one, as one `lost` event in
+ * their place (docs/asmtrace-schema.md: a lost event has a seq and counts
+ * in the footer's events; the footer's lost counts the dropped ones). */
+static void send_lost_pending(struct server *sv, struct session *s) {
+  if (!s->dropped_pending) return;
+  s->events++;
+  char line[512];
+  int n = snprintf(line, sizeof line,
+                   "{\"type\":\"lost\",\"seq\":%" PRIu64 ",\"count\":%" PRIu64
+                   ",\"human\":\"# lost %" PRIu64 " events: the serve client was not reading and "
+                   "its output buffer (%zu bytes) was full; the capture went on\"}",
+                   s->events, s->dropped_pending, s->dropped_pending, sv->out_limit);
+  if (n > 0 && (size_t)n < sizeof line) send_line(sv, line, (size_t)n);
+  s->dropped_pending = 0;
+}
+
+/* One event line: forwarded (renumbered once anything was dropped, so the
+ * client's seq stays contiguous), or dropped when the client's buffer is
+ * full. Dropping goes on until the buffer is down to half, so a slow reader
+ * gets runs of events between few `lost` lines rather than one in two. */
+static void send_event_line(struct server *sv, struct session *s, const char *line, size_t len) {
+  size_t pending = sv->have_conn && !sv->conn.broken ? outq_pending(&sv->conn) : 0;
+  if (s->dropping && pending <= sv->out_limit / 2) s->dropping = 0;
+  if (!s->dropping && pending + len + 1 > sv->out_limit) s->dropping = 1;
+  if (s->dropping) {
+    s->dropped++;
+    s->dropped_pending++;
+    return;
+  }
+  send_lost_pending(sv, s);
+  s->events++;
+  size_t at, nd;
+  uint64_t old;
+  if (!s->dropped || !uint_member(line, len, "seq", &at, &nd, &old)) {
+    send_line(sv, line, len); /* nothing dropped yet: the writer's own seq */
+    return;
+  }
+  struct strbuf b = {0};
+  splice_uint(&b, line, len, at, nd, s->events);
+  /* a codeimage's "when" is the seq of its own line (host/codeimage.c): it
+   * moves with the line, and never points past it */
+  uint64_t when;
+  if (b.s && !b.oom && !strncmp(b.s, "{\"type\":\"codeimage\"", 19) &&
+      uint_member(b.s, b.len, "when", &at, &nd, &when) && (when == old || when > s->events)) {
+    char *copy = strndup(b.s, b.len);
+    if (copy) splice_uint(&b, copy, strlen(copy), at, nd, s->events);
+    free(copy);
+  }
+  if (b.s && !b.oom) send_line(sv, b.s, b.len);
+  free(b.s);
+}
+
+/* The footer: after any pending `lost` line, with the events the client
+ * got and the lost counting the dropped ones too. */
+static void send_footer_line(struct server *sv, struct session *s, const char *line, size_t len) {
+  send_lost_pending(sv, s);
+  size_t at, nd;
+  uint64_t v;
+  if (!s->dropped || !uint_member(line, len, "events", &at, &nd, &v)) {
+    send_line(sv, line, len);
+    return;
+  }
+  struct strbuf b = {0};
+  splice_uint(&b, line, len, at, nd, s->events);
+  char *copy = b.s && !b.oom ? strndup(b.s, b.len) : NULL;
+  if (copy && uint_member(copy, strlen(copy), "lost", &at, &nd, &v))
+    splice_uint(&b, copy, strlen(copy), at, nd, v + s->dropped);
+  free(copy);
+  if (b.s && !b.oom) send_line(sv, b.s, b.len);
+  free(b.s);
+}
+
+/* One line of the session's recording. The server only looks at where it
+ * stands in the recording (header / event / end). */
 static void on_event_line(void *ctx, const char *line, size_t len, int overflowed) {
   struct server *sv = ctx;
   struct session *s = sv->sess;
   if (overflowed) return; /* cannot happen: the writer caps its lines at 1 MiB */
   if (!strncmp(line, "{\"type\":\"header\"", 16)) {
     s->header_seen = 1;
+    send_line(sv, line, len);
   } else if (!strncmp(line, "{\"type\":\"end\"", 13)) {
     s->end_seen = 1;
     struct json_value *v = json_parse(line, len, NULL);
@@ -467,27 +657,51 @@ static void on_event_line(void *ctx, const char *line, size_t len, int overflowe
     snprintf(s->end_reason, sizeof s->end_reason, "%s", reason ? reason : "");
     json_get_int(v, "status", &s->end_status);
     json_free(v);
+    send_footer_line(sv, s, line, len);
   } else if (s->header_seen && !s->end_seen) {
-    s->events++;
+    send_event_line(sv, s, line, len);
+  } else {
+    send_line(sv, line, len);
   }
-  send_line(sv, line, len);
+}
+
+static void send_msgs_dropped(struct server *sv, struct session *s) {
+  if (!s->msgs_dropped) return;
+  char text[160];
+  int n = snprintf(text, sizeof text,
+                   "(%" PRIu64 " session messages were dropped: the client was not reading and "
+                   "its output buffer was full)",
+                   s->msgs_dropped);
+  s->msgs_dropped = 0;
+  if (n > 0) send_session_message(sv, s, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
 }
 
 static void on_message_line(void *ctx, const char *line, size_t len, int overflowed) {
   struct server *sv = ctx;
-  if (overflowed) {
-    send_session_message(sv, sv->sess, "(a message line over 4 KiB was dropped)", 39);
+  struct session *s = sv->sess;
+  if (sv->have_conn && !sv->conn.broken && outq_pending(&sv->conn) + len + 64 > sv->out_limit) {
+    s->msgs_dropped++;
     return;
   }
-  send_session_message(sv, sv->sess, line, len);
+  send_msgs_dropped(sv, s);
+  if (overflowed) {
+    send_session_message(sv, s, "(a message line over 4 KiB was dropped)", 39);
+    return;
+  }
+  send_session_message(sv, s, line, len);
 }
 
-/* Read what a session pipe holds now. Returns 0 at EOF. */
-static int drain(struct server *sv, int fd, struct linebuf *lb, size_t limit, line_fn fn) {
+/* Read what a session pipe holds now, up to budget bytes (0: all of it).
+ * Returns 0 at EOF. */
+static int drain(struct server *sv, int fd, struct linebuf *lb, size_t limit, line_fn fn,
+                 size_t budget) {
   char buf[65536];
+  size_t got = 0;
   for (;;) {
+    if (budget && got >= budget) return 1; /* more next turn: commands first */
     ssize_t n = read(fd, buf, sizeof buf);
     if (n > 0) {
+      got += (size_t)n;
       linebuf_feed(lb, buf, (size_t)n, limit, fn, sv);
       continue;
     }
@@ -501,9 +715,11 @@ static int drain(struct server *sv, int fd, struct linebuf *lb, size_t limit, li
  * died without the footer, and say how it ended. */
 static void finish_session(struct server *sv, int wstatus) {
   struct session *s = sv->sess;
-  drain(sv, s->ev_fd, &s->ev, EVENT_LINE_MAX, on_event_line);
-  drain(sv, s->msg_fd, &s->msg, MESSAGE_LINE_MAX, on_message_line);
+  drain(sv, s->ev_fd, &s->ev, EVENT_LINE_MAX, on_event_line, 0);
+  drain(sv, s->msg_fd, &s->msg, MESSAGE_LINE_MAX, on_message_line, 0);
   if (s->msg.len) send_session_message(sv, s, s->msg.s, s->msg.len); /* unterminated */
+  send_msgs_dropped(sv, s);
+  send_lost_pending(sv, s); /* a recording the child left without its footer */
   const char *recording = "none";
   if (s->header_seen && s->end_seen) {
     recording = "complete";
@@ -514,9 +730,10 @@ static void finish_session(struct server *sv, int wstatus) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     int n = snprintf(line, sizeof line,
-                     "{\"type\":\"end\",\"events\":%" PRIu64 ",\"lost\":0,\"reason\":\"error\","
-                     "\"status\":%d,\"end_unix_ns\":%" PRIu64 ",\"written_by\":\"serve\"}",
-                     s->events, -ASMSPY_E_INTERNAL,
+                     "{\"type\":\"end\",\"events\":%" PRIu64 ",\"lost\":%" PRIu64
+                     ",\"reason\":\"error\",\"status\":%d,\"end_unix_ns\":%" PRIu64
+                     ",\"written_by\":\"serve\"}",
+                     s->events, s->dropped, -ASMSPY_E_INTERNAL,
                      (uint64_t)((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec));
     send_line(sv, line, (size_t)n);
     snprintf(s->end_reason, sizeof s->end_reason, "error");
@@ -530,6 +747,7 @@ static void finish_session(struct server *sv, int wstatus) {
   else
     strbuf_addf(&b, ",\"exit\":null,\"signal\":%d", WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0);
   strbuf_addf(&b, ",\"recording\":\"%s\",\"events\":%" PRIu64, recording, s->events);
+  if (s->dropped) strbuf_addf(&b, ",\"dropped\":%" PRIu64, s->dropped);
   if (s->end_reason[0]) {
     strbuf_addf(&b, ",\"reason\":");
     strbuf_json_str(&b, s->end_reason);
@@ -680,12 +898,12 @@ static void accept_client(struct server *sv) {
   memset(&sv->conn, 0, sizeof sv->conn);
   sv->conn.in_fd = sv->conn.out_fd = fd;
   sv->conn.is_socket = 1;
+  sv->conn.out_kind = OUT_SOCKET;
   sv->have_conn = 1;
 }
 
 static void close_conn(struct server *sv) {
   if (!sv->have_conn) return;
-  flush_out(sv);
   if (sv->conn.is_socket) { /* as in refuse_client: no reset for unread input */
     shutdown(sv->conn.in_fd, SHUT_WR);
     char sink[4096];
@@ -694,12 +912,28 @@ static void close_conn(struct server *sv) {
     close(sv->conn.in_fd);
   }
   linebuf_free(&sv->conn.cmd);
+  free(sv->conn.q.s);
+  memset(&sv->conn.q, 0, sizeof sv->conn.q);
   sv->have_conn = 0;
 }
 
+/* How the client's output is written without waiting (flush_out). */
+static enum out_kind out_kind_of(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return OUT_STREAM;
+  if (S_ISSOCK(st.st_mode)) return OUT_SOCKET;
+  if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) return OUT_FILE;
+  return OUT_STREAM;
+}
+
+/* The server waits only in poll(): for a command, a session's lines, the
+ * session's exit, a connecting client, or room in the client's socket. It
+ * never waits for the client to read, so a session always makes progress:
+ * what the client does not take is queued up to out_limit, then dropped
+ * with a `lost` line (send_event_line). */
 static int serve_loop(struct server *sv) {
   for (;;) {
-    flush_out(sv); /* everything decided in the last turn goes out before waiting */
+    flush_out(sv); /* what the client can take now */
     if (cli_stop_flag && !sv->quitting) { /* SIGINT / SIGTERM / SIGHUP to the server */
       sv->quitting = 1;
       if (sv->have_conn) sv->conn.eof = 1;
@@ -710,15 +944,23 @@ static int serve_loop(struct server *sv) {
     if (sv->have_conn && sv->conn.eof && sv->sess && !sv->sess->stopping &&
         (!sv->sess->bounded || sv->sess->paused || sv->conn.broken))
       stop_session(sv->sess);
-    if (!sv->sess && sv->have_conn && sv->conn.eof) {
+    /* a finished connection goes once the client has everything */
+    int out_pending = sv->have_conn && !sv->conn.broken && outq_pending(&sv->conn);
+    int wait_for_client = out_pending && !cli_stop_flag; /* a signal ends it regardless */
+    if (!sv->sess && sv->have_conn && sv->conn.eof && !wait_for_client) {
       close_conn(sv);
       if (sv->sock.fd < 0) return CLI_EXIT_OK; /* stdio: EOF or quit ends the server */
     }
-    if (!sv->sess && sv->quitting) return CLI_EXIT_OK;
+    if (!sv->sess && sv->quitting && !wait_for_client) return CLI_EXIT_OK;
 
-    struct pollfd p[6];
-    int np = 0, i_cmd = -1, i_ev = -1, i_msg = -1, i_pid = -1, i_lis = -1;
-    if (sv->have_conn && !sv->conn.eof) p[i_cmd = np++] = (struct pollfd){sv->conn.in_fd, POLLIN, 0};
+    struct pollfd p[7];
+    int np = 0, i_cmd = -1, i_out = -1, i_ev = -1, i_msg = -1, i_pid = -1, i_lis = -1;
+    /* commands are read while the client's queue is within its bound: one
+     * that sends and never reads is not answered into unbounded memory */
+    if (sv->have_conn && !sv->conn.eof &&
+        outq_pending(&sv->conn) < sv->out_limit + OUT_CONTROL_SLACK)
+      p[i_cmd = np++] = (struct pollfd){sv->conn.in_fd, POLLIN, 0};
+    if (out_pending) p[i_out = np++] = (struct pollfd){sv->conn.out_fd, POLLOUT, 0};
     if (sv->sess) {
       p[i_ev = np++] = (struct pollfd){sv->sess->ev_fd, POLLIN, 0};
       p[i_msg = np++] = (struct pollfd){sv->sess->msg_fd, POLLIN, 0};
@@ -731,13 +973,17 @@ static int serve_loop(struct server *sv) {
       if (errno == EINTR) continue;
       return CLI_EXIT_FAIL;
     }
+    if (i_out >= 0 && (p[i_out].revents & (POLLERR | POLLHUP | POLLNVAL)) &&
+        !(p[i_out].revents & POLLOUT))
+      conn_broken(&sv->conn); /* the client is gone: nothing more reaches it */
     if (i_ev >= 0 && p[i_ev].revents)
-      drain(sv, sv->sess->ev_fd, &sv->sess->ev, EVENT_LINE_MAX, on_event_line);
+      drain(sv, sv->sess->ev_fd, &sv->sess->ev, EVENT_LINE_MAX, on_event_line, DRAIN_TURN_BYTES);
     if (i_msg >= 0 && p[i_msg].revents)
-      drain(sv, sv->sess->msg_fd, &sv->sess->msg, MESSAGE_LINE_MAX, on_message_line);
+      drain(sv, sv->sess->msg_fd, &sv->sess->msg, MESSAGE_LINE_MAX, on_message_line,
+            DRAIN_TURN_BYTES);
     if (sv->sess && (i_pid < 0 || p[i_pid].revents)) reap_session(sv);
     if (i_lis >= 0 && p[i_lis].revents) accept_client(sv);
-    if (i_cmd >= 0 && p[i_cmd].revents) {
+    if (i_cmd >= 0 && p[i_cmd].revents && sv->have_conn && !sv->conn.eof) {
       char buf[16384];
       ssize_t r = read(sv->conn.in_fd, buf, sizeof buf);
       if (r > 0)
@@ -760,6 +1006,19 @@ int cli_cmd_serve(int argc, char **argv) {
   struct server sv;
   memset(&sv, 0, sizeof sv);
   sv.sock.fd = -1;
+  sv.out_limit = OUT_LIMIT_DEFAULT;
+  const char *lim = getenv("ASMSPY_SERVE_CLIENT_BUFFER");
+  if (lim && *lim) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(lim, &end, 10);
+    if (errno || *end || v < OUT_LIMIT_MIN || v > (1ull << 32)) {
+      fprintf(stderr, "asmspy: ASMSPY_SERVE_CLIENT_BUFFER=%s: want a byte count from %u to %llu\n",
+              lim, OUT_LIMIT_MIN, 1ull << 32);
+      return CLI_EXIT_USAGE;
+    }
+    sv.out_limit = (size_t)v;
+  }
   sv.engine = asmspy_engine_open(ASMSPY_ENGINE_NO_PROBE);
   if (!sv.engine) {
     fprintf(stderr, "asmspy: --serve: cannot load the plugins\n");
@@ -780,11 +1039,12 @@ int cli_cmd_serve(int argc, char **argv) {
   } else {
     sv.conn.in_fd = 0;
     sv.conn.out_fd = 1;
+    sv.conn.out_kind = out_kind_of(1);
     sv.have_conn = 1;
   }
   int rc = serve_loop(&sv);
   flush_out(&sv);
-  free(sv.outq.s);
+  close_conn(&sv);
   serve_socket_close(&sv.sock);
   asmspy_engine_close(sv.engine);
   return rc;

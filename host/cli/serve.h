@@ -2,7 +2,9 @@
  * "Serve protocol"). Three files, one concern each:
  *   serve.c           the loop: one command channel, one session at a time,
  *                     each session in its own child process whose events
- *                     are forwarded line by line between control lines;
+ *                     are forwarded line by line between control lines,
+ *                     never waiting for the client (a bounded queue, then
+ *                     counted drops: a `lost` event in the recording);
  *   serve_protocol.c  the commands (parse + validate + translate a start to
  *                     the CLI's own arguments) and the control lines;
  *   serve_socket.c    --serve=<path>: a unix socket that only its owner can

@@ -21,6 +21,7 @@ HANG_GUARD = 120.0  # seconds: a server this silent is broken
 CONTROL_TYPES = ("session", "cmd", "err")
 
 _victims = []
+_servers = []
 _tmpdir = tempfile.TemporaryDirectory(prefix="asmspy-serve-")
 TMP = _tmpdir.name
 
@@ -42,6 +43,16 @@ def skip(msg):
 
 
 def cleanup():
+    # servers first: a session stuck behind its server (the bug a failing
+    # test may be showing) only lets its target go once the server is gone
+    for p in _servers:
+        try:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        except Exception:
+            pass
+    _servers.clear()
     for p in _victims:
         try:
             p.kill()
@@ -123,6 +134,7 @@ class Server:
         cmd = list(argv_prefix) + [ASMSPY, "--serve" if not sock_path else "--serve=" + sock_path]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
+        _servers.append(self.proc)
         if sock_path:
             self.real_path = self._wait_listening()
             self.connect()
