@@ -10,15 +10,39 @@
  *   - the executable mappings of /proc/<pid>/maps, to name the module of an
  *     address no symbol covers and to bound size-0 symbols.
  *
+ * Modules and mappings. A module is one file (by path), loaded once, at the
+ * load bias of its "primary" copy: the mapping of the lowest file offset
+ * (the one holding the ELF header). Its symbols sit at runtime addresses of
+ * that copy. Every executable mapping knows its file offset; a mapping of the
+ * same file at another bias (node maps its embedded builtins a second time;
+ * a program may mmap a library's text again) is an ALIAS: an address in it is
+ * turned into a file offset, then into the primary copy's address through the
+ * ELF's PT_LOAD segments, and named from there (start/offset reported in the
+ * alias's own addresses). libdw's own grouping of /proc/<pid>/maps is not
+ * trusted for this: it merges non-adjacent mappings of one file into a single
+ * module, or reports a second module with a bias computed from a mapping that
+ * does not start at offset 0.
+ *
+ * Libraries mapped after the load (the executable's DT_NEEDED ones under
+ * --launch, where the table is read at exec; dlopen at any time) are picked up
+ * by symtab_lookup: a miss at an address in no known executable mapping (or
+ * in a file mapping without a module) re-reads /proc/<pid>/maps; when the set
+ * of executable file mappings changed, the new files are loaded and the
+ * modules whose mappings went away (dlclose) are dropped. Unproductive
+ * re-reads back off exponentially in misses (see MAPS_BACKOFF_MAX).
+ *
  * Everything is copied out of libdw/libelf during the load (the Dwfl is closed
  * before symtab_load returns), so a table holds no file descriptors.
  *
  * Strings (names, module names, paths) live in string arenas owned by the
- * table. The perf-map can be re-read implicitly by symtab_lookup, so its names
- * go to an arena that is only ever appended to until symtab_reload/free: a
- * name handed out by a lookup stays valid while the table lives, even across
- * perf-map re-reads. symtab_reload invalidates every pointer handed out before
- * it (callers drop their caches after a reload).
+ * table, only ever appended to until symtab_reload/free: a name handed out by
+ * a lookup stays valid while the table lives, even across the implicit
+ * perf-map and maps re-reads a lookup may do. Paths and module basenames are
+ * interned (one copy per distinct string), so re-reading maps does not grow
+ * the arena and two equal paths are the same pointer. symtab_reload
+ * invalidates every pointer handed out before it (callers drop their caches
+ * after a reload). Entry pointers (symtab_at, symtab_find_name) are valid only
+ * until the next lookup, which may rebuild the arrays.
  *
  * Not thread-safe: one tracer thread owns a table (lookups mutate the cache).
  */
@@ -69,6 +93,20 @@
 #define OVERLAP_LOOKBACK 16
 
 #define ARENA_CHUNK_BYTES (64u * 1024u)
+
+/* A lookup miss at an address in no known executable mapping re-reads
+ * /proc/<pid>/maps (a library was mapped since). When that re-read does not
+ * explain the miss (a data address, a wild pointer), the next re-read waits
+ * for 1, 2, 4, ... further qualifying misses, up to this many: a library
+ * mapped after a run of such misses is found within this many misses, and a
+ * flood of them costs one maps read (tens of microseconds) per this many. */
+#define MAPS_BACKOFF_MAX 256u
+
+/* PT_LOAD segments kept per module for file offset -> address translation;
+ * a real ELF has 2-5, a hostile one may claim 65535. */
+#define MAX_LOAD_SEGMENTS 64u
+
+#define PAGE_MASK_4K (~(uint64_t)0xfff)
 
 /* ------------------------------------------------------------------------- */
 /* String arena                                                               */
@@ -121,11 +159,54 @@ static void arena_free(struct string_arena *arena) {
 /* Table                                                                      */
 /* ------------------------------------------------------------------------- */
 
+/* One PT_LOAD segment, page-aligned as the kernel maps it: file offsets
+ * [off_lo, off_hi) appear at link-time addresses vaddr_lo + (off - off_lo). */
+struct load_segment {
+  uint64_t off_lo, off_hi, vaddr_lo;
+  bool exec;
+};
+
+/* One loaded file. */
+struct module_rec {
+  const char *path;     /* interned: equal paths are equal pointers */
+  const char *basename; /* interned */
+  uint64_t bias;        /* runtime = link-time address + bias, for the primary copy */
+  uint64_t low;         /* start of the primary copy (confirms a segment-less module) */
+  struct load_segment *segs;
+  size_t n_segs;
+};
+
 /* One executable mapping of /proc/<pid>/maps. */
 struct exec_mapping {
   uint64_t start, end;
-  const char *path;     /* "" for anonymous */
+  uint64_t offset;      /* file offset of start */
+  const char *path;     /* "" for anonymous; interned */
   const char *basename; /* "?" for anonymous */
+  int32_t module;       /* index into modules, -1 when no module is loaded for it */
+  bool alias;           /* a copy of module at another bias: translate (see top) */
+};
+
+/* Any named mapping (every permission), only while modules are synced. */
+struct file_mapping {
+  uint64_t start, end, offset;
+  const char *path; /* interned */
+};
+
+/* One parse of /proc/<pid>/maps. */
+struct maps_snapshot {
+  struct exec_mapping *maps; /* executable, sorted by start */
+  size_t n_maps;
+  struct file_mapping *files; /* named, sorted by start */
+  size_t n_files;
+  uint64_t exec_hash; /* every executable mapping */
+  uint64_t file_hash; /* executable mappings of named files */
+  const char *main_path;
+};
+
+/* Open-addressing set of interned strings (pointers into `strings`). */
+struct intern_set {
+  const char **slots;
+  size_t cap, n;
 };
 
 struct lookup_cache_slot {
@@ -148,8 +229,9 @@ struct asmspy_symtab {
   pid_t pid;
   uid_t target_uid;
 
-  struct string_arena strings;     /* ELF names, module names, paths */
+  struct string_arena strings;     /* ELF names, module names, paths: append-only */
   struct string_arena jit_strings; /* perf-map names: append-only (see top) */
+  struct intern_set interned;      /* paths and basenames in `strings` */
 
   struct symtab_entry *elf_syms; /* sorted by start, unique starts */
   size_t n_elf;
@@ -162,9 +244,18 @@ struct asmspy_symtab {
 
   struct exec_mapping *maps; /* sorted by start (as /proc lists them) */
   size_t n_maps;
+  uint64_t exec_hash, file_hash; /* of the snapshot maps came from */
+
+  struct module_rec *modules;
+  size_t n_modules;
 
   const char *main_module; /* basename of the executable */
   const char *main_path;
+
+  uint32_t maps_skip;    /* qualifying misses to let pass before the next re-read */
+  uint32_t maps_backoff; /* the skip set after the next unproductive re-read */
+  uint64_t generation;
+  struct symtab_stats stats;
 
   struct perfmap_state perfmap;
   struct lookup_cache_slot *cache; /* LOOKUP_CACHE_SLOTS */
@@ -185,16 +276,72 @@ static bool has_suffix(const char *s, size_t len, const char *suffix) {
   return len >= sl && memcmp(s + len - sl, suffix, sl) == 0;
 }
 
+/* FNV-1a over a byte range, chained through h. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < len; i++) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+#define FNV_OFFSET 0xcbf29ce484222325ull
+
+static bool intern_grow(struct intern_set *set) {
+  size_t cap = set->cap ? set->cap * 2 : 256;
+  const char **slots = calloc(cap, sizeof(*slots));
+  if (!slots)
+    return false;
+  for (size_t i = 0; i < set->cap; i++) {
+    const char *s = set->slots[i];
+    if (!s)
+      continue;
+    size_t j = (size_t)fnv1a(FNV_OFFSET, s, strlen(s)) & (cap - 1);
+    while (slots[j])
+      j = (j + 1) & (cap - 1);
+    slots[j] = s;
+  }
+  free(set->slots);
+  set->slots = slots;
+  set->cap = cap;
+  return true;
+}
+
+/* The one arena copy of s[0..len): the same pointer for every equal string
+ * interned into this table. NULL when out of memory. */
+static const char *intern(struct asmspy_symtab *table, const char *s, size_t len) {
+  struct intern_set *set = &table->interned;
+  if ((set->n + 1) * 2 > set->cap && !intern_grow(set))
+    return NULL;
+  size_t j = (size_t)fnv1a(FNV_OFFSET, s, len) & (set->cap - 1);
+  while (set->slots[j]) {
+    const char *have = set->slots[j];
+    if (strncmp(have, s, len) == 0 && have[len] == '\0')
+      return have;
+    j = (j + 1) & (set->cap - 1);
+  }
+  const char *copy = arena_strndup(&table->strings, s, len);
+  if (!copy)
+    return NULL;
+  set->slots[j] = copy;
+  set->n++;
+  return copy;
+}
+
+static const char *intern_str(struct asmspy_symtab *table, const char *s) {
+  return intern(table, s, strlen(s));
+}
+
 /* Display basename of a module path: "/usr/lib/x/libc.so.6" -> "libc.so.6".
  * Drops the " (deleted)" /proc appends for a replaced file (the path keeps it)
  * and folds libdw's "[vdso: 1234]" into "[vdso]". */
-static const char *intern_basename(struct string_arena *arena, const char *path) {
+static const char *intern_basename(struct asmspy_symtab *table, const char *path) {
   if (!path || !*path)
     return "?";
   if (strncmp(path, "[vdso", 5) == 0)
     return "[vdso]";
   if (path[0] == '[')
-    return arena_strdup(arena, path);
+    return intern_str(table, path);
   size_t len = strlen(path);
   if (has_suffix(path, len, " (deleted)"))
     len -= strlen(" (deleted)");
@@ -204,8 +351,8 @@ static const char *intern_basename(struct string_arena *arena, const char *path)
       base = path + i + 1;
   size_t blen = (size_t)(path + len - base);
   if (blen == 0)
-    return arena_strdup(arena, path);
-  return arena_strndup(arena, base, blen);
+    return intern_str(table, path);
+  return intern(table, base, blen);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -647,14 +794,16 @@ static void set_display_name(struct asmspy_symtab *table, struct symtab_entry *e
   e->name = kept;
 }
 
+/* Function symbols of one module. libdw places them at its own bias; `delta`
+ * moves them to the module's primary copy (0 unless libdw guessed another). */
 static void add_module_symbols(struct module_walk *walk, Dwfl_Module *mod,
-                               const struct module_info *module) {
+                               const struct module_info *module, uint64_t delta) {
   int nsyms = dwfl_module_getsymtab(mod);
   for (int i = 1; i < nsyms; i++) { /* index 0 is the null symbol */
     GElf_Sym sym;
-    GElf_Addr addr;
+    GElf_Addr libdw_addr;
     GElf_Word shndx;
-    const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
+    const char *name = dwfl_module_getsym_info(mod, i, &sym, &libdw_addr, &shndx, NULL, NULL);
     if (!name || !*name)
       continue;
     unsigned type = GELF_ST_TYPE(sym.st_info);
@@ -664,6 +813,7 @@ static void add_module_symbols(struct module_walk *walk, Dwfl_Module *mod,
      * pass); SHN_ABS values are not addresses in this module. */
     if (shndx == SHN_UNDEF || shndx == SHN_ABS)
       continue;
+    uint64_t addr = libdw_addr + delta;
     /* A symbol outside the module's mappings is garbage (hostile file, or a
      * debug file that does not match): drop rather than misname others. */
     if (addr < module->low || addr >= module->high)
@@ -698,58 +848,189 @@ static void add_module_symbols(struct module_walk *walk, Dwfl_Module *mod,
   }
 }
 
-static int module_callback(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
-                           void *arg) {
+/* Symbols and PLT stubs of one module, at runtime bias `bias` (libdw's own
+ * placement of the module was at `libdw_bias`). */
+static void load_module_symbols(struct module_walk *walk, Dwfl_Module *mod, Elf *elf,
+                                const struct module_info *module, uint64_t libdw_bias,
+                                uint64_t bias) {
+  size_t first = walk->out->n;
+  add_module_symbols(walk, mod, module, bias - libdw_bias);
+  if (!elf || walk->out->oom)
+    return;
+  /* Sort this module's symbols now so IRELATIVE stubs can find their ifunc
+   * by address (candidate_compare is a total order, so the global sort
+   * later gives the same result whatever order it starts from). */
+  size_t n_module = walk->out->n - first;
+  if (n_module > 1)
+    qsort(walk->out->items + first, n_module, sizeof(struct sym_candidate), candidate_compare);
+  /* add_plt_stubs may grow (realloc) the list, so pass a stable copy. */
+  struct sym_candidate *module_syms = NULL;
+  if (n_module) {
+    module_syms = malloc(n_module * sizeof(*module_syms));
+    if (module_syms)
+      memcpy(module_syms, walk->out->items + first, n_module * sizeof(*module_syms));
+  }
+  add_plt_stubs(walk->table, walk->out, module, elf, bias, module_syms,
+                module_syms ? n_module : 0);
+  free(module_syms);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Load segments: file offset <-> address                                     */
+/* ------------------------------------------------------------------------- */
+
+/* The PT_LOAD segments of elf, page-aligned. Returns how many (at most
+ * MAX_LOAD_SEGMENTS); *out is malloc'd, or NULL when there are none. Every
+ * value comes from a file that may be hostile: only overflow-free segments
+ * are kept, and they are only ever used for arithmetic. */
+static size_t read_load_segments(Elf *elf, struct load_segment **out) {
+  *out = NULL;
+  size_t phnum;
+  if (!elf || elf_getphdrnum(elf, &phnum) != 0 || phnum == 0)
+    return 0;
+  struct load_segment *segs = NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < phnum && i <= INT_MAX && n < MAX_LOAD_SEGMENTS; i++) {
+    GElf_Phdr ph;
+    if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_filesz == 0 ||
+        ph.p_offset + ph.p_filesz < ph.p_offset)
+      continue;
+    if (!segs) {
+      segs = calloc(MAX_LOAD_SEGMENTS, sizeof(*segs));
+      if (!segs)
+        return 0;
+    }
+    segs[n].off_lo = ph.p_offset & PAGE_MASK_4K;
+    segs[n].off_hi = ph.p_offset + ph.p_filesz;
+    segs[n].vaddr_lo = ph.p_vaddr - (ph.p_offset - segs[n].off_lo);
+    segs[n].exec = (ph.p_flags & PF_X) != 0;
+    n++;
+  }
+  *out = segs;
+  return n;
+}
+
+/* The segment holding file offset `off`, an executable one first (page
+ * rounding can make a read-only segment's last page overlap the text). */
+static const struct load_segment *segment_for_offset(const struct load_segment *segs, size_t n,
+                                                     uint64_t off) {
+  const struct load_segment *any = NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (off < segs[i].off_lo || off >= segs[i].off_hi)
+      continue;
+    if (segs[i].exec)
+      return &segs[i];
+    if (!any)
+      any = &segs[i];
+  }
+  return any;
+}
+
+/* The load bias a mapping of file offset `offset` at `start` gives the file. */
+static bool implied_bias(const struct load_segment *segs, size_t n, uint64_t start,
+                         uint64_t offset, uint64_t *bias) {
+  const struct load_segment *s = segment_for_offset(segs, n, offset);
+  if (!s)
+    return false;
+  *bias = start - (s->vaddr_lo + (offset - s->off_lo));
+  return true;
+}
+
+/* Where `path` is loaded: the bias of its mapping of the lowest file offset
+ * (the one holding the ELF header, for a normal load), and the address range
+ * of every mapping of the file at that bias. false when no mapping of the
+ * file lies in a segment. */
+static bool primary_placement(const struct maps_snapshot *snap, const char *path,
+                              const struct load_segment *segs, size_t n_segs, uint64_t *bias,
+                              uint64_t *low, uint64_t *high) {
+  const struct file_mapping *best = NULL;
+  for (size_t i = 0; i < snap->n_files; i++) {
+    const struct file_mapping *f = &snap->files[i];
+    uint64_t b;
+    if (f->path == path && (!best || f->offset < best->offset) &&
+        implied_bias(segs, n_segs, f->start, f->offset, &b)) {
+      best = f;
+      *bias = b;
+    }
+  }
+  if (!best)
+    return false;
+  *low = UINT64_MAX;
+  *high = 0;
+  for (size_t i = 0; i < snap->n_files; i++) {
+    const struct file_mapping *f = &snap->files[i];
+    uint64_t b;
+    if (f->path == path && implied_bias(segs, n_segs, f->start, f->offset, &b) && b == *bias) {
+      if (f->start < *low)
+        *low = f->start;
+      if (f->end > *high)
+        *high = f->end;
+    }
+  }
+  return true;
+}
+
+/* A loaded module is still there when some mapping of its file still places
+ * it at the same bias (a segment-less one: still starts at the same address). */
+static bool module_still_mapped(const struct module_rec *r, const struct maps_snapshot *snap) {
+  for (size_t i = 0; i < snap->n_files; i++) {
+    const struct file_mapping *f = &snap->files[i];
+    if (f->path != r->path)
+      continue;
+    uint64_t b;
+    if (r->n_segs ? implied_bias(r->segs, r->n_segs, f->start, f->offset, &b) && b == r->bias
+                  : f->start == r->low)
+      return true;
+  }
+  return false;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Modules through libdw                                                      */
+/* ------------------------------------------------------------------------- */
+
+struct module_ref {
+  Dwfl_Module *mod;
+  const char *path; /* interned */
+  Dwarf_Addr low, high;
+};
+
+struct module_refs {
+  struct asmspy_symtab *table;
+  struct module_ref *items;
+  size_t n, cap;
+  bool oom;
+};
+
+static int collect_module_ref(Dwfl_Module *mod, void **userdata, const char *name,
+                              Dwarf_Addr start, void *arg) {
   (void)userdata;
   (void)start;
-  struct module_walk *walk = arg;
-  struct asmspy_symtab *table = walk->table;
-  if (walk->out->oom)
-    return DWARF_CB_ABORT;
-
-  struct module_info module = {0};
+  struct module_refs *refs = arg;
   Dwarf_Addr low = 0, high = 0;
   dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
   if (high <= low)
     return DWARF_CB_OK;
-  module.low = low;
-  module.high = high;
   const char *path = name ? name : "?";
   if (strncmp(path, "[vdso", 5) == 0)
     path = "[vdso]";
-  module.path = arena_strdup(&table->strings, path);
-  module.basename = intern_basename(&table->strings, path);
-  if (!module.path || !module.basename) {
-    walk->out->oom = true;
+  if (refs->n == refs->cap) {
+    size_t cap = refs->cap ? refs->cap * 2 : 64;
+    struct module_ref *items = realloc(refs->items, cap * sizeof(*items));
+    if (!items) {
+      refs->oom = true;
+      return DWARF_CB_ABORT;
+    }
+    refs->items = items;
+    refs->cap = cap;
+  }
+  const char *interned = intern_str(refs->table, path);
+  if (!interned) {
+    refs->oom = true;
     return DWARF_CB_ABORT;
   }
-  module.kind = table->main_path && strcmp(path, table->main_path) == 0 ? ASMSPY_SYM_INTERNAL
-                                                                         : ASMSPY_SYM_EXTERNAL;
-
-  size_t first = walk->out->n;
-  add_module_symbols(walk, mod, &module);
-
-  GElf_Addr bias = 0;
-  Elf *elf = dwfl_module_getelf(mod, &bias);
-  if (elf && !walk->out->oom) {
-    /* Sort this module's symbols now so IRELATIVE stubs can find their ifunc
-     * by address (candidate_compare is a total order, so the global sort
-     * later gives the same result whatever order it starts from). */
-    size_t n_module = walk->out->n - first;
-    if (n_module > 1)
-      qsort(walk->out->items + first, n_module, sizeof(struct sym_candidate), candidate_compare);
-    /* add_plt_stubs may grow (realloc) the list, so pass a stable copy. */
-    struct sym_candidate *module_syms = NULL;
-    if (n_module) {
-      module_syms = malloc(n_module * sizeof(*module_syms));
-      if (module_syms)
-        memcpy(module_syms, walk->out->items + first, n_module * sizeof(*module_syms));
-    }
-    add_plt_stubs(table, walk->out, &module, elf, bias, module_syms,
-                  module_syms ? n_module : 0);
-    free(module_syms);
-  }
-  return walk->out->oom ? DWARF_CB_ABORT : DWARF_CB_OK;
+  refs->items[refs->n++] = (struct module_ref){mod, interned, low, high};
+  return DWARF_CB_OK;
 }
 
 static const Dwfl_Callbacks proc_callbacks = {
@@ -758,38 +1039,22 @@ static const Dwfl_Callbacks proc_callbacks = {
     .debuginfo_path = NULL, /* default: ":.debug:/usr/lib/debug" */
 };
 
-/* Returns 0, or an errno (ESRCH when the process is gone). */
-static int collect_elf_symbols(struct asmspy_symtab *table, struct candidate_list *out) {
-  Dwfl *dwfl = dwfl_begin(&proc_callbacks);
-  if (!dwfl)
-    return ENOMEM;
-  int rc = dwfl_linux_proc_report(dwfl, table->pid);
-  if (rc != 0) {
-    dwfl_end(dwfl);
-    /* A positive errno from reading /proc; -1 is a libdwfl error, after we
-     * could read maps ourselves: proceed with no ELF symbols. */
-    if (rc == ENOENT || rc == ESRCH)
-      return ESRCH;
-    return 0;
-  }
-  if (dwfl_report_end(dwfl, NULL, NULL) != 0) {
-    dwfl_end(dwfl);
-    return 0;
-  }
-  struct module_walk walk = {.table = table, .out = out};
-  dwfl_getmodules(dwfl, module_callback, &walk, 0);
-  dwfl_end(dwfl);
-  return out->oom ? ENOMEM : 0;
+static bool path_has_record(const struct module_rec *records, size_t n, const char *path) {
+  for (size_t i = 0; i < n; i++)
+    if (records[i].path == path)
+      return true;
+  return false;
 }
 
 /* Sort, then keep one entry per address: the preferred alias, with the largest
- * size any alias declared (an alias may be size-0 while another knows it). */
-static int finalize_elf_symbols(struct asmspy_symtab *table, struct candidate_list *list) {
+ * size any alias declared (an alias may be size-0 while another knows it).
+ * Returns a malloc'd array (or NULL when out of memory) and its length. */
+static struct symtab_entry *finalize_candidates(struct candidate_list *list, size_t *n_out) {
   if (list->n > 1)
     qsort(list->items, list->n, sizeof(struct sym_candidate), candidate_compare);
   struct symtab_entry *entries = malloc((list->n ? list->n : 1) * sizeof(*entries));
   if (!entries)
-    return ENOMEM;
+    return NULL;
   size_t n = 0;
   for (size_t i = 0; i < list->n; i++) {
     const struct symtab_entry *e = &list->items[i].entry;
@@ -800,17 +1065,200 @@ static int finalize_elf_symbols(struct asmspy_symtab *table, struct candidate_li
     }
     entries[n++] = *e;
   }
-  table->elf_syms = entries;
-  table->n_elf = n;
-  return 0;
+  *n_out = n;
+  return entries;
+}
+
+static int rebuild_merged_view(struct asmspy_symtab *table);
+static void drop_jit(struct asmspy_symtab *table);
+
+static bool path_dropped(const char *const *dropped, size_t n, const char *path) {
+  for (size_t i = 0; i < n; i++)
+    if (dropped[i] == path)
+      return true;
+  return false;
+}
+
+/* Bring the modules in line with `snap`: keep those still mapped at the same
+ * bias, drop the others (and their symbols), load every file libdw reports
+ * that has no module yet. On failure (an errno: ESRCH, ENOMEM) the table is
+ * unchanged. */
+static int sync_modules(struct asmspy_symtab *table, const struct maps_snapshot *snap) {
+  table->stats.module_syncs++;
+  size_t n_old = table->n_modules;
+  struct module_refs refs = {.table = table};
+  struct candidate_list candidates = {0};
+  struct module_rec *records = NULL;
+  size_t n_records = 0;
+  const char **dropped = calloc(n_old ? n_old : 1, sizeof(*dropped));
+  size_t n_dropped = 0;
+  size_t n_kept = 0;
+  struct symtab_entry *fresh = NULL, *merged = NULL;
+  int err = 0;
+  if (!dropped)
+    return ENOMEM;
+
+  Dwfl *dwfl = dwfl_begin(&proc_callbacks);
+  if (!dwfl) {
+    free(dropped);
+    return ENOMEM;
+  }
+  int rc = dwfl_linux_proc_report(dwfl, table->pid);
+  if (rc == ENOENT || rc == ESRCH) {
+    err = ESRCH;
+    goto out;
+  }
+  /* Another errno from reading /proc, or a libdwfl error after we could read
+   * maps ourselves: proceed with no new modules. */
+  if (rc == 0 && dwfl_report_end(dwfl, NULL, NULL) == 0)
+    dwfl_getmodules(dwfl, collect_module_ref, &refs, 0);
+  if (refs.oom) {
+    err = ENOMEM;
+    goto out;
+  }
+
+  records = malloc((n_old + refs.n + 1) * sizeof(*records));
+  if (!records) {
+    err = ENOMEM;
+    goto out;
+  }
+  for (size_t i = 0; i < n_old; i++) {
+    if (module_still_mapped(&table->modules[i], snap))
+      records[n_records++] = table->modules[i];
+    else
+      dropped[n_dropped++] = table->modules[i].path;
+  }
+  n_kept = n_records;
+
+  struct module_walk walk = {.table = table, .out = &candidates};
+  for (size_t i = 0; i < refs.n; i++) {
+    const struct module_ref *ref = &refs.items[i];
+    if (path_has_record(records, n_records, ref->path))
+      continue; /* loaded before, or a second libdw module for the same file */
+    GElf_Addr libdw_bias = 0;
+    Elf *elf = dwfl_module_getelf(ref->mod, &libdw_bias);
+    if (!elf) {
+      /* libdw may group a file's mappings into several modules; let a later
+       * one of the same file try before recording the file as unreadable. */
+      bool later = false;
+      for (size_t j = i + 1; j < refs.n && !later; j++)
+        later = refs.items[j].path == ref->path;
+      if (later)
+        continue;
+    }
+    struct module_rec rec = {.path = ref->path};
+    rec.n_segs = read_load_segments(elf, &rec.segs);
+    struct module_info module = {.path = ref->path};
+    module.basename = intern_basename(table, ref->path);
+    if (!module.basename) {
+      free(rec.segs);
+      err = ENOMEM;
+      goto out;
+    }
+    rec.basename = module.basename;
+    module.kind = table->main_path && strcmp(ref->path, table->main_path) == 0
+                      ? ASMSPY_SYM_INTERNAL
+                      : ASMSPY_SYM_EXTERNAL;
+    if (!primary_placement(snap, ref->path, rec.segs, rec.n_segs, &rec.bias, &module.low,
+                           &module.high)) {
+      rec.bias = libdw_bias; /* no usable mapping (the vdso without segments): trust libdw */
+      module.low = ref->low;
+      module.high = ref->high;
+    }
+    rec.low = module.low;
+    records[n_records++] = rec;
+    load_module_symbols(&walk, ref->mod, elf, &module, libdw_bias, rec.bias);
+    if (candidates.oom) {
+      err = ENOMEM;
+      goto out;
+    }
+  }
+
+  size_t n_fresh = 0;
+  fresh = finalize_candidates(&candidates, &n_fresh);
+  merged = malloc((table->n_elf + n_fresh + 1) * sizeof(*merged));
+  if (!fresh || !merged) {
+    err = ENOMEM;
+    goto out;
+  }
+  /* Merge the surviving old entries with the new ones; a start both have
+   * keeps the old entry (modules do not overlap; this keeps starts unique). */
+  size_t i = 0, j = 0, k = 0;
+  while (i < table->n_elf || j < n_fresh) {
+    if (i < table->n_elf &&
+        path_dropped(dropped, n_dropped, table->elf_syms[i].module_path)) {
+      i++;
+      continue;
+    }
+    if (j == n_fresh || (i < table->n_elf && table->elf_syms[i].start <= fresh[j].start)) {
+      if (j < n_fresh && fresh[j].start == table->elf_syms[i].start)
+        j++;
+      merged[k++] = table->elf_syms[i++];
+    } else {
+      merged[k++] = fresh[j++];
+    }
+  }
+
+  /* Commit. */
+  for (size_t d = 0; d < n_old; d++)
+    if (path_dropped(dropped, n_dropped, table->modules[d].path))
+      free(table->modules[d].segs);
+  free(table->modules);
+  table->modules = records;
+  table->n_modules = n_records;
+  records = NULL;
+  if (table->all_syms != table->elf_syms)
+    free(table->all_syms);
+  free(table->elf_syms);
+  table->elf_syms = merged;
+  table->n_elf = k;
+  merged = NULL;
+  table->all_syms = table->elf_syms;
+  table->n_all = table->n_elf;
+  if (rebuild_merged_view(table) != 0) {
+    /* Without the merged view the JIT entries would be half-visible. */
+    drop_jit(table);
+    rebuild_merged_view(table);
+  }
+  table->stats.modules = table->n_modules;
+  n_kept = n_records = 0;
+
+out:
+  if (records)
+    for (size_t r = n_kept; r < n_records; r++)
+      free(records[r].segs);
+  free(records);
+  free(fresh);
+  free(merged);
+  free(candidates.items);
+  free(refs.items);
+  free(dropped);
+  dwfl_end(dwfl);
+  return err;
 }
 
 /* ------------------------------------------------------------------------- */
 /* /proc/<pid>/maps and the executable                                         */
 /* ------------------------------------------------------------------------- */
 
-/* Returns 0 or an errno (ESRCH, EACCES, ENOMEM). */
-static int read_proc_maps(struct asmspy_symtab *table) {
+static void snapshot_free(struct maps_snapshot *snap) {
+  free(snap->maps);
+  free(snap->files);
+  memset(snap, 0, sizeof(*snap));
+}
+
+static uint64_t hash_mapping(uint64_t h, uint64_t start, uint64_t end, uint64_t offset,
+                             const char *path) {
+  uint64_t key[4] = {start, end, offset, (uint64_t)(uintptr_t)path};
+  return fnv1a(h, key, sizeof(key));
+}
+
+/* Parse /proc/<pid>/maps. Looks for the executable's mapping only while the
+ * table does not know it yet (the first load). Returns 0 or an errno (ESRCH,
+ * EACCES, ENOMEM); the caller frees the snapshot either way. */
+static int read_maps_snapshot(struct asmspy_symtab *table, struct maps_snapshot *snap) {
+  memset(snap, 0, sizeof(*snap));
+  snap->exec_hash = snap->file_hash = FNV_OFFSET;
   char path[64];
   snprintf(path, sizeof(path), "/proc/%d/maps", (int)table->pid);
   FILE *f = fopen(path, "re");
@@ -819,17 +1267,19 @@ static int read_proc_maps(struct asmspy_symtab *table) {
 
   /* The executable's identity, to recognise its mappings (and so its libdw
    * module) even when readlink's string and the maps path differ. */
+  bool want_exe = table->main_path == NULL;
   char exe_link[64], exe_path[PATH_MAX];
-  snprintf(exe_link, sizeof(exe_link), "/proc/%d/exe", (int)table->pid);
-  ssize_t exe_len = readlink(exe_link, exe_path, sizeof(exe_path) - 1);
-  if (exe_len > 0)
-    exe_path[exe_len] = '\0';
-  else
-    exe_path[0] = '\0';
+  exe_path[0] = '\0';
   struct stat exe_stat;
-  bool have_exe_stat = stat(exe_link, &exe_stat) == 0;
+  bool have_exe_stat = false;
+  if (want_exe) {
+    snprintf(exe_link, sizeof(exe_link), "/proc/%d/exe", (int)table->pid);
+    ssize_t exe_len = readlink(exe_link, exe_path, sizeof(exe_path) - 1);
+    exe_path[exe_len > 0 ? exe_len : 0] = '\0';
+    have_exe_stat = stat(exe_link, &exe_stat) == 0;
+  }
 
-  size_t cap = 0;
+  size_t maps_cap = 0, files_cap = 0;
   char *line = NULL;
   size_t line_cap = 0;
   int err = 0;
@@ -844,51 +1294,104 @@ static int read_proc_maps(struct asmspy_symtab *table) {
       continue;
     char *name = line + name_at;
     name[strcspn(name, "\n")] = '\0';
-
-    if (!main_path && name[0] == '/' &&
-        ((exe_path[0] && strcmp(name, exe_path) == 0) ||
-         (have_exe_stat && inode == (unsigned long long)exe_stat.st_ino &&
-          dev_major == major(exe_stat.st_dev) && dev_minor == minor(exe_stat.st_dev)))) {
-      main_path = arena_strdup(&table->strings, name);
-      if (!main_path) {
+    if (end <= start)
+      continue;
+    const char *interned = "";
+    if (name[0]) {
+      interned = intern_str(table, name);
+      if (!interned) {
         err = ENOMEM;
         break;
       }
     }
-    if (!strchr(perms, 'x') || end <= start)
+
+    if (want_exe && !main_path && name[0] == '/' &&
+        ((exe_path[0] && strcmp(name, exe_path) == 0) ||
+         (have_exe_stat && inode == (unsigned long long)exe_stat.st_ino &&
+          dev_major == major(exe_stat.st_dev) && dev_minor == minor(exe_stat.st_dev))))
+      main_path = interned;
+
+    if (name[0]) {
+      if (snap->n_files == files_cap) {
+        files_cap = files_cap ? files_cap * 2 : 64;
+        struct file_mapping *files = realloc(snap->files, files_cap * sizeof(*files));
+        if (!files) {
+          err = ENOMEM;
+          break;
+        }
+        snap->files = files;
+      }
+      snap->files[snap->n_files++] = (struct file_mapping){start, end, file_offset, interned};
+    }
+    if (!strchr(perms, 'x'))
       continue;
-    if (table->n_maps == cap) {
-      cap = cap ? cap * 2 : 64;
-      struct exec_mapping *maps = realloc(table->maps, cap * sizeof(*maps));
+    if (snap->n_maps == maps_cap) {
+      maps_cap = maps_cap ? maps_cap * 2 : 64;
+      struct exec_mapping *maps = realloc(snap->maps, maps_cap * sizeof(*maps));
       if (!maps) {
         err = ENOMEM;
         break;
       }
-      table->maps = maps;
+      snap->maps = maps;
     }
-    struct exec_mapping *m = &table->maps[table->n_maps];
+    struct exec_mapping *m = &snap->maps[snap->n_maps];
     m->start = start;
     m->end = end;
-    m->path = arena_strdup(&table->strings, name);
-    m->basename = name[0] ? intern_basename(&table->strings, name) : "?";
-    if (!m->path || !m->basename) {
+    m->offset = file_offset;
+    m->path = interned;
+    m->basename = name[0] ? intern_basename(table, interned) : "?";
+    m->module = -1;
+    m->alias = false;
+    if (!m->basename) {
       err = ENOMEM;
       break;
     }
-    table->n_maps++;
+    snap->n_maps++;
+    snap->exec_hash = hash_mapping(snap->exec_hash, start, end, file_offset, interned);
+    if (name[0])
+      snap->file_hash = hash_mapping(snap->file_hash, start, end, file_offset, interned);
   }
   free(line);
   fclose(f);
   if (err)
     return err;
-
-  if (!main_path && exe_path[0])
-    main_path = arena_strdup(&table->strings, exe_path);
-  table->main_path = main_path;
-  table->main_module = main_path ? intern_basename(&table->strings, main_path) : "?";
-  if (!table->main_module)
-    return ENOMEM;
+  if (want_exe && !main_path && exe_path[0]) {
+    main_path = intern_str(table, exe_path);
+    if (!main_path)
+      return ENOMEM;
+  }
+  snap->main_path = main_path;
   return 0;
+}
+
+/* Make snap's executable mappings the table's, each linked to its module and
+ * marked when it is an alias (another copy of the file, see top). */
+static void install_snapshot(struct asmspy_symtab *table, struct maps_snapshot *snap) {
+  free(table->maps);
+  table->maps = snap->maps;
+  table->n_maps = snap->n_maps;
+  table->exec_hash = snap->exec_hash;
+  table->file_hash = snap->file_hash;
+  snap->maps = NULL;
+  snap->n_maps = 0;
+  for (size_t i = 0; i < table->n_maps; i++) {
+    struct exec_mapping *m = &table->maps[i];
+    m->module = -1;
+    m->alias = false;
+    if (!m->path[0])
+      continue;
+    for (size_t r = 0; r < table->n_modules && r <= INT32_MAX; r++) {
+      const struct module_rec *rec = &table->modules[r];
+      if (rec->path != m->path)
+        continue;
+      m->module = (int32_t)r;
+      uint64_t b;
+      m->alias = rec->n_segs &&
+                 implied_bias(rec->segs, rec->n_segs, m->start, m->offset, &b) &&
+                 b != rec->bias;
+      break;
+    }
+  }
 }
 
 static const struct exec_mapping *mapping_containing(const struct asmspy_symtab *table,
@@ -1088,6 +1591,10 @@ static void table_release(struct asmspy_symtab *table) {
   free(table->elf_syms);
   free(table->jit_syms);
   free(table->maps);
+  for (size_t i = 0; i < table->n_modules; i++)
+    free(table->modules[i].segs);
+  free(table->modules);
+  free(table->interned.slots);
   free(table->cache);
   arena_free(&table->strings);
   arena_free(&table->jit_strings);
@@ -1112,19 +1619,21 @@ static int table_build(struct asmspy_symtab *table, pid_t pid) {
   if (!table->cache)
     return ENOMEM;
 
-  int err = read_proc_maps(table);
-  if (err)
-    return err;
-
-  struct candidate_list candidates = {0};
-  err = collect_elf_symbols(table, &candidates);
+  struct maps_snapshot snap;
+  int err = read_maps_snapshot(table, &snap);
+  if (!err) {
+    table->main_path = snap.main_path;
+    table->main_module = table->main_path ? intern_basename(table, table->main_path) : "?";
+    if (!table->main_module)
+      err = ENOMEM;
+  }
   if (!err)
-    err = finalize_elf_symbols(table, &candidates);
-  free(candidates.items);
+    err = sync_modules(table, &snap);
+  if (!err)
+    install_snapshot(table, &snap);
+  snapshot_free(&snap);
   if (err)
     return err;
-  table->all_syms = table->elf_syms;
-  table->n_all = table->n_elf;
 
   snprintf(table->perfmap.path, sizeof(table->perfmap.path), "/tmp/perf-%d.map", (int)pid);
   refresh_perfmap(table);
@@ -1169,9 +1678,28 @@ int symtab_reload(struct asmspy_symtab *t) {
     errno = err;
     return -1;
   }
+  fresh.generation = t->generation + 1;
+  fresh.stats.maps_reads += t->stats.maps_reads;
+  fresh.stats.module_syncs += t->stats.module_syncs;
   table_release(t);
   *t = fresh;
   return 0;
+}
+
+/* Re-read /proc/<pid>/maps. Returns true when lookups may now answer
+ * differently (the executable mappings changed; when the set of file
+ * mappings changed, the modules were synced too). */
+static bool refresh_maps(struct asmspy_symtab *table) {
+  table->stats.maps_reads++;
+  struct maps_snapshot snap;
+  bool changed = false;
+  if (read_maps_snapshot(table, &snap) == 0 && snap.exec_hash != table->exec_hash &&
+      (snap.file_hash == table->file_hash || sync_modules(table, &snap) == 0)) {
+    install_snapshot(table, &snap);
+    changed = true;
+  }
+  snapshot_free(&snap);
+  return changed;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1247,9 +1775,36 @@ static void fill_unknown(const struct asmspy_symtab *table, struct asmspy_symbol
   }
 }
 
+/* addr lies in an alias mapping m (another copy of m's module): name it
+ * through the primary copy at the same file offset. false when the primary
+ * copy has no symbol of that module there. */
+static bool resolve_alias(const struct asmspy_symtab *table, const struct exec_mapping *m,
+                          uint64_t addr, struct asmspy_symbol *out) {
+  const struct module_rec *r = &table->modules[m->module];
+  uint64_t off = m->offset + (addr - m->start);
+  const struct load_segment *s = segment_for_offset(r->segs, r->n_segs, off);
+  if (!s)
+    return false;
+  uint64_t primary = r->bias + s->vaddr_lo + (off - s->off_lo);
+  const struct symtab_entry *e =
+      find_covering(table, table->elf_syms, table->n_elf, primary, true);
+  if (!e || e->module_path != r->path)
+    return false;
+  fill_from_entry(out, e, primary);
+  out->start = addr - out->offset; /* the function as this copy holds it */
+  return true;
+}
+
 static void resolve_uncached(const struct asmspy_symtab *table, uint64_t addr,
                              struct asmspy_symbol *out) {
-  const struct symtab_entry *e = find_covering(table, table->elf_syms, table->n_elf, addr, true);
+  const struct exec_mapping *m = mapping_containing(table, addr);
+  const struct symtab_entry *e = NULL;
+  if (m && m->alias) {
+    if (resolve_alias(table, m, addr, out))
+      return;
+  } else {
+    e = find_covering(table, table->elf_syms, table->n_elf, addr, true);
+  }
   if (!e)
     e = find_covering(table, table->jit_syms, table->n_jit, addr, false);
   if (e)
@@ -1264,6 +1819,45 @@ static size_t cache_index(uint64_t addr) {
   return (size_t)((addr * 0x9E3779B97F4A7C15ull) >> 52) & (LOOKUP_CACHE_SLOTS - 1);
 }
 
+/* A miss a newer /proc/<pid>/maps may explain: addr lies in no known
+ * executable mapping, or in a file mapping no module was loaded for. (A miss
+ * in anonymous memory is JIT code: the perf-map's business.) */
+static bool miss_wants_maps(const struct asmspy_symtab *t, uint64_t addr) {
+  const struct exec_mapping *m = mapping_containing(t, addr);
+  return !m || (m->path[0] == '/' && m->module < 0);
+}
+
+/* After a miss at addr: re-read the perf-map (at most once per
+ * PERFMAP_RECHECK_NS) and /proc/<pid>/maps (see MAPS_BACKOFF_MAX). Returns
+ * true when the table changed (the cache is then cleared). */
+static bool retry_miss(struct asmspy_symtab *t, uint64_t addr) {
+  bool changed = false;
+  if (monotonic_ns() - t->perfmap.last_check_ns >= PERFMAP_RECHECK_NS && refresh_perfmap(t))
+    changed = true;
+  if (miss_wants_maps(t, addr)) {
+    if (t->maps_skip) {
+      t->maps_skip--;
+    } else {
+      if (refresh_maps(t))
+        changed = true;
+      if (miss_wants_maps(t, addr)) { /* not explained: back off */
+        t->maps_skip = t->maps_backoff;
+        t->maps_backoff = t->maps_backoff ? t->maps_backoff * 2 : 1;
+        if (t->maps_backoff > MAPS_BACKOFF_MAX)
+          t->maps_backoff = MAPS_BACKOFF_MAX;
+      } else {
+        t->maps_skip = 0;
+        t->maps_backoff = 0;
+      }
+    }
+  }
+  if (changed) {
+    cache_clear(t); /* cached misses may be found now, cached JIT names stale */
+    t->generation++;
+  }
+  return changed;
+}
+
 int symtab_lookup(struct asmspy_symtab *t, uint64_t addr, struct asmspy_symbol *out) {
   if (!out)
     return 0;
@@ -1275,20 +1869,21 @@ int symtab_lookup(struct asmspy_symtab *t, uint64_t addr, struct asmspy_symbol *
     return 0;
   }
   struct lookup_cache_slot *slot = t->cache ? &t->cache[cache_index(addr)] : NULL;
+  bool retried = false;
   if (slot && slot->used && slot->addr == addr) {
     *out = slot->sym;
     if (out->kind != ASMSPY_SYM_UNKNOWN)
       return 0;
-    /* A cached miss is still a miss: the JIT may have named it since. */
-    if (monotonic_ns() - t->perfmap.last_check_ns < PERFMAP_RECHECK_NS || !refresh_perfmap(t))
+    /* A cached miss is still a miss: the JIT or the loader may have named
+     * it since. */
+    if (!retry_miss(t, addr))
       return 0;
-    cache_clear(t);
+    retried = true;
+    ASMSPY_INIT_HEADER(out);
   }
 
   resolve_uncached(t, addr, out);
-  if (out->kind == ASMSPY_SYM_UNKNOWN &&
-      monotonic_ns() - t->perfmap.last_check_ns >= PERFMAP_RECHECK_NS && refresh_perfmap(t)) {
-    cache_clear(t); /* cached JIT results may be stale or cached misses found now */
+  if (out->kind == ASMSPY_SYM_UNKNOWN && !retried && retry_miss(t, addr)) {
     ASMSPY_INIT_HEADER(out);
     resolve_uncached(t, addr, out);
   }
@@ -1337,4 +1932,16 @@ const struct symtab_entry *symtab_find_name(const struct asmspy_symtab *t, const
 
 const char *symtab_main_module(const struct asmspy_symtab *t) {
   return t && t->main_module ? t->main_module : "?";
+}
+
+uint64_t symtab_generation(const struct asmspy_symtab *t) {
+  return t ? t->generation : 0;
+}
+
+void symtab_get_stats(const struct asmspy_symtab *t, struct symtab_stats *out) {
+  if (!out)
+    return;
+  memset(out, 0, sizeof(*out));
+  if (t)
+    *out = t->stats;
 }

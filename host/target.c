@@ -30,6 +30,7 @@ struct asmspy_target {
   struct asmspy_symtab *symtab;
   struct describe_slot *describe_cache;
   int symtab_stale; /* exec replaced the image: reload on next use */
+  uint64_t describe_generation; /* symtab_generation the describe cache reflects */
   uint64_t *bp_addrs; /* where asmspy ever planted an int3 (detach rewinds) */
   size_t nbp, bpcap;
 };
@@ -121,9 +122,17 @@ int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbo
   return rc;
 }
 
-/* `function+0xoff [module]`, or `0xaddr [module]` when no symbol covers it. */
+/* `function+0xoff [module]`, or `0xaddr [module]` when no symbol covers it.
+ * Only named addresses are cached, and the cache is dropped whenever the
+ * symbol table changed (a library mapped since, a perf-map re-read): a miss
+ * always reaches symtab_lookup, which may find the code named by then. */
 const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap) {
   struct describe_slot *slot = NULL;
+  uint64_t generation = symtab_generation(symbols(t));
+  if (t->describe_cache && generation != t->describe_generation) {
+    memset(t->describe_cache, 0, DESCRIBE_SLOTS * sizeof *t->describe_cache);
+    t->describe_generation = generation;
+  }
   if (t->describe_cache) {
     slot = &t->describe_cache[(addr ^ (addr >> 13)) & (DESCRIBE_SLOTS - 1)];
     if (slot->addr == addr && slot->text[0]) {
@@ -141,7 +150,13 @@ const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, s
     snprintf(buf, cap, "%s+0x%" PRIx64 " [%s]", sym.name, sym.offset, module);
   else
     snprintf(buf, cap, "0x%" PRIx64 " [%s]", addr, module);
-  if (slot) {
+  /* the lookup itself may have changed the table (a maps re-read) */
+  uint64_t after = symtab_generation(symbols(t));
+  if (t->describe_cache && after != generation) {
+    memset(t->describe_cache, 0, DESCRIBE_SLOTS * sizeof *t->describe_cache);
+    t->describe_generation = after;
+  }
+  if (slot && sym.kind != ASMSPY_SYM_UNKNOWN) {
     slot->addr = addr;
     snprintf(slot->text, sizeof slot->text, "%s", buf);
   }

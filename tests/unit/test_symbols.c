@@ -12,7 +12,11 @@
  *     owned by another uid;
  *   - hostile ELF files (truncated, corrupted headers, fuzzed) mapped
  *     PROT_EXEC into the process: symtab_load must succeed without crashing;
- *   - ESRCH for a pid that does not exist, symtab_reload, the lookup cache.
+ *   - ESRCH for a pid that does not exist, symtab_reload, the lookup cache;
+ *   - a second mapping of its own text (above and below the executable):
+ *     lookups in it name the function at that file offset;
+ *   - a library dlopen()ed after the table was loaded is found on the first
+ *     miss, and misses /proc/<pid>/maps cannot explain back off.
  *
  * Build: gcc -std=gnu11 -Wall -Wextra -Werror -O1 -g -I include -I . \
  *          -o test_symbols tests/unit/test_symbols.c host/symbols.c \
@@ -746,6 +750,11 @@ static void test_hostile_elf(void) {
     return;
   }
 
+  /* A table loaded before the hostile files are mapped meets them through
+   * the maps re-read a miss triggers (the late-module path). */
+  struct asmspy_symtab *early = symtab_load(getpid());
+  CHECK(early != NULL, "symtab_load before the hostile ELFs: %s", strerror(errno));
+
   for (int what = 0; what < CORRUPT_COUNT; what++) {
     memcpy(image, original, len);
     xorshift_state = 0x1234567 + (uint64_t)what;
@@ -768,9 +777,13 @@ static void test_hostile_elf(void) {
       CHECK(0, "map %s: %s", name, strerror(errno));
   }
 
-  struct asmspy_symtab *t = symtab_load(getpid());
-  CHECK(t != NULL, "symtab_load with hostile ELFs mapped: %s", strerror(errno));
-  if (t) {
+  struct asmspy_symtab *loaded = symtab_load(getpid());
+  CHECK(loaded != NULL, "symtab_load with hostile ELFs mapped: %s", strerror(errno));
+  struct asmspy_symtab *tables[2] = {loaded, early};
+  for (int which = 0; which < 2; which++) {
+    struct asmspy_symtab *t = tables[which];
+    if (!t)
+      continue;
     /* Every lookup inside a hostile mapping names that file (a symbol of its
      * own, or UNKNOWN with the mapping's basename) — never another module. */
     size_t wrong_module = 0;
@@ -785,8 +798,8 @@ static void test_hostile_elf(void) {
         }
       }
     }
-    CHECK(wrong_module == 0, "%zu lookups in hostile mappings named another module",
-          wrong_module);
+    CHECK(wrong_module == 0, "%zu lookups in hostile mappings named another module (%s)",
+          wrong_module, which ? "table loaded before" : "table loaded after");
     /* The real executable is still symbolized correctly next to them. */
     struct asmspy_symbol sym;
     symtab_lookup(t, (uint64_t)(uintptr_t)&victim_marker_fn, &sym);
@@ -805,6 +818,213 @@ static void test_hostile_elf(void) {
   free(files);
   free(image);
   free(original);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Modules mapped after the load, second mappings of a file                   */
+/* ------------------------------------------------------------------------- */
+
+/* The executable mapping of our own file that holds addr: start, file offset. */
+static bool own_text_mapping(uint64_t addr, uint64_t *start, uint64_t *end, uint64_t *offset,
+                             uint64_t *lowest) {
+  FILE *f = fopen("/proc/self/maps", "re");
+  if (!f)
+    return false;
+  char line[PATH_MAX + 128];
+  bool found = false;
+  *lowest = UINT64_MAX;
+  while (fgets(line, sizeof(line), f)) {
+    unsigned long long s, e, o;
+    char perms[8];
+    int name_at = 0;
+    if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &o, &name_at) < 4)
+      continue;
+    char *name = line + name_at;
+    name[strcspn(name, "\n")] = '\0';
+    if (strcmp(name, self_exe) != 0)
+      continue;
+    if (s < *lowest)
+      *lowest = s;
+    if (!found && addr >= s && addr < e && strchr(perms, 'x')) {
+      *start = s;
+      *end = e;
+      *offset = o;
+      found = true;
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+static void expect_copy_named(struct asmspy_symtab *t, uint64_t copy_fn, const char *where) {
+  struct asmspy_symbol sym;
+  symtab_lookup(t, copy_fn + 2, &sym);
+  CHECK(sym.name && strcmp(sym.name, "victim_marker_fn") == 0 && sym.offset == 2 &&
+            sym.start == copy_fn && sym.kind == ASMSPY_SYM_INTERNAL && sym.module &&
+            strcmp(sym.module, path_basename(self_exe)) == 0,
+        "%s: copy of victim_marker_fn+2 -> %s+%" PRIu64 " start 0x%" PRIx64 " (want 0x%" PRIx64
+        ") module %s",
+        where, str_or_null(sym.name), sym.offset, sym.start, copy_fn, str_or_null(sym.module));
+  /* the original is unaffected */
+  uint64_t fn = (uint64_t)(uintptr_t)&victim_marker_fn;
+  symtab_lookup(t, fn + 2, &sym);
+  CHECK(sym.name && strcmp(sym.name, "victim_marker_fn") == 0 && sym.start == fn,
+        "%s: original -> %s start 0x%" PRIx64, where, str_or_null(sym.name), sym.start);
+}
+
+/* Map our own text a second time (high: where mmap likes; low: below every
+ * mapping of the executable, so the copy is the file's first line in maps). */
+static void test_second_mapping(void) {
+  uint64_t fn = (uint64_t)(uintptr_t)&victim_marker_fn;
+  uint64_t start, end, offset, lowest;
+  if (!own_text_mapping(fn, &start, &end, &offset, &lowest)) {
+    CHECK(0, "no executable mapping of %s holds victim_marker_fn", self_exe);
+    return;
+  }
+  int fd = open(self_exe, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    CHECK(0, "open %s: %s", self_exe, strerror(errno));
+    return;
+  }
+  size_t len = (size_t)(end - start);
+  for (int low = 0; low < 2; low++) {
+    const char *where = low ? "copy below the executable" : "copy in the mmap area";
+    struct asmspy_symtab *t = symtab_load(getpid());
+    CHECK(t != NULL, "load: %s", strerror(errno));
+    if (!t)
+      break;
+    void *hint = low ? (void *)(uintptr_t)((lowest - (1ull << 30)) & ~0xfffull) : NULL;
+    void *copy = mmap(hint, len, PROT_READ | PROT_EXEC,
+                      MAP_PRIVATE | (low ? MAP_FIXED_NOREPLACE : 0), fd, (off_t)offset);
+    if (copy == MAP_FAILED) {
+      note("SKIP %s: mmap: %s", where, strerror(errno));
+      symtab_free(t);
+      continue;
+    }
+    uint64_t copy_fn = (uint64_t)(uintptr_t)copy + (fn - start);
+    /* Mapped after the load: found through the re-read on the miss. */
+    struct symtab_stats before, after;
+    symtab_get_stats(t, &before);
+    uint64_t generation = symtab_generation(t);
+    expect_copy_named(t, copy_fn, where);
+    symtab_get_stats(t, &after);
+    CHECK(after.maps_reads == before.maps_reads + 1, "%s: %" PRIu64 " maps re-reads, want 1",
+          where, after.maps_reads - before.maps_reads);
+    CHECK(symtab_generation(t) != generation, "%s: generation did not move", where);
+    /* Present at load time. */
+    CHECK(symtab_reload(t) == 0, "reload: %s", strerror(errno));
+    expect_copy_named(t, copy_fn, where);
+    test_own_function(t);
+    symtab_free(t);
+    munmap(copy, len);
+  }
+  close(fd);
+}
+
+/* A library that is not loaded yet, and a function it exports (not an
+ * ifunc: its address must be a symbol of the file's .dynsym). */
+static void *open_new_library(const char **lib_name, const char **fn_name, void **fn) {
+  static const char *const candidates[][2] = {
+      {"libm.so.6", "cbrt"}, {"libcrypt.so.1", "crypt"}, {"libutil.so.1", "openpty"},
+      {"libgmp.so.10", "__gmpz_init"}};
+  for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+    void *already = dlopen(candidates[i][0], RTLD_NOW | RTLD_NOLOAD);
+    if (already) {
+      dlclose(already);
+      continue;
+    }
+    void *lib = dlopen(candidates[i][0], RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+      continue;
+    *fn = dlsym(lib, candidates[i][1]);
+    if (*fn) {
+      *lib_name = candidates[i][0];
+      *fn_name = candidates[i][1];
+      return lib;
+    }
+    dlclose(lib);
+  }
+  return NULL;
+}
+
+static void test_late_library(void) {
+  struct asmspy_symtab *t = symtab_load(getpid());
+  CHECK(t != NULL, "load: %s", strerror(errno));
+  if (!t)
+    return;
+
+  /* Misses /proc/<pid>/maps cannot explain back off: after 1, 2, 4, ...,
+   * 256 (symbols.c's MAPS_BACKOFF_MAX) further misses, so 10000 lookups of
+   * unmapped addresses re-read it ~46 times, not 10000. */
+  struct symtab_stats s0, s1;
+  symtab_get_stats(t, &s0);
+  for (uint64_t i = 0; i < 10000; i++) {
+    struct asmspy_symbol sym;
+    symtab_lookup(t, 0x1000 + (i % 50) * 16, &sym);
+    if (sym.kind != ASMSPY_SYM_UNKNOWN) {
+      CHECK(0, "unmapped 0x%" PRIx64 " named %s", 0x1000 + (i % 50) * 16, str_or_null(sym.name));
+      break;
+    }
+  }
+  symtab_get_stats(t, &s1);
+  CHECK(s1.maps_reads - s0.maps_reads >= 1 && s1.maps_reads - s0.maps_reads <= 10000 / 128,
+        "%" PRIu64 " maps re-reads for 10000 unexplained misses", s1.maps_reads - s0.maps_reads);
+  CHECK(s1.module_syncs == s0.module_syncs, "modules re-synced %" PRIu64 " times, maps unchanged",
+        s1.module_syncs - s0.module_syncs);
+  note("10000 unexplained misses: %" PRIu64 " maps re-reads", s1.maps_reads - s0.maps_reads);
+
+  const char *lib_name = NULL, *fn_name = NULL;
+  void *fn = NULL;
+  void *lib = open_new_library(&lib_name, &fn_name, &fn);
+  if (!lib) {
+    note("SKIP late library: no candidate library is both absent and loadable");
+    symtab_free(t);
+    return;
+  }
+  /* Right after that run of misses the backoff is at its maximum: the new
+   * library is found within MAPS_BACKOFF_MAX (256) misses in it. */
+  Dl_info info;
+  memset(&info, 0, sizeof(info));
+  CHECK(dladdr(fn, &info) != 0, "dladdr on the new library's function");
+  struct asmspy_symbol sym;
+  memset(&sym, 0, sizeof(sym));
+  int tries = 0;
+  for (; tries <= 5000; tries++) {
+    symtab_lookup(t, (uint64_t)(uintptr_t)fn, &sym);
+    if (sym.kind != ASMSPY_SYM_UNKNOWN)
+      break;
+  }
+  char real[PATH_MAX];
+  const char *want_module = info.dli_fname && realpath(info.dli_fname, real)
+                                ? path_basename(real)
+                                : str_or_null(info.dli_fname);
+  /* the name asked for, or the alias dladdr picks (cbrtf64 for cbrt) */
+  CHECK(sym.name &&
+            (strcmp(sym.name, fn_name) == 0 ||
+             (info.dli_sname && strcmp(sym.name, info.dli_sname) == 0)) &&
+            sym.offset == 0 && sym.module && strcmp(sym.module, want_module) == 0 &&
+            sym.kind == ASMSPY_SYM_EXTERNAL,
+        "%s after dlopen: %s+%" PRIu64 " [%s] kind %u, want %s [%s]", lib_name,
+        str_or_null(sym.name), sym.offset, str_or_null(sym.module), sym.kind, fn_name,
+        want_module);
+  CHECK(tries <= 256, "found only after %d lookups", tries + 1);
+  note("%s: %s found after %d lookup(s)", lib_name, str_or_null(sym.name), tries + 1);
+
+  /* A fresh table whose backoff is untouched finds a library mapped after its
+   * load on the very first miss. */
+  dlclose(lib);
+  symtab_free(t);
+  t = symtab_load(getpid());
+  lib = open_new_library(&lib_name, &fn_name, &fn);
+  if (t && lib) {
+    symtab_lookup(t, (uint64_t)(uintptr_t)fn + 1, &sym);
+    CHECK(sym.name && sym.offset == 1 && sym.kind == ASMSPY_SYM_EXTERNAL,
+          "first miss after dlopen(%s): %s+%" PRIu64 " kind %u", lib_name, str_or_null(sym.name),
+          sym.offset, sym.kind);
+  }
+  if (lib)
+    dlclose(lib);
+  symtab_free(t);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -903,6 +1123,8 @@ int main(void) {
   symtab_free(t);
 
   test_hostile_elf();
+  test_second_mapping();
+  test_late_library();
   test_missing_pid();
   test_other_process();
 
