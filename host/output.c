@@ -11,6 +11,7 @@
 #include "host/host.h"
 #include "host/json.h"
 #include "host/strbuf.h"
+#include "plugins/common/ctl_escape.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -164,8 +165,30 @@ static void emit_json(struct asmspy_out *out, const char *type, const char *json
   free(b.s);
 }
 
-int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, const char *text) {
+/* The human text with its control bytes rendered visibly (ctl_escape.h):
+ * text names things the target chose (a perf-map or ELF symbol), and a
+ * terminal must not execute them. Returns text itself when it needs no
+ * change (the common case: one scan, no copy), else a copy to free, or
+ * NULL when out of memory (the line is then dropped from the channels). */
+static char *text_for_humans(const char *text, char **to_free) {
+  *to_free = NULL;
+  if (!text) return NULL;
+  size_t len = strlen(text);
+  size_t need = ctl_text_sanitize(NULL, 0, text, len, 1);
+  if (need == len) return (char *)text;
+  char *s = malloc(need + 1);
+  if (!s) return NULL;
+  ctl_text_sanitize(s, need + 1, text, len, 1);
+  *to_free = s;
+  return s;
+}
+
+int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, const char *raw) {
   if (!out || out->closed) return -1;
+  /* one rendering for every channel: the terminal, the embedder's sink and
+   * the recording's "human", so a replay prints what the live run printed */
+  char *owned;
+  const char *text = text_for_humans(raw, &owned);
   if (out->record_sink)
     out->record_sink(out->record_ctx, type, json_fields, out->json ? NULL : text);
   else if (text && !out->json) {
@@ -174,6 +197,7 @@ int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, 
   }
   out->seq++; /* counted in text mode too: the footer's count stays meaningful */
   if (json_wanted(out)) emit_json(out, type, json_fields, text);
+  free(owned);
   return 0;
 }
 
@@ -186,8 +210,10 @@ static const char *level_name(int level) {
 }
 
 void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap) {
-  char text[1024];
-  vsnprintf(text, sizeof text, fmt, ap);
+  char raw[1024], text[1024];
+  vsnprintf(raw, sizeof raw, fmt, ap);
+  /* a note may quote a name the target chose: visible escapes, like text */
+  ctl_text_sanitize(text, sizeof text, raw, strlen(raw), 1);
   /* Notes go to stderr in text mode: stdout stays the mode's own output. A
    * skip is the one note that belongs on stdout (# SKIP lines are results). */
   if (!out) { /* no session yet (option parsing): a CLI-level message */

@@ -7,13 +7,18 @@
  *   rec.asmtrace: valid: mode=stream pid=1234 backend=singlestep events=20 (insn=20) lost=0 end=n_reached
  *   rec.asmtrace: TRUNCATED: no end footer after 17 events; mode=stream ...
  *   rec.asmtrace: INVALID line 3: insn.ip must be a "0x" hex string
+ * A recording whose human text ("human", "text") carries a raw control byte
+ * gets "; warning: seq N: raw control byte 0x1b in its human text ..." (the
+ * verdict stands: the schema is met, but --replay will escape it).
  * --json prints one JSON object per file instead (NDJSON). --quiet prints
- * only the files that are not valid. Exit status: 0 all valid; 1 some
+ * only the files that are not valid or carry that warning. Exit status: 0 all valid; 1 some
  * truncated, none invalid; 2 some invalid, or a usage error. */
 #define _GNU_SOURCE
 #include "host/json.h"
 #include "host/recording.h"
+#include "plugins/common/ctl_escape.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +26,72 @@
 
 static const char usage[] = "usage: asmtrace-check [--quiet] [--json] FILE...";
 
-/* Print s for a human: control bytes become '?', so a hostile recording
- * cannot inject terminal escapes or extra lines into the summary. */
-static void put_human(FILE *out, const char *s) {
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-    fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+/* Print s for a human: control bytes (newlines too) become visible escapes
+ * (\x1b), so a hostile recording cannot inject terminal escapes or extra
+ * lines into the summary. */
+static void put_human(FILE *out, const char *s) { ctl_text_fput(out, s, strlen(s), 0); }
+
+/* The human text a recording carries: every event's "human" and any "text"
+ * member (a note's, a syscall's), which asmspy --replay prints. asmspy's
+ * writer renders control bytes in them visibly (\x1b) and keeps only '\n'
+ * (the separator of a multi-line text), so a raw one means the recording
+ * came from elsewhere, and printing it as it is would hand a terminal an
+ * escape sequence. Counted per event; the first is named by seq. */
+struct text_scan {
+  uint64_t events;    /* events carrying a raw control */
+  int64_t first_seq;  /* the first of them */
+  const char *member; /* "human" or "text" */
+  unsigned first_byte;
+};
+
+static void scan_text_member(struct text_scan *ts, const struct json_value *ev, const char *member,
+                             int *hit) {
+  const struct json_value *v = json_get(ev, member);
+  if (*hit || !v || v->type != JSON_STRING) return;
+  size_t at = ctl_text_first_control(v->u.str.s, v->u.str.len, 1);
+  if (at == v->u.str.len) return;
+  *hit = 1;
+  if (ts->events++ == 0) {
+    json_get_int(ev, "seq", &ts->first_seq);
+    ts->member = member;
+    ts->first_byte = (unsigned char)v->u.str.s[at];
+  }
+}
+
+/* recording_validate_path, plus the text scan over the events it accepts. */
+static int validate(const char *path, struct recording_report *rep, struct text_scan *ts) {
+  memset(ts, 0, sizeof *ts);
+  int is_stdin = strcmp(path, "-") == 0;
+  FILE *f = is_stdin ? stdin : fopen(path, "re");
+  struct recording *rec = f ? recording_open_file(f) : NULL;
+  if (!rec) {
+    int e = errno;
+    if (f && !is_stdin) fclose(f);
+    memset(rep, 0, sizeof *rep);
+    rep->verdict = RECORDING_INVALID;
+    snprintf(rep->error, sizeof rep->error, "%s: %s", f ? "cannot read" : "cannot open",
+             strerror(e));
+    return RECORDING_INVALID;
+  }
+  const struct json_value *ev;
+  while (recording_next(rec, &ev) > 0) {
+    int hit = 0;
+    scan_text_member(ts, ev, "human", &hit);
+    scan_text_member(ts, ev, "text", &hit);
+  }
+  *rep = *recording_get_report(rec);
+  recording_close(rec);
+  if (!is_stdin) fclose(f);
+  return rep->verdict;
+}
+
+static void put_text_scan_human(FILE *out, const struct text_scan *ts) {
+  if (!ts->events) return;
+  fprintf(out,
+          "; warning: seq %" PRId64 ": raw control byte 0x%02x in its %s text (a terminal would "
+          "execute it; asmspy writes it as \\x%02x)",
+          ts->first_seq, ts->first_byte, ts->member, ts->first_byte);
+  if (ts->events > 1) fprintf(out, ", %" PRIu64 " events in all", ts->events);
 }
 
 /* Print s as a JSON string (with quotes), or null. */
@@ -68,7 +134,8 @@ static void put_counts_human(FILE *out, const struct recording_report *r) {
   }
 }
 
-static void print_human(FILE *out, const char *file, const struct recording_report *r) {
+static void print_human(FILE *out, const char *file, const struct recording_report *r,
+                        const struct text_scan *ts) {
   put_human(out, file);
   switch (r->verdict) {
   case RECORDING_VALID:
@@ -99,10 +166,12 @@ static void print_human(FILE *out, const char *file, const struct recording_repo
     fputs("; warning: ", out);
     put_human(out, r->warning);
   }
+  put_text_scan_human(out, ts);
   fputc('\n', out);
 }
 
-static void print_json(FILE *out, const char *file, const struct recording_report *r) {
+static void print_json(FILE *out, const char *file, const struct recording_report *r,
+                       const struct text_scan *ts) {
   fputs("{\"file\":", out);
   put_json_str(out, file);
   fputs(",\"verdict\":", out);
@@ -153,6 +222,13 @@ static void print_json(FILE *out, const char *file, const struct recording_repor
   }
   fputs(",\"warning\":", out);
   put_json_str(out, r->warning[0] ? r->warning : NULL);
+  if (ts->events)
+    fprintf(out,
+            ",\"raw_control_text\":{\"events\":%" PRIu64 ",\"first_seq\":%" PRId64
+            ",\"member\":\"%s\",\"byte\":%u}",
+            ts->events, ts->first_seq, ts->member, ts->first_byte);
+  else
+    fputs(",\"raw_control_text\":null", out);
   fputs("}\n", out);
 }
 
@@ -200,14 +276,15 @@ int main(int argc, char **argv) {
       continue;
     }
     struct recording_report rep;
-    int v = recording_validate_path(a, &rep);
+    struct text_scan ts;
+    int v = validate(a, &rep, &ts);
     if (v == RECORDING_TRUNCATED) any_truncated = 1;
     else if (v != RECORDING_VALID) any_invalid = 1;
-    if (quiet && v == RECORDING_VALID) continue;
+    if (quiet && v == RECORDING_VALID && !ts.events) continue;
     if (json)
-      print_json(stdout, a, &rep);
+      print_json(stdout, a, &rep, &ts);
     else
-      print_human(stdout, a, &rep);
+      print_human(stdout, a, &rep, &ts);
   }
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "asmtrace-check: error writing the report\n");

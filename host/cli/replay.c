@@ -25,11 +25,24 @@
 #include "host/host.h"
 #include "host/json.h"
 #include "host/recording.h"
+#include "plugins/common/ctl_escape.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <string.h>
+
+/* A recording is data from elsewhere: whatever its strings hold, they reach
+ * the terminal with their control bytes rendered visibly (ctl_escape.h), the
+ * way the live writer renders them. */
+static void put_text(FILE *f, const char *s, size_t len) { ctl_text_fput(f, s, len, 1); }
+
+/* s sanitized into buf (for printf's field widths); "?" for NULL. */
+static const char *clean(char *buf, size_t cap, const char *s) {
+  if (!s) return "?";
+  ctl_text_sanitize(buf, cap, s, strlen(s), 0);
+  return buf;
+}
 
 static int is_control_type(const char *type) {
   return type && (!strcmp(type, "session") || !strcmp(type, "cmd") || !strcmp(type, "err"));
@@ -80,22 +93,26 @@ static void render_fallback(const char *type, const struct json_value *ev) {
     const char *dis = json_get_str(ev, "disasm"), *ip = json_get_str(ev, "ip");
     int64_t off = 0;
     json_get_int(ev, "off", &off);
-    char where[256], modcol[128];
+    char where[256], modcol[128], b1[200], b2[100], b3[200];
     if (sym)
-      snprintf(where, sizeof where, "%s+0x%" PRIx64, sym, (uint64_t)off);
+      snprintf(where, sizeof where, "%s+0x%" PRIx64, clean(b1, sizeof b1, sym), (uint64_t)off);
     else
-      snprintf(where, sizeof where, "%s", ip ? ip : "?");
-    snprintf(modcol, sizeof modcol, "[%s]", module ? module : "?");
-    printf("%-20s %-24s %s\n", where, modcol, dis ? dis : "?");
+      snprintf(where, sizeof where, "%s", clean(b1, sizeof b1, ip));
+    snprintf(modcol, sizeof modcol, "[%s]", clean(b2, sizeof b2, module));
+    printf("%-20s %-24s %s\n", where, modcol, clean(b3, sizeof b3, dis));
   } else if (!strcmp(type, "syscall")) {
     const char *text = json_get_str(ev, "text");
-    if (text) printf("%s\n", text);
+    if (text) {
+      put_text(stdout, text, strlen(text));
+      putchar('\n');
+    }
   } else if (!strcmp(type, "call")) {
     int64_t depth = 0;
     json_get_int(ev, "depth", &depth);
     const char *name = json_get_str(ev, "name"), *module = json_get_str(ev, "module");
-    printf("%*s-> %s [%s]\n", (int)(depth > 64 ? 128 : 2 * depth), "", name ? name : "?",
-           module ? module : "?");
+    char b1[512], b2[256];
+    printf("%*s-> %s [%s]\n", (int)(depth > 64 ? 128 : 2 * depth), "", clean(b1, sizeof b1, name),
+           clean(b2, sizeof b2, module));
   }
 }
 
@@ -119,10 +136,12 @@ static void disasm_at(const struct recording_codeimages *ci, uint64_t addr, uint
   if (n && disasm_one(addr, bytes, n, text, sizeof text) > 0) {
     printf("%s0x%-14" PRIx64 " %-36s [codeimage v%" PRIu64 " @%" PRIu64 "]", prefix, addr, text,
            version, when);
-    if (recorded && strcmp(recorded, text) != 0) printf("  (recorded: %s)", recorded);
+    char b[256];
+    if (recorded && strcmp(recorded, text) != 0) printf("  (recorded: %s)", clean(b, sizeof b, recorded));
     printf("\n");
   } else {
-    printf("%s0x%-14" PRIx64 " %-36s [recorded]\n", prefix, addr, recorded ? recorded : "?");
+    char b[256];
+    printf("%s0x%-14" PRIx64 " %-36s [recorded]\n", prefix, addr, clean(b, sizeof b, recorded));
   }
 }
 
@@ -147,7 +166,8 @@ static void render_disasm(const char *type, const struct json_value *ev,
     printf("sample #%" PRId64 " (seq %" PRId64 ") ret=%" PRId64 "\n", sample, seq, ret);
   } else {
     const char *name = json_get_str(ev, "name");
-    printf("dataflow %s (seq %" PRId64 ")\n", name ? name : "?", seq);
+    char b[512];
+    printf("dataflow %s (seq %" PRId64 ")\n", clean(b, sizeof b, name), seq);
   }
   for (size_t i = 0; i < json_array_len(arr); i++) {
     const struct json_value *in = json_array_at(arr, i);
@@ -260,7 +280,10 @@ int cli_cmd_replay(int argc, char **argv) {
     if (!strcmp(type, "note")) {
       const char *level = json_get_str(ev, "level"), *text = json_get_str(ev, "text");
       int skip = level && !strcmp(level, "skip");
-      fprintf(skip ? stdout : stderr, "%s%s\n", skip ? "# SKIP " : "# ", text ? text : "");
+      FILE *f = skip ? stdout : stderr;
+      fputs(skip ? "# SKIP " : "# ", f);
+      if (text) put_text(f, text, strlen(text));
+      fputc('\n', f);
       continue;
     }
     if (disasm) {
@@ -269,13 +292,14 @@ int cli_cmd_replay(int argc, char **argv) {
     }
     const struct json_value *human = json_get(ev, "human");
     if (human && human->type == JSON_STRING) {
-      fwrite(human->u.str.s, 1, human->u.str.len, stdout);
+      put_text(stdout, human->u.str.s, human->u.str.len);
       fputc('\n', stdout);
     } else if (json_get(ev, "human_omitted")) {
       int64_t seq = 0;
       json_get_int(ev, "seq", &seq);
+      char b[64];
       fprintf(stderr, "# (the text of %s event %" PRId64 " was over the line cap and not recorded)\n",
-              type, seq);
+              clean(b, sizeof b, type), seq);
     } else if (!has_human) {
       render_fallback(type, ev);
     }
@@ -284,11 +308,13 @@ int cli_cmd_replay(int argc, char **argv) {
   const struct recording_report *rep = recording_get_report(rec);
   int rc = CLI_EXIT_OK;
   if (rep->verdict == RECORDING_INVALID) {
+    char b[512];
     fprintf(stderr, "asmspy: --replay: %s: invalid at line %" PRIu64 ": %s\n", path,
-            rep->error_line, rep->error);
+            rep->error_line, clean(b, sizeof b, rep->error));
     rc = CLI_EXIT_FAIL;
   } else if (rep->verdict == RECORDING_TRUNCATED) {
-    fprintf(stderr, "# recording truncated: %s\n", rep->error);
+    char b[512];
+    fprintf(stderr, "# recording truncated: %s\n", clean(b, sizeof b, rep->error));
   }
   recording_close(rec);
   recording_codeimages_free(ci);

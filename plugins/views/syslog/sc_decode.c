@@ -19,6 +19,7 @@
 #include "sc_decode.h"
 
 #include "sc_tables.h"
+#include "plugins/common/ctl_escape.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -230,18 +231,14 @@ static void put_quoted(struct ob *o, const unsigned char *s, size_t n, int force
     switch (ch) {
     case '"': ob_puts(o, "\\\""); break;
     case '\\': ob_puts(o, "\\\\"); break;
-    case '\n': ob_puts(o, "\\n"); break;
-    case '\t': ob_puts(o, "\\t"); break;
-    case '\r': ob_puts(o, "\\r"); break;
-    case '\v': ob_puts(o, "\\v"); break;
-    case '\f': ob_puts(o, "\\f"); break;
     default:
-      if (ch >= 0x20 && ch < 0x7f)
+      if (ch >= 0x20 && ch < 0x7f) {
         ob_putc(o, (char)ch);
-      else if (i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '7')
-        ob_printf(o, "\\%03o", ch);
-      else
-        ob_printf(o, "\\%o", ch);
+      } else { /* the one escaper the human text channel shares */
+        char esc[CTL_ESC_MAX + 1];
+        ctl_escape_byte(esc, ch, i + 1 < n ? s[i + 1] : -1, CTL_ESC_OCTAL);
+        ob_puts(o, esc);
+      }
     }
   }
   ob_putc(o, '"');
