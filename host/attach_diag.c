@@ -1,36 +1,119 @@
-/* Why an attach was refused, in words that name the real gate: the target's
- * and our uids, CAP_SYS_PTRACE, Yama's ptrace_scope, dumpability, an
- * existing tracer. Read from /proc only, after the refusal, so the message
- * says what asmspy measured rather than guessing. */
+/* Why a pid cannot be traced, in words that name the real reason: what the
+ * target is (a kernel thread, a zombie, exiting, already traced), then the
+ * gates the kernel applies (the target's and our ids, CAP_SYS_PTRACE,
+ * dumpability, Yama's ptrace_scope), each stated open or closed as measured.
+ * When none of those is closed and the kernel still refuses, the message
+ * says exactly that, with two further measurements (a fresh PTRACE_SEIZE's
+ * errno, and whether the kernel's access check lets us read the target's
+ * memory at all), instead of blaming a gate that is open. */
 #define _GNU_SOURCE
+#include "host/attach_diag.h"
 #include "host/host.h"
 
+#include <dirent.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-/* The value after `key` in /proc/<pid>/status, or -1. */
-static long status_field(pid_t pid, const char *key, int column) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, pid ? "/proc/%d/status" : "/proc/self/status", (int)pid);
-  FILE *f = fopen(path, "re");
-  if (!f) return -1;
-  long v = -1;
-  size_t klen = strlen(key);
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, key, klen) != 0) continue;
-    char *p = line + klen;
-    for (int c = 0; c <= column && p; c++) {
-      char *end;
-      v = strtol(p, &end, 10);
-      p = end;
+#define PF_EXITING_FLAG 0x00000004ul /* include/linux/sched.h */
+#define PF_KTHREAD_FLAG 0x00200000ul
+
+/* What /proc says about the target. */
+struct facts {
+  pid_t pid, ppid;
+  char state; /* R S D T t Z X I ... */
+  unsigned long flags;
+  long uid[3], gid[3]; /* real, effective, saved */
+  long tracer;
+  int kthread;
+  int live_threads; /* tasks under /proc/<pid>/task not in state Z/X */
+  int dumpable;     /* 1, 0, -1 unknown (only visible for a non-root target) */
+};
+
+static int read_small(const char *path, char *buf, size_t cap) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  ssize_t n = read(fd, buf, cap - 1);
+  int e = errno;
+  close(fd);
+  if (n < 0) return -e;
+  buf[n] = '\0';
+  return (int)n;
+}
+
+/* State letter and flags from a /proc/.../stat file (after the comm, which
+ * may itself hold ')' or spaces). */
+static int parse_stat(const char *path, char *state, pid_t *ppid, unsigned long *flags) {
+  char buf[1024];
+  int n = read_small(path, buf, sizeof buf);
+  if (n < 0) return -n;
+  char *p = strrchr(buf, ')');
+  if (!p) return EINVAL;
+  int pp = 0;
+  unsigned long fl = 0;
+  char st = 0;
+  /* state ppid pgrp session tty_nr tpgid flags */
+  if (sscanf(p + 1, " %c %d %*d %*d %*d %*d %lu", &st, &pp, &fl) != 3) return EINVAL;
+  if (state) *state = st;
+  if (ppid) *ppid = pp;
+  if (flags) *flags = fl;
+  return 0;
+}
+
+/* 0, or ESRCH when the pid is gone. */
+static int read_facts(pid_t pid, struct facts *f) {
+  memset(f, 0, sizeof *f);
+  f->pid = pid;
+  f->dumpable = -1;
+  for (int i = 0; i < 3; i++) f->uid[i] = f->gid[i] = -1;
+  char path[64], buf[4096];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  int err = parse_stat(path, &f->state, &f->ppid, &f->flags);
+  if (err) return err == ENOENT ? ESRCH : err;
+  f->kthread = (f->flags & PF_KTHREAD_FLAG) != 0;
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  if (read_small(path, buf, sizeof buf) > 0) {
+    for (char *line = buf; line && *line;) {
+      char *nl = strchr(line, '\n');
+      if (nl) *nl = '\0';
+      if (!strncmp(line, "Uid:", 4))
+        sscanf(line + 4, "%ld %ld %ld", &f->uid[0], &f->uid[1], &f->uid[2]);
+      else if (!strncmp(line, "Gid:", 4))
+        sscanf(line + 4, "%ld %ld %ld", &f->gid[0], &f->gid[1], &f->gid[2]);
+      else if (!strncmp(line, "TracerPid:", 10))
+        f->tracer = strtol(line + 10, NULL, 10);
+      else if (!strncmp(line, "Kthread:", 8) && strtol(line + 8, NULL, 10) == 1)
+        f->kthread = 1;
+      line = nl ? nl + 1 : NULL;
     }
-    break;
   }
-  fclose(f);
-  return v;
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  DIR *d = opendir(path);
+  if (d) {
+    struct dirent *de;
+    while ((de = readdir(d))) {
+      if (de->d_name[0] == '.') continue;
+      char tpath[320], st = 0;
+      snprintf(tpath, sizeof tpath, "/proc/%d/task/%s/stat", (int)pid, de->d_name);
+      if (parse_stat(tpath, &st, NULL, NULL) == 0 && st != 'Z' && st != 'X') f->live_threads++;
+    }
+    closedir(d);
+  }
+  /* A non-dumpable process's /proc/<pid> is owned by root (the kernel's
+   * task_dump_owner): for a non-root target that is the tell. */
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%d", (int)pid);
+  if (f->uid[1] > 0 && !f->kthread && stat(path, &st) == 0)
+    f->dumpable = st.st_uid == 0 ? 0 : 1;
+  return 0;
 }
 
 static int have_cap_sys_ptrace(void) {
@@ -44,30 +127,238 @@ static int have_cap_sys_ptrace(void) {
   return (eff >> 19) & 1; /* CAP_SYS_PTRACE = 19 */
 }
 
-void attach_explain(pid_t pid, char *buf, size_t cap) {
-  long target_uid = status_field(pid, "Uid:", 1); /* effective uid */
-  long tracer = status_field(pid, "TracerPid:", 0);
-  uid_t me = geteuid();
+static int yama_scope(void) {
   int yama = -1;
   FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
   if (f) {
     if (fscanf(f, "%d", &yama) != 1) yama = -1;
     fclose(f);
   }
+  return yama;
+}
+
+/* pid descends from this process (Yama ptrace_scope=1 lets an ancestor in). */
+static int is_descendant(pid_t pid) {
+  pid_t me = getpid();
+  for (int hops = 0; pid > 1 && hops < 4096; hops++) {
+    char path[64];
+    pid_t pp = 0;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (parse_stat(path, NULL, &pp, NULL)) return 0;
+    if (pp == me) return 1;
+    pid = pp;
+  }
+  return 0;
+}
+
+static const char *errname(int e) {
+  const char *n = strerrorname_np(e);
+  return n ? n : "an unknown errno";
+}
+
+/* Append to buf[cap] at *len. */
+static void addf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void addf(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
+  if (*len >= cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+  va_end(ap);
+  if (n > 0) *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
+/* What the target is, when that alone rules tracing out. */
+static int state_reason(const struct facts *f, char *buf, size_t cap) {
+  int pid = (int)f->pid;
+  if (f->kthread) {
+    snprintf(buf, cap, "pid %d is a kernel thread: no user space to trace", pid);
+    return 1;
+  }
+  if (f->state == 'Z') {
+    if (f->live_threads > 0)
+      snprintf(buf, cap,
+               "pid %d's main thread has exited (a zombie thread-group leader) while %d of its "
+               "threads still run: ptrace cannot seize the exited leader",
+               pid, f->live_threads);
+    else
+      snprintf(buf, cap,
+               "pid %d is a zombie (exited, not yet reaped by its parent, pid %d): nothing to trace",
+               pid, (int)f->ppid);
+    return 1;
+  }
+  if (f->state == 'X' || (f->flags & PF_EXITING_FLAG)) {
+    snprintf(buf, cap, "pid %d is exiting (state %c%s): nothing left to trace", pid, f->state,
+             f->flags & PF_EXITING_FLAG ? ", PF_EXITING set" : "");
+    return 1;
+  }
+  if (f->tracer > 0) {
+    snprintf(buf, cap, "pid %d is already traced by pid %ld (one ptrace jack per task)", pid,
+             f->tracer);
+    return 1;
+  }
+  return 0;
+}
+
+/* A fresh PTRACE_SEIZE of pid from a short-lived child: its errno, 0 when
+ * it succeeded (the child's exit then detaches; a seize stops nothing), -1
+ * when the probe itself could not run. */
+static int seize_errno(pid_t pid) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  pid_t c = fork();
+  if (c < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if (c == 0) {
+    int e = ptrace(PTRACE_SEIZE, pid, 0, 0) == 0 ? 0 : errno;
+    ssize_t w = write(fds[1], &e, sizeof e);
+    _exit(w == (ssize_t)sizeof e ? 0 : 1);
+  }
+  close(fds[1]);
+  int e = -1;
+  ssize_t r;
+  do r = read(fds[0], &e, sizeof e);
+  while (r < 0 && errno == EINTR);
+  close(fds[0]);
+  while (waitpid(c, NULL, 0) < 0 && errno == EINTR) {
+  }
+  return r == (ssize_t)sizeof e ? e : -1;
+}
+
+/* The kernel's ptrace access check (PTRACE_MODE_ATTACH_REALCREDS, the mode
+ * of an attach, every LSM included) on its own: a one-byte process_vm_readv
+ * of address 0. 0 allowed (EFAULT: the check passed, the address is not
+ * mapped), else the errno. */
+static int access_errno(pid_t pid) {
+  char byte;
+  struct iovec local = {&byte, 1}, remote = {NULL, 1};
+  if (process_vm_readv(pid, &local, 1, &remote, 1, 0) >= 0) return 0;
+  return errno == EFAULT ? 0 : errno;
+}
+
+/* The gates, open or closed. probe: measure the refusal when none is. */
+static void explain(pid_t pid, const struct facts *f, int probe, char *buf, size_t cap) {
+  if (state_reason(f, buf, cap)) return;
+  int cap_ptrace = have_cap_sys_ptrace();
+  uid_t ruid = getuid(), euid = geteuid();
+  gid_t rgid = getgid();
+  int yama = yama_scope();
+  /* __ptrace_may_access: our real uid/gid must equal the target's real,
+   * effective and saved ids, or we need CAP_SYS_PTRACE */
+  int same_ids = 1;
+  for (int i = 0; i < 3; i++)
+    same_ids &= f->uid[i] == (long)ruid && f->gid[i] == (long)rgid;
+  int uid_closed = !same_ids && !cap_ptrace;
+  int dump_closed = f->dumpable == 0 && !cap_ptrace;
+  int yama_closed = yama == 3 || (yama == 2 && !cap_ptrace) ||
+                    (yama == 1 && !cap_ptrace && !is_descendant(pid));
+
+  char ids[160], yama_text[128];
+  snprintf(ids, sizeof ids, "target uid %ld, asmspy uid %u %s CAP_SYS_PTRACE", f->uid[1],
+           (unsigned)euid, cap_ptrace ? "with" : "without");
   static const char *const yama_rule[] = {
       "0: same uid may attach", "1: only a descendant or a PR_SET_PTRACER opt-in",
       "2: CAP_SYS_PTRACE only", "3: no attach at all"};
-  char yama_text[96];
   if (yama >= 0 && yama <= 3)
     snprintf(yama_text, sizeof yama_text, "Yama ptrace_scope=%s", yama_rule[yama]);
   else
     snprintf(yama_text, sizeof yama_text, "no Yama");
-  if (tracer > 0)
-    snprintf(buf, cap, "pid %d is already traced by pid %ld (one ptrace jack per task)", (int)pid,
-             tracer);
+
+  /* a refused attach's errno: measured when probing, else the kernel's
+   * answer for a closed gate */
+  int seize = probe ? seize_errno(pid) : -1;
+  const char *err = seize > 0 ? errname(seize) : "EPERM";
+  size_t len = 0;
+  buf[0] = '\0';
+  if (uid_closed || dump_closed || yama_closed) {
+    addf(buf, cap, &len, "permission: %s: %s", err, ids);
+    if (dump_closed)
+      addf(buf, cap, &len,
+           "; pid %d is not dumpable (a set-id exec or PR_SET_DUMPABLE 0), which only "
+           "CAP_SYS_PTRACE passes",
+           (int)pid);
+    addf(buf, cap, &len, "; %s", yama_text);
+    if (yama == 1 && yama_closed) addf(buf, cap, &len, " (pid %d is not a descendant)", (int)pid);
+    if (seize == 0)
+      addf(buf, cap, &len, "; yet a PTRACE_SEIZE just now succeeded (the refusal was transient)");
+    return;
+  }
+  /* every gate /proc shows is open: say so, and what still refuses */
+  if (!probe) {
+    addf(buf, cap, &len,
+         "no gate /proc shows is closed (%s; %s; not traced): a refusal would come from one it "
+         "does not show (a Linux security module, a user namespace)",
+         ids, yama_text);
+    return;
+  }
+  if (seize == 0) {
+    addf(buf, cap, &len,
+         "the attach was refused, yet a PTRACE_SEIZE just now succeeded: the refusal was "
+         "transient (%s; %s)",
+         ids, yama_text);
+    return;
+  }
+  if (seize == ESRCH) {
+    addf(buf, cap, &len, "pid %d exited meanwhile (PTRACE_SEIZE now: ESRCH)", (int)pid);
+    return;
+  }
+  addf(buf, cap, &len, "%s although uid, capability and Yama all allow it (%s; %s; not traced)",
+       seize > 0 ? err : "refused", ids, yama_text);
+  int acc = access_errno(pid);
+  if (acc)
+    addf(buf, cap, &len,
+         ": the kernel's ptrace access check itself refuses, even a read of its memory "
+         "(process_vm_readv: %s), so the closed gate is one /proc does not show: a Linux "
+         "security module (SELinux, AppArmor, Landlock, a BPF LSM) or a user namespace",
+         errname(acc));
   else
-    snprintf(buf, cap, "EPERM: target uid %ld, asmspy uid %u %s CAP_SYS_PTRACE; %s", target_uid,
-             (unsigned)me, have_cap_sys_ptrace() ? "with" : "without", yama_text);
+    addf(buf, cap, &len,
+         ": the kernel's access check lets asmspy read its memory (process_vm_readv), so the "
+         "attach itself refused (state %c now)",
+         f->state);
+}
+
+void attach_explain(pid_t pid, char *buf, size_t cap) {
+  struct facts f;
+  if (read_facts(pid, &f)) {
+    snprintf(buf, cap, "pid %d no longer exists", (int)pid);
+    return;
+  }
+  explain(pid, &f, 0, buf, cap);
+}
+
+void attach_explain_refusal(pid_t pid, char *buf, size_t cap) {
+  struct facts f;
+  if (read_facts(pid, &f)) {
+    snprintf(buf, cap, "pid %d no longer exists (it exited)", (int)pid);
+    return;
+  }
+  explain(pid, &f, 1, buf, cap);
+}
+
+int attach_precheck(pid_t pid, char *why, size_t cap) {
+  struct facts f;
+  if (read_facts(pid, &f)) return 0; /* gone: the caller says so */
+  if (state_reason(&f, why, cap) && f.tracer <= 0) return 1;
+  /* Its memory map is what every mode reads first (symbols, regions); a
+   * map asmspy may not read means the kernel's ptrace access check refuses
+   * us, and the attach would be refused for the same reason. */
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    close(fd);
+    return 0;
+  }
+  if (errno != EACCES && errno != EPERM) return 0;
+  char gates[640];
+  explain(pid, &f, 1, gates, sizeof gates);
+  if (strstr(gates, "just now succeeded")) return 0; /* the attach may work: let it judge */
+  snprintf(why, cap, "pid %d: cannot trace: %s", (int)pid, gates);
+  return 1;
 }
 
 /* 1 when path is an ELFCLASS32 file (a 32-bit tracee: its syscall numbers

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "asmspy_config.h"
 #include "host/codeimage.h"
+#include "host/attach_diag.h"
 #include "host/host.h"
 
 #include <elf.h>
@@ -305,6 +306,16 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
     fprintf(stderr, "asmspy: pid %d: no such process\n", (int)s.pid);
     view->close(ctx.view_state);
     return -ASMSPY_E_ATTACH_GONE;
+  } else {
+    /* a kernel thread, a zombie, an exiting task, a map we may not read:
+     * the real reason (exit 1), before a region lookup could call it a
+     * usage error or an attach blame a gate that is open */
+    char why[768];
+    if (attach_precheck(s.pid, why, sizeof why)) {
+      fprintf(stderr, "asmspy: %s\n", why);
+      view->close(ctx.view_state);
+      return -ASMSPY_E_ATTACH_PERM;
+    }
   }
   if (!launched && target_is_32bit(s.pid)) {
     fprintf(stderr, "asmspy: pid %d: %s\n", (int)s.pid, asmspy_strerror(ASMSPY_FACT_I386));
@@ -414,9 +425,9 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   else if (rc < 0)
     why = OUT_END_ERROR;
   if (rc == -ASMSPY_E_ATTACH_PERM || rc == -ASMSPY_E_ATTACH_BUSY) {
-    char why[512];
-    attach_explain(s.pid, why, sizeof why);
-    out_note(ctx.out, ASMSPY_NOTE_WARN, "pid %d: %s: %s", (int)s.pid, asmspy_strerror(rc), why);
+    char why[768]; /* the measured reason, not the generic status text */
+    attach_explain_refusal(s.pid, why, sizeof why);
+    out_note(ctx.out, ASMSPY_NOTE_WARN, "pid %d: attach refused: %s", (int)s.pid, why);
   } else if (rc < 0) {
     out_note(ctx.out, ASMSPY_NOTE_WARN, "%s: %s", binfo->name, asmspy_strerror(rc));
   }

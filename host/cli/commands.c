@@ -3,6 +3,7 @@
  * the view plugins, so a third-party view becomes a mode with no CLI change. */
 #define _GNU_SOURCE
 #include "host/cli/cli.h"
+#include "host/attach_diag.h"
 #include "host/host.h"
 #include "host/symbols.h"
 
@@ -55,6 +56,15 @@ static int cmd_syms(int argc, char **argv) {
             err == ESRCH || err == ENOENT ? "no such process" : strerror(err));
     return CLI_EXIT_FAIL;
   }
+  struct asmspy_symtab *st = target_symtab(t);
+  char why[768];
+  if ((!st || symtab_count(st) == 0) && attach_precheck(a.pid, why, sizeof why)) {
+    /* no symbols because there is nothing to read (a kernel thread, a
+     * zombie, a map we may not read): say why instead of an empty list */
+    fprintf(stderr, "asmspy: %s\n", why);
+    target_close(t);
+    return CLI_EXIT_FAIL;
+  }
   struct out_opts oo = {.mode = "syms", .pid = a.pid, .json = a.json, .record_path = a.record};
   struct asmspy_out *out = out_open(&oo, &err);
   if (!out) {
@@ -62,7 +72,6 @@ static int cmd_syms(int argc, char **argv) {
     fprintf(stderr, "asmspy: cannot open recording '%s': %s\n", a.record, strerror(err));
     return CLI_EXIT_FAIL;
   }
-  struct asmspy_symtab *st = target_symtab(t);
   for (size_t i = 0; st && i < symtab_count(st); i++) {
     const struct symtab_entry *s = symtab_at(st, i);
     if (filter && !strstr(s->name, filter)) continue;

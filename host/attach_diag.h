@@ -1,0 +1,26 @@
+/* attach_diag.h — why a pid cannot be traced, measured rather than guessed
+ * (host/attach_diag.c). attach_explain and elf_file_is_32bit are declared in
+ * host.h; these are the checks the engine and the CLI make around an attach. */
+#ifndef ASMSPY_HOST_ATTACH_DIAG_H
+#define ASMSPY_HOST_ATTACH_DIAG_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Before any attach: 1 with `why` ("pid 2 is a kernel thread: no user space
+ * to trace", "pid N is a zombie (...)", "pid N is exiting ...", or, when its
+ * memory map cannot even be read, the refusal explained as by
+ * attach_explain_refusal) when pid cannot be traced at all; 0 when nothing
+ * rules it out (then the attach is the judge), including a pid that does not
+ * exist (the caller says "no such process"). */
+int attach_precheck(pid_t pid, char *why, size_t cap);
+
+/* After the kernel refused an attach (EPERM/EACCES): the real reason, with
+ * the gates that are open and closed. Like attach_explain, plus two
+ * measurements when no gate /proc shows is closed: the errno of a fresh
+ * PTRACE_SEIZE (from a short-lived child, so nothing stays attached) and
+ * whether the kernel's ptrace access check lets asmspy read the target's
+ * memory at all (process_vm_readv). */
+void attach_explain_refusal(pid_t pid, char *buf, size_t cap);
+
+#endif
