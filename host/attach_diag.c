@@ -239,9 +239,16 @@ static int access_errno(pid_t pid) {
   return errno == EFAULT ? 0 : errno;
 }
 
-/* The gates, open or closed. probe: measure the refusal when none is. */
-static void explain(pid_t pid, const struct facts *f, int probe, char *buf, size_t cap) {
-  if (state_reason(f, buf, cap)) return;
+/* A refusal ptrace itself does not repeat. */
+#define NOT_PTRACE                                                                                 \
+  "ptrace allows it now, so the refusal was transient or came from the backend's own interface " \
+  "(perf_event_open)"
+
+/* The gates, open or closed. probe: measure the refusal (a fresh
+ * PTRACE_SEIZE, the access check). Returns 1 when that seize succeeded
+ * (ptrace would let asmspy in now), else 0. */
+static int explain(pid_t pid, const struct facts *f, int probe, char *buf, size_t cap) {
+  if (state_reason(f, buf, cap)) return 0;
   int cap_ptrace = have_cap_sys_ptrace();
   uid_t ruid = getuid(), euid = geteuid();
   gid_t rgid = getgid();
@@ -283,8 +290,8 @@ static void explain(pid_t pid, const struct facts *f, int probe, char *buf, size
     addf(buf, cap, &len, "; %s", yama_text);
     if (yama == 1 && yama_closed) addf(buf, cap, &len, " (pid %d is not a descendant)", (int)pid);
     if (seize == 0)
-      addf(buf, cap, &len, "; yet a PTRACE_SEIZE just now succeeded (the refusal was transient)");
-    return;
+      addf(buf, cap, &len, "; yet a PTRACE_SEIZE just now succeeded (%s)", NOT_PTRACE);
+    return seize == 0;
   }
   /* every gate /proc shows is open: say so, and what still refuses */
   if (!probe) {
@@ -292,18 +299,16 @@ static void explain(pid_t pid, const struct facts *f, int probe, char *buf, size
          "no gate /proc shows is closed (%s; %s; not traced): a refusal would come from one it "
          "does not show (a Linux security module, a user namespace)",
          ids, yama_text);
-    return;
+    return seize == 0;
   }
   if (seize == 0) {
-    addf(buf, cap, &len,
-         "the attach was refused, yet a PTRACE_SEIZE just now succeeded: the refusal was "
-         "transient (%s; %s)",
+    addf(buf, cap, &len, "refused, yet a PTRACE_SEIZE just now succeeded: %s (%s; %s)", NOT_PTRACE,
          ids, yama_text);
-    return;
+    return seize == 0;
   }
   if (seize == ESRCH) {
     addf(buf, cap, &len, "pid %d exited meanwhile (PTRACE_SEIZE now: ESRCH)", (int)pid);
-    return;
+    return seize == 0;
   }
   addf(buf, cap, &len, "%s although uid, capability and Yama all allow it (%s; %s; not traced)",
        seize > 0 ? err : "refused", ids, yama_text);
@@ -319,6 +324,7 @@ static void explain(pid_t pid, const struct facts *f, int probe, char *buf, size
          ": the kernel's access check lets asmspy read its memory (process_vm_readv), so the "
          "attach itself refused (state %c now)",
          f->state);
+  return 0;
 }
 
 void attach_explain(pid_t pid, char *buf, size_t cap) {
@@ -355,8 +361,7 @@ int attach_precheck(pid_t pid, char *why, size_t cap) {
   }
   if (errno != EACCES && errno != EPERM) return 0;
   char gates[640];
-  explain(pid, &f, 1, gates, sizeof gates);
-  if (strstr(gates, "just now succeeded")) return 0; /* the attach may work: let it judge */
+  if (explain(pid, &f, 1, gates, sizeof gates)) return 0; /* ptrace lets us in: let the attach judge */
   snprintf(why, cap, "pid %d: cannot trace: %s", (int)pid, gates);
   return 1;
 }

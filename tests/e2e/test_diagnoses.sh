@@ -86,24 +86,28 @@ else
 fi
 
 # ---- already traced: the attach's own refusal, worded by the engine --------
-# A second tracer holds the victim (PTRACE_SEIZE, then it blocks on a pipe
+# A second tracer holds the victim (PTRACE_SEIZE, then it blocks on a fifo
 # until we close it): asmspy's attach is refused with EPERM.
 start_victim victim_loop
 mkfifo "$TMP/hold"
-python3 - "$VICTIM_PID" "$TMP/held" <"$TMP/hold" <<'EOF' &
+cat >"$TMP/holder.py" <<'EOF'
 import ctypes, sys
 libc = ctypes.CDLL(None, use_errno=True)
+libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
 PTRACE_SEIZE = 0x4206
-if libc.ptrace(PTRACE_SEIZE, int(sys.argv[1]), 0, 0) != 0:
+if libc.ptrace(PTRACE_SEIZE, int(sys.argv[1]), None, None) != 0:
     sys.exit("seize failed: errno %d" % ctypes.get_errno())
 open(sys.argv[2], "w").close()
-sys.stdin.read()  # hold until the test closes the fifo
+open(sys.argv[3]).read()  # hold until the test closes the fifo's write end
 EOF
+python3 "$TMP/holder.py" "$VICTIM_PID" "$TMP/held" "$TMP/hold" &
 holder=$!
-exec 9>"$TMP/hold"
+exec 9<>"$TMP/hold" # read-write: opening never blocks, whatever the holder does
 i=0
 while [ ! -e "$TMP/held" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
 [ -e "$TMP/held" ] || fail "the second tracer did not seize pid $VICTIM_PID"
+[ "$(awk '/^TracerPid:/ {print $2}' "/proc/$VICTIM_PID/status")" = "$holder" ] ||
+  fail "pid $VICTIM_PID is not traced by the holder $holder: $(grep TracerPid "/proc/$VICTIM_PID/status"); $(ps -o pid,ppid,args -p "$holder" 2>&1 | tail -1)"
 refused 1 "--stream on a traced pid" --stream "$VICTIM_PID" 5
 grep -qF "pid $VICTIM_PID: attach refused: pid $VICTIM_PID is already traced by pid $holder" "$TMP/err" ||
   fail "traced pid: $(cat "$TMP/err")"
