@@ -78,13 +78,17 @@ state_of() {
   echo "${s%% *}"
 }
 tracer_of() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo gone; }
-# every thread as tid:state:tracerpid, one line
+# every thread as tid:state:tracerpid, one line (a thread that exits while
+# this reads it is left out: threads come and go in a JVM)
 threads_view() {
-  local t out=""
+  local t out="" st tr
   for t in /proc/"$1"/task/*; do
     [ -d "$t" ] || continue
     t=${t##*/}
-    out="$out $t:$(state_of "$1/task/$t"):$(awk '/^TracerPid:/ {print $2}' "/proc/$1/task/$t/status" 2>/dev/null)"
+    st=$(state_of "$1/task/$t")
+    tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$1/task/$t/status" 2>/dev/null)
+    [ "$st" = gone ] || [ -z "$tr" ] || [ "$st" = X ] && continue
+    out="$out $t:$st:$tr"
   done
   echo "${out# }"
 }
@@ -476,8 +480,10 @@ run_session() {
       int|term)
         local limit=$FIRST_WAIT
         [ "$STOPPED" = 1 ] && [ "$mode" != stopmid ] && limit=$GRACE
-        if ! wait_first "$out" "$limit"; then
-          running "$TO_PID" && ev="$ev | its first output ($FIRST_N lines /$FIRST_RE/) did not come in ${limit}s; signalled anyway"
+        if ! wait_first "$out" "$limit" && running "$TO_PID"; then
+          ev="$ev | its first output ($FIRST_N lines /$FIRST_RE/) did not come in ${limit}s; signalled anyway"
+          # a running target does all of this continuously: nothing in 20 s is a failure
+          [ "$STOPPED" = 1 ] && [ "$mode" != stopmid ] || cats="$cats other"
         fi
         if [ "$mode" = stopmid ] && running "$TO_PID"; then
           kill -STOP "$TARGET_PID"
@@ -607,8 +613,8 @@ run_session() {
 
   # --- the end reason
   if [ -n "$footer" ] && [ $alive = 1 ] && [ $hang = 0 ]; then
-    if [ "$reason" = target_exited ] || [ "$status" = 102 ]; then
-      cats="$cats wrong_end"; ev="$ev | footer claims the target exited; it is alive ($(state_of "$TARGET_PID"))"
+    if [ "$reason" = target_exited ] || [ "$reason" = target_killed ] || [ "$status" = 102 ]; then
+      cats="$cats wrong_end"; ev="$ev | footer claims the target ended ($reason, status $status); it is alive ($(state_of "$TARGET_PID"))"
     elif [ -n "$signalled" ]; then
       # ended by us (Ctrl-C, SIGTERM, serve stop): interrupted; a bounded
       # run on a stopped target may have finished on its own just before
