@@ -174,6 +174,11 @@ enum asmspy_task_what {
 #define ASMSPY_EVF_BR_CALL (1u << 4)     /* the branch is a call */
 #define ASMSPY_EVF_SAMPLED (1u << 5)     /* statistical: one sample of many, not every instance */
 #define ASMSPY_EVF_WATCH_READ (1u << 6)  /* WATCH_HIT: a read (or read/write) access fired it */
+/* 1.7 WATCH_HIT: when the value was read, another armed thread sat in an
+ * unreported trap of its own (it had written too): new_value may be that
+ * thread's write, not this one's. x86 traps AFTER the access, so the value
+ * of a read-modify-write (add [m], 1) cannot be recovered exactly then. */
+#define ASMSPY_EVF_WATCH_CONCURRENT (1u << 7)
 
 struct asmspy_event {
   uint32_t abi_version;

@@ -160,6 +160,10 @@ int hw_run(const struct asmspy_host_api *host, const struct asmspy_session *s);
  * 1 and *ip, or 0 when it cannot be known (no symbol, rip is the first
  * instruction of its function: the access was a call/jump's own push, or
  * the bytes do not decode onto rip). */
+/* The value a plain `mov [m], reg|imm` toucher at ip stored at addr (regs
+ * read after it), or 0 when the instruction is no such store (toucher.c). */
+int hw_stored_value(const struct asmspy_host_api *host, struct asmspy_target *t, uint64_t ip,
+                    const struct asmspy_regs *regs, uint64_t addr, unsigned len, uint64_t *value);
 int hw_toucher_before(const struct asmspy_host_api *host, struct asmspy_target *t, uint64_t rip,
                       uint64_t *ip);
 

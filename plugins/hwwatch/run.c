@@ -139,8 +139,32 @@ static int current_ip(struct hw_run *r, pid_t tid, uint64_t *ip)
   return 0;
 }
 
+/* Is another armed thread of ours sitting in a trace stop we have not
+ * collected yet (state 't' in /proc while we think it runs)? Then it may
+ * have written the watched bytes after the thread being reported did. */
+static int other_thread_trapped(const struct hw_run *r, pid_t self)
+{
+  for (size_t i = 0; i < r->nthreads; i++) {
+    const struct hw_thread *o = &r->threads[i];
+    if (o->tid == self || o->stopped || !o->armed)
+      continue;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)o->tid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+      continue;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *paren = strrchr(buf, ')');
+    if (paren && paren[1] == ' ' && paren[2] == 't')
+      return 1;
+  }
+  return 0;
+}
+
 static void report(struct hw_run *r, const struct asmspy_stop *stop, const struct hw_thread *t,
-                   uint64_t ip, uint64_t old_value, uint64_t new_value)
+                   uint64_t ip, uint64_t old_value, uint64_t new_value, uint32_t flags)
 {
   struct asmspy_event ev;
   memset(&ev, 0, sizeof ev);
@@ -157,6 +181,7 @@ static void report(struct hw_run *r, const struct asmspy_stop *stop, const struc
   ev.u.watch.new_value = new_value;
   ev.u.watch.len = r->len;
   ev.u.watch.slot = (uint32_t)(t->slot < 0 ? 0 : t->slot);
+  ev.flags |= flags;
   /* Neither architecture says whether a read/write watchpoint fired on the
    * read or the write; an unchanged value is reported as a read (a write of
    * the same value looks the same). */
@@ -187,9 +212,22 @@ static void hit_after_access(struct hw_run *r, const struct asmspy_stop *stop,
            "or the start of a function: a call's push); showing the next instruction",
            rip);
   }
+  /* the stored value itself when the toucher is a plain store: exact even
+   * if another thread wrote since; otherwise the bytes as read now */
+  uint32_t flags = 0;
+  struct asmspy_regs regs;
+  memset(&regs, 0, sizeof regs);
+  ASMSPY_INIT_HEADER(&regs);
+  uint64_t stored = 0;
+  struct asmspy_target *tg = stop->target ? stop->target : r->s->target;
+  if (ip != rip && r->seam->get_regs(r->sm, t->tid, &regs) == 0 &&
+      hw_stored_value(r->host, tg, ip, &regs, r->addr, r->len, &stored))
+    now = stored;
+  else if (other_thread_trapped(r, t->tid))
+    flags = ASMSPY_EVF_WATCH_CONCURRENT;
   uint64_t old = r->last_value;
   r->last_value = now;
-  report(r, stop, t, ip, old, now);
+  report(r, stop, t, ip, old, now, flags);
 }
 
 /* AArch64: the hit stop is before the access: step it with the watchpoint
@@ -219,7 +257,7 @@ static void step_over_done(struct hw_run *r, const struct asmspy_stop *stop, str
   uint64_t now = t->hit_old;
   (void)read_value(r, stop->target, &now);
   r->last_value = now;
-  report(r, stop, t, t->hit_ip, t->hit_old, now);
+  report(r, stop, t, t->hit_ip, t->hit_old, now, 0); /* AArch64: stepped with the others running: */
   if (!r->done)
     arm_thread(r, t, 0);
 }

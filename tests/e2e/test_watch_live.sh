@@ -42,4 +42,14 @@ grep '"type":"watch",' "$TMP/w.ndjson" | grep -oE '"new":[0-9]+' | cut -d: -f2 |
   fail "writes of all three workers expected (the third is born during the watch)"
 grep '"type":"watch",' "$TMP/w.ndjson" | grep -v '"sym":"set_watched"' && fail "a toucher other than set_watched"
 pass "watched: workers 1, 2 and the late-born 3 all seen, touched in set_watched"
+# each hit's value is the one THAT thread stored (set_watched is a plain
+# store: the value comes from its source register, not from memory, which
+# another worker may already have overwritten): one worker k per tid
+grep '"type":"watch",' "$TMP/w.ndjson" | grep -oE '"tid":[0-9]+|"new":[0-9]+' | paste - - |
+  awk -F'[:\t]' '{k = int($4 / 1000000); if (($2 in seen) && seen[$2] != k) bad++; seen[$2] = k}
+                 END {exit bad > 0}' ||
+  fail "a hit reported another worker's value (values of one tid from two workers)"
+grep '"type":"watch",' "$TMP/w.ndjson" | grep -q '"concurrent":true' &&
+  fail "a plain store flagged concurrent: its value is known exactly"
+pass "watched: every hit shows the value its own thread stored (one worker per tid, none flagged)"
 assert_runs "$pid"

@@ -174,14 +174,16 @@ static int render_hit(struct watch_state *st, const struct asmspy_event *ev)
   int64_t oldv = signed_of(ev->u.watch.old_value, len);
   int64_t newv = signed_of(ev->u.watch.new_value, len);
   int read = (ev->flags & ASMSPY_EVF_WATCH_READ) != 0;
+  int concurrent = (ev->flags & ASMSPY_EVF_WATCH_CONCURRENT) != 0;
   st->hits++;
 
   char text[768];
   int off = 0;
   if (ev->nthreads > 1 || st->s->tid == 0)
     off = snprintf(text, sizeof text, "[%d] ", (int)ev->tid);
-  snprintf(text + off, sizeof text - (size_t)off, "%-40s  %-36s   %" PRId64 " -> %" PRId64 "%s",
-           where, dis, oldv, newv, read ? "   (read)" : "");
+  snprintf(text + off, sizeof text - (size_t)off, "%-40s  %-36s   %" PRId64 " -> %" PRId64 "%s%s",
+           where, dis, oldv, newv, read ? "   (read)" : "",
+           concurrent ? "   (another thread wrote too: value read after both)" : "");
 
   struct asmspy_symbol sym;
   memset(&sym, 0, sizeof sym);
@@ -203,10 +205,12 @@ static int render_hit(struct watch_state *st, const struct asmspy_event *ev)
            "\"hit\":%" PRIu64 ",\"tid\":%d,\"ip\":\"0x%" PRIx64 "\",\"sym\":%s,\"off\":%" PRIu64
            ",\"module\":\"%s\",\"disasm\":\"%s\",\"name\":\"%s\",\"addr\":\"0x%" PRIx64
            "\",\"len\":%u,\"access\":\"%s\",\"old\":%" PRId64 ",\"new\":%" PRId64
-           ",\"old_hex\":\"0x%" PRIx64 "\",\"new_hex\":\"0x%" PRIx64 "\",\"slot\":%u",
+           ",\"old_hex\":\"0x%" PRIx64 "\",\"new_hex\":\"0x%" PRIx64 "\",\"slot\":%u"
+           ",\"concurrent\":%s",
            st->hits, (int)ev->tid, ev->ip, symfield, sym.name ? sym.offset : 0, mod_e, dis_e,
            name_e, ev->u.watch.addr, len, read ? "read" : "write", oldv, newv,
-           ev->u.watch.old_value, ev->u.watch.new_value, ev->u.watch.slot);
+           ev->u.watch.old_value, ev->u.watch.new_value, ev->u.watch.slot,
+           concurrent ? "true" : "false");
   h->emit(st->s->out, "watch", fields, text);
   return st->want > 0 && (int64_t)st->hits >= st->want ? ASMSPY_CONSUME_DONE
                                                          : ASMSPY_CONSUME_MORE;
