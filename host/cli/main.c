@@ -6,14 +6,25 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 /* Ctrl-C / SIGTERM / a closed stdout pipe stop the capture through the flag,
  * so the engine returns through its two-phase detach. No SA_RESTART: the
  * tracer's blocked waitpid must return EINTR and notice the flag. */
+/* The flag alone has a window: a signal landing after the loop checked
+ * the flag and before it entered waitpid leaves the tracer blocked until
+ * the target's next stop — forever if the stepped thread sits in a
+ * blocking syscall. So a stop also arms a repeating 100 ms SIGALRM (a
+ * no-op handler, no SA_RESTART): every blocked wait returns EINTR and sees
+ * the flag within 100 ms. */
+static void on_wake(int sig) { (void)sig; }
+
 static void on_stop_signal(int sig) {
   (void)sig;
   cli_stop_flag = 1;
+  struct itimerval tick = {{0, 100000}, {0, 100000}};
+  setitimer(ITIMER_REAL, &tick, NULL);
 }
 
 static void install_stop_handlers(void) {
@@ -25,6 +36,8 @@ static void install_stop_handlers(void) {
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
   sigaction(SIGPIPE, &sa, NULL);
+  sa.sa_handler = on_wake;
+  sigaction(SIGALRM, &sa, NULL);
 }
 
 /* The TUI runs in the supervised child (host/cli/supervise.c): a SIGKILLed
