@@ -34,6 +34,16 @@ s = srv.expect_ack("start")["session"]
 srv.wait_ended(s)
 write_lines(os.path.join(TMP, "t.asmtrace"), slice_session(srv.raw, s))
 check_recording(os.path.join(TMP, "t.asmtrace"), "trace over the socket")
+# a leaf (no callee: the view's callee table was never allocated; under
+# UBSan its sort was a qsort of a NULL base and killed the session)
+srv.send({"cmd": "start", "mode": "trace", "pid": pid, "region": "helper", "max": 1})
+s = srv.expect_ack("start")["session"]
+ended = srv.wait_ended(s)
+if ended.get("exit") != 0 or ended.get("reason") != "n_reached" or ended.get("recording") != "complete":
+    fail(f"trace of a leaf function over the socket ended {ended}")
+leaf = [o for o in srv.lines if o.get("type") == "sample"]
+if not leaf or "(none)" not in leaf[-1].get("human", ""):
+    fail(f"trace of a leaf: no sample saying it calls nothing: {leaf[-1:]}")
 srv.send({"cmd": "start", "mode": "stream", "pid": pid, "max": -1})
 s = srv.expect_ack("start")["session"]
 srv.read_until(lambda o: o.get("type") == "insn", "an insn")
