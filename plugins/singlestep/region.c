@@ -4,9 +4,10 @@
  * Per sample:
  *   1. an int3 at the region's entry; every thread runs at native speed until
  *      one arrives (bounded wait: session entry_wait_ms);
- *   2. the entry byte is restored and the other threads are held (interrupted)
- *      while the sample is captured, so the temporary breakpoints below can
- *      only ever be hit by the sampled thread;
+ *   2. the entry byte is restored; the other threads run on (a sampled
+ *      thread blocked in a syscall must not freeze the target); one that
+ *      reaches a temporary breakpoint below is held there, rewound onto it,
+ *      until the sample ends;
  *   3. the sampled thread is single-stepped; every instruction inside the
  *      region becomes an INSN event carrying the registers before it ran;
  *   4. a verified call out of the region (sp dropped one slot, the return
@@ -393,7 +394,10 @@ int region_run(const struct asmspy_host_api *host, const struct asmspy_session *
     pid_t entered = wait_for_entry(&rs, sample, &result);
     if (!entered) break;
     bp_remove(&rs, 0);
-    seam->interrupt_all(rs.sm, entered); /* hold the others while we sample */
+    /* The other threads run on while one invocation is stepped: when it
+     * blocks in a syscall (epoll_pwait, a futex), the target is not frozen
+     * with it. A thread that reaches the step-over breakpoint meanwhile is
+     * held there (the seam rewinds it) until the sample ends. */
     if (capture_sample(&rs, entered, ++sample) != 0) break;
   }
 out:
