@@ -605,13 +605,15 @@ run_session() {
 
   # --- the output
   local chk footer reason status
-  if [ -s "$rec" ]; then
+  if [ "$rc" = 137 ]; then
+    :   # SIGKILLed after a hang: a cut recording is the hang's consequence
+  elif [ -s "$rec" ]; then
     chk=$("$ASMTRACE_CHECK" "$rec" 2>&1); local crc=$?
     [ $crc = 0 ] || { cats="$cats invalid"; ev="$ev | recording: $chk"; }
   elif [ "$rc" = 0 ] || [ $sig_sent = 1 ]; then
     cats="$cats invalid"; ev="$ev | no recording written"
   fi
-  if [ $json = 1 ] && [ -s "$out" ]; then
+  if [ $json = 1 ] && [ -s "$out" ] && [ "$rc" != 137 ]; then
     chk=$("$ASMTRACE_CHECK" "$out" 2>&1) || { cats="$cats invalid"; ev="$ev | --json stdout: $chk"; }
   fi
   footer=$(footer_of "$rec")
