@@ -9,10 +9,38 @@
 #   survive.sh [KIND...]      KIND: c hammer python node jvm forkloop selftrap
 #                             stopped, or all (the default)
 #
+# Kinds (one target each, started once, restarted only after a bad session):
+#   c         victim_loop; traced work, watched sink
+#   hammer    victim_hammer: 4 threads call hammer_fn concurrently, forever;
+#             watched hammer_counter (written by every call)
+#   python    /usr/bin/python3 with 4 computing threads; PyObject_Malloc;
+#             watched Py_None's refcount (_Py_NoneStruct, 8 bytes)
+#   node      node -e with a 1 ms setInterval busy loop; epoll_pwait; watched
+#             a libuv loop counter found at run time (procmem.py hot)
+#   jvm       java Spin (compiled with javac into the temp dir): 4 threads
+#             compute + sleep, thread churn; pthread_cond_timedwait; watched
+#             a libjvm counter found at run time
+#   forkloop  bash -c 'while :; do /bin/true; done'; execute_command;
+#             watched last_made_pid; a forked child killed is a failure too
+#   selftrap  victim_selftrap (int3 in a loop, a SIGTRAP handler); on_trap
+#             (runs inside the handler), watched traps_handled
+#   stopped   victim_loop SIGSTOPped before every session: sessions are
+#             Ctrl-C'd after GRACE s; after: still 'T', sink unchanged (it
+#             did not run), then SIGCONT must resume it
+# Modes: stream log trace dataflow graph tree procs watch sample-sw
+#   sample-ptrace (each bounded by a count), serve (serve_client.py: start a
+#   stream session with no count, read 200 events, stop, quit), int-stream /
+#   int-trace (n = -1, Ctrl-C to the session's process group after the first
+#   output), term-log / term-watch (n = -1, SIGTERM to asmspy after the first
+#   output), stopmid (stopped kind: SIGSTOP during --log -1; the target must
+#   not run on while traced). Odd runs print text (+ --record), even runs
+#   --json (+ --record).
+#
 # Environment:
 #   ASMSPY ASMTRACE_CHECK VICTIM_DIR   as in tests/e2e (meson sets them)
 #   HAMMER            victim_hammer (default: $VICTIM_DIR/../survival/victim_hammer)
-#   REPS=2            runs of every mode per kind (the target is started once
+#   REPS=2            runs of every mode per kind (1 in the sanitizer build,
+#                     through SURVIVAL_DEFAULT_REPS; the target is started once
 #                     per kind and restarted only when a session killed, froze
 #                     or left it traced)
 #   MODES="..."       the modes to run (default: all of ALL_MODES, and stopmid
@@ -37,7 +65,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${ASMTRACE_CHECK:?ASMTRACE_CHECK must name the built asmtrace-check}"
 : "${VICTIM_DIR:?VICTIM_DIR must name the built victims}"
 HAMMER=${HAMMER:-$VICTIM_DIR/../survival/victim_hammer}
-REPS=${REPS:-2}
+REPS=${REPS:-${SURVIVAL_DEFAULT_REPS:-2}}
 SESSION_TIMEOUT=${SESSION_TIMEOUT:-30}
 SIGNAL_WAIT=${SIGNAL_WAIT:-10}   # s an asmspy may take to end after our signal
 FIRST_WAIT=${FIRST_WAIT:-20}     # s to wait for a session's first output lines
