@@ -1027,25 +1027,29 @@ static void detach_fold_status(struct asmspy_seam *sm, pid_t tid, int status) {
   t->pending_sig = sig; /* a real signal: hand it back at detach */
 }
 
-/* Wait (bounded by deadline_ns) for one status of any task and fold it in.
- * Returns 0 when the deadline passed with nothing to reap. */
-static int detach_collect_one(struct asmspy_seam *sm, int64_t deadline_ns) {
+/* waitpid(pid, __WALL) polled every millisecond until deadline_ns: the
+ * pid reaped (> 0), 0 when the deadline passed, -1 with errno (ECHILD). */
+static pid_t wait_until(pid_t pid, int *status, int64_t deadline_ns) {
   for (;;) {
-    int status;
-    pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
-    if (tid > 0) {
-      detach_fold_status(sm, tid, status);
-      return 1;
-    }
-    if (tid < 0 && errno == EINTR) continue;
-    if (tid < 0) { /* ECHILD: every task is gone */
-      while (sm->ntasks) task_remove(sm, sm->tasks[0].tid);
-      return 1;
-    }
-    if (now_ns() >= deadline_ns) return 0;
+    pid_t w = waitpid(pid, status, __WALL | WNOHANG);
+    if (w > 0 || (w < 0 && errno != EINTR)) return w;
+    if (w == 0 && now_ns() >= deadline_ns) return 0;
     struct timespec ms = {0, 1000000};
     nanosleep(&ms, NULL);
   }
+}
+
+/* Wait (bounded by deadline_ns) for one status of any task and fold it in.
+ * Returns 0 when the deadline passed with nothing to reap. */
+static int detach_collect_one(struct asmspy_seam *sm, int64_t deadline_ns) {
+  int status;
+  pid_t tid = wait_until(-1, &status, deadline_ns);
+  if (tid == 0) return 0;
+  if (tid > 0)
+    detach_fold_status(sm, tid, status);
+  else /* ECHILD: every task is gone */
+    while (sm->ntasks) task_remove(sm, sm->tasks[0].tid);
+  return 1;
 }
 
 /* Phase 2 for one stopped thread: a SIGTRAP still queued in its private
@@ -1058,12 +1062,7 @@ static void detach_drain_trap(struct seam_task *t) {
     int owed = t->pending_sig;
     if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(uintptr_t)owed) != 0) break;
     int status;
-    pid_t w;
-    int64_t deadline = now_ns() + (int64_t)DETACH_WAIT_MS * 1000000;
-    while ((w = waitpid(t->tid, &status, __WALL | WNOHANG)) == 0 && now_ns() < deadline) {
-      struct timespec ms = {0, 1000000};
-      nanosleep(&ms, NULL);
-    }
+    pid_t w = wait_until(t->tid, &status, now_ns() + (int64_t)DETACH_WAIT_MS * 1000000);
     if (w != t->tid || !WIFSTOPPED(status)) break;
     int sig = WSTOPSIG(status);
     t->pending_sig = 0;
@@ -1091,18 +1090,9 @@ static void detach_release(struct asmspy_seam *sm, struct seam_task *t) {
   if (!still_traced_by_us(t->tid)) return;
   pid_t tid = t->tid;
   if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0) return;
-  int64_t deadline = now_ns() + (int64_t)DETACH_WAIT_MS * 1000000;
-  for (;;) {
-    int status;
-    pid_t w = waitpid(tid, &status, __WALL | WNOHANG);
-    if (w == tid) {
-      detach_fold_status(sm, tid, status);
-      break;
-    }
-    if ((w < 0 && errno != EINTR) || now_ns() >= deadline) return;
-    struct timespec ms = {0, 1000000};
-    nanosleep(&ms, NULL);
-  }
+  int status;
+  if (wait_until(tid, &status, now_ns() + (int64_t)DETACH_WAIT_MS * 1000000) != tid) return;
+  detach_fold_status(sm, tid, status);
   t = task_find(sm, tid);
   if (!t) return; /* it exited */
   sig = t->pending_sig ? t->pending_sig : t->owed_sig;
