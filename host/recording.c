@@ -369,21 +369,42 @@ static int check_event_members(struct recording *rec, const char *type, const st
     need_int(&c, "signo", 1, NULL);
     need_str(&c, "name");
   } else if (strcmp(type, "graph") == 0) {
-    /* --graph: the whole call graph in one event */
+    /* --graph: the whole call graph in one event. nodes and edges are
+     * objects; their pid (the process a row belongs to, several under
+     * --follow), where present, a positive integer */
     const struct json_value *nodes = json_get(ev, "nodes"), *edges = json_get(ev, "edges");
     if (!nodes || nodes->type != JSON_ARRAY) check_fail(&c, "nodes", "an array of node objects");
-    for (size_t i = 0; !c.bad && i < json_array_len(nodes); i++)
-      if (json_array_at(nodes, i)->type != JSON_OBJECT)
+    for (size_t i = 0; !c.bad && i < json_array_len(nodes); i++) {
+      struct checker m = {.obj = json_array_at(nodes, i), .what = "graph.nodes[]"};
+      if (m.obj->type != JSON_OBJECT) {
         check_fail(&c, "nodes", "an array of node objects");
+        break;
+      }
+      opt_int(&m, "pid", 1);
+      if (m.bad) {
+        c.bad = 1;
+        memcpy(c.msg, m.msg, sizeof c.msg);
+      }
+    }
     if (!c.bad && (!edges || edges->type != JSON_ARRAY))
       check_fail(&c, "edges", "an array of edge objects");
-    for (size_t i = 0; !c.bad && i < json_array_len(edges); i++)
-      if (json_array_at(edges, i)->type != JSON_OBJECT)
+    for (size_t i = 0; !c.bad && i < json_array_len(edges); i++) {
+      struct checker m = {.obj = json_array_at(edges, i), .what = "graph.edges[]"};
+      if (m.obj->type != JSON_OBJECT) {
         check_fail(&c, "edges", "an array of edge objects");
+        break;
+      }
+      opt_int(&m, "pid", 1);
+      if (m.bad) {
+        c.bad = 1;
+        memcpy(c.msg, m.msg, sizeof c.msg);
+      }
+    }
   } else if (strcmp(type, "call") == 0) {
     /* --tree: one verified call */
     const char *name;
     need_int(&c, "tid", INT64_MIN, NULL);
+    opt_int(&c, "pid", 1);
     need_int(&c, "depth", 0, NULL);
     need_str_or_null(&c, "name", &name);
     need_str(&c, "module");

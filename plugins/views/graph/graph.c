@@ -16,8 +16,11 @@
  * is dropped (the return address is gone: a longjmp out of a handler).
  * The call checks and the thread table: plugins/common/callcheck.h.
  *
- * Per function: inv (times called), calls (calls made), fanout (distinct
- * callees). n counts verified calls (default 200, negative = until exit).
+ * Per function and process: inv (times called), calls (calls made), fanout
+ * (distinct callees). Under --follow a forked child's calls are its own rows
+ * (same code, same addresses, another process): every node and edge carries
+ * its pid in JSON, and once the graph spans several processes each text row
+ * starts with "[pid] ". n counts verified calls (default 200, negative = until exit).
  * Output at finish: the text table, one `graph` JSON event (nodes + edges),
  * or with --dot a Graphviz digraph; snapshot() renders the same mid-capture
  * (the TUI's periodic frame). */
@@ -98,6 +101,7 @@ static struct hslot *hmap_get(struct hmap *m, uint64_t a, uint64_t b, int *creat
 /* ------------------------------------------------------------- state -- */
 
 struct node {
+  int32_t pid;   /* the process it ran in (--follow: a forked child has its own rows) */
   uint64_t addr; /* entry address (or the address itself when no symbol covers it) */
   char *name;    /* NULL: no symbol */
   char *module;
@@ -169,9 +173,11 @@ static void note_oom(struct graph_state *st) {
   st->host->note(st->s->out, ASMSPY_NOTE_WARN, "--graph: out of memory; the graph is incomplete");
 }
 
-/* The node of the function containing addr (created on first sight). */
-static int node_for(struct graph_state *st, struct asmspy_target *target, uint64_t addr,
-                    uint32_t *out) {
+/* The node of the function containing addr in process pid (created on first
+ * sight). Keyed by (pid, function): a forked child runs the same code at the
+ * same addresses as its parent, and its calls are its own rows. */
+static int node_for(struct graph_state *st, int32_t pid, struct asmspy_target *target,
+                    uint64_t addr, uint32_t *out) {
   const struct asmspy_host_api *h = st->host;
   struct asmspy_symbol sym;
   memset(&sym, 0, sizeof sym);
@@ -180,7 +186,7 @@ static int node_for(struct graph_state *st, struct asmspy_target *target, uint64
   int named = sym.name != NULL && sym.kind != ASMSPY_SYM_UNKNOWN;
   uint64_t key = named ? sym.start : addr;
   int created;
-  struct hslot *slot = hmap_get(&st->node_map, (uint64_t)(uintptr_t)target, key, &created);
+  struct hslot *slot = hmap_get(&st->node_map, (uint64_t)(uint32_t)pid, key, &created);
   if (!slot) return -1;
   if (!created) {
     *out = slot->idx;
@@ -199,6 +205,7 @@ static int node_for(struct graph_state *st, struct asmspy_target *target, uint64
   }
   struct node *n = &st->nodes[st->nnodes];
   memset(n, 0, sizeof *n);
+  n->pid = pid;
   n->addr = key;
   n->kind = named ? sym.kind : ASMSPY_SYM_UNKNOWN;
   n->name = named ? strdup(sym.name) : NULL;
@@ -209,11 +216,14 @@ static int node_for(struct graph_state *st, struct asmspy_target *target, uint64
   return 0;
 }
 
-static int record_edge(struct graph_state *st, const struct cc_pending *pc, uint64_t callee_ip,
-                       struct asmspy_target *target) {
+/* A verified call of ev's thread: the call site and the callee run in the
+ * same process (a call never crosses a fork: the child starts with no
+ * pending call), ev->pid. */
+static int record_edge(struct graph_state *st, const struct cc_pending *pc,
+                       const struct asmspy_event *ev) {
   uint32_t caller, callee;
-  if (node_for(st, pc->target, pc->site, &caller) != 0 ||
-      node_for(st, target, callee_ip, &callee) != 0) {
+  if (node_for(st, ev->pid, pc->target, pc->site, &caller) != 0 ||
+      node_for(st, ev->pid, ev->target, ev->ip, &callee) != 0) {
     note_oom(st);
     return -1;
   }
@@ -255,7 +265,7 @@ static int on_insn(struct graph_state *st, const struct asmspy_event *ev) {
   int done = ASMSPY_CONSUME_MORE;
   struct cc_pending pc;
   if (!(st->s->flags & ASMSPY_SESS_EXACT_SP)) { /* flow mode */
-    if (cc_flow_step(t, h, ev, &pc) == CC_FLOW_CALL && record_edge(st, &pc, ev->ip, ev->target) == 0) {
+    if (cc_flow_step(t, h, ev, &pc) == CC_FLOW_CALL && record_edge(st, &pc, ev) == 0) {
       st->recorded++;
       if (st->want > 0 && st->recorded >= (uint64_t)st->want) done = ASMSPY_CONSUME_DONE;
     }
@@ -268,7 +278,7 @@ static int on_insn(struct graph_state *st, const struct asmspy_event *ev) {
   cc_drop_stale(t, sp);
 
   /* 2. the call that lands here: sp one slot down, the return address on top */
-  if (cc_land(t, h, ev, sp, &pc) && record_edge(st, &pc, ev->ip, ev->target) == 0) {
+  if (cc_land(t, h, ev, sp, &pc) && record_edge(st, &pc, ev) == 0) {
     st->recorded++;
     if (st->want > 0 && st->recorded >= (uint64_t)st->want) done = ASMSPY_CONSUME_DONE;
   }
@@ -323,6 +333,7 @@ static int cmp_nodes(const void *pa, const void *pb, void *ctx) {
   char ba[32], bb[32];
   int c = strcmp(display_name(a, ba, sizeof ba), display_name(b, bb, sizeof bb));
   if (c) return c;
+  if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
   return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
@@ -371,24 +382,49 @@ static const char *dot_colour(uint32_t kind) {
   }
 }
 
-static void render_text(struct graph_state *st, const uint32_t *order, struct sb *b) {
-  sb_addf(b, "call graph \xe2\x80\x94 %zu function%s, sorted by %s (pid %d)", st->nnodes,
+/* How many distinct processes the nodes ran in (--follow: more than one). */
+static int cmp_pid(const void *pa, const void *pb) {
+  int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+static size_t count_pids(const struct graph_state *st) {
+  if (st->nnodes == 0) return 0;
+  int32_t *p = malloc(st->nnodes * sizeof *p);
+  if (!p) return 2; /* unknown: prefix every row rather than mislabel one */
+  for (size_t i = 0; i < st->nnodes; i++) p[i] = st->nodes[i].pid;
+  qsort(p, st->nnodes, sizeof *p, cmp_pid);
+  size_t n = 1;
+  for (size_t i = 1; i < st->nnodes; i++) n += p[i] != p[i - 1];
+  free(p);
+  return n;
+}
+
+/* One row per (process, function); once the graph spans several processes
+ * (--follow) every row starts with its process, "[pid] ", like the [tid]
+ * prefix of the other views, and the title counts the processes. */
+static void render_text(struct graph_state *st, const uint32_t *order, size_t npids, struct sb *b) {
+  sb_addf(b, "call graph \xe2\x80\x94 %zu function%s, sorted by %s (pid %d", st->nnodes,
           st->nnodes == 1 ? "" : "s", st->sort == SORT_FANOUT ? "fanout" : "invocations",
           (int)st->s->pid);
+  if (npids > 1) sb_addf(b, "; %zu processes, rows by [pid]", npids);
+  sb_addf(b, ")");
   for (size_t i = 0; i < st->nnodes; i++) {
     const struct node *n = &st->nodes[order[i]];
-    char nb[32], mod[256];
+    char nb[32], mod[256], prefix[24] = "";
     module_col(mod, sizeof mod, n->module);
-    sb_addf(b, "\n%s %-30s inv=%-7" PRIu64 " calls=%-7" PRIu64 " fanout=%-5" PRIu64 " %s",
+    if (npids > 1) snprintf(prefix, sizeof prefix, "[%d] ", (int)n->pid);
+    sb_addf(b, "\n%s%s %-30s inv=%-7" PRIu64 " calls=%-7" PRIu64 " fanout=%-5" PRIu64 " %s", prefix,
             kind_marker(n->kind), display_name(n, nb, sizeof nb), n->inv, n->calls, n->fanout, mod);
   }
 }
 
 static void render_dot(struct graph_state *st, const uint32_t *order, const struct edge *edges,
-                       struct sb *b) {
+                       size_t npids, struct sb *b) {
   sb_addf(b, "digraph asmspy_callgraph {\n");
-  sb_addf(b, "  label=\"asmspy call graph: pid %d, %zu functions, %" PRIu64 " calls\";\n",
-          (int)st->s->pid, st->nnodes, st->recorded);
+  sb_addf(b, "  label=\"asmspy call graph: pid %d, ", (int)st->s->pid);
+  if (npids > 1) sb_addf(b, "%zu processes, ", npids);
+  sb_addf(b, "%zu functions, %" PRIu64 " calls\";\n", st->nnodes, st->recorded);
   sb_addf(b, "  labelloc=t;\n  rankdir=LR;\n");
   sb_addf(b, "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n");
   sb_addf(b, "  edge [fontname=\"Helvetica\"];\n");
@@ -397,6 +433,7 @@ static void render_dot(struct graph_state *st, const uint32_t *order, const stru
     char nb[32], mod[256];
     module_col(mod, sizeof mod, n->module);
     sb_addf(b, "  n%" PRIu32 " [label=\"", order[i]);
+    if (npids > 1) sb_addf(b, "[%d] ", (int)n->pid);
     add_dot_str(b, display_name(n, nb, sizeof nb));
     sb_addf(b, "\\n");
     add_dot_str(b, mod);
@@ -423,7 +460,8 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
       break;
     }
     const struct node *n = &st->nodes[order[i]];
-    sb_addf(b, "%s{\"addr\":\"0x%" PRIx64 "\",\"name\":", emitted++ ? "," : "", n->addr);
+    sb_addf(b, "%s{\"pid\":%d,\"addr\":\"0x%" PRIx64 "\",\"name\":", emitted++ ? "," : "",
+            (int)n->pid, n->addr);
     add_json_str(st, b, n->name);
     sb_addf(b, ",\"module\":");
     add_json_str(st, b, n->module);
@@ -438,8 +476,11 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
       break;
     }
     const struct edge *e = &edges[i];
-    sb_addf(b, "%s{\"caller\":\"0x%" PRIx64 "\",\"callee\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 "}",
-            emitted++ ? "," : "", st->nodes[e->caller].addr, st->nodes[e->callee].addr, e->count);
+    sb_addf(b,
+            "%s{\"pid\":%d,\"caller\":\"0x%" PRIx64 "\",\"callee\":\"0x%" PRIx64
+            "\",\"count\":%" PRIu64 "}",
+            emitted++ ? "," : "", (int)st->nodes[e->caller].pid, st->nodes[e->caller].addr,
+            st->nodes[e->callee].addr, e->count);
   }
   sb_addf(b, "]");
   if (truncated) sb_addf(b, ",\"truncated\":true");
@@ -468,11 +509,12 @@ static int graph_render(struct graph_state *st) {
   struct sb text = {0}, json = {0};
   int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
+  size_t npids = count_pids(st);
   if (want_text) {
     if (st->dot)
-      render_dot(st, order, edges, &text);
+      render_dot(st, order, edges, npids, &text);
     else
-      render_text(st, order, &text);
+      render_text(st, order, npids, &text);
   }
   if (want_json) render_json(st, order, edges, &json);
   if (text.oom || json.oom) {

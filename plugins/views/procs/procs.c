@@ -165,6 +165,25 @@ static int task_alive_now(int32_t tgid, int32_t tid) {
   return rp[2] != 'Z' && rp[2] != 'X';
 }
 
+/* Does process tgid still run: its leader, or (a leader that exited while
+ * its threads run is a zombie) any of its threads? A zombie child is still
+ * listed in its parent's /proc children until it is reaped. */
+static int process_alive_now(int32_t tgid) {
+  if (task_alive_now(tgid, tgid)) return 1;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)tgid);
+  DIR *d = opendir(path);
+  if (!d) return 0;
+  int alive = 0;
+  struct dirent *de;
+  while (!alive && (de = readdir(d))) {
+    int32_t tid = (int32_t)atoi(de->d_name);
+    if (tid > 0 && tid != tgid) alive = task_alive_now(tgid, tid);
+  }
+  closedir(d);
+  return alive;
+}
+
 /* ------------------------------------------------------- the table -- */
 
 static size_t hslot(const struct procs_state *st, int32_t tid) {
@@ -380,7 +399,9 @@ static void scan_descendants(struct procs_state *st, int32_t leader, int origin)
     for (size_t k = 0; k < nk; k++) {
       int32_t c = live_leader(st, kids[k]);
       if (c < 0) {
-        if (proc_tgid_of(kids[k]) != kids[k]) continue; /* gone meanwhile */
+        /* gone meanwhile, or a zombie not yet reaped: its entry (if we saw
+         * it) is already marked exited, and a new one would list it twice */
+        if (proc_tgid_of(kids[k]) != kids[k] || !process_alive_now(kids[k])) continue;
         c = ensure_process(st, kids[k], st->tasks[cur].tgid, origin, 0);
         if (c < 0) continue;
         st->tasks[c].parent = cur;
@@ -419,11 +440,38 @@ static void discover(struct procs_state *st, int32_t pid) {
 
 /* --------------------------------------------------------- events -- */
 
+/* An entry no birth event has claimed yet: made from the task's own events
+ * ("seen": its first stop beat its parent's fork/clone event) or from /proc
+ * ("rescan": a snapshot found it before that event was consumed). The birth
+ * event that comes later is this task's, even once it has exited. */
+static int unborn(const struct task *t) {
+  return t->origin == ORIGIN_SEEN || t->origin == ORIGIN_RESCAN;
+}
+
+/* A task found in /proc mid-capture whose events are still on their way:
+ * a child of a followed process (or a thread of a traced one). */
+static int may_still_report(const struct procs_state *st, int32_t k) {
+  const struct task *t = &st->tasks[k];
+  if (t->traced) return 1;
+  if (t->origin != ORIGIN_RESCAN) return 0;
+  if (t->proc != k) return !st->s->tid && st->tasks[t->proc].traced;
+  return (st->s->flags & ASMSPY_SESS_FOLLOW) && t->parent >= 0 && st->tasks[t->parent].traced;
+}
+
 /* The entry an event's tid belongs to (created when its first stop beat its
  * birth event, or it was born between the /proc walk and the attach). */
 static int32_t task_for_event(struct procs_state *st, const struct asmspy_event *ev) {
   int32_t i = lookup(st, ev->tid);
   if (i >= 0 && st->tasks[i].alive) return i;
+  if (i >= 0 && !st->tasks[i].has_code && st->tasks[i].origin == ORIGIN_RESCAN) {
+    /* a rescan guessed it gone (no exit was seen): an event of it says it
+     * was not. The same task again, not a second entry for its tid. */
+    struct task *t = &st->tasks[i];
+    t->alive = 1;
+    t->traced = 1;
+    st->tasks[t->proc].nlive++;
+    return i;
+  }
   int32_t tgid = proc_tgid_of(ev->tid);
   if (tgid <= 0) tgid = ev->pid > 0 ? ev->pid : ev->tid;
   int32_t leader = ensure_process(st, tgid, -1, ORIGIN_SEEN, 1);
@@ -446,15 +494,22 @@ static void on_birth(struct procs_state *st, const struct asmspy_event *ev) {
   int32_t ctgid = proc_tgid_of(child);
   int is_process = ev->u.task.what == ASMSPY_TASK_FORK || ctgid == child;
   int32_t c = lookup(st, child);
-  if (c >= 0 && st->tasks[c].alive) { /* its first stop beat this event */
+  /* its first stop beat this event (it may even have run to its exit since:
+   * the seam reports a child's stops before its parent's fork event when
+   * waitpid returns them first), or a snapshot's /proc walk found it */
+  if (c >= 0 && (st->tasks[c].alive || unborn(&st->tasks[c]))) {
     struct task *t = &st->tasks[c];
     t->origin = (uint8_t)(is_process ? ORIGIN_FORK : ORIGIN_CLONE);
     t->traced = 1;
     if (is_process && t->proc == c) {
+      struct task *p = &st->tasks[pleader];
       t->parent = pleader;
-      t->ppid = st->tasks[pleader].tgid;
+      t->ppid = p->tgid;
       for (size_t k = 0; k < st->ntasks; k++)
         if (st->tasks[k].proc == c) st->tasks[k].ppid = t->ppid;
+      /* first known from its exit: /proc had nothing left to name it */
+      if (!strcmp(t->comm, "?")) memcpy(t->comm, st->tasks[parent_task].comm, sizeof t->comm);
+      if (!t->exe && p->exe) t->exe = strdup(p->exe);
     }
     return;
   }
@@ -500,6 +555,10 @@ static void on_exec(struct procs_state *st, const struct asmspy_event *ev) {
 
 static void on_exit_event(struct procs_state *st, const struct asmspy_event *ev) {
   int32_t i = lookup(st, ev->tid);
+  /* its exit is the first we hear of it (it ended before its parent's fork
+   * event was reported): an entry now, with its code, for that event to claim */
+  if (i < 0 || (!st->tasks[i].alive && !st->tasks[i].has_code && st->tasks[i].origin == ORIGIN_RESCAN))
+    i = task_for_event(st, ev);
   if (i < 0 || !st->tasks[i].alive) return;
   struct task *t = &st->tasks[i];
   set_dead(st, i);
@@ -587,8 +646,11 @@ static int procs_consume(void *state, const struct asmspy_event *ev) {
 
 /* Re-read the tree from /proc: tasks that vanished unseen (untraced ones),
  * threads and children born late, names (threads rename themselves).
- * mid_capture (a snapshot): a traced task that looks gone is left alive,
- * because its exit event, with the exit code, is still on its way. */
+ * mid_capture (a snapshot): a task that looks gone is left alive while its
+ * events may still come (a traced task, or one this walk found under a
+ * followed process before its birth event was consumed): its exit event,
+ * with the exit code, is on its way, and marking it dead now would make its
+ * remaining events start a second entry for the same tid. */
 static void refresh(struct procs_state *st, int mid_capture) {
   size_t n = st->ntasks;
   for (size_t k = 0; k < n; k++) {
@@ -596,7 +658,7 @@ static void refresh(struct procs_state *st, int mid_capture) {
     if (!t->alive) continue;
     if (task_alive_now(t->tgid, t->tid))
       proc_comm(t->tgid, t->tid, t->comm, sizeof t->comm);
-    else if (!(mid_capture && t->traced))
+    else if (!(mid_capture && may_still_report(st, (int32_t)k)))
       set_dead(st, (int32_t)k); /* no code: it ended unseen */
   }
   for (size_t k = 0; k < n; k++) {

@@ -1,10 +1,12 @@
 /* stream: the live instruction stream view (`asmspy --stream <pid> [n]`).
  * One line per executed instruction:
  *     function+0xoff [module]   <disasm>
- * prefixed [tid] once more than one thread is followed. --json emits the
- * same as `insn` events. Symbols and disassembly come from host services,
+ * prefixed [tid] while more than one task is followed, and always for a task
+ * other than the session's own (a --follow child, down to its last step).
+ * --json emits the same as `insn` events. Symbols and disassembly come from host services,
  * both cached per address there, so a hot loop costs a table hit per step. */
 #include <asmspy/plugin.h>
+#include "plugins/common/task_prefix.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -66,8 +68,8 @@ static int stream_insn(struct stream_state *st, const struct asmspy_event *ev) {
   char modcol[96];
   snprintf(modcol, sizeof modcol, "[%s]", module);
 
-  char prefix[32] = "";
-  if (ev->nthreads > 1) snprintf(prefix, sizeof prefix, "[%d] ", ev->tid);
+  char prefix[32];
+  task_prefix(st->s, ev, prefix, sizeof prefix); /* a child's last step too */
   char text[512];
   snprintf(text, sizeof text, "%s%-20s %-24s %s", prefix, where, modcol, disasm);
   st->shown++;

@@ -2,15 +2,18 @@
  *
  * Pairs each thread's syscall-entry and -exit events into one line
  *     write(fd=3</tmp/notes.txt>, "hello\n", 6) = 6
- * prefixed [tid] once more than one thread is followed. Arguments are decoded
- * by sc_decode.c from the live target: the ptrace backend delivers each event
- * while the thread is stopped, so buffers, paths and fds are read at the
- * moment the kernel saw them (entry for inputs and fds, exit for outputs).
+ * prefixed [tid] while more than one task is followed, and always for a task
+ * other than the session's own (a --follow child, down to its exit lines).
+ * Arguments are decoded by sc_decode.c from the live target: the ptrace
+ * backend delivers each event while the thread is stopped, so buffers, paths
+ * and fds are read at the moment the kernel saw them (entry for inputs and
+ * fds, exit for outputs).
  * n counts completed syscall lines (default 20; negative = until exit).
  * --json: one `syscall` event per line with the decoded text, the return
  * value, the errno name and the strings the call carried (paths, buffers). */
 #define _GNU_SOURCE
 #include "plugins/views/syslog/sc_decode.h"
+#include "plugins/common/task_prefix.h"
 
 #include <asmspy/plugin.h>
 #include <inttypes.h>
@@ -86,13 +89,25 @@ static struct thread_call *thread_for(struct syslog_state *st, int32_t tid) {
   return t;
 }
 
+/* An exited task's slot goes (a fork-heavy target under --follow would
+ * otherwise grow the table, and every lookup, by one per child); the last
+ * slot moves into its place. */
+static void thread_drop(struct syslog_state *st, int32_t tid) {
+  for (size_t i = 0; i < st->nthreads; i++)
+    if (st->threads[i].tid == tid) {
+      if (i != st->nthreads - 1) st->threads[i] = st->threads[st->nthreads - 1];
+      st->nthreads--;
+      return;
+    }
+}
+
 /* ---------------------------------------------------------- output -- */
 
-static void prefix_for(const struct asmspy_event *ev, char *buf, size_t cap) {
-  if (ev->nthreads > 1)
-    snprintf(buf, cap, "[%d] ", ev->tid);
-  else
-    buf[0] = 0;
+/* "[tid] " while several tasks are followed, and on every line of a task
+ * that is not the session's own (task_prefix.h: a child's exit lines too). */
+static void prefix_for(const struct syslog_state *st, const struct asmspy_event *ev, char *buf,
+                       size_t cap) {
+  task_prefix(st->s, ev, buf, cap);
 }
 
 /* One completed (or unfinished) syscall line through the writer. */
@@ -100,7 +115,7 @@ static int emit_line(struct syslog_state *st, const struct asmspy_event *ev, con
                      const char *line, int64_t ret, int have_ret) {
   const struct asmspy_host_api *h = st->host;
   char prefix[32], text[5000];
-  prefix_for(ev, prefix, sizeof prefix);
+  prefix_for(st, ev, prefix, sizeof prefix);
   snprintf(text, sizeof text, "%s%s", prefix, line);
   st->shown++;
   int done = st->want > 0 && st->shown >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
@@ -166,7 +181,7 @@ static int on_exit_event(struct syslog_state *st, const struct asmspy_event *ev)
 static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   char prefix[32], text[256], fields[256];
-  prefix_for(ev, prefix, sizeof prefix);
+  prefix_for(st, ev, prefix, sizeof prefix);
   int done = ASMSPY_CONSUME_MORE;
   if (ev->u.task.what == ASMSPY_TASK_EXIT) {
     struct thread_call *t = thread_for(st, ev->tid);
@@ -183,6 +198,7 @@ static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
       snprintf(text, sizeof text, "%s+++ killed by SIG%s +++", prefix, sigabbrev_np(-code) ? sigabbrev_np(-code) : "?");
     snprintf(fields, sizeof fields, "\"what\":\"exit\",\"tid\":%d,\"code\":%d", ev->tid, code);
     h->emit(st->s->out, "task", fields, text);
+    thread_drop(st, ev->tid);
   } else {
     static const char *what_name[] = {"?", "clone", "fork", "exec", "exit"};
     uint32_t w = ev->u.task.what <= ASMSPY_TASK_EXIT ? ev->u.task.what : 0;
@@ -195,7 +211,7 @@ static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
 
 static int on_signal(struct syslog_state *st, const struct asmspy_event *ev) {
   char prefix[32], text[128], fields[128];
-  prefix_for(ev, prefix, sizeof prefix);
+  prefix_for(st, ev, prefix, sizeof prefix);
   const char *abbrev = sigabbrev_np(ev->u.signal.signo);
   snprintf(text, sizeof text, "%s--- SIG%s ---", prefix, abbrev ? abbrev : "?");
   snprintf(fields, sizeof fields, "\"tid\":%d,\"signo\":%d,\"name\":\"SIG%s\",\"code\":%d", ev->tid,

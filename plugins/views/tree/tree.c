@@ -1,7 +1,8 @@
 /* tree: the whole-process live call tree (`asmspy --tree <pid> [n]`).
  *
  * One line per verified call, `-> name [module]`, indented two spaces per
- * depth, prefixed [tid] once more than one thread is followed.
+ * depth, prefixed [tid] while more than one task is followed, and always for a
+ * task other than the session's own (plugins/common/task_prefix.h).
  *
  * Without exact sp (ASMSPY_SESS_EXACT_SP unset: intel_pt) calls and depth
  * follow control flow alone (callcheck.h, "flow mode"): a frame is keyed on
@@ -23,10 +24,12 @@
  *   --focus=<sym> only the subtree of calls into <sym>, re-based to depth 0
  *   --module=<m>  only callees whose module contains <m>
  * They compose as AND, focus first. n counts the printed lines (default 40).
- * --json: one `call` event per printed line. --dot: at finish, a digraph of
+ * --json: one `call` event per printed line (tid, and pid: under --follow the
+ * process a forked child's call ran in). --dot: at finish, a digraph of
  * the printed tree (one node per line, parent -> child). */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
+#include "plugins/common/task_prefix.h"
 #include "plugins/common/textbuf.h"
 
 #include "plugins/common/callcheck.h"
@@ -213,7 +216,7 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
   if (print) {
     char mod[256], prefix[32] = "";
     module_col(mod, sizeof mod, module);
-    if (ev->nthreads > 1) {
+    if (task_prefixed(st->s, ev)) { /* a --follow child's last calls too */
       snprintf(prefix, sizeof prefix, "[%d] ", ev->tid);
       st->many_threads = 1;
     }
@@ -236,8 +239,8 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
       if (ne && me) {
         h->json_escape(ne, 6 * nl + 1, name, nl);
         h->json_escape(me, 6 * ml + 1, module, ml);
-        sb_addf(&json, "\"tid\":%d,\"depth\":%ld,\"stack_depth\":%zu,\"name\":", ev->tid, pdepth,
-                depth);
+        sb_addf(&json, "\"tid\":%d,\"pid\":%d,\"depth\":%ld,\"stack_depth\":%zu,\"name\":",
+                ev->tid, ev->pid, pdepth, depth);
         if (named)
           sb_addf(&json, "\"%s\"", ne);
         else
