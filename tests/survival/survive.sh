@@ -121,6 +121,14 @@ threads_view() {
   done
   echo "${out# }"
 }
+# every thread as tid:state:tracerpid:wchan (where it sleeps in the kernel)
+threads_wchan() {
+  local x out=""
+  for x in $(threads_view "$1"); do
+    out="$out $x:$(cat "/proc/$1/task/${x%%:*}/wchan" 2>/dev/null)"
+  done
+  echo "${out# }"
+}
 # first bad thread in a threads_view: traced (TracerPid != 0)
 any_traced() { local x; for x in $1; do [ "${x##*:}" = 0 ] || { echo "$x"; return 0; }; done; return 1; }
 # first thread whose state letter is in the set $2 (e.g. "Tt" or "RSDt")
@@ -508,8 +516,10 @@ run_session() {
     cmd="asmspy ${ARGS[*]} ${opts[*]}"
     # a session we end ourselves gets its first-output wait on top: a hang
     # after our signal is then measured by SIGNAL_WAIT, not by the timeout
-    local tmo=$SESSION_TIMEOUT
-    [ "$STYLE" = bounded ] || tmo=$((SESSION_TIMEOUT + FIRST_WAIT))
+    # timeout(1) is only the backstop: the driver itself Ctrl-C's a session
+    # still running after SESSION_TIMEOUT, once it has noted the target's threads
+    local tmo=$((SESSION_TIMEOUT + SIGNAL_WAIT + 5))
+    [ "$STYLE" = bounded ] || tmo=$((tmo + FIRST_WAIT))
     timeout -k 10 -s INT "$tmo" "$ASMSPY" "${ARGS[@]}" "${opts[@]}" >"$out" 2>"$err" &
     TO_PID=$!
     local sig=""
@@ -536,6 +546,9 @@ run_session() {
         if [ "$STOPPED" = 1 ]; then
           # a stopped target produces nothing: Ctrl-C it after a grace period
           wait_end "$GRACE" || sig=INT
+        elif ! wait_end "$SESSION_TIMEOUT"; then
+          hang=1; sig=INT
+          ev="$ev | still running after ${SESSION_TIMEOUT}s; the target's threads then (tid:state:TracerPid:wchan): $(threads_wchan "$TARGET_PID"); Ctrl-C sent"
         fi;;
     esac
     if [ -n "$sig" ] && running "$TO_PID"; then
@@ -556,7 +569,7 @@ run_session() {
     wait "$TO_PID"; rc=$?
     TO_PID=""
     case $rc in
-      124) hang=1; ev="$ev | still running after ${tmo}s (timeout sent SIGINT)";;
+      124) hang=1; ev="$ev | still running after ${tmo}s (the backstop timeout sent SIGINT)";;
       137) hang=1; ev="$ev | had to be SIGKILLed (ignored SIGINT for 10 s)";;
       0) ;;
       130|143) [ $sig_sent = 1 ] || { cats="$cats error"; ev="$ev | asmspy exit $rc with no signal from us"; };;
