@@ -28,7 +28,8 @@
 #             Ctrl-C'd after GRACE s; after: still 'T', sink unchanged (it
 #             did not run), then SIGCONT must resume it
 # Modes: stream log trace dataflow graph tree procs watch sample-sw
-#   sample-ptrace (each bounded by a count), serve (serve_client.py: start a
+#   sample-ptrace (each bounded by a count), trace-tid (--trace n=3 pinned
+#   with --tid to a thread that calls the function), serve (serve_client.py: start a
 #   stream session with no count, read 200 events, stop, quit), int-stream /
 #   int-trace (n = -1, Ctrl-C to the session's process group after the first
 #   output), term-log / term-watch (n = -1, SIGTERM to asmspy after the first
@@ -76,7 +77,7 @@ ARTIFACTS=${ARTIFACTS:-}
 QUIET=${QUIET:-0}
 PY=/usr/bin/python3
 ALL_KINDS="c hammer python node jvm forkloop selftrap stopped"
-ALL_MODES="stream log trace dataflow graph tree procs watch sample-sw sample-ptrace serve int-stream term-log int-trace term-watch"
+ALL_MODES="stream log trace trace-tid dataflow graph tree procs watch sample-sw sample-ptrace serve int-stream term-log int-trace term-watch"
 MODES=${MODES:-$ALL_MODES}
 
 TMP=$(mktemp -d /tmp/asmspy-survival.XXXXXX)
@@ -238,7 +239,8 @@ start_target() {
   TARGET_SEQ=$((TARGET_SEQ + 1))
   out="$TMP/target.$TARGET_SEQ.out"
   TARGET_ERR="$TMP/target.$TARGET_SEQ.err"
-  FN=""; WATCH=""; WATCH_SKIP=""; MEM_MODULE=""; MEM_SYM=""; MEM_ADDR=""; PROG=any; STOPPED=0
+  FN=""; FN_COMM=""; FN_WORKER=0; WATCH=""; WATCH_SKIP=""; MEM_MODULE=""; MEM_SYM=""; MEM_ADDR=""
+  PROG=any; STOPPED=0
   case "$kind" in
     c|stopped)
       "$VICTIM_DIR/victim_loop" >"$out" 2>"$TARGET_ERR" &
@@ -252,7 +254,7 @@ start_target() {
       TARGET_PID=$!
       wait_pid_line "$out" "$TARGET_PID" victim_hammer
       TARGET_DESC="victim_hammer (4 threads calling hammer_fn in a tight loop)"
-      FN=hammer_fn; WATCH="hammer_counter"; MEM_MODULE=/victim_hammer; MEM_SYM=hammer_counter; PROG=all;;
+      FN=hammer_fn; FN_WORKER=1; WATCH="hammer_counter"; MEM_MODULE=/victim_hammer; MEM_SYM=hammer_counter; PROG=all;;
     python)
       cat >"$TMP/work.py" <<'EOF'
 import os, threading
@@ -272,7 +274,7 @@ EOF
       wait_pid_line "$out" "$TARGET_PID" python3
       TARGET_DESC="$PY, 4 threads computing (and contending for the GIL)"
       # PyObject_Malloc: every dict and str the threads build (checked with --graph)
-      FN=PyObject_Malloc
+      FN=PyObject_Malloc; FN_WORKER=1
       # Py_None's reference count: written by every thread all the time
       # (3.12 made None immortal: look for another word there)
       if "$PY" -c 'import sys; sys.exit(sys.version_info >= (3, 12))'; then
@@ -298,7 +300,7 @@ setInterval(() => { let s = 0; for (let i = 0; i < 2000; i++) s += Date.now() % 
       TARGET_PID=$!
       wait_pid_line "$out" "$TARGET_PID" java
       TARGET_DESC="java Spin (4 threads compute + Thread.sleep(1); thread churn)"
-      FN=pthread_cond_timedwait
+      FN=pthread_cond_timedwait; FN_COMM=spin-0
       hot_watch /libjvm.so;;
     forkloop)
       bash -c 'while :; do /bin/true; done' >"$out" 2>"$TARGET_ERR" &
@@ -321,6 +323,22 @@ setInterval(() => { let s = 0; for (let i = 0; i < 2000; i++) s += Date.now() % 
     mem_value >/dev/null
     stop_target || harness_error "could not SIGSTOP the target"
   fi
+}
+
+# a thread that calls FN: FN_COMM names one (a thread name), else the
+# second task (a worker) when FN_WORKER=1, else the main thread
+fn_tid() {
+  local t
+  if [ -n "$FN_COMM" ]; then
+    for t in /proc/"$TARGET_PID"/task/*; do
+      [ "$(cat "$t/comm" 2>/dev/null)" = "$FN_COMM" ] && { echo "${t##*/}"; return; }
+    done
+  fi
+  if [ "$FN_WORKER" = 1 ]; then
+    ls /proc/"$TARGET_PID"/task | sort -n | sed -n 2p
+    return
+  fi
+  echo "$TARGET_PID"
 }
 
 # hot_watch MODULE: a data word the target writes often, found at run time
@@ -389,6 +407,7 @@ mode_args() {
     stream) ARGS=(--stream "$p" 1000);;
     log) ARGS=(--log "$p" 20);;
     trace) ARGS=(--trace "$p" "$FN" 3);;
+    trace-tid) ARGS=(--trace "$p" "$FN" 3 --tid="$(fn_tid)");;
     dataflow) ARGS=(--dataflow "$p" "$FN");;
     graph) ARGS=(--graph "$p" 200);;
     tree) ARGS=(--tree "$p" 40);;
