@@ -22,10 +22,12 @@
 static volatile long sink;
 static volatile unsigned long traps;
 
+/* unsigned: the mix wraps (a signed overflow here was undefined behaviour,
+ * reported by UBSan in the sanitizer build) */
 __attribute__((noipa)) static long workload(long n) {
-  long acc = 0;
-  for (long i = 0; i < n; i++) acc = (acc ^ (i * 3)) + (acc >> 3);
-  return acc;
+  unsigned long acc = 0;
+  for (unsigned long i = 0; i < (unsigned long)n; i++) acc = (acc ^ (i * 3)) + (acc >> 3);
+  return (long)acc;
 }
 
 static double now(void) {
@@ -83,8 +85,9 @@ int main(int argc, char **argv) {
          t1 - t0, raw_rate);
   printf("WEAK scope capture:   %10llu insns      in %.3f s = %10.0f insn/s  (%.2fx raw)\n", n,
          t3 - t2, cap_rate, cap_rate / raw_rate);
-  printf("WEAK scope w/ render: %10llu insns      in %.3f s = %10.0f insn/s  (%.2fx raw)%s\n", n,
-         t4 - t2, all_rate, all_rate / raw_rate, asmspy_scope_truncated(s) ? " TRUNCATED" : "");
+  printf("WEAK scope w/ render: %10llu insns      in %.3f s = %10.0f insn/s  (%.2fx raw)%s%s\n", n,
+         t4 - t2, all_rate, all_rate / raw_rate, asmspy_scope_truncated(s) ? " TRUNCATED: " : "",
+         asmspy_scope_truncated(s) ? asmspy_scope_reason(s) : "");
   asmspy_scope_free(s);
   return 0;
 }

@@ -2,8 +2,8 @@
  * tracing (docs/scope.md). No ptrace, no PMU: EFLAGS.TF plus a SIGTRAP
  * handler in the traced process itself (HARDWARE.md §5).
  *
- * Arming: begin() installs the handler (when no other scope has it
- * installed), allocates the whole recording buffer up front, publishes the
+ * Arming: begin() installs the handler (unless it is installed already),
+ * allocates the whole recording buffer up front, publishes the
  * handle in a thread-local (initial-exec TLS: no allocation on access) and
  * sets TF with pushfq/orq/popfq. From then on every instruction of the
  * thread traps; the handler stores RIP (the instruction ABOUT to run) in the
@@ -53,8 +53,16 @@
  * on this thread (-ASMSPY_E_ATTACH_BUSY), the program installed its own
  * SIGTRAP handler (-ASMSPY_E_ATTACH_PERM: we would have to chain every trap),
  * SIGTRAP is blocked on this thread (-ASMSPY_E_PERM: the forced trap would
- * kill the process). A foreign SIGTRAP (int3, raise) arriving while our
- * handler is installed gets the default action, as it would have without us.
+ * kill the process). A foreign SIGTRAP (int3, raise) gets the disposition
+ * the program had before us, as it would have without us.
+ *
+ * The handler stays installed once the first scope installed it. TF can
+ * outlive a scope where end() cannot clear it: in the context a signal
+ * handler interrupted (sigreturn puts TF back after a handler that ended
+ * the scope), in a frame still to return through, on a thread an orphaned
+ * scope armed. Restoring SIG_DFL at the last end() turned any such trap into
+ * the process's death ("Trace/breakpoint trap", nothing printed); a trap
+ * that finds no scope on its thread only clears TF and returns.
  */
 #define _GNU_SOURCE
 /* Reasons are one line, truncation of an over-long one is intended. */
@@ -161,7 +169,6 @@ __asm__(".text\n"
         ".size ss_resume_tramp, .-ss_resume_tramp\n");
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static int g_armed;              /* handles holding the handler installed */
 static struct sigaction g_old;   /* the disposition before us (SIG_DFL/SIG_IGN) */
 static uint64_t g_self_lo, g_self_hi; /* this plugin's executable segment */
 static struct ss_handle *g_orphans;
@@ -227,7 +234,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
     return;
   }
   struct ss_handle *h = tl_cur;
-  if (!h) { /* stray TF (a fork child inherits TF and handler): stop */
+  if (!h) { /* TF that outlived its scope (see the top of this file): stop */
     clear_tf(g);
     return;
   }
@@ -308,7 +315,6 @@ static void reclaim_orphans_locked(void) {
       *pp = h->next_orphan;
       free(h->ips);
       free(h);
-      if (--g_armed == 0) sigaction(SIGTRAP, &g_old, NULL);
     } else {
       pp = &h->next_orphan;
     }
@@ -353,16 +359,17 @@ int ss_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inpr
 
   pthread_mutex_lock(&g_lock);
   reclaim_orphans_locked();
-  if (g_armed == 0) {
-    struct sigaction old;
-    sigaction(SIGTRAP, NULL, &old);
+  if (!g_self_hi) exec_segment_of((const void *)(uintptr_t)&on_trap, &g_self_lo, &g_self_hi);
+  struct sigaction old;
+  sigaction(SIGTRAP, NULL, &old);
+  if (!((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == on_trap)) {
+    /* not installed yet, or the program changed SIGTRAP since */
     if ((old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
       pthread_mutex_unlock(&g_lock);
       free(h->ips);
       free(h);
       return -ASMSPY_E_ATTACH_PERM; /* the program owns SIGTRAP */
     }
-    if (!g_self_hi) exec_segment_of((const void *)(uintptr_t)&on_trap, &g_self_lo, &g_self_hi);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_trap;
@@ -376,7 +383,6 @@ int ss_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inpr
     }
     g_old = old;
   }
-  g_armed++;
   pthread_mutex_unlock(&g_lock);
 
   tl_cur = h;
@@ -513,8 +519,7 @@ int ss_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
   }
   free(h->ips);
   free(h);
-  pthread_mutex_lock(&g_lock);
-  if (--g_armed == 0) sigaction(SIGTRAP, &g_old, NULL);
+  pthread_mutex_lock(&g_lock); /* the handler stays: TF may outlive this scope */
   reclaim_orphans_locked();
   pthread_mutex_unlock(&g_lock);
   return 0;
