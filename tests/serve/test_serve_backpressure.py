@@ -25,7 +25,7 @@ from serve_lib import (TMP, Server, assert_runs, check_recording, cleanup, fail,
 BUFFER = 65536
 STEPS_WHILE_UNREAD = 20000  # far past every buffer between the capture and the client
 POLL_S = 0.05
-STALL_POLLS = 200           # this many polls without one more step: the target is frozen
+STALL_POLLS = 600           # this many polls (30 s) without one more step: the target is frozen
 MAX_POLLS = 4000            # hang guard
 
 
