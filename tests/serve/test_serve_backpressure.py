@@ -13,9 +13,15 @@ were dropped, and a footer whose `lost` counts them.
 Everything is bounded by counts (polls of /proc, lines); the hang guards
 only turn a hang into a failure. The client buffer is made small
 (ASMSPY_SERVE_CLIENT_BUFFER) so the drop path is reached after a few
-thousand steps rather than a few hundred thousand."""
+thousand steps rather than a few hundred thousand.
+
+A third part reads in bursts (a count of lines after a count of steps) from
+a trace of a JIT-like target, so lines are dropped, then forwarded, several
+times: the forwarded ones are renumbered and a codeimage's `when` (its own
+seq) moves with it."""
 import json
 import os
+import re
 import socket
 import time
 
@@ -78,6 +84,10 @@ def wait_untraced(pid, what):
 def check_loss(srv, session, what):
     """The session's lines: a valid recording that states what was dropped."""
     ended = srv.wait_ended(session)
+    return check_slice(srv, session, ended, what)
+
+
+def check_slice(srv, session, ended, what):
     if ended.get("reason") != "interrupted" or ended.get("recording") != "complete":
         fail(f"{what}: session ended {ended}")
     acks = [o for o in srv.lines if o.get("type") == "cmd" and o.get("cmd") == "stop"]
@@ -101,6 +111,7 @@ def check_loss(srv, session, what):
     insns = sum(1 for o in objs if o["type"] == "insn")
     ok(f"{what}: valid recording, {insns} insns delivered, {dropped} dropped in {len(lost)} "
        f"lost events, footer lost={end['lost']} ({report.strip()})")
+    return objs
 
 
 def session_tracer(pid):
@@ -173,4 +184,41 @@ if srv.wait_exit() != 0:
     fail("the stdio server did not exit 0 at EOF")
 assert_runs(pid, "the end")
 ok("the target survived both servers")
+
+# --- bursts: dropped, forwarded, dropped again; codeimage renumbered -------------------
+_, jpid, extra = start_victim("victim_jit", 200, 1)
+m = re.match(r"jit (0x[0-9a-f]+) (\d+)", extra[0] if extra else "")
+if not m:
+    fail(f"victim_jit printed {extra}")
+srv = Server(env=env)
+srv.send({"cmd": "start", "mode": "trace", "pid": jpid, "region": f"{m.group(1)}:{m.group(2)}",
+          "max": -1})
+sid = srv.expect_ack("start")["session"]
+tracer = session_tracer(jpid)
+BURSTS = 4
+for burst in range(BURSTS):
+    # far more than the pipe and the queue hold: reading this many lines
+    # passes the point where forwarding resumes, behind a `lost` line
+    wait_steps(jpid, tracer, 3000, f"burst {burst + 1}: not reading")
+    for _ in range(1500):
+        srv.read_line()
+srv.send({"cmd": "stop"})
+wait_untraced(jpid, "stop after bursts")
+assert_runs(jpid, "stop after bursts")
+ended = srv.read_until(lambda o: o.get("type") == "session" and o.get("event") == "ended",
+                       "the session's end")
+if ended.get("reason") != "interrupted":
+    fail(f"bursts: session ended {ended}")
+objs = check_slice(srv, sid, ended, "bursts")
+lost = [o for o in objs if o["type"] == "lost"]
+images = [o for o in objs if o["type"] == "codeimage"]
+moved = [o for o in images if o["seq"] > lost[0]["seq"]]
+if len(lost) < BURSTS or not moved or any(o["when"] != o["seq"] for o in images):
+    fail(f"bursts: {len(lost)} lost events, {len(moved)} codeimages after the first, when/seq "
+         f"{[(o['when'], o['seq']) for o in images if o['when'] != o['seq']][:3]}")
+ok(f"bursts: {len(lost)} lost events between forwarded runs; {len(moved)} codeimages renumbered "
+   f"after the first loss, each 'when' still its own seq")
+srv.close_commands()
+if srv.wait_exit() != 0:
+    fail("the stdio server did not exit 0 at EOF (bursts)")
 cleanup()
