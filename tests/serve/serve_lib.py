@@ -4,6 +4,7 @@ socket), victims, the session slicer, and meson's exit codes.
 Environment (tests/serve/meson.build): ASMSPY, VICTIM_DIR, ASMTRACE_CHECK.
 Timeouts here only guard against a hang (a failing test); nothing is
 measured by wall clock: every wait is for a count of lines or a state."""
+import atexit
 import json
 import os
 import select
@@ -60,6 +61,10 @@ def cleanup():
         except Exception:
             pass
     _victims.clear()
+
+
+# a test that dies of an exception still takes its servers and victims along
+atexit.register(lambda: cleanup())
 
 
 def start_victim(name, *args):
