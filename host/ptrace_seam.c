@@ -73,6 +73,9 @@ struct seam_task {
   int hw_armed;     /* asmspy wrote its debug registers: TRAP_HWBKPT is ours */
   int group_stopped; /* in a job-control stop: resumes become PTRACE_LISTEN */
   int owed_sig;     /* a signal that arrived during an injected syscall */
+  int step_owed;    /* a step was armed and another stop came first (an
+                     * interrupt inside a blocking syscall): its trap may
+                     * still be queued and is ours when it comes */
   struct asmspy_target *target;
 };
 
@@ -487,9 +490,11 @@ static int rewind_planted_breakpoint(struct seam_task *t, uint64_t *addr) {
  *   our watchpoint:  TRAP_HWBKPT in a thread whose debug registers we wrote.
  * Anything else is the target's own (its int3, a raise(SIGTRAP)). */
 static enum trap_owner sigtrap_owner(struct seam_task *t, const siginfo_t *si, uint64_t *bp_addr) {
-  if (t->step_armed &&
-      (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP))
+  if ((t->step_armed || t->step_owed) &&
+      (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP)) {
+    t->step_owed = 0;
     return TRAP_OUR_STEP;
+  }
   if (si->si_code == SI_KERNEL && rewind_planted_breakpoint(t, bp_addr)) return TRAP_OUR_BREAKPOINT;
   if (si->si_code == TRAP_HWBKPT && t->hw_armed) return TRAP_OUR_WATCH;
   return TRAP_NOT_OURS;
@@ -718,7 +723,7 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
       stop->sig = sig;
       t->pending_sig = sig;
     }
-    (void)armed;
+    if (armed && stop->kind != ASMSPY_STOP_STEP) t->step_owed = 1;
     t->step_armed = 0;
     t->step_plain = 0;
     stop->nthreads = (uint32_t)sm->ntasks;

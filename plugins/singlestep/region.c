@@ -55,6 +55,7 @@ struct region_state {
   } bp[2]; /* [0] entry, [1] step-over return */
   struct asmspy_target *target;
   int lost_trap_noted; /* lost_trap.h: said once per session */
+  int blocked_noted;   /* a sample cut in a blocking syscall: said once */
 };
 
 static int emit(struct region_state *rs, struct asmspy_event *ev) {
@@ -162,23 +163,48 @@ static void emit_unobserved(struct region_state *rs, pid_t tid, uint64_t cpuid_i
   if (in_region(rs->s, ip)) emit_insn(rs, tid, rs->s->pid, ip, NULL);
 }
 
-/* Wait for tid's own next stop (into *out when given). Stops of other
- * threads are left where they are: stopped, held (a signal they carry is
- * owed by the seam and delivered when resume_all releases them; an int3
- * of ours was rewound, so they arrive again). Returns -1 when tid is gone
- * or the session must stop. */
-static int wait_for_tid(struct region_state *rs, pid_t tid, struct asmspy_stop *out) {
+/* How long one stepped `syscall` may block before the sample is cut and
+ * its thread let go (an idle worker parked in epoll_pwait must not hold
+ * the session, nor be reported as a sample that never ends). */
+#define REGION_SYSCALL_BLOCK_MS 500
+
+static int is_live_bp(const struct region_state *rs, const struct asmspy_stop *st) {
+  for (int i = 0; i < 2; i++)
+    if (rs->bp[i].live && st->kind == ASMSPY_STOP_BREAKPOINT && st->addr == rs->bp[i].addr)
+      return 1;
+  return 0;
+}
+
+/* Wait for tid's own next stop (into *out when given). Another thread
+ * that sits on a breakpoint still planted is held there (rewound by the
+ * seam, it arrives again when released); any other stop of another thread
+ * is resumed at once, its signal delivered — a thread that reached the
+ * entry while it was out runs on unobserved, never frozen for the length
+ * of a sample. timeout_ms > 0 bounds the wait: 1 = it ran out. Returns -1
+ * when tid is gone or the session must stop. */
+static int wait_for_tid_within(struct region_state *rs, pid_t tid, struct asmspy_stop *out,
+                               int64_t timeout_ms) {
   struct asmspy_stop st;
   for (;;) {
     memset(&st, 0, sizeof st);
     ASMSPY_INIT_HEADER(&st);
-    if (rs->host->seam->next_stop(rs->sm, &st) != 0) return -1;
+    int rc = timeout_ms > 0 ? rs->host->seam->next_stop_timeout(rs->sm, &st, timeout_ms)
+                            : rs->host->seam->next_stop(rs->sm, &st);
+    if (rc != 0) return -1;
+    if (st.kind == ASMSPY_STOP_TIMEOUT) return 1;
     if (st.kind == ASMSPY_STOP_INTERRUPTED || st.kind == ASMSPY_STOP_NONE) return -1;
-    if (st.tid != tid) continue;
+    if (st.tid != tid) {
+      if (st.kind != ASMSPY_STOP_EXITED && !is_live_bp(rs, &st)) resume_for(rs, &st);
+      continue;
+    }
     if (st.kind == ASMSPY_STOP_EXITED) return -1;
     if (out) *out = st;
     return 0;
   }
+}
+
+static int wait_for_tid(struct region_state *rs, pid_t tid, struct asmspy_stop *out) {
+  return wait_for_tid_within(rs, tid, out, 0);
 }
 
 static int is_call(const struct asmspy_host_api *h, uint64_t ip, const uint8_t *b, size_t n,
@@ -247,9 +273,23 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
     }
     uint64_t call_ip = r.ip, call_sp = r.sp;
     int cpuid = nb > 0 && ss_is_cpuid(bytes, (size_t)nb);
+    int syscall_insn = nb >= 2 && bytes[0] == 0x0f && bytes[1] == 0x05;
     seam->step(rs->sm, tid, 0);
     struct asmspy_stop st;
-    if (wait_for_tid(rs, tid, &st) != 0) return -1; /* others are held */
+    int w = wait_for_tid_within(rs, tid, &st, syscall_insn ? REGION_SYSCALL_BLOCK_MS : 0);
+    if (w == 1) {
+      /* blocked in the kernel: cut the sample here and let the thread go
+       * (interrupted, its syscall restarts when the next round resumes it) */
+      if (!rs->blocked_noted++)
+        rs->host->note(s->out, ASMSPY_NOTE_WARN,
+                       "tid %d blocked in a syscall inside the region for more than %d ms: its "
+                       "sample is cut there and the thread let go (its syscall restarts)",
+                       (int)tid, REGION_SYSCALL_BLOCK_MS);
+      emit_region(rs, ASMSPY_EV_REGION_EXIT, tid, sample, 0, 1, 1, call_ip);
+      seam->interrupt_all(rs->sm, 0);
+      return 0;
+    }
+    if (w != 0) return -1;
     if (st.kind == ASMSPY_STOP_SIGNAL || st.kind == ASMSPY_STOP_TARGET_TRAP) {
       /* hand the signal back; the handler runs stepped, like any code */
       cpuid = 0; /* the stop came before the cpuid ran: no trap was lost */
