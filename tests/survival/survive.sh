@@ -250,7 +250,11 @@ start_target() {
       FN=work; WATCH="sink"; MEM_MODULE=/victim_loop; MEM_SYM=sink; PROG=all
       [ "$kind" = stopped ] && STOPPED=1;;
     hammer)
-      "$HAMMER" >"$out" 2>"$TARGET_ERR" &
+      # niced: its four spinning threads still fill every core whenever the
+      # tracer waits (the race stays: the pre-fix build dies 3 of 3 in trace,
+      # watch and int-trace), but asmspy and the checks are not starved on
+      # a 2-core machine (the kind's time halves)
+      nice -n 10 "$HAMMER" >"$out" 2>"$TARGET_ERR" &
       TARGET_PID=$!
       wait_pid_line "$out" "$TARGET_PID" victim_hammer
       TARGET_DESC="victim_hammer (4 threads calling hammer_fn in a tight loop)"
