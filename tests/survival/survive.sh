@@ -108,19 +108,13 @@ state_of() {
   echo "${s%% *}"
 }
 tracer_of() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo gone; }
-# every thread as tid:state:tracerpid, one line (a thread that exits while
-# this reads it is left out: threads come and go in a JVM)
+# every thread as tid:state:tracerpid, one line, from one read of every
+# task's status (a thread that exits meanwhile is left out: threads come and
+# go in a JVM)
 threads_view() {
-  local t out="" st tr
-  for t in /proc/"$1"/task/*; do
-    [ -d "$t" ] || continue
-    t=${t##*/}
-    st=$(state_of "$1/task/$t")
-    tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$1/task/$t/status" 2>/dev/null)
-    [ "$st" = gone ] || [ -z "$tr" ] || [ "$st" = X ] && continue
-    out="$out $t:$st:$tr"
-  done
-  echo "${out# }"
+  cat /proc/"$1"/task/*/status 2>/dev/null |
+    awk '/^State:/ {s = $2} /^Pid:/ {p = $2} /^TracerPid:/ {printf "%s%s:%s:%s", sep, p, s, $2; sep = " "}'
+  echo
 }
 # every thread as tid:state:tracerpid:wchan (where it sleeps in the kernel)
 threads_wchan() {
@@ -136,12 +130,7 @@ any_traced() { local x; for x in $1; do [ "${x##*:}" = 0 ] || { echo "$x"; retur
 any_state() { local x s; for x in $1; do s=${x#*:}; s=${s%%:*}; case "$2" in *"$s"*) echo "$x"; return 0;; esac; done; return 1; }
 # per-thread cumulative run time (ns), "tid:ns ..."
 runtimes() {
-  local t out=""
-  for t in /proc/"$1"/task/*; do
-    t=${t##*/}
-    out="$out $t:$(cut -d' ' -f1 "/proc/$1/task/$t/schedstat" 2>/dev/null)"
-  done
-  echo "${out# }"
+  grep -s -H '' /proc/"$1"/task/*/schedstat | sed 's|^/proc/[0-9]*/task/\([0-9]*\)/schedstat:\([0-9]*\) .*|\1:\2|' | tr '\n' ' '
 }
 # progress PID all|any: wait (bounded) until every (all) or some (any)
 # thread present at the start has run more; prints what did not.
