@@ -6,11 +6,17 @@ require_backend singlestep
 
 kill_midway() { # kill_midway MODE PID: start an unbounded session, SIGKILL asmspy
   local mode=$1 pid=$2
-  "$ASMSPY" --"$mode" "$pid" -1 >"$TMP/out.$mode" 2>&1 &
+  # one file per session: the previous session's tracer child flushes its
+  # buffered text when it exits, after it has detached (TracerPid 0), and
+  # would write into a reused file at its old offset
+  KILL_SEQ=$(( ${KILL_SEQ:-0} + 1 ))
+  local out="$TMP/out.$mode.$KILL_SEQ"
+  : >"$out" # exists before the loop reads it (the background redirect may not yet)
+  "$ASMSPY" --"$mode" "$pid" -1 >>"$out" 2>&1 &
   local spy=$!
   local i=0
-  while [ "$(wc -l <"$TMP/out.$mode")" -lt 200 ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
-  [ "$(wc -l <"$TMP/out.$mode")" -ge 200 ] || fail "--$mode produced no output before the kill"
+  while [ "$(wc -l <"$out")" -lt 200 ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+  [ "$(wc -l <"$out")" -ge 200 ] || fail "--$mode produced no output before the kill: $(head -c 300 "$out")"
   kill -9 "$spy"
   wait "$spy" 2>/dev/null || true
   # the tracer child detaches on its own; wait (bounded) for TracerPid 0
