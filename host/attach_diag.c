@@ -17,7 +17,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -200,34 +199,6 @@ static int state_reason(const struct facts *f, char *buf, size_t cap) {
   return 0;
 }
 
-/* A fresh PTRACE_SEIZE of pid from a short-lived child: its errno, 0 when
- * it succeeded (the child's exit then detaches; a seize stops nothing), -1
- * when the probe itself could not run. */
-static int seize_errno(pid_t pid) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
-  pid_t c = fork();
-  if (c < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return -1;
-  }
-  if (c == 0) {
-    int e = ptrace(PTRACE_SEIZE, pid, 0, 0) == 0 ? 0 : errno;
-    ssize_t w = write(fds[1], &e, sizeof e);
-    _exit(w == (ssize_t)sizeof e ? 0 : 1);
-  }
-  close(fds[1]);
-  int e = -1;
-  ssize_t r;
-  do r = read(fds[0], &e, sizeof e);
-  while (r < 0 && errno == EINTR);
-  close(fds[0]);
-  while (waitpid(c, NULL, 0) < 0 && errno == EINTR) {
-  }
-  return r == (ssize_t)sizeof e ? e : -1;
-}
-
 /* The kernel's ptrace access check (PTRACE_MODE_ATTACH_REALCREDS, the mode
  * of an attach, every LSM included) on its own: a one-byte process_vm_readv
  * of address 0. 0 allowed (EFAULT: the check passed, the address is not
@@ -276,7 +247,7 @@ static int explain(pid_t pid, const struct facts *f, int probe, char *buf, size_
 
   /* a refused attach's errno: measured when probing, else the kernel's
    * answer for a closed gate */
-  int seize = probe ? seize_errno(pid) : -1;
+  int seize = probe ? seam_seize_errno(pid) : -1;
   const char *err = seize > 0 ? errname(seize) : "EPERM";
   size_t len = 0;
   buf[0] = '\0';

@@ -98,8 +98,11 @@ const struct out_field *out_field_table(size_t *n);
 extern const struct asmspy_seam_api seam_api;
 /* Spawn argv stopped at its exec (for --launch); returns the pid or -errno. */
 pid_t seam_spawn_stopped(char *const *argv);
-/* seam_inject.c: one system call run inside a stopped tracee (the seam's
- * SIGTRAP-handler guard). x86-64 only; elsewhere -ENOSYS. */
+/* errno of a fresh PTRACE_SEIZE of pid from a short-lived child (0 = it
+ * would succeed; -1 = the probe could not run): attach_diag.c's measure. */
+int seam_seize_errno(pid_t pid);
+/* ptrace_seam.c, syscall injection: one system call run inside a stopped
+ * tracee (the seam's SIGTRAP-handler guard). x86-64 only; elsewhere -ENOSYS. */
 struct seam_ksigaction { /* the kernel's struct sigaction (rt_sigaction) */
   uint64_t handler, flags, restorer, mask;
 };
