@@ -16,26 +16,26 @@ trap 'kill $victim 2>/dev/null; rm -f "$out"' EXIT
 while [ ! -s "$out" ]; do sleep 0.01; done
 
 echo "== asmspy --backends   (every plugin, probed on this machine)"
-build/host/asmspy --backends
+build/cli/asmspy --backends
 echo
 echo "== asmspy --syms $victim 'work|helper'   (the demo victim's own functions)"
-build/host/asmspy --syms "$victim" work
-build/host/asmspy --syms "$victim" helper
+build/cli/asmspy --syms "$victim" work
+build/cli/asmspy --syms "$victim" helper
 echo
 echo "== asmspy --stream $victim $n   (every instruction as it runs)"
-build/host/asmspy --stream "$victim" "$n"
+build/cli/asmspy --stream "$victim" "$n"
 echo
 echo "== asmspy --log $victim 6   (its syscalls, decoded like strace)"
-build/host/asmspy --log "$victim" 6
+build/cli/asmspy --log "$victim" 6
 echo
 echo "== asmspy --trace $victim work 1   (one invocation of work(): its assembly and callees)"
-build/host/asmspy --trace "$victim" work 1
+build/cli/asmspy --trace "$victim" work 1
 echo
 build/tests/victims/victim_auto >/dev/null &
 busy=$!
 sleep 0.3
 echo "== asmspy --sample $busy 300 --sampler=sw   (a busy victim, sampled out of band; --sample alone needs AMD IBS)"
-build/host/asmspy --sample "$busy" 300 --sampler=sw
+build/cli/asmspy --sample "$busy" 300 --sampler=sw
 kill $busy
 echo
 state=$(sed 's/^.*) //' /proc/$victim/stat | cut -d' ' -f1)
@@ -46,5 +46,5 @@ if [ -t 0 ] && [ -t 1 ] && [ "${ASMSPY_NO_TUI:-0}" != 1 ]; then
   echo
   echo "== asmspy   (the TUI: type 'victim_loop', Enter, then a mode 1-9; q quits)"
   sleep 1
-  build/host/asmspy
+  build/cli/asmspy
 fi

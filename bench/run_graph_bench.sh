@@ -11,7 +11,7 @@
 set -eu
 build=${1:-build}
 ncalls=${2:-600}
-asmspy="$build/host/asmspy"
+asmspy="$build/cli/asmspy"
 victim="$build/tests/victims/victim_loop"
 [ -x "$asmspy" ] && [ -x "$victim" ] || { echo "build first"; exit 2; }
 src=$(dirname "$0")/../tests/victims/victim_loop.c

@@ -8,7 +8,7 @@
 set -eu
 build=${1:-build}
 count=${2:-100000}
-asmspy="$build/host/asmspy"
+asmspy="$build/cli/asmspy"
 [ -x "$asmspy" ] || { echo "missing $asmspy (build first)"; exit 2; }
 command -v strace >/dev/null || { echo "strace not installed"; exit 2; }
 # dd with bs=1: one read() and one write() per byte

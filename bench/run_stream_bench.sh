@@ -9,7 +9,7 @@ set -eu
 build=${1:-build}
 steps=${2:-40000}
 victim="$build/tests/victims/victim_spin"
-asmspy="$build/host/asmspy"
+asmspy="$build/cli/asmspy"
 raw="$build/bench/raw_step"
 for f in "$victim" "$asmspy" "$raw"; do [ -x "$f" ] || { echo "missing $f (build first)"; exit 2; }; done
 

@@ -11,7 +11,7 @@
 #include "host/host.h"
 #include "host/json.h"
 #include "host/strbuf.h"
-#include "plugins/common/ctl_escape.h"
+#include "common/ctl_escape.h"
 
 #include <errno.h>
 #include <inttypes.h>

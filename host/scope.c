@@ -21,7 +21,7 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #include <asmspy/scope.h>
 
-#include "plugins/common/exec_segment.h"
+#include "common/exec_segment.h"
 #include "host/host.h"
 #include "host/strbuf.h"
 

@@ -49,10 +49,10 @@ for a in "$@"; do
 done
 B=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "soak.sh: no build directory '$BUILD' (meson setup $BUILD && ninja -C $BUILD)" >&2; exit 2; }
 export HAMMER=${HAMMER:-$B/tests/survival/victim_hammer}
-for f in "$B/host/asmspy" "$B/tools/asmtrace-check" "$B/tests/victims/victim_loop" "$HAMMER"; do
+for f in "$B/cli/asmspy" "$B/tools/asmtrace-check" "$B/tests/victims/victim_loop" "$HAMMER"; do
   [ -x "$f" ] || { echo "soak.sh: $f is not built (ninja -C $BUILD)" >&2; exit 2; }
 done
-export ASMSPY=$B/host/asmspy ASMTRACE_CHECK=$B/tools/asmtrace-check VICTIM_DIR=$B/tests/victims
+export ASMSPY=$B/cli/asmspy ASMTRACE_CHECK=$B/tools/asmtrace-check VICTIM_DIR=$B/tests/victims
 export REPS=$N QUIET=1
 [ -n "$MODES_ARG" ] && export MODES=$MODES_ARG
 [ -n "$ARTIFACTS_ARG" ] && export ARTIFACTS=$ARTIFACTS_ARG

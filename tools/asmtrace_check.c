@@ -16,7 +16,7 @@
 #define _GNU_SOURCE
 #include "host/json.h"
 #include "host/recording.h"
-#include "plugins/common/ctl_escape.h"
+#include "common/ctl_escape.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 7u
+#define ASMSPY_ABI_MINOR 8u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -311,7 +311,12 @@ struct asmspy_session {
   uint64_t watch_addr;
   uint32_t watch_len;
   uint32_t watch_access;
-  /* --- ABI 1.5 ends here; append below --- */
+  /* --- ABI 1.5 ends here --- */
+  /* 1.8: the argument of a parameterised sampler rung: `--sampler=event:<name>`
+   * runs the backend whose sampler_rung is "event" with sampler_arg
+   * "<name>". NULL when the rung takes none. */
+  const char *sampler_arg;
+  /* --- ABI 1.8 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -463,7 +468,10 @@ struct asmspy_seam_api {
                     size_t len);
   /* Every thread currently followed, into tids[cap]; returns the count. */
   uint32_t (*list_threads)(struct asmspy_seam *seam, pid_t *tids, uint32_t cap);
-  /* --- ABI 1.5 ends here; append below --- */
+  /* --- ABI 1.5 ends here --- */
+  /* === 1.8: probes drive their children through the seam === */
+
+  /* --- ABI 1.8 ends here; append below --- */
 };
 
 /* Resolved symbol for one address. Strings are host-owned, stable while the
@@ -579,7 +587,14 @@ struct asmspy_host_api {
    * one-line reason in err ("main is a function, not data"). */
   int (*resolve_data)(struct asmspy_target *t, const char *spec, uint64_t *addr, uint64_t *size,
                       char *err, size_t errcap);
-  /* --- ABI 1.5 ends here; append below --- */
+  /* --- ABI 1.5 ends here --- */
+  /* === 1.8: typed records (emit_record) === */
+
+  /* === 1.8: instruction classes (insn_class) === */
+
+  /* === 1.8: option parsing === */
+
+  /* --- ABI 1.8 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -593,6 +608,90 @@ struct asmspy_inproc_req {
   uint64_t max_insns;                /* recording buffer; exceeding it truncates */
   uint32_t flags;                    /* none defined yet (0) */
   /* --- ABI 1.4 ends here; append below --- */
+};
+
+/* ------------------------------------------------------------------------- */
+/* 1.8: what the host needs to know about a plugin, read from its descriptor. */
+/* The host builds --help, the usage lines, the man page, shell completion,   */
+/* serve's argument checks, --info's verdicts, the TUI's mode menu, the       */
+/* recording validator, replay and docs/metrics.md from these tables: it      */
+/* keeps no list of plugins of its own. The tables are static data; their     */
+/* layout is versioned by the descriptor that points at them (a table is only */
+/* read when ASMSPY_HAS(ops, <its pointer>)). Arrays end with a NULL name.    */
+/* ------------------------------------------------------------------------- */
+
+/* One option a mode accepts after its positional arguments. */
+struct asmspy_option {
+  const char *name; /* without the dashes: "count" is --count */
+  const char *arg;  /* the value: "syscalls|calls" (choices), "<ms>"; NULL = a flag */
+  const char *help; /* one line */
+};
+
+/* A backend capability an option's value needs beyond the view's
+ * caps_required: --procs --count=calls needs an instruction stream,
+ * --count=syscalls (the default) the syscall stops. */
+struct asmspy_option_caps {
+  const char *option; /* "count" */
+  const char *value;  /* "calls"; NULL = whenever the option is given */
+  uint64_t caps;
+  uint32_t is_default; /* 1: also applies when the option is absent */
+};
+
+/* One field of a record a view writes (the JSON member `name`). */
+enum asmspy_field_type {
+  ASMSPY_FIELD_INT = 1,  /* a JSON integer (min applies) */
+  ASMSPY_FIELD_STR = 2,  /* a JSON string */
+  ASMSPY_FIELD_HEX = 3,  /* a "0x..." hex string (addresses) */
+  ASMSPY_FIELD_BOOL = 4,
+  ASMSPY_FIELD_ENUM = 5,  /* a string, one of `values` ("write|rw|read") */
+  ASMSPY_FIELD_ARRAY = 6, /* `values` names the element: "object", "string", "int" */
+  ASMSPY_FIELD_OBJECT = 7,
+  ASMSPY_FIELD_BYTES = 8, /* a hex string of whole bytes, no 0x ("4889e5") */
+  ASMSPY_FIELD_NUMBER = 9 /* a JSON number (integer or fraction) */
+};
+#define ASMSPY_FIELDF_OPTIONAL 1u /* may be absent */
+#define ASMSPY_FIELDF_NULLABLE 2u /* may be null ("ret": null: never returned) */
+
+struct asmspy_field {
+  const char *name;
+  uint32_t type;  /* enum asmspy_field_type */
+  uint32_t flags; /* ASMSPY_FIELDF_* */
+  const char *meaning; /* one line for docs/metrics.md */
+  const char *values;  /* ENUM: choices "a|b|c"; ARRAY: element type; else NULL */
+  int64_t min;         /* INT: the smallest valid value (INT64_MIN: any) */
+};
+
+/* One record type a view writes ("call", "graph", ...). */
+struct asmspy_record_schema {
+  const char *type;    /* the record's "type" */
+  const char *meaning; /* one line for docs/metrics.md */
+  const struct asmspy_field *fields; /* ends with a NULL name */
+};
+
+/* The view's entry in the interactive TUI's mode menu. `layout` names one of
+ * the host's screen layouts (not a plugin): a view picks how it is drawn. */
+enum asmspy_tui_layout {
+  ASMSPY_TUI_FEED = 1,     /* the emitted lines scroll by (log, stream) */
+  ASMSPY_TUI_SNAPSHOT = 2, /* snapshot() redrawn periodically (graph, tree, sample) */
+  ASMSPY_TUI_REGION = 3,   /* a chosen function per invocation: assembly | callees */
+  ASMSPY_TUI_DATAFLOW = 4, /* a chosen function's data-flow steps, walkable */
+  ASMSPY_TUI_TOPOLOGY = 5  /* processes and threads (procs) */
+};
+#define ASMSPY_TUIF_PICK_SYMBOL 1u /* the mode starts by choosing a function */
+
+struct asmspy_tui_entry {
+  char key;          /* the menu key ('1'..'9'); 0 = the host assigns a letter */
+  uint32_t layout;   /* enum asmspy_tui_layout */
+  uint32_t flags;    /* ASMSPY_TUIF_* */
+  const char *title; /* "call graph" */
+};
+
+/* A backend's in-process (scope) tier: how much of the truth it records. */
+enum asmspy_tier {
+  ASMSPY_TIER_NONE = 0,
+  ASMSPY_TIER_WEAK = 1,    /* every instruction, by single-step (slow) */
+  ASMSPY_TIER_STRONG = 2,  /* every branch, in hardware (Intel PT) */
+  ASMSPY_TIER_CEILING = 3  /* sampled branch edges: what ran, not all of it */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -619,7 +718,19 @@ struct asmspy_backend_ops {
   int (*inproc_begin)(const struct asmspy_host_api *host, const struct asmspy_inproc_req *req,
                       void **handle);
   int (*inproc_end)(void *handle, asmspy_sink_fn sink, void *sink_ctx);
-  /* --- ABI 1.4 ends here; append below --- */
+  /* --- ABI 1.4 ends here --- */
+  /* 1.8: a sampler backend serves --sampler=<sampler_rung> ("ibs", "sw");
+   * NULL = not a sampler. The --auto / --sample ladder tries the rungs in
+   * ascending sampler_order; 0 = only when named. A rung written
+   * "<rung>:<arg>" on the command line hands <arg> over as
+   * session.sampler_arg. */
+  const char *sampler_rung;
+  uint32_t sampler_order;
+  /* 1.8: what the in-process ops record (scopes): the scope ladder tries the
+   * strongest tier first, inproc_order breaking ties (ascending). */
+  uint32_t inproc_tier; /* enum asmspy_tier */
+  uint32_t inproc_order;
+  /* --- ABI 1.8 ends here; append below --- */
 };
 
 enum asmspy_consume { ASMSPY_CONSUME_MORE = 0, ASMSPY_CONSUME_DONE = 1 };
@@ -662,7 +773,14 @@ struct asmspy_view_ops {
    * call views want EXACT_SP and follow control flow alone without it
    * (Intel PT: every branch, no registers). */
   uint64_t caps_wanted;
-  /* --- ABI 1.6 ends here; append below --- */
+  /* --- ABI 1.6 ends here --- */
+  /* 1.8: the view describes itself (see "what the host needs to know"). */
+  const char *summary;                          /* one line for --help: "call graph" */
+  const struct asmspy_option *options;          /* its mode options; NULL = none */
+  const struct asmspy_option_caps *option_caps; /* replaces the engine's rules */
+  const struct asmspy_record_schema *records;   /* the records it writes */
+  const struct asmspy_tui_entry *tui;           /* NULL: a feed with a host-assigned key */
+  /* --- ABI 1.8 ends here; append below --- */
 };
 
 /* The descriptor a plugin's entry returns: static const data. */

@@ -28,7 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "plugins/common/exec_segment.h"
+#include "common/exec_segment.h"
 #include "plugins/intel_pt/intel_pt.h"
 #include "plugins/intel_pt/pt_capture.h"
 #include "plugins/intel_pt/pt_decode.h"

@@ -34,7 +34,7 @@
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
 
-#include "plugins/common/hot_rank.h"
+#include "common/hot_rank.h"
 #include "plugins/common/perf_probe.h" /* pp_child_*, pp_verdict, pp_note, timing */
 
 #include <sys/wait.h>

@@ -67,7 +67,7 @@
 #define _GNU_SOURCE
 /* Reasons are one line, truncation of an over-long one is intended. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
-#include "plugins/common/exec_segment.h"
+#include "common/exec_segment.h"
 #include "plugins/singlestep/inproc.h"
 #include "plugins/singlestep/lost_trap.h"
 

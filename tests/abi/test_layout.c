@@ -478,10 +478,47 @@ ENDS(asmspy_stop, flags, SIZE_1_7_asmspy_stop);
 #define SIZE_1_7_asmspy_operands SIZE_1_6_asmspy_operands
 #define SIZE_1_7_asmspy_inproc_req SIZE_1_6_asmspy_inproc_req
 
+/* ========================== ABI 1.8 ========================== */
+/* The host learns its plugins from their descriptors: a backend's sampler
+ * rung and in-process tier, a view's summary, options, option caps, record
+ * schemas and TUI entry; session.sampler_arg. */
+PIN(asmspy_session, sampler_arg, 160);
+NEW(asmspy_session, sampler_arg, SIZE_1_7_asmspy_session);
+#define SIZE_1_8_asmspy_session 168
+ENDS(asmspy_session, sampler_arg, SIZE_1_8_asmspy_session);
+PIN(asmspy_backend_ops, sampler_rung, 32);
+NEW(asmspy_backend_ops, sampler_rung, SIZE_1_7_asmspy_backend_ops);
+PIN(asmspy_backend_ops, sampler_order, 40);
+PIN(asmspy_backend_ops, inproc_tier, 44);
+PIN(asmspy_backend_ops, inproc_order, 48);
+#define SIZE_1_8_asmspy_backend_ops 56
+ENDS(asmspy_backend_ops, inproc_order, SIZE_1_8_asmspy_backend_ops);
+PIN(asmspy_view_ops, summary, 96);
+NEW(asmspy_view_ops, summary, SIZE_1_7_asmspy_view_ops);
+PIN(asmspy_view_ops, options, 104);
+PIN(asmspy_view_ops, option_caps, 112);
+PIN(asmspy_view_ops, records, 120);
+PIN(asmspy_view_ops, tui, 128);
+#define SIZE_1_8_asmspy_view_ops 136
+ENDS(asmspy_view_ops, tui, SIZE_1_8_asmspy_view_ops);
+
+/* Unchanged in 1.8. */
+#define SIZE_1_8_asmspy_probe_result SIZE_1_7_asmspy_probe_result
+#define SIZE_1_8_asmspy_event SIZE_1_7_asmspy_event
+#define SIZE_1_8_asmspy_regs SIZE_1_7_asmspy_regs
+#define SIZE_1_8_asmspy_stop SIZE_1_7_asmspy_stop
+#define SIZE_1_8_asmspy_seam_api SIZE_1_7_asmspy_seam_api
+#define SIZE_1_8_asmspy_symbol SIZE_1_7_asmspy_symbol
+#define SIZE_1_8_asmspy_host_api SIZE_1_7_asmspy_host_api
+#define SIZE_1_8_asmspy_plugin SIZE_1_7_asmspy_plugin
+#define SIZE_1_8_asmspy_syscall_info SIZE_1_7_asmspy_syscall_info
+#define SIZE_1_8_asmspy_operands SIZE_1_7_asmspy_operands
+#define SIZE_1_8_asmspy_inproc_req SIZE_1_7_asmspy_inproc_req
+
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */
-#if ASMSPY_ABI_MINOR == 7
-#define CUR(S) SIZE_1_7_##S
+#if ASMSPY_ABI_MINOR == 8
+#define CUR(S) SIZE_1_8_##S
 #else
 #error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
 #endif

@@ -1,7 +1,7 @@
-/* The --serve command parser (host/cli/serve_protocol.c), without a server:
+/* The --serve command parser (cli/serve_protocol.c), without a server:
  * what a start translates to (the CLI's own arguments) and which rule each
  * kind of malformed command is refused under. */
-#include "host/cli/serve.h"
+#include "cli/serve.h"
 #include "host/json.h"
 
 #include <stdlib.h>

@@ -6,9 +6,9 @@
  *             resume a feed, `[PAUSED line/total]`;
  *   proc tree children under their parent with ├─ └─ │ connectors, the
  *             filter keeps rows per row. */
-#include "host/tui/proc_list.h"
-#include "host/tui/records.h"
-#include "host/tui/scroll.h"
+#include "tui/proc_list.h"
+#include "tui/records.h"
+#include "tui/scroll.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* test_sample_view: the ranking rules (plugins/common/hot_rank.h) and the
+/* test_sample_view: the ranking rules (common/hot_rank.h) and the
  * sample view's tables, driven offline with synthesized events through a
  * scripted host (fake_sampling_host.h). The IBS/LBR rungs cannot run on
  * machines without a PMU, so this is where their edge path is exercised:
@@ -8,7 +8,7 @@
 #include "check.h"
 #include "fake_sampling_host.h"
 
-#include "plugins/common/hot_rank.h"
+#include "common/hot_rank.h"
 
 /* the view under test, compiled into this program */
 const struct asmspy_plugin *asmspy_plugin_entry(uint32_t, const struct asmspy_host_api *);

@@ -4,7 +4,7 @@
  * --sampler names, or the ladder ibs > lbr > sw > ptrace: each refused rung
  * is noted with its probe's reason), for --window ms (default
  * DF_AUTO_WINDOW_MS), into a sink of its own. Then it ranks
- * (plugins/common/hot_rank.h):
+ * (common/hot_rank.h):
  *   - a rung that delivers taken branches (IBS, LBR): ENTRY edges — a branch
  *     landing on a function's first byte from outside it is a direct
  *     observation of the very event the capture's entry breakpoint waits
@@ -26,7 +26,7 @@
 #define _GNU_SOURCE
 #include "plugins/views/dataflow/auto.h"
 
-#include "plugins/common/hot_rank.h"
+#include "common/hot_rank.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -27,7 +27,7 @@
  * are not seen entering): auto.c. */
 #include <asmspy/plugin.h>
 
-#include "plugins/common/textbuf.h"
+#include "common/textbuf.h"
 #include "plugins/common/region_view.h"
 #include "plugins/views/dataflow/auto.h"
 

@@ -26,7 +26,7 @@
  * (the TUI's periodic frame). */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
-#include "plugins/common/textbuf.h"
+#include "common/textbuf.h"
 
 #include "plugins/common/callcheck.h"
 

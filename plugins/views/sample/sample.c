@@ -25,8 +25,8 @@
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
 
-#include "plugins/common/hot_rank.h"
-#include "plugins/common/textbuf.h"
+#include "common/hot_rank.h"
+#include "common/textbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -19,7 +19,7 @@
 #include "sc_decode.h"
 
 #include "sc_tables.h"
-#include "plugins/common/ctl_escape.h"
+#include "common/ctl_escape.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

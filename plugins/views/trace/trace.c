@@ -13,7 +13,7 @@
  * return value is unknown: `ret=?`, JSON "ret":null. */
 #include <asmspy/plugin.h>
 
-#include "plugins/common/textbuf.h"
+#include "common/textbuf.h"
 #include "plugins/common/region_view.h"
 
 #include <inttypes.h>

@@ -30,7 +30,7 @@
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
 #include "plugins/common/task_prefix.h"
-#include "plugins/common/textbuf.h"
+#include "common/textbuf.h"
 
 #include "plugins/common/callcheck.h"
 

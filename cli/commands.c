@@ -1,0 +1,209 @@
+/* The CLI's command table (uftrace's idea: data, not a strcmp chain) and the
+ * built-in commands. Any `--<mode>` that is not built in is looked up among
+ * the view plugins, so a third-party view becomes a mode with no CLI change. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+#include "host/attach_diag.h"
+#include "host/host.h"
+#include "host/symbols.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+volatile int cli_stop_flag;
+
+int cli_exit_code_for(int rc) {
+  if (rc == 0 || rc == ASMSPY_RUN_SKIPPED) return CLI_EXIT_OK;
+  if (rc == -ASMSPY_E_USAGE) return CLI_EXIT_USAGE;
+  if (rc > 0 && rc != ASMSPY_FACT_I386) return CLI_EXIT_OK; /* a fact is an answer */
+  return CLI_EXIT_FAIL;
+}
+
+static int cmd_backends(int argc, char **argv) {
+  int json = 0;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0)
+      json = 1;
+    else
+      return cli_usage_error("--backends: unknown argument '%s'", argv[i]);
+  }
+  struct asmspy_engine *e = asmspy_engine_open(0);
+  if (!e) return CLI_EXIT_FAIL;
+  asmspy_print_backends(e, stdout, json);
+  asmspy_engine_close(e);
+  return CLI_EXIT_OK;
+}
+
+/* --syms <pid> [filter] [--json]: resolved function symbols. Reads /proc and
+ * the mapped ELF files only; never attaches. */
+static int cmd_syms(int argc, char **argv) {
+  struct cli_mode_args a;
+  if (cli_parse_mode_args("syms", argc, argv, 1, &a)) return CLI_EXIT_USAGE;
+  const char *filter = NULL;
+  for (int i = 0; i < a.view_argc; i++) {
+    if (a.view_argv[i][0] == '-' || filter)
+      return cli_usage_error("--syms: unexpected argument '%s'", a.view_argv[i]);
+    filter = a.view_argv[i];
+  }
+  if (a.max) return cli_usage_error("--syms takes <pid> [filter], not a count");
+  int err = 0;
+  struct asmspy_target *t = target_open(a.pid, &err);
+  if (!t) {
+    fprintf(stderr, "asmspy: pid %d: %s\n", (int)a.pid,
+            err == ESRCH || err == ENOENT ? "no such process" : strerror(err));
+    return CLI_EXIT_FAIL;
+  }
+  struct asmspy_symtab *st = target_symtab(t);
+  char why[768];
+  if ((!st || symtab_count(st) == 0) && attach_precheck(a.pid, why, sizeof why)) {
+    /* no symbols because there is nothing to read (a kernel thread, a
+     * zombie, a map we may not read): say why instead of an empty list */
+    fprintf(stderr, "asmspy: %s\n", why);
+    target_close(t);
+    return CLI_EXIT_FAIL;
+  }
+  struct out_opts oo = {.mode = "syms", .pid = a.pid, .json = a.json, .record_path = a.record};
+  struct asmspy_out *out = out_open(&oo, &err);
+  if (!out) {
+    target_close(t);
+    fprintf(stderr, "asmspy: cannot open recording '%s': %s\n", a.record, strerror(err));
+    return CLI_EXIT_FAIL;
+  }
+  for (size_t i = 0; st && i < symtab_count(st); i++) {
+    const struct symtab_entry *s = symtab_at(st, i);
+    if (filter && !strstr(s->name, filter)) continue;
+    char text[512], name_e[1024], mod_e[512], fields[2048];
+    snprintf(text, sizeof text, "0x%016" PRIx64 " %8" PRIu64 "  %-40s [%s]", s->start, s->size,
+             s->name, s->module);
+    json_escape(name_e, sizeof name_e, s->name, strlen(s->name));
+    json_escape(mod_e, sizeof mod_e, s->module, strlen(s->module));
+    snprintf(fields, sizeof fields,
+             "\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 ",\"name\":\"%s\",\"module\":\"%s\","
+             "\"kind\":\"%s\"",
+             s->start, s->size, name_e, mod_e,
+             s->kind == ASMSPY_SYM_INTERNAL ? "internal"
+             : s->kind == ASMSPY_SYM_JIT    ? "jit"
+                                            : "external");
+    out_emit(out, "symbol", fields, text);
+  }
+  out_close(out, 0);
+  target_close(t);
+  return CLI_EXIT_OK;
+}
+
+struct mode_session {
+  const char *mode;
+  struct cli_mode_args *args;
+  char *const *launch_argv;
+};
+
+/* One tracing session, run inside the supervised child. */
+static int run_mode_session(void *arg) {
+  struct mode_session *ms = arg;
+  const char *mode = ms->mode;
+  struct cli_mode_args a = *ms->args;
+  char *const *launch_argv = ms->launch_argv;
+  struct asmspy_engine *e = asmspy_engine_open(ASMSPY_ENGINE_LAZY_PROBE);
+  if (!e) return CLI_EXIT_FAIL;
+  struct asmspy_run_opts o = {
+      .mode = mode,
+      .backend = a.backend,
+      .pid = a.pid,
+      .tid = a.tid,
+      .max = a.max,
+      .flags = (a.follow ? ASMSPY_SESS_FOLLOW : 0) | (a.json ? ASMSPY_SESS_JSON : 0),
+      .argc = a.view_argc,
+      .argv = a.view_argv,
+      .launch_argv = launch_argv,
+      .record_path = a.record,
+      .stop = &cli_stop_flag,
+  };
+  int rc = asmspy_run(e, &o);
+  asmspy_engine_close(e);
+  return cli_exit_code_for(rc);
+}
+
+int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv) {
+  struct cli_mode_args a;
+  if (cli_parse_mode_args(mode, argc, argv, launch_argv == NULL, &a)) return CLI_EXIT_USAGE;
+  struct mode_session ms = {mode, &a, launch_argv};
+  return cli_supervise(run_mode_session, &ms);
+}
+
+/* --launch <mode> [options] -- <cmd> [args...] */
+static int cmd_launch(int argc, char **argv) {
+  if (argc < 1 || argv[0][0] == '-')
+    return cli_usage_error("--launch needs a <mode>: --launch <mode> [options] -- <cmd> [args...]");
+  const char *mode = argv[0];
+  int dashdash = -1;
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--") == 0) {
+      dashdash = i;
+      break;
+    }
+  if (dashdash < 0 || dashdash == argc - 1)
+    return cli_usage_error("--launch %s: give the command after '--'", mode);
+  argv[argc] = NULL; /* main's argv is NULL-terminated; keep it so for execvp */
+  return cli_run_mode(mode, dashdash - 1, argv + 1, argv + dashdash + 1);
+}
+
+static int cmd_help(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  cli_print_usage(stdout);
+  return CLI_EXIT_OK;
+}
+
+static int cmd_version(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  printf("asmspy %s (plugin ABI %u.%u)\n", ASMSPY_VERSION_STRING, ASMSPY_ABI_MAJOR,
+         ASMSPY_ABI_MINOR);
+  return CLI_EXIT_OK;
+}
+
+const struct cli_command cli_commands[] = {
+    {"backends", cmd_backends, "[--json]",
+     "every backend and view plugin: kind, ABI, status, measured reason", 0},
+    {"syms", cmd_syms, "<pid> [filter] [--json]", "resolved function symbols (addr size name module)", 0},
+    {"info", cli_cmd_info, "<pid> [--json] [--record=<f>]",
+     "process snapshot: identity, runtime, threads, attach verdict, usable modes (never attaches)", 0},
+    {"list", cli_cmd_list, "[active|scan] [--json]",
+     "list processes (! = cannot trace); active = recent CPU, scan = string-rich memory first", 0},
+    {"launch", cmd_launch, "<mode> [options] -- <cmd> [args...]",
+     "spawn <cmd> already traced from its first instruction", 0},
+    {"serve", cli_cmd_serve, "[=<socket>]",
+     "capture host: NDJSON commands in, recordings out (stdin/stdout, or a unix socket)", 1},
+    {"replay", cli_cmd_replay, "<f.asmtrace|-> [--session=<n>] [--disasm]",
+     "render a recording (or a --serve transcript's session) back to the live text", 0},
+    {"help", cmd_help, "", "this text", 0},
+    {"version", cmd_version, "", "version and plugin ABI", 0},
+    {NULL, NULL, NULL, NULL, 0},
+};
+
+void cli_print_usage(FILE *f) {
+  fprintf(f, "usage: asmspy --<command|mode> [arguments]\n\ncommands:\n");
+  for (const struct cli_command *c = cli_commands; c->name; c++)
+    fprintf(f, "  --%-9s %-40s %s\n", c->name, c->synopsis, c->help);
+  fprintf(f, "\nmodes (served by view plugins; see --backends):\n");
+  struct asmspy_engine *e = asmspy_engine_open(ASMSPY_ENGINE_NO_PROBE);
+  for (size_t i = 0; e && i < asmspy_plugin_count(e); i++) {
+    const struct asmspy_plugin_info *p = asmspy_plugin_at(e, i);
+    if (p->desc && p->kind == ASMSPY_KIND_VIEW)
+      fprintf(f, "  --%-9s %-40s %s\n", p->desc->view->mode,
+              p->desc->view->usage ? p->desc->view->usage : "<pid> [n]", p->description);
+  }
+  asmspy_engine_close(e);
+  fprintf(f, "\noptions for every mode:\n"
+             "  --json           NDJSON events on stdout (a valid .asmtrace recording)\n"
+             "  --record=<f>     also write the recording to <f> (text still printed)\n"
+             "  --backend=<b>    capture backend (default: the preferred usable one)\n"
+             "  --tid=<t>        follow exactly thread t\n"
+             "  --follow         also trace forked children (exclusive with --tid)\n"
+             "  n < 0            run until the target exits or Ctrl-C\n"
+             "\nexit status: 0 answered (including a '# SKIP' for an unavailable backend),\n"
+             "1 tracer failure (no such process, permission), 2 usage error.\n");
+}

@@ -1,0 +1,246 @@
+/* --list [active|scan] [--json] [--record=<f>]: every process, with a `!`
+ * (and a short reason) on the ones asmspy cannot trace.
+ *   (default)  by pid;
+ *   active     recent CPU first: utime+stime of every process sampled twice,
+ *              LIST_ACTIVE_MS apart, sorted by the delta;
+ *   scan       string-rich memory first: a few KB of each readable process's
+ *              heap / anonymous / stack memory, ranked by alphanumeric
+ *              density (the STR column); unreadable processes rank last.
+ * Reads /proc (and, for scan, target memory with process_vm_readv); never
+ * attaches. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+#include "host/host.h"
+#include "cli/procinfo.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIST_ACTIVE_MS 200
+#define LIST_SCAN_BUDGET (8u * 1024 * 1024) /* bytes of target memory read in all */
+#define LIST_SCAN_DEADLINE_MS 3000
+
+enum list_sort { SORT_PID, SORT_ACTIVE, SORT_SCAN };
+
+struct row {
+  struct procinfo_brief b;
+  struct procinfo_attach a;
+  uint64_t cpu_delta; /* active: ticks over the window */
+  int str;            /* scan: per-mille density, or -errno (unreadable), or INT_MIN unscanned */
+  int gone;
+};
+
+#define STR_UNSCANNED (-100000)
+
+static uint64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int cmp_pid(const void *x, const void *y) {
+  const struct row *a = x, *b = y;
+  return (a->b.pid > b->b.pid) - (a->b.pid < b->b.pid);
+}
+
+static int cmp_active(const void *x, const void *y) {
+  const struct row *a = x, *b = y;
+  if (a->cpu_delta != b->cpu_delta) return a->cpu_delta < b->cpu_delta ? 1 : -1;
+  return cmp_pid(x, y);
+}
+
+static int cmp_scan(const void *x, const void *y) {
+  const struct row *a = x, *b = y;
+  int ra = a->str >= 0, rb = b->str >= 0;
+  if (ra != rb) return rb - ra; /* readable first */
+  if (ra && a->str != b->str) return a->str < b->str ? 1 : -1;
+  return cmp_pid(x, y);
+}
+
+static int read_cpu(pid_t pid, uint64_t *ticks) {
+  struct procinfo_brief b;
+  if (procinfo_brief_read(pid, &b) != 0) return -1;
+  *ticks = b.utime + b.stime;
+  return 0;
+}
+
+static const char *marker(const struct procinfo_attach *a) {
+  return a->verdict == PROCINFO_ATTACH_NO ? "!" : a->verdict == PROCINFO_ATTACH_MAYBE ? "?" : " ";
+}
+
+/* Printable comm for the text column (a comm is arbitrary bytes). */
+static void clean(char *dst, const char *src, size_t cap) {
+  size_t i = 0;
+  for (; src[i] && i + 1 < cap; i++)
+    dst[i] = ((unsigned char)src[i] < 0x20 || src[i] == 0x7f) ? '?' : src[i];
+  dst[i] = '\0';
+}
+
+int cli_cmd_list(int argc, char **argv) {
+  enum list_sort sort = SORT_PID;
+  int json = 0, have_sort = 0;
+  const char *record = NULL;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) {
+      json = 1;
+    } else if (strncmp(argv[i], "--record=", 9) == 0) {
+      if (!argv[i][9]) return cli_usage_error("--record= needs a file name");
+      record = argv[i] + 9;
+    } else if (!have_sort && strcmp(argv[i], "active") == 0) {
+      sort = SORT_ACTIVE;
+      have_sort = 1;
+    } else if (!have_sort && strcmp(argv[i], "scan") == 0) {
+      sort = SORT_SCAN;
+      have_sort = 1;
+    } else {
+      return cli_usage_error("--list: unknown argument '%s' (--list [active|scan] [--json])",
+                             argv[i]);
+    }
+  }
+
+  DIR *d = opendir("/proc");
+  if (!d) {
+    fprintf(stderr, "asmspy: cannot read /proc: %s\n", strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  struct row *rows = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (!isdigit((unsigned char)de->d_name[0])) continue;
+    char *end;
+    long pid = strtol(de->d_name, &end, 10);
+    if (*end || pid <= 0) continue;
+    if (n == cap) {
+      size_t nc = cap ? cap * 2 : 256;
+      struct row *nr = realloc(rows, nc * sizeof *nr);
+      if (!nr) break;
+      rows = nr;
+      cap = nc;
+    }
+    struct row *r = &rows[n];
+    memset(r, 0, sizeof *r);
+    if (procinfo_brief_read((pid_t)pid, &r->b) != 0) continue; /* exited meanwhile */
+    procinfo_attach_assess(&r->b, &r->a);
+    r->str = STR_UNSCANNED;
+    n++;
+  }
+  closedir(d);
+
+  uint64_t window_ms = 0;
+  if (sort == SORT_ACTIVE) {
+    uint64_t t0 = mono_ms();
+    struct timespec ts = {0, LIST_ACTIVE_MS * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !cli_stop_flag) {
+    }
+    window_ms = mono_ms() - t0;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t now;
+      if (read_cpu(rows[i].b.pid, &now) != 0) {
+        rows[i].gone = 1;
+        continue;
+      }
+      uint64_t before = rows[i].b.utime + rows[i].b.stime;
+      rows[i].cpu_delta = now > before ? now - before : 0;
+    }
+  } else if (sort == SORT_SCAN) {
+    uint64_t deadline = mono_ms() + LIST_SCAN_DEADLINE_MS;
+    size_t spent = 0;
+    for (size_t i = 0; i < n; i++) {
+      struct row *r = &rows[i];
+      if (r->b.kthread || r->b.state == 'Z' || r->b.state == 'X') {
+        r->str = -ENODATA;
+        continue;
+      }
+      if (spent + PROCINFO_SCAN_BYTES > LIST_SCAN_BUDGET || mono_ms() > deadline ||
+          cli_stop_flag)
+        continue; /* stays unscanned: ranks last */
+      r->str = procinfo_string_density(r->b.pid);
+      if (r->str >= 0) spent += PROCINFO_SCAN_BYTES;
+    }
+  }
+
+  if (n > 1) /* rows is NULL when nothing was listed: qsort(NULL, 0) is undefined */
+    qsort(rows, n, sizeof *rows,
+          sort == SORT_ACTIVE ? cmp_active : sort == SORT_SCAN ? cmp_scan : cmp_pid);
+
+  int err = 0;
+  struct out_opts oo = {.mode = "list", .pid = 0, .json = json, .record_path = record};
+  struct asmspy_out *out = out_open(&oo, &err);
+  if (!out) {
+    free(rows);
+    fprintf(stderr, "asmspy: cannot open recording '%s': %s\n", record, strerror(err));
+    return CLI_EXIT_FAIL;
+  }
+  long hz = sysconf(_SC_CLK_TCK);
+  if (hz <= 0) hz = 100;
+  /* The column header is part of the first row's human text, so it goes
+   * through the writer: a recording replays (--replay) with it. */
+  char header[160];
+  snprintf(header, sizeof header, "  %7s %-12s %4s %s  %-16s%s  %s\n", "PID", "USER", "THR", "S",
+           "COMM", sort == SORT_ACTIVE ? "   CPU%" : sort == SORT_SCAN ? "    STR" : "", "NOTE");
+  int header_done = 0;
+  for (size_t i = 0; i < n; i++) {
+    struct row *r = &rows[i];
+    if (r->gone) continue;
+    char comm[32], extra[32] = "", text[512 + sizeof header];
+    clean(comm, r->b.comm, sizeof comm);
+    if (sort == SORT_ACTIVE) {
+      double pct = window_ms ? 100.0 * (double)r->cpu_delta / (double)hz * 1000.0 / (double)window_ms
+                             : 0.0;
+      snprintf(extra, sizeof extra, " %6.1f", pct);
+    } else if (sort == SORT_SCAN) {
+      if (r->str >= 0)
+        snprintf(extra, sizeof extra, " %6.1f", r->str / 10.0);
+      else
+        snprintf(extra, sizeof extra, " %6s", "-");
+    }
+    snprintf(text, sizeof text, "%s%s %7d %-12.12s %4d %c  %-16.16s%s  %s",
+             header_done ? "" : header, marker(&r->a), (int)r->b.pid, r->b.user, r->b.threads, r->b.state ? r->b.state : '?', comm, extra,
+             r->a.verdict == PROCINFO_ATTACH_YES ? "" : r->a.short_reason);
+    /* trailing blanks of an empty NOTE */
+    for (size_t k = strlen(text); k > 0 && text[k - 1] == ' '; k--) text[k - 1] = '\0';
+
+    char fields[1024] = "";
+    if (out_wants_json(out)) {
+      char comm_e[200], user_e[400], reason_e[600];
+      json_escape(comm_e, sizeof comm_e, r->b.comm, strlen(r->b.comm));
+      json_escape(user_e, sizeof user_e, r->b.user, strlen(r->b.user));
+      json_escape(reason_e, sizeof reason_e, r->a.short_reason, strlen(r->a.short_reason));
+      int len = snprintf(fields, sizeof fields,
+                         "\"pid\":%d,\"ppid\":%d,\"uid\":%u,\"user\":\"%s\",\"comm\":\"%s\","
+                         "\"threads\":%d,\"state\":\"%c\",\"kernel_thread\":%s,"
+                         "\"attach\":\"%s\",\"traceable\":%s,\"reason\":",
+                         (int)r->b.pid, (int)r->b.ppid, (unsigned)r->b.uid[0], user_e, comm_e,
+                         r->b.threads, r->b.state ? r->b.state : '?',
+                         r->b.kthread ? "true" : "false", procinfo_verdict_name(r->a.verdict),
+                         r->a.verdict == PROCINFO_ATTACH_NO ? "false" : "true");
+      size_t used = len > 0 && (size_t)len < sizeof fields ? (size_t)len : 0;
+      if (r->a.verdict == PROCINFO_ATTACH_YES)
+        used += (size_t)snprintf(fields + used, sizeof fields - used, "null");
+      else
+        used += (size_t)snprintf(fields + used, sizeof fields - used, "\"%s\"", reason_e);
+      if (used < sizeof fields && sort == SORT_ACTIVE)
+        used += (size_t)snprintf(fields + used, sizeof fields - used,
+                                 ",\"cpu_ticks\":%" PRIu64 ",\"window_ms\":%" PRIu64 ",\"hz\":%ld",
+                                 r->cpu_delta, window_ms, hz);
+      if (used < sizeof fields && sort == SORT_SCAN) {
+        if (r->str >= 0)
+          snprintf(fields + used, sizeof fields - used, ",\"str_permille\":%d", r->str);
+        else
+          snprintf(fields + used, sizeof fields - used, ",\"str_permille\":null,\"str_error\":\"%s\"",
+                   r->str == STR_UNSCANNED ? "not scanned (budget)" : strerror(-r->str));
+      }
+    }
+    out_emit(out, "process", fields, text);
+    header_done = 1;
+  }
+  out_close(out, 0);
+  free(rows);
+  return CLI_EXIT_OK;
+}

@@ -1,0 +1,324 @@
+/* asmspy --replay <f.asmtrace|-> [--session=<n>] [--disasm]
+ *
+ * Render a recording back to the human text the live run printed.
+ *
+ * The host knows no view's format (a third-party view is a mode too), so it
+ * cannot re-derive a view's text from the view's fields. The writer
+ * therefore records, on every event line that printed text, that text as
+ * "human" (host/output.c), and replay prints it: the live text, byte for
+ * byte, for every mode, including views written after this file. Notes go
+ * where the live run put them: "# SKIP ..." on stdout, the others on stderr.
+ * A recording written before "human" existed gets a best-effort rendering of
+ * the core event types (insn, syscall, call).
+ *
+ * The input may also be a --serve transcript: the control lines are dropped
+ * and one session's recording is replayed (--session=<n>: the session id of
+ * its start ack; default the first session that produced a recording).
+ *
+ * --disasm prints the executed instructions of the recording disassembled
+ * from its codeimage bytes as they were at the event's logical time (the
+ * version with the greatest `when` <= the event's seq), falling back to the
+ * disasm strings recorded with the events where no codeimage covers an
+ * address — never from the live process, whose code may have changed. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+#include "host/host.h"
+#include "host/json.h"
+#include "host/recording.h"
+#include "common/ctl_escape.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <string.h>
+
+/* A recording is data from elsewhere: whatever its strings hold, they reach
+ * the terminal with their control bytes rendered visibly (ctl_escape.h), the
+ * way the live writer renders them. */
+static void put_text(FILE *f, const char *s, size_t len) { ctl_text_fput(f, s, len, 1); }
+
+/* s sanitized into buf (for printf's field widths); "?" for NULL. */
+static const char *clean(char *buf, size_t cap, const char *s) {
+  if (!s) return "?";
+  ctl_text_sanitize(buf, cap, s, strlen(s), 0);
+  return buf;
+}
+
+static int is_control_type(const char *type) {
+  return type && (!strcmp(type, "session") || !strcmp(type, "cmd") || !strcmp(type, "err"));
+}
+
+/* A serve transcript: copy session `want`'s recording (0 = the first one
+ * with a header) into a temporary file. Returns it rewound, or NULL with
+ * *found = 0 when no such session produced a recording. */
+static FILE *slice_session(FILE *in, int64_t want, int *found) {
+  FILE *out = tmpfile();
+  *found = 0;
+  if (!out) return NULL;
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  int64_t current = 0; /* the session the next header belongs to */
+  int copying = 0, done = 0;
+  while (!done && (n = getline(&line, &cap, in)) > 0) {
+    size_t len = (size_t)n;
+    if (line[len - 1] == '\n') len--;
+    struct json_value *v = json_parse(line, len, NULL);
+    const char *type = json_get_str(v, "type");
+    if (is_control_type(type)) {
+      int64_t id;
+      const char *cmd = json_get_str(v, "cmd");
+      if (!strcmp(type, "cmd") && cmd && !strcmp(cmd, "start") && json_get_int(v, "session", &id))
+        current = id;
+    } else if (!copying && type && !strcmp(type, "header")) {
+      copying = want == 0 || current == want;
+    }
+    if (copying && !is_control_type(type)) {
+      fwrite(line, 1, len, out);
+      fputc('\n', out);
+      *found = 1;
+      if (type && !strcmp(type, "end")) done = 1;
+    }
+    json_free(v);
+  }
+  free(line);
+  rewind(out);
+  return out;
+}
+
+/* Recordings from before "human": the core types, as their views print them. */
+static void render_fallback(const char *type, const struct json_value *ev) {
+  if (!strcmp(type, "insn")) {
+    const char *sym = json_get_str(ev, "sym"), *module = json_get_str(ev, "module");
+    const char *dis = json_get_str(ev, "disasm"), *ip = json_get_str(ev, "ip");
+    int64_t off = 0;
+    json_get_int(ev, "off", &off);
+    char where[256], modcol[128], b1[200], b2[100], b3[200];
+    if (sym)
+      snprintf(where, sizeof where, "%s+0x%" PRIx64, clean(b1, sizeof b1, sym), (uint64_t)off);
+    else
+      snprintf(where, sizeof where, "%s", clean(b1, sizeof b1, ip));
+    snprintf(modcol, sizeof modcol, "[%s]", clean(b2, sizeof b2, module));
+    printf("%-20s %-24s %s\n", where, modcol, clean(b3, sizeof b3, dis));
+  } else if (!strcmp(type, "syscall")) {
+    const char *text = json_get_str(ev, "text");
+    if (text) {
+      put_text(stdout, text, strlen(text));
+      putchar('\n');
+    }
+  } else if (!strcmp(type, "call")) {
+    int64_t depth = 0;
+    json_get_int(ev, "depth", &depth);
+    const char *name = json_get_str(ev, "name"), *module = json_get_str(ev, "module");
+    char b1[512], b2[256];
+    printf("%*s-> %s [%s]\n", (int)(depth > 64 ? 128 : 2 * depth), "", clean(b1, sizeof b1, name),
+           clean(b2, sizeof b2, module));
+  }
+}
+
+static int parse_addr(const char *s, uint64_t *out) {
+  if (!s || strncmp(s, "0x", 2) != 0) return -1;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(s + 2, &end, 16);
+  if (errno || !end || *end) return -1;
+  *out = v;
+  return 0;
+}
+
+/* One executed instruction, disassembled from the bytes it had at time t. */
+static void disasm_at(const struct recording_codeimages *ci, uint64_t addr, uint64_t t,
+                      const char *recorded, const char *prefix) {
+  uint8_t bytes[16];
+  uint64_t version = 0, when = 0;
+  size_t n = recording_codeimages_at(ci, addr, t, bytes, sizeof bytes, &version, &when);
+  char text[128];
+  if (n && disasm_one(addr, bytes, n, text, sizeof text) > 0) {
+    printf("%s0x%-14" PRIx64 " %-36s [codeimage v%" PRIu64 " @%" PRIu64 "]", prefix, addr, text,
+           version, when);
+    char b[256];
+    if (recorded && strcmp(recorded, text) != 0) printf("  (recorded: %s)", clean(b, sizeof b, recorded));
+    printf("\n");
+  } else {
+    char b[256];
+    printf("%s0x%-14" PRIx64 " %-36s [recorded]\n", prefix, addr, clean(b, sizeof b, recorded));
+  }
+}
+
+/* --disasm: the instructions an event carries, at the event's time. */
+static void render_disasm(const char *type, const struct json_value *ev,
+                          const struct recording_codeimages *ci) {
+  int64_t seq = 0;
+  json_get_int(ev, "seq", &seq);
+  uint64_t addr;
+  if (!strcmp(type, "insn")) {
+    if (parse_addr(json_get_str(ev, "ip"), &addr) == 0)
+      disasm_at(ci, addr, (uint64_t)seq, json_get_str(ev, "disasm"), "");
+    return;
+  }
+  const char *list = !strcmp(type, "sample") ? "insns" : !strcmp(type, "dataflow") ? "trace" : NULL;
+  const struct json_value *arr = list ? json_get(ev, list) : NULL;
+  if (!arr) return;
+  int64_t sample = 0, ret = 0;
+  if (!strcmp(type, "sample")) {
+    json_get_int(ev, "sample", &sample);
+    json_get_int(ev, "ret", &ret);
+    printf("sample #%" PRId64 " (seq %" PRId64 ") ret=%" PRId64 "\n", sample, seq, ret);
+  } else {
+    const char *name = json_get_str(ev, "name");
+    char b[512];
+    printf("dataflow %s (seq %" PRId64 ")\n", clean(b, sizeof b, name), seq);
+  }
+  for (size_t i = 0; i < json_array_len(arr); i++) {
+    const struct json_value *in = json_array_at(arr, i);
+    const char *kind = json_get_str(in, "kind");
+    if (kind && strcmp(kind, "insn") != 0) continue; /* a call-out step */
+    if (parse_addr(json_get_str(in, "addr"), &addr) == 0)
+      disasm_at(ci, addr, (uint64_t)seq, json_get_str(in, "disasm"), "  ");
+  }
+}
+
+int cli_cmd_replay(int argc, char **argv) {
+  const char *path = NULL;
+  int64_t session = 0;
+  int disasm = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--disasm")) {
+      disasm = 1;
+    } else if (!strncmp(argv[i], "--session=", 10)) {
+      char *end = NULL;
+      errno = 0;
+      long long v = strtoll(argv[i] + 10, &end, 10);
+      if (errno || !end || *end || end == argv[i] + 10 || v <= 0)
+        return cli_usage_error("--replay: invalid --session '%s': a session id (1, 2, ...)",
+                               argv[i] + 10);
+      session = v;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return cli_usage_error("--replay: unknown option '%s'", argv[i]);
+    } else if (path) {
+      return cli_usage_error("--replay takes one recording, got '%s' too", argv[i]);
+    } else {
+      path = argv[i];
+    }
+  }
+  if (!path) return cli_usage_error("--replay needs a recording: --replay <f.asmtrace|->");
+
+  FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+  if (!in) {
+    fprintf(stderr, "asmspy: --replay: cannot open %s: %s\n", path, strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  /* a serve transcript starts with a control line; a recording with its header */
+  int c = fgetc(in);
+  char first[64] = "";
+  size_t nfirst = 0;
+  while (c != EOF && c != '\n' && nfirst < sizeof first - 1) {
+    first[nfirst++] = (char)c;
+    c = fgetc(in);
+  }
+  first[nfirst] = 0;
+  int transcript = strstr(first, "\"type\":\"cmd\"") || strstr(first, "\"type\":\"err\"") ||
+                   strstr(first, "\"type\":\"session\"");
+  if (session && !transcript) {
+    fprintf(stderr, "asmspy: --replay: --session applies to a --serve transcript; %s is a "
+                    "recording\n", path);
+    if (in != stdin) fclose(in);
+    return CLI_EXIT_USAGE;
+  }
+  /* re-read from the start: a regular file seeks; stdin is sliced or spooled */
+  FILE *src = NULL;
+  if (in != stdin && fseek(in, 0, SEEK_SET) == 0) {
+    src = in;
+  } else {
+    src = tmpfile();
+    if (src) {
+      fputs(first, src);
+      if (c == '\n') fputc('\n', src);
+      else if (c != EOF) fputc(c, src);
+      char buf[65536];
+      size_t n;
+      while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, src);
+      rewind(src);
+    }
+  }
+  if (!src) {
+    fprintf(stderr, "asmspy: --replay: %s\n", strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  FILE *rf = src;
+  if (transcript) {
+    int found = 0;
+    rf = slice_session(src, session, &found);
+    if (!rf || !found) {
+      fprintf(stderr, "asmspy: --replay: %s: %s\n", path,
+              !rf ? strerror(errno)
+              : session ? "no recording for that session in this transcript"
+                        : "no session in this transcript produced a recording");
+      if (rf) fclose(rf);
+      if (src != stdin) fclose(src);
+      return CLI_EXIT_FAIL;
+    }
+  }
+
+  struct recording *rec = recording_open_file(rf);
+  struct recording_codeimages *ci = recording_codeimages_new();
+  if (!rec || !ci) {
+    fprintf(stderr, "asmspy: --replay: out of memory\n");
+    return CLI_EXIT_FAIL;
+  }
+  /* a writer that records "human" says so in the header: an event without
+   * it printed nothing live; only older recordings need the fallback */
+  const struct json_value *hh = json_get(recording_header(rec), "human");
+  int has_human = hh && hh->type == JSON_BOOL && hh->u.boolean;
+  const struct json_value *ev;
+  while (recording_next(rec, &ev) == 1) {
+    const char *type = json_get_str(ev, "type");
+    if (!strcmp(type, "codeimage")) {
+      recording_codeimages_add(ci, ev);
+      continue;
+    }
+    if (!strcmp(type, "note")) {
+      const char *level = json_get_str(ev, "level"), *text = json_get_str(ev, "text");
+      int skip = level && !strcmp(level, "skip");
+      FILE *f = skip ? stdout : stderr;
+      fputs(skip ? "# SKIP " : "# ", f);
+      if (text) put_text(f, text, strlen(text));
+      fputc('\n', f);
+      continue;
+    }
+    if (disasm) {
+      render_disasm(type, ev, ci);
+      continue;
+    }
+    const struct json_value *human = json_get(ev, "human");
+    if (human && human->type == JSON_STRING) {
+      put_text(stdout, human->u.str.s, human->u.str.len);
+      fputc('\n', stdout);
+    } else if (json_get(ev, "human_omitted")) {
+      int64_t seq = 0;
+      json_get_int(ev, "seq", &seq);
+      char b[64];
+      fprintf(stderr, "# (the text of %s event %" PRId64 " was over the line cap and not recorded)\n",
+              clean(b, sizeof b, type), seq);
+    } else if (!has_human) {
+      render_fallback(type, ev);
+    }
+  }
+  fflush(stdout);
+  const struct recording_report *rep = recording_get_report(rec);
+  int rc = CLI_EXIT_OK;
+  if (rep->verdict == RECORDING_INVALID) {
+    char b[512];
+    fprintf(stderr, "asmspy: --replay: %s: invalid at line %" PRIu64 ": %s\n", path,
+            rep->error_line, clean(b, sizeof b, rep->error));
+    rc = CLI_EXIT_FAIL;
+  } else if (rep->verdict == RECORDING_TRUNCATED) {
+    char b[512];
+    fprintf(stderr, "# recording truncated: %s\n", clean(b, sizeof b, rep->error));
+  }
+  recording_close(rec);
+  recording_codeimages_free(ci);
+  if (rf != src) fclose(rf);
+  if (src != stdin) fclose(src);
+  return rc;
+}

@@ -1,0 +1,82 @@
+/* The supervisor: why a SIGKILLed asmspy leaves its target running.
+ *
+ * When a tracer dies, the kernel detaches its tracees as they are: a thread
+ * single-stepped at that moment keeps EFLAGS.TF and a queued step SIGTRAP,
+ * runs one instruction, and dies of SIGTRAP (measured here). Nothing in a
+ * SIGKILLed process can run to prevent that. So the asmspy process the user
+ * sees only supervises: the tracing session runs in a child (the one tracer
+ * thread of the ptrace rules), which has PR_SET_PDEATHSIG. If the supervisor
+ * is SIGKILLed, the kernel sends the child SIGTERM, the child's stop flag is
+ * raised, and it leaves through the ordinary two-phase detach.
+ * Ctrl-C, SIGTERM and SIGHUP to the supervisor are forwarded to the child. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+static volatile pid_t supervised_child;
+
+static void forward_signal(int sig) {
+  if (supervised_child > 0) kill(supervised_child, sig);
+}
+
+int cli_supervise(int (*session)(void *arg), void *arg) {
+  if (getenv("ASMSPY_NO_SUPERVISOR")) return session(arg); /* debugging: one process */
+  pid_t supervisor = getpid();
+  fflush(NULL);
+  pid_t child = fork();
+  if (child < 0) return session(arg); /* cannot fork: trace in-process */
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != supervisor) raise(SIGTERM); /* it died before prctl took effect */
+    prctl(PR_SET_NAME, "asmspy-tracer");
+    int rc = session(arg);
+    fflush(NULL);
+    _exit(rc);
+  }
+  supervised_child = child;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = forward_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN); /* the child owns stdout's fate */
+  int status;
+  while (waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) return CLI_EXIT_FAIL;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  int sig = WTERMSIG(status);
+  if (sig == SIGPIPE) return CLI_EXIT_OK; /* output closed (| head): not a failure */
+  fprintf(stderr, "asmspy: tracer process died: %s\n", strsignal(sig));
+  return CLI_EXIT_FAIL;
+}
+
+/* The TUI under the same supervisor: its tracer thread single-steps too, so
+ * a SIGKILLed asmspy must leave the target running exactly as above. The
+ * child owns the terminal (same process group, inherited fds); if it dies
+ * without restoring it (SIGKILL of the child itself), the supervisor puts
+ * back the terminal modes it saw at start and leaves the alternate screen. */
+int cli_supervise_terminal(int (*session)(void *arg), void *arg) {
+  struct termios saved;
+  int have = tcgetattr(STDIN_FILENO, &saved) == 0;
+  int rc = cli_supervise(session, arg);
+  struct termios now;
+  if (have && tcgetattr(STDIN_FILENO, &now) == 0 &&
+      (now.c_lflag != saved.c_lflag || now.c_iflag != saved.c_iflag ||
+       now.c_oflag != saved.c_oflag)) {
+    tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+    static const char leave[] = "\033[?1049l\033[?25h\n"; /* rmcup, cursor on */
+    if (write(STDOUT_FILENO, leave, sizeof leave - 1) < 0) { /* nothing more to do */
+    }
+  }
+  return rc;
+}

@@ -1,0 +1,173 @@
+/* common/ctl_escape.h — control bytes rendered visibly, in one place.
+ *
+ * Two renderings share this code:
+ *   - --log's quoted strings (views/syslog/sc_decode.c), strace's rules:
+ *     \n \t \r \v \f by name, any other byte outside 0x20..0x7e in octal,
+ *     widened to three digits when an octal digit follows ("\0" then "1"
+ *     must not read as "\01");
+ *   - the human text channel (host/output.c for every view's text and note,
+ *     asmspy --replay, asmtrace-check's summary): text that carries names a
+ *     target chose (a /tmp/perf-<pid>.map line, an ELF symbol) or a
+ *     recording's text must never reach a terminal as raw control bytes. C0
+ *     controls, DEL, the C1 controls (U+0080..U+009F: U+009B is CSI to many
+ *     terminals) and bytes that are not well-formed UTF-8 become \xNN
+ *     (\t \r \v \f by name); '\n', the separator of a multi-line text, is
+ *     kept when asked. Backslashes are not doubled: the channel is for
+ *     people, and --log's text has already escaped its own.
+ *
+ * Header-only (static inline) because plugins never link the host; the host
+ * and the tools include it from here. */
+#ifndef ASMSPY_PLUGINS_COMMON_CTL_ESCAPE_H
+#define ASMSPY_PLUGINS_COMMON_CTL_ESCAPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum ctl_esc_style {
+  CTL_ESC_OCTAL, /* strace: \33, \033 before an octal digit */
+  CTL_ESC_HEX,   /* \x1b */
+};
+
+#define CTL_ESC_MAX 4 /* longest escape of one byte: "\\377", "\\x1b" */
+
+/* A C0 control or DEL. */
+static inline int ctl_is_c0_or_del(unsigned char ch) { return ch < 0x20 || ch == 0x7f; }
+
+/* ch as a C escape in out (NUL-terminated); returns its length. next is the
+ * byte that follows (-1 at the end): OCTAL widens before an octal digit. */
+static inline size_t ctl_escape_byte(char out[CTL_ESC_MAX + 1], unsigned char ch, int next,
+                                     enum ctl_esc_style style) {
+  static const char hex[] = "0123456789abcdef";
+  char named = 0;
+  switch (ch) {
+  case '\n': named = 'n'; break;
+  case '\t': named = 't'; break;
+  case '\r': named = 'r'; break;
+  case '\v': named = 'v'; break;
+  case '\f': named = 'f'; break;
+  default: break;
+  }
+  size_t n = 0;
+  out[n++] = '\\';
+  if (named) {
+    out[n++] = named;
+  } else if (style == CTL_ESC_HEX) {
+    out[n++] = 'x';
+    out[n++] = hex[ch >> 4];
+    out[n++] = hex[ch & 15];
+  } else {
+    int wide = next >= '0' && next <= '7';
+    if (wide || ch >= 0100) out[n++] = (char)('0' + (ch >> 6));
+    if (wide || ch >= 010) out[n++] = (char)('0' + ((ch >> 3) & 7));
+    out[n++] = (char)('0' + (ch & 7));
+  }
+  out[n] = '\0';
+  return n;
+}
+
+/* Length of the well-formed UTF-8 sequence at s[0..n) (1..4), 0 if none
+ * (a stray continuation byte, an overlong form, a surrogate, > U+10FFFF, a
+ * sequence cut short). */
+static inline size_t ctl_utf8_len(const unsigned char *s, size_t n) {
+  unsigned char c = s[0];
+  if (c < 0x80) return 1;
+  size_t len;
+  unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+  if (c >= 0xc2 && c <= 0xdf) {
+    len = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    len = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    len = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (n < len || s[1] < lo || s[1] > hi) return 0;
+  for (size_t i = 2; i < len; i++)
+    if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+  return len;
+}
+
+/* How many bytes at s[0..n) form one unit that must be escaped (the C0/DEL
+ * byte, the two bytes of a C1 control, one byte of broken UTF-8), or 0 when
+ * the unit at s is fine; *unit gets the unit's length either way. */
+static inline size_t ctl_text_unit(const unsigned char *s, size_t n, int keep_nl, size_t *unit) {
+  unsigned char c = s[0];
+  *unit = 1;
+  if (c == '\n') return keep_nl ? 0 : 1;
+  if (ctl_is_c0_or_del(c)) return 1;
+  if (c < 0x80) return 0;
+  size_t len = ctl_utf8_len(s, n);
+  if (!len) return 1;
+  *unit = len;
+  if (len == 2 && c == 0xc2 && s[1] < 0xa0) return 2; /* U+0080..U+009F */
+  return 0;
+}
+
+/* Copy s[0..n) to dst (cap bytes, always NUL-terminated when cap > 0) with
+ * every control rendered as CTL_ESC_HEX; an escape that does not fit is
+ * left out whole. Returns the full length the rendering needs (without the
+ * NUL): == n exactly when s needs no change. dst may be NULL (cap 0) to
+ * measure. */
+static inline size_t ctl_text_sanitize(char *dst, size_t cap, const char *src, size_t n,
+                                       int keep_nl) {
+  const unsigned char *s = (const unsigned char *)src;
+  size_t need = 0, w = 0;
+  int full = cap == 0;
+  for (size_t i = 0; i < n;) {
+    size_t unit, bad = ctl_text_unit(s + i, n - i, keep_nl, &unit);
+    char esc[CTL_ESC_MAX * 2 + 1];
+    size_t elen = 0;
+    if (bad) {
+      for (size_t k = 0; k < bad; k++)
+        elen += ctl_escape_byte(esc + elen, s[i + k], -1, CTL_ESC_HEX);
+    }
+    size_t add = bad ? elen : unit;
+    if (!full && w + add < cap) {
+      for (size_t k = 0; k < add; k++) dst[w++] = bad ? esc[k] : (char)s[i + k];
+    } else {
+      full = 1;
+    }
+    need += add;
+    i += unit;
+  }
+  if (cap) dst[w] = '\0';
+  return need;
+}
+
+/* The first byte of s[0..n) that ctl_text_sanitize would escape: its offset,
+ * or n when there is none. */
+static inline size_t ctl_text_first_control(const char *src, size_t n, int keep_nl) {
+  const unsigned char *s = (const unsigned char *)src;
+  for (size_t i = 0; i < n;) {
+    size_t unit;
+    if (ctl_text_unit(s + i, n - i, keep_nl, &unit)) return i;
+    i += unit;
+  }
+  return n;
+}
+
+/* ctl_text_sanitize straight to a stream. */
+static inline void ctl_text_fput(FILE *f, const char *src, size_t n, int keep_nl) {
+  const unsigned char *s = (const unsigned char *)src;
+  size_t run = 0; /* start of the pending unescaped run */
+  for (size_t i = 0; i < n;) {
+    size_t unit, bad = ctl_text_unit(s + i, n - i, keep_nl, &unit);
+    if (bad) {
+      if (i > run) fwrite(s + run, 1, i - run, f);
+      for (size_t k = 0; k < bad; k++) {
+        char esc[CTL_ESC_MAX + 1];
+        fwrite(esc, 1, ctl_escape_byte(esc, s[i + k], -1, CTL_ESC_HEX), f);
+      }
+      run = i + unit;
+    }
+    i += unit;
+  }
+  if (n > run) fwrite(s + run, 1, n - run, f);
+}
+
+#endif

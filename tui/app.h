@@ -1,0 +1,117 @@
+/* app: the TUI's state, shared by its screens (internal to tui/).
+ *
+ *   process picker  -> mode select -> [symbol picker] -> live view
+ *        ^  q/ESC           ^ b            b ^  q/ESC -> picker
+ * Each screen is a file (screen_*.c) with enter / draw / key functions; the
+ * loop in tui_main.c calls them. Only the live view runs a session (the
+ * tracer thread); every other screen reads /proc and ELF files only. */
+#ifndef ASMSPY_TUI_APP_H
+#define ASMSPY_TUI_APP_H
+
+#include <asmspy/asmspy.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "host/json.h"
+#include "cli/procinfo.h"
+#include "tui/modes.h"
+#include "tui/proc_list.h"
+#include "tui/records.h"
+#include "tui/scroll.h"
+#include "tui/session.h"
+#include "tui/sym_list.h"
+
+enum tui_screen { TUI_SCR_PROCS = 0, TUI_SCR_MODES, TUI_SCR_SYMS, TUI_SCR_LIVE, TUI_SCR_QUIT };
+
+#define TUI_FILTER_MAX 96
+#define TUI_SNAPSHOT_MS 250 /* frame period of snapshot views */
+#define TUI_ACTIVE_WINDOW_MS 300 /* the process picker's CPU sample */
+
+struct tui_picker {
+  struct tui_proclist list;
+  char filter[TUI_FILTER_MAX];
+  size_t sel, top;
+  int scanned;
+};
+
+struct tui_symscreen {
+  struct tui_symlist list;
+  char filter[TUI_FILTER_MAX];
+  size_t sel, top;
+  char msg[256];
+};
+
+struct tui_live {
+  struct tui_mode mode;   /* what runs */
+  pid_t pid;
+  char symbol[320];       /* modes 2 and 9: the region argument */
+  char symbol_name[256];
+  struct tui_session *sess;
+  struct tui_model feed;  /* the session's feed (frozen while paused) */
+  struct tui_model frame_raw; /* its last frame as the view rendered it */
+  struct tui_model frame;     /* what is drawn: frame_raw, re-sorted (graph); frozen while paused */
+  struct tui_model aux;   /* a second pane: the tree's disassembly, trace's callees */
+  struct tui_model left;  /* trace: the sample's assembly */
+  uint64_t gen_seen;
+  struct tui_scroll sc[2];
+  int focus;              /* which pane the keys move (Tab in two-pane views) */
+  int graph_by_fanout;    /* graph: Tab toggles the sort */
+  int procs_calls;        /* procs: Tab toggles --count=calls */
+  uint64_t aux_addr;      /* tree: the function in the right pane */
+  /* data flow: slice navigation over the def-use links of the selected step */
+  const struct tui_rec *df_rec; /* the `dataflow` record whose JSON is parsed (a reference) */
+  struct json_value *df_json;
+  int df_operand;               /* which read of the selected step */
+  size_t df_back[64];           /* lines walked from (Backspace walks back) */
+  int df_nback;
+  int ended;
+  int rc;
+};
+
+struct tui_app {
+  struct asmspy_engine *engine;
+  enum tui_screen screen;
+  struct tui_picker picker;
+  /* the chosen process */
+  pid_t pid;
+  char comm[32];
+  struct procinfo pi;
+  int have_pi;
+  struct tui_modes modes;
+  size_t mode_sel;
+  struct tui_symscreen syms;
+  struct tui_mode pending; /* the mode the symbol picker picks for */
+  struct tui_live live;
+  int procs_count_calls; /* mode 6 counts calls (single-step) instead of syscalls */
+  char msg[640];    /* the current screen's message line (a reason, an error) */
+  char status[600]; /* the last line anything wrote to stderr */
+  int redraw;
+};
+
+/* screen_procs.c */
+void tui_procs_enter(struct tui_app *app, int rescan);
+void tui_procs_draw(struct tui_app *app);
+void tui_procs_key(struct tui_app *app, int ch);
+/* screen_modes.c */
+void tui_modes_enter(struct tui_app *app, pid_t pid);
+void tui_modes_draw(struct tui_app *app);
+void tui_modes_key(struct tui_app *app, int ch);
+/* screen_syms.c */
+void tui_syms_enter(struct tui_app *app, const struct tui_mode *m);
+void tui_syms_draw(struct tui_app *app);
+void tui_syms_key(struct tui_app *app, int ch);
+/* screen_live.c */
+int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
+                   const char *symbol_name);
+void tui_live_stop(struct tui_app *app); /* detach, free the session and models */
+void tui_live_draw(struct tui_app *app);
+void tui_live_key(struct tui_app *app, int ch);
+/* 1 when the live view has something new to draw (polled by the loop) */
+int tui_live_tick(struct tui_app *app);
+
+/* Filter editing shared by the pickers: 1 when ch changed the filter. */
+int tui_filter_key(char *filter, size_t cap, int ch);
+/* Keys every screen maps the same way. */
+int tui_key_is_back(int ch); /* ESC */
+
+#endif

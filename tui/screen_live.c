@@ -1,0 +1,521 @@
+/* screen_live: the live view of a running session (and mode 8's details).
+ *
+ * What is drawn is what the view emitted (tui/session.h): a feed (the
+ * syscall log, the stream, the tree, a third-party view) or, for a
+ * snapshot view (graph, process tree, hot edges), its last complete frame.
+ * The built-in modes get the layouts the seed describes on top of those
+ * records: the syscall log splits each call from the strings it carried
+ * (its JSON body), the call tree disassembles the selected call's function
+ * in a second pane, "assembly & functions" splits the latest sample into
+ * its assembly and its callees, the graph re-sorts its rows, the process
+ * tree drills into a node. Any other view is drawn as it is. */
+#define _GNU_SOURCE
+#include "host/json.h"
+#include "host/strbuf.h"
+#include "tui/app.h"
+#include "tui/dataflow_nav.h"
+#include "tui/disasm_ui.h"
+#include "tui/draw.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SAMPLE_WINDOW_MS 600000 /* mode 7: one long window, redrawn as it fills */
+
+/* ------------------------------------------------------------- layout -- */
+
+static int is_two_pane(const struct tui_live *lv) {
+  return lv->mode.kind == TUI_MODE_TREE || (lv->mode.kind == TUI_MODE_TRACE && lv->left.nlines);
+}
+
+static int body_top(const struct tui_live *lv) { return is_two_pane(lv) ? 2 : 1; }
+static int body_rows(const struct tui_live *lv) {
+  int r = LINES - 1 - body_top(lv);
+  return r > 0 ? r : 1;
+}
+static int left_width(const struct tui_live *lv) {
+  return lv->mode.kind == TUI_MODE_TREE ? COLS * 55 / 100 : COLS * 60 / 100;
+}
+
+static struct tui_model *pane_model(struct tui_live *lv, int pane) {
+  if (pane == 1) return &lv->aux;
+  switch (lv->mode.kind) {
+  case TUI_MODE_TRACE: return lv->left.nlines ? &lv->left : &lv->feed;
+  case TUI_MODE_TREE:
+  case TUI_MODE_LOG:
+  case TUI_MODE_STREAM: return &lv->feed;
+  default: return lv->frame.nlines ? &lv->frame : &lv->feed;
+  }
+}
+
+/* ------------------------------------------------------ derived models -- */
+
+static uint64_t key_value(const char *line, const char *key) {
+  const char *p = strstr(line, key);
+  return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+/* Graph rows by fanout (Tab): the rows carrying "fanout=" are re-ordered in
+ * place, everything else (the title) stays where it is. */
+static void graph_by_fanout(struct tui_live *lv) {
+  const struct tui_model *m = &lv->frame_raw;
+  size_t n = m->nlines, k = 0;
+  size_t *rows = malloc((n ? n : 1) * sizeof *rows);
+  if (!rows) return;
+  for (size_t i = 0; i < n; i++)
+    if (strstr(tui_model_line(m, i), "fanout=")) rows[k++] = i;
+  /* insertion sort: stable, and a graph is a few hundred rows */
+  for (size_t i = 1; i < k; i++) {
+    size_t v = rows[i], j = i;
+    const char *a = tui_model_line(m, v);
+    uint64_t fa = key_value(a, "fanout="), ca = key_value(a, "calls="), ia = key_value(a, "inv=");
+    while (j > 0) {
+      const char *b = tui_model_line(m, rows[j - 1]);
+      uint64_t fb = key_value(b, "fanout="), cb = key_value(b, "calls="), ib = key_value(b, "inv=");
+      if (fb > fa || (fb == fa && (cb > ca || (cb == ca && ib >= ia)))) break;
+      rows[j] = rows[j - 1];
+      j--;
+    }
+    rows[j] = v;
+  }
+  struct strbuf b = {0};
+  for (size_t i = 0, r = 0; i < n; i++) {
+    const char *line = strstr(tui_model_line(m, i), "fanout=") ? tui_model_line(m, rows[r++])
+                                                                 : tui_model_line(m, i);
+    const char *was = strstr(line, "sorted by invocations");
+    if (was)
+      strbuf_addf(&b, "%s%.*ssorted by fanout (Tab)%s", i ? "\n" : "", (int)(was - line), line,
+                  was + strlen("sorted by invocations"));
+    else
+      strbuf_addf(&b, "%s%s", i ? "\n" : "", line);
+  }
+  free(rows);
+  if (!b.oom && b.s) tui_model_from_text(&lv->frame, "graph", b.s);
+  free(b.s);
+}
+
+/* "Assembly & functions": the latest sample record split into its assembly
+ * (left) and the functions it called (right). */
+static void trace_split(struct tui_live *lv) {
+  const struct tui_model *m = &lv->feed;
+  const struct tui_rec *r = NULL;
+  for (size_t k = m->nrecs; k-- > 0 && !r;)
+    if (strcmp(m->recs[k]->type, "sample") == 0) r = m->recs[k];
+  if (!r) return;
+  struct strbuf l = {0}, c = {0};
+  int right = 0;
+  for (uint32_t i = 0; i < r->nlines; i++) {
+    const char *line = r->lines[i];
+    if (!line[0] && !l.len && !right) continue; /* the record's leading blank line */
+    if (strncmp(line, "  functions called:", 19) == 0) right = 1;
+    struct strbuf *b = right ? &c : &l;
+    strbuf_addf(b, "%s%s", b->len ? "\n" : "", line);
+  }
+  if (l.s) tui_model_from_text(&lv->left, "sample", l.s);
+  if (c.s) tui_model_from_text(&lv->aux, "sample", c.s);
+  free(l.s);
+  free(c.s);
+}
+
+static void refresh_models(struct tui_live *lv) {
+  if (!lv->sess) return;
+  lv->gen_seen = tui_session_generation(lv->sess);
+  tui_session_feed(lv->sess, &lv->feed);
+  struct tui_model fr = {0};
+  tui_session_frame(lv->sess, &fr);
+  if (fr.nlines) {
+    tui_model_free(&lv->frame_raw);
+    lv->frame_raw = fr;
+  } else {
+    tui_model_free(&fr);
+  }
+  if (lv->mode.kind == TUI_MODE_GRAPH && lv->graph_by_fanout && lv->frame_raw.nlines)
+    graph_by_fanout(lv);
+  else
+    tui_model_copy(&lv->frame, &lv->frame_raw);
+  if (lv->mode.kind == TUI_MODE_TRACE) trace_split(lv);
+}
+
+/* The JSON body of the record on line i of m, parsed (caller frees). */
+static struct json_value *line_json(const struct tui_model *m, size_t i) {
+  const struct tui_rec *r = tui_model_rec(m, i);
+  if (!r || !r->json) return NULL;
+  size_t len = strlen(r->json);
+  char *obj = malloc(len + 3);
+  if (!obj) return NULL;
+  obj[0] = '{';
+  memcpy(obj + 1, r->json, len);
+  obj[len + 1] = '}';
+  obj[len + 2] = '\0';
+  struct json_value *v = json_parse(obj, len + 2, NULL);
+  free(obj);
+  return v;
+}
+
+static int json_addr(const struct json_value *v, const char *key, uint64_t *out) {
+  const char *s = json_get_str(v, key);
+  if (!s || strncmp(s, "0x", 2) != 0) return 0;
+  *out = strtoull(s, NULL, 16);
+  return *out != 0;
+}
+
+/* The call tree's right pane: the selected call's function, read live. */
+static void tree_disasm(struct tui_live *lv) {
+  struct tui_model *m = &lv->feed;
+  if (!m->nlines) return;
+  struct json_value *v = line_json(m, lv->sc[0].cursor);
+  uint64_t addr = 0;
+  int ok = v && json_addr(v, "addr", &addr);
+  json_free(v);
+  if (!ok || addr == lv->aux_addr) return;
+  lv->aux_addr = addr;
+  char *text = tui_disasm_function(lv->pid, addr);
+  if (text) tui_model_from_text(&lv->aux, "disasm", text);
+  free(text);
+  lv->sc[1].cursor = lv->sc[1].top = 0;
+}
+
+/* ------------------------------------------------------- start / stop -- */
+
+void tui_live_stop(struct tui_app *app) {
+  struct tui_live *lv = &app->live;
+  if (lv->sess) {
+    tui_bar(LINES - 1, " detaching ...", NULL);
+    refresh();
+    tui_session_stop(lv->sess);
+    tui_session_free(lv->sess);
+    lv->sess = NULL;
+  }
+  tui_df_reset(lv);
+  tui_model_free(&lv->feed);
+  tui_model_free(&lv->frame_raw);
+  tui_model_free(&lv->frame);
+  tui_model_free(&lv->aux);
+  tui_model_free(&lv->left);
+}
+
+int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
+                   const char *symbol_name) {
+  tui_live_stop(app);
+  struct tui_live *lv = &app->live;
+  memset(lv, 0, sizeof *lv);
+  lv->mode = *m;
+  lv->pid = pid;
+  if (symbol) snprintf(lv->symbol, sizeof lv->symbol, "%s", symbol);
+  if (symbol_name) snprintf(lv->symbol_name, sizeof lv->symbol_name, "%s", symbol_name);
+  lv->sc[0].tail = 1;
+  lv->sc[0].select = m->kind == TUI_MODE_TREE || m->kind == TUI_MODE_PROCS ||
+                     m->kind == TUI_MODE_SAMPLE || m->kind == TUI_MODE_DATAFLOW;
+  lv->procs_calls = app->procs_count_calls;
+  app->msg[0] = '\0';
+  app->screen = TUI_SCR_LIVE;
+  app->redraw = 1;
+
+  if (m->kind == TUI_MODE_INFO) { /* nothing is attached: /proc and ELF files only */
+    struct procinfo pi;
+    int err = procinfo_read(pid, app->engine, 0, &pi);
+    char *text = err ? NULL : procinfo_text(&pi);
+    char fallback[128];
+    snprintf(fallback, sizeof fallback, "pid %d: %s", (int)pid, strerror(err ? err : ENOMEM));
+    tui_model_from_text(&lv->frame, "procinfo", text ? text : fallback);
+    free(text);
+    procinfo_free(&pi);
+    lv->ended = 1;
+    return 0;
+  }
+
+  struct tui_session_cfg cfg = {.mode = m->mode, .pid = pid, .max = -1,
+                                .snapshot_ms = TUI_SNAPSHOT_MS};
+  if (m->extra || m->kind == TUI_MODE_DATAFLOW) cfg.max = 0; /* the view's own n */
+  if (m->kind == TUI_MODE_SAMPLE) cfg.max = SAMPLE_WINDOW_MS;
+  if (symbol) cfg.argv[cfg.argc++] = symbol;
+  if (m->kind == TUI_MODE_PROCS)
+    cfg.argv[cfg.argc++] = lv->procs_calls ? "--count=calls" : "--count=syscalls";
+  char err[256];
+  lv->sess = tui_session_start(app->engine, &cfg, err, sizeof err);
+  if (!lv->sess) {
+    snprintf(app->msg, sizeof app->msg, "%s", err);
+    lv->ended = 1;
+    return -1;
+  }
+  return 0;
+}
+
+int tui_live_tick(struct tui_app *app) {
+  struct tui_live *lv = &app->live;
+  if (!lv->sess) return 0;
+  int changed = 0, rc;
+  if (!lv->ended && tui_session_done(lv->sess, &rc)) {
+    lv->ended = 1;
+    lv->rc = rc;
+    changed = 1;
+  }
+  if (!lv->sc[0].paused && !lv->sc[1].paused &&
+      tui_session_generation(lv->sess) != lv->gen_seen) {
+    refresh_models(lv);
+    changed = 1;
+  }
+  return changed;
+}
+
+/* ---------------------------------------------------------------- draw -- */
+
+/* The strings a syscall carried, printable: \n, \t, \xNN for the rest. */
+static void carried_text(const struct json_value *v, char *out, size_t cap) {
+  const struct json_value *arr = json_get(v, "carried");
+  size_t k = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < json_array_len(arr) && k + 8 < cap; i++) {
+    const struct json_value *s = json_array_at(arr, i);
+    if (!s || s->type != JSON_STRING) continue;
+    if (i && k + 4 < cap) k += (size_t)snprintf(out + k, cap - k, "  \xc2\xa6 ");
+    for (size_t j = 0; j < s->u.str.len && k + 6 < cap; j++) {
+      unsigned char c = (unsigned char)s->u.str.s[j];
+      if (c == '\n')
+        k += (size_t)snprintf(out + k, cap - k, "\\n");
+      else if (c == '\t')
+        k += (size_t)snprintf(out + k, cap - k, "\\t");
+      else if (c < 0x20 || c == 0x7f)
+        k += (size_t)snprintf(out + k, cap - k, "\\x%02x", c);
+      else
+        out[k++] = (char)c, out[k] = '\0';
+    }
+  }
+}
+
+static void draw_pane(struct tui_live *lv, int pane, int x, int width, int split_log) {
+  struct tui_model *m = pane_model(lv, pane);
+  struct tui_scroll *sc = &lv->sc[pane];
+  int top = body_top(lv), rows = body_rows(lv);
+  for (int r = 0; r < rows; r++) {
+    size_t i = sc->top + (size_t)r;
+    const char *line = tui_model_line(m, i);
+    if (!line) break;
+    int sel = sc->select && i == sc->cursor;
+    if (!split_log) {
+      tui_put(top + r, x, width, line, sel ? TUI_A_SELECT : TUI_A_NORMAL, sel);
+      continue;
+    }
+    int lw = width * 7 / 10; /* the call (with its result) matters most */
+    tui_put(top + r, x, lw - 1, line, TUI_A_NORMAL, 0);
+    tui_put(top + r, x + lw - 1, 1, "\xe2\x94\x82", TUI_A_DIM, 0);
+    if (m->lines[i].part != 0) continue;
+    struct json_value *v = line_json(m, i);
+    char carried[1024];
+    carried_text(v, carried, sizeof carried);
+    json_free(v);
+    tui_put(top + r, x + lw + 1, width - lw - 1, carried, TUI_A_GOOD, 0);
+  }
+}
+
+static const char *keys_for(const struct tui_live *lv) {
+  switch (lv->mode.kind) {
+  case TUI_MODE_GRAPH: return "Tab sort  space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
+  case TUI_MODE_PROCS: return "Tab count  Enter graph of node  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
+  case TUI_MODE_SAMPLE: return "Enter data flow  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
+  case TUI_MODE_TREE:
+  case TUI_MODE_TRACE: return "Tab pane  space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
+  case TUI_MODE_DATAFLOW: return "\xe2\x86\x90\xe2\x86\x92 operand  Enter walk to its definition  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
+  case TUI_MODE_INFO: return "F3 re-read  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  b modes  q processes ";
+  default: return "space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
+  }
+}
+
+void tui_live_draw(struct tui_app *app) {
+  struct tui_live *lv = &app->live;
+  erase();
+  /* fit every pane first: the tree's right pane follows the left's cursor */
+  int two = is_two_pane(lv);
+  for (int p = 0; p < (two ? 2 : 1); p++) {
+    struct tui_model *m = pane_model(lv, p);
+    if (!lv->sc[p].paused) lv->sc[p].tail = p == 0 && m == &lv->feed;
+    tui_scroll_fit(&lv->sc[p], m->nlines, body_rows(lv));
+  }
+  if (lv->mode.kind == TUI_MODE_TREE) {
+    tree_disasm(lv);
+    tui_scroll_fit(&lv->sc[1], lv->aux.nlines, body_rows(lv));
+  }
+
+  char left[512], right[128];
+  snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s%s%s", (int)lv->pid,
+           lv->pid == app->pid ? app->comm : "", lv->mode.key, lv->mode.title,
+           lv->symbol_name[0] ? ": " : "", lv->symbol_name);
+  if (lv->mode.kind == TUI_MODE_PROCS) /* the count decides the backend (engine.c) */
+    snprintf(right, sizeof right, "procs --count=%s ", lv->procs_calls ? "calls" : "syscalls");
+  else
+    snprintf(right, sizeof right, "%s via %s ", lv->mode.mode, lv->mode.backend);
+  tui_bar(0, left, right);
+
+  if (two) {
+    int lw = left_width(lv);
+    const char *lt = lv->mode.kind == TUI_MODE_TREE ? "calls (-> function [module], indented by depth)"
+                                                    : "assembly (executions per instruction)";
+    const char *rt = lv->mode.kind == TUI_MODE_TREE ? "selected function (read live)"
+                                                    : "functions called";
+    char t[256];
+    snprintf(t, sizeof t, "%s%s", lv->focus == 0 ? "\xe2\x96\xb6 " : "  ", lt);
+    tui_put(1, 0, lw, t, lv->focus == 0 ? TUI_A_BOLD : TUI_A_DIM, 0);
+    snprintf(t, sizeof t, "%s%s", lv->focus == 1 ? "\xe2\x96\xb6 " : "  ", rt);
+    tui_put(1, lw + 1, COLS - lw - 1, t, lv->focus == 1 ? TUI_A_BOLD : TUI_A_DIM, 0);
+    draw_pane(lv, 0, 0, lw - 1, 0);
+    for (int r = 1; r < LINES - 1; r++) tui_put(r, lw - 1, 1, "\xe2\x94\x82", TUI_A_DIM, 0);
+    draw_pane(lv, 1, lw + 1, COLS - lw - 1, 0);
+  } else {
+    draw_pane(lv, 0, 0, COLS, lv->mode.kind == TUI_MODE_LOG);
+    if (!pane_model(lv, 0)->nlines)
+      tui_put(1, 1, COLS - 1,
+              lv->ended ? "(nothing was captured)" : "(waiting for the first events ...)", TUI_A_DIM, 0);
+  }
+
+  /* status: pause state, session state, keys */
+  int pane = two ? lv->focus : 0;
+  char ps[64], st[700];
+  tui_scroll_status(&lv->sc[pane], pane_model(lv, pane)->nlines, ps, sizeof ps);
+  const char *state = lv->mode.kind == TUI_MODE_INFO ? "snapshot (nothing attached)"
+                      : !lv->ended                  ? "tracing"
+                      : lv->rc == 0 || lv->rc == ASMSPY_FACT_EXITED ? "ended"
+                      : lv->rc == ASMSPY_RUN_SKIPPED ? "skipped"
+                                                     : asmspy_strerror(lv->rc);
+  if (app->msg[0])
+    snprintf(st, sizeof st, " %s", app->msg);
+  else if (lv->mode.kind == TUI_MODE_INFO)
+    snprintf(st, sizeof st, " %s%s%s", ps, ps[0] ? " " : "", state);
+  else if (lv->mode.kind == TUI_MODE_DATAFLOW && ps[0]) {
+    char nav[400];
+    tui_df_status(lv, pane_model(lv, 0), nav, sizeof nav);
+    snprintf(st, sizeof st, " %s %s", ps, nav[0] ? nav : state);
+  } else
+    snprintf(st, sizeof st, " %s %s", ps[0] ? ps : "[LIVE]", state);
+  tui_bar(LINES - 1, st, keys_for(lv));
+}
+
+/* ----------------------------------------------------------------- keys -- */
+
+static enum tui_skey skey_of(int ch) {
+  switch (ch) {
+  case KEY_UP: return TUI_SK_UP;
+  case KEY_DOWN: return TUI_SK_DOWN;
+  case KEY_PPAGE: return TUI_SK_PGUP;
+  case KEY_NPAGE: return TUI_SK_PGDN;
+  case KEY_HOME: return TUI_SK_HOME;
+  case KEY_END: return TUI_SK_END;
+  case ' ': return TUI_SK_PAUSE;
+  default: return TUI_SK_NONE;
+  }
+}
+
+static void scroll_key(struct tui_live *lv, enum tui_skey k) {
+  int two = is_two_pane(lv), pane = two ? lv->focus : 0, other = 1 - pane;
+  struct tui_model *m = pane_model(lv, pane);
+  enum tui_sresult r = tui_scroll_key(&lv->sc[pane], k, m->nlines, body_rows(lv));
+  /* one pause for the whole view: both panes freeze and resume together */
+  if (r == TUI_SR_PAUSED && two) {
+    tui_scroll_fit(&lv->sc[other], pane_model(lv, other)->nlines, body_rows(lv));
+    lv->sc[other].paused = 1;
+  } else if (r == TUI_SR_RESUMED) {
+    lv->sc[other].paused = 0;
+    lv->sc[0].paused = lv->sc[1].paused = 0;
+    refresh_models(lv);
+  }
+}
+
+/* Mode 6: Enter opens a call graph of the selected node's process (the
+ * topology session detaches first, so the graph attaches cleanly). */
+static void procs_drill(struct tui_app *app) {
+  struct tui_live *lv = &app->live;
+  struct tui_model *m = pane_model(lv, 0);
+  struct json_value *v = line_json(m, lv->sc[0].cursor);
+  int64_t tgid = 0;
+  int ok = v && json_get_int(v, "tgid", &tgid) && tgid > 0;
+  json_free(v);
+  const struct tui_mode *graph = tui_modes_by_key(&app->modes, '4');
+  if (!ok) {
+    snprintf(app->msg, sizeof app->msg, "select a node or thread row first (space pauses, arrows move)");
+    return;
+  }
+  if (!graph || !graph->available) {
+    snprintf(app->msg, sizeof app->msg, "the call graph cannot start here: %s", graph ? graph->reason : "?");
+    return;
+  }
+  struct tui_mode g = *graph;
+  tui_live_start(app, &g, (pid_t)tgid, NULL, NULL);
+}
+
+/* Mode 7: Enter captures the data flow of the selected edge's function,
+ * scoped to where control went (to), else where it came from (from). */
+static void sample_drill(struct tui_app *app) {
+  struct tui_live *lv = &app->live;
+  struct json_value *v = line_json(pane_model(lv, 0), lv->sc[0].cursor);
+  uint64_t addr = 0, start = 0;
+  const char *name = NULL;
+  int ok = v && ((json_addr(v, "to", &addr) && tui_function_at(lv->pid, addr, &start, &name)) ||
+                 (json_addr(v, "from", &addr) && tui_function_at(lv->pid, addr, &start, &name)));
+  json_free(v);
+  const struct tui_mode *df = tui_modes_by_key(&app->modes, '9');
+  if (!ok) {
+    snprintf(app->msg, sizeof app->msg, "select an edge inside a sized function first");
+    return;
+  }
+  if (!df || !df->available) {
+    snprintf(app->msg, sizeof app->msg, "data flow cannot start here: %s", df ? df->reason : "?");
+    return;
+  }
+  char spec[32], nm[256];
+  snprintf(spec, sizeof spec, "0x%" PRIx64, start);
+  snprintf(nm, sizeof nm, "%s", name);
+  struct tui_mode d = *df;
+  tui_live_start(app, &d, lv->pid, spec, nm);
+}
+
+void tui_live_key(struct tui_app *app, int ch) {
+  struct tui_live *lv = &app->live;
+  app->msg[0] = '\0';
+  if (lv->mode.kind == TUI_MODE_DATAFLOW && tui_df_key(lv, pane_model(lv, 0), ch)) return;
+  switch (ch) {
+  case 'b':
+    tui_live_stop(app);
+    tui_modes_enter(app, app->pid);
+    return;
+  case 'q':
+  case 27:
+    tui_live_stop(app);
+    tui_procs_enter(app, 1);
+    return;
+  case 3: app->screen = TUI_SCR_QUIT; return;
+  case '\t':
+    if (is_two_pane(lv)) {
+      lv->focus = !lv->focus;
+    } else if (lv->mode.kind == TUI_MODE_GRAPH) {
+      lv->graph_by_fanout = !lv->graph_by_fanout;
+      if (lv->graph_by_fanout && lv->frame_raw.nlines)
+        graph_by_fanout(lv);
+      else
+        tui_model_copy(&lv->frame, &lv->frame_raw);
+    } else if (lv->mode.kind == TUI_MODE_PROCS) {
+      /* another count is another backend: a new session */
+      app->procs_count_calls = !app->procs_count_calls;
+      struct tui_mode m = lv->mode;
+      tui_live_start(app, &m, lv->pid, NULL, NULL);
+    }
+    return;
+  case '\n':
+  case '\r':
+  case KEY_ENTER:
+    if (lv->mode.kind == TUI_MODE_PROCS) procs_drill(app);
+    if (lv->mode.kind == TUI_MODE_SAMPLE) sample_drill(app);
+    return;
+  case KEY_F(3):
+    if (lv->mode.kind == TUI_MODE_INFO) {
+      struct tui_mode m = lv->mode;
+      tui_live_start(app, &m, lv->pid, NULL, NULL);
+    }
+    return;
+  default: break;
+  }
+  enum tui_skey k = skey_of(ch);
+  if (k != TUI_SK_NONE) scroll_key(lv, k);
+}

@@ -1,0 +1,139 @@
+/* screen_modes: mode select for the chosen process. */
+#define _GNU_SOURCE
+#include "tui/app.h"
+#include "tui/draw.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MODES_TOP 4
+
+void tui_modes_enter(struct tui_app *app, pid_t pid) {
+  if (app->have_pi) procinfo_free(&app->pi);
+  app->have_pi = 0;
+  app->msg[0] = '\0';
+  tui_bar(LINES - 1, " reading the process and probing the backends ...", NULL);
+  refresh();
+  /* the same verdicts `asmspy --info` prints; symbols are not needed here */
+  int err = procinfo_read(pid, app->engine, PROCINFO_NO_SYMBOLS, &app->pi);
+  if (err) {
+    procinfo_free(&app->pi);
+    snprintf(app->msg, sizeof app->msg, "pid %d: %s", (int)pid,
+             err == ESRCH || err == ENOENT ? "no such process (it exited)" : strerror(err));
+    tui_procs_enter(app, 1);
+    snprintf(app->msg, sizeof app->msg, "pid %d: %s", (int)pid,
+             err == ESRCH || err == ENOENT ? "no such process (it exited)" : strerror(err));
+    return;
+  }
+  app->have_pi = 1;
+  app->pid = pid;
+  snprintf(app->comm, sizeof app->comm, "%s", app->pi.b.comm);
+  tui_modes_judge(app->engine, &app->pi, &app->modes);
+  if (app->mode_sel >= app->modes.n) app->mode_sel = 0;
+  app->screen = TUI_SCR_MODES;
+  app->redraw = 1;
+}
+
+static void start_mode(struct tui_app *app, const struct tui_mode *m) {
+  app->msg[0] = '\0';
+  if (!m->available) {
+    snprintf(app->msg, sizeof app->msg, "%c %s cannot start here: %s", m->key, m->title, m->reason);
+    return;
+  }
+  if (m->pick_symbol) {
+    tui_syms_enter(app, m);
+    return;
+  }
+  tui_live_start(app, m, app->pid, NULL, NULL);
+}
+
+/* Word-wrap text over rows [y0, y1] (message lines are long reasons). */
+static void wrapped(int y0, int y1, const char *text, enum tui_attr a) {
+  size_t len = strlen(text), at = 0;
+  int w = COLS - 2;
+  for (int y = y0; y <= y1 && at < len; y++) {
+    size_t take = len - at;
+    if (take > (size_t)w) {
+      take = (size_t)w;
+      size_t back = take;
+      while (back > 0 && text[at + back] != ' ') back--;
+      if (back > (size_t)w / 2) take = back;
+    }
+    char part[1024];
+    snprintf(part, sizeof part, "%.*s", (int)take, text + at);
+    tui_put(y, 1, w, part, a, 0);
+    at += take;
+    while (text[at] == ' ') at++;
+  }
+}
+
+void tui_modes_draw(struct tui_app *app) {
+  const struct procinfo *pi = &app->pi;
+  erase();
+  char left[256], right[96], line[1024];
+  snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s   [%s]", (int)app->pid, pi->b.comm,
+           pi->runtime[0] ? pi->runtime : "?");
+  snprintf(right, sizeof right, "%d thread%s ", pi->b.threads, pi->b.threads == 1 ? "" : "s");
+  tui_bar(0, left, right);
+  char cmd[512] = "";
+  for (size_t i = 0, k = 0; pi->argv && i < pi->argv_len && k + 1 < sizeof cmd; i++)
+    cmd[k++] = pi->argv[i] ? pi->argv[i] : ' ', cmd[k] = '\0';
+  snprintf(line, sizeof line, "  %.900s", cmd[0] ? cmd : pi->exe);
+  tui_put(1, 0, COLS, line, TUI_A_DIM, 0);
+  snprintf(line, sizeof line, "  attach %s \xe2\x80\x94 %s", procinfo_verdict_name(pi->attach.verdict),
+           pi->attach.reason);
+  tui_put(2, 0, COLS, line,
+          pi->attach.verdict == PROCINFO_ATTACH_NO     ? TUI_A_BAD
+          : pi->attach.verdict == PROCINFO_ATTACH_MAYBE ? TUI_A_WARN
+                                                        : TUI_A_GOOD,
+          0);
+  int y = MODES_TOP;
+  for (size_t i = 0; i < app->modes.n && y < LINES - 4; i++, y++) {
+    const struct tui_mode *m = &app->modes.v[i];
+    if (m->extra && (i == 0 || !app->modes.v[i - 1].extra)) {
+      tui_put(y++, 2, COLS - 2, "views from plugins:", TUI_A_DIM, 0);
+      if (y >= LINES - 4) break;
+    }
+    char state[640];
+    if (!m->available)
+      snprintf(state, sizeof state, "unavailable: %s", m->reason);
+    else if (m->maybe)
+      snprintf(state, sizeof state, "maybe: %s", m->reason);
+    else
+      snprintf(state, sizeof state, "ready%s", m->pick_symbol ? " (pick a function)" : "");
+    snprintf(line, sizeof line, " %c  %-28.28s %-9.9s %-11.11s ", m->key, m->title, m->mode, m->backend);
+    int sel = i == app->mode_sel;
+    int used = tui_put(y, 0, COLS, line, sel ? TUI_A_SELECT : TUI_A_NORMAL, 0);
+    tui_put(y, used, COLS - used, state,
+            sel ? TUI_A_SELECT : !m->available ? TUI_A_BAD : m->maybe ? TUI_A_WARN : TUI_A_GOOD, sel);
+  }
+  if (app->msg[0]) wrapped(LINES - 3, LINES - 2, app->msg, TUI_A_WARN);
+  tui_bar(LINES - 1, " 1-9 (or a letter) / \xe2\x86\x91\xe2\x86\x93 Enter: start a mode   b q ESC: process list", NULL);
+}
+
+void tui_modes_key(struct tui_app *app, int ch) {
+  switch (ch) {
+  case KEY_UP: if (app->mode_sel) app->mode_sel--; app->msg[0] = '\0'; return;
+  case KEY_DOWN: if (app->mode_sel + 1 < app->modes.n) app->mode_sel++; app->msg[0] = '\0'; return;
+  case '\n':
+  case '\r':
+  case KEY_ENTER:
+    if (app->mode_sel < app->modes.n) start_mode(app, &app->modes.v[app->mode_sel]);
+    return;
+  case 'q':
+  case 'b':
+  case 27:
+    app->msg[0] = '\0';
+    tui_procs_enter(app, 0);
+    return;
+  case 3: app->screen = TUI_SCR_QUIT; return;
+  default: break;
+  }
+  const struct tui_mode *m = ch > 0 && ch < 128 ? tui_modes_by_key(&app->modes, ch) : NULL;
+  if (m) {
+    app->mode_sel = (size_t)(m - app->modes.v);
+    start_mode(app, m);
+  }
+}
