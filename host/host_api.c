@@ -31,6 +31,15 @@ static const struct asmspy_host_api host_api = {
     .operands = operands_one,
     .run_sampler = host_run_sampler,
     .resolve_data = target_resolve_data,
+
+    /* 1.8: typed records */
+    .emit_record = NULL,
+
+    /* 1.8: instruction classes */
+    .insn_class = NULL,
+
+    /* 1.8: option parsing */
+    .parse_options = NULL,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

@@ -118,7 +118,10 @@ enum asmspy_kind { ASMSPY_KIND_BACKEND = 1, ASMSPY_KIND_VIEW = 2 };
 /* Opaque host objects: plugins only pass these back into host services. */
 struct asmspy_target; /* one traced process: symbols, memory, fds */
 struct asmspy_seam;   /* the ptrace seam of one session */
-struct asmspy_out;    /* the output writer of one session */
+struct asmspy_out;
+struct asmspy_record;   /* 1.8: see "typed records" below */
+struct asmspy_optval;   /* 1.8: see "option parsing" below */
+struct asmspy_option;    /* the output writer of one session */
 
 /* ------------------------------------------------------------------------- */
 /* Probe result: host-owned memory, the plugin fills it, no allocation.        */
@@ -589,10 +592,21 @@ struct asmspy_host_api {
                       char *err, size_t errcap);
   /* --- ABI 1.5 ends here --- */
   /* === 1.8: typed records (emit_record) === */
+  /* One record the view describes in its `records` table, with typed field
+   * values; the host's JSON writer, text writer and TUI all read it (the
+   * TUI never parses JSON back). See struct asmspy_record. */
+  int (*emit_record)(struct asmspy_out *out, const struct asmspy_record *rec);
 
   /* === 1.8: instruction classes (insn_class) === */
+  /* What one instruction is, from Capstone's instruction groups (not from
+   * its mnemonic text): ASMSPY_INSN_* bits; 0 = undecodable. */
+  uint32_t (*insn_class)(uint64_t ip, const uint8_t *bytes, size_t len);
 
   /* === 1.8: option parsing === */
+  /* Parse a mode's options against its `options` table (getopt_long rules:
+   * --name=value, --name value, --flag); see struct asmspy_optval. */
+  int (*parse_options)(const struct asmspy_option *table, int argc, char **argv,
+                       struct asmspy_optval *out, char *err, size_t errcap);
 
   /* --- ABI 1.8 ends here; append below --- */
 };
@@ -678,6 +692,7 @@ enum asmspy_tui_layout {
   ASMSPY_TUI_TOPOLOGY = 5  /* processes and threads (procs) */
 };
 #define ASMSPY_TUIF_PICK_SYMBOL 1u /* the mode starts by choosing a function */
+#define ASMSPY_TUIF_HIDDEN 2u      /* not in the menu: needs arguments it cannot ask for */
 
 struct asmspy_tui_entry {
   char key;          /* the menu key ('1'..'9'); 0 = the host assigns a letter */
@@ -774,8 +789,8 @@ struct asmspy_view_ops {
    * (Intel PT: every branch, no registers). */
   uint64_t caps_wanted;
   /* --- ABI 1.6 ends here --- */
-  /* 1.8: the view describes itself (see "what the host needs to know"). */
-  const char *summary;                          /* one line for --help: "call graph" */
+  /* 1.8: the view describes itself (see "what the host needs to know");
+   * its one-line summary is the descriptor's `description`. */
   const struct asmspy_option *options;          /* its mode options; NULL = none */
   const struct asmspy_option_caps *option_caps; /* replaces the engine's rules */
   const struct asmspy_record_schema *records;   /* the records it writes */

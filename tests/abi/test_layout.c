@@ -480,7 +480,7 @@ ENDS(asmspy_stop, flags, SIZE_1_7_asmspy_stop);
 
 /* ========================== ABI 1.8 ========================== */
 /* The host learns its plugins from their descriptors: a backend's sampler
- * rung and in-process tier, a view's summary, options, option caps, record
+ * rung and in-process tier, a view's options, option caps, record
  * schemas and TUI entry; session.sampler_arg. */
 PIN(asmspy_session, sampler_arg, 160);
 NEW(asmspy_session, sampler_arg, SIZE_1_7_asmspy_session);
@@ -493,14 +493,37 @@ PIN(asmspy_backend_ops, inproc_tier, 44);
 PIN(asmspy_backend_ops, inproc_order, 48);
 #define SIZE_1_8_asmspy_backend_ops 56
 ENDS(asmspy_backend_ops, inproc_order, SIZE_1_8_asmspy_backend_ops);
-PIN(asmspy_view_ops, summary, 96);
-NEW(asmspy_view_ops, summary, SIZE_1_7_asmspy_view_ops);
-PIN(asmspy_view_ops, options, 104);
-PIN(asmspy_view_ops, option_caps, 112);
-PIN(asmspy_view_ops, records, 120);
-PIN(asmspy_view_ops, tui, 128);
-#define SIZE_1_8_asmspy_view_ops 136
+PIN(asmspy_view_ops, options, 96);
+NEW(asmspy_view_ops, options, SIZE_1_7_asmspy_view_ops);
+PIN(asmspy_view_ops, option_caps, 104);
+PIN(asmspy_view_ops, records, 112);
+PIN(asmspy_view_ops, tui, 120);
+#define SIZE_1_8_asmspy_view_ops 128
 ENDS(asmspy_view_ops, tui, SIZE_1_8_asmspy_view_ops);
+
+/* host_api 1.8: three services (their structs are pinned in the sub-blocks below). */
+PIN(asmspy_host_api, emit_record, 152);
+NEW(asmspy_host_api, emit_record, SIZE_1_7_asmspy_host_api);
+PIN(asmspy_host_api, insn_class, 160);
+PIN(asmspy_host_api, parse_options, 168);
+#define SIZE_1_8_asmspy_host_api 176
+ENDS(asmspy_host_api, parse_options, SIZE_1_8_asmspy_host_api);
+
+/* --- 1.8 sub-block: the seam's child driving (seam_api) --- */
+
+/* --- end seam sub-block --- */
+
+/* --- 1.8 sub-block: typed records (struct asmspy_record, asmspy_value) --- */
+
+/* --- end records sub-block --- */
+
+/* --- 1.8 sub-block: insn_class bits --- */
+
+/* --- end insn_class sub-block --- */
+
+/* --- 1.8 sub-block: option parsing (struct asmspy_optval) --- */
+
+/* --- end options sub-block --- */
 
 /* Unchanged in 1.8. */
 #define SIZE_1_8_asmspy_probe_result SIZE_1_7_asmspy_probe_result
@@ -509,7 +532,6 @@ ENDS(asmspy_view_ops, tui, SIZE_1_8_asmspy_view_ops);
 #define SIZE_1_8_asmspy_stop SIZE_1_7_asmspy_stop
 #define SIZE_1_8_asmspy_seam_api SIZE_1_7_asmspy_seam_api
 #define SIZE_1_8_asmspy_symbol SIZE_1_7_asmspy_symbol
-#define SIZE_1_8_asmspy_host_api SIZE_1_7_asmspy_host_api
 #define SIZE_1_8_asmspy_plugin SIZE_1_7_asmspy_plugin
 #define SIZE_1_8_asmspy_syscall_info SIZE_1_7_asmspy_syscall_info
 #define SIZE_1_8_asmspy_operands SIZE_1_7_asmspy_operands

@@ -579,6 +579,23 @@ static void df_close(void *state) {
   free(st);
 }
 
+/* --- 1.8: the tables the host learns this view from --- */
+
+/* The records this view writes: the validator, replay and docs/metrics.md
+ * read them. */
+static const struct asmspy_record_schema dataflow_records[] = {
+    {NULL, NULL, NULL},
+};
+
+/* The options this mode accepts after its positionals: parsing, --help, the
+ * man page, shell completion and serve's checks read them. */
+static const struct asmspy_option dataflow_options[] = {
+    {NULL, NULL, NULL},
+};
+
+/* Its entry in the TUI's mode menu. */
+static const struct asmspy_tui_entry dataflow_tui = {'9', ASMSPY_TUI_DATAFLOW, ASMSPY_TUIF_PICK_SYMBOL, "data flow"};
+
 static const struct asmspy_view_ops df_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
@@ -591,6 +608,10 @@ static const struct asmspy_view_ops df_ops = {
     .close = df_close,
     .configure = df_configure,
     .retry = df_retry,
+    .options = dataflow_options,
+    .option_caps = NULL,
+    .records = dataflow_records,
+    .tui = &dataflow_tui,
 };
 
 static const struct asmspy_plugin df_plugin = {

@@ -593,6 +593,23 @@ static void graph_close(void *state) {
   free(st);
 }
 
+/* --- 1.8: the tables the host learns this view from --- */
+
+/* The records this view writes: the validator, replay and docs/metrics.md
+ * read them. */
+static const struct asmspy_record_schema graph_records[] = {
+    {NULL, NULL, NULL},
+};
+
+/* The options this mode accepts after its positionals: parsing, --help, the
+ * man page, shell completion and serve's checks read them. */
+static const struct asmspy_option graph_options[] = {
+    {NULL, NULL, NULL},
+};
+
+/* Its entry in the TUI's mode menu. */
+static const struct asmspy_tui_entry graph_tui = {'4', ASMSPY_TUI_SNAPSHOT, 0, "call graph"};
+
 static const struct asmspy_view_ops graph_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
@@ -606,6 +623,10 @@ static const struct asmspy_view_ops graph_ops = {
     .close = graph_close,
     .snapshot = graph_snapshot,
     .caps_wanted = ASMSPY_CAP_EXACT_SP, /* verified calls; flow mode without */
+    .options = graph_options,
+    .option_caps = NULL,
+    .records = graph_records,
+    .tui = &graph_tui,
 };
 
 static const struct asmspy_plugin graph_plugin = {

@@ -1099,6 +1099,23 @@ static void procs_close(void *state) {
   free(st);
 }
 
+/* --- 1.8: the tables the host learns this view from --- */
+
+/* The records this view writes: the validator, replay and docs/metrics.md
+ * read them. */
+static const struct asmspy_record_schema procs_records[] = {
+    {NULL, NULL, NULL},
+};
+
+/* The options this mode accepts after its positionals: parsing, --help, the
+ * man page, shell completion and serve's checks read them. */
+static const struct asmspy_option procs_options[] = {
+    {NULL, NULL, NULL},
+};
+
+/* Its entry in the TUI's mode menu. */
+static const struct asmspy_tui_entry procs_tui = {'6', ASMSPY_TUI_TOPOLOGY, 0, "process/thread topology"};
+
 static const struct asmspy_view_ops procs_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
@@ -1112,6 +1129,10 @@ static const struct asmspy_view_ops procs_ops = {
     .snapshot = procs_snapshot,
     .close = procs_close,
     .configure = procs_configure,
+    .options = procs_options,
+    .option_caps = NULL,
+    .records = procs_records,
+    .tui = &procs_tui,
 };
 
 static const struct asmspy_plugin procs_plugin = {

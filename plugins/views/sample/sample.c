@@ -399,6 +399,23 @@ static void sp_close(void *state) {
   free(st);
 }
 
+/* --- 1.8: the tables the host learns this view from --- */
+
+/* The records this view writes: the validator, replay and docs/metrics.md
+ * read them. */
+static const struct asmspy_record_schema sample_records[] = {
+    {NULL, NULL, NULL},
+};
+
+/* The options this mode accepts after its positionals: parsing, --help, the
+ * man page, shell completion and serve's checks read them. */
+static const struct asmspy_option sample_options[] = {
+    {NULL, NULL, NULL},
+};
+
+/* Its entry in the TUI's mode menu. */
+static const struct asmspy_tui_entry sample_tui = {'7', ASMSPY_TUI_SNAPSHOT, 0, "hot edges (sampler)"};
+
 static const struct asmspy_view_ops sp_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
@@ -411,6 +428,10 @@ static const struct asmspy_view_ops sp_ops = {
     .close = sp_close,
     .configure = sp_configure,
     .snapshot = sp_snapshot,
+    .options = sample_options,
+    .option_caps = NULL,
+    .records = sample_records,
+    .tui = &sample_tui,
 };
 
 static const struct asmspy_plugin sp_plugin = {

@@ -132,6 +132,23 @@ static int stream_finish(void *state, int end_status) {
 
 static void stream_close(void *state) { free(state); }
 
+/* --- 1.8: the tables the host learns this view from --- */
+
+/* The records this view writes: the validator, replay and docs/metrics.md
+ * read them. */
+static const struct asmspy_record_schema stream_records[] = {
+    {NULL, NULL, NULL},
+};
+
+/* The options this mode accepts after its positionals: parsing, --help, the
+ * man page, shell completion and serve's checks read them. */
+static const struct asmspy_option stream_options[] = {
+    {NULL, NULL, NULL},
+};
+
+/* Its entry in the TUI's mode menu. */
+static const struct asmspy_tui_entry stream_tui = {'3', ASMSPY_TUI_FEED, 0, "live instruction stream"};
+
 static const struct asmspy_view_ops stream_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
@@ -142,6 +159,10 @@ static const struct asmspy_view_ops stream_ops = {
     .consume = stream_consume,
     .finish = stream_finish,
     .close = stream_close,
+    .options = stream_options,
+    .option_caps = NULL,
+    .records = stream_records,
+    .tui = &stream_tui,
 };
 
 static const struct asmspy_plugin stream_plugin = {

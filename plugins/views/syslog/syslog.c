@@ -262,6 +262,23 @@ static void syslog_close(void *state) {
   free(st);
 }
 
+/* --- 1.8: the tables the host learns this view from --- */
+
+/* The records this view writes: the validator, replay and docs/metrics.md
+ * read them. */
+static const struct asmspy_record_schema syslog_records[] = {
+    {NULL, NULL, NULL},
+};
+
+/* The options this mode accepts after its positionals: parsing, --help, the
+ * man page, shell completion and serve's checks read them. */
+static const struct asmspy_option syslog_options[] = {
+    {NULL, NULL, NULL},
+};
+
+/* Its entry in the TUI's mode menu. */
+static const struct asmspy_tui_entry syslog_tui = {'1', ASMSPY_TUI_FEED, 0, "syscall log"};
+
 static const struct asmspy_view_ops syslog_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
@@ -272,6 +289,10 @@ static const struct asmspy_view_ops syslog_ops = {
     .consume = syslog_consume,
     .finish = syslog_finish,
     .close = syslog_close,
+    .options = syslog_options,
+    .option_caps = NULL,
+    .records = syslog_records,
+    .tui = &syslog_tui,
 };
 
 static const struct asmspy_plugin syslog_plugin = {

@@ -247,6 +247,23 @@ static void trace_close(void *state) {
   free(st);
 }
 
+/* --- 1.8: the tables the host learns this view from --- */
+
+/* The records this view writes: the validator, replay and docs/metrics.md
+ * read them. */
+static const struct asmspy_record_schema trace_records[] = {
+    {NULL, NULL, NULL},
+};
+
+/* The options this mode accepts after its positionals: parsing, --help, the
+ * man page, shell completion and serve's checks read them. */
+static const struct asmspy_option trace_options[] = {
+    {NULL, NULL, NULL},
+};
+
+/* Its entry in the TUI's mode menu. */
+static const struct asmspy_tui_entry trace_tui = {'2', ASMSPY_TUI_REGION, ASMSPY_TUIF_PICK_SYMBOL, "assembly & functions"};
+
 static const struct asmspy_view_ops trace_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
@@ -259,6 +276,10 @@ static const struct asmspy_view_ops trace_ops = {
     .close = trace_close,
     .configure = trace_configure,
     .caps_wanted = ASMSPY_CAP_EXACT_SP, /* registers: the return value */
+    .options = trace_options,
+    .option_caps = NULL,
+    .records = trace_records,
+    .tui = &trace_tui,
 };
 
 static const struct asmspy_plugin trace_plugin = {

@@ -442,6 +442,23 @@ static void tree_close(void *state) {
   free(st);
 }
 
+/* --- 1.8: the tables the host learns this view from --- */
+
+/* The records this view writes: the validator, replay and docs/metrics.md
+ * read them. */
+static const struct asmspy_record_schema tree_records[] = {
+    {NULL, NULL, NULL},
+};
+
+/* The options this mode accepts after its positionals: parsing, --help, the
+ * man page, shell completion and serve's checks read them. */
+static const struct asmspy_option tree_options[] = {
+    {NULL, NULL, NULL},
+};
+
+/* Its entry in the TUI's mode menu. */
+static const struct asmspy_tui_entry tree_tui = {'5', ASMSPY_TUI_SNAPSHOT, 0, "call tree"};
+
 static const struct asmspy_view_ops tree_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
@@ -455,6 +472,10 @@ static const struct asmspy_view_ops tree_ops = {
     .snapshot = tree_snapshot,
     .close = tree_close,
     .caps_wanted = ASMSPY_CAP_EXACT_SP, /* sp-keyed frames; flow mode without */
+    .options = tree_options,
+    .option_caps = NULL,
+    .records = tree_records,
+    .tui = &tree_tui,
 };
 
 static const struct asmspy_plugin tree_plugin = {

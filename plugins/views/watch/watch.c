@@ -240,6 +240,23 @@ static int watch_finish(void *state, int end_status)
 
 static void watch_close(void *state) { free(state); }
 
+/* --- 1.8: the tables the host learns this view from --- */
+
+/* The records this view writes: the validator, replay and docs/metrics.md
+ * read them. */
+static const struct asmspy_record_schema watch_records[] = {
+    {NULL, NULL, NULL},
+};
+
+/* The options this mode accepts after its positionals: parsing, --help, the
+ * man page, shell completion and serve's checks read them. */
+static const struct asmspy_option watch_options[] = {
+    {NULL, NULL, NULL},
+};
+
+/* Its entry in the TUI's mode menu. */
+static const struct asmspy_tui_entry watch_tui = {0, ASMSPY_TUI_FEED, ASMSPY_TUIF_HIDDEN, "data watchpoints"};
+
 static const struct asmspy_view_ops watch_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
@@ -251,6 +268,10 @@ static const struct asmspy_view_ops watch_ops = {
     .finish = watch_finish,
     .close = watch_close,
     .configure = watch_configure,
+    .options = watch_options,
+    .option_caps = NULL,
+    .records = watch_records,
+    .tui = &watch_tui,
 };
 
 static const struct asmspy_plugin watch_plugin = {
