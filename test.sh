@@ -7,55 +7,109 @@ set -eu
 cd "$(dirname "$0")"
 scripts/install-deps.sh
 
+# The per-backend CI matrix: every backend plugin the built registry lists
+# gets its own `meson test --suite <backend>` run (its live and offline
+# tests), the rest of the suite runs once without them, and the summary
+# prints one line per backend with its probe's verdict and each skip's reason.
+backend_list() { # backend_list BUILD-DIR -> "name<TAB>status<TAB>reason" lines
+  "$1/cli/asmspy" --backends --json 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r.get("type") == "plugin" and r.get("kind") == "backend":
+        print("\t".join((r["name"], r["status"], r.get("reason", "").replace("\t", " "))))
+'
+}
+
 run_suite() { # run_suite BUILD-DIR [meson setup args...]
   local dir=$1; shift
   if [ ! -f "$dir/build.ninja" ]; then
     meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; exit 1; }
   fi
   ninja -C "$dir" >"$dir.ninja.log" 2>&1 || { tail -40 "$dir.ninja.log"; exit 1; }
-  meson test -C "$dir" --print-errorlogs --num-processes 2 || true
+  rm -f "$dir"/meson-logs/rest.json "$dir"/meson-logs/backend-*.json
+  backend_list "$dir" >"$dir/meson-logs/backends.tsv"
+  meson introspect "$dir" --tests >"$dir/meson-logs/tests.json"
+  local name status reason without=() with=()
+  while IFS=$'\t' read -r name status reason; do
+    if grep -q "\"asmspy:$name\"" "$dir/meson-logs/tests.json"; then
+      without+=(--no-suite "$name"); with+=("$name")
+    fi
+  done <"$dir/meson-logs/backends.tsv"
+  meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 --logbase rest \
+    "${without[@]}" || true
+  for name in "${with[@]}"; do
+    echo "== backend suite $name ($dir)"
+    meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 --suite "$name" \
+      --logbase "backend-$name" || true
+  done
 }
 
 run_suite build
-logs=(build/meson-logs/testlog.json)
+dirs=(build)
 if [ "${ASMSPY_ASAN:-0}" = 1 ]; then
   run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false
-  logs+=(build-asan/meson-logs/testlog.json)
+  dirs+=(build-asan)
 fi
 
-for b in build build-asan; do
-  [ -f "$b/build.ninja" ] && meson introspect "$b" --tests >"$b/meson-logs/tests.json" 2>/dev/null || true
-done
-python3 - "${logs[@]}" <<'PY'
-import json, os, sys
+python3 - "${dirs[@]}" <<'PY'
+import glob, json, os, sys
 from collections import defaultdict
 passed = failed = skipped = 0
-# per suite (the per-backend CI matrix: meson test --suite <backend>)
-per = defaultdict(lambda: [0, 0, 0])
-for path in sys.argv[1:]:
+per = defaultdict(lambda: [0, 0, 0])  # suite -> passed / failed / skipped
+
+def skip_reason(rec):
+    """The reason a skipped test printed: its last line naming SKIP, else its last line."""
+    lines = [l.strip() for l in (rec.get("stdout") or "").splitlines() if l.strip()]
+    named = [l for l in lines if "SKIP" in l.upper()]
+    return (named or lines or ["(no reason printed)"])[-1][:200]
+
+def tally(path):
+    global passed, failed, skipped
+    counts, reasons = [0, 0, 0], []
     suites_of = {}
     intro = os.path.join(os.path.dirname(path), "tests.json")
     if os.path.exists(intro):
         for t in json.load(open(intro)):
             suites_of[t["name"]] = t["suite"]
-    with open(path) as f:
-        for line in f:
-            rec = json.loads(line)
-            r = rec["result"]
-            short = rec["name"].split(" / ", 1)[-1]
-            rec["suite"] = suites_of.get(short, [rec["name"].split(" / ", 1)[0]])
-            k = 0 if r in ("OK", "EXPECTEDFAIL") else 2 if r == "SKIP" else 1
-            if k == 0: passed += 1
-            elif k == 2: skipped += 1
-            else: failed += 1
-            for suite in rec.get("suite", []):
-                suite = suite.split(":", 1)[-1]
-                if suite != "asmspy":
-                    per[suite][k] += 1
-print("per suite (both builds): passed / failed / skipped")
+    for line in open(path):
+        rec = json.loads(line)
+        r = rec["result"]
+        k = 0 if r in ("OK", "EXPECTEDFAIL") else 2 if r == "SKIP" else 1
+        counts[k] += 1
+        if k == 2:
+            reasons.append(rec["name"].split(" / ", 1)[-1] + ": " + skip_reason(rec))
+        short = rec["name"].split(" / ", 1)[-1]
+        for suite in suites_of.get(short, [rec["name"].split(" / ", 1)[0]]):
+            suite = suite.split(":", 1)[-1]
+            if suite != "asmspy":
+                per[suite][k] += 1
+    passed += counts[0]; failed += counts[1]; skipped += counts[2]
+    return counts, reasons
+
+matrix = []
+for d in sys.argv[1:]:
+    logs = os.path.join(d, "meson-logs")
+    if os.path.exists(os.path.join(logs, "rest.json")):
+        tally(os.path.join(logs, "rest.json"))
+    for line in open(os.path.join(logs, "backends.tsv")):
+        name, status, reason = (line.rstrip("\n").split("\t") + ["", ""])[:3]
+        path = os.path.join(logs, f"backend-{name}.json")
+        if not os.path.exists(path):
+            matrix.append(f"  {d:10s} {name:11s} no suite of its own  probe: {status}: {reason}")
+            continue
+        (p, f_, s), reasons = tally(path)
+        matrix.append(f"  {d:10s} {name:11s} {p:3d} passed, {f_:3d} failed, {s:3d} skipped"
+                      f"  probe: {status}" + ("" if status == "usable" else f": {reason}"))
+        for why in sorted(set(reasons)):
+            matrix.append(f"  {'':10s} {'':11s}   skip {why}")
+
+print("per suite (all builds): passed / failed / skipped")
 for suite in sorted(per):
     p, f_, s = per[suite]
     print(f"  {suite:12s} {p:3d} / {f_:3d} / {s:3d}")
+print("per backend (meson test --suite <backend>, the registry's backends):")
+print("\n".join(matrix))
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed else 0)
 PY
