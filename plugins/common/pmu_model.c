@@ -279,11 +279,13 @@ int pmu_model_reason(enum pmu_feature f, const struct pmu_model *m,
    * reason behind every hardware backend's refusal at once; that clause
    * replaces the PMU list (a reason has 255 bytes). Otherwise the kernel's
    * PMUs are the evidence. */
+  /* a long hypervisor name already said in `who` is not spelled twice */
+  const char *who_pmu = strstr(who, hv) && strlen(hv) > 10 ? "it" : hv;
   if (m->guest && !k->core_pmu && is_intel(m))
-    snprintf(tail, sizeof tail, "%s exposes no PMU (CPUID 0xA perfmon v%u, no cpu PMU)", hv,
+    snprintf(tail, sizeof tail, "%s exposes no PMU (CPUID 0xA perfmon v%u, no cpu PMU)", who_pmu,
              m->perfmon_version);
   else if (m->guest && !k->core_pmu)
-    snprintf(tail, sizeof tail, "%s exposes no PMU (no cpu PMU)", hv);
+    snprintf(tail, sizeof tail, "%s exposes no PMU (no cpu PMU)", who_pmu);
   else
     snprintf(tail, sizeof tail, "PMUs: %s", k->pmus && k->pmus[0] ? k->pmus : "none");
   snprintf(buf, cap, "%s; %s %s%s%s; %s", lead, cpu, silicon, who[0] ? ": " : "", who, tail);
