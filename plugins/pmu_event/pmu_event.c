@@ -154,6 +154,10 @@ static int pe_run(const struct asmspy_host_api *host, const struct asmspy_sessio
 
 /* ------------------------------------------------------------ probe -- */
 
+/* The probe's child only has to exist: the event is opened on it, never
+ * enabled, and the child is reaped without being told to run. */
+static void pe_probe_idle(void *arg) { (void)arg; }
+
 /* Usable where libpfm4 encodes events and perf_event_open opens a sampling
  * event on a forked child at all: which event is the session's to name, and
  * run() refuses one the kernel does not have. The reason says what libpfm4
@@ -166,7 +170,7 @@ static int pe_probe(const struct asmspy_host_api *host, struct asmspy_probe_resu
   if (pe_encode(PE_PROBE_EVENT, &attr, canon, sizeof canon, why, sizeof why) != 0)
     return pp_verdict(res, ASMSPY_E_NO_LIB, 0, 0, "%s", why);
   struct pp_child c = {-1, -1};
-  int st = pp_probe_child_fork(res, PE_NAME, &c, pp_spin_branches, NULL);
+  int st = pp_probe_child_fork(res, PE_NAME, &c, pe_probe_idle, NULL);
   if (st) return st;
   int fd = pp_perf_event_open(&attr, c.pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
   int e = errno;
