@@ -4,11 +4,13 @@
  * CPUID leaves (Intel SDM vol. 2A "CPUID"; AMD APM vol. 3 appendix E):
  *   0            vendor;  1: family/model, ECX[31] hypervisor present
  *   (7,0)        EBX[25] Intel PT, EDX[19] Arch LBR
+ *   (14h,0)      ECX[0] PT ToPA output (valid when 7:EBX[25] is set)
  *   0Ah          EAX[7:0] architectural perfmon version, EAX[15:8] counters
  *   40000000h    hypervisor signature (EBX,ECX,EDX)
  *   80000001h    ECX[10] IBS, ECX[23] PerfCtrExtCore
  *   80000002-4h  brand string
  *   80000008h    EBX[31] BRS (Zen 3)
+ *   8000001Bh    EAX IBS capabilities, bit 0 IBSFFV (valid when IBS is set)
  *   80000022h    EAX[1] LbrExtV2, EBX[9:4] its stack depth
  * libpfm4: pfm_initialize, pfm_get_pmu_info over pfm_for_all_pmus; a PMU is
  * "present" when libpfm4 recognises this CPU's family/model, which it does
@@ -79,6 +81,10 @@ void pmu_model_read_cpuid(struct pmu_model *m) {
     m->intel_pt = intel && ((b >> 25) & 1);
     m->arch_lbr = intel && ((d >> 19) & 1);
   }
+  if (m->intel_pt && max >= 0x14) {
+    __cpuid_count(0x14, 0, a, b, c, d);
+    m->pt_topa = (int)(c & 1);
+  }
   if (intel && max >= 0xa) {
     __cpuid(0xa, a, b, c, d);
     m->perfmon_version = a & 0xff;
@@ -107,6 +113,10 @@ void pmu_model_read_cpuid(struct pmu_model *m) {
   if (amd && ext >= 0x80000008) {
     __cpuid(0x80000008, a, b, c, d);
     m->brs = (int)((b >> 31) & 1);
+  }
+  if (m->ibs && ext >= 0x8000001b) {
+    __cpuid(0x8000001b, a, b, c, d);
+    m->ibs_caps = a;
   }
   if (amd && ext >= 0x80000022) {
     __cpuid(0x80000022, a, b, c, d);
@@ -256,8 +266,13 @@ static void withheld_text(enum pmu_feature f, const struct pmu_model *m,
                        : f == PMU_FEAT_AMD_IBS ? "IBS virtualisation"
                                                : "a vPMU with branch records";
     snprintf(buf, cap, "%s without %s", hv, what);
+  } else if (has && f == PMU_FEAT_INTEL_PT && !m->pt_topa) {
+    snprintf(buf, cap, "but no ToPA output (CPUID 0x14:ECX[0]), which the PT driver needs");
+  } else if (has && f == PMU_FEAT_AMD_IBS && !(m->ibs_caps & 1)) {
+    snprintf(buf, cap, "but CPUID 0x8000001B reports no valid IBS capabilities (%#x)",
+             m->ibs_caps);
   } else if (has) {
-    const char *drv = f == PMU_FEAT_INTEL_PT  ? "the PT driver did not bind (on at boot, no ToPA)"
+    const char *drv = f == PMU_FEAT_INTEL_PT  ? "the PT driver did not bind (PT on at boot?)"
                       : f == PMU_FEAT_AMD_IBS ? "the IBS driver did not register"
                                               : "the kernel registered no core cpu PMU";
     snprintf(buf, cap, "%s", drv);

@@ -30,8 +30,10 @@ struct pmu_model {
   unsigned perfmon_version; /* Intel CPUID.0A:EAX[7:0]: 0 = no architectural PMU offered */
   unsigned gp_counters;     /* Intel CPUID.0A:EAX[15:8] */
   int intel_pt;             /* CPUID.(7,0):EBX[25] */
+  int pt_topa;              /* CPUID.(14h,0):ECX[0]: ToPA output, which the kernel's PT driver needs */
   int arch_lbr;             /* Intel CPUID.(7,0):EDX[19] */
   int ibs;                  /* AMD CPUID.80000001:ECX[10] */
+  unsigned ibs_caps;        /* AMD CPUID.8000001B:EAX: bit 0 = the capability bits are valid */
   int perfctr_core;         /* AMD CPUID.80000001:ECX[23]: the core PMU extension */
   int brs;                  /* AMD CPUID.80000008:EBX[31]: Zen 3 branch sampling */
   int lbr_v2;               /* AMD CPUID.80000022:EAX[1]: LbrExtV2 (Zen 4) */

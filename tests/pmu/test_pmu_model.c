@@ -89,12 +89,16 @@ static void test_intel_pt(void) {
   expect_has(buf, "KVM exposes no PMU (CPUID 0xA perfmon v0, no cpu PMU)");
   expect_not(buf, "PMUs:");
   CHECK(strlen(buf) < 256, "reason too long (%zu)", strlen(buf));
-  /* bare metal with PT in CPUID: the driver is the culprit */
+  /* bare metal with PT in CPUID: without ToPA the driver cannot bind; with
+   * it, the driver is the culprit */
   m.guest = 0;
   m.hypervisor[0] = '\0';
   m.intel_pt = 1;
   st = pmu_model_reason(PMU_FEAT_INTEL_PT, &m, &with_cpu, lead, buf, sizeof buf);
   CHECK(st == ASMSPY_E_NO_KERNEL, "bare metal PT: status %d", st);
+  expect_has(buf, "has PT in CPUID 7:EBX[25]: but no ToPA output (CPUID 0x14:ECX[0])");
+  m.pt_topa = 1;
+  st = pmu_model_reason(PMU_FEAT_INTEL_PT, &m, &with_cpu, lead, buf, sizeof buf);
   expect_has(buf, "the PT driver did not bind");
   /* bare metal without PT: the silicon */
   m.intel_pt = 0;
@@ -116,6 +120,9 @@ static void test_amd_ibs(void) {
   a.ibs = 1;
   int st = pmu_model_reason(PMU_FEAT_AMD_IBS, &a, &with_cpu, lead, buf, sizeof buf);
   CHECK(st == ASMSPY_E_NO_KERNEL, "IBS in CPUID: status %d", st);
+  expect_has(buf, "has IBS in CPUID 0x80000001:ECX[10]: but CPUID 0x8000001B reports no valid");
+  a.ibs_caps = 0x3ff; /* IBSFFV and the Zen op/fetch capabilities */
+  st = pmu_model_reason(PMU_FEAT_AMD_IBS, &a, &with_cpu, lead, buf, sizeof buf);
   expect_has(buf, "has IBS in CPUID 0x80000001:ECX[10]: the IBS driver did not register");
   /* an unknown hypervisor signature is quoted; an AMD guest without a core
    * PMU gets the vPMU clause without Intel's leaf 0xA */
