@@ -225,9 +225,11 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   /* Sampling views (caps IP_SAMPLES): the backend is a sampler rung,
    * --sampler=<rung> (default ibs: --sample is AMD IBS-Op unless told). */
   const char *backend_name = o->backend;
+  const char *sampler_arg = NULL; /* --sampler=<rung>:<arg> */
   if (!backend_name && (view->caps_required & ASMSPY_CAP_IP_SAMPLES)) {
     const char *rung = option_value("--sampler=", o->argc, o->argv);
     backend_name = sampler_backend_for(rung ? rung : "ibs");
+    sampler_arg = sampler_arg_of(rung);
     if (!backend_name) {
       fprintf(stderr, "asmspy: --sampler=%s: unknown sampler (want %s)\n", rung,
               sampler_rung_names());
@@ -277,6 +279,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   s.argc = o->argc;
   s.argv = o->argv;
   s.launch_argv = o->launch_argv;
+  s.sampler_arg = sampler_arg;
 
   /* 1. the view parses its options: a usage error touches no process */
   struct run_ctx ctx = {.view = view, .opts = o};

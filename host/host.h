@@ -130,6 +130,8 @@ void sampler_ladder_set_engine(struct asmspy_engine *e);
 int sampler_ladder_released(pid_t pid);
 /* The backend serving --sampler=<rung> ("ibs" -> "amd_ibs"), or NULL. */
 const char *sampler_backend_for(const char *rung);
+/* "<rung>:<arg>" -> "<arg>" (session.sampler_arg), NULL without one. */
+const char *sampler_arg_of(const char *rung);
 const char *sampler_rung_names(void);
 int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_t window_ms,
                      asmspy_sink_fn sink, void *ctx, char *used, size_t cap);

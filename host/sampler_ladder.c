@@ -31,23 +31,44 @@ int sampler_ladder_released(pid_t pid) { return pid > 0 && pid == released_pid; 
 static const struct {
   const char *rung;    /* --sampler=<rung> */
   const char *backend; /* the plugin serving it */
+  int named_only;      /* takes "<rung>:<arg>"; never tried by the unnamed ladder */
 } rungs[] = {
-    {"ibs", "amd_ibs"},
-    {"lbr", "amd_lbr"},
-    {"sw", "swclock"},
-    {"ptrace", "ptsampler"},
+    {"ibs", "amd_ibs", 0},
+    {"lbr", "amd_lbr", 0},
+    {"sw", "swclock", 0},
+    {"ptrace", "ptsampler", 0},
+    {"event", "pmu_event", 1}, /* event:<name>: the user's perf event, via libpfm4 */
 };
 
-const char *sampler_backend_for(const char *rung) {
-  for (size_t i = 0; i < sizeof rungs / sizeof rungs[0]; i++)
-    if (strcmp(rungs[i].rung, rung) == 0) return rungs[i].backend;
-  return NULL;
+/* "event:cpu-clock" names rung "event" with argument "cpu-clock"; the
+ * argument may hold ':' itself (libpfm4's "perf::TASK-CLOCK:period=1000"). */
+static int rung_matches(const char *rung, const char *spec) {
+  size_t n = strlen(rung);
+  return strncmp(spec, rung, n) == 0 && (spec[n] == '\0' || spec[n] == ':');
 }
 
-const char *sampler_rung_names(void) { return "ibs|lbr|sw|ptrace"; }
+static int rung_index(const char *spec) {
+  for (size_t i = 0; i < sizeof rungs / sizeof rungs[0]; i++)
+    if (rung_matches(rungs[i].rung, spec)) return (int)i;
+  return -1;
+}
+
+const char *sampler_backend_for(const char *rung) {
+  int i = rung_index(rung);
+  /* an argument only where the rung takes one: "sw:x" is no rung */
+  if (i < 0 || (strchr(rung, ':') != NULL) != rungs[i].named_only) return NULL;
+  return rungs[i].backend;
+}
+
+const char *sampler_arg_of(const char *rung) {
+  const char *colon = rung ? strchr(rung, ':') : NULL;
+  return colon ? colon + 1 : NULL;
+}
+
+const char *sampler_rung_names(void) { return "ibs|lbr|sw|ptrace|event:<name>"; }
 
 static int run_one(const struct asmspy_plugin_info *b, const struct asmspy_session *s,
-                   int64_t window_ms, asmspy_sink_fn sink, void *ctx) {
+                   const char *sampler, int64_t window_ms, asmspy_sink_fn sink, void *ctx) {
   struct asmspy_session sub = *s;
   sub.struct_size = sizeof sub;
   sub.abi_version = ASMSPY_ABI_VERSION;
@@ -58,6 +79,7 @@ static int run_one(const struct asmspy_plugin_info *b, const struct asmspy_sessi
   sub.region_start = sub.region_len = 0;
   sub.max = -1;
   sub.flags &= ~ASMSPY_SESS_LAUNCHED; /* released: a running pid now */
+  sub.sampler_arg = sampler ? sampler_arg_of(sampler) : NULL;
   return b->desc->backend->run(asmspy_host_api(), &sub);
 }
 
@@ -75,7 +97,9 @@ int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_
   int last = -ASMSPY_E_NO_HW;
   int tried = 0;
   for (size_t i = 0; i < sizeof rungs / sizeof rungs[0]; i++) {
-    if (sampler && strcmp(sampler, rungs[i].rung) != 0) continue;
+    if (sampler ? !rung_matches(rungs[i].rung, sampler) || !sampler_backend_for(sampler)
+                : rungs[i].named_only)
+      continue;
     tried = 1;
     struct asmspy_plugin_info *b =
         (struct asmspy_plugin_info *)asmspy_find_plugin(current_engine, ASMSPY_KIND_BACKEND,
@@ -92,7 +116,7 @@ int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_
       last = b->status > 0 ? -b->status : b->status;
       continue;
     }
-    int rc = run_one(b, s, window_ms, sink, ctx);
+    int rc = run_one(b, s, sampler, window_ms, sink, ctx);
     if (rc == 0 || rc > 0) {
       if (used && cap) snprintf(used, cap, "%s", rungs[i].rung);
       return rc;

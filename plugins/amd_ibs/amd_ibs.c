@@ -29,6 +29,7 @@
 #include "plugins/amd_ibs/ibs_capture.h"
 #include "plugins/amd_ibs/ibs_record.h"
 #include "plugins/common/perf_probe.h"
+#include "plugins/common/pmu_model.h"
 
 #define IBS_NAME "amd_ibs"
 #ifndef IBS_SYSFS_ROOT /* tests may point the probe at a fake sysfs tree */
@@ -102,16 +103,18 @@ static void ibs_probe_decode(const uint8_t *rec, size_t len, void *arg)
 
 static int ibs_probe_impl(struct asmspy_probe_result *res)
 {
-  /* 1. the PMU */
+  /* 1. the PMU; without one, what the silicon has (CPUID, libpfm4) against
+   * what the kernel registered */
   long long type = -1;
-  int rc = pp_probe_pmu_type(res, IBS_SYSFS_ROOT, IBS_TYPE_PATH, "ibs",
-                             "CPU flag ibs is set but " IBS_TYPE_PATH " is missing: the kernel "
-                             "IBS driver did not register (PMUs: %s)",
-                             "no ibs_op PMU: " IBS_TYPE_PATH " missing (CPU or hypervisor lacks "
-                             "AMD IBS; PMUs here: %s)",
-                             &type);
-  if (rc != 0)
-    return rc;
+  int rc = pp_read_sysfs_int(IBS_TYPE_PATH, 10, &type);
+  if (rc == -ENOENT) {
+    char why[256];
+    int st = pmu_model_explain_missing(PMU_FEAT_AMD_IBS, IBS_SYSFS_ROOT,
+                                       "no ibs_op PMU: " IBS_TYPE_PATH " missing", why, sizeof why);
+    return pp_verdict(res, st, ENOENT, 0, "%s", why);
+  }
+  if (rc < 0)
+    return pp_verdict_unreadable(res, IBS_TYPE_PATH, rc);
 
   /* 2. swfilt (v6.14+) decides whether exclude_kernel is allowed; the attr
    * is the one capture opens (ibs_attr_init), at the probe's period. */

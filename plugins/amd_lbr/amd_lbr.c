@@ -26,6 +26,7 @@
 #include "plugins/amd_lbr/lbr_inproc.h"
 #include "plugins/amd_lbr/lbr_record.h"
 #include "plugins/common/perf_probe.h"
+#include "plugins/common/pmu_model.h"
 
 #define LBR_NAME "amd_lbr"
 #ifndef LBR_SYSFS_ROOT /* tests may point the probe at a fake sysfs tree */
@@ -70,24 +71,13 @@ static int lbr_probe_impl(struct asmspy_probe_result *res)
   long long depth = 0;
   int rc = pp_read_sysfs_int(LBR_DEPTH_PATH, 10, &depth);
   if (rc == -ENOENT || (rc == 0 && depth <= 0)) {
-    char pmus[160];
-    pp_pmu_list_text(LBR_SYSFS_ROOT, pmus, sizeof pmus);
-    if (access(LBR_CPU_DIR, F_OK) != 0)
-      return pp_verdict(res, ASMSPY_E_NO_HW, ENOENT, 0,
-                        "no branch-stack depth: " LBR_DEPTH_PATH " missing (no LbrExtV2/BRS PMU "
-                        "exposed); not even a core cpu PMU (no vPMU; PMUs here: %s)",
-                        pmus);
-    if (pp_cpu_has_flag("brs") == 1)
-      return pp_verdict(res, ASMSPY_E_NO_KERNEL, ENOENT, 0,
-                        "CPU flag brs (Zen 3 BRS) is set but " LBR_DEPTH_PATH " is missing: "
-                        "kernel built without CONFIG_PERF_EVENTS_AMD_BRS");
-    if (pp_cpu_has_flag("amd_lbr_v2") == 1)
-      return pp_verdict(res, ASMSPY_E_NO_KERNEL, ENOENT, 0,
-                        "CPU flag amd_lbr_v2 is set but " LBR_DEPTH_PATH " is missing: kernel "
-                        "older than 6.1 or PerfMonV2 not exposed");
-    return pp_verdict(res, ASMSPY_E_NO_HW, ENOENT, 0,
-                      "no branch-stack depth: " LBR_DEPTH_PATH " missing (no LbrExtV2/BRS PMU "
-                      "exposed; the cpu PMU exists without branch records)");
+    /* what the silicon has (CPUID LbrExtV2/BRS/Arch LBR, libpfm4's model)
+     * against what the kernel registered (a core cpu PMU or not) */
+    char why[256];
+    int st = pmu_model_explain_missing(PMU_FEAT_BRANCH_STACK, LBR_SYSFS_ROOT,
+                                       "no branch-stack depth: " LBR_DEPTH_PATH " missing", why,
+                                       sizeof why);
+    return pp_verdict(res, st, ENOENT, 0, "%s", why);
   }
   if (rc < 0)
     return pp_verdict_unreadable(res, LBR_DEPTH_PATH, rc);

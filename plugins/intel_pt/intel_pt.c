@@ -19,6 +19,7 @@
 
 #include "asmspy/plugin.h"
 #include "plugins/common/perf_probe.h"
+#include "plugins/common/pmu_model.h"
 #include "plugins/intel_pt/intel_pt.h"
 #include "plugins/intel_pt/pt_capture.h"
 #include "plugins/intel_pt/pt_decode.h"
@@ -80,6 +81,16 @@ static int probe_decode(const uint8_t *aux, size_t len, struct loop_count *c,
 }
 
 static int ipt_probe_impl(struct asmspy_probe_result *res) {
+  /* 0. no PMU at all: say what the silicon has (CPUID, libpfm4) against
+   * what the kernel registered, so "hypervisor hides it" and "the CPU has
+   * none" read differently */
+  if (access(IPT_SYSFS_ROOT "/intel_pt/type", F_OK) != 0 && errno == ENOENT) {
+    char why[256];
+    int st = pmu_model_explain_missing(PMU_FEAT_INTEL_PT, IPT_SYSFS_ROOT,
+                                       "no intel_pt PMU: " IPT_SYSFS_ROOT "/intel_pt/type missing",
+                                       why, sizeof why);
+    return pp_verdict(res, st, ENOENT, 0, "%s", why);
+  }
   /* 1. the PMU and its config bits */
   struct ptc_pmu pmu;
   int st = ptc_pmu_read(IPT_SYSFS_ROOT, &pmu, res);

@@ -3,10 +3,10 @@
 # backend selected for a mode prints '# SKIP <name>: <reason>' and exits 0.
 . "$(dirname "$0")/lib.sh"
 "$ASMSPY" --backends >"$TMP/b" || fail "--backends failed"
-for b in singlestep intel_pt amd_ibs amd_lbr hwwatch stream; do
+for b in singlestep intel_pt amd_ibs amd_lbr hwwatch pmu_event stream; do
   grep -qE "^(backend|view) +$b " "$TMP/b" || fail "--backends lacks $b"
 done
-pass "--backends lists all five backends and the stream view"
+pass "--backends lists all six backends and the stream view"
 "$ASMSPY" --backends --json >"$TMP/b.ndjson"
 "$ASMTRACE_CHECK" "$TMP/b.ndjson" >/dev/null || fail "--backends --json is not a valid recording"
 [ "$(grep -c '"type":"plugin"' "$TMP/b.ndjson")" -ge 6 ] || fail "--backends --json lacks rows"
