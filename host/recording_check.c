@@ -20,7 +20,8 @@
 /* The struct as it first shipped (ABI 1.8): smaller is a caller we cannot
  * fill; appended members never move this. */
 #define REPORT_SIZE_FIRST                                                                  \
-  (offsetof(struct asmspy_recording_report, raw_control_byte) + sizeof(uint32_t))
+  (offsetof(struct asmspy_recording_report, raw_control_member) +                          \
+   sizeof(((struct asmspy_recording_report *)0)->raw_control_member))
 
 _Static_assert(ASMSPY_RECORDING_MAX_TYPES == RECORDING_MAX_TYPES &&
                    ASMSPY_RECORDING_TYPE_NAME_MAX == RECORDING_TYPE_NAME_MAX,

@@ -81,7 +81,15 @@ ASMSPY_API void asmspy_print_backends(const struct asmspy_engine *e, FILE *f, in
 typedef void (*asmspy_record_fn)(void *ctx, const char *type, const char *json_fields,
                                  const char *text);
 
+/* A boundary struct like those of asmspy/plugin.h: the caller fills the two
+ * header words (ASMSPY_INIT_HEADER(&opts), or .abi_version =
+ * ASMSPY_ABI_VERSION, .struct_size = sizeof opts) and asmspy_run refuses
+ * another major or a struct shorter than this first size-prefixed one (ABI
+ * 1.8: up to on_frame). Members are only appended; the library reads a newer
+ * one only when ASMSPY_HAS(opts, member). */
 struct asmspy_run_opts {
+  uint32_t abi_version;
+  uint32_t struct_size;
   const char *mode;         /* "stream" */
   const char *backend;      /* NULL = the best usable backend for the view's caps */
   pid_t pid;                /* 0 with launch_argv */
@@ -110,7 +118,8 @@ struct asmspy_run_opts {
 };
 
 /* Run one mode end to end: pick backend + view, attach (or launch), capture,
- * render, detach. Returns 0, -ASMSPY_E_*, or a positive ASMSPY_FACT_*. When
+ * render, detach. Returns 0, -ASMSPY_E_*, or a positive ASMSPY_FACT_*
+ * (-ASMSPY_E_ABI: opts's header is not one this library reads). When
  * the selected backend probed unavailable, "# SKIP <name>: <reason>" is
  * printed and ASMSPY_RUN_SKIPPED is returned (the CLI exits 0: the question
  * could not be asked here, which is not a failure). */

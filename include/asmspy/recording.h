@@ -38,20 +38,22 @@ struct asmspy_recording_type_count {
   uint64_t count;
 };
 
+/* Laid out without holes (every member at its natural alignment). */
 struct asmspy_recording_report {
   uint32_t abi_version;
   uint32_t struct_size;
-  int32_t verdict; /* ASMSPY_RECORDING_* */
+  int32_t verdict;      /* ASMSPY_RECORDING_* */
+  int32_t have_header;  /* the header members below are meaningful */
+  int32_t backend_null; /* the header's "backend":null (no backend, e.g. --backends) */
+  int32_t have_end;     /* the footer members below are meaningful */
 
-  /* header (meaningful when have_header) */
-  int32_t have_header;
+  /* header */
   int64_t format_version;
+  int64_t pid;
   char tool[64];
   char tool_version[64];
   char mode[64];
-  int64_t pid;
-  int32_t backend_null; /* "backend":null (no backend, e.g. --backends) */
-  char backend[64];     /* "" when null */
+  char backend[64]; /* "" when null */
   char kernel[128];
   char arch[64];
   char hostname[256]; /* optional in the header: "" when absent */
@@ -65,12 +67,11 @@ struct asmspy_recording_report {
   struct asmspy_recording_type_count types[ASMSPY_RECORDING_MAX_TYPES];
   uint64_t other_types; /* events whose type did not fit the table */
 
-  /* footer (meaningful when have_end) */
-  int32_t have_end;
+  /* footer */
   int64_t end_events;
   int64_t lost; /* the footer's "lost" */
-  char end_reason[32];
   int64_t end_status;
+  char end_reason[32];
 
   /* First problem. INVALID: the line (1-based; 0 when not tied to a line,
    * e.g. the file cannot be opened) and the message. TRUNCATED: why ("no
@@ -88,8 +89,8 @@ struct asmspy_recording_report {
    * the rest names the first. */
   uint64_t raw_control_events;
   int64_t raw_control_first_seq;
-  char raw_control_member[8]; /* "human" or "text" */
   uint32_t raw_control_byte;
+  char raw_control_member[12]; /* "human" or "text" */
 };
 
 /* Read the recording at path ("-" = stdin) to its end (or to the first
