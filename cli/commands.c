@@ -109,6 +109,8 @@ static int run_mode_session(void *arg) {
   struct asmspy_engine *e = asmspy_engine_open(ASMSPY_ENGINE_LAZY_PROBE);
   if (!e) return CLI_EXIT_FAIL;
   struct asmspy_run_opts o = {
+      .abi_version = ASMSPY_ABI_VERSION,
+      .struct_size = sizeof(struct asmspy_run_opts),
       .mode = mode,
       .backend = a.backend,
       .pid = a.pid,

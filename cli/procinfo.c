@@ -4,7 +4,7 @@
 #include "cli/procinfo.h"
 #include "host/host.h"
 #include "host/json.h"
-#include "host/strbuf.h"
+#include "common/strbuf.h"
 #include "host/symbols.h"
 
 #include <ctype.h>

@@ -460,6 +460,8 @@ static void session_child(const struct serve_cmd *cmd, const struct cli_mode_arg
   struct asmspy_engine *e = asmspy_engine_open(ASMSPY_ENGINE_LAZY_PROBE);
   if (!e) _exit(CLI_EXIT_FAIL);
   struct asmspy_run_opts o = {
+      .abi_version = ASMSPY_ABI_VERSION,
+      .struct_size = sizeof(struct asmspy_run_opts),
       .mode = cmd->view_mode,
       .backend = a->backend,
       .pid = a->pid,

@@ -13,7 +13,7 @@
 #ifndef ASMSPY_CLI_SERVE_H
 #define ASMSPY_CLI_SERVE_H
 
-#include "host/strbuf.h"
+#include "common/strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
 #define _GNU_SOURCE
 #include "host/codeimage.h"
 #include "host/host.h"
-#include "host/strbuf.h"
+#include "common/strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>

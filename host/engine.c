@@ -206,6 +206,13 @@ static void end_before_capture(struct run_ctx *ctx, struct asmspy_session *s, pi
 }
 
 int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
+  /* A boundary struct: another major, or a caller built before the size
+   * prefix (its first words are then the mode pointer), is refused. */
+  if (!o || ASMSPY_ABI_MAJOR_OF(o->abi_version) != ASMSPY_ABI_MAJOR || !ASMSPY_HAS(o, on_frame)) {
+    fprintf(stderr, "asmspy: asmspy_run_opts of another ABI (abi_version 0x%x, struct_size %u)\n",
+            o ? o->abi_version : 0u, o ? o->struct_size : 0u);
+    return -ASMSPY_E_ABI;
+  }
   const struct asmspy_host_api *host = asmspy_host_api();
   const struct asmspy_plugin_info *vinfo = asmspy_find_view_for_mode(e, o->mode);
   if (!vinfo) {

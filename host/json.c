@@ -145,6 +145,21 @@ size_t json_escape_len(const char *src, size_t len) {
   return out;
 }
 
+void strbuf_json_strn(struct strbuf *b, const char *s, size_t len) {
+  size_t need = json_escape_len(s, len) + 1;
+  char small[1024];
+  char *tmp = need <= sizeof small ? small : malloc(need);
+  if (!tmp) {
+    b->oom = 1;
+    return;
+  }
+  json_escape(tmp, need, s, len);
+  strbuf_addf(b, "\"%s\"", tmp);
+  if (tmp != small) free(tmp);
+}
+
+void strbuf_json_str(struct strbuf *b, const char *s) { strbuf_json_strn(b, s, strlen(s)); }
+
 /* ========================================================================= */
 /* Parser                                                                     */
 /* ========================================================================= */

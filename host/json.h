@@ -29,6 +29,8 @@
 #ifndef ASMSPY_HOST_JSON_H
 #define ASMSPY_HOST_JSON_H
 
+#include "common/strbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +58,10 @@ extern "C" {
  * src may be NULL when len == 0. Returns the number of bytes written to dst,
  * not counting the NUL (so < cap, or 0 when cap == 0). */
 size_t json_escape(char *dst, size_t cap, const char *src, size_t len);
+
+/* Append src[0..len) / the C string s to b as a quoted JSON string (json_escape). */
+void strbuf_json_strn(struct strbuf *b, const char *s, size_t len);
+void strbuf_json_str(struct strbuf *b, const char *s);
 
 /* The length json_escape() would produce for src[0..len) with unlimited room
  * (not counting the NUL). json_escape(dst, json_escape_len(s, n) + 1, s, n)

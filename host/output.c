@@ -10,7 +10,7 @@
 #include "asmspy_config.h"
 #include "host/host.h"
 #include "host/json.h"
-#include "host/strbuf.h"
+#include "common/strbuf.h"
 #include "common/ctl_escape.h"
 
 #include <errno.h>

@@ -23,7 +23,7 @@
 
 #include "common/exec_segment.h"
 #include "host/host.h"
-#include "host/strbuf.h"
+#include "common/strbuf.h"
 
 #include <errno.h>
 #include <link.h>

@@ -14,11 +14,13 @@
  * only the files that are not valid or carry that warning. Exit status: 0 all valid; 1 some
  * truncated, none invalid; 2 some invalid, or a usage error. */
 #define _GNU_SOURCE
-#include "host/json.h"
-#include "host/recording.h"
+/* Only libasmspy's public API: the check itself is asmspy_recording_check,
+ * JSON strings go through the host services table's json_escape. */
+#include <asmspy/asmspy.h>
+#include <asmspy/recording.h>
+
 #include "common/ctl_escape.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,67 +33,18 @@ static const char usage[] = "usage: asmtrace-check [--quiet] [--json] FILE...";
  * lines into the summary. */
 static void put_human(FILE *out, const char *s) { ctl_text_fput(out, s, strlen(s), 0); }
 
-/* The human text a recording carries: every event's "human" and any "text"
- * member (a note's, a syscall's), which asmspy --replay prints. asmspy's
- * writer renders control bytes in them visibly (\x1b) and keeps only '\n'
- * (the separator of a multi-line text), so a raw one means the recording
- * came from elsewhere, and printing it as it is would hand a terminal an
- * escape sequence. Counted per event; the first is named by seq. */
-struct text_scan {
-  uint64_t events;    /* events carrying a raw control */
-  int64_t first_seq;  /* the first of them */
-  const char *member; /* "human" or "text" */
-  unsigned first_byte;
-};
-
-static void scan_text_member(struct text_scan *ts, const struct json_value *ev, const char *member,
-                             int *hit) {
-  const struct json_value *v = json_get(ev, member);
-  if (*hit || !v || v->type != JSON_STRING) return;
-  size_t at = ctl_text_first_control(v->u.str.s, v->u.str.len, 1);
-  if (at == v->u.str.len) return;
-  *hit = 1;
-  if (ts->events++ == 0) {
-    json_get_int(ev, "seq", &ts->first_seq);
-    ts->member = member;
-    ts->first_byte = (unsigned char)v->u.str.s[at];
-  }
-}
-
-/* recording_validate_path, plus the text scan over the events it accepts. */
-static int validate(const char *path, struct recording_report *rep, struct text_scan *ts) {
-  memset(ts, 0, sizeof *ts);
-  int is_stdin = strcmp(path, "-") == 0;
-  FILE *f = is_stdin ? stdin : fopen(path, "re");
-  struct recording *rec = f ? recording_open_file(f) : NULL;
-  if (!rec) {
-    int e = errno;
-    if (f && !is_stdin) fclose(f);
-    memset(rep, 0, sizeof *rep);
-    rep->verdict = RECORDING_INVALID;
-    snprintf(rep->error, sizeof rep->error, "%s: %s", f ? "cannot read" : "cannot open",
-             strerror(e));
-    return RECORDING_INVALID;
-  }
-  const struct json_value *ev;
-  while (recording_next(rec, &ev) > 0) {
-    int hit = 0;
-    scan_text_member(ts, ev, "human", &hit);
-    scan_text_member(ts, ev, "text", &hit);
-  }
-  *rep = *recording_get_report(rec);
-  recording_close(rec);
-  if (!is_stdin) fclose(f);
-  return rep->verdict;
-}
-
-static void put_text_scan_human(FILE *out, const struct text_scan *ts) {
-  if (!ts->events) return;
+/* The human text of a recording asmspy did not write may carry raw control
+ * bytes (the report counts the events and names the first): the verdict
+ * stands, but say so, since --replay will escape them. */
+static void put_raw_control_human(FILE *out, const struct asmspy_recording_report *r) {
+  if (!r->raw_control_events) return;
   fprintf(out,
           "; warning: seq %" PRId64 ": raw control byte 0x%02x in its %s text (a terminal would "
           "execute it; asmspy writes it as \\x%02x)",
-          ts->first_seq, ts->first_byte, ts->member, ts->first_byte);
-  if (ts->events > 1) fprintf(out, ", %" PRIu64 " events in all", ts->events);
+          r->raw_control_first_seq, r->raw_control_byte, r->raw_control_member,
+          r->raw_control_byte);
+  if (r->raw_control_events > 1)
+    fprintf(out, ", %" PRIu64 " events in all", r->raw_control_events);
 }
 
 /* Print s as a JSON string (with quotes), or null. */
@@ -101,26 +54,26 @@ static void put_json_str(FILE *out, const char *s) {
     return;
   }
   size_t len = strlen(s);
-  size_t need = json_escape_len(s, len) + 1;
+  size_t need = 6 * len + 1; /* the longest escape, \u00XX, is 6 bytes per input byte */
   char small[512];
   char *buf = need <= sizeof small ? small : malloc(need);
   if (!buf) {
     fputs("null", out);
     return;
   }
-  json_escape(buf, need, s, len);
+  asmspy_host_api()->json_escape(buf, need, s, len);
   fprintf(out, "\"%s\"", buf);
   if (buf != small) free(buf);
 }
 
-static void put_header_human(FILE *out, const struct recording_report *r) {
+static void put_header_human(FILE *out, const struct asmspy_recording_report *r) {
   fputs("mode=", out);
   put_human(out, r->mode);
   fprintf(out, " pid=%" PRId64 " backend=", r->pid);
   put_human(out, r->backend_null ? "null" : r->backend);
 }
 
-static void put_counts_human(FILE *out, const struct recording_report *r) {
+static void put_counts_human(FILE *out, const struct asmspy_recording_report *r) {
   fprintf(out, " events=%" PRIu64, r->events);
   if (r->n_types || r->other_types) {
     fputs(" (", out);
@@ -134,11 +87,10 @@ static void put_counts_human(FILE *out, const struct recording_report *r) {
   }
 }
 
-static void print_human(FILE *out, const char *file, const struct recording_report *r,
-                        const struct text_scan *ts) {
+static void print_human(FILE *out, const char *file, const struct asmspy_recording_report *r) {
   put_human(out, file);
   switch (r->verdict) {
-  case RECORDING_VALID:
+  case ASMSPY_RECORDING_VALID:
     fputs(": valid: ", out);
     put_header_human(out, r);
     put_counts_human(out, r);
@@ -146,7 +98,7 @@ static void print_human(FILE *out, const char *file, const struct recording_repo
     put_human(out, r->end_reason);
     if (r->end_status) fprintf(out, " status=%" PRId64, r->end_status);
     break;
-  case RECORDING_TRUNCATED:
+  case ASMSPY_RECORDING_TRUNCATED:
     fputs(": TRUNCATED: ", out);
     put_human(out, r->error);
     fputs("; ", out);
@@ -166,16 +118,15 @@ static void print_human(FILE *out, const char *file, const struct recording_repo
     fputs("; warning: ", out);
     put_human(out, r->warning);
   }
-  put_text_scan_human(out, ts);
+  put_raw_control_human(out, r);
   fputc('\n', out);
 }
 
-static void print_json(FILE *out, const char *file, const struct recording_report *r,
-                       const struct text_scan *ts) {
+static void print_json(FILE *out, const char *file, const struct asmspy_recording_report *r) {
   fputs("{\"file\":", out);
   put_json_str(out, file);
   fputs(",\"verdict\":", out);
-  put_json_str(out, recording_verdict_name(r->verdict));
+  put_json_str(out, asmspy_recording_verdict_name(r->verdict));
   fprintf(out, ",\"exit\":%d", r->verdict);
   if (r->have_header) {
     fprintf(out, ",\"format_version\":%" PRId64 ",\"tool\":", r->format_version);
@@ -222,11 +173,12 @@ static void print_json(FILE *out, const char *file, const struct recording_repor
   }
   fputs(",\"warning\":", out);
   put_json_str(out, r->warning[0] ? r->warning : NULL);
-  if (ts->events)
+  if (r->raw_control_events)
     fprintf(out,
             ",\"raw_control_text\":{\"events\":%" PRIu64 ",\"first_seq\":%" PRId64
             ",\"member\":\"%s\",\"byte\":%u}",
-            ts->events, ts->first_seq, ts->member, ts->first_byte);
+            r->raw_control_events, r->raw_control_first_seq, r->raw_control_member,
+            r->raw_control_byte);
   else
     fputs(",\"raw_control_text\":null", out);
   fputs("}\n", out);
@@ -275,16 +227,21 @@ int main(int argc, char **argv) {
       if (strcmp(a, "--") == 0) opts_done = 1;
       continue;
     }
-    struct recording_report rep;
-    struct text_scan ts;
-    int v = validate(a, &rep, &ts);
-    if (v == RECORDING_TRUNCATED) any_truncated = 1;
-    else if (v != RECORDING_VALID) any_invalid = 1;
-    if (quiet && v == RECORDING_VALID && !ts.events) continue;
+    struct asmspy_recording_report rep;
+    memset(&rep, 0, sizeof rep);
+    ASMSPY_INIT_HEADER(&rep);
+    int v = asmspy_recording_check(a, &rep);
+    if (v < 0) { /* a library of another ABI major: nothing was checked */
+      fprintf(stderr, "asmtrace-check: %s\n", asmspy_strerror(v));
+      return 2;
+    }
+    if (v == ASMSPY_RECORDING_TRUNCATED) any_truncated = 1;
+    else if (v != ASMSPY_RECORDING_VALID) any_invalid = 1;
+    if (quiet && v == ASMSPY_RECORDING_VALID && !rep.raw_control_events) continue;
     if (json)
-      print_json(stdout, a, &rep, &ts);
+      print_json(stdout, a, &rep);
     else
-      print_human(stdout, a, &rep, &ts);
+      print_human(stdout, a, &rep);
   }
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "asmtrace-check: error writing the report\n");

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "tui/disasm_ui.h"
 
-#include "host/strbuf.h"
+#include "common/strbuf.h"
 #include "host/symbols.h"
 
 #include <capstone/capstone.h>

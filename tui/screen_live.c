@@ -11,7 +11,7 @@
  * tree drills into a node. Any other view is drawn as it is. */
 #define _GNU_SOURCE
 #include "host/json.h"
-#include "host/strbuf.h"
+#include "common/strbuf.h"
 #include "tui/app.h"
 #include "tui/dataflow_nav.h"
 #include "tui/disasm_ui.h"

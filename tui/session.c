@@ -73,6 +73,8 @@ static void *session_main(void *arg) {
   char *argv[TUI_SESSION_MAX_ARGS + 1] = {0};
   for (int i = 0; i < s->cfg.argc; i++) argv[i] = (char *)s->cfg.argv[i];
   struct asmspy_run_opts o = {
+      .abi_version = ASMSPY_ABI_VERSION,
+      .struct_size = sizeof(struct asmspy_run_opts),
       .mode = s->cfg.mode,
       .pid = s->cfg.pid,
       .max = s->cfg.max,

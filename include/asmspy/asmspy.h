@@ -15,6 +15,7 @@
 #ifndef ASMSPY_ASMSPY_H
 #define ASMSPY_ASMSPY_H
 
+#include <asmspy/api.h>
 #include <asmspy/plugin.h>
 #include <stdio.h>
 
@@ -50,25 +51,26 @@ struct asmspy_plugin_info {
 /* Probe a plugin only when it is first needed (asmspy_run probes the view
  * and the backends it considers); --backends wants them all up front. */
 #define ASMSPY_ENGINE_LAZY_PROBE (1u << 1)
-struct asmspy_engine *asmspy_engine_open(unsigned flags);
-void asmspy_engine_close(struct asmspy_engine *e);
+ASMSPY_API struct asmspy_engine *asmspy_engine_open(unsigned flags);
+ASMSPY_API void asmspy_engine_close(struct asmspy_engine *e);
 
-size_t asmspy_plugin_count(const struct asmspy_engine *e);
-const struct asmspy_plugin_info *asmspy_plugin_at(const struct asmspy_engine *e, size_t i);
+ASMSPY_API size_t asmspy_plugin_count(const struct asmspy_engine *e);
+ASMSPY_API const struct asmspy_plugin_info *asmspy_plugin_at(const struct asmspy_engine *e,
+                                                               size_t i);
 /* kind 0 = any kind. NULL when absent. */
-const struct asmspy_plugin_info *asmspy_find_plugin(const struct asmspy_engine *e, uint32_t kind,
-                                                    const char *name);
+ASMSPY_API const struct asmspy_plugin_info *asmspy_find_plugin(const struct asmspy_engine *e,
+                                                               uint32_t kind, const char *name);
 /* The view serving CLI mode `mode` ("stream"), or NULL. */
-const struct asmspy_plugin_info *asmspy_find_view_for_mode(const struct asmspy_engine *e,
-                                                           const char *mode);
+ASMSPY_API const struct asmspy_plugin_info *
+asmspy_find_view_for_mode(const struct asmspy_engine *e, const char *mode);
 /* Run the probe of one plugin now (isolated). Updates the row. */
-void asmspy_probe_plugin(struct asmspy_engine *e, struct asmspy_plugin_info *row);
+ASMSPY_API void asmspy_probe_plugin(struct asmspy_engine *e, struct asmspy_plugin_info *row);
 
 /* The services table handed to plugins (also usable by consumers). */
-const struct asmspy_host_api *asmspy_host_api(void);
+ASMSPY_API const struct asmspy_host_api *asmspy_host_api(void);
 
 /* Write `asmspy --backends` output (human or NDJSON recording) to f. */
-void asmspy_print_backends(const struct asmspy_engine *e, FILE *f, int json);
+ASMSPY_API void asmspy_print_backends(const struct asmspy_engine *e, FILE *f, int json);
 
 /* One record as the writer emits it (embedders: the TUI). type names the
  * record ("syscall", "graph", "note", ...); json_fields is its JSON body
@@ -79,7 +81,15 @@ void asmspy_print_backends(const struct asmspy_engine *e, FILE *f, int json);
 typedef void (*asmspy_record_fn)(void *ctx, const char *type, const char *json_fields,
                                  const char *text);
 
+/* A boundary struct like those of asmspy/plugin.h: the caller fills the two
+ * header words (ASMSPY_INIT_HEADER(&opts), or .abi_version =
+ * ASMSPY_ABI_VERSION, .struct_size = sizeof opts) and asmspy_run refuses
+ * another major or a struct shorter than this first size-prefixed one (ABI
+ * 1.8: up to on_frame). Members are only appended; the library reads a newer
+ * one only when ASMSPY_HAS(opts, member). */
 struct asmspy_run_opts {
+  uint32_t abi_version;
+  uint32_t struct_size;
   const char *mode;         /* "stream" */
   const char *backend;      /* NULL = the best usable backend for the view's caps */
   pid_t pid;                /* 0 with launch_argv */
@@ -108,19 +118,20 @@ struct asmspy_run_opts {
 };
 
 /* Run one mode end to end: pick backend + view, attach (or launch), capture,
- * render, detach. Returns 0, -ASMSPY_E_*, or a positive ASMSPY_FACT_*. When
+ * render, detach. Returns 0, -ASMSPY_E_*, or a positive ASMSPY_FACT_*
+ * (-ASMSPY_E_ABI: opts's header is not one this library reads). When
  * the selected backend probed unavailable, "# SKIP <name>: <reason>" is
  * printed and ASMSPY_RUN_SKIPPED is returned (the CLI exits 0: the question
  * could not be asked here, which is not a failure). */
 #define ASMSPY_RUN_SKIPPED 1000
-int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *opts);
+ASMSPY_API int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *opts);
 
 /* Human rendering of any status code (positive, negative or zero). */
-const char *asmspy_strerror(int status);
+ASMSPY_API const char *asmspy_strerror(int status);
 
 /* Install a no-op, no-SA_RESTART handler for sig (SIGALRM) so pthread_kill
  * interrupts a blocked waitpid in the tracer thread. */
-void asmspy_install_stop_signal(int sig);
+ASMSPY_API void asmspy_install_stop_signal(int sig);
 
 #ifdef __cplusplus
 }

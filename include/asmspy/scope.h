@@ -24,6 +24,8 @@
 #ifndef ASMSPY_SCOPE_H
 #define ASMSPY_SCOPE_H
 
+#include <asmspy/api.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,29 +42,30 @@ typedef struct asmspy_scope asmspy_scope;
 /* Begin a scope on the calling thread. name: the registration key (a looped
  * or repeated scope with the same name reuses one slot). Never returns NULL
  * unless out of memory; a scope that could not arm is tier NONE. */
-asmspy_scope *asmspy_scope_begin(const char *name, const void *code, size_t len, unsigned flags);
+ASMSPY_API asmspy_scope *asmspy_scope_begin(const char *name, const void *code, size_t len,
+                                           unsigned flags);
 /* Disarm, render, write the text file (and stdout). Idempotent. 0, or a
  * negative -ASMSPY_E_* when rendering failed. */
-int asmspy_scope_end(asmspy_scope *s);
-void asmspy_scope_free(asmspy_scope *s);
+ASMSPY_API int asmspy_scope_end(asmspy_scope *s);
+ASMSPY_API void asmspy_scope_free(asmspy_scope *s);
 
 /* Valid after end (until free). */
-const char *asmspy_scope_text(const asmspy_scope *s);  /* rendered listing + summary */
-const char *asmspy_scope_path(const asmspy_scope *s);  /* the file it was written to, or "" */
-uint64_t asmspy_scope_insn_count(const asmspy_scope *s);
-int asmspy_scope_truncated(const asmspy_scope *s);     /* 1: a partial capture */
+ASMSPY_API const char *asmspy_scope_text(const asmspy_scope *s);  /* rendered listing + summary */
+ASMSPY_API const char *asmspy_scope_path(const asmspy_scope *s);  /* the file it was written to, or "" */
+ASMSPY_API uint64_t asmspy_scope_insn_count(const asmspy_scope *s);
+ASMSPY_API int asmspy_scope_truncated(const asmspy_scope *s);     /* 1: a partial capture */
 /* Stretches stepped over untraced (clone/fork, pthread_create's all-signals
  * block): each shows as a "# gap: ..." line at its place in the text. */
-uint64_t asmspy_scope_gaps(const asmspy_scope *s);
-const char *asmspy_scope_tier(const asmspy_scope *s);  /* "STRONG" / "WEAK" / "NONE" */
-const char *asmspy_scope_reason(const asmspy_scope *s);/* why this tier / why truncated */
-const char *asmspy_scope_name(const asmspy_scope *s);
+ASMSPY_API uint64_t asmspy_scope_gaps(const asmspy_scope *s);
+ASMSPY_API const char *asmspy_scope_tier(const asmspy_scope *s);  /* "STRONG" / "WEAK" / "NONE" */
+ASMSPY_API const char *asmspy_scope_reason(const asmspy_scope *s);/* why this tier / why truncated */
+ASMSPY_API const char *asmspy_scope_name(const asmspy_scope *s);
 
 /* Registered slots (distinct names) so far in this process. */
-size_t asmspy_scope_slot_count(void);
+ASMSPY_API size_t asmspy_scope_slot_count(void);
 
 /* For __attribute__((cleanup)): ends (if still open) and frees *sp. */
-void asmspy_scope_cleanup(asmspy_scope **sp);
+ASMSPY_API void asmspy_scope_cleanup(asmspy_scope **sp);
 
 #define ASMSPY_SCOPE_STR2_(x) #x
 #define ASMSPY_SCOPE_STR_(x) ASMSPY_SCOPE_STR2_(x)

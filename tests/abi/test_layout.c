@@ -525,6 +525,75 @@ ENDS(asmspy_host_api, parse_options, SIZE_1_8_asmspy_host_api);
 
 /* --- end options sub-block --- */
 
+/* --- 1.8 sub-block: asmspy_run_opts --- */
+/* The library's own boundary structs (asmspy.h, recording.h) follow the
+ * plugin structs' rules from 1.8 on: the two header words first, members
+ * only appended. asmspy_run refuses a run_opts shorter than SIZE_1_8 (a
+ * caller built before the prefix); asmspy_recording_check likewise. */
+#include <asmspy/asmspy.h>
+#include <asmspy/recording.h>
+HEADER(asmspy_run_opts);
+PIN(asmspy_run_opts, mode, 8);
+PIN(asmspy_run_opts, backend, 16);
+PIN(asmspy_run_opts, pid, 24);
+PIN(asmspy_run_opts, tid, 28);
+PIN(asmspy_run_opts, max, 32);
+PIN(asmspy_run_opts, flags, 40);
+PIN(asmspy_run_opts, argc, 44);
+PIN(asmspy_run_opts, argv, 48);
+PIN(asmspy_run_opts, launch_argv, 56);
+PIN(asmspy_run_opts, record_path, 64);
+PIN(asmspy_run_opts, stop, 72);
+PIN(asmspy_run_opts, text_out, 80);
+PIN(asmspy_run_opts, json_out, 88);
+PIN(asmspy_run_opts, on_record, 96);
+PIN(asmspy_run_opts, record_ctx, 104);
+PIN(asmspy_run_opts, snapshot_ms, 112);
+PIN(asmspy_run_opts, on_frame, 120);
+#define SIZE_1_8_asmspy_run_opts 128
+ENDS(asmspy_run_opts, on_frame, SIZE_1_8_asmspy_run_opts);
+SIZE(asmspy_run_opts, SIZE_1_8_asmspy_run_opts);
+
+HEADER(asmspy_recording_report);
+PIN(asmspy_recording_report, verdict, 8);
+PIN(asmspy_recording_report, have_header, 12);
+PIN(asmspy_recording_report, backend_null, 16);
+PIN(asmspy_recording_report, have_end, 20);
+PIN(asmspy_recording_report, format_version, 24);
+PIN(asmspy_recording_report, pid, 32);
+PIN(asmspy_recording_report, tool, 40);
+PIN(asmspy_recording_report, tool_version, 104);
+PIN(asmspy_recording_report, mode, 168);
+PIN(asmspy_recording_report, backend, 232);
+PIN(asmspy_recording_report, kernel, 296);
+PIN(asmspy_recording_report, arch, 424);
+PIN(asmspy_recording_report, hostname, 488);
+PIN(asmspy_recording_report, start_time, 744);
+PIN(asmspy_recording_report, lines, 808);
+PIN(asmspy_recording_report, events, 816);
+PIN(asmspy_recording_report, lost_events, 824);
+PIN(asmspy_recording_report, n_types, 832);
+PIN(asmspy_recording_report, types, 840);
+_Static_assert(sizeof(struct asmspy_recording_type_count) == 40 &&
+                   ASMSPY_RECORDING_MAX_TYPES == 32 && ASMSPY_RECORDING_TYPE_NAME_MAX == 32,
+               "ABI BREAK: the recording report's type table changed shape");
+PIN(asmspy_recording_report, other_types, 2120);
+PIN(asmspy_recording_report, end_events, 2128);
+PIN(asmspy_recording_report, lost, 2136);
+PIN(asmspy_recording_report, end_status, 2144);
+PIN(asmspy_recording_report, end_reason, 2152);
+PIN(asmspy_recording_report, error_line, 2184);
+PIN(asmspy_recording_report, error, 2192);
+PIN(asmspy_recording_report, warning, 2448);
+PIN(asmspy_recording_report, raw_control_events, 2704);
+PIN(asmspy_recording_report, raw_control_first_seq, 2712);
+PIN(asmspy_recording_report, raw_control_byte, 2720);
+PIN(asmspy_recording_report, raw_control_member, 2724);
+#define SIZE_1_8_asmspy_recording_report 2736
+ENDS(asmspy_recording_report, raw_control_member, SIZE_1_8_asmspy_recording_report);
+SIZE(asmspy_recording_report, SIZE_1_8_asmspy_recording_report);
+/* --- end asmspy_run_opts sub-block --- */
+
 /* Unchanged in 1.8. */
 #define SIZE_1_8_asmspy_probe_result SIZE_1_7_asmspy_probe_result
 #define SIZE_1_8_asmspy_event SIZE_1_7_asmspy_event

@@ -27,7 +27,7 @@
  * are not seen entering): auto.c. */
 #include <asmspy/plugin.h>
 
-#include "common/textbuf.h"
+#include "common/strbuf.h"
 #include "plugins/common/region_view.h"
 #include "plugins/views/dataflow/auto.h"
 
@@ -365,21 +365,21 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
   int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
   uint64_t records = st->nreads + st->nwrites;
-  struct sb text = {0}, json = {0};
+  struct strbuf text = {0}, json = {0};
   char ret_s[32];
   if (truncated)
     snprintf(ret_s, sizeof ret_s, "?");
   else
     snprintf(ret_s, sizeof ret_s, "%" PRId64, (int64_t)ev->u.region.retval);
-  sb_addf(&text, "data flow \u2014 %s @ 0x%" PRIx64 " of pid %d   ret=%s   %" PRIu64 " steps, %" PRIu64
+  strbuf_addf(&text, "data flow \u2014 %s @ 0x%" PRIx64 " of pid %d   ret=%s   %" PRIu64 " steps, %" PRIu64
               " records%s",
        st->rv.name, st->rv.start, (int)st->s->pid, ret_s, st->executed, records,
        truncated ? "   (truncated)" : "");
-  if (st->callouts) sb_addf(&text, "   %" PRIu64 " call-outs", st->callouts);
-  sb_addf(&text, "\n");
+  if (st->callouts) strbuf_addf(&text, "   %" PRIu64 " call-outs", st->callouts);
+  strbuf_addf(&text, "\n");
   char name_e[600];
   h->json_escape(name_e, sizeof name_e, st->rv.name, strlen(st->rv.name));
-  sb_addf(&json,
+  strbuf_addf(&json,
        "\"name\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"len\":%" PRIu64 ",\"tid\":%d,\"ret\":%s,"
        "\"steps\":%" PRIu64 ",\"callouts\":%" PRIu64 ",\"truncated\":%s,\"records\":%" PRIu64
        ",\"trace\":[",
@@ -389,53 +389,53 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
     const struct step *s = &st->steps[i];
     char text_e[300];
     h->json_escape(text_e, sizeof text_e, s->text, strlen(s->text));
-    if (want_text) sb_addf(&text, "#%-4zu +0x%-5" PRIx64 " %-34s", i, s->addr - st->rv.start, s->text);
+    if (want_text) strbuf_addf(&text, "#%-4zu +0x%-5" PRIx64 " %-34s", i, s->addr - st->rv.start, s->text);
     if (want_json) {
-      sb_addf(&json,
+      strbuf_addf(&json,
            "%s{\"i\":%zu,\"kind\":\"%s\",\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64
            "\",\"disasm\":\"%s\"",
            i ? "," : "", i, s->callout ? "callout" : "insn", s->addr - st->rv.start, s->addr,
            text_e);
-      if (s->callout) sb_addf(&json, ",\"callee\":\"0x%" PRIx64 "\"", s->callee);
-      sb_addf(&json, ",\"reads\":[");
+      if (s->callout) strbuf_addf(&json, ",\"callee\":\"0x%" PRIx64 "\"", s->callee);
+      strbuf_addf(&json, ",\"reads\":[");
     }
-    if (want_text && s->nr) sb_addf(&text, "   r:");
+    if (want_text && s->nr) strbuf_addf(&text, "   r:");
     for (size_t k = 0; k < s->nr; k++) {
       const struct rec *r = &st->reads[s->r0 + k];
       char loc[40], val[80];
       fmt_loc(r, loc, sizeof loc);
       fmt_val(r, val, sizeof val);
       if (want_text) {
-        sb_addf(&text, " %s=%s", loc, r->known ? val : "?");
-        if (r->def >= 0) sb_addf(&text, "(#%" PRId64 ")", r->def);
-        else sb_addf(&text, "(in)");
+        strbuf_addf(&text, " %s=%s", loc, r->known ? val : "?");
+        if (r->def >= 0) strbuf_addf(&text, "(#%" PRId64 ")", r->def);
+        else strbuf_addf(&text, "(in)");
       }
       if (want_json) {
-        sb_addf(&json, "%s{\"loc\":\"%s\",\"size\":%u,\"value\":", k ? "," : "", loc, r->size);
-        if (r->known) sb_addf(&json, "\"%s\"", val);
-        else sb_addf(&json, "null");
-        if (r->def >= 0) sb_addf(&json, ",\"def\":%" PRId64 ",\"live_in\":false}", r->def);
-        else sb_addf(&json, ",\"def\":null,\"live_in\":true}");
+        strbuf_addf(&json, "%s{\"loc\":\"%s\",\"size\":%u,\"value\":", k ? "," : "", loc, r->size);
+        if (r->known) strbuf_addf(&json, "\"%s\"", val);
+        else strbuf_addf(&json, "null");
+        if (r->def >= 0) strbuf_addf(&json, ",\"def\":%" PRId64 ",\"live_in\":false}", r->def);
+        else strbuf_addf(&json, ",\"def\":null,\"live_in\":true}");
       }
     }
-    if (want_json) sb_addf(&json, "],\"writes\":[");
-    if (want_text && s->nw) sb_addf(&text, "   w:");
+    if (want_json) strbuf_addf(&json, "],\"writes\":[");
+    if (want_text && s->nw) strbuf_addf(&text, "   w:");
     for (size_t k = 0; k < s->nw; k++) {
       const struct rec *w = &st->writes[s->w0 + k];
       char loc[40], val[80];
       fmt_loc(w, loc, sizeof loc);
       fmt_val(w, val, sizeof val);
-      if (want_text) sb_addf(&text, " %s=%s", loc, w->known ? val : "?");
+      if (want_text) strbuf_addf(&text, " %s=%s", loc, w->known ? val : "?");
       if (want_json) {
-        sb_addf(&json, "%s{\"loc\":\"%s\",\"size\":%u,\"value\":", k ? "," : "", loc, w->size);
-        if (w->known) sb_addf(&json, "\"%s\"}", val);
-        else sb_addf(&json, "null}");
+        strbuf_addf(&json, "%s{\"loc\":\"%s\",\"size\":%u,\"value\":", k ? "," : "", loc, w->size);
+        if (w->known) strbuf_addf(&json, "\"%s\"}", val);
+        else strbuf_addf(&json, "null}");
       }
     }
-    if (want_json) sb_addf(&json, "]}");
-    if (want_text) sb_addf(&text, "\n");
+    if (want_json) strbuf_addf(&json, "]}");
+    if (want_text) strbuf_addf(&text, "\n");
   }
-  sb_addf(&json, "]");
+  strbuf_addf(&json, "]");
   if (text.len && text.s[text.len - 1] == '\n') text.s[--text.len] = 0;
   h->emit(st->s->out, "dataflow", json.s, text.s);
   free(text.s);

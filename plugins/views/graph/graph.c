@@ -26,7 +26,7 @@
  * (the TUI's periodic frame). */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
-#include "common/textbuf.h"
+#include "common/strbuf.h"
 
 #include "plugins/common/callcheck.h"
 
@@ -344,9 +344,9 @@ static int cmp_edges(const void *pa, const void *pb) {
   return a->callee < b->callee ? -1 : a->callee > b->callee;
 }
 
-static void add_json_str(struct graph_state *st, struct sb *b, const char *s) {
+static void add_json_str(struct graph_state *st, struct strbuf *b, const char *s) {
   if (!s) {
-    sb_addf(b, "null");
+    strbuf_addf(b, "null");
     return;
   }
   size_t len = strlen(s);
@@ -356,20 +356,20 @@ static void add_json_str(struct graph_state *st, struct sb *b, const char *s) {
     return;
   }
   st->host->json_escape(esc, 6 * len + 1, s, len);
-  sb_addf(b, "\"%s\"", esc);
+  strbuf_addf(b, "\"%s\"", esc);
   free(esc);
 }
 
 /* DOT quoted-string content: escape quote and backslash, keep it ASCII. */
-static void add_dot_str(struct sb *b, const char *s) {
+static void add_dot_str(struct strbuf *b, const char *s) {
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
     if (c == '"' || c == '\\')
-      sb_addf(b, "\\%c", c);
+      strbuf_addf(b, "\\%c", c);
     else if (c < 0x20 || c >= 0x7f)
-      sb_addf(b, "?");
+      strbuf_addf(b, "?");
     else
-      sb_addf(b, "%c", c);
+      strbuf_addf(b, "%c", c);
   }
 }
 
@@ -403,56 +403,56 @@ static size_t count_pids(const struct graph_state *st) {
 /* One row per (process, function); once the graph spans several processes
  * (--follow) every row starts with its process, "[pid] ", like the [tid]
  * prefix of the other views, and the title counts the processes. */
-static void render_text(struct graph_state *st, const uint32_t *order, size_t npids, struct sb *b) {
-  sb_addf(b, "call graph \xe2\x80\x94 %zu function%s, sorted by %s (pid %d", st->nnodes,
+static void render_text(struct graph_state *st, const uint32_t *order, size_t npids, struct strbuf *b) {
+  strbuf_addf(b, "call graph \xe2\x80\x94 %zu function%s, sorted by %s (pid %d", st->nnodes,
           st->nnodes == 1 ? "" : "s", st->sort == SORT_FANOUT ? "fanout" : "invocations",
           (int)st->s->pid);
-  if (npids > 1) sb_addf(b, "; %zu processes, rows by [pid]", npids);
-  sb_addf(b, ")");
+  if (npids > 1) strbuf_addf(b, "; %zu processes, rows by [pid]", npids);
+  strbuf_addf(b, ")");
   for (size_t i = 0; i < st->nnodes; i++) {
     const struct node *n = &st->nodes[order[i]];
     char nb[32], mod[256], prefix[24] = "";
     module_col(mod, sizeof mod, n->module);
     if (npids > 1) snprintf(prefix, sizeof prefix, "[%d] ", (int)n->pid);
-    sb_addf(b, "\n%s%s %-30s inv=%-7" PRIu64 " calls=%-7" PRIu64 " fanout=%-5" PRIu64 " %s", prefix,
+    strbuf_addf(b, "\n%s%s %-30s inv=%-7" PRIu64 " calls=%-7" PRIu64 " fanout=%-5" PRIu64 " %s", prefix,
             kind_marker(n->kind), display_name(n, nb, sizeof nb), n->inv, n->calls, n->fanout, mod);
   }
 }
 
 static void render_dot(struct graph_state *st, const uint32_t *order, const struct edge *edges,
-                       size_t npids, struct sb *b) {
-  sb_addf(b, "digraph asmspy_callgraph {\n");
-  sb_addf(b, "  label=\"asmspy call graph: pid %d, ", (int)st->s->pid);
-  if (npids > 1) sb_addf(b, "%zu processes, ", npids);
-  sb_addf(b, "%zu functions, %" PRIu64 " calls\";\n", st->nnodes, st->recorded);
-  sb_addf(b, "  labelloc=t;\n  rankdir=LR;\n");
-  sb_addf(b, "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n");
-  sb_addf(b, "  edge [fontname=\"Helvetica\"];\n");
+                       size_t npids, struct strbuf *b) {
+  strbuf_addf(b, "digraph asmspy_callgraph {\n");
+  strbuf_addf(b, "  label=\"asmspy call graph: pid %d, ", (int)st->s->pid);
+  if (npids > 1) strbuf_addf(b, "%zu processes, ", npids);
+  strbuf_addf(b, "%zu functions, %" PRIu64 " calls\";\n", st->nnodes, st->recorded);
+  strbuf_addf(b, "  labelloc=t;\n  rankdir=LR;\n");
+  strbuf_addf(b, "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n");
+  strbuf_addf(b, "  edge [fontname=\"Helvetica\"];\n");
   for (size_t i = 0; i < st->nnodes; i++) {
     const struct node *n = &st->nodes[order[i]];
     char nb[32], mod[256];
     module_col(mod, sizeof mod, n->module);
-    sb_addf(b, "  n%" PRIu32 " [label=\"", order[i]);
-    if (npids > 1) sb_addf(b, "[%d] ", (int)n->pid);
+    strbuf_addf(b, "  n%" PRIu32 " [label=\"", order[i]);
+    if (npids > 1) strbuf_addf(b, "[%d] ", (int)n->pid);
     add_dot_str(b, display_name(n, nb, sizeof nb));
-    sb_addf(b, "\\n");
+    strbuf_addf(b, "\\n");
     add_dot_str(b, mod);
-    sb_addf(b, "\\ninv=%" PRIu64 " calls=%" PRIu64 " fanout=%" PRIu64 "\", fillcolor=\"%s\"];\n",
+    strbuf_addf(b, "\\ninv=%" PRIu64 " calls=%" PRIu64 " fanout=%" PRIu64 "\", fillcolor=\"%s\"];\n",
             n->inv, n->calls, n->fanout, dot_colour(n->kind));
   }
   for (size_t i = 0; i < st->nedges; i++)
-    sb_addf(b, "  n%" PRIu32 " -> n%" PRIu32 " [label=\"%" PRIu64 "\"];\n", edges[i].caller,
+    strbuf_addf(b, "  n%" PRIu32 " -> n%" PRIu32 " [label=\"%" PRIu64 "\"];\n", edges[i].caller,
             edges[i].callee, edges[i].count);
-  sb_addf(b, "}");
+  strbuf_addf(b, "}");
 }
 
 static void render_json(struct graph_state *st, const uint32_t *order, const struct edge *edges,
-                        struct sb *b) {
-  sb_addf(b, "\"pid\":%d,\"sort\":\"%s\",\"functions\":%zu,\"calls\":%" PRIu64, (int)st->s->pid,
+                        struct strbuf *b) {
+  strbuf_addf(b, "\"pid\":%d,\"sort\":\"%s\",\"functions\":%zu,\"calls\":%" PRIu64, (int)st->s->pid,
           st->sort == SORT_FANOUT ? "fanout" : "invocations", st->nnodes, st->recorded);
-  if (st->dot) sb_addf(b, ",\"format\":\"dot\"");
+  if (st->dot) strbuf_addf(b, ",\"format\":\"dot\"");
   int truncated = 0;
-  sb_addf(b, ",\"nodes\":[");
+  strbuf_addf(b, ",\"nodes\":[");
   size_t emitted = 0;
   for (size_t i = 0; i < st->nnodes; i++) {
     if (b->len > JSON_BUDGET) {
@@ -460,15 +460,15 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
       break;
     }
     const struct node *n = &st->nodes[order[i]];
-    sb_addf(b, "%s{\"pid\":%d,\"addr\":\"0x%" PRIx64 "\",\"name\":", emitted++ ? "," : "",
+    strbuf_addf(b, "%s{\"pid\":%d,\"addr\":\"0x%" PRIx64 "\",\"name\":", emitted++ ? "," : "",
             (int)n->pid, n->addr);
     add_json_str(st, b, n->name);
-    sb_addf(b, ",\"module\":");
+    strbuf_addf(b, ",\"module\":");
     add_json_str(st, b, n->module);
-    sb_addf(b, ",\"kind\":\"%s\",\"inv\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"fanout\":%" PRIu64 "}",
+    strbuf_addf(b, ",\"kind\":\"%s\",\"inv\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"fanout\":%" PRIu64 "}",
             kind_token(n->kind), n->inv, n->calls, n->fanout);
   }
-  sb_addf(b, "],\"edges\":[");
+  strbuf_addf(b, "],\"edges\":[");
   emitted = 0;
   for (size_t i = 0; i < st->nedges; i++) {
     if (b->len > JSON_BUDGET) {
@@ -476,14 +476,14 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
       break;
     }
     const struct edge *e = &edges[i];
-    sb_addf(b,
+    strbuf_addf(b,
             "%s{\"pid\":%d,\"caller\":\"0x%" PRIx64 "\",\"callee\":\"0x%" PRIx64
             "\",\"count\":%" PRIu64 "}",
             emitted++ ? "," : "", (int)st->nodes[e->caller].pid, st->nodes[e->caller].addr,
             st->nodes[e->callee].addr, e->count);
   }
-  sb_addf(b, "]");
-  if (truncated) sb_addf(b, ",\"truncated\":true");
+  strbuf_addf(b, "]");
+  if (truncated) strbuf_addf(b, ",\"truncated\":true");
 }
 
 /* Render the graph as it stands through host->emit: finish() at the end,
@@ -506,7 +506,7 @@ static int graph_render(struct graph_state *st) {
   if (st->nedges) memcpy(edges, st->edges, st->nedges * sizeof *edges);
   qsort(edges, st->nedges, sizeof *edges, cmp_edges);
 
-  struct sb text = {0}, json = {0};
+  struct strbuf text = {0}, json = {0};
   int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
   size_t npids = count_pids(st);

@@ -26,7 +26,7 @@
 #include <asmspy/plugin.h>
 
 #include "common/hot_rank.h"
-#include "common/textbuf.h"
+#include "common/strbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -48,7 +48,7 @@ struct sp_state {
   struct hr_table edges; /* (from, to): sampled taken branches */
   struct hr_table sites; /* (ip, 0): residency */
   struct hr_table calls; /* (site, target): static call targets */
-  struct sb pending;     /* text headings waiting for the next shown row */
+  struct strbuf pending; /* text headings waiting for the next shown row */
   uint64_t branch_events, sample_events, lost_events;
   int have_prov;
   struct {
@@ -56,14 +56,6 @@ struct sp_state {
     char sampler[32];
   } prov;
 };
-
-/* ------------------------------------------------------------- buffers -- */
-
-
-static void sb_reset(struct sb *b) {
-  b->len = 0;
-  if (b->s) b->s[0] = 0;
-}
 
 /* ------------------------------------------------------------- naming -- */
 
@@ -77,11 +69,11 @@ static const char *sp_rung_text(const char *sampler) {
 }
 
 /* JSON fields naming one address: "<key>":"0x..","<key>_sym":"fn+0x.. [m]" */
-static void sp_addr_json(struct sp_state *st, struct sb *j, const char *key, uint64_t addr) {
+static void sp_addr_json(struct sp_state *st, struct strbuf *j, const char *key, uint64_t addr) {
   char text[400], esc[800];
   hr_site_text(st->host, st->s->target, addr, text, sizeof text);
   st->host->json_escape(esc, sizeof esc, text, strlen(text));
-  sb_addf(j, "\"%s\":\"0x%" PRIx64 "\",\"%s_sym\":\"%s\"", key, addr, key, esc);
+  strbuf_addf(j, "\"%s\":\"0x%" PRIx64 "\",\"%s_sym\":\"%s\"", key, addr, key, esc);
 }
 
 /* ------------------------------------------------------------ render -- */
@@ -89,29 +81,29 @@ static void sp_addr_json(struct sp_state *st, struct sb *j, const char *key, uin
 /* Section headings are text only: they ride along with the next row's
  * emit (one record per row in JSON, no heading records). */
 static void sp_heading(struct sp_state *st, const char *text) {
-  sb_addf(&st->pending, "%s%s", st->pending.len ? "\n" : "", text);
+  strbuf_addf(&st->pending, "%s%s", st->pending.len ? "\n" : "", text);
 }
 
 /* One record: the row's JSON fields j, its text t (shown: in the text table)
  * after any pending headings. A row beyond --top goes to JSON only. */
-static void sp_emit(struct sp_state *st, const char *type, struct sb *j, struct sb *t, int shown) {
+static void sp_emit(struct sp_state *st, const char *type, struct strbuf *j, struct strbuf *t, int shown) {
   const struct asmspy_host_api *h = st->host;
   int json_on = !ASMSPY_HAS(h, wants_json) || !h->wants_json || h->wants_json(st->s->out);
   if (shown || json_on) {
-    struct sb text = {0};
-    if (shown && st->pending.len) sb_addf(&text, "%s%s", st->pending.s, t->len ? "\n" : "");
-    if (shown && t->len) sb_addf(&text, "%s", t->s);
+    struct strbuf text = {0};
+    if (shown && st->pending.len) strbuf_addf(&text, "%s%s", st->pending.s, t->len ? "\n" : "");
+    if (shown && t->len) strbuf_addf(&text, "%s", t->s);
     h->emit(st->s->out, type, j->len ? j->s : NULL, text.len ? text.s : NULL);
-    if (shown) sb_reset(&st->pending);
+    if (shown) strbuf_clear(&st->pending);
     free(text.s);
   }
-  sb_reset(j);
-  sb_reset(t);
+  strbuf_clear(j);
+  strbuf_clear(t);
 }
 
 static int sp_show(const struct sp_state *st, size_t i) { return st->top == 0 || i < (size_t)st->top; }
 
-static void sp_render_edges(struct sp_state *st, struct sb *j, struct sb *t) {
+static void sp_render_edges(struct sp_state *st, struct strbuf *j, struct strbuf *t) {
   const struct hr_row **rows = hr_sorted(&st->edges);
   size_t n = rows ? st->edges.n : 0;
   int width = SP_SITE_COLUMN;
@@ -129,19 +121,19 @@ static void sp_render_edges(struct sp_state *st, struct sb *j, struct sb *t) {
     hr_site_text(st->host, st->s->target, r->b, to, sizeof to);
     unsigned misp_pct = r->count ? (unsigned)((r->misp * 100 + r->count / 2) / r->count) : 0;
     if (shown) {
-      sb_addf(t, "%8" PRIu64 "  %-*s -> %s", r->count, width, from, to);
-      if (r->misp) sb_addf(t, "  [misp %u%%]", misp_pct);
-      if (r->flags & ASMSPY_EVF_BR_RET) sb_addf(t, "  [ret]");
-      if (r->flags & ASMSPY_EVF_BR_CALL) sb_addf(t, "  [call]");
+      strbuf_addf(t, "%8" PRIu64 "  %-*s -> %s", r->count, width, from, to);
+      if (r->misp) strbuf_addf(t, "  [misp %u%%]", misp_pct);
+      if (r->flags & ASMSPY_EVF_BR_RET) strbuf_addf(t, "  [ret]");
+      if (r->flags & ASMSPY_EVF_BR_CALL) strbuf_addf(t, "  [call]");
       if (st->top && i + 1 == (size_t)st->top && n > (size_t)st->top)
-        sb_addf(t, "\n     ... %zu more edges (--top=0 shows all; --json has all)",
+        strbuf_addf(t, "\n     ... %zu more edges (--top=0 shows all; --json has all)",
                 n - (size_t)st->top);
     }
-    sb_addf(j, "\"count\":%" PRIu64 ",", r->count);
+    strbuf_addf(j, "\"count\":%" PRIu64 ",", r->count);
     sp_addr_json(st, j, "from", r->a);
-    sb_addf(j, ",");
+    strbuf_addf(j, ",");
     sp_addr_json(st, j, "to", r->b);
-    sb_addf(j, ",\"misp\":%" PRIu64 ",\"ret\":%s,\"call\":%s", r->misp,
+    strbuf_addf(j, ",\"misp\":%" PRIu64 ",\"ret\":%s,\"call\":%s", r->misp,
             r->flags & ASMSPY_EVF_BR_RET ? "true" : "false",
             r->flags & ASMSPY_EVF_BR_CALL ? "true" : "false");
     sp_emit(st, "hot_edge", j, t, shown);
@@ -149,7 +141,7 @@ static void sp_render_edges(struct sp_state *st, struct sb *j, struct sb *t) {
   free(rows);
 }
 
-static void sp_render_residency(struct sp_state *st, struct sb *j, struct sb *t) {
+static void sp_render_residency(struct sp_state *st, struct strbuf *j, struct strbuf *t) {
   const struct asmspy_host_api *h = st->host;
   size_t nf = 0;
   struct hr_func *f = hr_functions(h, st->s->target, &st->sites, 0, NULL, &nf);
@@ -167,14 +159,14 @@ static void sp_render_residency(struct sp_state *st, struct sb *j, struct sb *t)
     char label[260], name_e[300], mod_e[140];
     snprintf(label, sizeof label, "%s [%s]", f[i].name, f[i].module);
     if (shown) {
-      sb_addf(t, "%8" PRIu64 "  %-*s  %u offset%s", f[i].samples, width, label, f[i].spread,
+      strbuf_addf(t, "%8" PRIu64 "  %-*s  %u offset%s", f[i].samples, width, label, f[i].spread,
               f[i].spread == 1 ? "" : "s");
       if (st->top && i + 1 == (size_t)st->top && nf > (size_t)st->top)
-        sb_addf(t, "\n     ... %zu more functions", nf - (size_t)st->top);
+        strbuf_addf(t, "\n     ... %zu more functions", nf - (size_t)st->top);
     }
     h->json_escape(name_e, sizeof name_e, f[i].name, strlen(f[i].name));
     h->json_escape(mod_e, sizeof mod_e, f[i].module, strlen(f[i].module));
-    sb_addf(j,
+    strbuf_addf(j,
             "\"name\":\"%s\",\"module\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"size\":%" PRIu64
             ",\"count\":%" PRIu64 ",\"offsets\":%u",
             name_e, mod_e, f[i].start, f[i].size, f[i].samples, f[i].spread);
@@ -193,20 +185,20 @@ static void sp_render_residency(struct sp_state *st, struct sb *j, struct sb *t)
     int shown = sp_show(st, i);
     char site[400];
     if (shown) {
-      sb_addf(t, "%8" PRIu64 "  %s", rows[i]->count,
+      strbuf_addf(t, "%8" PRIu64 "  %s", rows[i]->count,
               hr_site_text(h, st->s->target, rows[i]->a, site, sizeof site));
       if (st->top && i + 1 == (size_t)st->top && n > (size_t)st->top)
-        sb_addf(t, "\n     ... %zu more sites (--top=0 shows all; --json has all)",
+        strbuf_addf(t, "\n     ... %zu more sites (--top=0 shows all; --json has all)",
                 n - (size_t)st->top);
     }
-    sb_addf(j, "\"count\":%" PRIu64 ",", rows[i]->count);
+    strbuf_addf(j, "\"count\":%" PRIu64 ",", rows[i]->count);
     sp_addr_json(st, j, "ip", rows[i]->a);
     sp_emit(st, "residency", j, t, shown);
   }
   free(rows);
 }
 
-static void sp_render_calls(struct sp_state *st, struct sb *j, struct sb *t) {
+static void sp_render_calls(struct sp_state *st, struct strbuf *j, struct strbuf *t) {
   const struct hr_row **rows = hr_sorted(&st->calls);
   size_t n = rows ? st->calls.n : 0;
   if (!n) return;
@@ -223,11 +215,11 @@ static void sp_render_calls(struct sp_state *st, struct sb *j, struct sb *t) {
     int shown = sp_show(st, i);
     char from[400], to[400];
     if (shown)
-      sb_addf(t, "          %s -> %s",
+      strbuf_addf(t, "          %s -> %s",
               hr_site_text(st->host, st->s->target, rows[i]->a, from, sizeof from),
               hr_site_text(st->host, st->s->target, rows[i]->b, to, sizeof to));
     sp_addr_json(st, j, "from", rows[i]->a);
-    sb_addf(j, ",");
+    strbuf_addf(j, ",");
     sp_addr_json(st, j, "to", rows[i]->b);
     sp_emit(st, "call_target", j, t, shown);
   }
@@ -238,7 +230,7 @@ static void sp_render_calls(struct sp_state *st, struct sb *j, struct sb *t) {
  * snapshot() mid-window. The state is not changed. */
 static int sp_render(struct sp_state *st, int final) {
   const struct asmspy_host_api *h = st->host;
-  struct sb j = {0}, t = {0};
+  struct strbuf j = {0}, t = {0};
   int edges = st->edges.n > 0;
   const char *sampler = st->have_prov ? st->prov.sampler : NULL;
   uint64_t samples = st->have_prov ? st->prov.samples : st->sample_events + st->branch_events;
@@ -249,7 +241,7 @@ static int sp_render(struct sp_state *st, int final) {
   else
     snprintf(rung, sizeof rung, "%s", final ? "sampler unknown" : "sampling");
   if (edges) {
-    sb_addf(&t,
+    strbuf_addf(&t,
             "statistical hot edges (%s) \u2014 %zu edge%s, %" PRIu64 "/%" PRIu64
             " branch/total samples (pid %d)",
             rung, st->edges.n, st->edges.n == 1 ? "" : "s", branch, samples, (int)st->s->pid);
@@ -257,32 +249,32 @@ static int sp_render(struct sp_state *st, int final) {
     size_t nf = 0;
     struct hr_func *f = hr_functions(h, st->s->target, &st->sites, 0, NULL, &nf);
     free(f);
-    sb_addf(&t,
+    strbuf_addf(&t,
             "statistical residency (%s) \u2014 %zu site%s in %zu function%s, %" PRIu64
             " samples (pid %d)",
             rung, st->sites.n, st->sites.n == 1 ? "" : "s", nf, nf == 1 ? "" : "s", samples,
             (int)st->s->pid);
   }
   if (st->have_prov && (st->prov.lost || st->prov.throttled))
-    sb_addf(&t, "; %" PRIu64 " lost, %" PRIu64 " throttled", st->prov.lost, st->prov.throttled);
+    strbuf_addf(&t, "; %" PRIu64 " lost, %" PRIu64 " throttled", st->prov.lost, st->prov.throttled);
   if (edges)
-    sb_addf(&t, "\nstatistical, not exact: an edge here WAS taken; absence proves nothing.");
+    strbuf_addf(&t, "\nstatistical, not exact: an edge here WAS taken; absence proves nothing.");
   else
-    sb_addf(&t, "\nstatistical, not exact: code here WAS running; absence proves nothing, and "
+    strbuf_addf(&t, "\nstatistical, not exact: code here WAS running; absence proves nothing, and "
                 "residency is not entry evidence.");
   if (!edges && !st->sites.n)
-    sb_addf(&t, "\nno samples: no thread of pid %d ran user code in the window (idle?)",
+    strbuf_addf(&t, "\nno samples: no thread of pid %d ran user code in the window (idle?)",
             (int)st->s->pid);
   char sampler_e[80];
   h->json_escape(sampler_e, sizeof sampler_e, sampler ? sampler : "", sampler ? strlen(sampler) : 0);
-  sb_addf(&j, "\"sampler\":%s%s%s,\"kind\":\"%s\",\"samples\":%" PRIu64
+  strbuf_addf(&j, "\"sampler\":%s%s%s,\"kind\":\"%s\",\"samples\":%" PRIu64
               ",\"branch_samples\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"throttled\":%" PRIu64
               ",\"window_ns\":%" PRIu64 ",\"pid\":%d,\"edges\":%zu,\"sites\":%zu,\"final\":%s",
           sampler ? "\"" : "", sampler ? sampler_e : "null", sampler ? "\"" : "",
           edges ? "edges" : "residency", samples, branch, st->have_prov ? st->prov.lost : st->lost_events,
           st->have_prov ? st->prov.throttled : 0, st->have_prov ? st->prov.window_ns : 0,
           (int)st->s->pid, st->edges.n, st->sites.n, final ? "true" : "false");
-  sb_reset(&st->pending);
+  strbuf_clear(&st->pending);
   sp_emit(st, "provenance", &j, &t, 1);
   if (edges)
     sp_render_edges(st, &j, &t);

@@ -13,7 +13,7 @@
  * return value is unknown: `ret=?`, JSON "ret":null. */
 #include <asmspy/plugin.h>
 
-#include "common/textbuf.h"
+#include "common/strbuf.h"
 #include "plugins/common/region_view.h"
 
 #include <inttypes.h>
@@ -156,27 +156,27 @@ static int render_sample(struct trace_state *st, const struct asmspy_event *ev) 
     snprintf(ret, sizeof ret, "%" PRId64, (int64_t)ev->u.region.retval);
     snprintf(ret_json, sizeof ret_json, "%s", ret);
   }
-  struct sb text = {0}, json = {0};
-  sb_addf(&text, "\nsample #%" PRIu64 "   ret=%s   %zu insns (%" PRIu64 " executed), %zu blocks%s\n",
+  struct strbuf text = {0}, json = {0};
+  strbuf_addf(&text, "\nsample #%" PRIu64 "   ret=%s   %zu insns (%" PRIu64 " executed), %zu blocks%s\n",
        ev->u.region.sample, ret, st->ninsns, st->executed, blocks,
        ev->u.region.truncated ? "   (truncated)" : "");
-  sb_addf(&json, "\"sample\":%" PRIu64 ",\"tid\":%d,\"ret\":%s,\"distinct\":%zu,\"executed\":%" PRIu64
+  strbuf_addf(&json, "\"sample\":%" PRIu64 ",\"tid\":%d,\"ret\":%s,\"distinct\":%zu,\"executed\":%" PRIu64
               ",\"blocks\":%zu,\"truncated\":%s,\"insns\":[",
        ev->u.region.sample, ev->tid, ret_json, st->ninsns, st->executed, blocks,
        ev->u.region.truncated ? "true" : "false");
-  sb_addf(&text, "  assembly:                                      # <count>\u00d7 per instruction\n");
+  strbuf_addf(&text, "  assembly:                                      # <count>\u00d7 per instruction\n");
   for (size_t i = 0; i < st->ninsns; i++) {
     struct insn_stat *in = &st->insns[i];
     char dis[128], dis_e[256];
     h->disasm(in->addr, in->bytes, in->len, dis, sizeof dis);
-    sb_addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " %s\n", in->count, in->addr - start, dis);
+    strbuf_addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " %s\n", in->count, in->addr - start, dis);
     h->json_escape(dis_e, sizeof dis_e, dis, strlen(dis));
-    sb_addf(&json, "%s{\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 ",\"disasm\":\"%s\"}",
+    strbuf_addf(&json, "%s{\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 ",\"disasm\":\"%s\"}",
          i ? "," : "", in->addr - start, in->addr, in->count, dis_e);
   }
-  sb_addf(&json, "],\"calls\":[");
-  sb_addf(&text, "  functions called:                              # ranked most-called first\n");
-  if (!st->ncalls) sb_addf(&text, "    (none)\n");
+  strbuf_addf(&json, "],\"calls\":[");
+  strbuf_addf(&text, "  functions called:                              # ranked most-called first\n");
+  if (!st->ncalls) strbuf_addf(&text, "    (none)\n");
   for (size_t i = 0; i < st->ncalls; i++) {
     struct callee_stat *c = &st->calls[i];
     struct asmspy_symbol sym;
@@ -194,16 +194,16 @@ static int render_sample(struct trace_state *st, const struct asmspy_event *ev) 
     else
       snprintf(name, sizeof name, "0x%" PRIx64, c->to);
     const char *module = sym.kind == ASMSPY_SYM_JIT ? "jit" : sym.module ? sym.module : "?";
-    sb_addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " ->  %s  [%s]\n", c->count, c->site - start, name,
+    strbuf_addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " ->  %s  [%s]\n", c->count, c->site - start, name,
          module);
     char name_e[512], mod_e[256];
     h->json_escape(name_e, sizeof name_e, name, strlen(name));
     h->json_escape(mod_e, sizeof mod_e, module, strlen(module));
-    sb_addf(&json, "%s{\"count\":%" PRIu64 ",\"site_off\":%" PRIu64 ",\"callee\":\"%s\",\"addr\":\"0x%" PRIx64
+    strbuf_addf(&json, "%s{\"count\":%" PRIu64 ",\"site_off\":%" PRIu64 ",\"callee\":\"%s\",\"addr\":\"0x%" PRIx64
                 "\",\"module\":\"%s\"}",
          i ? "," : "", c->count, c->site - start, name_e, c->to, mod_e);
   }
-  sb_addf(&json, "]");
+  strbuf_addf(&json, "]");
   if (text.len && text.s[text.len - 1] == '\n') text.s[--text.len] = 0;
   h->emit(st->s->out, "sample", json.s, text.s);
   free(text.s);

@@ -30,7 +30,7 @@
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
 #include "plugins/common/task_prefix.h"
-#include "common/textbuf.h"
+#include "common/strbuf.h"
 
 #include "plugins/common/callcheck.h"
 
@@ -231,21 +231,21 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
     }
     int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
     int want_text = !st->dot && (!ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out));
-    struct sb text = {0}, json = {0};
-    if (want_text) sb_addf(&text, "%s%*s-> %s %s", prefix, (int)(2 * pdepth), "", name, mod);
+    struct strbuf text = {0}, json = {0};
+    if (want_text) strbuf_addf(&text, "%s%*s-> %s %s", prefix, (int)(2 * pdepth), "", name, mod);
     if (want_json) {
       size_t nl = strlen(name), ml = strlen(module);
       char *ne = malloc(6 * nl + 1), *me = malloc(6 * ml + 1);
       if (ne && me) {
         h->json_escape(ne, 6 * nl + 1, name, nl);
         h->json_escape(me, 6 * ml + 1, module, ml);
-        sb_addf(&json, "\"tid\":%d,\"pid\":%d,\"depth\":%ld,\"stack_depth\":%zu,\"name\":",
+        strbuf_addf(&json, "\"tid\":%d,\"pid\":%d,\"depth\":%ld,\"stack_depth\":%zu,\"name\":",
                 ev->tid, ev->pid, pdepth, depth);
         if (named)
-          sb_addf(&json, "\"%s\"", ne);
+          strbuf_addf(&json, "\"%s\"", ne);
         else
-          sb_addf(&json, "null");
-        sb_addf(&json,
+          strbuf_addf(&json, "null");
+        strbuf_addf(&json,
                 ",\"module\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"kind\":\"%s\",\"site\":\"0x%" PRIx64
                 "\"",
                 me, ev->ip, kind_token(kind), site);
@@ -324,35 +324,35 @@ static int tree_consume(void *state, const struct asmspy_event *ev) {
 /* ------------------------------------------------------------ output -- */
 
 /* DOT quoted-string content: escape quote and backslash, keep it ASCII. */
-static void add_dot_str(struct sb *b, const char *s) {
+static void add_dot_str(struct strbuf *b, const char *s) {
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
     if (c == '"' || c == '\\')
-      sb_addf(b, "\\%c", c);
+      strbuf_addf(b, "\\%c", c);
     else if (c < 0x20 || c >= 0x7f)
-      sb_addf(b, "?");
+      strbuf_addf(b, "?");
     else
-      sb_addf(b, "%c", c);
+      strbuf_addf(b, "%c", c);
   }
 }
 
 /* --dot: the digraph of the tree printed so far, through host->emit. */
 static int render_dot(struct tree_state *st) {
   const struct asmspy_host_api *h = st->host;
-  struct sb b = {0};
-  sb_addf(&b, "digraph asmspy_calltree {\n");
-  sb_addf(&b, "  label=\"asmspy call tree: pid %d, %zu calls\";\n", (int)st->s->pid, st->ndnodes);
-  sb_addf(&b, "  labelloc=t;\n  rankdir=LR;\n");
-  sb_addf(&b, "  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n");
+  struct strbuf b = {0};
+  strbuf_addf(&b, "digraph asmspy_calltree {\n");
+  strbuf_addf(&b, "  label=\"asmspy call tree: pid %d, %zu calls\";\n", (int)st->s->pid, st->ndnodes);
+  strbuf_addf(&b, "  labelloc=t;\n  rankdir=LR;\n");
+  strbuf_addf(&b, "  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n");
   for (size_t i = 0; i < st->ndnodes; i++) {
-    sb_addf(&b, "  c%zu [label=\"", i);
-    if (st->many_threads) sb_addf(&b, "[%d] ", st->dnodes[i].tid);
+    strbuf_addf(&b, "  c%zu [label=\"", i);
+    if (st->many_threads) strbuf_addf(&b, "[%d] ", st->dnodes[i].tid);
     add_dot_str(&b, st->dnodes[i].label);
-    sb_addf(&b, "\"];\n");
+    strbuf_addf(&b, "\"];\n");
   }
   for (size_t i = 0; i < st->ndedges; i++)
-    sb_addf(&b, "  c%d -> c%d;\n", st->dedges[i].parent, st->dedges[i].child);
-  sb_addf(&b, "}");
+    strbuf_addf(&b, "  c%d -> c%d;\n", st->dedges[i].parent, st->dedges[i].child);
+  strbuf_addf(&b, "}");
   if (b.oom) {
     note_oom(st);
     free(b.s);
