@@ -779,9 +779,13 @@ struct asmspy_view_ops {
   uint32_t struct_size;
   const char *mode;       /* CLI mode name: "stream" => asmspy --stream */
   uint64_t caps_required; /* the backend must provide these */
-  const char *usage;      /* one line: "<pid> [n] [--tid=<t>]" */
-  /* Parse s->argc/argv (mode options). Return 0, or ASMSPY_E_USAGE with a
-   * message already written via host->note. */
+  /* one line: "<pid> [n]". Since 1.8 its positional arguments only: the
+   * host prints "--<mode> <usage> [--opt=<arg>]..." from this and `options`
+   * (a view from before 1.8 may still spell its options here). */
+  const char *usage;
+  /* Parse s->argc/argv (mode options; 1.8: with host->parse_options against
+   * `options`). Return 0, or ASMSPY_E_USAGE with a message already written
+   * via host->note. */
   int (*open)(const struct asmspy_host_api *host, const struct asmspy_session *s, void **state);
   /* One event; returns ASMSPY_CONSUME_DONE when the view has what it asked for. */
   int (*consume)(void *state, const struct asmspy_event *ev);
@@ -815,7 +819,10 @@ struct asmspy_view_ops {
   /* --- ABI 1.6 ends here --- */
   /* 1.8: the view describes itself (see "what the host needs to know");
    * its one-line summary is the descriptor's `description`. */
-  const struct asmspy_option *options;          /* its mode options; NULL = none */
+  const struct asmspy_option *options;          /* its mode options; NULL = none (the
+                                                    CLI then refuses every option but the
+                                                    shared --json/--record/--backend/
+                                                    --tid/--follow) */
   const struct asmspy_option_caps *option_caps; /* replaces the engine's rules */
   const struct asmspy_record_schema *records;   /* the records it writes */
   const struct asmspy_tui_entry *tui;           /* NULL: a feed with a host-assigned key */
