@@ -135,6 +135,9 @@ static int run_mode_session(void *arg) {
 }
 
 int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv) {
+  /* `asmspy --<mode> ... --help` is `asmspy --help <mode>` */
+  for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (strcmp(argv[i], "--help") == 0) return cli_cmd_help(1, (char *[]){(char *)mode, NULL});
   /* the mode's view names its options: parse them with the shared ones
    * here, before anything runs (the table lives in the plugin: the engine
    * stays open while it is read) */

@@ -47,7 +47,8 @@ static void entry(FILE *f, const char *name, const char *positionals, const char
   roff(f, name);
   fputs("\\fR", f);
   if (positionals && *positionals) {
-    fputs(" \\fI", f);
+    /* "--serve[=<socket>]": a value glued to the name stays glued */
+    fputs(positionals[0] == '[' && positionals[1] == '=' ? "\\fI" : " \\fI", f);
     roff(f, positionals);
     fputs("\\fR", f);
   }

@@ -56,3 +56,5 @@ grep -q -- "^  --record=<f> " "$TMP/help" || fail "--help lacks the shared --rec
 "$ASMSPY" --help graph | grep -q "^usage: asmspy --graph <pid> \[n\] \[--sort=invocations|fanout|functions-called\] \[--dot\]$" ||
   fail "--help graph: $("$ASMSPY" --help graph | head -1)"
 pass "--help and --help <mode> list every mode with its options ($(modes | wc -l) modes)"
+"$ASMSPY" --graph 1 --help | head -1 | grep -q "^usage: asmspy --graph " || fail "--graph 1 --help is not --help graph"
+pass "--<mode> ... --help prints that mode's usage"
