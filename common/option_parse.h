@@ -138,14 +138,13 @@ static int asmspy_option_parse(const struct asmspy_option *table, int argc, char
       out->pos[out->npos++] = tok;
       continue;
     }
-    int ti = c >= 256 ? c - 256 : asmspy_option_index(table, tok + (tok[0] == '-' && tok[1] == '-' ? 2 : 0));
-    if (c == '?' || ti < 0 || tok[0] != '-' || tok[1] != '-' ||
-        asmspy_option_index(table, tok + 2) != ti) {
-      /* unknown, an abbreviation, a short option, or a flag given a value */
-      if (ti >= 0 && tok[0] == '-' && tok[1] == '-' && strchr(tok, '=') && !table[ti].arg &&
-          asmspy_option_index(table, tok + 2) == ti)
+    /* the option the token names in full: getopt_long would also take a
+     * unique prefix, which is refused here */
+    int ti = tok[0] == '-' && tok[1] == '-' ? asmspy_option_index(table, tok + 2) : -1;
+    if (c == '?' || ti < 0 || (c >= 256 && c - 256 != ti)) {
+      if (ti >= 0 && !table[ti].arg && strchr(tok, '='))
         snprintf(err, errcap, "option '--%s' takes no value (got '%s')", table[ti].name, tok);
-      else
+      else /* unknown, an abbreviation, a short option */
         snprintf(err, errcap, "unknown option '%.*s'", (int)strcspn(tok, "="), tok);
       rc = -ASMSPY_E_USAGE;
       break;
