@@ -22,14 +22,16 @@ int cli_exit_code_for(int rc) {
   return CLI_EXIT_FAIL;
 }
 
+static const struct asmspy_option backends_options[] = {
+    {"json", NULL, "one JSON object per plugin"},
+    {NULL, NULL, NULL},
+};
+
 static int cmd_backends(int argc, char **argv) {
-  int json = 0;
-  for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0)
-      json = 1;
-    else
-      return cli_usage_error("--backends: unknown argument '%s'", argv[i]);
-  }
+  struct asmspy_optval ov;
+  if (cli_parse_options("backends", backends_options, argc, argv, &ov)) return CLI_EXIT_USAGE;
+  if (ov.npos) return cli_usage_error("--backends: unexpected argument '%s'", ov.pos[0]);
+  int json = ov.value[0] != NULL;
   struct asmspy_engine *e = asmspy_engine_open(0);
   if (!e) return CLI_EXIT_FAIL;
   asmspy_print_backends(e, stdout, json);
@@ -37,15 +39,21 @@ static int cmd_backends(int argc, char **argv) {
   return CLI_EXIT_OK;
 }
 
+static const struct asmspy_option syms_options[] = {
+    {"json", NULL, "NDJSON symbol events on stdout"},
+    {"record", "<f>", "also write the recording to <f>"},
+    {NULL, NULL, NULL},
+};
+
 /* --syms <pid> [filter] [--json]: resolved function symbols. Reads /proc and
  * the mapped ELF files only; never attaches. */
 static int cmd_syms(int argc, char **argv) {
   struct cli_mode_args a;
-  if (cli_parse_mode_args("syms", argc, argv, 1, &a)) return CLI_EXIT_USAGE;
+  if (cli_parse_mode_args("syms", argc, argv, 1, syms_options, NULL, 1, &a))
+    return CLI_EXIT_USAGE;
   const char *filter = NULL;
   for (int i = 0; i < a.view_argc; i++) {
-    if (a.view_argv[i][0] == '-' || filter)
-      return cli_usage_error("--syms: unexpected argument '%s'", a.view_argv[i]);
+    if (filter) return cli_usage_error("--syms: unexpected argument '%s'", a.view_argv[i]);
     filter = a.view_argv[i];
   }
   if (a.max) return cli_usage_error("--syms takes <pid> [filter], not a count");
@@ -129,8 +137,21 @@ static int run_mode_session(void *arg) {
 }
 
 int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv) {
+  /* `asmspy --<mode> ... --help` is `asmspy --help <mode>` */
+  for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (strcmp(argv[i], "--help") == 0) return cli_cmd_help(1, (char *[]){(char *)mode, NULL});
+  /* the mode's view names its options: parse them with the shared ones
+   * here, before anything runs (the table lives in the plugin: the engine
+   * stays open while it is read) */
+  struct asmspy_engine *e = asmspy_engine_open(ASMSPY_ENGINE_NO_PROBE);
+  if (!e) return CLI_EXIT_FAIL;
+  const struct asmspy_plugin_info *v = asmspy_find_view_for_mode(e, mode);
   struct cli_mode_args a;
-  if (cli_parse_mode_args(mode, argc, argv, launch_argv == NULL, &a)) return CLI_EXIT_USAGE;
+  int rc = v ? cli_parse_mode_args(mode, argc, argv, launch_argv == NULL, cli_shared_options,
+                                   cli_view_options(v), cli_view_has_table(v), &a)
+             : cli_usage_error("unknown command or mode '--%s'", mode);
+  asmspy_engine_close(e);
+  if (rc) return CLI_EXIT_USAGE;
   struct mode_session ms = {mode, &a, launch_argv};
   return cli_supervise(run_mode_session, &ms);
 }
@@ -152,13 +173,6 @@ static int cmd_launch(int argc, char **argv) {
   return cli_run_mode(mode, dashdash - 1, argv + 1, argv + dashdash + 1);
 }
 
-static int cmd_help(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  cli_print_usage(stdout);
-  return CLI_EXIT_OK;
-}
-
 static int cmd_version(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -168,44 +182,33 @@ static int cmd_version(int argc, char **argv) {
 }
 
 const struct cli_command cli_commands[] = {
-    {"backends", cmd_backends, "[--json]",
-     "every backend and view plugin: kind, ABI, status, measured reason", 0},
-    {"syms", cmd_syms, "<pid> [filter] [--json]", "resolved function symbols (addr size name module)", 0},
-    {"info", cli_cmd_info, "<pid> [--json] [--record=<f>]",
-     "process snapshot: identity, runtime, threads, attach verdict, usable modes (never attaches)", 0},
-    {"list", cli_cmd_list, "[active|scan] [--json]",
-     "list processes (! = cannot trace); active = recent CPU, scan = string-rich memory first", 0},
-    {"launch", cmd_launch, "<mode> [options] -- <cmd> [args...]",
-     "spawn <cmd> already traced from its first instruction", 0},
-    {"serve", cli_cmd_serve, "[=<socket>]",
-     "capture host: NDJSON commands in, recordings out (stdin/stdout, or a unix socket)", 1},
-    {"replay", cli_cmd_replay, "<f.asmtrace|-> [--session=<n>] [--disasm]",
-     "render a recording (or a --serve transcript's session) back to the live text", 0},
-    {"help", cmd_help, "", "this text", 0},
-    {"version", cmd_version, "", "version and plugin ABI", 0},
-    {NULL, NULL, NULL, NULL, 0},
+    {"backends", cmd_backends, "", backends_options,
+     "every backend and view plugin: kind, ABI, status, measured reason", 0, 0},
+    {"syms", cmd_syms, "<pid> [filter]", syms_options,
+     "resolved function symbols (addr size name module)", 0, 0},
+    {"info", cli_cmd_info, "<pid>", cli_info_options,
+     "process snapshot: identity, runtime, threads, attach verdict, usable modes (never attaches)",
+     0, 0},
+    {"list", cli_cmd_list, "[active|scan]", cli_list_options,
+     "list processes (! = cannot trace); active = recent CPU, scan = string-rich memory first", 0,
+     0},
+    {"launch", cmd_launch, "<mode> [options] -- <cmd> [args...]", NULL,
+     "spawn <cmd> already traced from its first instruction", 0, 0},
+    {"serve", cli_cmd_serve, "[=<socket>]", NULL,
+     "capture host: NDJSON commands in, recordings out (stdin/stdout, or a unix socket)", 1, 0},
+    {"replay", cli_cmd_replay, "<f.asmtrace|->", cli_replay_options,
+     "render a recording (or a --serve transcript's session) back to the live text", 0, 0},
+    {"help", cli_cmd_help, "[<mode|command>]", NULL, "this text, or one mode's options", 0, 0},
+    {"version", cmd_version, "", NULL, "version and plugin ABI", 0, 0},
+    {"man", cli_cmd_man, "", NULL, "the asmspy(1) manual page in roff", 0, 1},
+    {"complete", cli_cmd_complete, "<cword> <word>...", NULL,
+     "shell completion candidates for a command line", 0, 1},
+    {"completion", cli_cmd_completion, "bash|zsh", NULL, "the shell completion script", 0, 1},
+    {NULL, NULL, NULL, NULL, NULL, 0, 0},
 };
 
-void cli_print_usage(FILE *f) {
-  fprintf(f, "usage: asmspy --<command|mode> [arguments]\n\ncommands:\n");
+const struct cli_command *cli_find_command(const char *name) {
   for (const struct cli_command *c = cli_commands; c->name; c++)
-    fprintf(f, "  --%-9s %-40s %s\n", c->name, c->synopsis, c->help);
-  fprintf(f, "\nmodes (served by view plugins; see --backends):\n");
-  struct asmspy_engine *e = asmspy_engine_open(ASMSPY_ENGINE_NO_PROBE);
-  for (size_t i = 0; e && i < asmspy_plugin_count(e); i++) {
-    const struct asmspy_plugin_info *p = asmspy_plugin_at(e, i);
-    if (p->desc && p->kind == ASMSPY_KIND_VIEW)
-      fprintf(f, "  --%-9s %-40s %s\n", p->desc->view->mode,
-              p->desc->view->usage ? p->desc->view->usage : "<pid> [n]", p->description);
-  }
-  asmspy_engine_close(e);
-  fprintf(f, "\noptions for every mode:\n"
-             "  --json           NDJSON events on stdout (a valid .asmtrace recording)\n"
-             "  --record=<f>     also write the recording to <f> (text still printed)\n"
-             "  --backend=<b>    capture backend (default: the preferred usable one)\n"
-             "  --tid=<t>        follow exactly thread t\n"
-             "  --follow         also trace forked children (exclusive with --tid)\n"
-             "  n < 0            run until the target exits or Ctrl-C\n"
-             "\nexit status: 0 answered (including a '# SKIP' for an unavailable backend),\n"
-             "1 tracer failure (no such process, permission), 2 usage error.\n");
+    if (strcmp(c->name, name) == 0) return c;
+  return NULL;
 }

@@ -11,16 +11,22 @@
 #include <errno.h>
 #include <string.h>
 
+/* --info reads one process and attaches nothing: --tid, --follow and
+ * --backend are not among its options. */
+const struct asmspy_option cli_info_options[] = {
+    {"json", NULL, "one procinfo event as NDJSON on stdout"},
+    {"record", "<f>", "also write the recording to <f>"},
+    {NULL, NULL, NULL},
+};
+
 int cli_cmd_info(int argc, char **argv) {
   struct cli_mode_args a;
-  if (cli_parse_mode_args("info", argc, argv, 1, &a)) return CLI_EXIT_USAGE;
+  if (cli_parse_mode_args("info", argc, argv, 1, cli_info_options, NULL, 1, &a))
+    return CLI_EXIT_USAGE;
   if (a.view_argc)
     return cli_usage_error("--info: unexpected argument '%s' (--info <pid> [--json] [--record=<f>])",
                            a.view_argv[0]);
   if (a.max) return cli_usage_error("--info takes <pid>, not a count");
-  if (a.tid || a.follow || a.backend)
-    return cli_usage_error("--info reads one process and attaches nothing: --tid, --follow and "
-                           "--backend do not apply");
   struct procinfo pi;
   int err = procinfo_read(a.pid, NULL, 0, &pi);
   if (err) {

@@ -81,25 +81,30 @@ static void clean(char *dst, const char *src, size_t cap) {
   dst[i] = '\0';
 }
 
+enum { LIST_JSON, LIST_RECORD };
+const struct asmspy_option cli_list_options[] = {
+    [LIST_JSON] = {"json", NULL, "one process event per process as NDJSON on stdout"},
+    [LIST_RECORD] = {"record", "<f>", "also write the recording to <f>"},
+    {NULL, NULL, NULL},
+};
+
 int cli_cmd_list(int argc, char **argv) {
   enum list_sort sort = SORT_PID;
-  int json = 0, have_sort = 0;
-  const char *record = NULL;
-  for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0) {
-      json = 1;
-    } else if (strncmp(argv[i], "--record=", 9) == 0) {
-      if (!argv[i][9]) return cli_usage_error("--record= needs a file name");
-      record = argv[i] + 9;
-    } else if (!have_sort && strcmp(argv[i], "active") == 0) {
+  int have_sort = 0;
+  struct asmspy_optval ov;
+  if (cli_parse_options("list", cli_list_options, argc, argv, &ov)) return CLI_EXIT_USAGE;
+  int json = ov.value[LIST_JSON] != NULL;
+  const char *record = ov.value[LIST_RECORD];
+  for (uint32_t i = 0; i < ov.npos; i++) { /* the positional: the sort order */
+    if (!have_sort && strcmp(ov.pos[i], "active") == 0) {
       sort = SORT_ACTIVE;
       have_sort = 1;
-    } else if (!have_sort && strcmp(argv[i], "scan") == 0) {
+    } else if (!have_sort && strcmp(ov.pos[i], "scan") == 0) {
       sort = SORT_SCAN;
       have_sort = 1;
     } else {
       return cli_usage_error("--list: unknown argument '%s' (--list [active|scan] [--json])",
-                             argv[i]);
+                             ov.pos[i]);
     }
   }
 

@@ -178,28 +178,32 @@ static void render_disasm(const char *type, const struct json_value *ev,
   }
 }
 
+enum { REPLAY_SESSION, REPLAY_DISASM };
+const struct asmspy_option cli_replay_options[] = {
+    [REPLAY_SESSION] = {"session", "<n>", "the session <n> of a --serve transcript"},
+    [REPLAY_DISASM] = {"disasm", NULL,
+                       "the executed instructions, disassembled from the recorded code bytes"},
+    {NULL, NULL, NULL},
+};
+
 int cli_cmd_replay(int argc, char **argv) {
   const char *path = NULL;
   int64_t session = 0;
-  int disasm = 0;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--disasm")) {
-      disasm = 1;
-    } else if (!strncmp(argv[i], "--session=", 10)) {
-      char *end = NULL;
-      errno = 0;
-      long long v = strtoll(argv[i] + 10, &end, 10);
-      if (errno || !end || *end || end == argv[i] + 10 || v <= 0)
-        return cli_usage_error("--replay: invalid --session '%s': a session id (1, 2, ...)",
-                               argv[i] + 10);
-      session = v;
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      return cli_usage_error("--replay: unknown option '%s'", argv[i]);
-    } else if (path) {
-      return cli_usage_error("--replay takes one recording, got '%s' too", argv[i]);
-    } else {
-      path = argv[i];
-    }
+  struct asmspy_optval ov;
+  if (cli_parse_options("replay", cli_replay_options, argc, argv, &ov)) return CLI_EXIT_USAGE;
+  int disasm = ov.value[REPLAY_DISASM] != NULL;
+  const char *sv = ov.value[REPLAY_SESSION];
+  if (sv) {
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(sv, &end, 10);
+    if (errno || !end || *end || end == sv || v <= 0)
+      return cli_usage_error("--replay: invalid --session '%s': a session id (1, 2, ...)", sv);
+    session = v;
+  }
+  for (uint32_t i = 0; i < ov.npos; i++) {
+    if (path) return cli_usage_error("--replay takes one recording, got '%s' too", ov.pos[i]);
+    path = ov.pos[i];
   }
   if (!path) return cli_usage_error("--replay needs a recording: --replay <f.asmtrace|->");
 

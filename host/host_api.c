@@ -2,6 +2,7 @@
  * model): plugins never link host symbols, so this table IS their view of
  * the host. Append-only; see include/asmspy/plugin.h. */
 #include "host/host.h"
+#include "common/option_parse.h"
 
 static void api_note(struct asmspy_out *out, int level, const char *fmt, ...) {
   va_list ap;
@@ -39,7 +40,7 @@ static const struct asmspy_host_api host_api = {
     .insn_class = NULL,
 
     /* 1.8: option parsing */
-    .parse_options = NULL,
+    .parse_options = asmspy_option_parse,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

@@ -63,14 +63,34 @@ struct hello_state {
   struct addr_set functions;
 };
 
+/* The options --hello takes after its positionals: none. asmspy's --help,
+ * man page, shell completion and argument checks read this table (1.8). */
+static const struct asmspy_option hello_options[] = {
+    {NULL, NULL, NULL},
+};
+
 static int hello_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                       void **state) {
   /* A host table older than the members we call would lack them: ask. */
   if (!ASMSPY_HAS(host, symbolize) || !ASMSPY_HAS(host, emit) || !ASMSPY_HAS(host, note))
     return -ASMSPY_E_ABI;
-  if (s->argc > 0) {
+  /* ABI 1.8: the host parses the options our table declares (none here)
+   * and hands back the positionals; an older host has no parser. */
+  const char *stray = s->argc > 0 ? s->argv[0] : NULL;
+  if (ASMSPY_HAS(host, parse_options) && host->parse_options) {
+    struct asmspy_optval ov;
+    memset(&ov, 0, sizeof ov);
+    ASMSPY_INIT_HEADER(&ov);
+    char err[256];
+    if (host->parse_options(hello_options, s->argc, s->argv, &ov, err, sizeof err) != 0) {
+      host->note(NULL, ASMSPY_NOTE_WARN, "--hello: %s (usage: --hello <pid> [n])", err);
+      return -ASMSPY_E_USAGE;
+    }
+    stray = ov.npos ? ov.pos[0] : NULL;
+  }
+  if (stray) {
     host->note(NULL, ASMSPY_NOTE_WARN, "--hello: unexpected argument '%s' (usage: --hello %s)",
-               s->argv[0], "<pid> [n]");
+               stray, "<pid> [n]");
     return -ASMSPY_E_USAGE;
   }
   struct hello_state *st = calloc(1, sizeof *st);
@@ -124,11 +144,12 @@ static const struct asmspy_view_ops hello_ops = {
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "hello",
     .caps_required = ASMSPY_CAP_INSN_STREAM,
-    .usage = "<pid> [n]",
+    .usage = "<pid> [n]", /* the positionals; the options come from .options */
     .open = hello_open,
     .consume = hello_consume,
     .finish = hello_finish,
     .close = hello_close,
+    .options = hello_options,
 };
 
 static const struct asmspy_plugin hello_plugin = {

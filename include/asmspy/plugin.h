@@ -603,9 +603,15 @@ struct asmspy_host_api {
   uint32_t (*insn_class)(uint64_t ip, const uint8_t *bytes, size_t len);
 
   /* === 1.8: option parsing === */
-  /* Parse a mode's options against its `options` table (getopt_long rules:
-   * --name=value, --name value, --flag); see struct asmspy_optval. */
-  int (*parse_options)(const struct asmspy_option *table, int argc, char **argv,
+  /* Parse a mode's arguments (s->argc/argv) against its `options` table
+   * with getopt_long's rules: --name=value and --name value, --flag, "--"
+   * ends the options; names must be spelled out (no abbreviations), a
+   * choice value must be one of the table's "a|b|c". The positionals are
+   * kept in their order (a negative number such as -1 is a positional).
+   * out must carry its header (ASMSPY_INIT_HEADER). Returns 0, or
+   * -ASMSPY_E_USAGE with one line in err ("unknown option '--x'") that the
+   * view prefixes with its mode. Reentrant across calls (not threads). */
+  int (*parse_options)(const struct asmspy_option *table, int argc, char *const *argv,
                        struct asmspy_optval *out, char *err, size_t errcap);
 
   /* --- ABI 1.8 ends here; append below --- */
@@ -639,6 +645,24 @@ struct asmspy_option {
   const char *name; /* without the dashes: "count" is --count */
   const char *arg;  /* the value: "syscalls|calls" (choices), "<ms>"; NULL = a flag */
   const char *help; /* one line */
+};
+
+/* What host->parse_options found: one slot per entry of the table (in table
+ * order), the positionals in command-line order. Caller-owned; the strings
+ * point into the argv that was parsed. A table holds at most
+ * ASMSPY_OPT_MAX options, a mode at most ASMSPY_OPT_MAX_POS positionals
+ * (more is a usage error). */
+#define ASMSPY_OPT_MAX 32
+#define ASMSPY_OPT_MAX_POS 16
+struct asmspy_optval {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  uint32_t npos;                        /* positionals found */
+  uint32_t nopt;                        /* entries in the table */
+  const char *pos[ASMSPY_OPT_MAX_POS];  /* the positionals, in order */
+  const char *value[ASMSPY_OPT_MAX];    /* the last value given; "" for a flag; NULL = absent */
+  uint32_t count[ASMSPY_OPT_MAX];       /* how many times the option was given */
+  /* --- ABI 1.8 ends here; append below --- */
 };
 
 /* A backend capability an option's value needs beyond the view's
@@ -755,9 +779,13 @@ struct asmspy_view_ops {
   uint32_t struct_size;
   const char *mode;       /* CLI mode name: "stream" => asmspy --stream */
   uint64_t caps_required; /* the backend must provide these */
-  const char *usage;      /* one line: "<pid> [n] [--tid=<t>]" */
-  /* Parse s->argc/argv (mode options). Return 0, or ASMSPY_E_USAGE with a
-   * message already written via host->note. */
+  /* one line: "<pid> [n]". Since 1.8 its positional arguments only: the
+   * host prints "--<mode> <usage> [--opt=<arg>]..." from this and `options`
+   * (a view from before 1.8 may still spell its options here). */
+  const char *usage;
+  /* Parse s->argc/argv (mode options; 1.8: with host->parse_options against
+   * `options`). Return 0, or ASMSPY_E_USAGE with a message already written
+   * via host->note. */
   int (*open)(const struct asmspy_host_api *host, const struct asmspy_session *s, void **state);
   /* One event; returns ASMSPY_CONSUME_DONE when the view has what it asked for. */
   int (*consume)(void *state, const struct asmspy_event *ev);
@@ -791,7 +819,10 @@ struct asmspy_view_ops {
   /* --- ABI 1.6 ends here --- */
   /* 1.8: the view describes itself (see "what the host needs to know");
    * its one-line summary is the descriptor's `description`. */
-  const struct asmspy_option *options;          /* its mode options; NULL = none */
+  const struct asmspy_option *options;          /* its mode options; NULL = none (the
+                                                    CLI then refuses every option but the
+                                                    shared --json/--record/--backend/
+                                                    --tid/--follow) */
   const struct asmspy_option_caps *option_caps; /* replaces the engine's rules */
   const struct asmspy_record_schema *records;   /* the records it writes */
   const struct asmspy_tui_entry *tui;           /* NULL: a feed with a host-assigned key */

@@ -522,6 +522,20 @@ ENDS(asmspy_host_api, parse_options, SIZE_1_8_asmspy_host_api);
 /* --- end insn_class sub-block --- */
 
 /* --- 1.8 sub-block: option parsing (struct asmspy_optval) --- */
+_Static_assert(ASMSPY_OPT_MAX == 32 && ASMSPY_OPT_MAX_POS == 16,
+               "the optval arrays are fixed for ABI 1.8");
+PIN(asmspy_optval, npos, 8);
+PIN(asmspy_optval, nopt, 12);
+PIN(asmspy_optval, pos, 16);
+PIN(asmspy_optval, value, 144);
+PIN(asmspy_optval, count, 400);
+#define SIZE_1_8_asmspy_optval 528
+ENDS(asmspy_optval, count, SIZE_1_8_asmspy_optval);
+SIZE(asmspy_optval, SIZE_1_8_asmspy_optval);
+PIN(asmspy_option, name, 0);
+PIN(asmspy_option, arg, 8);
+PIN(asmspy_option, help, 16);
+SIZE(asmspy_option, 24);
 
 /* --- end options sub-block --- */
 

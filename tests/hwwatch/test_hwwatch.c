@@ -112,6 +112,7 @@ static void host_init(void)
   host.symbolize = h_symbolize;
   host.disasm = real->disasm; /* the real Capstone decoder */
   host.json_escape = real->json_escape;
+  host.parse_options = real->parse_options; /* the views parse their options with it */
   host.seam = &fake_seam_api;
 }
 

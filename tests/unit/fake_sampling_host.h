@@ -16,6 +16,7 @@
 #define ASMSPY_TESTS_UNIT_FAKE_SAMPLING_HOST_H
 
 #include <asmspy/plugin.h>
+#include "common/option_parse.h" /* the host's own option parser */
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -241,6 +242,7 @@ static void fake_host_init(void) {
   fake_host.symbolize = fake_symbolize;
   fake_host.describe = fake_describe;
   fake_host.strerror = fake_strerror;
+  fake_host.parse_options = asmspy_option_parse;
   fake_host.wants_json = fake_wants_json;
   fake_host.wants_text = fake_wants_text;
   fake_host.resolve_region = fake_resolve_region;

@@ -66,30 +66,23 @@ static int auto_usage(const struct asmspy_host_api *host, const struct asmspy_se
   return -ASMSPY_E_USAGE;
 }
 
-int df_auto_take_arg(const struct asmspy_host_api *host, const struct asmspy_session *s,
-                     const char *a, struct df_auto_opts *o) {
-  if (strcmp(a, "--auto") == 0) {
-    o->on = 1;
-    return 1;
-  }
-  if (strncmp(a, "--module=", 9) == 0) {
-    if (!a[9]) return auto_usage(host, s, "--module= needs a module name", NULL);
-    o->module = a + 9;
-  } else if (strncmp(a, "--sampler=", 10) == 0) {
-    if (!a[10]) return auto_usage(host, s, "--sampler= needs a rung (ibs|lbr|sw|ptrace)", NULL);
-    o->sampler = a + 10;
-  } else if (strncmp(a, "--window=", 9) == 0) {
+int df_auto_take_opts(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                      const struct asmspy_optval *ov, struct df_auto_opts *o) {
+  o->on = ov->value[DF_OPT_AUTO] != NULL;
+  o->module = ov->value[DF_OPT_MODULE];
+  o->sampler = ov->value[DF_OPT_SAMPLER];
+  const char *w = ov->value[DF_OPT_WINDOW];
+  if (w) {
     char *end = NULL;
     errno = 0;
-    long long v = strtoll(a + 9, &end, 10);
-    if (!a[9] || errno || *end || v <= 0 || v > DF_AUTO_MAX_WINDOW_MS)
-      return auto_usage(host, s, "invalid --window: milliseconds, 1..60000, got", a + 9);
+    long long v = strtoll(w, &end, 10);
+    if (errno || *end || v <= 0 || v > DF_AUTO_MAX_WINDOW_MS)
+      return auto_usage(host, s, "invalid --window: milliseconds, 1..60000, got", w);
     o->window_ms = v;
-  } else {
-    return 0;
   }
-  if (!o->stray) o->stray = a;
-  return 1;
+  /* the first of them given, for "this option only goes with --auto" */
+  o->stray = o->module ? "--module" : o->sampler ? "--sampler" : w ? "--window" : NULL;
+  return 0;
 }
 
 int df_auto_check(const struct asmspy_host_api *host, const struct asmspy_session *s,

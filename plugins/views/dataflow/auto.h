@@ -10,6 +10,10 @@
 
 #define DF_AUTO_USAGE "--auto [--module=<m>] [--sampler=ibs|lbr|sw|ptrace] [--window=<ms>]"
 
+/* dataflow's option table (dataflow.c) holds these entries at these
+ * indexes: open() and df_auto_take_opts read the parse result by them. */
+enum { DF_OPT_MAX, DF_OPT_AUTO, DF_OPT_MODULE, DF_OPT_SAMPLER, DF_OPT_WINDOW };
+
 struct df_auto_opts {
   int on;              /* --auto given */
   const char *module;  /* --module=<m>: substring of the module name */
@@ -20,10 +24,10 @@ struct df_auto_opts {
 
 struct df_auto; /* the ranking and where the walk stands */
 
-/* open: consume one argument if it is an --auto option. Returns 1 (taken),
- * 0 (not an --auto option), or -ASMSPY_E_USAGE (malformed; noted). */
-int df_auto_take_arg(const struct asmspy_host_api *host, const struct asmspy_session *s,
-                     const char *a, struct df_auto_opts *o);
+/* open: take the --auto options from the parse result (DF_OPT_*). Returns
+ * 0, or -ASMSPY_E_USAGE (malformed; noted). */
+int df_auto_take_opts(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                      const struct asmspy_optval *ov, struct df_auto_opts *o);
 
 /* open, after every argument: the combinations --auto refuses (with --tid,
  * with a region, its options without it). 0 or -ASMSPY_E_USAGE (noted). */

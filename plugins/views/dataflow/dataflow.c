@@ -30,6 +30,7 @@
 #include "common/strbuf.h"
 #include "plugins/common/region_view.h"
 #include "plugins/views/dataflow/auto.h"
+#include "plugins/common/view_options.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -39,8 +40,21 @@
 #include <string.h>
 
 #define VAL_MAX 32 /* bytes of a memory value kept (a zmm operand is cut to this) */
-#define USAGE                                                                                  \
-  "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [--json] [--tid=<t>] [--max=<n>] | <pid> " DF_AUTO_USAGE
+/* Its positionals (the region after the pid, or --auto instead), and the
+ * options this mode accepts after them: parsing, --help, the man page,
+ * shell completion and serve's checks read the table (the DF_OPT_* enum in
+ * auto.h keeps open() and auto.c in step with it). */
+#define POSITIONALS "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN>"
+static const struct asmspy_option dataflow_options[] = {
+    [DF_OPT_MAX] = {"max", "<n>", "bound the steps of the one invocation captured"},
+    [DF_OPT_AUTO] = {"auto", NULL,
+                     "instead of a region: sample first, then capture the hottest function"},
+    [DF_OPT_MODULE] = {"module", "<m>", "--auto: only functions in modules whose name contains <m>"},
+    [DF_OPT_SAMPLER] = {"sampler", "<rung>",
+                        "--auto: the sampler (ibs, lbr, sw or ptrace; default: the first usable)"},
+    [DF_OPT_WINDOW] = {"window", "<ms>", "--auto: how long to sample (1..60000, default 400)"},
+    {NULL, NULL, NULL},
+};
 
 /* user_regs_struct indexes used here */
 enum { G_R11 = 6, G_R10 = 7, G_R9 = 8, G_R8 = 9, G_RAX = 10, G_RCX = 11, G_RDX = 12,
@@ -454,29 +468,32 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
                "--%s captures ONE invocation: no count (bound the steps with --max=<n>)", s->mode);
     return -ASMSPY_E_USAGE;
   }
-  for (int i = 0; i < s->argc; i++) {
-    const char *a = s->argv[i];
-    if (strncmp(a, "--max=", 6) == 0) {
-      char *end = NULL;
-      errno = 0;
-      long long v = strtoll(a + 6, &end, 10);
-      if (!a[6] || errno || *end || v <= 0) {
-        host->note(NULL, ASMSPY_NOTE_WARN, "--%s: invalid --max '%s': must be a positive step count",
-                   s->mode, a + 6);
-        return -ASMSPY_E_USAGE;
-      }
-      max = v;
-      continue;
+  struct asmspy_optval ov;
+  char usage[1024];
+  asmspy_option_synopsis(usage, sizeof usage, POSITIONALS, dataflow_options);
+  int rc = vo_parse(host, s, dataflow_options, POSITIONALS, &ov);
+  if (rc) return rc;
+  if (ov.value[DF_OPT_MAX]) {
+    const char *a = ov.value[DF_OPT_MAX];
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(a, &end, 10);
+    if (errno || *end || v <= 0) {
+      host->note(NULL, ASMSPY_NOTE_WARN, "--%s: invalid --max '%s': must be a positive step count",
+                 s->mode, a);
+      return -ASMSPY_E_USAGE;
     }
-    int rc = df_auto_take_arg(host, s, a, &ao);
-    if (rc < 0) return rc;
-    if (rc == 1) continue;
-    rc = rv_take_spec(host, s, a, &rv, USAGE);
+    max = v;
+  }
+  rc = df_auto_take_opts(host, s, &ov, &ao);
+  if (rc) return rc;
+  for (uint32_t i = 0; i < ov.npos; i++) {
+    rc = rv_take_spec(host, s, ov.pos[i], &rv, usage);
     if (rc) return rc;
   }
-  int rc = df_auto_check(host, s, &ao, &rv);
+  rc = df_auto_check(host, s, &ao, &rv);
   if (rc) return rc;
-  if (!ao.on) rc = rv_need_spec(host, s, &rv, USAGE);
+  if (!ao.on) rc = rv_need_spec(host, s, &rv, usage);
   if (rc) return rc;
   if (!ASMSPY_HAS(host, operands) || !host->operands) {
     host->note(NULL, ASMSPY_NOTE_WARN, "--%s needs a host with operands() (ABI 1.3)", s->mode);
@@ -587,12 +604,6 @@ static const struct asmspy_record_schema dataflow_records[] = {
     {NULL, NULL, NULL},
 };
 
-/* The options this mode accepts after its positionals: parsing, --help, the
- * man page, shell completion and serve's checks read them. */
-static const struct asmspy_option dataflow_options[] = {
-    {NULL, NULL, NULL},
-};
-
 /* Its entry in the TUI's mode menu. */
 static const struct asmspy_tui_entry dataflow_tui = {'9', ASMSPY_TUI_DATAFLOW, ASMSPY_TUIF_PICK_SYMBOL, "data flow"};
 
@@ -601,7 +612,7 @@ static const struct asmspy_view_ops df_ops = {
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "dataflow",
     .caps_required = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_REGION | ASMSPY_CAP_EXACT_SP,
-    .usage = USAGE,
+    .usage = POSITIONALS,
     .open = df_open,
     .consume = df_consume,
     .finish = df_finish,

@@ -29,6 +29,7 @@
 #include "common/strbuf.h"
 
 #include "plugins/common/callcheck.h"
+#include "plugins/common/view_options.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -130,8 +131,17 @@ struct graph_state {
   int oom_noted;
 };
 
-static const char *USAGE =
-    "<pid> [n] [--sort=invocations|fanout|functions-called] [--json|--dot] [--tid=<t>] [--follow]";
+/* Its positionals, and the options this mode accepts after them: parsing,
+ * --help, the man page, shell completion and serve's checks read the table
+ * (the index enum keeps open() in step with it). */
+#define POSITIONALS "<pid> [n]"
+enum { OPT_SORT, OPT_DOT };
+static const struct asmspy_option graph_options[] = {
+    [OPT_SORT] = {"sort", "invocations|fanout|functions-called",
+                  "row order: times called (default) or distinct callees"},
+    [OPT_DOT] = {"dot", NULL, "a Graphviz digraph instead of the table"},
+    {NULL, NULL, NULL},
+};
 
 /* ---------------------------------------------------------- helpers -- */
 
@@ -545,27 +555,14 @@ static int graph_open(const struct asmspy_host_api *host, const struct asmspy_se
                       void **state) {
   enum sort_by sort = SORT_INVOCATIONS;
   int dot = 0;
-  for (int i = 0; i < s->argc; i++) {
-    const char *a = s->argv[i];
-    if (strncmp(a, "--sort=", 7) == 0) {
-      const char *v = a + 7;
-      if (strcmp(v, "invocations") == 0) {
-        sort = SORT_INVOCATIONS;
-      } else if (strcmp(v, "fanout") == 0 || strcmp(v, "functions-called") == 0) {
-        sort = SORT_FANOUT;
-      } else {
-        host->note(NULL, ASMSPY_NOTE_WARN,
-                   "--graph: unknown sort '%s' (invocations, fanout or functions-called)", v);
-        return -ASMSPY_E_USAGE;
-      }
-    } else if (strcmp(a, "--dot") == 0) {
-      dot = 1;
-    } else {
-      host->note(NULL, ASMSPY_NOTE_WARN, "--graph: unexpected argument '%s' (usage: --graph %s)", a,
-                 USAGE);
-      return -ASMSPY_E_USAGE;
-    }
-  }
+  struct asmspy_optval ov;
+  int rc = vo_parse(host, s, graph_options, POSITIONALS, &ov);
+  if (rc) return rc;
+  if (ov.npos)
+    return vo_refuse(host, s, graph_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
+  /* the parser checked the choices: anything but invocations sorts by fanout */
+  if (ov.value[OPT_SORT] && strcmp(ov.value[OPT_SORT], "invocations") != 0) sort = SORT_FANOUT;
+  dot = ov.value[OPT_DOT] != NULL;
   struct graph_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
@@ -601,12 +598,6 @@ static const struct asmspy_record_schema graph_records[] = {
     {NULL, NULL, NULL},
 };
 
-/* The options this mode accepts after its positionals: parsing, --help, the
- * man page, shell completion and serve's checks read them. */
-static const struct asmspy_option graph_options[] = {
-    {NULL, NULL, NULL},
-};
-
 /* Its entry in the TUI's mode menu. */
 static const struct asmspy_tui_entry graph_tui = {'4', ASMSPY_TUI_SNAPSHOT, 0, "call graph"};
 
@@ -615,8 +606,7 @@ static const struct asmspy_view_ops graph_ops = {
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "graph",
     .caps_required = ASMSPY_CAP_INSN_STREAM,
-    .usage = "<pid> [n] [--sort=invocations|fanout|functions-called] [--json|--dot] [--tid=<t>] "
-             "[--follow]",
+    .usage = POSITIONALS,
     .open = graph_open,
     .consume = graph_consume,
     .finish = graph_finish,

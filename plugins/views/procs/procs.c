@@ -38,6 +38,7 @@
  * braces on the first and last rows. */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
+#include "plugins/common/view_options.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1032,30 +1033,30 @@ static int procs_snapshot(void *state) { return render_tree(state, 1); }
 
 /* ------------------------------------------------------------ view -- */
 
-#define PROCS_USAGE "<pid> [n] [--count=syscalls|calls] [--json|--dot] [--tid=<t>]"
+/* Its positionals, and the options this mode accepts after them: parsing,
+ * --help, the man page, shell completion and serve's checks read the table
+ * (the index enum keeps open() in step with it). */
+#define POSITIONALS "<pid> [n]"
+enum { OPT_COUNT, OPT_DOT };
+static const struct asmspy_option procs_options[] = {
+    [OPT_COUNT] = {"count", "syscalls|calls",
+                   "what each task counts: syscalls (default, near full speed) or calls "
+                   "(single-step)"},
+    [OPT_DOT] = {"dot", NULL, "a Graphviz digraph of the process tree (not with --json)"},
+    {NULL, NULL, NULL},
+};
 
 static int procs_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                       void **state) {
   int count = COUNT_SYSCALLS, dot = 0;
-  for (int i = 0; i < s->argc; i++) {
-    const char *a = s->argv[i];
-    if (strcmp(a, "--count=syscalls") == 0) {
-      count = COUNT_SYSCALLS;
-    } else if (strcmp(a, "--count=calls") == 0) {
-      count = COUNT_CALLS;
-    } else if (strncmp(a, "--count=", 8) == 0) {
-      host->note(NULL, ASMSPY_NOTE_WARN,
-                 "--procs: unknown --count '%s' (syscalls: near full speed; calls: single-step)",
-                 a + 8);
-      return -ASMSPY_E_USAGE;
-    } else if (strcmp(a, "--dot") == 0) {
-      dot = 1;
-    } else {
-      host->note(NULL, ASMSPY_NOTE_WARN, "--procs: unexpected argument '%s' (usage: --procs %s)", a,
-                 PROCS_USAGE);
-      return -ASMSPY_E_USAGE;
-    }
-  }
+  struct asmspy_optval ov;
+  int rc = vo_parse(host, s, procs_options, POSITIONALS, &ov);
+  if (rc) return rc;
+  if (ov.npos)
+    return vo_refuse(host, s, procs_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
+  /* the parser checked the choices */
+  if (ov.value[OPT_COUNT] && strcmp(ov.value[OPT_COUNT], "calls") == 0) count = COUNT_CALLS;
+  dot = ov.value[OPT_DOT] != NULL;
   if (dot && (s->flags & ASMSPY_SESS_JSON)) {
     host->note(NULL, ASMSPY_NOTE_WARN,
                "--procs: --json and --dot are exclusive (--dot is the text; add --record=<f> "
@@ -1107,12 +1108,6 @@ static const struct asmspy_record_schema procs_records[] = {
     {NULL, NULL, NULL},
 };
 
-/* The options this mode accepts after its positionals: parsing, --help, the
- * man page, shell completion and serve's checks read them. */
-static const struct asmspy_option procs_options[] = {
-    {NULL, NULL, NULL},
-};
-
 /* Its entry in the TUI's mode menu. */
 static const struct asmspy_tui_entry procs_tui = {'6', ASMSPY_TUI_TOPOLOGY, 0, "process/thread topology"};
 
@@ -1122,7 +1117,7 @@ static const struct asmspy_view_ops procs_ops = {
     .mode = "procs",
     /* + SYSCALLS or INSN_STREAM by --count: see extra_caps_for() in host/engine.c */
     .caps_required = ASMSPY_CAP_TASKS,
-    .usage = PROCS_USAGE,
+    .usage = POSITIONALS,
     .open = procs_open,
     .consume = procs_consume,
     .finish = procs_finish,

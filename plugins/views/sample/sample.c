@@ -27,6 +27,7 @@
 
 #include "common/hot_rank.h"
 #include "common/strbuf.h"
+#include "plugins/common/view_options.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -35,7 +36,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define USAGE "<pid> [ms] [--json] [--sampler=ibs|lbr|sw|ptrace] [--top=<n>]"
+/* Its positionals, and the options this mode accepts after them: parsing,
+ * --help, the man page, shell completion and serve's checks read the table
+ * (the index enum keeps open() in step with it). */
+#define POSITIONALS "<pid> [ms]"
+enum { OPT_SAMPLER, OPT_TOP };
+static const struct asmspy_option sample_options[] = {
+    /* the engine picks the backend by it (a rung name, not a fixed list:
+     * the sampler backends name their rungs) */
+    [OPT_SAMPLER] = {"sampler", "<rung>",
+                     "the sampler: ibs (default), lbr, sw or ptrace (see --backends)"},
+    [OPT_TOP] = {"top", "<n>", "rows in the table (default 40; 0 = all)"},
+    {NULL, NULL, NULL},
+};
 #define SP_TOP_DEFAULT 40
 #define SP_MAX_WINDOW_MS 3600000 /* an hour: anything longer is a typo */
 #define SP_SITE_COLUMN 33        /* the from column of the seed's edge table */
@@ -296,8 +309,8 @@ static int sp_usage(const struct asmspy_host_api *host, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  host->note(NULL, ASMSPY_NOTE_WARN, "--sample: %s (usage: --sample %s)", msg, USAGE);
-  return -ASMSPY_E_USAGE;
+  const struct asmspy_session s = {.mode = "sample"};
+  return vo_refuse(host, &s, sample_options, POSITIONALS, "%s", msg);
 }
 
 static int sp_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
@@ -307,21 +320,18 @@ static int sp_open(const struct asmspy_host_api *host, const struct asmspy_sessi
     return sp_usage(host, "invalid window '%lld': milliseconds, 1..%d", (long long)s->max,
                     SP_MAX_WINDOW_MS);
   }
-  for (int i = 0; i < s->argc; i++) {
-    const char *a = s->argv[i];
-    if (strncmp(a, "--sampler=", 10) == 0) continue; /* the engine chose the rung by it */
-    if (strncmp(a, "--top=", 6) == 0) {
-      char *end = NULL;
-      errno = 0;
-      long v = strtol(a + 6, &end, 10);
-      if (!a[6] || errno || *end || v < 0)
-        return sp_usage(host, "invalid --top '%s': a row count (0 = all)", a + 6);
-      top = v;
-      continue;
-    }
-    if (a[0] == '-') return sp_usage(host, "unknown option '%s'", a);
-    return sp_usage(host, "invalid window '%s': not a number of milliseconds", a);
+  struct asmspy_optval ov;
+  int rc = vo_parse(host, s, sample_options, POSITIONALS, &ov);
+  if (rc) return rc;
+  if (ov.value[OPT_TOP]) { /* --sampler: the engine chose the rung by it */
+    const char *a = ov.value[OPT_TOP];
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(a, &end, 10);
+    if (errno || *end || v < 0) return sp_usage(host, "invalid --top '%s': a row count (0 = all)", a);
+    top = v;
   }
+  if (ov.npos) return sp_usage(host, "invalid window '%s': not a number of milliseconds", ov.pos[0]);
   struct sp_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
@@ -399,12 +409,6 @@ static const struct asmspy_record_schema sample_records[] = {
     {NULL, NULL, NULL},
 };
 
-/* The options this mode accepts after its positionals: parsing, --help, the
- * man page, shell completion and serve's checks read them. */
-static const struct asmspy_option sample_options[] = {
-    {NULL, NULL, NULL},
-};
-
 /* Its entry in the TUI's mode menu. */
 static const struct asmspy_tui_entry sample_tui = {'7', ASMSPY_TUI_SNAPSHOT, 0, "hot edges (sampler)"};
 
@@ -413,7 +417,7 @@ static const struct asmspy_view_ops sp_ops = {
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "sample",
     .caps_required = ASMSPY_CAP_IP_SAMPLES,
-    .usage = USAGE,
+    .usage = POSITIONALS,
     .open = sp_open,
     .consume = sp_consume,
     .finish = sp_finish,

@@ -6,6 +6,7 @@
  * --json emits the same as `insn` events. Symbols and disassembly come from host services,
  * both cached per address there, so a hot loop costs a table hit per step. */
 #include <asmspy/plugin.h>
+#include "plugins/common/view_options.h"
 #include "plugins/common/task_prefix.h"
 
 #include <inttypes.h>
@@ -22,13 +23,21 @@ struct stream_state {
   int64_t shown;
 };
 
+/* Its positionals (the CLI takes <pid> and n before the view sees the rest),
+ * and its options: none of its own (the shared --tid/--follow/--json/...
+ * are the CLI's). The table feeds parsing, --help, the man page, shell
+ * completion and serve's checks. */
+#define POSITIONALS "<pid> [n]"
+static const struct asmspy_option stream_options[] = {
+    {NULL, NULL, NULL},
+};
+
 static int stream_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                        void **state) {
-  for (int i = 0; i < s->argc; i++) {
-    host->note(NULL, ASMSPY_NOTE_WARN, "--stream: unexpected argument '%s' (usage: --stream %s)",
-               s->argv[i], "<pid> [n] [--tid=<t>] [--follow] [--json] [--record=<f>]");
-    return -ASMSPY_E_USAGE;
-  }
+  struct asmspy_optval ov;
+  int rc = vo_parse(host, s, stream_options, POSITIONALS, &ov);
+  if (rc) return rc;
+  if (ov.npos) return vo_refuse(host, s, stream_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
   struct stream_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
@@ -140,12 +149,6 @@ static const struct asmspy_record_schema stream_records[] = {
     {NULL, NULL, NULL},
 };
 
-/* The options this mode accepts after its positionals: parsing, --help, the
- * man page, shell completion and serve's checks read them. */
-static const struct asmspy_option stream_options[] = {
-    {NULL, NULL, NULL},
-};
-
 /* Its entry in the TUI's mode menu. */
 static const struct asmspy_tui_entry stream_tui = {'3', ASMSPY_TUI_FEED, 0, "live instruction stream"};
 
@@ -154,7 +157,7 @@ static const struct asmspy_view_ops stream_ops = {
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "stream",
     .caps_required = ASMSPY_CAP_INSN_STREAM,
-    .usage = "<pid> [n] [--tid=<t>] [--follow]",
+    .usage = POSITIONALS,
     .open = stream_open,
     .consume = stream_consume,
     .finish = stream_finish,

@@ -16,6 +16,7 @@
 #include "plugins/common/task_prefix.h"
 
 #include <asmspy/plugin.h>
+#include "plugins/common/view_options.h"
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -222,13 +223,21 @@ static int on_signal(struct syslog_state *st, const struct asmspy_event *ev) {
 
 /* ------------------------------------------------------------ view -- */
 
+/* Its positionals (the CLI takes <pid> and n before the view sees the rest),
+ * and its options: none of its own (the shared --tid/--follow/--json/...
+ * are the CLI's). The table feeds parsing, --help, the man page, shell
+ * completion and serve's checks. */
+#define POSITIONALS "<pid> [n]"
+static const struct asmspy_option syslog_options[] = {
+    {NULL, NULL, NULL},
+};
+
 static int syslog_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                        void **state) {
-  for (int i = 0; i < s->argc; i++) {
-    host->note(NULL, ASMSPY_NOTE_WARN, "--log: unexpected argument '%s' (usage: --log %s)",
-               s->argv[i], "<pid> [n] [--tid=<t>] [--follow] [--json] [--record=<f>]");
-    return -ASMSPY_E_USAGE;
-  }
+  struct asmspy_optval ov;
+  int rc = vo_parse(host, s, syslog_options, POSITIONALS, &ov);
+  if (rc) return rc;
+  if (ov.npos) return vo_refuse(host, s, syslog_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
   struct syslog_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
@@ -270,12 +279,6 @@ static const struct asmspy_record_schema syslog_records[] = {
     {NULL, NULL, NULL},
 };
 
-/* The options this mode accepts after its positionals: parsing, --help, the
- * man page, shell completion and serve's checks read them. */
-static const struct asmspy_option syslog_options[] = {
-    {NULL, NULL, NULL},
-};
-
 /* Its entry in the TUI's mode menu. */
 static const struct asmspy_tui_entry syslog_tui = {'1', ASMSPY_TUI_FEED, 0, "syscall log"};
 
@@ -284,7 +287,7 @@ static const struct asmspy_view_ops syslog_ops = {
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "log",
     .caps_required = ASMSPY_CAP_SYSCALLS,
-    .usage = "<pid> [n] [--tid=<t>] [--follow]",
+    .usage = POSITIONALS,
     .open = syslog_open,
     .consume = syslog_consume,
     .finish = syslog_finish,

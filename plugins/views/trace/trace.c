@@ -15,6 +15,7 @@
 
 #include "common/strbuf.h"
 #include "plugins/common/region_view.h"
+#include "plugins/common/view_options.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -52,15 +53,25 @@ struct trace_state {
   int prev_branch;             /* the previous instruction was a jump */
 };
 
+/* Its positionals (the region after the pid), and its options: none of its
+ * own. The table feeds parsing, --help, the man page, shell completion and
+ * serve's checks. */
+#define POSITIONALS "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n]"
+static const struct asmspy_option trace_options[] = {
+    {NULL, NULL, NULL},
+};
+
 static int trace_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                       void **state) {
   struct rv_region rv = {0};
-  for (int i = 0; i < s->argc; i++) {
-    int rc = rv_take_spec(host, s, s->argv[i], &rv,
-                          "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n] [--tid=<t>]");
+  struct asmspy_optval ov;
+  int rc = vo_parse(host, s, trace_options, POSITIONALS, &ov);
+  if (rc) return rc;
+  for (uint32_t i = 0; i < ov.npos; i++) {
+    rc = rv_take_spec(host, s, ov.pos[i], &rv, POSITIONALS);
     if (rc) return rc;
   }
-  int rc = rv_need_spec(host, s, &rv, "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n]");
+  rc = rv_need_spec(host, s, &rv, POSITIONALS);
   if (rc) return rc;
   struct trace_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
@@ -255,12 +266,6 @@ static const struct asmspy_record_schema trace_records[] = {
     {NULL, NULL, NULL},
 };
 
-/* The options this mode accepts after its positionals: parsing, --help, the
- * man page, shell completion and serve's checks read them. */
-static const struct asmspy_option trace_options[] = {
-    {NULL, NULL, NULL},
-};
-
 /* Its entry in the TUI's mode menu. */
 static const struct asmspy_tui_entry trace_tui = {'2', ASMSPY_TUI_REGION, ASMSPY_TUIF_PICK_SYMBOL, "assembly & functions"};
 
@@ -269,7 +274,7 @@ static const struct asmspy_view_ops trace_ops = {
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "trace",
     .caps_required = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_REGION,
-    .usage = "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n] [--tid=<t>]",
+    .usage = POSITIONALS,
     .open = trace_open,
     .consume = trace_consume,
     .finish = trace_finish,

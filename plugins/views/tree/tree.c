@@ -33,6 +33,7 @@
 #include "common/strbuf.h"
 
 #include "plugins/common/callcheck.h"
+#include "plugins/common/view_options.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -85,8 +86,18 @@ struct tree_state {
   int deep_noted, oom_noted;
 };
 
-static const char *USAGE = "<pid> [n] [--depth=<d>] [--focus=<sym>] [--module=<m>] [--json|--dot] "
-                           "[--tid=<t>] [--follow]";
+/* Its positionals, and the options this mode accepts after them: parsing,
+ * --help, the man page, shell completion and serve's checks read the table
+ * (the index enum keeps open() in step with it). */
+#define POSITIONALS "<pid> [n]"
+enum { OPT_DEPTH, OPT_FOCUS, OPT_MODULE, OPT_DOT };
+static const struct asmspy_option tree_options[] = {
+    [OPT_DEPTH] = {"depth", "<d>", "show d levels of calls (default: all)"},
+    [OPT_FOCUS] = {"focus", "<sym>", "only the subtrees rooted at calls of <sym>"},
+    [OPT_MODULE] = {"module", "<m>", "only calls into modules whose name contains <m>"},
+    [OPT_DOT] = {"dot", NULL, "a Graphviz digraph instead of the indented tree"},
+    {NULL, NULL, NULL},
+};
 
 /* ---------------------------------------------------------- helpers -- */
 
@@ -384,38 +395,30 @@ static int tree_snapshot(void *state) {
 
 /* -------------------------------------------------------------- view -- */
 
-static int usage(const struct asmspy_host_api *host, const char *what, const char *arg) {
-  host->note(NULL, ASMSPY_NOTE_WARN, "--tree: %s '%s' (usage: --tree %s)", what, arg, USAGE);
-  return -ASMSPY_E_USAGE;
-}
-
 static int tree_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                      void **state) {
   long max_depth = 0;
   const char *focus = NULL, *module = NULL;
   int dot = 0;
-  for (int i = 0; i < s->argc; i++) {
-    const char *a = s->argv[i];
-    if (strncmp(a, "--depth=", 8) == 0) {
-      char *end = NULL;
-      errno = 0;
-      long d = strtol(a + 8, &end, 10);
-      if (!a[8] || errno || *end || d <= 0)
-        return usage(host, "--depth must be a positive number of levels (omit it for "
-                           "unlimited), got", a + 8);
-      max_depth = d;
-    } else if (strncmp(a, "--focus=", 8) == 0) {
-      if (!a[8]) return usage(host, "--focus= needs a symbol", a);
-      focus = a + 8;
-    } else if (strncmp(a, "--module=", 9) == 0) {
-      if (!a[9]) return usage(host, "--module= needs a module name", a);
-      module = a + 9;
-    } else if (strcmp(a, "--dot") == 0) {
-      dot = 1;
-    } else {
-      return usage(host, "unexpected argument", a);
-    }
+  struct asmspy_optval ov;
+  int rc = vo_parse(host, s, tree_options, POSITIONALS, &ov);
+  if (rc) return rc;
+  if (ov.npos)
+    return vo_refuse(host, s, tree_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
+  if (ov.value[OPT_DEPTH]) {
+    const char *v = ov.value[OPT_DEPTH];
+    char *end = NULL;
+    errno = 0;
+    long d = strtol(v, &end, 10);
+    if (errno || *end || d <= 0)
+      return vo_refuse(host, s, tree_options, POSITIONALS,
+                       "--depth must be a positive number of levels (omit it for unlimited), "
+                       "got '%s'", v);
+    max_depth = d;
   }
+  focus = ov.value[OPT_FOCUS];
+  module = ov.value[OPT_MODULE];
+  dot = ov.value[OPT_DOT] != NULL;
   struct tree_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
@@ -450,12 +453,6 @@ static const struct asmspy_record_schema tree_records[] = {
     {NULL, NULL, NULL},
 };
 
-/* The options this mode accepts after its positionals: parsing, --help, the
- * man page, shell completion and serve's checks read them. */
-static const struct asmspy_option tree_options[] = {
-    {NULL, NULL, NULL},
-};
-
 /* Its entry in the TUI's mode menu. */
 static const struct asmspy_tui_entry tree_tui = {'5', ASMSPY_TUI_SNAPSHOT, 0, "call tree"};
 
@@ -464,8 +461,7 @@ static const struct asmspy_view_ops tree_ops = {
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "tree",
     .caps_required = ASMSPY_CAP_INSN_STREAM,
-    .usage = "<pid> [n] [--depth=<d>] [--focus=<sym>] [--module=<m>] [--json|--dot] [--tid=<t>] "
-             "[--follow]",
+    .usage = POSITIONALS,
     .open = tree_open,
     .consume = tree_consume,
     .finish = tree_finish,

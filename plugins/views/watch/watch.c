@@ -14,6 +14,7 @@
  * what is wrong.
  */
 #include <asmspy/plugin.h>
+#include "plugins/common/view_options.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +23,17 @@
 #include <string.h>
 
 #define WATCH_DEFAULT_N 10
-#define WATCH_USAGE "<pid> <sym|sym+off|0xADDR> [n] [--rw] [--len=1|2|4|8]"
+/* Its positionals, and the options this mode accepts after them: parsing,
+ * --help, the man page, shell completion and serve's checks read the table
+ * (the index enum keeps open() in step with it). */
+#define POSITIONALS "<pid> <sym|sym+off|0xADDR> [n]"
+enum { OPT_RW, OPT_LEN };
+static const struct asmspy_option watch_options[] = {
+    [OPT_RW] = {"rw", NULL, "also report reads (default: writes only)"},
+    /* a placeholder, not choices: the view's own message names the widths */
+    [OPT_LEN] = {"len", "<bytes>", "watch 1, 2, 4 or 8 bytes (default: from the symbol's size)"},
+    {NULL, NULL, NULL},
+};
 
 struct watch_state {
   const struct asmspy_host_api *host;
@@ -38,10 +49,10 @@ struct watch_state {
 
 static int usage_error(const struct asmspy_host_api *host, const char *fmt, const char *arg)
 {
-  char msg[256];
+  char msg[512];
   snprintf(msg, sizeof msg, fmt, arg);
-  host->note(NULL, ASMSPY_NOTE_WARN, "--watch: %s (usage: --watch %s)", msg, WATCH_USAGE);
-  return -ASMSPY_E_USAGE;
+  const struct asmspy_session s = {.mode = "watch"};
+  return vo_refuse(host, &s, watch_options, POSITIONALS, "%s", msg);
 }
 
 static int parse_len(const char *v, unsigned *out)
@@ -58,21 +69,18 @@ static int watch_open(const struct asmspy_host_api *host, const struct asmspy_se
   const char *spec = NULL;
   unsigned len = 0;
   int rw = 0;
-  for (int i = 0; i < s->argc; i++) {
-    const char *a = s->argv[i];
-    if (strcmp(a, "--rw") == 0) {
-      rw = 1;
-    } else if (strncmp(a, "--len=", 6) == 0) {
-      if (parse_len(a + 6, &len) != 0)
-        return usage_error(host, "%s: the width must be 1, 2, 4 or 8 bytes", a);
-    } else if (a[0] == '-') {
-      return usage_error(host, "unknown option '%s'", a);
-    } else if (spec) {
-      return usage_error(host, "unexpected argument '%s' (one address per watch)", a);
-    } else {
-      spec = a;
-    }
+  struct asmspy_optval ov;
+  int rc = vo_parse(host, s, watch_options, POSITIONALS, &ov);
+  if (rc) return rc;
+  rw = ov.value[OPT_RW] != NULL;
+  if (ov.value[OPT_LEN] && parse_len(ov.value[OPT_LEN], &len) != 0) {
+    char a[128];
+    snprintf(a, sizeof a, "--len=%.100s", ov.value[OPT_LEN]);
+    return usage_error(host, "%s: the width must be 1, 2, 4 or 8 bytes", a);
   }
+  if (ov.npos > 1)
+    return usage_error(host, "unexpected argument '%s' (one address per watch)", ov.pos[1]);
+  if (ov.npos) spec = ov.pos[0];
   if (!spec)
     return usage_error(host, "%s", "needs an address to watch");
   struct watch_state *st = calloc(1, sizeof *st);
@@ -248,12 +256,6 @@ static const struct asmspy_record_schema watch_records[] = {
     {NULL, NULL, NULL},
 };
 
-/* The options this mode accepts after its positionals: parsing, --help, the
- * man page, shell completion and serve's checks read them. */
-static const struct asmspy_option watch_options[] = {
-    {NULL, NULL, NULL},
-};
-
 /* Its entry in the TUI's mode menu. */
 static const struct asmspy_tui_entry watch_tui = {0, ASMSPY_TUI_FEED, ASMSPY_TUIF_HIDDEN, "data watchpoints"};
 
@@ -262,7 +264,7 @@ static const struct asmspy_view_ops watch_ops = {
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "watch",
     .caps_required = ASMSPY_CAP_WATCHPOINTS,
-    .usage = WATCH_USAGE,
+    .usage = POSITIONALS,
     .open = watch_open,
     .consume = watch_consume,
     .finish = watch_finish,
