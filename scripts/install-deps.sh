@@ -5,7 +5,7 @@ set -eu
 pkgs=(meson ninja-build gcc pkg-config
       libcapstone-dev libdw-dev libelf-dev libpfm4-dev libipt-dev libncurses-dev
       g++ binutils python3 bc util-linux procps strace valgrind graphviz gdb uftrace
-      tmux jq gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+      tmux jq groff man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
