@@ -473,7 +473,32 @@ struct asmspy_seam_api {
   uint32_t (*list_threads)(struct asmspy_seam *seam, pid_t *tids, uint32_t cap);
   /* --- ABI 1.5 ends here --- */
   /* === 1.8: probes drive their children through the seam === */
-
+  /* A probe's test subject, traced by a seam of its own, so that a probe
+   * never calls ptrace(2) or waitpid(2) itself: every ptrace call stays in
+   * the seam, and the child cannot outlive the probe.
+   * Forks a child that dies with its parent (PR_SET_PDEATHSIG SIGKILL), asks
+   * to be traced (PTRACE_TRACEME: allowed for one's own child where seizing
+   * another process may not be) and stops itself (SIGSTOP); once resumed it
+   * runs child(arg) and _exits with its return value. Returns when that
+   * self-stop arrived, waiting at most timeout_ms: the stop is consumed
+   * (resuming with sig 0 discards the SIGSTOP), the child sits stopped, *out
+   * is its seam and *pid its pid. Options: PTRACE_O_TRACESYSGOOD and
+   * PTRACE_O_EXITKILL.
+   * Drive it with step / resume / resume_syscall / get_regs / syscall_info /
+   * peek_user / poke_user / get_regset / set_regset on (*out, *pid), and
+   * take its stops with next_stop / next_stop_timeout: they turn each wait
+   * status into an asmspy_stop exactly as for an attached target (STEP,
+   * SIGNAL, SYSCALL, WATCH after poke_user / set_regset, EXITED with its
+   * exit status or -signal, ...) and wait for this child only, never for
+   * another child of the caller.
+   * detach() ends it: the child is SIGKILLed and reaped (never released),
+   * whatever state it is in.
+   * Returns 0 or -errno. *pid is 0 when no child was made (-errno of pipe /
+   * fork); with *pid > 0 the child was made and is already reaped:
+   * PTRACE_TRACEME's errno (EPERM: Yama ptrace_scope=3, seccomp, an LSM),
+   * -ECHILD it ended before its stop, -ETIMEDOUT it did not stop in time. */
+  int (*spawn_child)(int (*child)(void *arg), void *arg, int64_t timeout_ms,
+                     struct asmspy_seam **out, pid_t *pid);
   /* --- ABI 1.8 ends here; append below --- */
 };
 

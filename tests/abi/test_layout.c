@@ -510,6 +510,11 @@ PIN(asmspy_host_api, parse_options, 168);
 ENDS(asmspy_host_api, parse_options, SIZE_1_8_asmspy_host_api);
 
 /* --- 1.8 sub-block: the seam's child driving (seam_api) --- */
+/* struct asmspy_seam_api: spawn_child() (a probe's traced child). */
+PIN(asmspy_seam_api, spawn_child, 168);
+NEW(asmspy_seam_api, spawn_child, SIZE_1_7_asmspy_seam_api);
+#define SIZE_1_8_asmspy_seam_api 176
+ENDS(asmspy_seam_api, spawn_child, SIZE_1_8_asmspy_seam_api);
 
 /* --- end seam sub-block --- */
 
@@ -530,7 +535,6 @@ ENDS(asmspy_host_api, parse_options, SIZE_1_8_asmspy_host_api);
 #define SIZE_1_8_asmspy_event SIZE_1_7_asmspy_event
 #define SIZE_1_8_asmspy_regs SIZE_1_7_asmspy_regs
 #define SIZE_1_8_asmspy_stop SIZE_1_7_asmspy_stop
-#define SIZE_1_8_asmspy_seam_api SIZE_1_7_asmspy_seam_api
 #define SIZE_1_8_asmspy_symbol SIZE_1_7_asmspy_symbol
 #define SIZE_1_8_asmspy_plugin SIZE_1_7_asmspy_plugin
 #define SIZE_1_8_asmspy_syscall_info SIZE_1_7_asmspy_syscall_info
