@@ -626,6 +626,25 @@ struct asmspy_host_api {
   /* What one instruction is, from Capstone's instruction groups (not from
    * its mnemonic text): ASMSPY_INSN_* bits; 0 = undecodable. */
   uint32_t (*insn_class)(uint64_t ip, const uint8_t *bytes, size_t len);
+  /* The class bits (values pinned by tests/abi/test_layout.c). Prefixes do
+   * not hide a class: `bnd call`, `notrack jmp`, `rep ret` are CALL, JUMP,
+   * RET. A view that has an INSN event passes its u.insn.bytes / len. */
+#define ASMSPY_INSN_DECODED 0x1u    /* the bytes decode (every non-zero answer has it) */
+#define ASMSPY_INSN_CALL 0x2u       /* pushes a return address and branches (call, bl, blr) */
+#define ASMSPY_INSN_RET 0x4u        /* returns through the stack / link register (ret, retf) */
+#define ASMSPY_INSN_JUMP 0x8u       /* any other branch: jmp, jcc, loop*, jrcxz; b, b.cond, br */
+#define ASMSPY_INSN_COND 0x10u      /* with JUMP: may fall through (jcc, loop*, jrcxz, cbz, tbz) */
+#define ASMSPY_INSN_RELATIVE 0x20u  /* with CALL/JUMP: the target is ip-relative, in the bytes */
+#define ASMSPY_INSN_INDIRECT 0x40u  /* with CALL/JUMP: the target is in a register or memory */
+#define ASMSPY_INSN_SYSCALL 0x80u   /* enters the kernel: syscall, sysenter; svc */
+#define ASMSPY_INSN_INT 0x100u      /* raises a trap or interrupt: int n, int3, int1, into; brk */
+#define ASMSPY_INSN_IRET 0x200u     /* returns from an interrupt / the kernel: iret*, sysret; eret */
+#define ASMSPY_INSN_PRIVILEGE 0x400u /* Capstone's privileged group: hlt, sysret, iretq, mov ss */
+#define ASMSPY_INSN_REP 0x800u      /* x86 rep/repe/repne string op: one step per iteration, same ip */
+  /* Bits 24-31 hold the instruction's length in bytes (0 when undecodable),
+   * so a caller needs no second decode for the fall-through address. */
+#define ASMSPY_INSN_LEN_SHIFT 24
+#define ASMSPY_INSN_LEN(c) ((uint32_t)(c) >> ASMSPY_INSN_LEN_SHIFT)
 
   /* === 1.8: option parsing === */
   /* Parse a mode's options against its `options` table (getopt_long rules:
