@@ -227,6 +227,14 @@ static int starts_with_any(const char *text, const char *const *words, size_t n)
   return 0;
 }
 
+/* Why this stays a list of mnemonics and does not use host->insn_class:
+ * `straight` lets the step loop predict the next ip without reading
+ * registers, so it must be false for every instruction that might not fall
+ * through — and most of that list is no branch class at all (rep string
+ * ops, mov/pop ss, cpuid's lost trap, ud*, RTM, SGX, hlt). The host's
+ * classes answer "is it a call / ret / jump", the questions the views ask;
+ * a wrong "straight" here would corrupt the stream, so the conservative
+ * x86 list is kept whole. */
 static struct insn_class classify(const char *text) {
   /* int, int3, int1, into, syscall, sysenter, icebp */
   static const char *const trapping[] = {"int", "syscall", "sysenter", "icebp"};
