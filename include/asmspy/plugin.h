@@ -628,7 +628,9 @@ struct asmspy_host_api {
   uint32_t (*insn_class)(uint64_t ip, const uint8_t *bytes, size_t len);
   /* The class bits (values pinned by tests/abi/test_layout.c). Prefixes do
    * not hide a class: `bnd call`, `notrack jmp`, `rep ret` are CALL, JUMP,
-   * RET. A view that has an INSN event passes its u.insn.bytes / len. */
+   * RET. A view that has an INSN event passes its u.insn.bytes / len.
+   * Callers check ASMSPY_HAS(host, insn_class): a 1.7 host has none. Call it
+   * from one thread at a time, like disasm (both keep an unlocked cache). */
 #define ASMSPY_INSN_DECODED 0x1u    /* the bytes decode (every non-zero answer has it) */
 #define ASMSPY_INSN_CALL 0x2u       /* pushes a return address and branches (call, bl, blr) */
 #define ASMSPY_INSN_RET 0x4u        /* returns through the stack / link register (ret, retf) */
