@@ -39,6 +39,9 @@ int target_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *add
 /* ---- disasm.c: Capstone, Intel syntax, cached by (addr, bytes) --------- */
 int disasm_one(uint64_t addr, const uint8_t *bytes, size_t len, char *text, size_t cap);
 
+/* ---- insn_class.c: Capstone groups -> ASMSPY_INSN_* bits + length ------- */
+uint32_t insn_class_one(uint64_t ip, const uint8_t *bytes, size_t len); /* native arch */
+uint32_t insn_class_for(int arm64, uint64_t ip, const uint8_t *bytes, size_t len);
 /* ---- operands.c: Capstone with detail: registers/memory an insn touches - */
 int operands_one(uint64_t ip, const uint8_t *bytes, size_t len, const struct asmspy_regs *regs,
                  struct asmspy_operands *out);

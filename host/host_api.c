@@ -37,7 +37,7 @@ static const struct asmspy_host_api host_api = {
     .emit_record = NULL,
 
     /* 1.8: instruction classes */
-    .insn_class = NULL,
+    .insn_class = insn_class_one,
 
     /* 1.8: option parsing */
     .parse_options = asmspy_option_parse,

@@ -40,6 +40,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -109,6 +110,9 @@ struct asmspy_seam {
   pid_t gone[64];
   unsigned ngone;
   int group_stop_noted;
+  /* spawn_child(): the probe child this seam owns. Waits name it (never -1:
+   * the caller's other children are not ours to reap) and detach kills it. */
+  pid_t child;
 };
 
 static int64_t now_ns(void);
@@ -589,7 +593,7 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
     if (t && t->state == TASK_STOPPED && !t->resumed_since_queue) return 0;
   }
   for (;;) {
-    if (sm->session->stop && *sm->session->stop) {
+    if (sm->session && sm->session->stop && *sm->session->stop) {
       stop_init(stop, ASMSPY_STOP_INTERRUPTED, NULL);
       return 0;
     }
@@ -601,7 +605,7 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
     pid_t tid;
     if (sm->deadline_ns) {
       /* bounded wait: poll every millisecond until the deadline */
-      tid = waitpid(-1, &status, __WALL | WNOHANG);
+      tid = waitpid(sm->child ? sm->child : -1, &status, __WALL | WNOHANG);
       if (tid == 0) {
         if (now_ns() >= sm->deadline_ns) {
           stop_init(stop, ASMSPY_STOP_TIMEOUT, NULL);
@@ -612,7 +616,7 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
         continue;
       }
     } else {
-      tid = waitpid(-1, &status, __WALL);
+      tid = waitpid(sm->child ? sm->child : -1, &status, __WALL);
     }
     *raw = status;
     if (tid < 0) {
@@ -1104,8 +1108,11 @@ static void detach_release(struct asmspy_seam *sm, struct seam_task *t) {
   ptrace(PTRACE_DETACH, tid, 0, (void *)(uintptr_t)sig);
 }
 
+static int child_kill_reap(struct asmspy_seam *sm);
+
 static int seam_detach(struct asmspy_seam *sm) {
   if (!sm) return 0;
+  if (sm->child) return child_kill_reap(sm);
   /* Phase 1: stop everything. A task PTRACE_INTERRUPT cannot reach (ESRCH)
    * is gone (or was never really ours): nothing to wait for. */
   for (size_t i = 0; i < sm->ntasks;) {
@@ -1150,6 +1157,120 @@ static int seam_detach(struct asmspy_seam *sm) {
   free(sm->procs);
   free(sm->tasks);
   free(sm);
+  return 0;
+}
+
+/* ---------------------------------------------------------- probe child -- */
+/* spawn_child(): a backend's probe tests ptrace on a child of its own. The
+ * child is traced from its first instruction after fork glue (TRACEME, then
+ * a self-stop), so nothing in it runs untraced once the probe starts
+ * driving it, and it is the seam's to kill: PR_SET_PDEATHSIG and
+ * PTRACE_O_EXITKILL cover a probe process that dies itself. */
+
+/* In the forked child: only async-signal-safe calls until child() runs. */
+__attribute__((noreturn)) static void child_start(int (*child)(void *), void *arg, int errfd,
+                                                  pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(125); /* the parent is already gone */
+  if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
+    int e = errno;
+    if (write(errfd, &e, sizeof e) < 0) {
+    }
+    _exit(126);
+  }
+  close(errfd);
+  raise(SIGSTOP);
+  _exit(child(arg));
+}
+
+/* SIGKILL the child and reap it (EINTR-proof) unless a wait already
+ * reaped it (its task is gone then: its pid may be someone else's now);
+ * frees the seam. */
+static int child_kill_reap(struct asmspy_seam *sm) {
+  if (task_find(sm, sm->child)) {
+    kill(sm->child, SIGKILL);
+    while (waitpid(sm->child, NULL, __WALL) < 0 && errno == EINTR) {
+    }
+  }
+  free(sm->procs);
+  free(sm->tasks);
+  free(sm);
+  return 0;
+}
+
+static int seam_spawn_child(int (*child)(void *), void *arg, int64_t timeout_ms,
+                            struct asmspy_seam **out, pid_t *pid_out) {
+  *pid_out = 0;
+  *out = NULL;
+  struct asmspy_seam *sm = calloc(1, sizeof *sm);
+  if (!sm) return -ENOMEM;
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    int e = errno;
+    free(sm);
+    return -e;
+  }
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    close(p[0]);
+    close(p[1]);
+    free(sm);
+    return -e;
+  }
+  if (pid == 0) {
+    close(p[0]);
+    child_start(child, arg, p[1], parent);
+  }
+  close(p[1]);
+  *pid_out = pid;
+  sm->child = pid;
+  struct seam_task *t = task_add(sm, pid, pid);
+  if (!t) {
+    close(p[0]);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR) {
+    }
+    free(sm);
+    return -ENOMEM;
+  }
+  int64_t deadline = now_ns() + (timeout_ms > 0 ? timeout_ms : 1) * 1000000;
+  int rc = 0;
+  for (;;) {
+    int status;
+    pid_t w = wait_until(pid, &status, deadline);
+    if (w == 0) {
+      rc = -ETIMEDOUT;
+      break;
+    }
+    if (w < 0) {
+      rc = -errno;
+      break;
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      int e = 0; /* PTRACE_TRACEME's errno, when that is what ended it */
+      rc = read(p[0], &e, sizeof e) == (ssize_t)sizeof e && e ? -e : -ECHILD;
+      close(p[0]);
+      task_remove(sm, pid); /* reaped already */
+      child_kill_reap(sm);
+      return rc;
+    }
+    if (!WIFSTOPPED(status)) continue;
+    if (WSTOPSIG(status) == SIGSTOP) break; /* its self-stop */
+    /* another signal beat it (a terminal's SIGINT...): hand it on */
+    ptrace(PTRACE_CONT, pid, 0, (void *)(uintptr_t)WSTOPSIG(status));
+  }
+  close(p[0]);
+  if (!rc && ptrace(PTRACE_SETOPTIONS, pid, 0,
+                    (void *)(uintptr_t)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)) != 0)
+    rc = -errno;
+  if (rc) {
+    child_kill_reap(sm);
+    return rc;
+  }
+  t->state = TASK_STOPPED;
+  *out = sm;
   return 0;
 }
 
@@ -1283,6 +1404,7 @@ const struct asmspy_seam_api seam_api = {
     .get_regset = seam_get_regset,
     .set_regset = seam_set_regset,
     .list_threads = seam_list_threads,
+    .spawn_child = seam_spawn_child,
 };
 
 /* ------------------------------------------------------ attach probe -- */

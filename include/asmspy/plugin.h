@@ -473,7 +473,32 @@ struct asmspy_seam_api {
   uint32_t (*list_threads)(struct asmspy_seam *seam, pid_t *tids, uint32_t cap);
   /* --- ABI 1.5 ends here --- */
   /* === 1.8: probes drive their children through the seam === */
-
+  /* A probe's test subject, traced by a seam of its own, so that a probe
+   * never calls ptrace(2) or waitpid(2) itself: every ptrace call stays in
+   * the seam, and the child cannot outlive the probe.
+   * Forks a child that dies with its parent (PR_SET_PDEATHSIG SIGKILL), asks
+   * to be traced (PTRACE_TRACEME: allowed for one's own child where seizing
+   * another process may not be) and stops itself (SIGSTOP); once resumed it
+   * runs child(arg) and _exits with its return value. Returns when that
+   * self-stop arrived, waiting at most timeout_ms: the stop is consumed
+   * (resuming with sig 0 discards the SIGSTOP), the child sits stopped, *out
+   * is its seam and *pid its pid. Options: PTRACE_O_TRACESYSGOOD and
+   * PTRACE_O_EXITKILL.
+   * Drive it with step / resume / resume_syscall / get_regs / syscall_info /
+   * peek_user / poke_user / get_regset / set_regset on (*out, *pid), and
+   * take its stops with next_stop / next_stop_timeout: they turn each wait
+   * status into an asmspy_stop exactly as for an attached target (STEP,
+   * SIGNAL, SYSCALL, WATCH after poke_user / set_regset, EXITED with its
+   * exit status or -signal, ...) and wait for this child only, never for
+   * another child of the caller.
+   * detach() ends it: the child is SIGKILLed and reaped (never released),
+   * whatever state it is in.
+   * Returns 0 or -errno. *pid is 0 when no child was made (-errno of pipe /
+   * fork); with *pid > 0 the child was made and is already reaped:
+   * PTRACE_TRACEME's errno (EPERM: Yama ptrace_scope=3, seccomp, an LSM),
+   * -ECHILD it ended before its stop, -ETIMEDOUT it did not stop in time. */
+  int (*spawn_child)(int (*child)(void *arg), void *arg, int64_t timeout_ms,
+                     struct asmspy_seam **out, pid_t *pid);
   /* --- ABI 1.8 ends here; append below --- */
 };
 
@@ -601,6 +626,27 @@ struct asmspy_host_api {
   /* What one instruction is, from Capstone's instruction groups (not from
    * its mnemonic text): ASMSPY_INSN_* bits; 0 = undecodable. */
   uint32_t (*insn_class)(uint64_t ip, const uint8_t *bytes, size_t len);
+  /* The class bits (values pinned by tests/abi/test_layout.c). Prefixes do
+   * not hide a class: `bnd call`, `notrack jmp`, `rep ret` are CALL, JUMP,
+   * RET. A view that has an INSN event passes its u.insn.bytes / len.
+   * Callers check ASMSPY_HAS(host, insn_class): a 1.7 host has none. Call it
+   * from one thread at a time, like disasm (both keep an unlocked cache). */
+#define ASMSPY_INSN_DECODED 0x1u    /* the bytes decode (every non-zero answer has it) */
+#define ASMSPY_INSN_CALL 0x2u       /* pushes a return address and branches (call, bl, blr) */
+#define ASMSPY_INSN_RET 0x4u        /* returns through the stack / link register (ret, retf) */
+#define ASMSPY_INSN_JUMP 0x8u       /* any other branch: jmp, jcc, loop*, jrcxz; b, b.cond, br */
+#define ASMSPY_INSN_COND 0x10u      /* with JUMP: may fall through (jcc, loop*, jrcxz, cbz, tbz) */
+#define ASMSPY_INSN_RELATIVE 0x20u  /* with CALL/JUMP: the target is ip-relative, in the bytes */
+#define ASMSPY_INSN_INDIRECT 0x40u  /* with CALL/JUMP: the target is in a register or memory */
+#define ASMSPY_INSN_SYSCALL 0x80u   /* enters the kernel: syscall, sysenter; svc */
+#define ASMSPY_INSN_INT 0x100u      /* raises a trap or interrupt: int n, int3, int1, into; brk */
+#define ASMSPY_INSN_IRET 0x200u     /* returns from an interrupt / the kernel: iret*, sysret; eret */
+#define ASMSPY_INSN_PRIVILEGE 0x400u /* Capstone's privileged group: hlt, sysret, iretq, mov ss */
+#define ASMSPY_INSN_REP 0x800u      /* x86 rep/repe/repne string op: one step per iteration, same ip */
+  /* Bits 24-31 hold the instruction's length in bytes (0 when undecodable),
+   * so a caller needs no second decode for the fall-through address. */
+#define ASMSPY_INSN_LEN_SHIFT 24
+#define ASMSPY_INSN_LEN(c) ((uint32_t)(c) >> ASMSPY_INSN_LEN_SHIFT)
 
   /* === 1.8: option parsing === */
   /* Parse a mode's arguments (s->argc/argv) against its `options` table

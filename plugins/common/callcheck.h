@@ -12,9 +12,9 @@
  * is `call $+5; pop`, a get-pc, never a call). A pending call whose slot sp
  * has risen above is dropped (the return address is gone).
  *
- *   decode   cc_is_call_text / cc_is_ret_text (Capstone text of a call or
- *            ret, after notrack/bnd/rep prefixes), cc_event_sp (sp of an
- *            INSN event, or from its regs)
+ *   decode   the host's instruction class of an INSN event's bytes
+ *            (plugins/common/insn_class.h: CALL / RET bits and the
+ *            length), cc_event_sp (sp of an INSN event, or from its regs)
  *   calls    cc_drop_stale, cc_land (the pending call that lands at this
  *            event, verified), cc_arm (arm the call this event executes)
  *   flow     cc_flow_step: the same without sp (see "flow mode" below)
@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+
+#include "plugins/common/insn_class.h"
 
 #define CC_PEND_MAX 32
 
@@ -57,33 +59,6 @@ struct cc_threads {
 };
 
 /* ----------------------------------------------------------- decode -- */
-
-/* The mnemonic after the prefixes Capstone prints before a branch
- * (notrack, bnd, rep/repz). */
-static inline const char *cc_skip_prefixes(const char *t) {
-  for (;;) {
-    if (strncmp(t, "notrack ", 8) == 0)
-      t += 8;
-    else if (strncmp(t, "bnd ", 4) == 0)
-      t += 4;
-    else if (strncmp(t, "repz ", 5) == 0)
-      t += 5;
-    else if (strncmp(t, "rep ", 4) == 0)
-      t += 4;
-    else
-      return t;
-  }
-}
-
-static inline int cc_is_call_text(const char *t) {
-  t = cc_skip_prefixes(t);
-  return strncmp(t, "call", 4) == 0 && (t[4] == ' ' || t[4] == 0);
-}
-
-static inline int cc_is_ret_text(const char *t) {
-  t = cc_skip_prefixes(t);
-  return strncmp(t, "ret", 3) == 0 && (t[3] == ' ' || t[3] == 0);
-}
 
 static inline int cc_event_sp(const struct asmspy_event *ev, uint64_t *sp) {
   if (!(ev->flags & ASMSPY_EVF_SP_UNKNOWN)) {
@@ -128,10 +103,9 @@ static inline int cc_land(struct cc_thread *t, const struct asmspy_host_api *h,
  * room when CC_PEND_MAX are armed). */
 static inline void cc_arm(struct cc_thread *t, const struct asmspy_host_api *h,
                           const struct asmspy_event *ev, uint64_t sp) {
-  if (!ev->u.insn.len) return;
-  char text[128];
-  int len = h->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text);
-  if (len <= 0 || !cc_is_call_text(text)) return;
+  uint32_t c = pi_event_class(h, ev);
+  if (!(c & ASMSPY_INSN_CALL)) return;
+  uint32_t len = ASMSPY_INSN_LEN(c);
   if (t->npend == CC_PEND_MAX) {
     memmove(&t->pend[0], &t->pend[1], (CC_PEND_MAX - 1) * sizeof t->pend[0]);
     t->npend--;
@@ -171,16 +145,15 @@ static inline int cc_flow_step(struct cc_thread *t, const struct asmspy_host_api
     what = CC_FLOW_RET;
   }
   t->flow_ret = 0;
-  if (ev->u.insn.len) {
-    char text[128];
-    int len = h->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text);
-    if (len > 0 && cc_is_call_text(text)) {
-      t->pend[0] = (struct cc_pending){
-          .slot = 0, .ft = ev->ip + (uint64_t)len, .site = ev->ip, .target = ev->target};
-      t->npend = 1;
-    } else if (len > 0 && cc_is_ret_text(text)) {
-      t->flow_ret = 1;
-    }
+  uint32_t c = pi_event_class(h, ev);
+  if (c & ASMSPY_INSN_CALL) {
+    t->pend[0] = (struct cc_pending){.slot = 0,
+                                     .ft = ev->ip + ASMSPY_INSN_LEN(c),
+                                     .site = ev->ip,
+                                     .target = ev->target};
+    t->npend = 1;
+  } else if (c & ASMSPY_INSN_RET) {
+    t->flow_ret = 1;
   }
   return what;
 }

@@ -17,8 +17,9 @@
 #include "plugins/hwwatch/hwwatch.h"
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
-int hw_probe_impl(struct asmspy_probe_result *res)
+int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res)
 {
+  (void)seam;
   return pp_verdict(res, ASMSPY_E_NO_HW, 0, 0,
                     "hardware watchpoints are supported on x86-64 and AArch64 only");
 }
@@ -26,8 +27,8 @@ int hw_probe_impl(struct asmspy_probe_result *res)
 
 static int hw_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res)
 {
-  (void)host; /* the probe forks and traces its own child: no host service */
-  return hw_probe_impl(res);
+  /* the probe traces a child of its own, spawned and driven by the seam */
+  return hw_probe_impl(host->seam, res);
 }
 
 static const struct asmspy_backend_ops hw_backend_ops = {

@@ -1,7 +1,7 @@
 /* hwwatch internals: the map of the backend's files.
  *
  *   hwwatch.c      descriptor, entry point, probe dispatch
- *   probe_x86.c    functional probe, x86-64 (arm DR0/DR7 in a forked child, count hits)
+ *   probe_x86.c    functional probe, x86-64 (arm DR0/DR7 in a seam-spawned child, count hits)
  *   probe_arm64.c  functional probe, AArch64 (NT_ARM_HW_WATCH, step over each hit)
  *   x86_dr.c       x86-64 debug-register encoding: DR7 enable/RW/LEN, DR6 status
  *   arm64_wcr.c    AArch64 NT_ARM_HW_WATCH encoding: struct user_hwdebug_state, DBGWCR
@@ -168,6 +168,26 @@ int hw_toucher_before(const struct asmspy_host_api *host, struct asmspy_target *
                       uint64_t *ip);
 
 /* --------------------------------------------------------- probe_*.c -- */
-int hw_probe_impl(struct asmspy_probe_result *res);
+/* The functional probe: a child made by seam->spawn_child writes a watched
+ * variable; every ptrace call and wait goes through the seam table. */
+int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res);
+
+/* A probe-child stop that is a SIGTRAP: a watchpoint hit, a completed step,
+ * or a trap the seam could not attribute (counted all the same). Any other
+ * stop is the child's own signal (delivered) or bookkeeping. */
+static inline int hw_probe_is_trap(const struct asmspy_stop *st)
+{
+  switch (st->kind) {
+  case ASMSPY_STOP_WATCH:
+  case ASMSPY_STOP_STEP:
+  case ASMSPY_STOP_BREAKPOINT:
+  case ASMSPY_STOP_TARGET_TRAP:
+    return 1;
+  case ASMSPY_STOP_SIGNAL:
+    return st->sig == 5; /* SIGTRAP on every Linux architecture */
+  default:
+    return 0;
+  }
+}
 
 #endif

@@ -1,7 +1,7 @@
 /* hwwatch functional probe, AArch64.
  *
- * Same shape as the x86 probe: a forked child stops itself under
- * PTRACE_TRACEME; the parent reads NT_ARM_HW_WATCH to learn the number of
+ * Same shape as the x86 probe: a child forked by the seam (spawn_child)
+ * stops itself under PTRACE_TRACEME; the parent reads (through the seam) NT_ARM_HW_WATCH to learn the number of
  * watchpoint slots (0 under qemu-user and some hypervisors: that is the
  * verdict), arms slot 0 on a static variable with the encoding capture uses
  * (arm64_wcr.c), lets the child write it and counts SIGTRAP / TRAP_HWBKPT
@@ -20,82 +20,54 @@
 
 #if defined(__aarch64__)
 #include <elf.h>
-#include <sys/ptrace.h>
-#include <sys/uio.h>
 
 #define HW_WRITES 4
 #define HW_TIMEOUT_MS 3000
-#define HW_POLL_US 100
 #define HW_MAX_STOPS 64
 
 static volatile uint32_t hw_probe_var __attribute__((aligned(8)));
 
-__attribute__((noreturn)) static void hw_child(int errfd)
+/* The probe child (the seam's spawn_child runs it after its self-stop). */
+static int hw_child(void *arg)
 {
-  if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
-    int e = errno;
-    if (write(errfd, &e, sizeof e) < 0) {
-    }
-    _exit(126);
-  }
-  close(errfd);
-  raise(SIGSTOP);
+  (void)arg;
   for (uint32_t i = 0; i < HW_WRITES; i++)
     hw_probe_var = i + 1;
-  _exit(0);
+  return 0;
 }
 
-static int regset(pid_t pid, int set, struct hw_arm64_hwdebug *d, size_t len)
+int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res)
 {
-  struct iovec iov = {d, len};
-  return ptrace(set ? PTRACE_SETREGSET : PTRACE_GETREGSET, pid,
-                (void *)(uintptr_t)HW_ARM64_NT_HW_WATCH, &iov) == 0
-             ? 0
-             : -errno;
-}
-
-int hw_probe_impl(struct asmspy_probe_result *res)
-{
-  int p[2];
-  const char *step = "fork";
-  pid_t pid = pp_fork_piped(p, 125, &step);
-  if (pid < 0)
-    return pp_verdict(res, ASMSPY_E_INTERNAL, -pid, 0, "hwwatch probe: %s: %s", step,
-                      pp_errno_name(-pid));
-  if (pid == 0) {
-    close(p[0]);
-    hw_child(p[1]);
-  }
-  close(p[1]);
+  if (!ASMSPY_HAS(seam, spawn_child))
+    return pp_verdict(res, ASMSPY_E_ABI, 0, 0, "hwwatch probe: the host's seam cannot spawn a "
+                                               "probe child");
   int64_t deadline = pp_now_ms() + HW_TIMEOUT_MS;
-  int st = 0;
-  int rc = pp_waitpid_until(pid, &st, deadline, HW_POLL_US);
-  if (rc < 0 || !WIFSTOPPED(st)) {
-    int e = 0;
-    ssize_t n = read(p[0], &e, sizeof e);
-    close(p[0]);
-    if (rc >= 0 && n == (ssize_t)sizeof e && e != 0)
-      return pp_verdict(res, e == EPERM ? ASMSPY_E_PERM : ASMSPY_E_INTERNAL, e, 0,
-                        "PTRACE_TRACEME in the probe child: %s", pp_errno_name(e));
-    pp_kill_reap(pid);
-    return pp_verdict(res, ASMSPY_E_INTERNAL, rc < 0 ? -rc : 0, 0,
+  struct asmspy_seam *sm = NULL;
+  pid_t pid = 0;
+  int rc = seam->spawn_child(hw_child, NULL, HW_TIMEOUT_MS, &sm, &pid);
+  if (rc && !pid)
+    return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0, "hwwatch probe: fork: %s",
+                      pp_errno_name(-rc));
+  if (rc == -ETIMEDOUT || rc == -ECHILD)
+    return pp_verdict(res, ASMSPY_E_INTERNAL, rc == -ETIMEDOUT ? -rc : 0, 0,
                       "hwwatch probe child never reached its self-stop");
-  }
-  close(p[0]);
-  (void)ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(uintptr_t)PTRACE_O_EXITKILL);
+  if (rc)
+    return pp_verdict(res, rc == -EPERM ? ASMSPY_E_PERM : ASMSPY_E_INTERNAL, -rc, 0,
+                      "PTRACE_TRACEME in the probe child: %s", pp_errno_name(-rc));
 
   struct hw_arm64_hwdebug d;
   memset(&d, 0, sizeof d);
-  rc = regset(pid, 0, &d, sizeof d);
+  size_t got = sizeof d;
+  rc = seam->get_regset(sm, pid, HW_ARM64_NT_HW_WATCH, &d, &got);
   if (rc) {
-    pp_kill_reap(pid);
+    seam->detach(sm);
     return pp_verdict(res, ASMSPY_E_NO_KERNEL, -rc, 0,
                       "PTRACE_GETREGSET NT_ARM_HW_WATCH: %s (kernel without hw_breakpoint)",
                       pp_errno_name(-rc));
   }
   unsigned slots = hw_arm64_slots(d.dbg_info);
   if (slots == 0) {
-    pp_kill_reap(pid);
+    seam->detach(sm);
     return pp_verdict(res, ASMSPY_E_NO_HW, 0, 0,
                       "NT_ARM_HW_WATCH reports 0 watchpoint slots (dbg_info=%#x): the host "
                       "exposes none (qemu-user, some hypervisors)",
@@ -110,9 +82,9 @@ int hw_probe_impl(struct asmspy_probe_result *res)
   armed.dbg_regs[0].ctrl = wcr;
   off.dbg_regs[0].addr = 0;
   off.dbg_regs[0].ctrl = 0;
-  rc = regset(pid, 1, &armed, len);
+  rc = seam->set_regset(sm, pid, HW_ARM64_NT_HW_WATCH, &armed, len);
   if (rc) {
-    pp_kill_reap(pid);
+    seam->detach(sm);
     return pp_verdict(res, -rc == ENOSPC ? ASMSPY_E_ATTACH_BUSY : ASMSPY_E_NO_KERNEL, -rc, 0,
                       "PTRACE_SETREGSET NT_ARM_HW_WATCH addr=%#llx ctrl=%#x: %s",
                       (unsigned long long)wvr, wcr, pp_errno_name(-rc));
@@ -120,54 +92,53 @@ int hw_probe_impl(struct asmspy_probe_result *res)
 
   int hits = 0, traps = 0, stops = 0, exit_code = -1, term_sig = 0, sig = 0, stepping = 0;
   for (;;) {
-    if (ptrace(stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, pid, NULL, (void *)(uintptr_t)sig) <
-        0) {
-      int e = errno;
-      pp_kill_reap(pid);
-      return pp_verdict(res, ASMSPY_E_INTERNAL, e, 0, "hwwatch probe: resume: %s",
-                        pp_errno_name(e));
+    rc = stepping ? seam->step(sm, pid, sig) : seam->resume(sm, pid, sig);
+    if (rc < 0) {
+      seam->detach(sm);
+      return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0, "hwwatch probe: resume: %s",
+                        pp_errno_name(-rc));
     }
     sig = 0;
-    rc = pp_waitpid_until(pid, &st, deadline, HW_POLL_US);
-    if (rc < 0) {
-      pp_kill_reap(pid);
-      return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0,
+    struct asmspy_stop stop;
+    memset(&stop, 0, sizeof stop);
+    ASMSPY_INIT_HEADER(&stop);
+    int64_t left = deadline - pp_now_ms();
+    if (left <= 0 || seam->next_stop_timeout(sm, &stop, left) != 0 ||
+        stop.kind == ASMSPY_STOP_TIMEOUT || stop.kind == ASMSPY_STOP_NONE) {
+      seam->detach(sm);
+      return pp_verdict(res, ASMSPY_E_INTERNAL, ETIMEDOUT, 0,
                         "hwwatch probe: the watched child did not finish (%d hits so far)", hits);
     }
-    if (WIFEXITED(st)) {
-      exit_code = WEXITSTATUS(st);
+    if (stop.kind == ASMSPY_STOP_EXITED) {
+      if (stop.exit_code < 0)
+        term_sig = -stop.exit_code;
+      else
+        exit_code = stop.exit_code;
       break;
     }
-    if (WIFSIGNALED(st)) {
-      term_sig = WTERMSIG(st);
-      break;
-    }
-    if (!WIFSTOPPED(st))
-      continue;
     if (++stops > HW_MAX_STOPS) {
-      pp_kill_reap(pid);
+      seam->detach(sm);
       return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
                         "hwwatch probe: more than %d stops for %d writes: trap storm",
                         HW_MAX_STOPS, HW_WRITES);
     }
-    if (WSTOPSIG(st) != SIGTRAP) {
-      sig = WSTOPSIG(st);
+    if (!hw_probe_is_trap(&stop)) {
+      sig = stop.kind == ASMSPY_STOP_SIGNAL ? stop.sig : 0; /* not ours: deliver it */
       continue;
     }
     traps++;
     if (stepping) { /* stepped over the store: watch again */
       stepping = 0;
-      (void)regset(pid, 1, &armed, len);
+      (void)seam->set_regset(sm, pid, HW_ARM64_NT_HW_WATCH, &armed, len);
       continue;
     }
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 && si.si_code == HW_TRAP_HWBKPT) {
+    if (stop.si_code == HW_TRAP_HWBKPT) {
       hits++;
-      (void)regset(pid, 1, &off, len);
+      (void)seam->set_regset(sm, pid, HW_ARM64_NT_HW_WATCH, &off, len);
       stepping = 1;
     }
   }
+  seam->detach(sm); /* the child is reaped: this frees the seam */
   if (term_sig || exit_code != 0)
     return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
                       "hwwatch probe child %s %d after %d watchpoint hits",

@@ -2,7 +2,8 @@
  *
  * Arming a watchpoint is not proof that it works (in some KVM guests
  * PTRACE_POKEUSER of DR0/DR7 is accepted but the hit never fires). The probe
- * forks a child that stops itself under PTRACE_TRACEME, arms a 4-byte write
+ * has the seam fork a child that stops itself under PTRACE_TRACEME
+ * (spawn_child; every ptrace call and wait goes through the seam), arms a 4-byte write
  * watchpoint on a static variable of this module (the same address in the
  * child, since it is a fork), lets the child write it a few times and counts
  * the SIGTRAP stops with si_code TRAP_HWBKPT / DR6.B0. No child outlives the
@@ -25,7 +26,6 @@
 #include "plugins/hwwatch/hwwatch.h"
 
 #if defined(__x86_64__)
-#include <sys/ptrace.h>
 #include <sys/user.h>
 
 #ifndef TRAP_HWBKPT
@@ -34,7 +34,6 @@
 
 #define HW_WRITES 4
 #define HW_TIMEOUT_MS 3000
-#define HW_POLL_US 100
 #define HW_MAX_STOPS 64
 
 #define HW_DR_OFF(i) ((size_t)hw_x86_dr_offset(i))
@@ -42,20 +41,13 @@
 /* The watched variable: the child writes it, the parent watches its address. */
 static volatile uint32_t hw_probe_var __attribute__((aligned(8)));
 
-/* Runs in the forked child (already tied to the parent by pp_fork_piped). */
-__attribute__((noreturn)) static void hw_child(int errfd)
+/* The probe child (the seam's spawn_child runs it after its self-stop). */
+static int hw_child(void *arg)
 {
-  if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
-    int e = errno;
-    if (write(errfd, &e, sizeof e) < 0) {
-    }
-    _exit(126);
-  }
-  close(errfd);
-  raise(SIGSTOP);
+  (void)arg;
   for (uint32_t i = 0; i < HW_WRITES; i++)
     hw_probe_var = i + 1;
-  _exit(0);
+  return 0;
 }
 
 static int hw_poke_status(int e)
@@ -72,124 +64,100 @@ static int hw_poke_status(int e)
   }
 }
 
-int hw_probe_impl(struct asmspy_probe_result *res)
+int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res)
 {
-  int p[2];
-  const char *step = "fork";
-  pid_t pid = pp_fork_piped(p, 125, &step);
-  if (pid < 0)
-    return pp_verdict(res, ASMSPY_E_INTERNAL, -pid, 0, "hwwatch probe: %s: %s", step,
-                      pp_errno_name(-pid));
-  if (pid == 0) {
-    close(p[0]);
-    hw_child(p[1]);
-  }
-  close(p[1]);
-
+  if (!ASMSPY_HAS(seam, spawn_child))
+    return pp_verdict(res, ASMSPY_E_ABI, 0, 0, "hwwatch probe: the host's seam cannot spawn a "
+                                               "probe child");
   int64_t deadline = pp_now_ms() + HW_TIMEOUT_MS;
-  int st = 0;
-  int rc = pp_waitpid_until(pid, &st, deadline, HW_POLL_US);
-  if (rc < 0) {
-    close(p[0]);
-    pp_kill_reap(pid);
+  struct asmspy_seam *sm = NULL;
+  pid_t pid = 0;
+  int rc = seam->spawn_child(hw_child, NULL, HW_TIMEOUT_MS, &sm, &pid);
+  if (rc && !pid)
+    return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0, "hwwatch probe: fork: %s",
+                      pp_errno_name(-rc));
+  if (rc == -ETIMEDOUT)
     return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0,
                       "hwwatch probe: child never reached its self-stop: %s", pp_errno_name(-rc));
-  }
-  if (WIFEXITED(st) || WIFSIGNALED(st)) {
-    int e = 0;
-    ssize_t n = read(p[0], &e, sizeof e);
-    close(p[0]);
-    if (n == (ssize_t)sizeof e && e != 0)
-      return pp_verdict(res, e == EPERM ? ASMSPY_E_PERM : ASMSPY_E_INTERNAL, e, 0,
-                        "PTRACE_TRACEME in the probe child: %s (ptrace forbidden here: Yama "
-                        "ptrace_scope=3, seccomp or an LSM)",
-                        pp_errno_name(e));
+  if (rc == -ECHILD)
     return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
-                      "hwwatch probe child ended before its self-stop (%s %d)",
-                      WIFEXITED(st) ? "exit" : "signal",
-                      WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-  }
-  close(p[0]);
-  if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGSTOP) {
-    pp_kill_reap(pid);
-    return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
-                      "hwwatch probe child stopped with signal %d instead of SIGSTOP",
-                      WIFSTOPPED(st) ? WSTOPSIG(st) : -1);
-  }
-  (void)ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(uintptr_t)PTRACE_O_EXITKILL);
+                      "hwwatch probe child ended before its self-stop");
+  if (rc)
+    return pp_verdict(res, rc == -EPERM ? ASMSPY_E_PERM : ASMSPY_E_INTERNAL, -rc, 0,
+                      "PTRACE_TRACEME in the probe child: %s (ptrace forbidden here: Yama "
+                      "ptrace_scope=3, seccomp or an LSM)",
+                      pp_errno_name(-rc));
 
   /* Arm: address first, then DR7 (the kernel validates DR7 against it). */
   uintptr_t addr = (uintptr_t)&hw_probe_var;
   int bad = 0; /* slot 0, 4-byte write watchpoint: 0xd0001 */
   unsigned long dr7 = (unsigned long)hw_x86_dr7_arm(0, 0, HW_X86_RW_WRITE, 4, &bad);
-  if (ptrace(PTRACE_POKEUSER, pid, (void *)HW_DR_OFF(0), (void *)addr) < 0) {
-    int e = errno;
-    pp_kill_reap(pid);
-    return pp_verdict(res, hw_poke_status(e), e, 0,
+  rc = seam->poke_user(sm, pid, HW_DR_OFF(0), addr);
+  if (rc < 0) {
+    seam->detach(sm);
+    return pp_verdict(res, hw_poke_status(-rc), -rc, 0,
                       "PTRACE_POKEUSER DR0 (user offset %zu) = %#lx: %s", HW_DR_OFF(0),
-                      (unsigned long)addr, pp_errno_name(e));
+                      (unsigned long)addr, pp_errno_name(-rc));
   }
-  if (ptrace(PTRACE_POKEUSER, pid, (void *)HW_DR_OFF(7), (void *)dr7) < 0) {
-    int e = errno;
-    pp_kill_reap(pid);
-    return pp_verdict(res, hw_poke_status(e), e, 0,
+  rc = seam->poke_user(sm, pid, HW_DR_OFF(7), dr7);
+  if (rc < 0) {
+    seam->detach(sm);
+    return pp_verdict(res, hw_poke_status(-rc), -rc, 0,
                       "PTRACE_POKEUSER DR7 (user offset %zu) = %#lx with DR0=%#lx: %s (the "
                       "kernel refused the hw_breakpoint)",
-                      HW_DR_OFF(7), dr7, (unsigned long)addr, pp_errno_name(e));
+                      HW_DR_OFF(7), dr7, (unsigned long)addr, pp_errno_name(-rc));
   }
-  errno = 0;
-  long back = ptrace(PTRACE_PEEKUSER, pid, (void *)HW_DR_OFF(7), NULL);
-  int back_err = errno;
+  uint64_t back = 0;
+  int back_err = -seam->peek_user(sm, pid, HW_DR_OFF(7), &back);
 
   /* Fire: let the child write, count the watchpoint traps. */
   int hits_code = 0, hits_dr6 = 0, traps = 0, stops = 0, exit_code = -1, term_sig = 0;
   int sig = 0;
   for (;;) {
-    if (ptrace(PTRACE_CONT, pid, NULL, (void *)(uintptr_t)sig) < 0) {
-      int e = errno;
-      pp_kill_reap(pid);
-      return pp_verdict(res, ASMSPY_E_INTERNAL, e, 0, "hwwatch probe: PTRACE_CONT: %s",
-                        pp_errno_name(e));
+    rc = seam->resume(sm, pid, sig);
+    if (rc < 0) {
+      seam->detach(sm);
+      return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0, "hwwatch probe: PTRACE_CONT: %s",
+                        pp_errno_name(-rc));
     }
     sig = 0;
-    rc = pp_waitpid_until(pid, &st, deadline, HW_POLL_US);
-    if (rc < 0) {
-      pp_kill_reap(pid);
-      return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0,
+    struct asmspy_stop stop;
+    memset(&stop, 0, sizeof stop);
+    ASMSPY_INIT_HEADER(&stop);
+    int64_t left = deadline - pp_now_ms();
+    if (left <= 0 || seam->next_stop_timeout(sm, &stop, left) != 0 ||
+        stop.kind == ASMSPY_STOP_TIMEOUT || stop.kind == ASMSPY_STOP_NONE) {
+      seam->detach(sm);
+      return pp_verdict(res, ASMSPY_E_INTERNAL, ETIMEDOUT, 0,
                         "hwwatch probe: the watched child did not finish: %s (%d traps so far)",
-                        pp_errno_name(-rc), traps);
+                        pp_errno_name(ETIMEDOUT), traps);
     }
-    if (WIFEXITED(st)) {
-      exit_code = WEXITSTATUS(st);
+    if (stop.kind == ASMSPY_STOP_EXITED) {
+      if (stop.exit_code < 0)
+        term_sig = -stop.exit_code;
+      else
+        exit_code = stop.exit_code;
       break;
     }
-    if (WIFSIGNALED(st)) {
-      term_sig = WTERMSIG(st);
-      break;
-    }
-    if (!WIFSTOPPED(st))
-      continue;
     if (++stops > HW_MAX_STOPS) {
-      pp_kill_reap(pid);
+      seam->detach(sm);
       return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
                         "hwwatch probe: more than %d stops for %d writes: trap storm",
                         HW_MAX_STOPS, HW_WRITES);
     }
-    if (WSTOPSIG(st) != SIGTRAP) {
-      sig = WSTOPSIG(st); /* not ours: deliver it */
+    if (!hw_probe_is_trap(&stop)) {
+      sig = stop.kind == ASMSPY_STOP_SIGNAL ? stop.sig : 0; /* not ours: deliver it */
       continue;
     }
     traps++;
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    int is_hw = ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 && si.si_code == TRAP_HWBKPT;
-    errno = 0;
-    long dr6 = ptrace(PTRACE_PEEKUSER, pid, (void *)HW_DR_OFF(6), NULL);
-    int b0 = errno == 0 && (hw_x86_dr6_fired((uint64_t)dr6) & 1u);
-    (void)ptrace(PTRACE_POKEUSER, pid, (void *)HW_DR_OFF(6), (void *)0ul); /* DR6 is sticky */
+    int is_hw = stop.si_code == TRAP_HWBKPT;
+    uint64_t dr6 = 0;
+    int b0 = seam->peek_user(sm, pid, HW_DR_OFF(6), &dr6) == 0 && (hw_x86_dr6_fired(dr6) & 1u);
+    (void)seam->poke_user(sm, pid, HW_DR_OFF(6), 0); /* DR6 is sticky */
     hits_code += is_hw;
     hits_dr6 += b0;
   }
+  seam->detach(sm);
   /* The child is reaped (exited or signalled) here. */
 
   int hits = hits_code > hits_dr6 ? hits_code : hits_dr6;

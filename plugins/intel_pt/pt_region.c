@@ -1,7 +1,7 @@
 /* pt_region — see pt_region.h. */
 #include "plugins/intel_pt/pt_region.h"
 
-#include "plugins/common/callcheck.h" /* cc_is_call_text, cc_is_ret_text */
+#include "plugins/common/insn_class.h" /* pi_event_class, pi_call_rel_target */
 
 #include <stdlib.h>
 #include <string.h>
@@ -111,15 +111,6 @@ static int callout(struct ptr_seg *g, struct seg_thread *t, uint64_t site, uint6
   return forward(g, &ev);
 }
 
-/* The direct target of `call rel32` / `call <imm>` from its text, else 0. */
-static uint64_t direct_target(const char *text) {
-  const char *p = strstr(text, "0x");
-  if (!p || strchr(text, '[') || strchr(text, ',')) return 0;
-  for (const char *q = text + 4; q < p; q++)
-    if (*q != ' ') return 0; /* `call rax`-like: a register, not an address */
-  return strtoull(p, NULL, 16);
-}
-
 static int on_insn(struct ptr_seg *g, struct seg_thread *t, const struct asmspy_event *ev) {
   /* an indirect call's outcome: back at its fall-through = a call-out that
    * returned; at the region's entry = recursion */
@@ -145,14 +136,10 @@ static int on_insn(struct ptr_seg *g, struct seg_thread *t, const struct asmspy_
   }
 record:
   if (forward(g, ev)) return 1;
-  char text[128];
-  int len = ev->u.insn.len
-                ? g->o.host->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text)
-                : 0;
-  if (len <= 0) return 0;
-  if (cc_is_call_text(text)) {
-    uint64_t to = direct_target(cc_skip_prefixes(text));
-    uint64_t ft = ev->ip + (uint64_t)len;
+  uint32_t c = pi_event_class(g->o.host, ev);
+  if (c & ASMSPY_INSN_CALL) {
+    uint64_t to = pi_call_rel_target(c, ev->ip, ev->u.insn.bytes); /* 0: indirect */
+    uint64_t ft = ev->ip + ASMSPY_INSN_LEN(c);
     if (!to) {
       t->call_pending = 1, t->call_site = ev->ip, t->call_ft = ft;
     } else if (to == g->o.start) {
@@ -160,7 +147,7 @@ record:
     } else if (!in_region(g, to)) {
       return callout(g, t, ev->ip, to);
     }
-  } else if (cc_is_ret_text(text)) {
+  } else if (c & ASMSPY_INSN_RET) {
     if (t->depth) {
       t->depth--;
     } else {

@@ -15,66 +15,72 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define PTRACE_CAPS (ASMSPY_CAP_SYSCALLS | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS)
 
+/* How long the probe child may take to reach its self-stop. */
+#define PROBE_SPAWN_MS 3000
+
 /* ------------------------------------------------------------- probe -- */
 
-/* Functional: trace a forked child to its getppid() syscall and demand an
- * entry stop naming it, then the exit stop returning our pid. */
+/* The probe child: one getppid() to be traced. */
+static int probe_child(void *arg) {
+  (void)arg;
+  syscall(SYS_getppid);
+  return 0;
+}
+
+/* Functional: trace a forked child (the seam's spawn_child) to its
+ * getppid() syscall and demand an entry stop naming it, then the exit stop
+ * returning our pid. */
 static int ptrace_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res) {
-  (void)host;
+  const struct asmspy_seam_api *seam = host->seam;
+  if (!ASMSPY_HAS(seam, spawn_child)) {
+    ASMSPY_PROBE_SET(res, ASMSPY_E_ABI, 0, "the host's seam cannot spawn a probe child");
+    return 0;
+  }
   pid_t parent = getpid();
-  pid_t child = fork();
-  if (child < 0) {
-    ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, errno, "fork: %s", strerror(errno));
+  struct asmspy_seam *sm = NULL;
+  pid_t child = 0;
+  int rc = seam->spawn_child(probe_child, NULL, PROBE_SPAWN_MS, &sm, &child);
+  if (rc) {
+    if (child)
+      ASMSPY_PROBE_SET(res, ASMSPY_E_PERM, -rc, "PTRACE_TRACEME in a forked child: %s",
+                       strerror(-rc));
+    else
+      ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, -rc, "fork: %s", strerror(-rc));
     return 0;
   }
-  if (child == 0) {
-    raise(SIGSTOP);
-    syscall(SYS_getppid);
-    _exit(0);
-  }
-  int status;
-  waitpid(child, &status, WUNTRACED);
-  if (ptrace(PTRACE_SEIZE, child, 0, (void *)(uintptr_t)PTRACE_O_TRACESYSGOOD) != 0) {
-    int e = errno;
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
-    ASMSPY_PROBE_SET(res, ASMSPY_E_PERM, e, "PTRACE_SEIZE of a forked child: %s", strerror(e));
-    return 0;
-  }
-  kill(child, SIGCONT);
-  int saw_entry = 0, saw_exit = 0, info_works = -1;
+  int saw_entry = 0, saw_exit = 0, info_works = -1, deliver = 0;
   for (int i = 0; i < 64 && !saw_exit; i++) {
-    if (waitpid(child, &status, __WALL) != child || !WIFSTOPPED(status)) break;
-    int sig = WSTOPSIG(status);
-    if (sig == (SIGTRAP | 0x80)) {
-#if defined(PTRACE_GET_SYSCALL_INFO)
-      struct __ptrace_syscall_info k;
+    struct asmspy_stop stop;
+    memset(&stop, 0, sizeof stop);
+    ASMSPY_INIT_HEADER(&stop);
+    if (seam->resume_syscall(sm, child, deliver) != 0) break;
+    if (seam->next_stop(sm, &stop) != 0 || stop.kind == ASMSPY_STOP_EXITED ||
+        stop.kind == ASMSPY_STOP_NONE)
+      break;
+    if (stop.kind == ASMSPY_STOP_SYSCALL) {
+      struct asmspy_syscall_info k;
       memset(&k, 0, sizeof k);
-      if (ptrace(PTRACE_GET_SYSCALL_INFO, child, (void *)sizeof k, &k) > 0) {
+      ASMSPY_INIT_HEADER(&k);
+      if (seam->syscall_info(sm, child, &k) == 0 && !k.from_toggle) {
         info_works = 1;
-        if (k.op == PTRACE_SYSCALL_INFO_ENTRY && k.entry.nr == SYS_getppid) saw_entry = 1;
-        if (saw_entry && k.op == PTRACE_SYSCALL_INFO_EXIT && k.exit.rval == parent) saw_exit = 1;
+        if (k.op == ASMSPY_SYSCALL_ENTRY && k.nr == SYS_getppid) saw_entry = 1;
+        if (saw_entry && k.op == ASMSPY_SYSCALL_EXIT && k.rval == parent) saw_exit = 1;
       } else {
         info_works = 0;
         saw_entry = saw_exit = 1; /* stops arrive: the toggle fallback will do */
       }
-#else
-      info_works = 0;
-      saw_entry = saw_exit = 1;
-#endif
     }
-    sig = (sig == SIGSTOP || sig == SIGCONT || sig == (SIGTRAP | 0x80) || (status >> 16)) ? 0 : sig;
-    ptrace(PTRACE_SYSCALL, child, 0, (void *)(uintptr_t)sig);
+    /* a signal of the child's own is handed back; job control is not */
+    deliver = stop.kind == ASMSPY_STOP_SIGNAL && stop.sig != SIGSTOP && stop.sig != SIGCONT
+                  ? stop.sig
+                  : 0;
   }
-  kill(child, SIGKILL);
-  waitpid(child, NULL, 0);
+  seam->detach(sm); /* kills and reaps the child */
   if (saw_entry && saw_exit) {
     ASMSPY_PROBE_SET(res, ASMSPY_USABLE, 0,
                      info_works == 1

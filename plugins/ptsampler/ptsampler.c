@@ -35,6 +35,7 @@
 #include <asmspy/plugin.h>
 
 #include "common/hot_rank.h"
+#include "plugins/common/insn_class.h" /* pi_class, pi_call_rel_target */
 #include "plugins/common/perf_probe.h" /* pp_child_*, pp_verdict, pp_note, timing */
 
 #include <sys/wait.h>
@@ -136,14 +137,6 @@ static int pts_probe_once(struct pts *p, uint64_t period_ns) {
   return 0;
 }
 
-/* `call 0x...` (a direct call) -> its target; 0 for anything else. */
-static uint64_t pts_direct_call_target(const char *text) {
-  if (strncmp(text, "call 0x", 7) != 0) return 0;
-  char *end = NULL;
-  uint64_t t = strtoull(text + 5, &end, 16);
-  return end && *end == '\0' ? t : 0;
-}
-
 /* Decode the hottest functions' bodies; emit each direct call edge once. */
 static void pts_expand_calls(struct pts *p) {
   const struct asmspy_host_api *h = p->host;
@@ -158,15 +151,14 @@ static void pts_expand_calls(struct pts *p) {
     if (got <= 0) continue;
     unsigned calls = 0;
     for (size_t off = 0; off < (size_t)got && calls < PTS_MAX_CALLS_PER_FUNC;) {
-      char text[128];
-      int il = h->disasm(f[i].start + off, code + off, (size_t)got - off, text, sizeof text);
-      if (il <= 0) { /* undecodable (padding, data): resynchronise one byte on */
+      uint64_t site = f[i].start + off;
+      uint32_t c = pi_class(h, site, code + off, (size_t)got - off);
+      if (!c) { /* undecodable (padding, data): resynchronise one byte on */
         off++;
         continue;
       }
-      uint64_t to = pts_direct_call_target(text);
-      uint64_t site = f[i].start + off;
-      off += (size_t)il;
+      uint64_t to = pi_call_rel_target(c, site, code + off); /* a direct call's target, else 0 */
+      off += ASMSPY_INSN_LEN(c);
       if (!to || hr_find(&seen, site, to)) continue;
       hr_add(&seen, site, to, 1, 0);
       calls++;

@@ -22,6 +22,8 @@
 
 #include <asmspy/plugin.h>
 
+#include "plugins/common/insn_class.h"
+
 /* 0f a2 (cpuid takes no meaningful prefix). */
 static inline int ss_is_cpuid(const uint8_t *bytes, size_t len) {
   return len >= 2 && bytes[0] == 0x0f && bytes[1] == 0xa2;
@@ -32,15 +34,14 @@ static inline int ss_is_cpuid(const uint8_t *bytes, size_t len) {
  * unobserved: it either falls through to now_ip or transfers control. */
 static inline int ss_lost_trap_explains(const struct asmspy_host_api *host, uint64_t ip,
                                         const uint8_t *b, size_t n, uint64_t now_ip) {
-  static const char *const transfers[] = {"j", "call", "ret", "loop", "bnd", "notrack", "rep",
-                                          "iret", "lcall", "ljmp"};
-  char text[64];
-  int len = host->disasm(ip, b, n, text, sizeof text);
-  if (len <= 0) return 0;
-  if (ip + (uint64_t)len == now_ip) return 1;
-  for (size_t i = 0; i < sizeof transfers / sizeof *transfers; i++)
-    if (strncmp(text, transfers[i], strlen(transfers[i])) == 0) return 1;
-  return 0;
+  /* control transfers (prefixed ones too: bnd/notrack), and a rep string op
+   * (it stays at ip, one iteration per step) */
+  const uint32_t transfers = ASMSPY_INSN_JUMP | ASMSPY_INSN_CALL | ASMSPY_INSN_RET |
+                             ASMSPY_INSN_IRET | ASMSPY_INSN_REP;
+  uint32_t c = pi_class(host, ip, b, n);
+  if (!c) return 0;
+  if (ip + ASMSPY_INSN_LEN(c) == now_ip) return 1;
+  return (c & transfers) != 0;
 }
 
 #define SS_LOST_TRAP_GAP_NOTE                                                                     \

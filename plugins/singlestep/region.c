@@ -36,6 +36,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "plugins/common/insn_class.h"
 #include "plugins/singlestep/lost_trap.h"
 #include "plugins/singlestep/region.h"
 
@@ -207,13 +208,6 @@ static int wait_for_tid(struct region_state *rs, pid_t tid, struct asmspy_stop *
   return wait_for_tid_within(rs, tid, out, 0);
 }
 
-static int is_call(const struct asmspy_host_api *h, uint64_t ip, const uint8_t *b, size_t n,
-                   int *len) {
-  char text[64];
-  *len = h->disasm(ip, b, n, text, sizeof text);
-  return *len > 0 && strncmp(text, "call", 4) == 0;
-}
-
 /* Run the sampled thread natively until it returns from a call out of the
  * region: the return breakpoint hit with sp back at call_sp + 8. */
 static int step_over_call(struct region_state *rs, pid_t tid, uint64_t ret_addr, uint64_t sp_after_ret) {
@@ -265,15 +259,16 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
     }
     uint8_t bytes[16];
     ssize_t nb = rs->host->read_mem(rs->target, r.ip, bytes, sizeof bytes);
-    int ilen = 0;
-    int call = nb > 0 && is_call(rs->host, r.ip, bytes, (size_t)nb, &ilen);
+    uint32_t cls = nb > 0 ? pi_class(rs->host, r.ip, bytes, (size_t)nb) : 0;
+    int call = (cls & ASMSPY_INSN_CALL) != 0;
+    int ilen = (int)ASMSPY_INSN_LEN(cls);
     if (in_region(s, r.ip)) {
       emit_insn(rs, tid, s->pid, r.ip, &r);
       steps++;
     }
     uint64_t call_ip = r.ip, call_sp = r.sp;
     int cpuid = nb > 0 && ss_is_cpuid(bytes, (size_t)nb);
-    int syscall_insn = nb >= 2 && bytes[0] == 0x0f && bytes[1] == 0x05;
+    int syscall_insn = (cls & ASMSPY_INSN_SYSCALL) != 0;
     seam->step(rs->sm, tid, 0);
     struct asmspy_stop st;
     int w = wait_for_tid_within(rs, tid, &st, syscall_insn ? REGION_SYSCALL_BLOCK_MS : 0);

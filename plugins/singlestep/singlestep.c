@@ -15,10 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/types.h>
 #include <sys/user.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "plugins/singlestep/inproc.h"
@@ -34,80 +32,78 @@ static void __attribute__((noinline)) probe_spin(void) {
 }
 
 #define PROBE_STEPS 16
+#define PROBE_SPAWN_MS 3000
+
+#if defined(__x86_64__)
+/* The probe child (spawn_child runs it right after its self-stop). */
+static int probe_child(void *arg) {
+  (void)arg;
+  probe_spin();
+  return 0;
+}
+
+/* rcx among the seam's raw registers (user_regs_struct order). */
+#define PROBE_GPR_RCX (offsetof(struct user_regs_struct, rcx) / sizeof(uint64_t))
+#endif
 
 static int singlestep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res) {
-  (void)host;
 #if !defined(__x86_64__)
+  (void)host;
   ASMSPY_PROBE_SET(res, ASMSPY_E_NO_HW, 0, "ptrace single-step is only built for x86-64 here");
   return 0;
 #else
-  /* The child says when it is past fork, so we do not step the kernel's
-   * and libc's post-fork work. Runtime code can still run on the way to the
-   * loop (ASan sets up its fake stack with a `rep stosb` of ~6.7 KB): the
-   * step judgement below counts rep iterations as progress. */
-  int ready[2];
-  if (pipe(ready) != 0) {
-    ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, errno, "pipe: %s", strerror(errno));
+  /* The seam's child stops itself before it runs probe_child, so we do not
+   * step the kernel's and libc's post-fork work. Runtime code can still run
+   * on the way to the loop (ASan sets up its fake stack with a `rep stosb`
+   * of ~6.7 KB): the step judgement below counts rep iterations as
+   * progress. */
+  const struct asmspy_seam_api *seam = host->seam;
+  if (!ASMSPY_HAS(seam, spawn_child)) {
+    ASMSPY_PROBE_SET(res, ASMSPY_E_ABI, 0, "the host's seam cannot spawn a probe child");
     return 0;
   }
-  pid_t child = fork();
-  if (child < 0) {
-    int e = errno;
-    close(ready[0]);
-    close(ready[1]);
-    ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, e, "fork: %s", strerror(e));
+  struct asmspy_seam *sm = NULL;
+  pid_t child = 0;
+  int rc = seam->spawn_child(probe_child, NULL, PROBE_SPAWN_MS, &sm, &child);
+  if (rc && !child) {
+    ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, -rc, "fork: %s", strerror(-rc));
     return 0;
   }
-  if (child == 0) {
-    close(ready[0]);
-    char one = 1;
-    if (write(ready[1], &one, 1) != 1) _exit(1);
-    probe_spin();
-    _exit(0);
-  }
-  close(ready[1]);
-  char byte;
-  ssize_t got;
-  do {
-    got = read(ready[0], &byte, 1);
-  } while (got < 0 && errno == EINTR);
-  close(ready[0]);
-  if (got != 1) {
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
+  if (rc == -ECHILD || rc == -ETIMEDOUT) {
     ASMSPY_PROBE_SET(res, ASMSPY_E_INTERNAL, 0, "the probe child died before reaching its loop");
     return 0;
   }
-  int status;
-  if (ptrace(PTRACE_SEIZE, child, 0, 0) != 0) {
-    int e = errno;
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
-    ASMSPY_PROBE_SET(res, ASMSPY_E_PERM, e, "PTRACE_SEIZE of a forked child: %s (seccomp or Yama?)",
-                     strerror(e));
+  if (rc) {
+    ASMSPY_PROBE_SET(res, ASMSPY_E_PERM, -rc,
+                     "PTRACE_TRACEME in a forked child: %s (seccomp or Yama?)", strerror(-rc));
     return 0;
   }
-  ptrace(PTRACE_INTERRUPT, child, 0, 0);
-  waitpid(child, &status, __WALL);
-  unsigned long long prev_ip = 0, prev_cx = 0;
+  uint64_t prev_ip = 0, prev_cx = 0;
   int advanced = 0, steps = 0;
   /* Under load a stop other than our step trap may come first (a late
-   * interrupt/group stop): such stops are resumed with a step too and not
-   * counted, so only real single-step traps are judged. */
+   * group stop): such stops are resumed with a step too and not counted,
+   * so only real single-step traps are judged. */
   for (int stops = 0; steps < PROBE_STEPS && stops < 4 * PROBE_STEPS; stops++) {
-    struct user_regs_struct r;
-    if (ptrace(PTRACE_GETREGS, child, 0, &r) != 0) break;
+    struct asmspy_regs r;
+    memset(&r, 0, sizeof r);
+    ASMSPY_INIT_HEADER(&r);
+    if (seam->get_regs(sm, child, &r) != 0) break;
     /* A `rep` string instruction traps once per iteration with rip
      * unchanged and rcx counting down: that is progress too. */
-    if (steps && (r.rip != prev_ip || r.rcx != prev_cx)) advanced++;
-    prev_ip = r.rip;
-    prev_cx = r.rcx;
-    if (ptrace(PTRACE_SINGLESTEP, child, 0, 0) != 0) break;
-    if (waitpid(child, &status, __WALL) != child || !WIFSTOPPED(status)) break;
-    if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0) steps++;
+    uint64_t cx = r.gpr[PROBE_GPR_RCX];
+    if (steps && (r.ip != prev_ip || cx != prev_cx)) advanced++;
+    prev_ip = r.ip;
+    prev_cx = cx;
+    if (seam->step(sm, child, 0) != 0) break;
+    struct asmspy_stop stop;
+    memset(&stop, 0, sizeof stop);
+    ASMSPY_INIT_HEADER(&stop);
+    if (seam->next_stop(sm, &stop) != 0 || stop.kind == ASMSPY_STOP_EXITED ||
+        stop.kind == ASMSPY_STOP_NONE)
+      break;
+    if (stop.kind == ASMSPY_STOP_STEP) steps++;
   }
-  kill(child, SIGKILL);
-  waitpid(child, NULL, 0);
+  seam->detach(sm); /* kills and reaps the child */
   /* A loop's rip moves on every step; demand that nearly every step moved
    * it (or ran one more iteration of a rep instruction). */
   if (steps == PROBE_STEPS && advanced >= PROBE_STEPS / 2) {
@@ -231,6 +227,14 @@ static int starts_with_any(const char *text, const char *const *words, size_t n)
   return 0;
 }
 
+/* Why this stays a list of mnemonics and does not use host->insn_class:
+ * `straight` lets the step loop predict the next ip without reading
+ * registers, so it must be false for every instruction that might not fall
+ * through — and most of that list is no branch class at all (rep string
+ * ops, mov/pop ss, cpuid's lost trap, ud*, RTM, SGX, hlt). The host's
+ * classes answer "is it a call / ret / jump", the questions the views ask;
+ * a wrong "straight" here would corrupt the stream, so the conservative
+ * x86 list is kept whole. */
 static struct insn_class classify(const char *text) {
   /* int, int3, int1, into, syscall, sysenter, icebp */
   static const char *const trapping[] = {"int", "syscall", "sysenter", "icebp"};

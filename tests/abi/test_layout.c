@@ -510,6 +510,11 @@ PIN(asmspy_host_api, parse_options, 168);
 ENDS(asmspy_host_api, parse_options, SIZE_1_8_asmspy_host_api);
 
 /* --- 1.8 sub-block: the seam's child driving (seam_api) --- */
+/* struct asmspy_seam_api: spawn_child() (a probe's traced child). */
+PIN(asmspy_seam_api, spawn_child, 168);
+NEW(asmspy_seam_api, spawn_child, SIZE_1_7_asmspy_seam_api);
+#define SIZE_1_8_asmspy_seam_api 176
+ENDS(asmspy_seam_api, spawn_child, SIZE_1_8_asmspy_seam_api);
 
 /* --- end seam sub-block --- */
 
@@ -518,6 +523,23 @@ ENDS(asmspy_host_api, parse_options, SIZE_1_8_asmspy_host_api);
 /* --- end records sub-block --- */
 
 /* --- 1.8 sub-block: insn_class bits --- */
+/* host->insn_class() answers: a plugin built against 1.8 tests these bits
+ * (and the length field) in every later host. */
+#define PIN_INSN(name, value) _Static_assert(name == (value), #name " is ABI: it must stay " #value)
+PIN_INSN(ASMSPY_INSN_DECODED, 0x1u);
+PIN_INSN(ASMSPY_INSN_CALL, 0x2u);
+PIN_INSN(ASMSPY_INSN_RET, 0x4u);
+PIN_INSN(ASMSPY_INSN_JUMP, 0x8u);
+PIN_INSN(ASMSPY_INSN_COND, 0x10u);
+PIN_INSN(ASMSPY_INSN_RELATIVE, 0x20u);
+PIN_INSN(ASMSPY_INSN_INDIRECT, 0x40u);
+PIN_INSN(ASMSPY_INSN_SYSCALL, 0x80u);
+PIN_INSN(ASMSPY_INSN_INT, 0x100u);
+PIN_INSN(ASMSPY_INSN_IRET, 0x200u);
+PIN_INSN(ASMSPY_INSN_PRIVILEGE, 0x400u);
+PIN_INSN(ASMSPY_INSN_REP, 0x800u);
+PIN_INSN(ASMSPY_INSN_LEN_SHIFT, 24);
+PIN_INSN(ASMSPY_INSN_LEN(0x0f000023u), 15u);
 
 /* --- end insn_class sub-block --- */
 
@@ -613,7 +635,6 @@ SIZE(asmspy_recording_report, SIZE_1_8_asmspy_recording_report);
 #define SIZE_1_8_asmspy_event SIZE_1_7_asmspy_event
 #define SIZE_1_8_asmspy_regs SIZE_1_7_asmspy_regs
 #define SIZE_1_8_asmspy_stop SIZE_1_7_asmspy_stop
-#define SIZE_1_8_asmspy_seam_api SIZE_1_7_asmspy_seam_api
 #define SIZE_1_8_asmspy_symbol SIZE_1_7_asmspy_symbol
 #define SIZE_1_8_asmspy_plugin SIZE_1_7_asmspy_plugin
 #define SIZE_1_8_asmspy_syscall_info SIZE_1_7_asmspy_syscall_info

@@ -70,6 +70,7 @@ int main(int argc, char **argv) {
   }
   fake_host_init();
   fake_host.disasm = fake_disasm_min;
+  fake_host.insn_class = fake_insn_class_min;
 
   struct ptr_seg_opts o = {.host = &fake_host, .start = 0x401100, .len = 0x1d,
                            .sink = record, .seq = &seq};

@@ -231,6 +231,19 @@ static inline int fake_disasm_min(uint64_t ip, const uint8_t *b, size_t n, char 
   return 0;
 }
 
+/* The same four instructions as ASMSPY_INSN_* classes (host->insn_class):
+ * tests that set fake_host.disasm to fake_disasm_min set insn_class to it. */
+static inline uint32_t fake_insn_class_min(uint64_t ip, const uint8_t *b, size_t n) {
+  char text[64];
+  int len = fake_disasm_min(ip, b, n, text, sizeof text);
+  if (len <= 0) return 0;
+  uint32_t c = ASMSPY_INSN_DECODED | (uint32_t)len << ASMSPY_INSN_LEN_SHIFT;
+  if (b[0] == 0xe8) c |= ASMSPY_INSN_CALL | ASMSPY_INSN_RELATIVE;
+  if (b[0] == 0xff) c |= ASMSPY_INSN_CALL | ASMSPY_INSN_INDIRECT;
+  if (b[0] == 0xc3) c |= ASMSPY_INSN_RET;
+  return c;
+}
+
 static struct asmspy_host_api fake_host;
 
 static void fake_host_init(void) {

@@ -111,6 +111,7 @@ int main(int argc, char **argv) {
   }
   fake_host_init();
   fake_host.disasm = fake_disasm_min;
+  fake_host.insn_class = fake_insn_class_min;
   build_stream();
 
   const struct asmspy_view_ops *graph = load_view(argv[1], "graph");

@@ -453,6 +453,7 @@ int main(int argc, char **argv) {
   }
   fake_host_init();
   fake_host.disasm = fake_disasm_min;
+  fake_host.insn_class = fake_insn_class_min;
   fake_host.read_mem = no_mem;
   fake_host.syscall_name = sys_name;
   fake_host.describe_fd = no_fd;

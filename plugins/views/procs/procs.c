@@ -8,8 +8,8 @@
  *
  *   --count=syscalls (default)  inv = completed syscalls (SYSCALL_EXIT) per tid;
  *                               near full speed: the ptrace backend
- *   --count=calls               inv = executed calls (an INSN whose mnemonic
- *                               is `call`) per tid: the single-step backend,
+ *   --count=calls               inv = executed calls (an INSN the host's
+ *                               insn_class calls CALL) per tid: the single-step backend,
  *                               so the whole tree crawls while it runs
  * The view's caps_required is only ASMSPY_CAP_TASKS (both backends give it);
  * the engine adds SYSCALLS or INSN_STREAM from the --count option
@@ -50,6 +50,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "plugins/common/insn_class.h"
 
 #define PROCS_DEFAULT_N 200
 /* The human tree keeps at most this many exited entries (exited threads and
@@ -579,20 +581,6 @@ static int may_be_call(const struct asmspy_event *ev) {
 #endif
 }
 
-/* The disassembly's mnemonic, after the prefix words capstone prints
- * ("bnd call", "notrack call"), is `call`. */
-static int is_call_text(const char *d) {
-  for (;;) {
-    if (strncmp(d, "bnd ", 4) == 0)
-      d += 4;
-    else if (strncmp(d, "notrack ", 8) == 0)
-      d += 8;
-    else
-      break;
-  }
-  return strncmp(d, "call", 4) == 0 && (d[4] == 0 || d[4] == ' ');
-}
-
 static int procs_consume(void *state, const struct asmspy_event *ev) {
   struct procs_state *st = state;
   if (!st->discovered) discover(st, st->s->pid > 0 ? st->s->pid : ev->pid);
@@ -617,10 +605,7 @@ static int procs_consume(void *state, const struct asmspy_event *ev) {
   case ASMSPY_EV_INSN: {
     if (st->count != COUNT_CALLS || !ev->u.insn.len || !may_be_call(ev))
       return ASMSPY_CONSUME_MORE;
-    char text[128];
-    if (st->host->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text) <= 0 ||
-        !is_call_text(text))
-      return ASMSPY_CONSUME_MORE;
+    if (!(pi_event_class(st->host, ev) & ASMSPY_INSN_CALL)) return ASMSPY_CONSUME_MORE;
     counted = 1;
     break;
   }

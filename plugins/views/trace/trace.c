@@ -14,6 +14,7 @@
 #include <asmspy/plugin.h>
 
 #include "common/strbuf.h"
+#include "plugins/common/insn_class.h"
 #include "plugins/common/region_view.h"
 #include "plugins/common/view_options.h"
 
@@ -115,11 +116,10 @@ static void on_insn(struct trace_state *st, const struct asmspy_event *ev) {
   /* a basic block starts at the entry, at a branch target (control did not
    * fall through), and right after a conditional branch (taken or not) */
   if (st->executed == 0 || ev->ip != st->prev_next || st->prev_branch) i->leader = 1;
-  char text[16];
-  int ilen = st->host->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, text, sizeof text);
+  uint32_t c = pi_event_class(st->host, ev);
   st->prev_ip = ev->ip;
-  st->prev_next = ilen > 0 ? ev->ip + (uint64_t)ilen : 0;
-  st->prev_branch = text[0] == 'j' || strncmp(text, "loop", 4) == 0;
+  st->prev_next = c ? ev->ip + ASMSPY_INSN_LEN(c) : 0;
+  st->prev_branch = (c & ASMSPY_INSN_JUMP) != 0; /* jmp, jcc, loop*, jrcxz */
   st->executed++;
 }
 
