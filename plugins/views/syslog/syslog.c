@@ -277,7 +277,7 @@ static const struct asmspy_option syslog_options[] = {
 };
 
 /* Its entry in the TUI's mode menu. */
-static const struct asmspy_tui_entry syslog_tui = {'1', ASMSPY_TUI_FEED, 0, "syscall log"};
+static const struct asmspy_tui_entry syslog_tui = {'1', ASMSPY_TUI_FEED_CARRIED, 0, "syscall log"};
 
 static const struct asmspy_view_ops syslog_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
