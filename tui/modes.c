@@ -43,7 +43,9 @@ static int entry_for(const struct asmspy_plugin_info *p, struct tui_mode *m) {
   if (t && (t->flags & ASMSPY_TUIF_HIDDEN)) return 0;
   memset(m, 0, sizeof *m);
   m->key = t && t->key >= '1' && t->key <= '9' ? t->key : 0;
-  m->layout = t && t->layout ? t->layout : ASMSPY_TUI_FEED;
+  /* no tui entry: a feed, or its frames when it renders snapshots */
+  int snapshots = ASMSPY_HAS(v, snapshot) && v->snapshot;
+  m->layout = t && t->layout ? t->layout : snapshots ? ASMSPY_TUI_SNAPSHOT : ASMSPY_TUI_FEED;
   copy(m->title, sizeof m->title,
        t && t->title ? t->title : p->description && p->description[0] ? p->description : p->name);
   copy(m->mode, sizeof m->mode, v->mode);

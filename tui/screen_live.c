@@ -1,14 +1,18 @@
-/* screen_live: the live view of a running session (and mode 8's details).
+/* screen_live: the live view of a running session (and '8''s details).
  *
- * What is drawn is what the view emitted (tui/session.h): a feed (the
- * syscall log, the stream, the tree, a third-party view) or, for a
- * snapshot view (graph, process tree, hot edges), its last complete frame.
- * The built-in modes get the layouts the seed describes on top of those
- * records: the syscall log splits each call from the strings it carried
- * (its JSON body), the call tree disassembles the selected call's function
- * in a second pane, "assembly & functions" splits the latest sample into
- * its assembly and its callees, the graph re-sorts its rows, the process
- * tree drills into a node. Any other view is drawn as it is. */
+ * What is drawn is what the view emitted (tui/session.h): a feed, or for a
+ * snapshot view its last complete frame. How is the view's choice, the
+ * layout in its tui entry (ABI 1.8, enum asmspy_tui_layout); this file
+ * knows layouts, never a view by name:
+ *   FEED_CARRIED  each record's "carried" strings beside it (the syscall log);
+ *   CALLS         a second pane disassembling the selected call's "addr";
+ *   REGION        the latest record split into its assembly and its callees;
+ *   RANKED        Tab re-sorts the frame's rows by fanout;
+ *   TOPOLOGY      Tab cycles the option its option_caps names, Enter opens
+ *                 the RANKED mode on the selected node;
+ *   EDGES         Enter opens the DATAFLOW mode on the selected edge;
+ *   DATAFLOW      walks a read to the step that defined it (dataflow_nav.c);
+ *   FEED, SNAPSHOT and any layout this TUI does not know: drawn as emitted. */
 #define _GNU_SOURCE
 #include "host/json.h"
 #include "host/strbuf.h"

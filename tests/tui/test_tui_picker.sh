@@ -4,7 +4,7 @@
 #   - the process picker: filter-as-you-type, Tab sorts (PID, ACTIVE with a
 #     CPU% column, STR with the string-scan column), F2 tree with ├─/└─
 #     connectors, F3 re-scans, `!` rows with the reason on selection;
-#   - mode select: the nine modes; 7 (hot edges) says why it cannot start
+#   - mode select: the nine numbered modes (the views' tui keys and '8'); 7 (hot edges) says why it cannot start
 #     here instead of starting (the amd_ibs probe's reason);
 #   - 8 process details: the runtime badge, nothing attached;
 #   - a third-party view (examples/view_plugin, built here, found through

@@ -1130,7 +1130,7 @@ static const struct asmspy_view_ops procs_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "procs",
-    /* + SYSCALLS or INSN_STREAM by --count: see extra_caps_for() in host/engine.c */
+    /* + SYSCALLS or INSN_STREAM by --count: procs_option_caps */
     .caps_required = ASMSPY_CAP_TASKS,
     .usage = PROCS_USAGE,
     .open = procs_open,
