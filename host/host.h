@@ -150,8 +150,8 @@ void sampler_ladder_set_engine(struct asmspy_engine *e);
 /* The --launch'ed pid the ladder let go (it is a running pid from then on). */
 int sampler_ladder_released(pid_t pid);
 /* The ladder: every loaded backend declaring a sampler_rung, by ascending
- * sampler_order (0 = only when named comes first but is skipped by the
- * walk). Returns how many, at most cap. */
+ * sampler_order, then the rungs of order 0 (only when named: the walk skips
+ * them). Returns how many, at most cap. */
 size_t sampler_ladder(const struct asmspy_engine *e, const struct asmspy_plugin_info **out,
                       size_t cap);
 /* The backend serving --sampler=<spec>: "<rung>" or "<rung>:<arg>" (*arg

@@ -22,6 +22,7 @@
  * enough (set and cleared by asmspy_run). */
 #include "host/host.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +55,8 @@ static uint32_t order_of(const struct asmspy_plugin_info *b) {
 static int by_order(const void *x, const void *y) {
   const struct asmspy_plugin_info *a = *(const struct asmspy_plugin_info *const *)x;
   const struct asmspy_plugin_info *b = *(const struct asmspy_plugin_info *const *)y;
-  uint32_t oa = order_of(a), ob = order_of(b);
+  /* order 0 (only when named) after every rung of the walk */
+  uint32_t oa = order_of(a) ? order_of(a) : UINT32_MAX, ob = order_of(b) ? order_of(b) : UINT32_MAX;
   if (oa != ob) return oa < ob ? -1 : 1;
   return strcmp(rung_of(a), rung_of(b)); /* a tie: stable by name, never by load order */
 }
