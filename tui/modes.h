@@ -12,6 +12,7 @@
 #define ASMSPY_TUI_MODES_H
 
 #include <asmspy/asmspy.h>
+#include <asmspy/plugin.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
