@@ -751,8 +751,10 @@ struct asmspy_backend_ops {
   int (*inproc_end)(void *handle, asmspy_sink_fn sink, void *sink_ctx);
   /* --- ABI 1.4 ends here --- */
   /* 1.8: a sampler backend serves --sampler=<sampler_rung> ("ibs", "sw");
-   * NULL = not a sampler. The --auto / --sample ladder tries the rungs in
-   * ascending sampler_order; 0 = only when named. A rung written
+   * NULL = not a sampler. The ladder is the rungs in ascending
+   * sampler_order (0 = only when named): --auto / host->run_sampler walk it
+   * to the first usable rung, --sample without --sampler runs its first
+   * rung (the default). A rung written
    * "<rung>:<arg>" on the command line hands <arg> over as
    * session.sampler_arg. */
   const char *sampler_rung;
