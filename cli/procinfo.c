@@ -678,15 +678,35 @@ static void read_threads(struct procinfo *pi) {
 /* modes                                                                      */
 /* ------------------------------------------------------------------------- */
 
-static const struct {
-  const char *mode;
-  const char *backend; /* the backend serving it when no view says otherwise */
-  int needs_ptrace;
-} mode_table[PROCINFO_N_MODES] = {
-    {"log", "ptrace", 1},        {"stream", "singlestep", 1}, {"trace", "singlestep", 1},
-    {"dataflow", "singlestep", 1}, {"tree", "singlestep", 1}, {"graph", "singlestep", 1},
-    {"procs", "ptrace", 1},      {"sample", "amd_ibs", 0},    {"watch", "hwwatch", 1},
-};
+/* The menu key a view asks for ('1'..'9'), or 0 (the host assigns one). */
+static char menu_key(const struct asmspy_plugin_info *v) {
+  const struct asmspy_view_ops *ops = v->desc->view;
+  if (!ASMSPY_HAS(ops, tui) || !ops->tui) return 0;
+  return ops->tui->key >= '1' && ops->tui->key <= '9' ? ops->tui->key : 0;
+}
+
+size_t procinfo_views(const struct asmspy_engine *e, const struct asmspy_plugin_info **out,
+                      size_t cap) {
+  size_t n = 0;
+  /* the views that number themselves, by their key; then the others in
+   * registry order (a key claimed twice: the first view loaded keeps it) */
+  for (char key = '1'; key <= '9'; key++)
+    for (size_t i = 0; e && i < asmspy_plugin_count(e); i++) {
+      const struct asmspy_plugin_info *p = asmspy_plugin_at(e, i);
+      if (p->desc && p->kind == ASMSPY_KIND_VIEW && menu_key(p) == key && n < cap) {
+        out[n++] = p;
+        break;
+      }
+    }
+  for (size_t i = 0; e && i < asmspy_plugin_count(e); i++) {
+    const struct asmspy_plugin_info *p = asmspy_plugin_at(e, i);
+    if (!p->desc || p->kind != ASMSPY_KIND_VIEW) continue;
+    int listed = 0;
+    for (size_t k = 0; k < n && !listed; k++) listed = out[k] == p;
+    if (!listed && n < cap) out[n++] = p;
+  }
+  return n;
+}
 
 static void add_reason(struct procinfo_mode *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -705,87 +725,80 @@ static void add_reason(struct procinfo_mode *m, const char *fmt, ...) {
   snprintf(m->reason + len, sizeof m->reason - len, "%s", atom);
 }
 
-/* The backend a mode would run on: the view's caps decide when the view is
- * installed (first usable backend providing them, the table's default
- * first); otherwise the table's default. Probes lazily. */
-static const struct asmspy_plugin_info *mode_backend(struct asmspy_engine *e,
-                                                     const struct asmspy_plugin_info *view,
-                                                     const char *dflt) {
-  const struct asmspy_plugin_info *first = NULL;
-  const struct asmspy_plugin_info *d = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, dflt);
-  uint64_t caps = view && view->desc && view->desc->view ? view->desc->view->caps_required : 0;
-  if (d && (d->caps & caps) == caps) {
-    asmspy_probe_plugin(e, (struct asmspy_plugin_info *)d);
-    if (d->status == ASMSPY_USABLE || !view) return d;
-    first = d;
+/* A sampling mode whose default rung is refused here: the first rung of the
+ * ladder that works, as a hint (--sampler=<rung>). */
+static void hint_other_rung(struct procinfo_mode *m, struct asmspy_engine *e,
+                            const struct asmspy_plugin_info *refused) {
+  const struct asmspy_plugin_info *rungs[32];
+  size_t n = sampler_ladder(e, rungs, sizeof rungs / sizeof rungs[0]);
+  for (size_t i = 0; i < n; i++) {
+    if (rungs[i] == refused || !rungs[i]->desc->backend->sampler_order) continue;
+    asmspy_probe_plugin(e, (struct asmspy_plugin_info *)rungs[i]);
+    if (rungs[i]->status != ASMSPY_USABLE) continue;
+    add_reason(m, "--sampler=%s works here (%s)", rungs[i]->desc->backend->sampler_rung,
+               rungs[i]->name);
+    return;
   }
-  if (!view) return d;
-  /* Sampling views run on the default rung unless --sampler says otherwise
-   * (engine.c): the verdict is that rung's, as `asmspy --sample` would get. */
-  if (caps & ASMSPY_CAP_IP_SAMPLES) return d;
-  for (size_t i = 0; i < asmspy_plugin_count(e); i++) {
-    const struct asmspy_plugin_info *b = asmspy_plugin_at(e, i);
-    if (!b->desc || b->kind != ASMSPY_KIND_BACKEND || (b->caps & caps) != caps) continue;
-    asmspy_probe_plugin(e, (struct asmspy_plugin_info *)b);
-    if (b->status == ASMSPY_USABLE) return b;
-    if (!first) first = b;
-  }
-  return first;
 }
 
-static void judge_modes(struct procinfo *pi, struct asmspy_engine *e) {
-  for (int i = 0; i < PROCINFO_N_MODES; i++) {
-    struct procinfo_mode *m = &pi->modes[i];
-    memset(m, 0, sizeof *m);
-    m->mode = mode_table[i].mode;
-    m->status = PROCINFO_MODE_OK;
-    const struct asmspy_plugin_info *view = asmspy_find_view_for_mode(e, m->mode);
-    if (view) {
-      asmspy_probe_plugin(e, (struct asmspy_plugin_info *)view);
-      if (view->status != ASMSPY_USABLE) {
-        m->status = PROCINFO_MODE_NO;
-        add_reason(m, "view %s unavailable: %s", view->name, view->reason);
-      }
-    } else {
-      m->status = PROCINFO_MODE_NO;
-      add_reason(m, "no view plugin for this mode in this build");
-    }
-    const struct asmspy_plugin_info *b = mode_backend(e, view, mode_table[i].backend);
+/* One mode's verdict: the view's probe, the backend `asmspy --<mode>` would
+ * run on (host/engine_choose.c: the descriptors decide) and its probe, then
+ * the gates of how that backend reaches the target: ptrace, or perf from
+ * outside (ASMSPY_CAP_OUT_OF_BAND). */
+static void judge_mode(struct procinfo *pi, struct asmspy_engine *e,
+                       const struct asmspy_plugin_info *view, struct procinfo_mode *m) {
+  memset(m, 0, sizeof *m);
+  m->mode = view->desc->view->mode;
+  m->status = PROCINFO_MODE_OK;
+  asmspy_probe_plugin(e, (struct asmspy_plugin_info *)view);
+  int needs_ptrace = 1;
+  if (view->status != ASMSPY_USABLE) {
+    m->status = PROCINFO_MODE_NO;
+    add_reason(m, "view %s unavailable: %s", view->name, view->reason);
+  } else {
+    struct engine_choice c;
+    int rc = engine_choose(e, m->mode, NULL, 0, NULL, &c);
+    const struct asmspy_plugin_info *b = c.backend;
     if (!b) {
       m->status = PROCINFO_MODE_NO;
-      add_reason(m, "no backend provides what this mode needs");
+      add_reason(m, "%s", rc == -ASMSPY_E_INTERNAL && !(view->desc->view->caps_required &
+                                                        ASMSPY_CAP_IP_SAMPLES)
+                              ? "no backend provides what this mode needs"
+                              : c.error);
     } else {
       snprintf(m->backend, sizeof m->backend, "%s", b->name);
+      needs_ptrace = !(b->caps & ASMSPY_CAP_OUT_OF_BAND);
       if (b->status != ASMSPY_USABLE) {
         m->status = PROCINFO_MODE_NO;
         add_reason(m, "%s unavailable: %s", b->name, b->reason);
-        if (view && view->desc && view->desc->view &&
-            (view->desc->view->caps_required & ASMSPY_CAP_IP_SAMPLES)) {
-          const struct asmspy_plugin_info *sw = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, "swclock");
-          if (sw) asmspy_probe_plugin(e, (struct asmspy_plugin_info *)sw);
-          if (sw && sw->status == ASMSPY_USABLE)
-            add_reason(m, "--sampler=sw (residency, not edges) works here");
-        }
+        if (view->desc->view->caps_required & ASMSPY_CAP_IP_SAMPLES) hint_other_rung(m, e, b);
       }
-    }
-    if (mode_table[i].needs_ptrace) {
-      if (pi->attach.verdict == PROCINFO_ATTACH_NO) {
-        m->status = PROCINFO_MODE_NO;
-        add_reason(m, "needs ptrace: %s", pi->attach.short_reason);
-      } else if (pi->attach.verdict == PROCINFO_ATTACH_MAYBE) {
-        if (m->status == PROCINFO_MODE_OK) m->status = PROCINFO_MODE_MAYBE;
-        add_reason(m, "needs ptrace: %s", pi->attach.short_reason);
-      }
-    } else if (pi->b.kthread) {
-      m->status = PROCINFO_MODE_NO;
-      add_reason(m, "kernel thread: no user-space samples");
-    } else if (pi->attach.gate == PROCINFO_GATE_UID || pi->attach.gate == PROCINFO_GATE_DUMPABLE) {
-      /* perf_event_open on another process needs ptrace-read access: the
-       * uid and dumpable gates apply, Yama does not. */
-      m->status = PROCINFO_MODE_NO;
-      add_reason(m, "perf_event_open needs ptrace-read access: %s", pi->attach.short_reason);
     }
   }
+  if (needs_ptrace) {
+    if (pi->attach.verdict == PROCINFO_ATTACH_NO) {
+      m->status = PROCINFO_MODE_NO;
+      add_reason(m, "needs ptrace: %s", pi->attach.short_reason);
+    } else if (pi->attach.verdict == PROCINFO_ATTACH_MAYBE) {
+      if (m->status == PROCINFO_MODE_OK) m->status = PROCINFO_MODE_MAYBE;
+      add_reason(m, "needs ptrace: %s", pi->attach.short_reason);
+    }
+  } else if (pi->b.kthread) {
+    m->status = PROCINFO_MODE_NO;
+    add_reason(m, "kernel thread: no user-space samples");
+  } else if (pi->attach.gate == PROCINFO_GATE_UID || pi->attach.gate == PROCINFO_GATE_DUMPABLE) {
+    /* perf_event_open on another process needs ptrace-read access: the
+     * uid and dumpable gates apply, Yama does not. */
+    m->status = PROCINFO_MODE_NO;
+    add_reason(m, "perf_event_open needs ptrace-read access: %s", pi->attach.short_reason);
+  }
+}
+
+static void judge_modes(struct procinfo *pi, struct asmspy_engine *e) {
+  const struct asmspy_plugin_info *views[PROCINFO_MAX_MODES];
+  size_t n = procinfo_views(e, views, PROCINFO_MAX_MODES);
+  pi->n_modes = 0;
+  for (size_t i = 0; i < n; i++) judge_mode(pi, e, views[i], &pi->modes[pi->n_modes++]);
   pi->have_modes = 1;
 }
 
@@ -1008,7 +1021,7 @@ char *procinfo_json_fields(const struct procinfo *pi) {
   strbuf_addf(&b, ",\"cap_sys_ptrace\":%s", pi->attach.cap_sys_ptrace ? "true" : "false");
   /* modes */
   strbuf_addf(&b, ",\"modes\":[");
-  for (int i = 0; pi->have_modes && i < PROCINFO_N_MODES; i++) {
+  for (size_t i = 0; pi->have_modes && i < pi->n_modes; i++) {
     const struct procinfo_mode *m = &pi->modes[i];
     strbuf_addf(&b, "%s{\"mode\":\"%s\",\"status\":\"%s\",\"backend\":", i ? "," : "", m->mode,
                 mode_status_name(m->status));
@@ -1119,22 +1132,22 @@ char *procinfo_text(const struct procinfo *pi) {
   if (pi->attach.hint[0]) strbuf_addf(&b, "           %s\n", pi->attach.hint);
   if (pi->have_modes) {
     strbuf_addf(&b, "  modes    ");
-    for (int i = 0; i < PROCINFO_N_MODES; i++)
+    for (size_t i = 0; i < pi->n_modes; i++)
       strbuf_addf(&b, "%s%s %s", i ? "  " : "", pi->modes[i].mode,
                   mode_status_name(pi->modes[i].status));
     strbuf_addf(&b, "\n");
     /* Each distinct reason once, with the modes it closes. */
-    for (int i = 0; i < PROCINFO_N_MODES; i++)
+    for (size_t i = 0; i < pi->n_modes; i++)
       for (int k = 0; k < pi->modes[i].n_atoms; k++) {
         const char *atom = pi->modes[i].atoms[k];
         int seen = 0;
-        for (int j = 0; j < i && !seen; j++)
+        for (size_t j = 0; j < i && !seen; j++)
           for (int l = 0; l < pi->modes[j].n_atoms; l++)
             if (strcmp(pi->modes[j].atoms[l], atom) == 0) seen = 1;
         if (seen) continue;
         strbuf_addf(&b, "           ");
         int first = 1;
-        for (int j = i; j < PROCINFO_N_MODES; j++)
+        for (size_t j = i; j < pi->n_modes; j++)
           for (int l = 0; l < pi->modes[j].n_atoms; l++)
             if (strcmp(pi->modes[j].atoms[l], atom) == 0) {
               strbuf_addf(&b, "%s%s", first ? "" : ",", pi->modes[j].mode);

@@ -78,7 +78,7 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
 
 #define PROCINFO_MAX_THREADS 4096 /* threads listed (the count is exact) */
 #define PROCINFO_MAX_MODULES 512  /* module paths kept (the count is exact) */
-#define PROCINFO_N_MODES 9
+#define PROCINFO_MAX_MODES 48 /* views judged (one per view in the registry) */
 
 enum procinfo_syscall_state {
   PROCINFO_SC_IN = 0,     /* blocked in syscall `nr` */
@@ -138,7 +138,8 @@ struct procinfo {
   char runtime_evidence[160];
   struct procinfo_attach attach;
   char attach_explain[512]; /* attach_diag.c's wording of the gates */
-  struct procinfo_mode modes[PROCINFO_N_MODES];
+  struct procinfo_mode modes[PROCINFO_MAX_MODES]; /* procinfo_views() order */
+  size_t n_modes;
   int have_modes;
   /* names */
   long symbols;      /* ELF function symbols; -1 unknown */
@@ -153,6 +154,13 @@ struct procinfo {
   size_t n_threads;
   int threads_truncated;
 };
+
+/* The view plugins of the registry in the order modes are presented (the
+ * --info verdicts, the TUI's menu, serve's mode list): the views that take a
+ * menu key ('1'..'9', their tui entry) by that key, then every other view in
+ * registry order. Returns how many (at most cap). */
+size_t procinfo_views(const struct asmspy_engine *e, const struct asmspy_plugin_info **out,
+                      size_t cap);
 
 /* What procinfo_read does. */
 #define PROCINFO_NO_MODES (1u << 0)   /* skip the backend probes */

@@ -34,6 +34,7 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/serve.h"
+#include "cli/procinfo.h"
 #include "host/host.h"
 #include "host/json.h"
 
@@ -363,15 +364,15 @@ static int view_accepts(struct server *sv, const struct serve_cmd *cmd,
   return -1;
 }
 
+/* The modes this asmspy serves, in the order --info and the TUI show them
+ * (the registry's views), then "auto" when its view is installed. */
 static void list_modes(struct server *sv, char *out, size_t cap) {
-  size_t n = 0;
+  const struct asmspy_plugin_info *views[PROCINFO_MAX_MODES];
+  size_t nv = procinfo_views(sv->engine, views, PROCINFO_MAX_MODES), n = 0;
   out[0] = 0;
-  for (size_t i = 0; i < asmspy_plugin_count(sv->engine) && n + 40 < cap; i++) {
-    const struct asmspy_plugin_info *p = asmspy_plugin_at(sv->engine, i);
-    if (p->desc && p->kind == ASMSPY_KIND_VIEW)
-      n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? ", " : "", p->desc->view->mode);
-  }
-  if (asmspy_find_view_for_mode(sv->engine, "dataflow") && n + 10 < cap)
+  for (size_t i = 0; i < nv && n + 40 < cap; i++)
+    n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? ", " : "", views[i]->desc->view->mode);
+  if (asmspy_find_view_for_mode(sv->engine, SERVE_AUTO_VIEW) && n + 10 < cap)
     snprintf(out + n, cap - n, ", auto");
 }
 

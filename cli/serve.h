@@ -20,6 +20,11 @@
 #include <sys/types.h>
 
 #define SERVE_PROTOCOL_VERSION 1
+/* The view serving the "auto" pseudo-mode (start {"mode": "auto"} runs
+ * --<SERVE_AUTO_VIEW> --auto) and taking its `max` as --max=<n>. The one
+ * view serve names: ABI 1.8's option tables (a view declaring an `auto`
+ * flag and a `max` option) replace it once the views fill them. */
+#define SERVE_AUTO_VIEW "dataflow"
 #define SERVE_MAX_COMMAND (64u * 1024u) /* bytes per command line, without '\n' */
 
 enum serve_verb {

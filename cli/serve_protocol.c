@@ -121,18 +121,19 @@ static int take_launch(struct serve_cmd *cmd, const struct json_value *v, struct
 /* start: mode + the mode's parameters -> the CLI's arguments. */
 static int parse_start(const struct json_value *o, struct serve_cmd *cmd, struct serve_refusal *why) {
   const struct json_value *mode = json_get(o, "mode");
-  if (!mode) return serve_refuse(why, "param", "start needs \"mode\" (log, stream, trace, dataflow, "
-                                 "tree, graph, procs, sample, watch, auto)");
+  if (!mode)
+    return serve_refuse(why, "param", "start needs \"mode\" (a mode `asmspy --help` lists, or "
+                                      "auto)");
   if (!plain_string(mode, 32) || !flag_name(mode->u.str.s))
     return serve_refuse(why, "mode", "start.mode must be a mode name such as \"log\"");
   cmd->mode = strdup(mode->u.str.s);
   if (!cmd->mode) return serve_refuse(why, "internal", "out of memory");
   /* --auto is --dataflow's own option: "auto" names that run */
   int is_auto = strcmp(cmd->mode, "auto") == 0;
-  cmd->view_mode = is_auto ? "dataflow" : cmd->mode;
+  cmd->view_mode = is_auto ? SERVE_AUTO_VIEW : cmd->mode;
   /* --dataflow captures ONE invocation and has no count: its `max` is its
    * own --max=<n> step bound (the CLI's name), every other mode's is n */
-  int max_is_flag = strcmp(cmd->view_mode, "dataflow") == 0;
+  int max_is_flag = strcmp(cmd->view_mode, SERVE_AUTO_VIEW) == 0;
 
   const struct json_value *pid = json_get(o, "pid"), *launch = json_get(o, "launch");
   if (pid && launch) return serve_refuse(why, "param", "start takes \"pid\" or \"launch\", not both");

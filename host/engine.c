@@ -1,7 +1,7 @@
 /* asmspy_run: one mode end to end.
  *
  *   view = the view plugin serving the mode; backend = --backend=<b> or the
- *   preferred usable backend providing the view's caps; then
+ *   one its descriptors call for (engine_choose.c); then
  *   view.open (parses the mode's options, BEFORE anything is attached or
  *   spawned, so a usage error touches no process) -> target (attach or
  *   launch) -> writer header -> backend.run, whose events the engine's sink
@@ -82,65 +82,6 @@ static int engine_sink(void *ctx_, const struct asmspy_event *ev) {
   return ctx->view_done;
 }
 
-/* Default choice when --backend is not given: the build's preference list
- * (meson option preferred_backends) first, then any usable backend that
- * provides the caps, in registry order. */
-/* A registry row, probed now if the engine probes lazily. */
-static const struct asmspy_plugin_info *probed(struct asmspy_engine *e,
-                                               const struct asmspy_plugin_info *row) {
-  if (row) asmspy_probe_plugin(e, (struct asmspy_plugin_info *)row);
-  return row;
-}
-
-static const struct asmspy_plugin_info *pick_backend(struct asmspy_engine *e,
-                                                     uint64_t caps_needed) {
-  char prefs[] = ASMSPY_BACKEND_PREFERENCE;
-  char *save = NULL;
-  for (char *name = strtok_r(prefs, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-    const struct asmspy_plugin_info *b = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, name);
-    if (!b || (b->caps & caps_needed) != caps_needed) continue;
-    if (probed(e, b)->status == ASMSPY_USABLE) return b;
-  }
-  const struct asmspy_plugin_info *fallback = NULL;
-  for (size_t i = 0; i < asmspy_plugin_count(e); i++) {
-    const struct asmspy_plugin_info *b = asmspy_plugin_at(e, i);
-    if (!b->desc || b->kind != ASMSPY_KIND_BACKEND || (b->caps & caps_needed) != caps_needed)
-      continue;
-    if (probed(e, b)->status == ASMSPY_USABLE) return b;
-    if (!fallback) fallback = b;
-  }
-  return fallback; /* unusable: the caller prints its SKIP reason */
-}
-
-/* Caps a mode needs beyond its view's caps_required, read from the view's
- * own options. This is the one mode-specific rule in the engine, until ABI
- * 1.4 gives views a caps-by-options hook: --procs counts per task either
- * syscalls (--count=syscalls, the default: the ptrace backend, near full
- * speed) or calls (--count=calls: an instruction stream, single-step). Both
- * backends provide the view's caps_required (TASKS), so without this rule the
- * preference list would choose for the count mode. The last --count wins, as
- * in the view; an unknown value is left to the view's usage error. */
-static uint64_t extra_caps_for(const char *mode, int argc, char *const *argv) {
-  if (!mode || strcmp(mode, "procs") != 0) return 0;
-  uint64_t extra = ASMSPY_CAP_SYSCALLS;
-  for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--count=calls") == 0)
-      extra = ASMSPY_CAP_INSN_STREAM;
-    else if (strcmp(argv[i], "--count=syscalls") == 0)
-      extra = ASMSPY_CAP_SYSCALLS;
-  }
-  return extra;
-}
-
-/* The value of the last `--name=value` among a mode's arguments, or NULL. */
-static const char *option_value(const char *prefix, int argc, char *const *argv) {
-  const char *v = NULL;
-  size_t n = strlen(prefix);
-  for (int i = 0; i < argc; i++)
-    if (strncmp(argv[i], prefix, n) == 0) v = argv[i] + n;
-  return v;
-}
-
 /* A 32-bit tracee is refused rather than decoded against the wrong tables. */
 static int target_is_32bit(pid_t pid) {
   char path[64];
@@ -205,228 +146,199 @@ static void end_before_capture(struct run_ctx *ctx, struct asmspy_session *s, pi
   if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
 }
 
-int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
-  /* A boundary struct: another major, or a caller built before the size
-   * prefix (its first words are then the mode pointer), is refused. */
-  if (!o || ASMSPY_ABI_MAJOR_OF(o->abi_version) != ASMSPY_ABI_MAJOR || !ASMSPY_HAS(o, on_frame)) {
-    fprintf(stderr, "asmspy: asmspy_run_opts of another ABI (abi_version 0x%x, struct_size %u)\n",
-            o ? o->abi_version : 0u, o ? o->struct_size : 0u);
-    return -ASMSPY_E_ABI;
-  }
-  const struct asmspy_host_api *host = asmspy_host_api();
-  const struct asmspy_plugin_info *vinfo = asmspy_find_view_for_mode(e, o->mode);
-  if (!vinfo) {
-    fprintf(stderr, "asmspy: no view plugin provides mode '%s' (see asmspy --backends)\n",
-            o->mode);
-    return -ASMSPY_E_USAGE;
-  }
-  if (probed(e, vinfo)->status != ASMSPY_USABLE) {
-    fprintf(stderr, "asmspy: mode '%s' is unavailable: %s\n", o->mode, vinfo->reason);
-    return -ASMSPY_E_INTERNAL;
-  }
-  const struct asmspy_view_ops *view = vinfo->desc->view;
-  uint64_t caps_needed = view->caps_required | extra_caps_for(o->mode, o->argc, o->argv);
-  /* ABI 1.6: used when the backend has them, never required */
-  uint64_t caps_wanted = ASMSPY_HAS(view, caps_wanted) ? view->caps_wanted : 0;
+/* ---- asmspy_run's steps, in the order it takes them ---------------------- */
 
-  /* Sampling views (caps IP_SAMPLES): the backend is a sampler rung,
-   * --sampler=<rung> (default ibs: --sample is AMD IBS-Op unless told). */
-  const char *backend_name = o->backend;
-  const char *sampler_arg = NULL; /* --sampler=<rung>:<arg> */
-  if (!backend_name && (view->caps_required & ASMSPY_CAP_IP_SAMPLES)) {
-    const char *rung = option_value("--sampler=", o->argc, o->argv);
-    backend_name = sampler_backend_for(rung ? rung : "ibs");
-    sampler_arg = sampler_arg_of(rung);
-    if (!backend_name) {
-      fprintf(stderr, "asmspy: --sampler=%s: unknown sampler (want %s)\n", rung,
-              sampler_rung_names());
-      return -ASMSPY_E_USAGE;
-    }
-  }
+/* The session the backend and view will share, from the run's options. */
+static void session_init(struct asmspy_session *s, const struct asmspy_run_opts *o,
+                         const struct engine_choice *c) {
+  memset(s, 0, sizeof *s);
+  ASMSPY_INIT_HEADER(s);
+  s->mode = o->mode;
+  s->pid = o->pid;
+  s->tid = o->tid;
+  s->flags = o->flags;
+  s->max = o->max;
+  s->stop = o->stop;
+  s->argc = o->argc;
+  s->argv = o->argv;
+  s->launch_argv = o->launch_argv;
+  s->sampler_arg = c->sampler_arg;
+}
 
-  const struct asmspy_plugin_info *binfo;
-  if (backend_name) {
-    binfo = probed(e, asmspy_find_plugin(e, 0, backend_name));
-    if (!binfo || binfo->kind != ASMSPY_KIND_BACKEND) {
-      fprintf(stderr, "asmspy: unknown backend '%s' (see asmspy --backends)\n", backend_name);
-      return -ASMSPY_E_USAGE;
-    }
-  } else {
-    binfo = caps_wanted ? pick_backend(e, caps_needed | caps_wanted) : NULL;
-    if (binfo && binfo->status != ASMSPY_USABLE) binfo = NULL; /* then any that can */
-    if (!binfo) binfo = pick_backend(e, caps_needed);
-    if (!binfo) {
-      fprintf(stderr, "asmspy: no backend provides what mode '%s' needs\n", o->mode);
-      return -ASMSPY_E_INTERNAL;
-    }
-  }
-  /* An unusable backend is the answer (# SKIP), but only once the view has
-   * checked its arguments: a malformed request is a usage error (exit 2) on
-   * every host, not a SKIP on the hosts that cannot run it. A --launch
-   * command is never spawned only to be skipped. */
-  char skip_why[160] = "";
-  const char *skip_reason = NULL;
-  if (binfo->status != ASMSPY_USABLE) {
-    skip_reason = binfo->reason;
-  } else if ((binfo->caps & caps_needed) != caps_needed) {
-    snprintf(skip_why, sizeof skip_why, "does not provide what mode '%s' needs", o->mode);
-    skip_reason = skip_why;
-  }
-  if (skip_reason && o->launch_argv) return run_skipped(o, binfo->name, skip_reason);
-
-  struct asmspy_session s;
-  memset(&s, 0, sizeof s);
-  ASMSPY_INIT_HEADER(&s);
-  s.mode = o->mode;
-  s.pid = o->pid;
-  s.tid = o->tid;
-  s.flags = o->flags;
-  s.max = o->max;
-  s.stop = o->stop;
-  s.argc = o->argc;
-  s.argv = o->argv;
-  s.launch_argv = o->launch_argv;
-  s.sampler_arg = sampler_arg;
-
-  /* 1. the view parses its options: a usage error touches no process */
-  struct run_ctx ctx = {.view = view, .opts = o};
+/* Step 1: the view parses its options (a usage error touches no process). */
+static int view_open(struct run_ctx *ctx, const struct asmspy_run_opts *o,
+                     struct asmspy_session *s) {
+  const struct asmspy_view_ops *view = ctx->view;
   if (o->snapshot_ms > 0 && ASMSPY_HAS(view, snapshot) && view->snapshot) {
-    ctx.snapshot = view->snapshot;
-    ctx.snapshot_every_ns = (uint64_t)o->snapshot_ms * 1000000ull;
+    ctx->snapshot = view->snapshot;
+    ctx->snapshot_every_ns = (uint64_t)o->snapshot_ms * 1000000ull;
   }
-  int rc = view->open(host, &s, &ctx.view_state);
-  if (rc) return rc > 0 ? -rc : rc;
-  if (skip_reason && !(ASMSPY_HAS(view, configure) && view->configure)) {
-    view->close(ctx.view_state); /* nothing target-dependent left to check */
-    return run_skipped(o, binfo->name, skip_reason);
-  }
+  int rc = view->open(asmspy_host_api(), s, &ctx->view_state);
+  return rc > 0 ? -rc : rc;
+}
 
-  /* 2. the target */
-  pid_t launched = 0;
+/* Step 2: the target: spawned (--launch) or checked and opened. Returns 0
+ * with s->target set (*launched = the spawned pid, or 0), else a status; the
+ * view is closed on failure. */
+static int target_acquire(struct run_ctx *ctx, const struct asmspy_run_opts *o,
+                          struct asmspy_session *s, pid_t *launched) {
+  *launched = 0;
   if (o->launch_argv) {
-    launched = seam_spawn_stopped(o->launch_argv);
-    if (launched < 0) {
-      fprintf(stderr, "asmspy: cannot launch '%s': %s\n", o->launch_argv[0], strerror(-launched));
-      view->close(ctx.view_state);
-      return status_from_errno(-launched);
+    pid_t child = seam_spawn_stopped(o->launch_argv);
+    if (child < 0) {
+      fprintf(stderr, "asmspy: cannot launch '%s': %s\n", o->launch_argv[0], strerror(-child));
+      ctx->view->close(ctx->view_state);
+      return status_from_errno(-child);
     }
-    s.pid = launched;
-    s.flags |= ASMSPY_SESS_LAUNCHED;
-  } else if (kill(s.pid, 0) != 0 && errno == ESRCH) {
-    fprintf(stderr, "asmspy: pid %d: no such process\n", (int)s.pid);
-    view->close(ctx.view_state);
+    *launched = child;
+    s->pid = child;
+    s->flags |= ASMSPY_SESS_LAUNCHED;
+  } else if (kill(s->pid, 0) != 0 && errno == ESRCH) {
+    fprintf(stderr, "asmspy: pid %d: no such process\n", (int)s->pid);
+    ctx->view->close(ctx->view_state);
     return -ASMSPY_E_ATTACH_GONE;
   } else {
     /* a kernel thread, a zombie, an exiting task, a map we may not read:
      * the real reason (exit 1), before a region lookup could call it a
      * usage error or an attach blame a gate that is open */
     char why[768];
-    if (attach_precheck(s.pid, why, sizeof why)) {
+    if (attach_precheck(s->pid, why, sizeof why)) {
       fprintf(stderr, "asmspy: %s\n", why);
-      view->close(ctx.view_state);
+      ctx->view->close(ctx->view_state);
       return -ASMSPY_E_ATTACH_PERM;
     }
   }
-  if (!launched && target_is_32bit(s.pid)) {
-    fprintf(stderr, "asmspy: pid %d: %s\n", (int)s.pid, asmspy_strerror(ASMSPY_FACT_I386));
-    view->close(ctx.view_state);
+  if (!*launched && target_is_32bit(s->pid)) {
+    fprintf(stderr, "asmspy: pid %d: %s\n", (int)s->pid, asmspy_strerror(ASMSPY_FACT_I386));
+    ctx->view->close(ctx->view_state);
     return ASMSPY_FACT_I386;
   }
   int terr = 0;
-  s.target = target_open(s.pid, &terr);
-  if (!s.target) {
-    fprintf(stderr, "asmspy: pid %d: cannot read its memory map: %s\n", (int)s.pid,
+  s->target = target_open(s->pid, &terr);
+  if (!s->target) {
+    fprintf(stderr, "asmspy: pid %d: cannot read its memory map: %s\n", (int)s->pid,
             strerror(terr));
-    view->close(ctx.view_state);
-    if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
+    ctx->view->close(ctx->view_state);
+    if (*launched) kill(*launched, SIGKILL), waitpid(*launched, NULL, 0);
     return status_from_errno(terr);
   }
+  return 0;
+}
 
-  /* 3. the writer */
-  struct out_opts oo = writer_opts(o, binfo->name, s.pid);
+/* Step 3: the writer, and the session's sink into the view. */
+static int writer_open(struct run_ctx *ctx, const struct asmspy_run_opts *o,
+                       const struct engine_choice *c, struct asmspy_session *s, pid_t launched) {
+  struct out_opts oo = writer_opts(o, c->backend->name, s->pid);
   int oerr = 0;
-  ctx.out = out_open(&oo, &oerr);
-  if (!ctx.out) {
+  ctx->out = out_open(&oo, &oerr);
+  if (!ctx->out) {
     fprintf(stderr, "asmspy: cannot open recording '%s': %s\n",
             o->record_path ? o->record_path : "-", strerror(oerr));
-    view->close(ctx.view_state);
-    target_close(s.target);
+    ctx->view->close(ctx->view_state);
+    target_close(s->target);
     if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
     return -ASMSPY_E_USAGE;
   }
-  s.out = ctx.out;
-  s.sink = engine_sink;
-  s.sink_ctx = &ctx;
-  if ((view->caps_required | (caps_wanted & binfo->caps)) & ASMSPY_CAP_EXACT_SP)
-    s.flags |= ASMSPY_SESS_EXACT_SP;
-  /* The samplers observe from outside and never trace: a launched command
-   * is run through its exec and ld.so to its entry point under ptrace and
-   * let go; from then on it is sampled like any running pid (its own image
-   * and libraries). */
-  if (launched && (view->caps_required & ASMSPY_CAP_IP_SAMPLES)) {
-    rc = seam_release_after_exec(&s);
+  s->out = ctx->out;
+  s->sink = engine_sink;
+  s->sink_ctx = ctx;
+  if ((ctx->view->caps_required | (c->caps_wanted & c->backend->caps)) & ASMSPY_CAP_EXACT_SP)
+    s->flags |= ASMSPY_SESS_EXACT_SP;
+  return 0;
+}
+
+/* Step 4: a sampling view observes from outside and never traces: a
+ * launched command is run through its exec and ld.so to its entry point
+ * under ptrace and let go; from then on it is sampled like any running pid.
+ * Its symbols are read now, while it runs (samples are named when the window
+ * is rendered, and a short-lived target may be gone by then). */
+static int prepare_sampling(struct run_ctx *ctx, const struct asmspy_run_opts *o,
+                            struct asmspy_session *s, pid_t launched) {
+  if (!(ctx->view->caps_required & ASMSPY_CAP_IP_SAMPLES)) return 0;
+  if (launched) {
+    int rc = seam_release_after_exec(s);
     if (rc) {
       fprintf(stderr, "asmspy: '%s' did not reach its exec: %s\n", o->launch_argv[0],
               asmspy_strerror(rc));
-      end_before_capture(&ctx, &s, launched, OUT_END_ERROR, rc);
+      end_before_capture(ctx, s, launched, OUT_END_ERROR, rc);
       return rc > 0 ? -rc : rc;
     }
-    s.flags &= ~ASMSPY_SESS_LAUNCHED;
+    s->flags &= ~ASMSPY_SESS_LAUNCHED;
   }
-  /* Samples are named when the window is rendered, and a short-lived target
-   * may be gone by then: read its symbols now, while it runs. */
-  if (view->caps_required & ASMSPY_CAP_IP_SAMPLES) (void)target_symtab(s.target);
+  (void)target_symtab(s->target);
+  return 0;
+}
+
+/* Step 5: the view's configure() (symbols, regions, --auto's sampling).
+ * Returns 0 to go on to the capture; otherwise the run has ended (writer,
+ * view and target closed) and *result is asmspy_run's return value. */
+static int view_configure(struct run_ctx *ctx, struct asmspy_engine *e,
+                          struct asmspy_session *s, pid_t launched, int *result) {
+  const struct asmspy_view_ops *view = ctx->view;
   sampler_ladder_set_engine(e); /* configure may sample first (--auto) */
-  if (ASMSPY_HAS(view, configure) && view->configure) {
-    rc = view->configure(ctx.view_state, host, &s);
-    /* configure sampled a launched command (--auto): it runs free now */
-    if (launched && sampler_ladder_released(s.pid)) s.flags &= ~ASMSPY_SESS_LAUNCHED;
-    if (rc && ASMSPY_STATUS_CLASS(rc) == 3) {
-      /* UNAVAILABLE from configure (every sampler rung of --auto refused):
-       * the view has said why (# SKIP); that is an answer, not a failure. */
-      end_before_capture(&ctx, &s, launched, -1, 0);
-      return ASMSPY_RUN_SKIPPED;
-    }
-    if (rc > 0 && ASMSPY_STATUS_CLASS(rc) == 1) {
-      /* a TARGET FACT found before capture (--auto: nothing was observed
-       * being entered): the answer, passed through as is */
-      end_before_capture(&ctx, &s, launched, OUT_END_COMPLETED, rc);
-      return rc;
-    }
-    if (rc) {
-      end_before_capture(&ctx, &s, launched, OUT_END_ERROR, rc);
-      return rc > 0 ? -rc : rc;
-    }
+  if (!ASMSPY_HAS(view, configure) || !view->configure) return 0;
+  int rc = view->configure(ctx->view_state, asmspy_host_api(), s);
+  /* configure sampled a launched command (--auto): it runs free now */
+  if (launched && sampler_ladder_released(s->pid)) s->flags &= ~ASMSPY_SESS_LAUNCHED;
+  if (!rc) return 0;
+  if (ASMSPY_STATUS_CLASS(rc) == 3) {
+    /* UNAVAILABLE from configure (every sampler rung of --auto refused):
+     * the view has said why (# SKIP); that is an answer, not a failure. */
+    end_before_capture(ctx, s, launched, -1, 0);
+    *result = ASMSPY_RUN_SKIPPED;
+  } else if (rc > 0 && ASMSPY_STATUS_CLASS(rc) == 1) {
+    /* a TARGET FACT found before capture (--auto: nothing was observed
+     * being entered): the answer, passed through as is */
+    end_before_capture(ctx, s, launched, OUT_END_COMPLETED, rc);
+    *result = rc;
+  } else {
+    end_before_capture(ctx, s, launched, OUT_END_ERROR, rc);
+    *result = rc > 0 ? -rc : rc;
   }
-  if (skip_reason) { /* the arguments are valid: now the SKIP is the answer */
-    out_note(ctx.out, ASMSPY_NOTE_SKIP, "%s: %s", binfo->name, skip_reason);
-    end_before_capture(&ctx, &s, launched, -1, 0);
-    return ASMSPY_RUN_SKIPPED;
-  }
+  return 1;
+}
 
-  /* Region sessions record the region's bytes per real change; the
-   * backend's writes into the target go through the codeimage ledger so its
-   * own breakpoints are never taken for the target's code. */
-  const struct asmspy_host_api *backend_host = host;
-  if ((view->caps_required & ASMSPY_CAP_REGION) &&
-      ((o->flags & ASMSPY_SESS_JSON) || o->record_path)) { /* a JSON channel records them */
-    ctx.codeimage = codeimage_open(s.target, s.pid, ctx.out);
-    backend_host = codeimage_host_api(ctx.codeimage, host);
-  }
+/* Step 6: region sessions with a JSON channel record the region's bytes per
+ * real change; the backend's writes into the target then go through the
+ * codeimage ledger so its own breakpoints are never taken for the target's
+ * code. Returns the host table the backend runs with. */
+static const struct asmspy_host_api *codeimage_setup(struct run_ctx *ctx,
+                                                     const struct asmspy_run_opts *o,
+                                                     const struct asmspy_session *s) {
+  const struct asmspy_host_api *host = asmspy_host_api();
+  if (!(ctx->view->caps_required & ASMSPY_CAP_REGION) ||
+      !((o->flags & ASMSPY_SESS_JSON) || o->record_path))
+    return host;
+  ctx->codeimage = codeimage_open(s->target, s->pid, ctx->out);
+  return codeimage_host_api(ctx->codeimage, host);
+}
 
-  /* 4. capture; a view may ask for another run with a changed session
-   * (--auto walking its candidates) */
+/* Step 7: capture; a view may ask for another run with a changed session
+ * (--auto walking its candidates). */
+static int capture(struct run_ctx *ctx, struct asmspy_engine *e, const struct engine_choice *c,
+                   const struct asmspy_host_api *backend_host, struct asmspy_session *s) {
+  const struct asmspy_view_ops *view = ctx->view;
+  const volatile int *stop = ctx->opts->stop;
+  int rc;
   sampler_ladder_set_engine(e);
   for (;;) {
-    rc = binfo->desc->backend->run(backend_host, &s);
-    if (ctx.view_done || (o->stop && *o->stop)) break;
-    if (!ASMSPY_HAS(view, retry) || !view->retry || view->retry(ctx.view_state, rc, &s) != 1)
+    rc = c->backend->desc->backend->run(backend_host, s);
+    if (ctx->view_done || (stop && *stop)) break;
+    if (!ASMSPY_HAS(view, retry) || !view->retry || view->retry(ctx->view_state, rc, s) != 1)
       break;
   }
   sampler_ladder_set_engine(NULL);
+  return rc;
+}
 
+/* Step 8: why the capture ended, said once in the recording's footer and
+ * notes; the view's final render; everything closed. Returns the run's
+ * status (a target that exited is a normal end). */
+static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
+                      struct asmspy_session *s, int rc) {
+  const struct asmspy_run_opts *o = ctx->opts;
   enum out_end_reason why = OUT_END_COMPLETED;
-  if (ctx.view_done)
+  if (ctx->view_done)
     why = OUT_END_N_REACHED;
   else if (o->stop && *o->stop)
     why = OUT_END_INTERRUPTED;
@@ -435,34 +347,88 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   else if (rc < 0)
     why = OUT_END_ERROR;
   if (rc == -ASMSPY_E_ATTACH_PERM || rc == -ASMSPY_E_ATTACH_BUSY) {
-    char why[768]; /* the measured reason, not the generic status text */
-    attach_explain_refusal(s.pid, why, sizeof why);
-    out_note(ctx.out, ASMSPY_NOTE_WARN, "pid %d: attach refused: %s", (int)s.pid, why);
+    char refusal[768]; /* the measured reason, not the generic status text */
+    attach_explain_refusal(s->pid, refusal, sizeof refusal);
+    out_note(ctx->out, ASMSPY_NOTE_WARN, "pid %d: attach refused: %s", (int)s->pid, refusal);
   } else if (rc < 0) {
-    out_note(ctx.out, ASMSPY_NOTE_WARN, "%s: %s", binfo->name, asmspy_strerror(rc));
+    out_note(ctx->out, ASMSPY_NOTE_WARN, "%s: %s", c->backend->name, asmspy_strerror(rc));
+  } else if (rc == ASMSPY_FACT_EXITED) {
+    out_note(ctx->out, ASMSPY_NOTE_INFO, "target %s after %llu events",
+             out_target_signal(ctx->out) ? "was killed (see above)" : "exited",
+             (unsigned long long)ctx->events);
   }
-  else if (rc == ASMSPY_FACT_EXITED)
-    out_note(ctx.out, ASMSPY_NOTE_INFO, "target %s after %llu events",
-             out_target_signal(ctx.out) ? "was killed (see above)" : "exited",
-             (unsigned long long)ctx.events);
-  out_set_end_reason(ctx.out, why);
+  out_set_end_reason(ctx->out, why);
   /* a snapshot view's final render is its last frame */
-  if (ctx.snapshot && o->on_frame) o->on_frame(o->record_ctx, 1);
-  view->finish(ctx.view_state, rc);
-  if (ctx.snapshot && o->on_frame) o->on_frame(o->record_ctx, 0);
-  view->close(ctx.view_state);
-  codeimage_close(ctx.codeimage);
+  if (ctx->snapshot && o->on_frame) o->on_frame(o->record_ctx, 1);
+  ctx->view->finish(ctx->view_state, rc);
+  if (ctx->snapshot && o->on_frame) o->on_frame(o->record_ctx, 0);
+  ctx->view->close(ctx->view_state);
+  codeimage_close(ctx->codeimage);
   int exit_status = rc == ASMSPY_FACT_EXITED ? 0 : rc;
-  out_close(ctx.out, exit_status);
-  target_close(s.target);
+  out_close(ctx->out, exit_status);
+  target_close(s->target);
+  return exit_status;
+}
 
-  /* --launch: like strace, the command runs to completion after we detach */
-  if (launched) {
-    int st;
-    while (waitpid(launched, &st, 0) < 0 && errno == EINTR) {
-      if (o->stop && *o->stop) kill(launched, SIGTERM);
-    }
+/* --launch: like strace, the command runs to completion after we detach. */
+static void wait_launched(pid_t launched, const volatile int *stop) {
+  int st;
+  while (waitpid(launched, &st, 0) < 0 && errno == EINTR) {
+    if (stop && *stop) kill(launched, SIGTERM);
   }
+}
+
+int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
+  /* A boundary struct: another major, or a caller built before the size
+   * prefix (its first words are then the mode pointer), is refused. */
+  if (!o || ASMSPY_ABI_MAJOR_OF(o->abi_version) != ASMSPY_ABI_MAJOR || !ASMSPY_HAS(o, on_frame)) {
+    fprintf(stderr, "asmspy: asmspy_run_opts of another ABI (abi_version 0x%x, struct_size %u)\n",
+            o ? o->abi_version : 0u, o ? o->struct_size : 0u);
+    return -ASMSPY_E_ABI;
+  }
+  /* which view and backend (engine_choose.c: from the descriptors) */
+  struct engine_choice c;
+  int rc = engine_choose(e, o->mode, o->backend, o->argc, o->argv, &c);
+  if (rc) {
+    fprintf(stderr, "asmspy: %s\n", c.error);
+    return rc;
+  }
+  /* An unusable backend is the answer (# SKIP), but only once the view has
+   * checked its arguments: a malformed request is a usage error (exit 2) on
+   * every host, not a SKIP on the hosts that cannot run it. A --launch
+   * command is never spawned only to be skipped. */
+  if (c.skip_reason && o->launch_argv) return run_skipped(o, c.backend->name, c.skip_reason);
+
+  const struct asmspy_view_ops *view = c.view->desc->view;
+  struct asmspy_session s;
+  session_init(&s, o, &c);
+  struct run_ctx ctx = {.view = view, .opts = o};
+  rc = view_open(&ctx, o, &s);
+  if (rc) return rc;
+  if (c.skip_reason && !(ASMSPY_HAS(view, configure) && view->configure)) {
+    view->close(ctx.view_state); /* nothing target-dependent left to check */
+    return run_skipped(o, c.backend->name, c.skip_reason);
+  }
+
+  pid_t launched = 0;
+  rc = target_acquire(&ctx, o, &s, &launched);
+  if (rc) return rc;
+  rc = writer_open(&ctx, o, &c, &s, launched);
+  if (rc) return rc;
+  rc = prepare_sampling(&ctx, o, &s, launched);
+  if (rc) return rc;
+  int result = 0;
+  if (view_configure(&ctx, e, &s, launched, &result)) return result;
+  if (c.skip_reason) { /* the arguments are valid: now the SKIP is the answer */
+    out_note(ctx.out, ASMSPY_NOTE_SKIP, "%s: %s", c.backend->name, c.skip_reason);
+    end_before_capture(&ctx, &s, launched, -1, 0);
+    return ASMSPY_RUN_SKIPPED;
+  }
+
+  const struct asmspy_host_api *backend_host = codeimage_setup(&ctx, o, &s);
+  rc = capture(&ctx, e, &c, backend_host, &s);
+  int exit_status = finish_run(&ctx, &c, &s, rc);
+  if (launched) wait_launched(launched, o->stop);
   return exit_status;
 }
 

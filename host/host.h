@@ -127,15 +127,44 @@ const char *target_describe_fd(struct asmspy_target *t, int fd, char *buf, size_
 void attach_explain(pid_t pid, char *buf, size_t cap);
 int elf_file_is_32bit(const char *path);
 
+/* ---- engine_choose.c: the view and backend one run uses ------------------ */
+struct engine_choice {
+  const struct asmspy_plugin_info *view;
+  const struct asmspy_plugin_info *backend; /* probed; may be unusable (skip_reason) */
+  uint64_t caps_needed;    /* caps_required | what the options ask for */
+  uint64_t caps_wanted;    /* used when the backend has them */
+  const char *sampler_arg; /* --sampler=<rung>:<arg>: points into argv */
+  const char *skip_reason; /* non-NULL: the backend cannot serve the mode here */
+  char skip_why[160];
+  char error[256]; /* when engine_choose fails: the one-line message */
+};
+/* Fill c for `asmspy --<mode> [--backend=<backend>] <argv>`. 0, or a
+ * negative status with c->error set (usage: unknown mode/backend/rung). */
+int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend, int argc,
+                  char *const *argv, struct engine_choice *c);
+/* The capabilities a view's options ask for (view_ops.option_caps). */
+uint64_t engine_option_caps(const struct asmspy_view_ops *view, int argc, char *const *argv);
+/* row, probed now if the engine probes lazily. */
+const struct asmspy_plugin_info *engine_probed(struct asmspy_engine *e,
+                                               const struct asmspy_plugin_info *row);
+
 /* ---- sampler_ladder.c: host->run_sampler -------------------------------- */
 void sampler_ladder_set_engine(struct asmspy_engine *e);
 /* The --launch'ed pid the ladder let go (it is a running pid from then on). */
 int sampler_ladder_released(pid_t pid);
-/* The backend serving --sampler=<rung> ("ibs" -> "amd_ibs"), or NULL. */
-const char *sampler_backend_for(const char *rung);
-/* "<rung>:<arg>" -> "<arg>" (session.sampler_arg), NULL without one. */
-const char *sampler_arg_of(const char *rung);
-const char *sampler_rung_names(void);
+/* The ladder: every loaded backend declaring a sampler_rung, by ascending
+ * sampler_order, then the rungs of order 0 (only when named: the walk skips
+ * them). Returns how many, at most cap. */
+size_t sampler_ladder(const struct asmspy_engine *e, const struct asmspy_plugin_info **out,
+                      size_t cap);
+/* The backend serving --sampler=<spec>: "<rung>" or "<rung>:<arg>" (*arg
+ * then points at <arg> inside spec, else NULL). NULL: no such rung. */
+const struct asmspy_plugin_info *sampler_backend_for(const struct asmspy_engine *e,
+                                                     const char *spec, const char **arg);
+/* The rung used when none is named (--sample): the ladder's first. */
+const struct asmspy_plugin_info *sampler_default(const struct asmspy_engine *e);
+/* "ibs|lbr|..." for usage messages, into buf. */
+const char *sampler_rung_names(const struct asmspy_engine *e, char *buf, size_t cap);
 int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_t window_ms,
                      asmspy_sink_fn sink, void *ctx, char *used, size_t cap);
 

@@ -45,6 +45,23 @@ void asmspy_print_backends(const struct asmspy_engine *e, FILE *f, int json) {
              "\"path\":\"%s\",\"version\":\"%s\"",
              name_e, kind_name(p->kind), abi, status_word(p->status), p->status, p->sys_errno,
              reason_e, desc_e, (unsigned long long)p->caps, path_e, ver_e);
+    /* 1.8: what names the plugin answers to besides its own: a view's mode,
+     * a sampler's --sampler rung (tests/abi checks the host names none) */
+    const char *alias_key = NULL, *alias = NULL;
+    if (p->desc && p->kind == ASMSPY_KIND_VIEW && p->desc->view->mode) {
+      alias_key = "mode";
+      alias = p->desc->view->mode;
+    } else if (p->desc && p->kind == ASMSPY_KIND_BACKEND &&
+               ASMSPY_HAS(p->desc->backend, sampler_rung) && p->desc->backend->sampler_rung) {
+      alias_key = "sampler_rung";
+      alias = p->desc->backend->sampler_rung;
+    }
+    if (alias) {
+      char alias_e[256];
+      size_t k = strlen(fields);
+      json_escape(alias_e, sizeof alias_e, alias, strlen(alias));
+      snprintf(fields + k, sizeof fields - k, ",\"%s\":\"%s\"", alias_key, alias_e);
+    }
     out_emit(out, "plugin", fields, text);
   }
   out_close(out, 0);

@@ -1,18 +1,29 @@
 /* host->run_sampler: the --auto / --sample sampler ladder.
  *
- * Samplers are ordinary backends (plugins/amd_ibs, amd_lbr, swclock,
- * ptsampler). A view that needs samples before it can decide what to capture
+ * Samplers are ordinary backends. A backend says it is one in its
+ * descriptor (ABI 1.8): `sampler_rung` is the name --sampler=<rung> selects,
+ * `sampler_order` its place in the ladder (ascending; 0 = only when named).
+ * The host keeps no list of its own: the ladder is the registry's backends
+ * with a rung, sorted by that order, so a new sampler plugin is a new rung
+ * without a host change.
+ *
+ * A view that needs samples before it can decide what to capture
  * (--dataflow --auto) asks the host to run one over the same target, into a
  * sink of its own: the events never reach the session's output. The ladder
  * walks the rungs in fidelity order (entry edges first, residency last) and
  * notes every refusal with the probe's measured reason, so the user sees why
  * a weaker rung was used.
  *
+ * A rung may take an argument: --sampler=<rung>:<arg> runs the backend
+ * whose rung is <rung> with session.sampler_arg = <arg>.
+ *
  * The engine that owns the registry is the one running the current session;
  * a tracer process runs one session at a time, so a process-wide pointer is
  * enough (set and cleared by asmspy_run). */
 #include "host/host.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct asmspy_engine *current_engine;
@@ -28,58 +39,93 @@ void sampler_ladder_set_engine(struct asmspy_engine *e) {
 
 int sampler_ladder_released(pid_t pid) { return pid > 0 && pid == released_pid; }
 
-static const struct {
-  const char *rung;    /* --sampler=<rung> */
-  const char *backend; /* the plugin serving it */
-  int named_only;      /* takes "<rung>:<arg>"; never tried by the unnamed ladder */
-} rungs[] = {
-    {"ibs", "amd_ibs", 0},
-    {"lbr", "amd_lbr", 0},
-    {"sw", "swclock", 0},
-    {"ptrace", "ptsampler", 0},
-    {"event", "pmu_event", 1}, /* event:<name>: the user's perf event, via libpfm4 */
-};
-
-/* "event:cpu-clock" names rung "event" with argument "cpu-clock"; the
- * argument may hold ':' itself (libpfm4's "perf::TASK-CLOCK:period=1000"). */
-static int rung_matches(const char *rung, const char *spec) {
-  size_t n = strlen(rung);
-  return strncmp(spec, rung, n) == 0 && (spec[n] == '\0' || spec[n] == ':');
+/* The rung a loaded backend serves, or NULL (not a sampler, or a plugin
+ * older than 1.8). */
+static const char *rung_of(const struct asmspy_plugin_info *b) {
+  if (!b || !b->desc || b->kind != ASMSPY_KIND_BACKEND || !b->desc->backend) return NULL;
+  const struct asmspy_backend_ops *ops = b->desc->backend;
+  if (!ASMSPY_HAS(ops, sampler_order) || !ops->sampler_rung || !ops->sampler_rung[0]) return NULL;
+  return ops->sampler_rung;
 }
 
-static int rung_index(const char *spec) {
-  for (size_t i = 0; i < sizeof rungs / sizeof rungs[0]; i++)
-    if (rung_matches(rungs[i].rung, spec)) return (int)i;
-  return -1;
+static uint32_t order_of(const struct asmspy_plugin_info *b) {
+  return b->desc->backend->sampler_order;
 }
 
-const char *sampler_backend_for(const char *rung) {
-  int i = rung_index(rung);
-  /* an argument only where the rung takes one: "sw:x" is no rung */
-  if (i < 0 || (strchr(rung, ':') != NULL) != rungs[i].named_only) return NULL;
-  return rungs[i].backend;
+static int by_order(const void *x, const void *y) {
+  const struct asmspy_plugin_info *a = *(const struct asmspy_plugin_info *const *)x;
+  const struct asmspy_plugin_info *b = *(const struct asmspy_plugin_info *const *)y;
+  /* order 0 (only when named) after every rung of the walk */
+  uint32_t oa = order_of(a) ? order_of(a) : UINT32_MAX, ob = order_of(b) ? order_of(b) : UINT32_MAX;
+  if (oa != ob) return oa < ob ? -1 : 1;
+  return strcmp(rung_of(a), rung_of(b)); /* a tie: stable by name, never by load order */
 }
 
-const char *sampler_arg_of(const char *rung) {
-  const char *colon = rung ? strchr(rung, ':') : NULL;
-  return colon ? colon + 1 : NULL;
+size_t sampler_ladder(const struct asmspy_engine *e, const struct asmspy_plugin_info **out,
+                      size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; e && i < asmspy_plugin_count(e); i++) {
+    const struct asmspy_plugin_info *b = asmspy_plugin_at(e, i);
+    if (rung_of(b) && n < cap) out[n++] = b;
+  }
+  if (n > 1) qsort(out, n, sizeof *out, by_order);
+  return n;
 }
 
-const char *sampler_rung_names(void) { return "ibs|lbr|sw|ptrace|event:<name>"; }
+const struct asmspy_plugin_info *sampler_backend_for(const struct asmspy_engine *e,
+                                                     const char *spec, const char **arg) {
+  if (arg) *arg = NULL;
+  if (!spec) return NULL;
+  const char *colon = strchr(spec, ':');
+  size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+  for (size_t i = 0; e && i < asmspy_plugin_count(e); i++) {
+    const struct asmspy_plugin_info *b = asmspy_plugin_at(e, i);
+    const char *rung = rung_of(b);
+    if (!rung || strlen(rung) != len || strncmp(rung, spec, len) != 0) continue;
+    /* only a named-only rung (order 0, "event:<name>") takes an argument:
+     * "sw:x" names no rung rather than quietly dropping the x */
+    if (colon && order_of(b) != 0) return NULL;
+    if (arg) *arg = colon ? colon + 1 : NULL;
+    return b;
+  }
+  return NULL;
+}
+
+const struct asmspy_plugin_info *sampler_default(const struct asmspy_engine *e) {
+  const struct asmspy_plugin_info *rungs[64];
+  size_t n = sampler_ladder(e, rungs, sizeof rungs / sizeof rungs[0]);
+  for (size_t i = 0; i < n; i++)
+    if (order_of(rungs[i]) > 0) return rungs[i];
+  return NULL;
+}
+
+const char *sampler_rung_names(const struct asmspy_engine *e, char *buf, size_t cap) {
+  const struct asmspy_plugin_info *rungs[64];
+  size_t n = sampler_ladder(e, rungs, sizeof rungs / sizeof rungs[0]), k = 0;
+  if (cap) buf[0] = '\0';
+  for (size_t i = 0; i < n && k < cap; i++) {
+    int w = snprintf(buf + k, cap - k, "%s%s%s", i ? "|" : "", rung_of(rungs[i]),
+                     order_of(rungs[i]) == 0 ? ":<arg>" : "");
+    if (w < 0) break;
+    k += (size_t)w;
+  }
+  if (!n && cap) snprintf(buf, cap, "(no sampler backend installed)");
+  return buf;
+}
 
 static int run_one(const struct asmspy_plugin_info *b, const struct asmspy_session *s,
-                   const char *sampler, int64_t window_ms, asmspy_sink_fn sink, void *ctx) {
+                   const char *arg, int64_t window_ms, asmspy_sink_fn sink, void *ctx) {
   struct asmspy_session sub = *s;
   sub.struct_size = sizeof sub;
   sub.abi_version = ASMSPY_ABI_VERSION;
-  sub.mode = "sample";
+  /* sub.mode stays the caller's: the samples serve its view */
   sub.sink = sink;
   sub.sink_ctx = ctx;
   sub.window_ms = window_ms;
   sub.region_start = sub.region_len = 0;
   sub.max = -1;
   sub.flags &= ~ASMSPY_SESS_LAUNCHED; /* released: a running pid now */
-  sub.sampler_arg = sampler ? sampler_arg_of(sampler) : NULL;
+  sub.sampler_arg = arg;
   return b->desc->backend->run(asmspy_host_api(), &sub);
 }
 
@@ -87,6 +133,21 @@ int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_
                      asmspy_sink_fn sink, void *ctx, char *used, size_t cap) {
   if (used && cap) used[0] = '\0';
   if (!current_engine) return -ASMSPY_E_INTERNAL;
+  const struct asmspy_plugin_info *rungs[64];
+  const char *arg = NULL;
+  size_t n;
+  if (sampler) { /* one named rung, whatever its order */
+    rungs[0] = sampler_backend_for(current_engine, sampler, &arg);
+    if (!rungs[0]) {
+      char names[256];
+      out_note(s->out, ASMSPY_NOTE_WARN, "unknown sampler '%s' (want %s)", sampler,
+               sampler_rung_names(current_engine, names, sizeof names));
+      return -ASMSPY_E_USAGE;
+    }
+    n = 1;
+  } else {
+    n = sampler_ladder(current_engine, rungs, sizeof rungs / sizeof rungs[0]);
+  }
   if ((s->flags & ASMSPY_SESS_LAUNCHED) && !sampler_ladder_released(s->pid)) {
     /* --launch: sample the program, not the stopped pre-exec fork */
     int rc = seam_release_after_exec(s);
@@ -95,40 +156,23 @@ int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_
     (void)target_symtab(s->target); /* named while it runs */
   }
   int last = -ASMSPY_E_NO_HW;
-  int tried = 0;
-  for (size_t i = 0; i < sizeof rungs / sizeof rungs[0]; i++) {
-    if (sampler ? !rung_matches(rungs[i].rung, sampler) || !sampler_backend_for(sampler)
-                : rungs[i].named_only)
-      continue;
-    tried = 1;
-    struct asmspy_plugin_info *b =
-        (struct asmspy_plugin_info *)asmspy_find_plugin(current_engine, ASMSPY_KIND_BACKEND,
-                                                        rungs[i].backend);
-    if (!b) {
-      out_note(s->out, ASMSPY_NOTE_INFO, "sampler %s: backend %s is not installed",
-               rungs[i].rung, rungs[i].backend);
-      last = -ASMSPY_E_NO_LIB;
-      continue;
-    }
+  for (size_t i = 0; i < n; i++) {
+    struct asmspy_plugin_info *b = (struct asmspy_plugin_info *)rungs[i];
+    const char *rung = rung_of(b);
+    if (!sampler && order_of(b) == 0) continue; /* only when named */
     asmspy_probe_plugin(current_engine, b);
-    if (b->status != ASMSPY_USABLE || !b->desc || !b->desc->backend) {
-      out_note(s->out, ASMSPY_NOTE_INFO, "sampler %s refused: %s", rungs[i].rung, b->reason);
+    if (b->status != ASMSPY_USABLE) {
+      out_note(s->out, ASMSPY_NOTE_INFO, "sampler %s refused: %s", rung, b->reason);
       last = b->status > 0 ? -b->status : b->status;
       continue;
     }
-    int rc = run_one(b, s, sampler, window_ms, sink, ctx);
+    int rc = run_one(b, s, arg, window_ms, sink, ctx);
     if (rc == 0 || rc > 0) {
-      if (used && cap) snprintf(used, cap, "%s", rungs[i].rung);
+      if (used && cap) snprintf(used, cap, "%s", rung);
       return rc;
     }
-    out_note(s->out, ASMSPY_NOTE_INFO, "sampler %s failed: %s", rungs[i].rung,
-             asmspy_strerror(rc));
+    out_note(s->out, ASMSPY_NOTE_INFO, "sampler %s failed: %s", rung, asmspy_strerror(rc));
     last = rc;
-  }
-  if (!tried) {
-    out_note(s->out, ASMSPY_NOTE_WARN, "unknown sampler '%s' (want %s)", sampler,
-             sampler_rung_names());
-    return -ASMSPY_E_USAGE;
   }
   return last;
 }

@@ -35,8 +35,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum { TIER_NONE = 0, TIER_WEAK = 1, TIER_STRONG = 2, TIER_CEILING = 3 };
+/* The tiers are the backends' own (backend_ops.inproc_tier, ABI 1.8): the
+ * host names no backend. Indexed by enum asmspy_tier. */
 static const char *const tier_names[] = {"NONE", "WEAK", "STRONG", "CEILING"};
+#define TIER_NONE ASMSPY_TIER_NONE
+#define TIER_WEAK ASMSPY_TIER_WEAK
+#define TIER_STRONG ASMSPY_TIER_STRONG
+#define TIER_CEILING ASMSPY_TIER_CEILING
 
 #define SCOPE_DEFAULT_MAX (1u << 20)
 
@@ -63,7 +68,7 @@ struct asmspy_scope {
   int truncated;
   uint64_t gaps; /* stretches stepped over untraced (clone, SIGTRAP blocked) */
   uint64_t branches; /* sampled branch edges (amd_lbr: the CEILING tier) */
-  const char *backend; /* the plugin armed: "singlestep", "intel_pt", "amd_lbr" */
+  const char *backend; /* the plugin armed (its registry name) */
   unsigned flags;
   pid_t tid;
   const struct asmspy_backend_ops *ops;
@@ -148,23 +153,94 @@ static int has_inproc(const struct asmspy_plugin_info *row) {
   return ASMSPY_HAS(b, inproc_end) && b->inproc_begin && b->inproc_end;
 }
 
+/* The tier a loaded backend's in-process ops record (0: none declared). */
+static uint32_t tier_of(const struct asmspy_plugin_info *row) {
+  if (!row || !row->desc || row->kind != ASMSPY_KIND_BACKEND || !row->desc->backend) return 0;
+  const struct asmspy_backend_ops *b = row->desc->backend;
+  if (!ASMSPY_HAS(b, inproc_order) || b->inproc_tier > TIER_CEILING) return 0;
+  return b->inproc_tier;
+}
+
+/* Place in the whole-window ladder: STRONG (every branch) before WEAK
+ * (every instruction, slowly); CEILING (sampled edges: what ran, not all of
+ * it) is never chosen unless asked for. -1 = not in the ladder. */
+static int ladder_rank(uint32_t tier) {
+  return tier == TIER_STRONG ? 0 : tier == TIER_WEAK ? 1 : -1;
+}
+
+static int by_ladder(const void *x, const void *y) {
+  const struct asmspy_plugin_info *a = *(const struct asmspy_plugin_info *const *)x;
+  const struct asmspy_plugin_info *b = *(const struct asmspy_plugin_info *const *)y;
+  int ra = ladder_rank(tier_of(a)), rb = ladder_rank(tier_of(b));
+  if (ra != rb) return ra < rb ? -1 : 1;
+  uint32_t oa = a->desc->backend->inproc_order, ob = b->desc->backend->inproc_order;
+  if (oa != ob) return oa < ob ? -1 : 1;
+  return strcmp(a->name, b->name);
+}
+
+/* The backends declaring `tier` (0: every tier in the ladder), best first. */
+static size_t tier_backends(struct asmspy_engine *e, uint32_t tier,
+                            const struct asmspy_plugin_info **out, size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; i < asmspy_plugin_count(e) && n < cap; i++) {
+    const struct asmspy_plugin_info *row = asmspy_plugin_at(e, i);
+    uint32_t t = tier_of(row);
+    if (t && (tier ? t == tier : ladder_rank(t) >= 0)) out[n++] = row;
+  }
+  if (n > 1) qsort(out, n, sizeof *out, by_ladder);
+  return n;
+}
+
 /* Probe (isolated, once: the registry caches it) and explain. 1 = usable. */
-static int usable(struct asmspy_engine *e, const struct asmspy_plugin_info *row, const char *name,
-                  char *why, size_t cap) {
-  if (!row) {
-    snprintf(why, cap, "%s: backend plugin not found (ASMSPY_PLUGIN_PATH?)", name);
-    return 0;
-  }
-  if (!row->desc) {
-    snprintf(why, cap, "%s: did not load: %s", name, row->reason);
-    return 0;
-  }
+static int usable(struct asmspy_engine *e, const struct asmspy_plugin_info *row, char *why,
+                  size_t cap) {
   asmspy_probe_plugin(e, (struct asmspy_plugin_info *)row);
   if (row->status != ASMSPY_USABLE) {
-    snprintf(why, cap, "%s: %s (%s)", name, row->reason, asmspy_strerror(row->status));
+    snprintf(why, cap, "%s: %s (%s)", row->name, row->reason, asmspy_strerror(row->status));
     return 0;
   }
   return 1;
+}
+
+static void arm(asmspy_scope *s, const struct asmspy_plugin_info *row) {
+  s->ops = row->desc->backend;
+  s->backend = row->name;
+  s->tier = (int)tier_of(row);
+}
+
+/* Scope flag -> the tier it asks for directly (include/asmspy/scope.h). */
+static uint32_t explicit_tier(unsigned flags) {
+  if (flags & ASMSPY_SCOPE_STRONG) return TIER_STRONG;
+  if (flags & ASMSPY_SCOPE_CEILING) return TIER_CEILING;
+  return 0;
+}
+
+/* An explicit tier: its first usable backend, or a self-skip naming why. */
+static void choose_explicit(asmspy_scope *s, struct asmspy_engine *e, uint32_t tier) {
+  const struct asmspy_plugin_info *rows[16];
+  size_t n = tier_backends(e, tier, rows, sizeof rows / sizeof rows[0]);
+  if (!n) {
+    snprintf(s->reason, sizeof s->reason,
+             "self-skip: no loaded backend records the %s tier in-process "
+             "(backend plugin not found? ASMSPY_PLUGIN_PATH)",
+             tier_names[tier]);
+    return;
+  }
+  char why[300] = "";
+  for (size_t i = 0; i < n; i++) {
+    if (!usable(e, rows[i], why, sizeof why)) continue;
+    if (!has_inproc(rows[i])) {
+      snprintf(why, sizeof why,
+               "%s: usable here, but the backend has no in-process (ABI 1.4 "
+               "inproc_begin/inproc_end) ops yet",
+               rows[i]->name);
+      continue;
+    }
+    arm(s, rows[i]);
+    snprintf(s->reason, sizeof s->reason, "%s: explicit", rows[i]->name);
+    return;
+  }
+  snprintf(s->reason, sizeof s->reason, "self-skip: %s", why);
 }
 
 /* Pick the backend for s (under g_lock). Sets s->tier/ops/reason. */
@@ -174,65 +250,44 @@ static void choose(asmspy_scope *s) {
     snprintf(s->reason, sizeof s->reason, "the asmspy engine could not be opened");
     return;
   }
-  char why[300];
-  if (s->flags & (ASMSPY_SCOPE_INTEL_PT | ASMSPY_SCOPE_AMD_LBR)) {
-    int pt = !!(s->flags & ASMSPY_SCOPE_INTEL_PT);
-    const char *name = pt ? "intel_pt" : "amd_lbr";
-    const struct asmspy_plugin_info *row = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, name);
-    if (!usable(e, row, name, why, sizeof why)) {
-      snprintf(s->reason, sizeof s->reason, "self-skip: %s", why);
-      return;
-    }
-    if (!has_inproc(row)) {
-      snprintf(s->reason, sizeof s->reason,
-               "self-skip: %s: usable here, but the backend has no in-process (ABI 1.4 "
-               "inproc_begin/inproc_end) ops yet",
-               name);
-      return;
-    }
-    s->ops = row->desc->backend;
-    s->backend = name;
-    s->tier = pt ? TIER_STRONG : TIER_CEILING;
-    snprintf(s->reason, sizeof s->reason, "%s: explicit", name);
+  uint32_t tier = explicit_tier(s->flags);
+  if (tier) {
+    choose_explicit(s, e, tier);
     return;
   }
-  /* The whole-window ladder: STRONG only with a usable intel_pt that has
-   * in-process ops; else WEAK (singlestep). amd_lbr is never auto-selected. */
-  const struct asmspy_plugin_info *pt = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, "intel_pt");
-  char pt_why[300];
-  if (usable(e, pt, "intel_pt", pt_why, sizeof pt_why)) {
-    if (has_inproc(pt)) {
-      s->ops = pt->desc->backend;
-      s->backend = "intel_pt";
-      s->tier = TIER_STRONG;
-      snprintf(s->reason, sizeof s->reason, "intel_pt: usable with in-process ops");
+  /* The whole-window ladder: the strongest usable tier with in-process ops;
+   * each one passed over is said in the reason. */
+  const struct asmspy_plugin_info *rows[16];
+  size_t n = tier_backends(e, 0, rows, sizeof rows / sizeof rows[0]);
+  char skipped[400] = "";
+  for (size_t i = 0; i < n; i++) {
+    char why[300];
+    if (usable(e, rows[i], why, sizeof why) && has_inproc(rows[i])) {
+      arm(s, rows[i]);
+      if (skipped[0])
+        snprintf(s->reason, sizeof s->reason, "%s: %s tier in-process (skipped: %s)",
+                 rows[i]->name, tier_names[s->tier], skipped);
+      else
+        snprintf(s->reason, sizeof s->reason, "%s: %s tier, usable with in-process ops",
+                 rows[i]->name, tier_names[s->tier]);
       return;
     }
-    snprintf(pt_why, sizeof pt_why, "intel_pt: usable, but has no in-process ops yet");
+    if (usable(e, rows[i], why, sizeof why))
+      snprintf(why, sizeof why, "%s: usable, but has no in-process ops yet", rows[i]->name);
+    size_t k = strlen(skipped);
+    snprintf(skipped + k, sizeof skipped - k, "%s%s", k ? "; " : "", why);
   }
-  const struct asmspy_plugin_info *ss = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, "singlestep");
-  if (!ss || !ss->desc) {
-    snprintf(s->reason, sizeof s->reason, "no in-process backend: singlestep %s; %s",
-             ss ? ss->reason : "plugin not found (ASMSPY_PLUGIN_PATH?)", pt_why);
-    return;
-  }
-  if (!has_inproc(ss)) {
-    snprintf(s->reason, sizeof s->reason,
-             "no in-process backend: singlestep has no inproc ops (ABI < 1.4); %s", pt_why);
-    return;
-  }
-  s->ops = ss->desc->backend;
-  s->backend = "singlestep";
-  s->tier = TIER_WEAK;
-  snprintf(s->reason, sizeof s->reason, "singlestep: EFLAGS.TF in-process (STRONG skipped: %s)",
-           pt_why);
+  snprintf(s->reason, sizeof s->reason, "no in-process backend%s%s", skipped[0] ? ": " : "",
+           skipped[0] ? skipped
+                      : " (no loaded backend records in-process; plugins not found? "
+                        "ASMSPY_PLUGIN_PATH)");
 }
 
-/* inproc_begin's refusals, worded for the backend that gave them (the
- * singlestep codes mean TF-specific things; a PMU backend's EBUSY is another
- * perf user holding the PMU, not a nested scope). */
-static const char *begin_error(const char *backend, int rc) {
-  if (!backend || strcmp(backend, "singlestep") != 0) {
+/* inproc_begin's refusals, worded for the tier that gave them (the
+ * single-step tier's codes mean TF-specific things; a PMU backend's EBUSY is
+ * another perf user holding the PMU, not a nested scope). */
+static const char *begin_error(int tier, int rc) {
+  if (tier != TIER_WEAK) {
     if (-rc == ASMSPY_E_ATTACH_BUSY) return "the PMU is busy (another perf user holds it)";
     return asmspy_strerror(rc);
   }
@@ -291,7 +346,7 @@ __attribute__((no_sanitize_address)) asmspy_scope *asmspy_scope_begin(const char
    * stepped (and dropped as libasmspy's own). */
   int rc = s->ops->inproc_begin(host, &req, &s->handle);
   if (__builtin_expect(rc == 0, 1)) return s;
-  snprintf(s->reason, sizeof s->reason, "%s: %s", tier_names[s->tier], begin_error(s->backend, rc));
+  snprintf(s->reason, sizeof s->reason, "%s: %s", tier_names[s->tier], begin_error(s->tier, rc));
   s->tier = TIER_NONE;
   s->handle = NULL;
   return s;

@@ -49,17 +49,18 @@ struct tui_live {
   struct tui_session *sess;
   struct tui_model feed;  /* the session's feed (frozen while paused) */
   struct tui_model frame_raw; /* its last frame as the view rendered it */
-  struct tui_model frame;     /* what is drawn: frame_raw, re-sorted (graph); frozen while paused */
-  struct tui_model aux;   /* a second pane: the tree's disassembly, trace's callees */
-  struct tui_model left;  /* trace: the sample's assembly */
+  struct tui_model frame;     /* what is drawn: frame_raw, re-sorted (RANKED); frozen while paused */
+  struct tui_model aux;   /* a second pane: CALLS' disassembly, REGION's callees */
+  struct tui_model left;  /* REGION: the latest record's assembly */
   uint64_t gen_seen;
   struct tui_scroll sc[2];
   int focus;              /* which pane the keys move (Tab in two-pane views) */
-  int graph_by_fanout;    /* graph: Tab toggles the sort */
-  int procs_calls;        /* procs: Tab toggles --count=calls */
-  uint64_t aux_addr;      /* tree: the function in the right pane */
+  int graph_by_fanout;    /* RANKED: Tab toggles the sort */
+  int cycle_index;        /* TOPOLOGY: which value of mode.cycle_option (Tab cycles) */
+  char cycle_arg[80];     /* "--<cycle_option>=<value>" handed to the view */
+  uint64_t aux_addr;      /* CALLS: the function in the right pane */
   /* data flow: slice navigation over the def-use links of the selected step */
-  const struct tui_rec *df_rec; /* the `dataflow` record whose JSON is parsed (a reference) */
+  const struct tui_rec *df_rec; /* the DATAFLOW record whose JSON is parsed (a reference) */
   struct json_value *df_json;
   int df_operand;               /* which read of the selected step */
   size_t df_back[64];           /* lines walked from (Backspace walks back) */
@@ -82,7 +83,7 @@ struct tui_app {
   struct tui_symscreen syms;
   struct tui_mode pending; /* the mode the symbol picker picks for */
   struct tui_live live;
-  int procs_count_calls; /* mode 6 counts calls (single-step) instead of syscalls */
+  int cycle_index; /* the TOPOLOGY mode's option value (kept across its restarts) */
   char msg[640];    /* the current screen's message line (a reason, an error) */
   char status[600]; /* the last line anything wrote to stderr */
   int redraw;

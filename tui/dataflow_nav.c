@@ -1,5 +1,5 @@
-/* dataflow_nav: mode 9's slice navigation, over the def-use links the data
- * flow view records (plugins/views/dataflow: one `dataflow` record per
+/* dataflow_nav: the DATAFLOW layout's slice navigation, over the def-use
+ * links the view records (plugins/views/dataflow: one `dataflow` record per
  * captured invocation; line 0 is its header, line k+1 is step #k, and its
  * JSON body holds every step's reads with the step that defined each, or
  * live_in). Select a step, pick one of its reads with the left/right keys,
@@ -27,7 +27,8 @@ static const struct json_value *step_at(struct tui_live *lv, const struct tui_mo
                                         size_t *rec_start) {
   if (i >= m->nlines) return NULL;
   const struct tui_rec *r = tui_model_rec(m, i);
-  if (!r || strcmp(r->type, "dataflow") != 0 || !r->json || m->lines[i].part == 0) return NULL;
+  /* a record of the view (not a host note) with a JSON body */
+  if (!r || strcmp(r->type, "note") == 0 || !r->json || m->lines[i].part == 0) return NULL;
   if (r != lv->df_rec) { /* parse this record's body once */
     tui_df_reset(lv);
     size_t len = strlen(r->json);
@@ -43,7 +44,7 @@ static const struct json_value *step_at(struct tui_live *lv, const struct tui_mo
     lv->df_rec = r;
   }
   *rec_start = tui_model_rec_start(m, m->lines[i].rec);
-  return json_array_at(json_get(lv->df_json, "trace"), m->lines[i].part - 1);
+  return json_array_at(json_get(lv->df_json, ASMSPY_TUI_DATAFLOW_STEPS), m->lines[i].part - 1);
 }
 
 int tui_df_key(struct tui_live *lv, struct tui_model *m, int ch) {

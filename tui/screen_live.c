@@ -1,14 +1,18 @@
-/* screen_live: the live view of a running session (and mode 8's details).
+/* screen_live: the live view of a running session (and '8''s details).
  *
- * What is drawn is what the view emitted (tui/session.h): a feed (the
- * syscall log, the stream, the tree, a third-party view) or, for a
- * snapshot view (graph, process tree, hot edges), its last complete frame.
- * The built-in modes get the layouts the seed describes on top of those
- * records: the syscall log splits each call from the strings it carried
- * (its JSON body), the call tree disassembles the selected call's function
- * in a second pane, "assembly & functions" splits the latest sample into
- * its assembly and its callees, the graph re-sorts its rows, the process
- * tree drills into a node. Any other view is drawn as it is. */
+ * What is drawn is what the view emitted (tui/session.h): a feed, or for a
+ * snapshot view its last complete frame. How is the view's choice, the
+ * layout in its tui entry (ABI 1.8, enum asmspy_tui_layout); this file
+ * knows layouts, never a view by name:
+ *   FEED_CARRIED  each record's "carried" strings beside it (the syscall log);
+ *   CALLS         a second pane disassembling the selected call's "addr";
+ *   REGION        the latest record split into its assembly and its callees;
+ *   RANKED        Tab re-sorts the frame's rows by fanout;
+ *   TOPOLOGY      Tab cycles the option its option_caps names, Enter opens
+ *                 the RANKED mode on the selected node;
+ *   EDGES         Enter opens the DATAFLOW mode on the selected edge;
+ *   DATAFLOW      walks a read to the step that defined it (dataflow_nav.c);
+ *   FEED, SNAPSHOT and any layout this TUI does not know: drawn as emitted. */
 #define _GNU_SOURCE
 #include "host/json.h"
 #include "common/strbuf.h"
@@ -24,12 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAMPLE_WINDOW_MS 600000 /* mode 7: one long window, redrawn as it fills */
+#define SAMPLE_WINDOW_MS 600000 /* EDGES: one long window, redrawn as it fills */
 
 /* ------------------------------------------------------------- layout -- */
 
 static int is_two_pane(const struct tui_live *lv) {
-  return lv->mode.kind == TUI_MODE_TREE || (lv->mode.kind == TUI_MODE_TRACE && lv->left.nlines);
+  return lv->mode.layout == ASMSPY_TUI_CALLS || (lv->mode.layout == ASMSPY_TUI_REGION && lv->left.nlines);
 }
 
 static int body_top(const struct tui_live *lv) { return is_two_pane(lv) ? 2 : 1; }
@@ -38,16 +42,16 @@ static int body_rows(const struct tui_live *lv) {
   return r > 0 ? r : 1;
 }
 static int left_width(const struct tui_live *lv) {
-  return lv->mode.kind == TUI_MODE_TREE ? COLS * 55 / 100 : COLS * 60 / 100;
+  return lv->mode.layout == ASMSPY_TUI_CALLS ? COLS * 55 / 100 : COLS * 60 / 100;
 }
 
 static struct tui_model *pane_model(struct tui_live *lv, int pane) {
   if (pane == 1) return &lv->aux;
-  switch (lv->mode.kind) {
-  case TUI_MODE_TRACE: return lv->left.nlines ? &lv->left : &lv->feed;
-  case TUI_MODE_TREE:
-  case TUI_MODE_LOG:
-  case TUI_MODE_STREAM: return &lv->feed;
+  switch (lv->mode.layout) {
+  case ASMSPY_TUI_REGION: return lv->left.nlines ? &lv->left : &lv->feed;
+  case ASMSPY_TUI_CALLS:
+  case ASMSPY_TUI_FEED_CARRIED:
+  case ASMSPY_TUI_FEED: return &lv->feed;
   default: return lv->frame.nlines ? &lv->frame : &lv->feed;
   }
 }
@@ -94,7 +98,7 @@ static void graph_by_fanout(struct tui_live *lv) {
       strbuf_addf(&b, "%s%s", i ? "\n" : "", line);
   }
   free(rows);
-  if (!b.oom && b.s) tui_model_from_text(&lv->frame, "graph", b.s);
+  if (!b.oom && b.s) tui_model_from_text(&lv->frame, "ranked", b.s);
   free(b.s);
 }
 
@@ -104,7 +108,7 @@ static void trace_split(struct tui_live *lv) {
   const struct tui_model *m = &lv->feed;
   const struct tui_rec *r = NULL;
   for (size_t k = m->nrecs; k-- > 0 && !r;)
-    if (strcmp(m->recs[k]->type, "sample") == 0) r = m->recs[k];
+    if (strcmp(m->recs[k]->type, "note") != 0) r = m->recs[k]; /* the view's, not a note */
   if (!r) return;
   struct strbuf l = {0}, c = {0};
   int right = 0;
@@ -115,8 +119,8 @@ static void trace_split(struct tui_live *lv) {
     struct strbuf *b = right ? &c : &l;
     strbuf_addf(b, "%s%s", b->len ? "\n" : "", line);
   }
-  if (l.s) tui_model_from_text(&lv->left, "sample", l.s);
-  if (c.s) tui_model_from_text(&lv->aux, "sample", c.s);
+  if (l.s) tui_model_from_text(&lv->left, r->type, l.s);
+  if (c.s) tui_model_from_text(&lv->aux, r->type, c.s);
   free(l.s);
   free(c.s);
 }
@@ -133,11 +137,11 @@ static void refresh_models(struct tui_live *lv) {
   } else {
     tui_model_free(&fr);
   }
-  if (lv->mode.kind == TUI_MODE_GRAPH && lv->graph_by_fanout && lv->frame_raw.nlines)
+  if (lv->mode.layout == ASMSPY_TUI_RANKED && lv->graph_by_fanout && lv->frame_raw.nlines)
     graph_by_fanout(lv);
   else
     tui_model_copy(&lv->frame, &lv->frame_raw);
-  if (lv->mode.kind == TUI_MODE_TRACE) trace_split(lv);
+  if (lv->mode.layout == ASMSPY_TUI_REGION) trace_split(lv);
 }
 
 /* The JSON body of the record on line i of m, parsed (caller frees). */
@@ -208,14 +212,14 @@ int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, con
   if (symbol) snprintf(lv->symbol, sizeof lv->symbol, "%s", symbol);
   if (symbol_name) snprintf(lv->symbol_name, sizeof lv->symbol_name, "%s", symbol_name);
   lv->sc[0].tail = 1;
-  lv->sc[0].select = m->kind == TUI_MODE_TREE || m->kind == TUI_MODE_PROCS ||
-                     m->kind == TUI_MODE_SAMPLE || m->kind == TUI_MODE_DATAFLOW;
-  lv->procs_calls = app->procs_count_calls;
+  lv->sc[0].select = m->layout == ASMSPY_TUI_CALLS || m->layout == ASMSPY_TUI_TOPOLOGY ||
+                     m->layout == ASMSPY_TUI_EDGES || m->layout == ASMSPY_TUI_DATAFLOW;
+  lv->cycle_index = app->cycle_index;
   app->msg[0] = '\0';
   app->screen = TUI_SCR_LIVE;
   app->redraw = 1;
 
-  if (m->kind == TUI_MODE_INFO) { /* nothing is attached: /proc and ELF files only */
+  if (m->layout == TUI_LAYOUT_INFO) { /* nothing is attached: /proc and ELF files only */
     struct procinfo pi;
     int err = procinfo_read(pid, app->engine, 0, &pi);
     char *text = err ? NULL : procinfo_text(&pi);
@@ -230,11 +234,14 @@ int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, con
 
   struct tui_session_cfg cfg = {.mode = m->mode, .pid = pid, .max = -1,
                                 .snapshot_ms = TUI_SNAPSHOT_MS};
-  if (m->extra || m->kind == TUI_MODE_DATAFLOW) cfg.max = 0; /* the view's own n */
-  if (m->kind == TUI_MODE_SAMPLE) cfg.max = SAMPLE_WINDOW_MS;
+  if (m->extra || m->layout == ASMSPY_TUI_DATAFLOW) cfg.max = 0; /* the view's own n */
+  if (m->layout == ASMSPY_TUI_EDGES) cfg.max = SAMPLE_WINDOW_MS;
   if (symbol) cfg.argv[cfg.argc++] = symbol;
-  if (m->kind == TUI_MODE_PROCS)
-    cfg.argv[cfg.argc++] = lv->procs_calls ? "--count=calls" : "--count=syscalls";
+  if (m->layout == ASMSPY_TUI_TOPOLOGY && m->n_cycle_values) {
+    snprintf(lv->cycle_arg, sizeof lv->cycle_arg, "--%s=%s", m->cycle_option,
+             m->cycle_values[lv->cycle_index % m->n_cycle_values]);
+    cfg.argv[cfg.argc++] = lv->cycle_arg;
+  }
   char err[256];
   lv->sess = tui_session_start(app->engine, &cfg, err, sizeof err);
   if (!lv->sess) {
@@ -313,14 +320,19 @@ static void draw_pane(struct tui_live *lv, int pane, int x, int width, int split
 }
 
 static const char *keys_for(const struct tui_live *lv) {
-  switch (lv->mode.kind) {
-  case TUI_MODE_GRAPH: return "Tab sort  space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
-  case TUI_MODE_PROCS: return "Tab count  Enter graph of node  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
-  case TUI_MODE_SAMPLE: return "Enter data flow  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
-  case TUI_MODE_TREE:
-  case TUI_MODE_TRACE: return "Tab pane  space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
-  case TUI_MODE_DATAFLOW: return "\xe2\x86\x90\xe2\x86\x92 operand  Enter walk to its definition  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
-  case TUI_MODE_INFO: return "F3 re-read  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  b modes  q processes ";
+  static char buf[160];
+  switch (lv->mode.layout) {
+  case ASMSPY_TUI_RANKED: return "Tab sort  space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
+  case ASMSPY_TUI_TOPOLOGY:
+    if (!lv->mode.cycle_option[0])
+      return "Enter graph of node  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
+    snprintf(buf, sizeof buf, "Tab %s  Enter graph of node  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ", lv->mode.cycle_option);
+    return buf;
+  case ASMSPY_TUI_EDGES: return "Enter data flow  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
+  case ASMSPY_TUI_CALLS:
+  case ASMSPY_TUI_REGION: return "Tab pane  space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
+  case ASMSPY_TUI_DATAFLOW: return "\xe2\x86\x90\xe2\x86\x92 operand  Enter walk to its definition  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
+  case TUI_LAYOUT_INFO: return "F3 re-read  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  b modes  q processes ";
   default: return "space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
   }
 }
@@ -335,7 +347,7 @@ void tui_live_draw(struct tui_app *app) {
     if (!lv->sc[p].paused) lv->sc[p].tail = p == 0 && m == &lv->feed;
     tui_scroll_fit(&lv->sc[p], m->nlines, body_rows(lv));
   }
-  if (lv->mode.kind == TUI_MODE_TREE) {
+  if (lv->mode.layout == ASMSPY_TUI_CALLS) {
     tree_disasm(lv);
     tui_scroll_fit(&lv->sc[1], lv->aux.nlines, body_rows(lv));
   }
@@ -344,17 +356,17 @@ void tui_live_draw(struct tui_app *app) {
   snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s%s%s", (int)lv->pid,
            lv->pid == app->pid ? app->comm : "", lv->mode.key, lv->mode.title,
            lv->symbol_name[0] ? ": " : "", lv->symbol_name);
-  if (lv->mode.kind == TUI_MODE_PROCS) /* the count decides the backend (engine.c) */
-    snprintf(right, sizeof right, "procs --count=%s ", lv->procs_calls ? "calls" : "syscalls");
+  if (lv->cycle_arg[0]) /* the option decides the backend (its option_caps) */
+    snprintf(right, sizeof right, "%s %s ", lv->mode.mode, lv->cycle_arg);
   else
     snprintf(right, sizeof right, "%s via %s ", lv->mode.mode, lv->mode.backend);
   tui_bar(0, left, right);
 
   if (two) {
     int lw = left_width(lv);
-    const char *lt = lv->mode.kind == TUI_MODE_TREE ? "calls (-> function [module], indented by depth)"
+    const char *lt = lv->mode.layout == ASMSPY_TUI_CALLS ? "calls (-> function [module], indented by depth)"
                                                     : "assembly (executions per instruction)";
-    const char *rt = lv->mode.kind == TUI_MODE_TREE ? "selected function (read live)"
+    const char *rt = lv->mode.layout == ASMSPY_TUI_CALLS ? "selected function (read live)"
                                                     : "functions called";
     char t[256];
     snprintf(t, sizeof t, "%s%s", lv->focus == 0 ? "\xe2\x96\xb6 " : "  ", lt);
@@ -365,7 +377,7 @@ void tui_live_draw(struct tui_app *app) {
     for (int r = 1; r < LINES - 1; r++) tui_put(r, lw - 1, 1, "\xe2\x94\x82", TUI_A_DIM, 0);
     draw_pane(lv, 1, lw + 1, COLS - lw - 1, 0);
   } else {
-    draw_pane(lv, 0, 0, COLS, lv->mode.kind == TUI_MODE_LOG);
+    draw_pane(lv, 0, 0, COLS, lv->mode.layout == ASMSPY_TUI_FEED_CARRIED);
     if (!pane_model(lv, 0)->nlines)
       tui_put(1, 1, COLS - 1,
               lv->ended ? "(nothing was captured)" : "(waiting for the first events ...)", TUI_A_DIM, 0);
@@ -375,16 +387,16 @@ void tui_live_draw(struct tui_app *app) {
   int pane = two ? lv->focus : 0;
   char ps[64], st[700];
   tui_scroll_status(&lv->sc[pane], pane_model(lv, pane)->nlines, ps, sizeof ps);
-  const char *state = lv->mode.kind == TUI_MODE_INFO ? "snapshot (nothing attached)"
+  const char *state = lv->mode.layout == TUI_LAYOUT_INFO ? "snapshot (nothing attached)"
                       : !lv->ended                  ? "tracing"
                       : lv->rc == 0 || lv->rc == ASMSPY_FACT_EXITED ? "ended"
                       : lv->rc == ASMSPY_RUN_SKIPPED ? "skipped"
                                                      : asmspy_strerror(lv->rc);
   if (app->msg[0])
     snprintf(st, sizeof st, " %s", app->msg);
-  else if (lv->mode.kind == TUI_MODE_INFO)
+  else if (lv->mode.layout == TUI_LAYOUT_INFO)
     snprintf(st, sizeof st, " %s%s%s", ps, ps[0] ? " " : "", state);
-  else if (lv->mode.kind == TUI_MODE_DATAFLOW && ps[0]) {
+  else if (lv->mode.layout == ASMSPY_TUI_DATAFLOW && ps[0]) {
     char nav[400];
     tui_df_status(lv, pane_model(lv, 0), nav, sizeof nav);
     snprintf(st, sizeof st, " %s %s", ps, nav[0] ? nav : state);
@@ -423,8 +435,9 @@ static void scroll_key(struct tui_live *lv, enum tui_skey k) {
   }
 }
 
-/* Mode 6: Enter opens a call graph of the selected node's process (the
- * topology session detaches first, so the graph attaches cleanly). */
+/* TOPOLOGY: Enter opens the RANKED mode (the call graph) of the selected
+ * node's process (the topology session detaches first, so the graph
+ * attaches cleanly). */
 static void procs_drill(struct tui_app *app) {
   struct tui_live *lv = &app->live;
   struct tui_model *m = pane_model(lv, 0);
@@ -432,7 +445,7 @@ static void procs_drill(struct tui_app *app) {
   int64_t tgid = 0;
   int ok = v && json_get_int(v, "tgid", &tgid) && tgid > 0;
   json_free(v);
-  const struct tui_mode *graph = tui_modes_by_key(&app->modes, '4');
+  const struct tui_mode *graph = tui_modes_by_layout(&app->modes, ASMSPY_TUI_RANKED);
   if (!ok) {
     snprintf(app->msg, sizeof app->msg, "select a node or thread row first (space pauses, arrows move)");
     return;
@@ -445,7 +458,7 @@ static void procs_drill(struct tui_app *app) {
   tui_live_start(app, &g, (pid_t)tgid, NULL, NULL);
 }
 
-/* Mode 7: Enter captures the data flow of the selected edge's function,
+/* EDGES: Enter captures the DATAFLOW mode of the selected edge's function,
  * scoped to where control went (to), else where it came from (from). */
 static void sample_drill(struct tui_app *app) {
   struct tui_live *lv = &app->live;
@@ -455,7 +468,7 @@ static void sample_drill(struct tui_app *app) {
   int ok = v && ((json_addr(v, "to", &addr) && tui_function_at(lv->pid, addr, &start, &name)) ||
                  (json_addr(v, "from", &addr) && tui_function_at(lv->pid, addr, &start, &name)));
   json_free(v);
-  const struct tui_mode *df = tui_modes_by_key(&app->modes, '9');
+  const struct tui_mode *df = tui_modes_by_layout(&app->modes, ASMSPY_TUI_DATAFLOW);
   if (!ok) {
     snprintf(app->msg, sizeof app->msg, "select an edge inside a sized function first");
     return;
@@ -474,7 +487,7 @@ static void sample_drill(struct tui_app *app) {
 void tui_live_key(struct tui_app *app, int ch) {
   struct tui_live *lv = &app->live;
   app->msg[0] = '\0';
-  if (lv->mode.kind == TUI_MODE_DATAFLOW && tui_df_key(lv, pane_model(lv, 0), ch)) return;
+  if (lv->mode.layout == ASMSPY_TUI_DATAFLOW && tui_df_key(lv, pane_model(lv, 0), ch)) return;
   switch (ch) {
   case 'b':
     tui_live_stop(app);
@@ -489,15 +502,15 @@ void tui_live_key(struct tui_app *app, int ch) {
   case '\t':
     if (is_two_pane(lv)) {
       lv->focus = !lv->focus;
-    } else if (lv->mode.kind == TUI_MODE_GRAPH) {
+    } else if (lv->mode.layout == ASMSPY_TUI_RANKED) {
       lv->graph_by_fanout = !lv->graph_by_fanout;
       if (lv->graph_by_fanout && lv->frame_raw.nlines)
         graph_by_fanout(lv);
       else
         tui_model_copy(&lv->frame, &lv->frame_raw);
-    } else if (lv->mode.kind == TUI_MODE_PROCS) {
-      /* another count is another backend: a new session */
-      app->procs_count_calls = !app->procs_count_calls;
+    } else if (lv->mode.layout == ASMSPY_TUI_TOPOLOGY) {
+      /* another value is another backend: a new session */
+      app->cycle_index = lv->mode.n_cycle_values ? (app->cycle_index + 1) % lv->mode.n_cycle_values : 0;
       struct tui_mode m = lv->mode;
       tui_live_start(app, &m, lv->pid, NULL, NULL);
     }
@@ -505,11 +518,11 @@ void tui_live_key(struct tui_app *app, int ch) {
   case '\n':
   case '\r':
   case KEY_ENTER:
-    if (lv->mode.kind == TUI_MODE_PROCS) procs_drill(app);
-    if (lv->mode.kind == TUI_MODE_SAMPLE) sample_drill(app);
+    if (lv->mode.layout == ASMSPY_TUI_TOPOLOGY) procs_drill(app);
+    if (lv->mode.layout == ASMSPY_TUI_EDGES) sample_drill(app);
     return;
   case KEY_F(3):
-    if (lv->mode.kind == TUI_MODE_INFO) {
+    if (lv->mode.layout == TUI_LAYOUT_INFO) {
       struct tui_mode m = lv->mode;
       tui_live_start(app, &m, lv->pid, NULL, NULL);
     }

@@ -61,25 +61,25 @@ static int hot_sink(void *ctx_, const struct asmspy_event *ev) {
 
 /* The --auto rule for entries (common/hot_rank.h): taken branches
  * landing on a function's first byte from outside it, counted per function.
- * Only an entry-edge sampler (IBS-Op) observes that; a residency sampler
- * would rank loops entered once, so there is no weaker fallback here. */
+ * Only the ladder's first rung (the entry-edge sampler: IBS-Op today; each
+ * backend declares its rung and order) observes that; a weaker rung would
+ * rank loops entered once, so there is no fallback down the ladder here. */
 void tui_symlist_rank_hot(struct tui_symlist *l, struct asmspy_engine *e) {
   for (size_t i = 0; i < l->n; i++) l->v[i].hot = 0;
   l->hot_ranked = 0;
-  struct asmspy_plugin_info *ibs =
-      (struct asmspy_plugin_info *)asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, "amd_ibs");
-  if (!ibs) {
+  struct asmspy_plugin_info *rung = (struct asmspy_plugin_info *)sampler_default(e);
+  if (!rung) {
     snprintf(l->note, sizeof l->note,
-             "address order: hot edges need an AMD IBS-Op sample, and the amd_ibs backend is not "
+             "address order: hot edges need an entry-edge sample, and no sampler backend is "
              "installed");
     return;
   }
-  asmspy_probe_plugin(e, ibs);
-  if (ibs->status != ASMSPY_USABLE) {
+  asmspy_probe_plugin(e, rung);
+  if (rung->status != ASMSPY_USABLE) {
     snprintf(l->note, sizeof l->note,
-             "address order: hot edges need an AMD IBS-Op sample (the --auto ranking), and "
-             "amd_ibs is unavailable: %s",
-             ibs->reason);
+             "address order: hot edges need an entry-edge sample (the --auto ranking), and "
+             "%s is unavailable: %s",
+             rung->name, rung->reason);
     return;
   }
   int err = 0;
@@ -93,7 +93,7 @@ void tui_symlist_rank_hot(struct tui_symlist *l, struct asmspy_engine *e) {
   struct asmspy_session s;
   memset(&s, 0, sizeof s);
   ASMSPY_INIT_HEADER(&s);
-  s.mode = "sample";
+  s.mode = "symbol-ranking"; /* the picker's own sampling, no view */
   s.pid = l->pid;
   s.max = -1;
   s.stop = &never_stop;
@@ -102,7 +102,8 @@ void tui_symlist_rank_hot(struct tui_symlist *l, struct asmspy_engine *e) {
   struct hot_ctx ctx = {{0}};
   char used[16];
   sampler_ladder_set_engine(e);
-  int rc = host_run_sampler(&s, "ibs", HOT_WINDOW_MS, hot_sink, &ctx, used, sizeof used);
+  int rc = host_run_sampler(&s, rung->desc->backend->sampler_rung, HOT_WINDOW_MS, hot_sink, &ctx,
+                            used, sizeof used);
   sampler_ladder_set_engine(NULL);
   size_t nf = 0;
   struct hr_func *f = rc >= 0 ? hr_functions(asmspy_host_api(), t, &ctx.edges, 1, NULL, &nf) : NULL;
@@ -110,12 +111,12 @@ void tui_symlist_rank_hot(struct tui_symlist *l, struct asmspy_engine *e) {
     for (size_t i = 0; i < l->n; i++)
       if (l->v[i].start == f[k].start) l->v[i].hot += f[k].samples;
   if (rc < 0)
-    snprintf(l->note, sizeof l->note, "address order: the IBS-Op sample failed: %s",
+    snprintf(l->note, sizeof l->note, "address order: the %s sample failed: %s", rung->name,
              asmspy_strerror(rc));
   else
     snprintf(l->note, sizeof l->note,
-             "hot edges: %zu functions entered in %" PRIu64 " branch samples over %d ms (IBS-Op)",
-             nf, ctx.edges.total, HOT_WINDOW_MS);
+             "hot edges: %zu functions entered in %" PRIu64 " branch samples over %d ms (%s)",
+             nf, ctx.edges.total, HOT_WINDOW_MS, rung->name);
   l->hot_ranked = rc >= 0 && nf > 0;
   free(f);
   hr_free(&ctx.edges);

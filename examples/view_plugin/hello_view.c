@@ -139,6 +139,12 @@ static void hello_close(void *state) {
   free(st);
 }
 
+/* Its entry in the interactive TUI's mode menu (ABI 1.8): key 0 lets the
+ * host assign a free letter; FEED draws the emitted lines as they come. A
+ * view without a tui entry gets the same, titled by its description. */
+static const struct asmspy_tui_entry hello_tui = {0, ASMSPY_TUI_FEED, 0,
+                                                  "hello (instructions, functions)"};
+
 static const struct asmspy_view_ops hello_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
@@ -150,6 +156,7 @@ static const struct asmspy_view_ops hello_ops = {
     .finish = hello_finish,
     .close = hello_close,
     .options = hello_options,
+    .tui = &hello_tui,
 };
 
 static const struct asmspy_plugin hello_plugin = {

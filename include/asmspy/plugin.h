@@ -755,12 +755,28 @@ struct asmspy_record_schema {
 /* The view's entry in the interactive TUI's mode menu. `layout` names one of
  * the host's screen layouts (not a plugin): a view picks how it is drawn. */
 enum asmspy_tui_layout {
-  ASMSPY_TUI_FEED = 1,     /* the emitted lines scroll by (log, stream) */
-  ASMSPY_TUI_SNAPSHOT = 2, /* snapshot() redrawn periodically (graph, tree, sample) */
-  ASMSPY_TUI_REGION = 3,   /* a chosen function per invocation: assembly | callees */
-  ASMSPY_TUI_DATAFLOW = 4, /* a chosen function's data-flow steps, walkable */
-  ASMSPY_TUI_TOPOLOGY = 5  /* processes and threads (procs) */
+  ASMSPY_TUI_FEED = 1,     /* the emitted lines scroll by (stream) */
+  ASMSPY_TUI_SNAPSHOT = 2, /* snapshot() redrawn periodically */
+  ASMSPY_TUI_REGION = 3,   /* a chosen function per invocation: the latest record split
+                              at its "  functions called:" line, assembly | callees (trace) */
+  ASMSPY_TUI_DATAFLOW = 4, /* a chosen function's data-flow steps, walkable: each record's
+                              JSON body has the steps in ASMSPY_TUI_DATAFLOW_STEPS, each
+                              with its "reads" (dataflow) */
+  ASMSPY_TUI_TOPOLOGY = 5, /* processes and threads, selectable: Enter opens the RANKED
+                              mode on the selected record's "tgid"; Tab cycles the values
+                              of the first option in the view's option_caps (procs) */
+  ASMSPY_TUI_FEED_CARRIED = 6, /* a feed; each record's JSON "carried" strings are shown in
+                                  a column beside it (log) */
+  ASMSPY_TUI_CALLS = 7,    /* a feed of calls, selectable; the function at the selected
+                              record's "addr" is disassembled in a second pane (tree) */
+  ASMSPY_TUI_RANKED = 8,   /* a snapshot whose rows carry fanout=/calls=/inv=: Tab re-sorts
+                              them by fanout (graph) */
+  ASMSPY_TUI_EDGES = 9     /* a snapshot of sampled edges, selectable, n = the window in
+                              ms: Enter opens the DATAFLOW mode on the function at the
+                              selected record's "to" (else "from") (sample) */
 };
+/* The JSON member of a DATAFLOW record that holds its steps. */
+#define ASMSPY_TUI_DATAFLOW_STEPS "trace"
 #define ASMSPY_TUIF_PICK_SYMBOL 1u /* the mode starts by choosing a function */
 #define ASMSPY_TUIF_HIDDEN 2u      /* not in the menu: needs arguments it cannot ask for */
 
@@ -805,8 +821,10 @@ struct asmspy_backend_ops {
   int (*inproc_end)(void *handle, asmspy_sink_fn sink, void *sink_ctx);
   /* --- ABI 1.4 ends here --- */
   /* 1.8: a sampler backend serves --sampler=<sampler_rung> ("ibs", "sw");
-   * NULL = not a sampler. The --auto / --sample ladder tries the rungs in
-   * ascending sampler_order; 0 = only when named. A rung written
+   * NULL = not a sampler. The ladder is the rungs in ascending
+   * sampler_order (0 = only when named): --auto / host->run_sampler walk it
+   * to the first usable rung, --sample without --sampler runs its first
+   * rung (the default). A rung written
    * "<rung>:<arg>" on the command line hands <arg> over as
    * session.sampler_arg. */
   const char *sampler_rung;

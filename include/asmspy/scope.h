@@ -17,9 +17,12 @@
  * code, len: exactly [code, code + len). Out-of-region instructions are
  * dropped at decode. Capture follows the CALLING THREAD (thread scope).
  *
- * Tiers: "STRONG" (intel_pt with in-process ops), "WEAK" (singlestep:
- * EFLAGS.TF), "NONE" (a recorded no-op: asmspy_scope_reason says why; the
- * program always continues). Linked into libasmspy; see docs/scope.md.
+ * Tiers, as the backends declare them (backend_ops.inproc_tier): "STRONG"
+ * (every branch in hardware: intel_pt), "WEAK" (every instruction by
+ * EFLAGS.TF: singlestep), "CEILING" (sampled branch edges: amd_lbr, only
+ * when asked for), "NONE" (a recorded no-op: asmspy_scope_reason says why;
+ * the program always continues). The ladder tries STRONG, then WEAK.
+ * Linked into libasmspy; see docs/scope.md.
  */
 #ifndef ASMSPY_SCOPE_H
 #define ASMSPY_SCOPE_H
@@ -36,8 +39,14 @@ extern "C" {
 typedef struct asmspy_scope asmspy_scope;
 
 #define ASMSPY_SCOPE_QUIET (1u << 0)    /* do not write the text to stdout on end */
-#define ASMSPY_SCOPE_INTEL_PT (1u << 1) /* arm intel_pt directly (self-skips: tier NONE) */
-#define ASMSPY_SCOPE_AMD_LBR (1u << 2)  /* arm amd_lbr directly (self-skips: tier NONE) */
+/* Ask for one tier directly instead of the ladder (self-skips: tier NONE
+ * with the reason). The backend is whichever loaded plugin declares that
+ * tier (backend_ops.inproc_tier, ABI 1.8): libasmspy names none. */
+#define ASMSPY_SCOPE_STRONG (1u << 1)  /* every branch in hardware (Intel PT) */
+#define ASMSPY_SCOPE_CEILING (1u << 2) /* sampled branch edges (AMD LBR): never auto-chosen */
+/* The names these flags had when each tier had one backend (kept: same bits). */
+#define ASMSPY_SCOPE_INTEL_PT ASMSPY_SCOPE_STRONG
+#define ASMSPY_SCOPE_AMD_LBR ASMSPY_SCOPE_CEILING
 
 /* Begin a scope on the calling thread. name: the registration key (a looped
  * or repeated scope with the same name reuses one slot). Never returns NULL
@@ -57,7 +66,7 @@ ASMSPY_API int asmspy_scope_truncated(const asmspy_scope *s);     /* 1: a partia
 /* Stretches stepped over untraced (clone/fork, pthread_create's all-signals
  * block): each shows as a "# gap: ..." line at its place in the text. */
 ASMSPY_API uint64_t asmspy_scope_gaps(const asmspy_scope *s);
-ASMSPY_API const char *asmspy_scope_tier(const asmspy_scope *s);  /* "STRONG" / "WEAK" / "NONE" */
+ASMSPY_API const char *asmspy_scope_tier(const asmspy_scope *s);  /* "STRONG" / "WEAK" / "CEILING" / "NONE" */
 ASMSPY_API const char *asmspy_scope_reason(const asmspy_scope *s);/* why this tier / why truncated */
 ASMSPY_API const char *asmspy_scope_name(const asmspy_scope *s);
 

@@ -225,6 +225,9 @@ static const struct asmspy_backend_ops ibs_backend_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = (uint32_t)sizeof(struct asmspy_backend_ops),
     .run = ibs_run,
+    /* 1.8: the --sampler ladder's first rung: taken-branch entry edges */
+    .sampler_rung = "ibs",
+    .sampler_order = 10,
 };
 
 static const struct asmspy_plugin ibs_plugin = {

@@ -178,6 +178,13 @@ static const struct asmspy_backend_ops lbr_backend_ops = {
     .run = lbr_run,
     .inproc_begin = lbr_inproc_begin,
     .inproc_end = lbr_inproc_end,
+    /* 1.8: the ladder's second rung (branch records, no per-op sampling) */
+    .sampler_rung = "lbr",
+    .sampler_order = 20,
+    /* sampled branch edges in-process: a ceiling on what ran, never
+     * chosen by the scope ladder unless asked for */
+    .inproc_tier = ASMSPY_TIER_CEILING,
+    .inproc_order = 10,
 };
 
 static const struct asmspy_plugin lbr_plugin = {

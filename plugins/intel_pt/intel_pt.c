@@ -171,6 +171,9 @@ static const struct asmspy_backend_ops ipt_ops = {
     .run = ipt_run,                   /* pt_run.c */
     .inproc_begin = ipt_inproc_begin, /* pt_inproc.c: the STRONG scope tier */
     .inproc_end = ipt_inproc_end,
+    /* 1.8: every branch in hardware: the scope ladder's first choice */
+    .inproc_tier = ASMSPY_TIER_STRONG,
+    .inproc_order = 10,
 };
 
 static const struct asmspy_plugin ipt_plugin = {

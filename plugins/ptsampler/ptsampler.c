@@ -329,6 +329,9 @@ static const struct asmspy_backend_ops pts_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_backend_ops),
     .run = pts_run,
+    /* 1.8: the ladder's last rung: interrupts the target, works everywhere */
+    .sampler_rung = "ptrace",
+    .sampler_order = 40,
 };
 
 static const struct asmspy_plugin pts_plugin = {

@@ -496,6 +496,9 @@ static const struct asmspy_backend_ops singlestep_ops = {
     .run = singlestep_run,
     .inproc_begin = ss_inproc_begin, /* 1.4: scopes (inproc.c) */
     .inproc_end = ss_inproc_end,
+    /* 1.8: every instruction by EFLAGS.TF: the scope ladder's fallback */
+    .inproc_tier = ASMSPY_TIER_WEAK,
+    .inproc_order = 10,
 };
 
 static const struct asmspy_plugin singlestep_plugin = {

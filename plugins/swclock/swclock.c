@@ -205,6 +205,9 @@ static const struct asmspy_backend_ops swc_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_backend_ops),
     .run = swc_run,
+    /* 1.8: the ladder's third rung: residency (where time went), not edges */
+    .sampler_rung = "sw",
+    .sampler_order = 30,
 };
 
 static const struct asmspy_plugin swc_plugin = {

@@ -31,9 +31,9 @@ if [ "$(id -u)" = 0 ]; then
   grep -qE "^  attach   YES — " "$TMP/info" || fail "root: attach not YES: $(grep '^  attach' "$TMP/info")"
   # log runs on the ptrace backend, stream on singlestep: ok when they probed usable here
   if "$ASMSPY" --backends | awk '$2 == "ptrace" || $2 == "singlestep"' | grep -vq " usable "; then
-    grep -qE "^  modes    log (ok|no)  stream (ok|no)" "$TMP/info" || fail "modes line: $(grep '^  modes' "$TMP/info")"
+    grep -qE "^  modes    log (ok|no)  trace (ok|no)  stream (ok|no)" "$TMP/info" || fail "modes line: $(grep '^  modes' "$TMP/info")"
   else
-    grep -qE "^  modes    log ok  stream ok" "$TMP/info" || fail "root: log/stream not ok: $(grep '^  modes' "$TMP/info")"
+    grep -qE "^  modes    log ok  trace (ok|no)  stream ok" "$TMP/info" || fail "root: log/stream not ok: $(grep '^  modes' "$TMP/info")"
   fi
   # the root shell running this test is the same uid: YES too
   "$ASMSPY" --info $$ >"$TMP/self" || fail "--info \$\$ failed"
@@ -52,7 +52,7 @@ jtrue "$ev" "[m for m in '''$members'''.split() if m not in e] == []" \
   || fail "procinfo lacks one of: $members"
 jtrue "$ev" "e['pid'] == $pid and e['runtime'] == 'native' and e['thread_count'] == 4 and
   len(e['threads']) == 4 and e['exe'] == '$exe' and e['elf']['class'] == 64 and
-  [m['mode'] for m in e['modes']] == ['log','stream','trace','dataflow','tree','graph','procs','sample','watch']" \
+  [m['mode'] for m in e['modes']] == ['log','trace','stream','graph','tree','procs','sample','dataflow','watch']" \
   || fail "procinfo values wrong: $ev"
 jtrue "$(head -1 "$TMP/info.asmtrace")" "e['mode'] == 'info'" || fail "header mode is not info"
 pass "--info --json: valid recording, one procinfo event with every member"

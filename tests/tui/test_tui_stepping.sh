@@ -84,7 +84,7 @@ tui_type work
 tui_wait '^  0x[0-9a-f]+ +[0-9]+ work +\[victim_loop\]' "work in the symbol list"
 tui_keys Tab
 tui_wait 'order: hot edges' "Tab: the hot-edge order"
-tui_wait '^address order: hot edges need an AMD IBS-Op sample .*amd_ibs is unavailable' \
+tui_wait '^address order: hot edges need an entry-edge sample .*amd_ibs is unavailable' \
   "the fallback explanation"
 tui_keys Tab
 tui_wait 'order: name' "Tab: the name order"

@@ -18,7 +18,7 @@ import ctypes
 import os
 import sys
 
-__all__ = ["HwTrace", "Scope", "QUIET", "INTEL_PT", "AMD_LBR"]
+__all__ = ["HwTrace", "Scope", "QUIET", "STRONG", "CEILING", "INTEL_PT", "AMD_LBR"]
 
 
 def _load():
@@ -50,8 +50,11 @@ _lib.asmspy_scope_free.argtypes = [_scope_p]
 
 # flag values mirror include/asmspy/scope.h
 QUIET = 1
-INTEL_PT = 2
-AMD_LBR = 4
+STRONG = 2   # ask for the STRONG tier (every branch in hardware) directly
+CEILING = 4  # ask for the CEILING tier (sampled branch edges) directly
+# the names of the same bits from when each tier had one backend
+INTEL_PT = STRONG
+AMD_LBR = CEILING
 
 
 def _code_range(code):

@@ -599,7 +599,7 @@ static const struct asmspy_record_schema graph_records[] = {
 };
 
 /* Its entry in the TUI's mode menu. */
-static const struct asmspy_tui_entry graph_tui = {'4', ASMSPY_TUI_SNAPSHOT, 0, "call graph"};
+static const struct asmspy_tui_entry graph_tui = {'4', ASMSPY_TUI_RANKED, 0, "call graph"};
 
 static const struct asmspy_view_ops graph_ops = {
     .abi_version = ASMSPY_ABI_VERSION,

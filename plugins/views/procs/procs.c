@@ -12,8 +12,8 @@
  *                               insn_class calls CALL) per tid: the single-step backend,
  *                               so the whole tree crawls while it runs
  * The view's caps_required is only ASMSPY_CAP_TASKS (both backends give it);
- * the engine adds SYSCALLS or INSN_STREAM from the --count option
- * (extra_caps_for() in host/engine.c) until ABI 1.4 lets a view say so.
+ * the engine adds SYSCALLS or INSN_STREAM from the --count option, as this
+ * view's option_caps table (ABI 1.8) says.
  *
  * Topology: configure() (the target is known, nothing is attached yet) walks
  * /proc from the target: its threads, then its pre-existing descendants
@@ -1096,11 +1096,21 @@ static const struct asmspy_record_schema procs_records[] = {
 /* Its entry in the TUI's mode menu. */
 static const struct asmspy_tui_entry procs_tui = {'6', ASMSPY_TUI_TOPOLOGY, 0, "process/thread topology"};
 
+/* What --count asks of the backend beyond caps_required (TASKS, which both
+ * the syscall tracer and the single-stepper give): counting syscalls (the
+ * default) needs the syscall stops, near full speed; counting calls needs an
+ * instruction stream. The engine picks the backend from this. */
+static const struct asmspy_option_caps procs_option_caps[] = {
+    {"count", "syscalls", ASMSPY_CAP_SYSCALLS, 1},
+    {"count", "calls", ASMSPY_CAP_INSN_STREAM, 0},
+    {NULL, NULL, 0, 0},
+};
+
 static const struct asmspy_view_ops procs_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_view_ops),
     .mode = "procs",
-    /* + SYSCALLS or INSN_STREAM by --count: see extra_caps_for() in host/engine.c */
+    /* + SYSCALLS or INSN_STREAM by --count: procs_option_caps */
     .caps_required = ASMSPY_CAP_TASKS,
     .usage = POSITIONALS,
     .open = procs_open,
@@ -1110,7 +1120,7 @@ static const struct asmspy_view_ops procs_ops = {
     .close = procs_close,
     .configure = procs_configure,
     .options = procs_options,
-    .option_caps = NULL,
+    .option_caps = procs_option_caps,
     .records = procs_records,
     .tui = &procs_tui,
 };

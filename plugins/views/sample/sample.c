@@ -410,7 +410,7 @@ static const struct asmspy_record_schema sample_records[] = {
 };
 
 /* Its entry in the TUI's mode menu. */
-static const struct asmspy_tui_entry sample_tui = {'7', ASMSPY_TUI_SNAPSHOT, 0, "hot edges (sampler)"};
+static const struct asmspy_tui_entry sample_tui = {'7', ASMSPY_TUI_EDGES, 0, "hot edges (sampler)"};
 
 static const struct asmspy_view_ops sp_ops = {
     .abi_version = ASMSPY_ABI_VERSION,

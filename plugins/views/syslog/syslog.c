@@ -280,7 +280,7 @@ static const struct asmspy_record_schema syslog_records[] = {
 };
 
 /* Its entry in the TUI's mode menu. */
-static const struct asmspy_tui_entry syslog_tui = {'1', ASMSPY_TUI_FEED, 0, "syscall log"};
+static const struct asmspy_tui_entry syslog_tui = {'1', ASMSPY_TUI_FEED_CARRIED, 0, "syscall log"};
 
 static const struct asmspy_view_ops syslog_ops = {
     .abi_version = ASMSPY_ABI_VERSION,

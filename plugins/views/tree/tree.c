@@ -454,7 +454,7 @@ static const struct asmspy_record_schema tree_records[] = {
 };
 
 /* Its entry in the TUI's mode menu. */
-static const struct asmspy_tui_entry tree_tui = {'5', ASMSPY_TUI_SNAPSHOT, 0, "call tree"};
+static const struct asmspy_tui_entry tree_tui = {'5', ASMSPY_TUI_CALLS, 0, "call tree"};
 
 static const struct asmspy_view_ops tree_ops = {
     .abi_version = ASMSPY_ABI_VERSION,

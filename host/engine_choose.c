@@ -1,0 +1,181 @@
+/* engine_choose: which view and which backend one run of a mode uses.
+ *
+ * Everything here is read from the plugins' descriptors; the engine knows
+ * no plugin by name:
+ *   - the view serving the mode (its view_ops.mode);
+ *   - the capabilities it needs: caps_required, plus what its options ask
+ *     for (view_ops.option_caps: "--count=calls needs an instruction
+ *     stream"), plus what it wants when available (caps_wanted);
+ *   - the backend: --backend=<b>; for a sampling view (caps IP_SAMPLES) the
+ *     backend of its --sampler=<rung>, else the sampler ladder's first rung
+ *     (host/sampler_ladder.c); else the build's preference list (meson
+ *     option preferred_backends) first, then any usable backend providing
+ *     the caps, in registry order.
+ * asmspy_run (engine.c) runs the choice; `asmspy --info` and the TUI's menu
+ * (cli/procinfo.c) judge a mode with the same function, so a verdict names
+ * the backend the mode would really run on. */
+#include "asmspy_config.h"
+#include "host/host.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* A registry row, probed now if the engine probes lazily. */
+const struct asmspy_plugin_info *engine_probed(struct asmspy_engine *e,
+                                               const struct asmspy_plugin_info *row) {
+  if (row) asmspy_probe_plugin(e, (struct asmspy_plugin_info *)row);
+  return row;
+}
+
+static const struct asmspy_plugin_info *pick_backend(struct asmspy_engine *e,
+                                                     uint64_t caps_needed) {
+  char prefs[] = ASMSPY_BACKEND_PREFERENCE;
+  char *save = NULL;
+  for (char *name = strtok_r(prefs, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+    const struct asmspy_plugin_info *b = asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, name);
+    if (!b || (b->caps & caps_needed) != caps_needed) continue;
+    if (engine_probed(e, b)->status == ASMSPY_USABLE) return b;
+  }
+  const struct asmspy_plugin_info *fallback = NULL;
+  for (size_t i = 0; i < asmspy_plugin_count(e); i++) {
+    const struct asmspy_plugin_info *b = asmspy_plugin_at(e, i);
+    if (!b->desc || b->kind != ASMSPY_KIND_BACKEND || (b->caps & caps_needed) != caps_needed)
+      continue;
+    if (engine_probed(e, b)->status == ASMSPY_USABLE) return b;
+    if (!fallback) fallback = b;
+  }
+  return fallback; /* unusable: the caller prints its SKIP reason */
+}
+
+/* The value given to --<name> among a mode's arguments (the last one wins,
+ * as in the view): "--name=value", or "--name value" when the option takes
+ * one. *given = 0 when the option is absent. A flag given yields "". */
+static const char *given_value(const char *name, int takes_value, int argc, char *const *argv,
+                               int *given) {
+  const char *v = NULL;
+  size_t n = strlen(name);
+  *given = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (strncmp(a, "--", 2) != 0 || strncmp(a + 2, name, n) != 0) continue;
+    if (a[2 + n] == '=') {
+      v = a + 3 + n;
+      *given = 1;
+    } else if (a[2 + n] == '\0') {
+      v = takes_value && i + 1 < argc ? argv[++i] : "";
+      *given = 1;
+    }
+  }
+  return v;
+}
+
+/* The capabilities a view's options ask for beyond caps_required: per option
+ * named in its option_caps table, the entries matching the value given
+ * (value NULL: whenever the option is given), or the is_default entries when
+ * the option is absent. A value no entry names leaves the defaults in force:
+ * the view's open() reports it as a usage error. */
+uint64_t engine_option_caps(const struct asmspy_view_ops *view, int argc, char *const *argv) {
+  if (!ASMSPY_HAS(view, option_caps) || !view->option_caps) return 0;
+  const struct asmspy_option_caps *t = view->option_caps;
+  uint64_t extra = 0;
+  for (size_t i = 0; t[i].option; i++) {
+    int first = 1, takes_value = 0;
+    for (size_t j = 0; j < i && first; j++) first = strcmp(t[j].option, t[i].option) != 0;
+    if (!first) continue; /* each option once, all its entries together */
+    for (size_t j = i; t[j].option; j++)
+      if (!strcmp(t[j].option, t[i].option) && t[j].value) takes_value = 1;
+    int given = 0;
+    const char *v = given_value(t[i].option, takes_value, argc, argv, &given);
+    uint64_t matched = 0, defaults = 0;
+    int any = 0;
+    for (size_t j = i; t[j].option; j++) {
+      if (strcmp(t[j].option, t[i].option) != 0) continue;
+      if (t[j].is_default) defaults |= t[j].caps;
+      if (given && (!t[j].value || (v && !strcmp(t[j].value, v)))) {
+        matched |= t[j].caps;
+        any = 1;
+      }
+    }
+    extra |= any ? matched : defaults;
+  }
+  return extra;
+}
+
+static int choice_fail(struct engine_choice *c, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int choice_fail(struct engine_choice *c, int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->error, sizeof c->error, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/* The value of the last `--name=value` among a mode's arguments, or NULL. */
+static const char *option_value(const char *prefix, int argc, char *const *argv) {
+  const char *v = NULL;
+  size_t n = strlen(prefix);
+  for (int i = 0; i < argc; i++)
+    if (strncmp(argv[i], prefix, n) == 0) v = argv[i] + n;
+  return v;
+}
+
+/* A sampling view's backend: its --sampler=<rung>[:<arg>], else the
+ * ladder's first rung (--sample is the highest-fidelity sampler unless
+ * told: it does not fall down the ladder by itself). */
+static int choose_sampler(struct asmspy_engine *e, int argc, char *const *argv,
+                          struct engine_choice *c) {
+  const char *spec = option_value("--sampler=", argc, argv);
+  c->backend = spec ? sampler_backend_for(e, spec, &c->sampler_arg) : sampler_default(e);
+  if (c->backend) return 0;
+  char names[256];
+  sampler_rung_names(e, names, sizeof names);
+  if (spec)
+    return choice_fail(c, -ASMSPY_E_USAGE, "--sampler=%s: unknown sampler (want %s)", spec, names);
+  return choice_fail(c, -ASMSPY_E_INTERNAL, "no sampler backend is installed");
+}
+
+int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend, int argc,
+                  char *const *argv, struct engine_choice *c) {
+  memset(c, 0, sizeof *c);
+  c->view = asmspy_find_view_for_mode(e, mode);
+  if (!c->view)
+    return choice_fail(c, -ASMSPY_E_USAGE,
+                       "no view plugin provides mode '%s' (see asmspy --backends)", mode);
+  if (engine_probed(e, c->view)->status != ASMSPY_USABLE)
+    return choice_fail(c, -ASMSPY_E_INTERNAL, "mode '%s' is unavailable: %s", mode,
+                       c->view->reason);
+  const struct asmspy_view_ops *view = c->view->desc->view;
+  c->caps_needed = view->caps_required | engine_option_caps(view, argc, argv);
+  /* ABI 1.6: used when the backend has them, never required */
+  c->caps_wanted = ASMSPY_HAS(view, caps_wanted) ? view->caps_wanted : 0;
+
+  if (backend) {
+    c->backend = engine_probed(e, asmspy_find_plugin(e, 0, backend));
+    if (!c->backend || c->backend->kind != ASMSPY_KIND_BACKEND) {
+      c->backend = NULL;
+      return choice_fail(c, -ASMSPY_E_USAGE, "unknown backend '%s' (see asmspy --backends)",
+                         backend);
+    }
+  } else if (view->caps_required & ASMSPY_CAP_IP_SAMPLES) {
+    int rc = choose_sampler(e, argc, argv, c);
+    if (rc) return rc;
+    engine_probed(e, c->backend);
+  } else {
+    c->backend = c->caps_wanted ? pick_backend(e, c->caps_needed | c->caps_wanted) : NULL;
+    if (c->backend && c->backend->status != ASMSPY_USABLE) c->backend = NULL; /* any that can */
+    if (!c->backend) c->backend = pick_backend(e, c->caps_needed);
+    if (!c->backend)
+      return choice_fail(c, -ASMSPY_E_INTERNAL, "no backend provides what mode '%s' needs",
+                         mode);
+  }
+  /* An unusable backend is the answer (# SKIP), once the view has checked
+   * its arguments (asmspy_run). */
+  if (c->backend->status != ASMSPY_USABLE) {
+    c->skip_reason = c->backend->reason;
+  } else if ((c->backend->caps & c->caps_needed) != c->caps_needed) {
+    snprintf(c->skip_why, sizeof c->skip_why, "does not provide what mode '%s' needs", mode);
+    c->skip_reason = c->skip_why;
+  }
+  return 0;
+}
