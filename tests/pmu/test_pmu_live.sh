@@ -90,7 +90,8 @@ expect_exit 2 "$ASMSPY" --sample "$pid" 100 --sampler=event:nonsense
 grep -qx "# pmu_event: libpfm4 cannot encode 'nonsense': event not found" "$TMP/err" ||
   fail "no clear line for event:nonsense: $(cat "$TMP/err")"
 expect_exit 2 "$ASMSPY" --sample "$pid" 100 --sampler=event
-grep -q "unknown sampler" "$TMP/err" || fail "--sampler=event without a name: $(cat "$TMP/err")"
+grep -q "no event named: --sampler=event:<name>" "$TMP/err" ||
+  fail "--sampler=event without a name: $(cat "$TMP/err")"
 pass "event:nonsense and a bare 'event' are usage errors"
 assert_runs "$pid"
 
