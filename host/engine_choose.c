@@ -47,11 +47,34 @@ static const struct asmspy_plugin_info *pick_backend(struct asmspy_engine *e,
   return fallback; /* unusable: the caller prints its SKIP reason */
 }
 
-/* The value given to --<name> among a mode's arguments (the last one wins,
- * as in the view): "--name=value", or "--name value" when the option takes
- * one. *given = 0 when the option is absent. A flag given yields "". */
-static const char *given_value(const char *name, int takes_value, int argc, char *const *argv,
-                               int *given) {
+/* The value given to --<name> among a mode's arguments, read the way the
+ * view's own open() reads them: through the host's option parser over the
+ * view's options table (ABI 1.8), so "--name value", "--name=value" and
+ * "--" mean here what they mean to the view. Arguments the view will refuse
+ * count as absent (its open() reports them). Views without a table (older
+ * than 1.8, or an option it does not declare): the last "--name=value" or
+ * "--name value" in argv. A flag given yields "". */
+static const char *raw_value(const char *name, int takes_value, int argc, char *const *argv,
+                             int *given);
+static const char *given_value(const struct asmspy_view_ops *view, const char *name,
+                               int takes_value, int argc, char *const *argv, int *given) {
+  const struct asmspy_option *t = ASMSPY_HAS(view, options) ? view->options : NULL;
+  int i = -1;
+  for (int k = 0; t && t[k].name; k++)
+    if (strcmp(t[k].name, name) == 0) i = k;
+  if (i < 0) return raw_value(name, takes_value, argc, argv, given);
+  struct asmspy_optval ov;
+  memset(&ov, 0, sizeof ov);
+  ASMSPY_INIT_HEADER(&ov);
+  char err[256];
+  *given = 0;
+  if (asmspy_host_api()->parse_options(t, argc, argv, &ov, err, sizeof err) != 0) return NULL;
+  *given = ov.value[i] != NULL;
+  return ov.value[i];
+}
+
+static const char *raw_value(const char *name, int takes_value, int argc, char *const *argv,
+                             int *given) {
   const char *v = NULL;
   size_t n = strlen(name);
   *given = 0;
@@ -85,7 +108,7 @@ uint64_t engine_option_caps(const struct asmspy_view_ops *view, int argc, char *
     for (size_t j = i; t[j].option; j++)
       if (!strcmp(t[j].option, t[i].option) && t[j].value) takes_value = 1;
     int given = 0;
-    const char *v = given_value(t[i].option, takes_value, argc, argv, &given);
+    const char *v = given_value(view, t[i].option, takes_value, argc, argv, &given);
     uint64_t matched = 0, defaults = 0;
     int any = 0;
     for (size_t j = i; t[j].option; j++) {
@@ -111,21 +134,13 @@ static int choice_fail(struct engine_choice *c, int status, const char *fmt, ...
   return status;
 }
 
-/* The value of the last `--name=value` among a mode's arguments, or NULL. */
-static const char *option_value(const char *prefix, int argc, char *const *argv) {
-  const char *v = NULL;
-  size_t n = strlen(prefix);
-  for (int i = 0; i < argc; i++)
-    if (strncmp(argv[i], prefix, n) == 0) v = argv[i] + n;
-  return v;
-}
-
 /* A sampling view's backend: its --sampler=<rung>[:<arg>], else the
  * ladder's first rung (--sample is the highest-fidelity sampler unless
  * told: it does not fall down the ladder by itself). */
-static int choose_sampler(struct asmspy_engine *e, int argc, char *const *argv,
-                          struct engine_choice *c) {
-  const char *spec = option_value("--sampler=", argc, argv);
+static int choose_sampler(struct asmspy_engine *e, const struct asmspy_view_ops *view, int argc,
+                          char *const *argv, struct engine_choice *c) {
+  int given = 0;
+  const char *spec = given_value(view, "sampler", 1, argc, argv, &given);
   c->backend = spec ? sampler_backend_for(e, spec, &c->sampler_arg) : sampler_default(e);
   if (c->backend) return 0;
   char names[256];
@@ -158,7 +173,7 @@ int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend
                          backend);
     }
   } else if (view->caps_required & ASMSPY_CAP_IP_SAMPLES) {
-    int rc = choose_sampler(e, argc, argv, c);
+    int rc = choose_sampler(e, view, argc, argv, c);
     if (rc) return rc;
     engine_probed(e, c->backend);
   } else {
