@@ -364,15 +364,39 @@ static int view_accepts(struct server *sv, const struct serve_cmd *cmd,
   return -1;
 }
 
+/* ---- what the command parser asks of the modes: the registry's views ---- */
+
+static const struct asmspy_option *view_options(const struct asmspy_engine *e, const char *mode) {
+  const struct asmspy_plugin_info *v = asmspy_find_view_for_mode(e, mode);
+  const struct asmspy_view_ops *ops = v && v->desc ? v->desc->view : NULL;
+  return ops && ASMSPY_HAS(ops, options) ? ops->options : NULL;
+}
+
+static const struct asmspy_option *modes_options_of(void *ctx, const char *mode) {
+  return view_options(((struct server *)ctx)->engine, mode);
+}
+
+/* The view declaring an `auto` flag (the first in --info's order). */
+static const char *modes_auto_mode(void *ctx) {
+  struct server *sv = ctx;
+  const struct asmspy_plugin_info *views[PROCINFO_MAX_MODES];
+  size_t nv = procinfo_views(sv->engine, views, PROCINFO_MAX_MODES);
+  for (size_t i = 0; i < nv; i++)
+    for (const struct asmspy_option *o = view_options(sv->engine, views[i]->desc->view->mode);
+         o && o->name; o++)
+      if (strcmp(o->name, "auto") == 0 && !o->arg) return views[i]->desc->view->mode;
+  return NULL;
+}
+
 /* The modes this asmspy serves, in the order --info and the TUI show them
- * (the registry's views), then "auto" when its view is installed. */
+ * (the registry's views), then "auto" when a view declares --auto. */
 static void list_modes(struct server *sv, char *out, size_t cap) {
   const struct asmspy_plugin_info *views[PROCINFO_MAX_MODES];
   size_t nv = procinfo_views(sv->engine, views, PROCINFO_MAX_MODES), n = 0;
   out[0] = 0;
   for (size_t i = 0; i < nv && n + 40 < cap; i++)
     n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? ", " : "", views[i]->desc->view->mode);
-  if (asmspy_find_view_for_mode(sv->engine, SERVE_AUTO_VIEW) && n + 10 < cap)
+  if (modes_auto_mode(sv) && n + 10 < cap)
     snprintf(out + n, cap - n, ", auto");
 }
 
@@ -788,7 +812,8 @@ static void do_command(struct server *sv, const char *line, size_t len) {
   uint64_t lineno = sv->conn.lineno;
   struct serve_cmd cmd;
   struct serve_refusal why = {{0}, {0}};
-  if (serve_parse_command(line, len, &cmd, &why) != 0) {
+  const struct serve_modes modes = {modes_options_of, modes_auto_mode, sv};
+  if (serve_parse_command(line, len, &modes, &cmd, &why) != 0) {
     send_err(sv, &why, lineno, cmd.verb_name, cmd.id_json);
     serve_cmd_free(&cmd);
     return;

@@ -13,6 +13,7 @@
 #ifndef ASMSPY_CLI_SERVE_H
 #define ASMSPY_CLI_SERVE_H
 
+#include "asmspy/plugin.h"
 #include "common/strbuf.h"
 
 #include <stddef.h>
@@ -20,11 +21,6 @@
 #include <sys/types.h>
 
 #define SERVE_PROTOCOL_VERSION 1
-/* The view serving the "auto" pseudo-mode (start {"mode": "auto"} runs
- * --<SERVE_AUTO_VIEW> --auto) and taking its `max` as --max=<n>. The one
- * view serve names: ABI 1.8's option tables (a view declaring an `auto`
- * flag and a `max` option) replace it once the views fill them. */
-#define SERVE_AUTO_VIEW "dataflow"
 #define SERVE_MAX_COMMAND (64u * 1024u) /* bytes per command line, without '\n' */
 
 enum serve_verb {
@@ -55,10 +51,25 @@ struct serve_refusal {
   char msg[512];
 };
 
+/* What the parser asks of the installed modes (the server answers from the
+ * registry's views, the unit test from a table): serve knows no view by
+ * name. start {"mode": "auto"} runs the view that declares an `--auto`
+ * flag, with --auto; a start's "max" is the view's own --max=<n> when its
+ * options table declares `max` (a view that captures one invocation has no
+ * count), else the count positional. */
+struct serve_modes {
+  /* the options table of the view serving `mode`; NULL: none / no such view */
+  const struct asmspy_option *(*options_of)(void *ctx, const char *mode);
+  /* the mode of the view declaring an `auto` flag, or NULL; stable while the
+   * parsed command lives */
+  const char *(*auto_mode)(void *ctx);
+  void *ctx;
+};
+
 /* Parse and validate one command line (len bytes, no '\n'). Returns 0 with
  * *cmd filled, or -1 with *why filled. Never reads outside line[0..len). */
-int serve_parse_command(const char *line, size_t len, struct serve_cmd *cmd,
-                        struct serve_refusal *why);
+int serve_parse_command(const char *line, size_t len, const struct serve_modes *modes,
+                        struct serve_cmd *cmd, struct serve_refusal *why);
 void serve_cmd_free(struct serve_cmd *cmd);
 int serve_refuse(struct serve_refusal *why, const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -118,8 +118,15 @@ static int take_launch(struct serve_cmd *cmd, const struct json_value *v, struct
   return 0;
 }
 
+static int declares(const struct asmspy_option *t, const char *name) {
+  for (; t && t->name; t++)
+    if (strcmp(t->name, name) == 0) return 1;
+  return 0;
+}
+
 /* start: mode + the mode's parameters -> the CLI's arguments. */
-static int parse_start(const struct json_value *o, struct serve_cmd *cmd, struct serve_refusal *why) {
+static int parse_start(const struct json_value *o, const struct serve_modes *modes,
+                       struct serve_cmd *cmd, struct serve_refusal *why) {
   const struct json_value *mode = json_get(o, "mode");
   if (!mode)
     return serve_refuse(why, "param", "start needs \"mode\" (a mode `asmspy --help` lists, or "
@@ -128,12 +135,19 @@ static int parse_start(const struct json_value *o, struct serve_cmd *cmd, struct
     return serve_refuse(why, "mode", "start.mode must be a mode name such as \"log\"");
   cmd->mode = strdup(mode->u.str.s);
   if (!cmd->mode) return serve_refuse(why, "internal", "out of memory");
-  /* --auto is --dataflow's own option: "auto" names that run */
+  /* "auto" names the run of the view declaring --auto */
   int is_auto = strcmp(cmd->mode, "auto") == 0;
-  cmd->view_mode = is_auto ? SERVE_AUTO_VIEW : cmd->mode;
-  /* --dataflow captures ONE invocation and has no count: its `max` is its
-   * own --max=<n> step bound (the CLI's name), every other mode's is n */
-  int max_is_flag = strcmp(cmd->view_mode, SERVE_AUTO_VIEW) == 0;
+  cmd->view_mode = cmd->mode;
+  if (is_auto) {
+    cmd->view_mode = modes && modes->auto_mode ? modes->auto_mode(modes->ctx) : NULL;
+    if (!cmd->view_mode)
+      return serve_refuse(why, "mode", "start.mode \"auto\": no installed view declares --auto");
+  }
+  /* a view that captures ONE invocation has no count: its `max` is its own
+   * --max=<n> bound (the CLI's name), every other mode's is the count n */
+  const struct asmspy_option *vopts =
+      modes && modes->options_of ? modes->options_of(modes->ctx, cmd->view_mode) : NULL;
+  int max_is_flag = declares(vopts, "max");
 
   const struct json_value *pid = json_get(o, "pid"), *launch = json_get(o, "launch");
   if (pid && launch) return serve_refuse(why, "param", "start takes \"pid\" or \"launch\", not both");
@@ -238,8 +252,8 @@ static int take_id(const struct json_value *o, struct serve_cmd *cmd, struct ser
   return 0;
 }
 
-int serve_parse_command(const char *line, size_t len, struct serve_cmd *cmd,
-                        struct serve_refusal *why) {
+int serve_parse_command(const char *line, size_t len, const struct serve_modes *modes,
+                        struct serve_cmd *cmd, struct serve_refusal *why) {
   memset(cmd, 0, sizeof *cmd);
   struct json_error jerr;
   struct json_value *o = json_parse(line, len, &jerr);
@@ -272,7 +286,7 @@ int serve_parse_command(const char *line, size_t len, struct serve_cmd *cmd,
     goto out;
   }
   if (cmd->verb == SERVE_START) {
-    rc = parse_start(o, cmd, why);
+    rc = parse_start(o, modes, cmd, why);
     goto out;
   }
   for (size_t i = 0; i < o->u.obj.n; i++) { /* the other verbs take nothing */

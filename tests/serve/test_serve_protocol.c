@@ -9,9 +9,24 @@
 
 #include "../unit/check.h"
 
+/* The modes as the server would answer from the registry: a view that
+ * declares --max and --auto (the shape of dataflow's table), the others
+ * with no such options. */
+static const struct asmspy_option one_invocation_options[] = {
+    {"max", "<n>", "bound the steps"}, {"auto", NULL, "pick the function"}, {NULL, NULL, NULL}};
+static const struct asmspy_option *fake_options_of(void *ctx, const char *mode) {
+  (void)ctx;
+  return strcmp(mode, "dataflow") == 0 ? one_invocation_options : NULL;
+}
+static const char *fake_auto_mode(void *ctx) {
+  (void)ctx;
+  return "dataflow";
+}
+static const struct serve_modes fake_modes = {fake_options_of, fake_auto_mode, NULL};
+
 static int parse(const char *line, struct serve_cmd *cmd, struct serve_refusal *why) {
   memset(why, 0, sizeof *why);
-  return serve_parse_command(line, strlen(line), cmd, why);
+  return serve_parse_command(line, strlen(line), &fake_modes, cmd, why);
 }
 
 /* start translates to exactly these CLI arguments */
@@ -37,7 +52,7 @@ static void expect_refused(const char *line, size_t len, const char *rule) {
   struct serve_cmd cmd;
   struct serve_refusal why;
   memset(&why, 0, sizeof why);
-  int rc = serve_parse_command(line, len, &cmd, &why);
+  int rc = serve_parse_command(line, len, &fake_modes, &cmd, &why);
   CHECK(rc == -1, "accepted: %.80s", line);
   CHECK(!strcmp(why.rule, rule), "%.80s: rule '%s' (%s), want '%s'", line, why.rule, why.msg, rule);
   CHECK(why.msg[0], "%.80s: no message", line);
