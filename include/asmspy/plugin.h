@@ -671,8 +671,16 @@ struct asmspy_field {
   uint32_t type;  /* enum asmspy_field_type */
   uint32_t flags; /* ASMSPY_FIELDF_* */
   const char *meaning; /* one line for docs/metrics.md */
-  const char *values;  /* ENUM: choices "a|b|c"; ARRAY: element type; else NULL */
-  int64_t min;         /* INT: the smallest valid value (INT64_MIN: any) */
+  const char *values;  /* ENUM: choices "a|b|c"; ARRAY: element type ("object",
+                          "string", "int", "hex"); INT: the only valid values
+                          ("1|2|4|8"), else any in [min, max]; else NULL */
+  int64_t min;         /* INT: the smallest valid value (INT64_MIN: any);
+                          BYTES: the fewest bytes */
+  int64_t max;         /* INT: the largest valid value; BYTES: the most bytes;
+                          0 = no bound */
+  /* OBJECT, or ARRAY of "object": the members of the object (each element),
+   * ending with a NULL name; NULL = not described (any object). */
+  const struct asmspy_field *fields;
 };
 
 /* One record type a view writes ("call", "graph", ...). */
@@ -680,6 +688,70 @@ struct asmspy_record_schema {
   const char *type;    /* the record's "type" */
   const char *meaning; /* one line for docs/metrics.md */
   const struct asmspy_field *fields; /* ends with a NULL name */
+};
+
+/* ------------------------------------------------------------------------- */
+/* 1.8: typed records. A view hands the host one record as typed values       */
+/* (host->emit_record) instead of a hand-formatted JSON body: the host renders */
+/* the JSON channels from the values (in schema order, so the record's schema */
+/* is also its documentation and its validator) and hands in-process          */
+/* consumers (the TUI) the values themselves. Everything is caller-owned and  */
+/* valid only during the call.                                                */
+/* ------------------------------------------------------------------------- */
+enum asmspy_value_state {
+  ASMSPY_VALUE_ABSENT = 0, /* an OPTIONAL field not written (the JSON has no member) */
+  ASMSPY_VALUE_SET = 1,    /* u holds the value, typed by the field */
+  ASMSPY_VALUE_NULL = 2,   /* a NULLABLE field written as null */
+  ASMSPY_VALUE_JSON = 3    /* u.json.s is the member's JSON text, rendered by the view
+                              (a nested part no consumer reads typed: the graph's rows) */
+};
+
+/* One value of a typed record. Which member of u is meaningful follows the
+ * field's type (for an array's elements: the field's `values`):
+ *   INT i; HEX u (rendered "0x%llx"); NUMBER d; BOOL b; STR / ENUM str;
+ *   BYTES bytes (rendered as hex digits); ARRAY array (elements are values:
+ *   "object" elements use u.object over the field's `fields`, "string"
+ *   u.str, "int" u.i, "hex" u.u); OBJECT object. */
+struct asmspy_value {
+  uint32_t state; /* enum asmspy_value_state */
+  uint32_t pad;
+  union {
+    int64_t i;
+    uint64_t u;
+    double d;
+    uint32_t b;
+    struct {
+      const char *s;
+      uint64_t len; /* bytes of s (may hold NULs: a syscall's buffer) */
+    } str;
+    struct {
+      const uint8_t *p;
+      uint64_t len;
+    } bytes;
+    struct {
+      const struct asmspy_value *items;
+      uint64_t n;
+    } array;
+    struct {
+      const struct asmspy_value *values; /* parallel to the field's `fields` */
+      uint64_t unused;
+    } object;
+    struct {
+      const char *s; /* ASMSPY_VALUE_JSON: one JSON value, NUL-terminated */
+      uint64_t unused;
+    } json;
+  } u;
+};
+
+/* One record: values[i] is the value of schema->fields[i]. text is the
+ * human line(s) without the trailing newline (NULL: nothing in text mode). */
+struct asmspy_record {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  const struct asmspy_record_schema *schema; /* one of the view's `records` */
+  const struct asmspy_value *values;
+  const char *text;
+  /* --- ABI 1.8 ends here; append below --- */
 };
 
 /* The view's entry in the interactive TUI's mode menu. `layout` names one of

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
 
 #define RV_ENTRY_WAIT_DEFAULT_MS 10000
 
@@ -106,5 +107,23 @@ static inline void rv_not_reached(const struct rv_region *r, const struct asmspy
            (int)s->pid, r->wait_ms);
   host->emit(s->out, "not_reached", fields, text);
 }
+
+/* The records above, for the region views' `records` tables. */
+static const struct asmspy_field rv_region_fields[] = {
+    RF_STR("name", 0, "the region's symbol, or 0x<start>"),
+    RF_HEX("start", 0, "its start"),
+    RF_INT("len", 1, 0, "its length in bytes"),
+    RF_END,
+};
+static const struct asmspy_field rv_not_reached_fields[] = {
+    RF_STR("name", 0, "the region"),
+    RF_INT("waited_ms", 0, 0, "the entry wait that ran out"),
+    RF_INT("pid", 0, 0, "the target"),
+    RF_END,
+};
+#define RV_REGION_SCHEMA {"region", "the region being captured, before the first sample", rv_region_fields}
+#define RV_NOT_REACHED_SCHEMA                                                              \
+  {"not_reached", "the region was never seen entering (the entry wait ran out)",           \
+   rv_not_reached_fields}
 
 #endif /* ASMSPY_PLUGINS_COMMON_REGION_VIEW_H */

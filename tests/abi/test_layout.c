@@ -514,6 +514,38 @@ ENDS(asmspy_host_api, parse_options, SIZE_1_8_asmspy_host_api);
 /* --- end seam sub-block --- */
 
 /* --- 1.8 sub-block: typed records (struct asmspy_record, asmspy_value) --- */
+/* Static tables (versioned by the view_ops that points at them) and the
+ * values a record carries. */
+PIN(asmspy_field, name, 0);
+PIN(asmspy_field, type, 8);
+PIN(asmspy_field, flags, 12);
+PIN(asmspy_field, meaning, 16);
+PIN(asmspy_field, values, 24);
+PIN(asmspy_field, min, 32);
+PIN(asmspy_field, max, 40);
+PIN(asmspy_field, fields, 48);
+SIZE(asmspy_field, 56);
+PIN(asmspy_record_schema, type, 0);
+PIN(asmspy_record_schema, meaning, 8);
+PIN(asmspy_record_schema, fields, 16);
+SIZE(asmspy_record_schema, 24);
+PIN(asmspy_value, state, 0);
+PIN(asmspy_value, pad, 4);
+PIN(asmspy_value, u, 8);
+PIN(asmspy_value, u.i, 8);
+PIN(asmspy_value, u.str.s, 8);
+PIN(asmspy_value, u.str.len, 16);
+PIN(asmspy_value, u.array.items, 8);
+PIN(asmspy_value, u.array.n, 16);
+SIZE(asmspy_value, 24);
+PIN(asmspy_record, abi_version, 0);
+PIN(asmspy_record, struct_size, 4);
+PIN(asmspy_record, schema, 8);
+PIN(asmspy_record, values, 16);
+PIN(asmspy_record, text, 24);
+#define SIZE_1_8_asmspy_record 32
+ENDS(asmspy_record, text, SIZE_1_8_asmspy_record);
+SIZE(asmspy_record, SIZE_1_8_asmspy_record);
 
 /* --- end records sub-block --- */
 

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
 
 #define DF_AUTO_WINDOW_MS 400       /* the seed's ~400 ms */
 #define DF_AUTO_MAX_WINDOW_MS 60000

@@ -37,6 +37,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `dataflow_records` table at the end of this file). */
+enum { DF_REC_REGION, DF_REC_NOT_REACHED, DF_REC_DATAFLOW, DF_REC_AUTO, DF_REC_N };
+static const struct asmspy_record_schema dataflow_records[DF_REC_N + 1];
 
 #define VAL_MAX 32 /* bytes of a memory value kept (a zmm operand is cut to this) */
 #define USAGE                                                                                  \
@@ -583,8 +588,72 @@ static void df_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema dataflow_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field df_read_fields[] = {
+    RF_STR("loc", 0, "register (rbx, rflags) or [0xaddr]"),
+    RF_INT("size", 0, 0, "bytes"),
+    RF_STR("value", NUL, "the value before the step, hex (null: unreadable)"),
+    {.name = "def", .type = ASMSPY_FIELD_INT, .flags = NUL, .min = 0,
+     .meaning = "the step that defined it (null: live-in)"},
+    RF_BOOL("live_in", 0, "defined before the invocation"),
+    RF_END,
+};
+static const struct asmspy_field df_write_fields[] = {
+    RF_STR("loc", 0, "as for reads"),
+    RF_INT("size", 0, 0, "bytes"),
+    RF_STR("value", NUL, "the value after the step (null: not observable)"),
+    RF_END,
+};
+static const struct asmspy_field df_step_fields[] = {
+    RF_INT("i", 0, 0, "step index (defs refer to it)"),
+    RF_ENUM("kind", "insn|callout", 0, "an instruction, or a call out of the region"),
+    RF_INT("off", 0, 0, "offset from the region start"),
+    RF_HEX("addr", 0, "the step's address"),
+    RF_STR("disasm", 0, "its disassembly"),
+    RF_HEX("callee", OPT, "a call-out's target"),
+    RF_ARRAY("reads", "object", df_read_fields, 0, "values read"),
+    RF_ARRAY("writes", "object", df_write_fields, 0, "values written"),
+    RF_END,
+};
+static const struct asmspy_field dataflow_fields[] = {
+    RF_STR("name", 0, "the region"),
+    RF_HEX("start", OPT, "its start"),
+    RF_INT("len", 0, OPT, "its length"),
+    RF_INT("tid", ANY_INT, OPT, "the captured thread"),
+    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL | OPT, .min = ANY_INT,
+     .meaning = "return value (signed), null when truncated"},
+    RF_INT("steps", 0, 0, "instructions executed in the region"),
+    RF_INT("callouts", 0, OPT, "calls out of the region (run natively)"),
+    RF_BOOL("truncated", 0, "--max=<n> cut it"),
+    RF_INT("records", 0, OPT, "reads + writes recorded"),
+    RF_ARRAY("trace", "object", df_step_fields, 0, "the steps in order"),
+    RF_END,
+};
+static const struct asmspy_field auto_fields[] = {
+    RF_ENUM("event", "pick|retry|refused|exhausted", 0,
+            "pick (the winner), retry (a later candidate), refused, exhausted"),
+    RF_STR("sampler", 0, "the rung that answered (ibs, lbr, sw-clock, ptrace)"),
+    RF_ENUM("rank", "entry|residency", OPT, "what was ranked"),
+    RF_INT("candidates", 0, 0, "candidates kept"),
+    RF_INT("observed", 0, OPT, "functions observed"),
+    RF_INT("window_ms", ANY_INT, OPT, "the sampling window"),
+    RF_INT("candidate", 1, OPT, "which candidate this is (1-based)"),
+    RF_STR("name", OPT, "the candidate region's function"),
+    RF_STR("module", OPT, "its module"),
+    RF_HEX("start", OPT, "its start"),
+    RF_INT("len", 0, OPT, "its length"),
+    RF_INT("samples", 0, OPT, "its samples"),
+    RF_INT("spread", 0, OPT, "distinct sampled offsets"),
+    RF_ENUM("evidence", "entry|residency", OPT,
+            "entry or residency (residency is NOT entry evidence)"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema dataflow_records[DF_REC_N + 1] = {
+    [DF_REC_REGION] = RV_REGION_SCHEMA,
+    [DF_REC_NOT_REACHED] = RV_NOT_REACHED_SCHEMA,
+    [DF_REC_DATAFLOW] = {"dataflow", "the value trace of ONE invocation", dataflow_fields},
+    [DF_REC_AUTO] = {"auto", "--auto: the pick, and each candidate tried", auto_fields},
+    [DF_REC_N] = {NULL, NULL, NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
 
 #define GRAPH_DEFAULT_N 200
 /* A JSON line is at most 1 MiB (docs/asmtrace-schema.md): stop adding nodes
@@ -597,7 +598,38 @@ static void graph_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
+static const struct asmspy_field graph_node_fields[] = {
+    RF_INT("pid", 1, OPT, "the process it ran in (several under --follow)"),
+    RF_HEX("addr", OPT, "the function's entry"),
+    RF_STR("name", NUL | OPT, "its name"),
+    RF_STR("module", NUL | OPT, "its module"),
+    RF_ENUM("kind", "internal|external|jit|unknown", OPT, "what kind of code it is"),
+    RF_INT("inv", 0, OPT, "times called"),
+    RF_INT("calls", 0, OPT, "calls it made"),
+    RF_INT("fanout", 0, OPT, "distinct callees"),
+    RF_END,
+};
+static const struct asmspy_field graph_edge_fields[] = {
+    RF_INT("pid", 1, OPT, "the process whose nodes caller and callee are"),
+    RF_HEX("caller", OPT, "the calling node's address"),
+    RF_HEX("callee", OPT, "the called node's address"),
+    RF_INT("count", 0, OPT, "times taken"),
+    RF_END,
+};
+static const struct asmspy_field graph_fields[] = {
+    RF_INT("pid", 0, OPT, "the target"),
+    RF_ENUM("sort", "invocations|fanout", OPT, "the row order"),
+    RF_INT("functions", 0, OPT, "node count"),
+    RF_INT("calls", 0, OPT, "verified calls recorded"),
+    RF_ENUM("format", "dot", OPT, "--dot: the human text is a Graphviz digraph"),
+    RF_ARRAY("nodes", "object", graph_node_fields, 0, "per function and process, in sort order"),
+    RF_ARRAY("edges", "object", graph_edge_fields, 0, "caller -> callee pairs"),
+    RF_BOOL("truncated", OPT, "nodes/edges cut to fit 1 MiB"),
+    RF_END,
+};
+
 static const struct asmspy_record_schema graph_records[] = {
+    {"graph", "the whole call graph, one record at the end (and per TUI frame)", graph_fields},
     {NULL, NULL, NULL},
 };
 

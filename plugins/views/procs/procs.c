@@ -49,6 +49,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `procs_records` table at the end of this file). */
+enum { PROCS_REC_PROC, PROCS_REC_N };
+static const struct asmspy_record_schema procs_records[PROCS_REC_N + 1];
 
 #define PROCS_DEFAULT_N 200
 /* The human tree keeps at most this many exited entries (exited threads and
@@ -1103,8 +1108,25 @@ static void procs_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema procs_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field proc_fields[] = {
+    RF_INT("tid", ANY_INT, 0, "the task"),
+    RF_INT("tgid", ANY_INT, 0, "its process"),
+    RF_INT("ppid", ANY_INT, 0, "the process's parent"),
+    RF_BOOL("leader", OPT, "tid == tgid (a node row, not a thread row)"),
+    RF_STR("comm", 0, "its name"),
+    RF_STR("exe", NUL | OPT, "the process's executable (null: unreadable)"),
+    RF_INT("inv", 0, 0, "events counted for it"),
+    RF_ENUM("count", "syscalls|calls", OPT, "what inv counts"),
+    RF_BOOL("traced", OPT, "its events reached the view"),
+    RF_BOOL("alive", OPT, "running at the end"),
+    RF_ENUM("origin", "attach|fork|clone|seen|rescan", OPT, "how the view learned of it"),
+    RF_INT("code", ANY_INT, OPT, "exit status / -signal, when seen"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema procs_records[PROCS_REC_N + 1] = {
+    [PROCS_REC_PROC] = {"proc", "one task of the process tree", proc_fields},
+    [PROCS_REC_N] = {NULL, NULL, NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

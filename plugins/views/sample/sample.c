@@ -34,6 +34,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `sample_records` table at the end of this file). */
+enum { SP_REC_PROVENANCE, SP_REC_HOT_EDGE, SP_REC_HOT_FUNCTION, SP_REC_RESIDENCY, SP_REC_CALL_TARGET, SP_REC_N };
+static const struct asmspy_record_schema sample_records[SP_REC_N + 1];
 
 #define USAGE "<pid> [ms] [--json] [--sampler=ibs|lbr|sw|ptrace] [--top=<n>]"
 #define SP_TOP_DEFAULT 40
@@ -403,8 +408,64 @@ static void sp_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema sample_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field provenance_fields[] = {
+    RF_STR("sampler", NUL, "the rung (ibs, lbr, sw-clock, ptrace)"),
+    RF_ENUM("kind", "edges|residency", 0, "edges (branches) or residency (bare IPs)"),
+    RF_INT("samples", 0, 0, "samples delivered"),
+    RF_INT("branch_samples", 0, 0, "those carrying a branch"),
+    RF_INT("lost", 0, 0, "perf LOST records"),
+    RF_INT("throttled", 0, 0, "perf THROTTLE records"),
+    RF_INT("window_ns", 0, 0, "the window actually sampled"),
+    RF_INT("pid", 0, OPT, "the target"),
+    RF_INT("edges", 0, OPT, "rows in the edge table"),
+    RF_INT("sites", 0, OPT, "rows in the site table"),
+    RF_BOOL("final", OPT, "the end-of-window table (not a periodic TUI frame)"),
+    RF_END,
+};
+static const struct asmspy_field hot_edge_fields[] = {
+    RF_INT("count", 1, 0, "samples of this edge"),
+    RF_HEX("from", 0, "the branch's source"),
+    RF_STR("from_sym", 0, "function+0xoff [module] of from"),
+    RF_HEX("to", 0, "the branch's target"),
+    RF_STR("to_sym", 0, "function+0xoff [module] of to"),
+    RF_INT("misp", 0, 0, "mispredicted samples of the edge"),
+    RF_BOOL("ret", 0, "the edge is a return"),
+    RF_BOOL("call", OPT, "the edge is a call"),
+    RF_END,
+};
+static const struct asmspy_field hot_function_fields[] = {
+    RF_STR("name", 0, "the function"),
+    RF_STR("module", 0, "its module"),
+    RF_HEX("start", 0, "its start"),
+    RF_INT("size", 0, OPT, "its size"),
+    RF_INT("count", 1, 0, "samples in it"),
+    RF_INT("offsets", 1, 0, "distinct sampled offsets in it"),
+    RF_END,
+};
+static const struct asmspy_field residency_fields[] = {
+    RF_INT("count", 1, 0, "samples at the site"),
+    RF_HEX("ip", 0, "the sampled site"),
+    RF_STR("ip_sym", 0, "function+0xoff [module] of ip"),
+    RF_END,
+};
+static const struct asmspy_field call_target_fields[] = {
+    RF_HEX("from", 0, "the call site"),
+    RF_STR("from_sym", 0, "function+0xoff [module] of from"),
+    RF_HEX("to", 0, "the decoded target"),
+    RF_STR("to_sym", 0, "function+0xoff [module] of to"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema sample_records[SP_REC_N + 1] = {
+    [SP_REC_PROVENANCE] = {"provenance", "the window's sampler, once before the tables",
+                           provenance_fields},
+    [SP_REC_HOT_EDGE] = {"hot_edge", "one sampled taken edge", hot_edge_fields},
+    [SP_REC_HOT_FUNCTION] = {"hot_function", "samples per function", hot_function_fields},
+    [SP_REC_RESIDENCY] = {"residency", "samples per site (bare IPs)", residency_fields},
+    [SP_REC_CALL_TARGET] = {"call_target",
+                            "a direct call decoded in the hottest functions (static: a candidate)",
+                            call_target_fields},
+    [SP_REC_N] = {NULL, NULL, NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

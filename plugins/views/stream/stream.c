@@ -12,6 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `stream_records` table at the end of this file). */
+enum { STREAM_REC_INSN, STREAM_REC_TASK, STREAM_REC_N };
+static const struct asmspy_record_schema stream_records[STREAM_REC_N + 1];
 
 #define STREAM_DEFAULT_N 20
 
@@ -136,8 +141,28 @@ static void stream_close(void *state) { free(state); }
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema stream_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field insn_fields[] = {
+    RF_INT("tid", ANY_INT, 0, "the thread"),
+    RF_HEX("ip", 0, "the instruction's address"),
+    RF_STR("sym", NUL, "the enclosing symbol (null: none covers it)"),
+    RF_INT("off", 0, 0, "offset from the symbol"),
+    RF_STR("module", 0, "mapping basename (jit for perf-map code)"),
+    RF_BYTES("bytes", 1, 16, 0, "the instruction's bytes, hex"),
+    RF_STR("disasm", 0, "Intel-syntax disassembly"),
+    RF_END,
+};
+static const struct asmspy_field task_fields[] = {
+    RF_ENUM("what", "clone|fork|exec|exit", 0, "what happened to the task"),
+    RF_INT("tid", ANY_INT, 0, "the thread it happened to"),
+    RF_INT("child", ANY_INT, OPT, "the new tid / pid (clone, fork)"),
+    RF_INT("code", ANY_INT, OPT, "exit status, or -signal"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema stream_records[STREAM_REC_N + 1] = {
+    [STREAM_REC_INSN] = {"insn", "one executed instruction", insn_fields},
+    [STREAM_REC_TASK] = {"task", "a task was cloned, forked, exec'd or exited", task_fields},
+    [STREAM_REC_N] = {NULL, NULL, NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

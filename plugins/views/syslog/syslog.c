@@ -21,6 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `syslog_records` table at the end of this file). */
+enum { SYSLOG_REC_SYSCALL, SYSLOG_REC_TASK, SYSLOG_REC_SIGNAL, SYSLOG_REC_N };
+static const struct asmspy_record_schema syslog_records[SYSLOG_REC_N + 1];
 
 #define SYSLOG_DEFAULT_N 20
 
@@ -266,8 +271,38 @@ static void syslog_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema syslog_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field syscall_fields[] = {
+    RF_INT("tid", ANY_INT, 0, "the calling thread"),
+    RF_INT("nr", 0, 0, "syscall number"),
+    RF_STR("name", 0, "syscall name"),
+    RF_STR("text", 0, "the decoded line without the [tid] prefix"),
+    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL, .min = ANY_INT,
+     .meaning = "return value (-errno on failure); null when it never returned"},
+    RF_STR("error", OPT, "the errno name of a failed call"),
+    RF_ARRAY("carried", "string", NULL, 0,
+             "strings that crossed the kernel boundary (paths, up to 200 bytes of buffers)"),
+    RF_END,
+};
+static const struct asmspy_field task_fields[] = {
+    RF_ENUM("what", "clone|fork|exec|exit", 0, "what happened to the task"),
+    RF_INT("tid", ANY_INT, 0, "the thread it happened to"),
+    RF_INT("child", ANY_INT, OPT, "the new tid / pid (clone, fork)"),
+    RF_INT("code", ANY_INT, OPT, "exit status, or -signal"),
+    RF_END,
+};
+static const struct asmspy_field signal_fields[] = {
+    RF_INT("tid", ANY_INT, 0, "the receiving thread"),
+    RF_INT("signo", 1, 0, "the signal number"),
+    RF_STR("name", 0, "the signal name (SIGALRM)"),
+    RF_INT("code", ANY_INT, 0, "its si_code"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema syslog_records[SYSLOG_REC_N + 1] = {
+    [SYSLOG_REC_SYSCALL] = {"syscall", "one completed (or unfinished) syscall", syscall_fields},
+    [SYSLOG_REC_TASK] = {"task", "a task was cloned, forked, exec'd or exited", task_fields},
+    [SYSLOG_REC_SIGNAL] = {"signal", "a signal delivered to the target", signal_fields},
+    [SYSLOG_REC_N] = {NULL, NULL, NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
 
 #define TRACE_DEFAULT_N 3
 
@@ -251,7 +252,40 @@ static void trace_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
+static const struct asmspy_field sample_insn_fields[] = {
+    RF_INT("off", 0, 0, "offset from the region start"),
+    RF_HEX("addr", 0, "the instruction's address"),
+    RF_INT("count", 1, 0, "times executed in this invocation"),
+    RF_STR("disasm", 0, "its disassembly"),
+    RF_END,
+};
+static const struct asmspy_field sample_call_fields[] = {
+    RF_INT("count", 1, 0, "times called"),
+    RF_INT("site_off", 0, 0, "the call instruction's offset"),
+    RF_STR("callee", 0, "the callee's name"),
+    RF_HEX("addr", 0, "the callee's address"),
+    RF_STR("module", 0, "the callee's module"),
+    RF_END,
+};
+static const struct asmspy_field sample_fields[] = {
+    RF_INT("sample", 1, 0, "1-based invocation number"),
+    RF_INT("tid", ANY_INT, 0, "the thread that ran it"),
+    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL, .min = ANY_INT,
+     .meaning = "rax at the return; null on a backend without registers (intel_pt)"},
+    RF_INT("distinct", 0, 0, "distinct instructions executed"),
+    RF_INT("executed", 0, 0, "instructions executed (with repeats; call-outs not stepped)"),
+    RF_INT("blocks", 0, 0, "basic blocks"),
+    RF_BOOL("truncated", 0, "the step bound cut it short"),
+    RF_ARRAY("insns", "object", sample_insn_fields, 0,
+             "per distinct instruction, in address order"),
+    RF_ARRAY("calls", "object", sample_call_fields, 0, "functions called out, most-called first"),
+    RF_END,
+};
+
 static const struct asmspy_record_schema trace_records[] = {
+    RV_REGION_SCHEMA,
+    RV_NOT_REACHED_SCHEMA,
+    {"sample", "one invocation of the region", sample_fields},
     {NULL, NULL, NULL},
 };
 

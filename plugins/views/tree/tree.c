@@ -40,6 +40,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `tree_records` table at the end of this file). */
+enum { TREE_REC_CALL, TREE_REC_DOT, TREE_REC_N };
+static const struct asmspy_record_schema tree_records[TREE_REC_N + 1];
 
 #define TREE_DEFAULT_N 40
 #define FRAMES_MAX (1u << 16) /* per thread; deeper frames are tracked no further */
@@ -446,8 +451,30 @@ static void tree_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema tree_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field call_fields[] = {
+    RF_INT("tid", ANY_INT, 0, "the calling thread"),
+    RF_INT("pid", 1, OPT, "the calling thread's process (a forked child's under --follow)"),
+    RF_INT("depth", 0, 0, "printed depth (re-based at a --focus root)"),
+    RF_INT("stack_depth", 0, OPT, "live frames on the thread's real stack"),
+    RF_STR("name", NUL, "the callee (null: no symbol)"),
+    RF_STR("module", 0, "the callee's module"),
+    RF_HEX("addr", OPT, "the called address"),
+    RF_ENUM("kind", "internal|external|jit|unknown", OPT, "what kind of code the callee is"),
+    RF_HEX("site", OPT, "the call instruction's address"),
+    RF_END,
+};
+static const struct asmspy_field dot_fields[] = {
+    RF_ENUM("format", "dot", 0, "the human text is a Graphviz digraph"),
+    RF_INT("nodes", 0, 0, "node count of the digraph"),
+    RF_INT("edges", 0, 0, "edge count of the digraph"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema tree_records[TREE_REC_N + 1] = {
+    [TREE_REC_CALL] = {"call", "one verified call, printed as it happens", call_fields},
+    [TREE_REC_DOT] = {"tree", "--dot: the digraph of the calls printed (one, at the end)",
+                      dot_fields},
+    [TREE_REC_N] = {NULL, NULL, NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

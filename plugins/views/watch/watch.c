@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
 
 #define WATCH_DEFAULT_N 10
 #define WATCH_USAGE "<pid> <sym|sym+off|0xADDR> [n] [--rw] [--len=1|2|4|8]"
@@ -244,7 +245,47 @@ static void watch_close(void *state) { free(state); }
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
+static const struct asmspy_field watchpoint_fields[] = {
+    RF_STR("name", 0, "the watched datum as given"),
+    RF_HEX("addr", 0, "its address"),
+    RF_INT_IN("len", "1|2|4|8", 0, "the watched width in bytes"),
+    RF_INT("size", 0, OPT, "its symbol's size (0: a raw address)"),
+    RF_ENUM("access", "write|rw|read", 0, "what fires it"),
+    RF_INT("pid", 0, OPT, "the target"),
+    RF_END,
+};
+static const struct asmspy_field watch_hit_fields[] = {
+    RF_INT("hit", 1, OPT, "1-based hit number"),
+    RF_INT("tid", ANY_INT, 0, "the touching thread"),
+    RF_HEX("ip", 0, "the instruction that touched it"),
+    RF_STR("sym", NUL, "its symbol"),
+    RF_INT("off", 0, OPT, "offset from the symbol"),
+    RF_STR("module", OPT, "its module"),
+    RF_STR("disasm", 0, "that instruction"),
+    RF_STR("name", 0, "the watched datum"),
+    RF_HEX("addr", 0, "its address"),
+    RF_INT_IN("len", "1|2|4|8", 0, "the watched width"),
+    RF_ENUM("access", "write|rw|read", 0, "write, or read (a read/write access)"),
+    RF_INT("old", ANY_INT, 0, "value before, signed at the watched width"),
+    RF_INT("new", ANY_INT, 0, "value after, signed at the watched width"),
+    RF_HEX("old_hex", OPT, "the value before, raw hex"),
+    RF_HEX("new_hex", OPT, "the value after, raw hex"),
+    RF_INT("slot", 0, OPT, "hardware slot (DR0-3 / wvr index)"),
+    RF_BOOL("concurrent", OPT,
+            "another armed thread sat in an uncollected trap as the value was read: new may be "
+            "its write"),
+    RF_END,
+};
+static const struct asmspy_field watch_summary_fields[] = {
+    RF_STR("name", 0, "the watched datum"),
+    RF_INT("hits", 0, 0, "hits in total"),
+    RF_END,
+};
+
 static const struct asmspy_record_schema watch_records[] = {
+    {"watchpoint", "what is watched, once before the hits", watchpoint_fields},
+    {"watch", "one hit: the toucher, old -> new", watch_hit_fields},
+    {"watch_summary", "hits in total, at the end", watch_summary_fields},
     {NULL, NULL, NULL},
 };
 

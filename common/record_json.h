@@ -1,0 +1,105 @@
+/* common/record_json.h — the JSON body of one typed record (struct
+ * asmspy_record, include/asmspy/plugin.h): its members in schema order,
+ * without braces, exactly as the views used to format them by hand
+ * ("tid":7,"ip":"0x401000","sym":null,...).
+ *
+ * One implementation, header-only, because two sides need it: the host's
+ * writer (host/record_writer.c renders every JSON channel from the values)
+ * and a view running on a host older than ABI 1.8 (it has no emit_record:
+ * plugins/common/record_emit.h renders the body itself and calls emit). The
+ * string escape is the caller's (the host's json_escape either way), so both
+ * produce the same bytes. */
+#ifndef ASMSPY_COMMON_RECORD_JSON_H
+#define ASMSPY_COMMON_RECORD_JSON_H
+
+#include "asmspy/plugin.h"
+#include "common/textbuf.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+typedef size_t (*record_escape_fn)(char *dst, size_t cap, const char *src, size_t len);
+
+/* A JSON string: the escape of s[0..len) in quotes. */
+static inline void record_json_str(struct sb *b, const char *s, size_t len, record_escape_fn esc) {
+  size_t room = 6 * len + 1; /* an escape is at most 6 bytes per input byte */
+  sb_reserve(b, room + 2);
+  if (b->oom) return;
+  b->s[b->len++] = '"';
+  b->len += esc(b->s + b->len, b->cap - b->len, s ? s : "", s ? len : 0);
+  b->s[b->len++] = '"';
+  b->s[b->len] = '\0';
+}
+
+static inline void record_json_members(struct sb *b, const struct asmspy_field *fields,
+                                       const struct asmspy_value *values, record_escape_fn esc);
+
+/* One value of type `type` (an array element's type is named by `elem`). */
+static inline void record_json_value(struct sb *b, uint32_t type, const char *elem,
+                                     const struct asmspy_field *members,
+                                     const struct asmspy_value *v, record_escape_fn esc) {
+  if (v->state == ASMSPY_VALUE_NULL) {
+    sb_addf(b, "null");
+    return;
+  }
+  if (v->state == ASMSPY_VALUE_JSON) {
+    sb_addf(b, "%s", v->u.json.s ? v->u.json.s : "null");
+    return;
+  }
+  switch (type) {
+  case ASMSPY_FIELD_INT: sb_addf(b, "%" PRId64, v->u.i); break;
+  case ASMSPY_FIELD_HEX: sb_addf(b, "\"0x%" PRIx64 "\"", v->u.u); break;
+  case ASMSPY_FIELD_NUMBER: sb_addf(b, "%.17g", v->u.d); break;
+  case ASMSPY_FIELD_BOOL: sb_addf(b, "%s", v->u.b ? "true" : "false"); break;
+  case ASMSPY_FIELD_STR:
+  case ASMSPY_FIELD_ENUM: record_json_str(b, v->u.str.s, (size_t)v->u.str.len, esc); break;
+  case ASMSPY_FIELD_BYTES:
+    sb_addf(b, "\"");
+    for (uint64_t i = 0; i < v->u.bytes.len; i++) sb_addf(b, "%02x", v->u.bytes.p[i]);
+    sb_addf(b, "\"");
+    break;
+  case ASMSPY_FIELD_OBJECT:
+    sb_addf(b, "{");
+    if (members && v->u.object.values) record_json_members(b, members, v->u.object.values, esc);
+    sb_addf(b, "}");
+    break;
+  case ASMSPY_FIELD_ARRAY: {
+    uint32_t et = !elem                       ? ASMSPY_FIELD_STR
+                  : !strcmp(elem, "object")   ? ASMSPY_FIELD_OBJECT
+                  : !strcmp(elem, "int")      ? ASMSPY_FIELD_INT
+                  : !strcmp(elem, "hex")      ? ASMSPY_FIELD_HEX
+                                              : ASMSPY_FIELD_STR;
+    sb_addf(b, "[");
+    for (uint64_t i = 0; i < v->u.array.n; i++) {
+      if (i) sb_addf(b, ",");
+      record_json_value(b, et, NULL, members, &v->u.array.items[i], esc);
+    }
+    sb_addf(b, "]");
+    break;
+  }
+  default: sb_addf(b, "null"); break;
+  }
+}
+
+/* "name":value,... for every value that is not ABSENT. */
+static inline void record_json_members(struct sb *b, const struct asmspy_field *fields,
+                                       const struct asmspy_value *values, record_escape_fn esc) {
+  int first = 1;
+  for (size_t i = 0; fields[i].name; i++) {
+    const struct asmspy_value *v = &values[i];
+    if (v->state == ASMSPY_VALUE_ABSENT) continue;
+    sb_addf(b, "%s\"%s\":", first ? "" : ",", fields[i].name);
+    first = 0;
+    record_json_value(b, fields[i].type, fields[i].values, fields[i].fields, v, esc);
+  }
+}
+
+/* The record's JSON body into b (appended; b->s stays NULL when the record
+ * has no member to write). */
+static inline void record_json_body(struct sb *b, const struct asmspy_record *rec,
+                                    record_escape_fn esc) {
+  if (rec && rec->schema && rec->schema->fields && rec->values)
+    record_json_members(b, rec->schema->fields, rec->values, esc);
+}
+
+#endif
