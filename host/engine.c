@@ -170,7 +170,8 @@ static struct out_opts writer_opts(const struct asmspy_run_opts *o, const char *
                         .text_out = o->text_out,
                         .json_out = o->json_out,
                         .record_sink = o->on_record,
-                        .record_ctx = o->record_ctx};
+                        .record_ctx = o->record_ctx,
+                        .typed_sink = o->on_typed_record};
   return oo;
 }
 

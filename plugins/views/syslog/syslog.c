@@ -294,7 +294,7 @@ static const struct asmspy_field signal_fields[] = {
     RF_INT("tid", ANY_INT, 0, "the receiving thread"),
     RF_INT("signo", 1, 0, "the signal number"),
     RF_STR("name", 0, "the signal name (SIGALRM)"),
-    RF_INT("code", ANY_INT, 0, "its si_code"),
+    RF_INT("code", ANY_INT, OPT, "its si_code"),
     RF_END,
 };
 
