@@ -20,6 +20,9 @@ struct df_auto_opts {
 
 struct df_auto; /* the ranking and where the walk stands */
 
+/* The members of the `auto` record (auto.c writes it). */
+extern const struct asmspy_field df_auto_fields[];
+
 /* open: consume one argument if it is an --auto option. Returns 1 (taken),
  * 0 (not an --auto option), or -ASMSPY_E_USAGE (malformed; noted). */
 int df_auto_take_arg(const struct asmspy_host_api *host, const struct asmspy_session *s,

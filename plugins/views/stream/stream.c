@@ -107,16 +107,16 @@ static int stream_insn(struct stream_state *st, const struct asmspy_event *ev) {
 static int stream_task(struct stream_state *st, const struct asmspy_event *ev) {
   static const char *what_name[] = {"?", "clone", "fork", "exec", "exit"};
   uint32_t w = ev->u.task.what <= ASMSPY_TASK_EXIT ? ev->u.task.what : 0;
-  char fields[160], text[160];
-  snprintf(fields, sizeof fields, "\"what\":\"%s\",\"tid\":%d,\"child\":%d,\"code\":%d",
-           what_name[w], ev->tid, ev->u.task.child, ev->u.task.code);
+  char text[160];
+  const struct asmspy_value v[] = {rv_str(what_name[w]), rv_int(ev->tid), rv_int(ev->u.task.child),
+                                   rv_int(ev->u.task.code)};
   if (w == ASMSPY_TASK_EXIT)
     snprintf(text, sizeof text, "# [%d] exited (%d)", ev->tid, ev->u.task.code);
   else if (w == ASMSPY_TASK_EXEC)
     snprintf(text, sizeof text, "# [%d] exec", ev->tid);
   else
     snprintf(text, sizeof text, "# [%d] %s -> %d", ev->tid, what_name[w], ev->u.task.child);
-  st->host->emit(st->s->out, "task", fields, text);
+  rec_emit(st->host, st->s->out, &stream_records[STREAM_REC_TASK], v, text);
   return ASMSPY_CONSUME_MORE;
 }
 

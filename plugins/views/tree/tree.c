@@ -234,38 +234,19 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
       else
         f.dot_id = id;
     }
-    int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
     int want_text = !st->dot && (!ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out));
-    struct sb text = {0}, json = {0};
+    struct sb text = {0};
     if (want_text) sb_addf(&text, "%s%*s-> %s %s", prefix, (int)(2 * pdepth), "", name, mod);
-    if (want_json) {
-      size_t nl = strlen(name), ml = strlen(module);
-      char *ne = malloc(6 * nl + 1), *me = malloc(6 * ml + 1);
-      if (ne && me) {
-        h->json_escape(ne, 6 * nl + 1, name, nl);
-        h->json_escape(me, 6 * ml + 1, module, ml);
-        sb_addf(&json, "\"tid\":%d,\"pid\":%d,\"depth\":%ld,\"stack_depth\":%zu,\"name\":",
-                ev->tid, ev->pid, pdepth, depth);
-        if (named)
-          sb_addf(&json, "\"%s\"", ne);
-        else
-          sb_addf(&json, "null");
-        sb_addf(&json,
-                ",\"module\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"kind\":\"%s\",\"site\":\"0x%" PRIx64
-                "\"",
-                me, ev->ip, kind_token(kind), site);
-      } else {
-        json.oom = 1;
-      }
-      free(ne);
-      free(me);
-    }
-    if (text.oom || json.oom)
+    const struct asmspy_value v[] = {
+        rv_int(ev->tid),        rv_int(ev->pid),      rv_int(pdepth),
+        rv_int((int64_t)depth), named ? rv_str(name) : rv_null(), rv_str(module),
+        rv_hex(ev->ip),         rv_str(kind_token(kind)), rv_hex(site),
+    };
+    if (text.oom)
       note_oom(st);
     else
-      h->emit(st->s->out, "call", want_json ? json.s : NULL, want_text ? text.s : NULL);
+      rec_emit(h, st->s->out, &tree_records[TREE_REC_CALL], v, want_text ? text.s : NULL);
     free(text.s);
-    free(json.s);
     st->shown++;
     if (st->want > 0 && st->shown >= st->want) done = ASMSPY_CONSUME_DONE;
   }
@@ -363,11 +344,10 @@ static int render_dot(struct tree_state *st) {
     free(b.s);
     return 0;
   }
-  char fields[128];
-  snprintf(fields, sizeof fields, "\"format\":\"dot\",\"nodes\":%zu,\"edges\":%zu", st->ndnodes,
-           st->ndedges);
+  const struct asmspy_value v[] = {rv_str("dot"), rv_int((int64_t)st->ndnodes),
+                                   rv_int((int64_t)st->ndedges)};
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
-  h->emit(st->s->out, "tree", fields, want_text ? b.s : NULL);
+  rec_emit(h, st->s->out, &tree_records[TREE_REC_DOT], v, want_text ? b.s : NULL);
   free(b.s);
   return 0;
 }
