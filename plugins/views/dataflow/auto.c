@@ -174,8 +174,8 @@ const struct asmspy_field df_auto_fields[] = {
     RF_INT("len", 0, OPT, "its length"),
     RF_INT("samples", 0, OPT, "its samples"),
     RF_INT("spread", 0, OPT, "distinct sampled offsets"),
-    RF_ENUM("evidence", "entry|residency", OPT,
-            "entry or residency (residency is NOT entry evidence)"),
+    RF_ENUM("evidence", "entry|call_target|residency", OPT,
+            "entry, call_target (a decoded call reaches it) or residency (NOT entry evidence)"),
     RF_END,
 };
 static const struct asmspy_record_schema auto_schema = {"auto", NULL, df_auto_fields};
