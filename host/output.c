@@ -58,10 +58,10 @@ static void put_json_line(struct asmspy_out *out, const char *line) {
 
 static int json_wanted(const struct asmspy_out *out) { return out->json || out->record; }
 
-/* A record sink (the TUI) reads the JSON body too: a tree's selected call
- * names its address there, a syscall its carried strings. */
+/* An untyped record sink (an embedder without on_typed_record) reads the
+ * JSON body too; a typed one reads the values instead. */
 int out_wants_json(const struct asmspy_out *out) {
-  return out && (json_wanted(out) || out->record_sink);
+  return out_needs_json_body(out);
 }
 /* The JSON channels want the text too: each event line records the human
  * rendering as "human", so a recording replays to the very text the live

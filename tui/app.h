@@ -59,8 +59,6 @@ struct tui_live {
   int procs_calls;        /* procs: Tab toggles --count=calls */
   uint64_t aux_addr;      /* tree: the function in the right pane */
   /* data flow: slice navigation over the def-use links of the selected step */
-  const struct tui_rec *df_rec; /* the `dataflow` record whose JSON is parsed (a reference) */
-  struct json_value *df_json;
   int df_operand;               /* which read of the selected step */
   size_t df_back[64];           /* lines walked from (Backspace walks back) */
   int df_nback;
