@@ -20,6 +20,36 @@
 
 typedef size_t (*record_escape_fn)(char *dst, size_t cap, const char *src, size_t len);
 
+/* Append n bytes (the hot path: one record per executed instruction under
+ * --stream --json, so no printf for what needs none). */
+static inline void record_json_put(struct sb *b, const char *p, size_t n) {
+  sb_reserve(b, n);
+  if (b->oom) return;
+  memcpy(b->s + b->len, p, n);
+  b->len += n;
+  b->s[b->len] = '\0';
+}
+static inline void record_json_puts(struct sb *b, const char *s) { record_json_put(b, s, strlen(s)); }
+
+/* Digits of v in base 10 or 16 (lowercase), without a printf. */
+static inline void record_json_u64(struct sb *b, uint64_t v, int hex) {
+  char tmp[24];
+  size_t n = sizeof tmp;
+  do {
+    tmp[--n] = "0123456789abcdef"[hex ? v & 15 : v % 10];
+    v = hex ? v >> 4 : v / 10;
+  } while (v);
+  record_json_put(b, tmp + n, sizeof tmp - n);
+}
+static inline void record_json_i64(struct sb *b, int64_t v) {
+  if (v < 0) {
+    record_json_put(b, "-", 1);
+    record_json_u64(b, (uint64_t)0 - (uint64_t)v, 0);
+  } else {
+    record_json_u64(b, (uint64_t)v, 0);
+  }
+}
+
 /* A JSON string: the escape of s[0..len) in quotes. */
 static inline void record_json_str(struct sb *b, const char *s, size_t len, record_escape_fn esc) {
   size_t room = 6 * len + 1; /* an escape is at most 6 bytes per input byte */
@@ -39,29 +69,39 @@ static inline void record_json_value(struct sb *b, uint32_t type, const char *el
                                      const struct asmspy_field *members,
                                      const struct asmspy_value *v, record_escape_fn esc) {
   if (v->state == ASMSPY_VALUE_NULL) {
-    sb_addf(b, "null");
+    record_json_put(b, "null", 4);
     return;
   }
   if (v->state == ASMSPY_VALUE_JSON) {
-    sb_addf(b, "%s", v->u.json.s ? v->u.json.s : "null");
+    record_json_puts(b, v->u.json.s ? v->u.json.s : "null");
     return;
   }
   switch (type) {
-  case ASMSPY_FIELD_INT: sb_addf(b, "%" PRId64, v->u.i); break;
-  case ASMSPY_FIELD_HEX: sb_addf(b, "\"0x%" PRIx64 "\"", v->u.u); break;
+  case ASMSPY_FIELD_INT: record_json_i64(b, v->u.i); break;
+  case ASMSPY_FIELD_HEX:
+    record_json_put(b, "\"0x", 3);
+    record_json_u64(b, v->u.u, 1);
+    record_json_put(b, "\"", 1);
+    break;
   case ASMSPY_FIELD_NUMBER: sb_addf(b, "%.17g", v->u.d); break;
-  case ASMSPY_FIELD_BOOL: sb_addf(b, "%s", v->u.b ? "true" : "false"); break;
+  case ASMSPY_FIELD_BOOL: record_json_puts(b, v->u.b ? "true" : "false"); break;
   case ASMSPY_FIELD_STR:
   case ASMSPY_FIELD_ENUM: record_json_str(b, v->u.str.s, (size_t)v->u.str.len, esc); break;
   case ASMSPY_FIELD_BYTES:
-    sb_addf(b, "\"");
-    for (uint64_t i = 0; i < v->u.bytes.len; i++) sb_addf(b, "%02x", v->u.bytes.p[i]);
-    sb_addf(b, "\"");
+    sb_reserve(b, 2 * v->u.bytes.len + 2);
+    if (b->oom) break;
+    b->s[b->len++] = '"';
+    for (uint64_t i = 0; i < v->u.bytes.len; i++) {
+      b->s[b->len++] = "0123456789abcdef"[v->u.bytes.p[i] >> 4];
+      b->s[b->len++] = "0123456789abcdef"[v->u.bytes.p[i] & 15];
+    }
+    b->s[b->len++] = '"';
+    b->s[b->len] = '\0';
     break;
   case ASMSPY_FIELD_OBJECT:
-    sb_addf(b, "{");
+    record_json_put(b, "{", 1);
     if (members && v->u.object.values) record_json_members(b, members, v->u.object.values, esc);
-    sb_addf(b, "}");
+    record_json_put(b, "}", 1);
     break;
   case ASMSPY_FIELD_ARRAY: {
     uint32_t et = !elem                       ? ASMSPY_FIELD_STR
@@ -69,15 +109,15 @@ static inline void record_json_value(struct sb *b, uint32_t type, const char *el
                   : !strcmp(elem, "int")      ? ASMSPY_FIELD_INT
                   : !strcmp(elem, "hex")      ? ASMSPY_FIELD_HEX
                                               : ASMSPY_FIELD_STR;
-    sb_addf(b, "[");
+    record_json_put(b, "[", 1);
     for (uint64_t i = 0; i < v->u.array.n; i++) {
-      if (i) sb_addf(b, ",");
+      if (i) record_json_put(b, ",", 1);
       record_json_value(b, et, NULL, members, &v->u.array.items[i], esc);
     }
-    sb_addf(b, "]");
+    record_json_put(b, "]", 1);
     break;
   }
-  default: sb_addf(b, "null"); break;
+  default: record_json_put(b, "null", 4); break;
   }
 }
 
@@ -88,7 +128,10 @@ static inline void record_json_members(struct sb *b, const struct asmspy_field *
   for (size_t i = 0; fields[i].name; i++) {
     const struct asmspy_value *v = &values[i];
     if (v->state == ASMSPY_VALUE_ABSENT) continue;
-    sb_addf(b, "%s\"%s\":", first ? "" : ",", fields[i].name);
+    if (!first) record_json_put(b, ",", 1);
+    record_json_put(b, "\"", 1);
+    record_json_puts(b, fields[i].name);
+    record_json_put(b, "\":", 2);
     first = 0;
     record_json_value(b, fields[i].type, fields[i].values, fields[i].fields, v, esc);
   }

@@ -37,6 +37,9 @@
 #include <string.h>
 #include "plugins/common/record_emit.h"
 
+/* Its record (the `graph_records` table at the end of this file). */
+static const struct asmspy_record_schema graph_records[2];
+
 #define GRAPH_DEFAULT_N 200
 /* A JSON line is at most 1 MiB (docs/asmtrace-schema.md): stop adding nodes
  * and edges before that and say so ("truncated":true). */
@@ -447,17 +450,19 @@ static void render_dot(struct graph_state *st, const uint32_t *order, const stru
   sb_addf(b, "}");
 }
 
+/* The graph's nodes and edges as JSON arrays (the rows no consumer reads
+ * typed: the record carries them as JSON values). Both together stay within
+ * JSON_BUDGET, counted as the whole body's length (head: the members before
+ * them); *truncated says rows were left out. */
 static void render_json(struct graph_state *st, const uint32_t *order, const struct edge *edges,
-                        struct sb *b) {
-  sb_addf(b, "\"pid\":%d,\"sort\":\"%s\",\"functions\":%zu,\"calls\":%" PRIu64, (int)st->s->pid,
-          st->sort == SORT_FANOUT ? "fanout" : "invocations", st->nnodes, st->recorded);
-  if (st->dot) sb_addf(b, ",\"format\":\"dot\"");
-  int truncated = 0;
-  sb_addf(b, ",\"nodes\":[");
+                        size_t head, struct sb *nb, struct sb *eb, int *truncated) {
+  struct sb *b = nb;
+  size_t base = head - nb->len; /* nb starts with "[" */
+  *truncated = 0;
   size_t emitted = 0;
   for (size_t i = 0; i < st->nnodes; i++) {
-    if (b->len > JSON_BUDGET) {
-      truncated = 1;
+    if (base + b->len > JSON_BUDGET) {
+      *truncated = 1;
       break;
     }
     const struct node *n = &st->nodes[order[i]];
@@ -469,11 +474,14 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
     sb_addf(b, ",\"kind\":\"%s\",\"inv\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"fanout\":%" PRIu64 "}",
             kind_token(n->kind), n->inv, n->calls, n->fanout);
   }
-  sb_addf(b, "],\"edges\":[");
+  sb_addf(nb, "]");
+  /* the body so far: head, the nodes, then `,"edges":[` */
+  base = head - 1 + nb->len + strlen(",\"edges\":[") - eb->len;
+  b = eb;
   emitted = 0;
   for (size_t i = 0; i < st->nedges; i++) {
-    if (b->len > JSON_BUDGET) {
-      truncated = 1;
+    if (base + b->len > JSON_BUDGET) {
+      *truncated = 1;
       break;
     }
     const struct edge *e = &edges[i];
@@ -483,8 +491,7 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
             emitted++ ? "," : "", (int)st->nodes[e->caller].pid, st->nodes[e->caller].addr,
             st->nodes[e->callee].addr, e->count);
   }
-  sb_addf(b, "]");
-  if (truncated) sb_addf(b, ",\"truncated\":true");
+  sb_addf(eb, "]");
 }
 
 /* Render the graph as it stands through host->emit: finish() at the end,
@@ -507,7 +514,7 @@ static int graph_render(struct graph_state *st) {
   if (st->nedges) memcpy(edges, st->edges, st->nedges * sizeof *edges);
   qsort(edges, st->nedges, sizeof *edges, cmp_edges);
 
-  struct sb text = {0}, json = {0};
+  struct sb text = {0}, nodes = {0}, edges_json = {0};
   int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
   size_t npids = count_pids(st);
@@ -517,14 +524,36 @@ static int graph_render(struct graph_state *st) {
     else
       render_text(st, order, npids, &text);
   }
-  if (want_json) render_json(st, order, edges, &json);
-  if (text.oom || json.oom) {
-    note_oom(st);
-  } else {
-    h->emit(st->s->out, "graph", want_json ? json.s : NULL, want_text ? text.s : NULL);
+  const char *sort = st->sort == SORT_FANOUT ? "fanout" : "invocations";
+  int truncated = 0;
+  if (want_json) {
+    /* the length of the body before the nodes' rows, for the budget */
+    int head = snprintf(NULL, 0,
+                        "\"pid\":%d,\"sort\":\"%s\",\"functions\":%zu,\"calls\":%" PRIu64
+                        "%s,\"nodes\":[",
+                        (int)st->s->pid, sort, st->nnodes, st->recorded,
+                        st->dot ? ",\"format\":\"dot\"" : "");
+    sb_addf(&nodes, "[");
+    sb_addf(&edges_json, "[");
+    render_json(st, order, edges, (size_t)head, &nodes, &edges_json, &truncated);
   }
+  const struct asmspy_value v[] = {
+      rv_int(st->s->pid),
+      rv_str(sort),
+      rv_int((int64_t)st->nnodes),
+      rv_int((int64_t)st->recorded),
+      st->dot ? rv_str("dot") : rv_absent(),
+      want_json ? rv_json(nodes.s) : rv_array(NULL, 0),
+      want_json ? rv_json(edges_json.s) : rv_array(NULL, 0),
+      truncated ? rv_bool(1) : rv_absent(),
+  };
+  if (text.oom || nodes.oom || edges_json.oom)
+    note_oom(st);
+  else
+    rec_emit(h, st->s->out, &graph_records[0], v, want_text ? text.s : NULL);
   free(text.s);
-  free(json.s);
+  free(nodes.s);
+  free(edges_json.s);
   free(order);
   free(edges);
   return 0;
@@ -628,7 +657,7 @@ static const struct asmspy_field graph_fields[] = {
     RF_END,
 };
 
-static const struct asmspy_record_schema graph_records[] = {
+static const struct asmspy_record_schema graph_records[2] = {
     {"graph", "the whole call graph, one record at the end (and per TUI frame)", graph_fields},
     {NULL, NULL, NULL},
 };

@@ -43,15 +43,6 @@ static int stream_open(const struct asmspy_host_api *host, const struct asmspy_s
   return 0;
 }
 
-static void hex_bytes(char *dst, const uint8_t *b, size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  for (size_t i = 0; i < n; i++) {
-    dst[2 * i] = digits[b[i] >> 4];
-    dst[2 * i + 1] = digits[b[i] & 15];
-  }
-  dst[2 * n] = 0;
-}
-
 static int stream_insn(struct stream_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   char disasm[128];
@@ -79,28 +70,16 @@ static int stream_insn(struct stream_state *st, const struct asmspy_event *ev) {
   snprintf(text, sizeof text, "%s%-20s %-24s %s", prefix, where, modcol, disasm);
   st->shown++;
   int done = st->want > 0 && st->shown >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
-  if (ASMSPY_HAS(h, wants_json) && !h->wants_json(st->s->out)) {
-    h->emit(st->s->out, "insn", NULL, text); /* text only: skip the JSON body */
-    return done;
-  }
-
-  char hex[33], name_e[512], mod_e[256], dis_e[256], fields[1536];
-  hex_bytes(hex, ev->u.insn.bytes, (size_t)len);
-  if (sym.name) {
-    name_e[0] = '"';
-    size_t n = h->json_escape(name_e + 1, sizeof name_e - 2, sym.name, strlen(sym.name));
-    name_e[1 + n] = '"';
-    name_e[2 + n] = 0;
-  } else {
-    snprintf(name_e, sizeof name_e, "null");
-  }
-  h->json_escape(mod_e, sizeof mod_e, module, strlen(module));
-  h->json_escape(dis_e, sizeof dis_e, disasm, strlen(disasm));
-  snprintf(fields, sizeof fields,
-           "\"tid\":%d,\"ip\":\"0x%" PRIx64 "\",\"sym\":%s,\"off\":%" PRIu64
-           ",\"module\":\"%s\",\"bytes\":\"%s\",\"disasm\":\"%s\"",
-           ev->tid, ev->ip, name_e, sym.name ? sym.offset : 0, mod_e, hex, dis_e);
-  h->emit(st->s->out, "insn", fields, text);
+  const struct asmspy_value v[] = {
+      rv_int(ev->tid),
+      rv_hex(ev->ip),
+      rv_str(sym.name), /* NULL: null */
+      rv_int((int64_t)(sym.name ? sym.offset : 0)),
+      rv_str(module),
+      rv_bytes(ev->u.insn.bytes, (size_t)len),
+      rv_str(disasm),
+  };
+  rec_emit(h, st->s->out, &stream_records[STREAM_REC_INSN], v, text);
   return done;
 }
 
