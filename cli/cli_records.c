@@ -117,11 +117,11 @@ static const struct asmspy_field plugin_fields[] = {
 };
 
 static const struct asmspy_record_schema cli_records[] = {
-    {"procinfo", "--info: the process snapshot (never attaches)", procinfo_fields},
-    {"process", "--list: one row per process", process_fields},
-    {"symbol", "--syms: one function symbol", symbol_fields},
-    {"plugin", "--backends: one plugin and its probe's verdict", plugin_fields},
-    {NULL, NULL, NULL},
+    {"procinfo", "--info: the process snapshot (never attaches)", procinfo_fields, NULL},
+    {"process", "--list: one row per process", process_fields, NULL},
+    {"symbol", "--syms: one function symbol", symbol_fields, NULL},
+    {"plugin", "--backends: one plugin and its probe's verdict", plugin_fields, NULL},
+    {.type = NULL},
 };
 
 static const char *const cli_record_modes[] = {"info", "list", "syms", "backends", NULL};

@@ -60,15 +60,15 @@ static const struct asmspy_field codeimage_fields[] = {
 };
 
 static const struct asmspy_record_schema host_records[] = {
-    {"header", "the first line of every recording", header_fields},
-    {"end", "the last line of every recording", end_fields},
-    {"note", "a message (every mode)", note_fields},
-    {"lost", "data the backend dropped", lost_fields},
+    {"header", "the first line of every recording", header_fields, NULL},
+    {"end", "the last line of every recording", end_fields, NULL},
+    {"note", "a message (every mode)", note_fields, NULL},
+    {"lost", "data the backend dropped", lost_fields, NULL},
     {"codeimage",
      "region sessions: the region's bytes as they were when it ran (at an entry, and again only "
      "when they changed)",
-     codeimage_fields},
-    {NULL, NULL, NULL},
+     codeimage_fields, NULL},
+    {.type = NULL},
 };
 
 const struct asmspy_record_schema *host_record_schemas(void) { return host_records; }

@@ -116,8 +116,8 @@ static const struct asmspy_field hello_fields[] = {
     {.name = NULL},
 };
 static const struct asmspy_record_schema hello_records[] = {
-    {"hello", "the summary, once at the end", hello_fields},
-    {NULL, NULL, NULL},
+    {"hello", "the summary, once at the end", hello_fields, NULL},
+    {.type = NULL},
 };
 
 static struct asmspy_value int_value(int64_t i) {

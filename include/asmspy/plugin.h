@@ -665,6 +665,14 @@ enum asmspy_field_type {
 };
 #define ASMSPY_FIELDF_OPTIONAL 1u /* may be absent */
 #define ASMSPY_FIELDF_NULLABLE 2u /* may be null ("ret": null: never returned) */
+/* What a field means to `asmspy --replay --disasm` (which knows no view): */
+#define ASMSPY_FIELDF_INSN_ADDR 4u  /* HEX: an executed instruction's address (disassembled
+                                       from the recording's codeimage at the record's time) */
+#define ASMSPY_FIELDF_INSN_TEXT 8u  /* STR: that instruction's recorded disassembly */
+#define ASMSPY_FIELDF_INSN_KIND 16u /* ENUM: the object is an executed instruction only when
+                                       this holds the first of `values` ("insn|callout") */
+#define ASMSPY_FIELDF_TITLE 32u     /* names the record in a --disasm heading
+                                       ("sample #3 (seq 40) ret=35") */
 
 struct asmspy_field {
   const char *name;
@@ -688,6 +696,13 @@ struct asmspy_record_schema {
   const char *type;    /* the record's "type" */
   const char *meaning; /* one line for docs/metrics.md */
   const struct asmspy_field *fields; /* ends with a NULL name */
+  /* The human line rebuilt from the fields, for a replay of a recording
+   * made before event lines carried "human" (NULL: such a record prints
+   * nothing). {name} is a member's value ({name:x}: an integer in hex),
+   * {?name:A|B} is A when the member is present and not null, else B,
+   * {-N:A} is A left-aligned in N columns, {*name:A} is A repeated `name`
+   * times (at most 64). "{-20:{?sym:{sym}+0x{off:x}|{ip}}} {disasm}" */
+  const char *text;
 };
 
 /* ------------------------------------------------------------------------- */

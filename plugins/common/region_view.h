@@ -51,10 +51,10 @@ static const struct asmspy_field rv_not_reached_fields[] = {
     RF_INT("pid", 0, 0, "the target"),
     RF_END,
 };
-#define RV_REGION_SCHEMA {"region", "the region being captured, before the first sample", rv_region_fields}
+#define RV_REGION_SCHEMA {"region", "the region being captured, before the first sample", rv_region_fields, NULL}
 #define RV_NOT_REACHED_SCHEMA                                                              \
   {"not_reached", "the region was never seen entering (the entry wait ran out)",           \
-   rv_not_reached_fields}
+   rv_not_reached_fields, NULL}
 
 static const struct asmspy_record_schema rv_region_schema = RV_REGION_SCHEMA;
 static const struct asmspy_record_schema rv_not_reached_schema = RV_NOT_REACHED_SCHEMA;

@@ -28,7 +28,7 @@ static int failures;
 /* A typed record {"k":1} (what a view hands the TUI through emit_record). */
 static const struct asmspy_field k_fields[] = {
     {.name = "k", .type = ASMSPY_FIELD_INT, .min = INT64_MIN}, {.name = NULL}};
-static const struct asmspy_record_schema k_schema = {"t", "a test record", k_fields};
+static const struct asmspy_record_schema k_schema = {"t", "a test record", k_fields, NULL};
 
 static void test_records(void) {
   struct tui_reclist feed = {.max_lines = TUI_FEED_LINES};

@@ -178,7 +178,7 @@ const struct asmspy_field df_auto_fields[] = {
             "entry, call_target (a decoded call reaches it) or residency (NOT entry evidence)"),
     RF_END,
 };
-static const struct asmspy_record_schema auto_schema = {"auto", NULL, df_auto_fields};
+static const struct asmspy_record_schema auto_schema = {"auto", NULL, df_auto_fields, NULL};
 
 /* One `auto` record: text as given, JSON with the event, the candidate (if
  * any) and the walk's position. */

@@ -641,17 +641,17 @@ static const struct asmspy_field df_write_fields[] = {
 };
 static const struct asmspy_field df_step_fields[] = {
     RF_INT("i", 0, 0, "step index (defs refer to it)"),
-    RF_ENUM("kind", "insn|callout", 0, "an instruction, or a call out of the region"),
+    RF_ENUM("kind", "insn|callout", INSN_KIND, "an instruction, or a call out of the region"),
     RF_INT("off", 0, 0, "offset from the region start"),
-    RF_HEX("addr", 0, "the step's address"),
-    RF_STR("disasm", 0, "its disassembly"),
+    RF_HEX("addr", INSN_ADDR, "the step's address"),
+    RF_STR("disasm", INSN_TEXT, "its disassembly"),
     RF_HEX("callee", OPT, "a call-out's target"),
     RF_ARRAY("reads", "object", df_read_fields, 0, "values read"),
     RF_ARRAY("writes", "object", df_write_fields, 0, "values written"),
     RF_END,
 };
 static const struct asmspy_field dataflow_fields[] = {
-    RF_STR("name", 0, "the region"),
+    RF_STR("name", TITLE, "the region"),
     RF_HEX("start", OPT, "its start"),
     RF_INT("len", 0, OPT, "its length"),
     RF_INT("tid", ANY_INT, OPT, "the captured thread"),
@@ -668,9 +668,9 @@ static const struct asmspy_field dataflow_fields[] = {
 static const struct asmspy_record_schema dataflow_records[DF_REC_N + 1] = {
     [DF_REC_REGION] = RV_REGION_SCHEMA,
     [DF_REC_NOT_REACHED] = RV_NOT_REACHED_SCHEMA,
-    [DF_REC_DATAFLOW] = {"dataflow", "the value trace of ONE invocation", dataflow_fields},
-    [DF_REC_AUTO] = {"auto", "--auto: the pick, and each candidate tried", df_auto_fields},
-    [DF_REC_N] = {NULL, NULL, NULL},
+    [DF_REC_DATAFLOW] = {"dataflow", "the value trace of ONE invocation", dataflow_fields, NULL},
+    [DF_REC_AUTO] = {"auto", "--auto: the pick, and each candidate tried", df_auto_fields, NULL},
+    [DF_REC_N] = {.type = NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

@@ -658,8 +658,8 @@ static const struct asmspy_field graph_fields[] = {
 };
 
 static const struct asmspy_record_schema graph_records[2] = {
-    {"graph", "the whole call graph, one record at the end (and per TUI frame)", graph_fields},
-    {NULL, NULL, NULL},
+    {"graph", "the whole call graph, one record at the end (and per TUI frame)", graph_fields, NULL},
+    {.type = NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

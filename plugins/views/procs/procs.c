@@ -1116,8 +1116,8 @@ static const struct asmspy_field proc_fields[] = {
 };
 
 static const struct asmspy_record_schema procs_records[PROCS_REC_N + 1] = {
-    [PROCS_REC_PROC] = {"proc", "one task of the process tree", proc_fields},
-    [PROCS_REC_N] = {NULL, NULL, NULL},
+    [PROCS_REC_PROC] = {"proc", "one task of the process tree", proc_fields, NULL},
+    [PROCS_REC_N] = {.type = NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

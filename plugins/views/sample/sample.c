@@ -465,14 +465,14 @@ static const struct asmspy_field call_target_fields[] = {
 
 static const struct asmspy_record_schema sample_records[SP_REC_N + 1] = {
     [SP_REC_PROVENANCE] = {"provenance", "the window's sampler, once before the tables",
-                           provenance_fields},
-    [SP_REC_HOT_EDGE] = {"hot_edge", "one sampled taken edge", hot_edge_fields},
-    [SP_REC_HOT_FUNCTION] = {"hot_function", "samples per function", hot_function_fields},
-    [SP_REC_RESIDENCY] = {"residency", "samples per site (bare IPs)", residency_fields},
+                           provenance_fields, NULL},
+    [SP_REC_HOT_EDGE] = {"hot_edge", "one sampled taken edge", hot_edge_fields, NULL},
+    [SP_REC_HOT_FUNCTION] = {"hot_function", "samples per function", hot_function_fields, NULL},
+    [SP_REC_RESIDENCY] = {"residency", "samples per site (bare IPs)", residency_fields, NULL},
     [SP_REC_CALL_TARGET] = {"call_target",
                             "a direct call decoded in the hottest functions (static: a candidate)",
-                            call_target_fields},
-    [SP_REC_N] = {NULL, NULL, NULL},
+                            call_target_fields, NULL},
+    [SP_REC_N] = {.type = NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

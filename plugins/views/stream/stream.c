@@ -122,12 +122,12 @@ static void stream_close(void *state) { free(state); }
  * read them. */
 static const struct asmspy_field insn_fields[] = {
     RF_INT("tid", ANY_INT, 0, "the thread"),
-    RF_HEX("ip", 0, "the instruction's address"),
+    RF_HEX("ip", INSN_ADDR, "the instruction's address"),
     RF_STR("sym", NUL, "the enclosing symbol (null: none covers it)"),
     RF_INT("off", 0, 0, "offset from the symbol"),
     RF_STR("module", 0, "mapping basename (jit for perf-map code)"),
     RF_BYTES("bytes", 1, 16, 0, "the instruction's bytes, hex"),
-    RF_STR("disasm", 0, "Intel-syntax disassembly"),
+    RF_STR("disasm", INSN_TEXT, "Intel-syntax disassembly"),
     RF_END,
 };
 static const struct asmspy_field task_fields[] = {
@@ -139,9 +139,10 @@ static const struct asmspy_field task_fields[] = {
 };
 
 static const struct asmspy_record_schema stream_records[STREAM_REC_N + 1] = {
-    [STREAM_REC_INSN] = {"insn", "one executed instruction", insn_fields},
-    [STREAM_REC_TASK] = {"task", "a task was cloned, forked, exec'd or exited", task_fields},
-    [STREAM_REC_N] = {NULL, NULL, NULL},
+    [STREAM_REC_INSN] = {"insn", "one executed instruction", insn_fields,
+                         "{-20:{?sym:{sym}+0x{off:x}|{ip}}} {-24:[{module}]} {disasm}"},
+    [STREAM_REC_TASK] = {"task", "a task was cloned, forked, exec'd or exited", task_fields, NULL},
+    [STREAM_REC_N] = {.type = NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

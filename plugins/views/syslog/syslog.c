@@ -290,10 +290,11 @@ static const struct asmspy_field signal_fields[] = {
 };
 
 static const struct asmspy_record_schema syslog_records[SYSLOG_REC_N + 1] = {
-    [SYSLOG_REC_SYSCALL] = {"syscall", "one completed (or unfinished) syscall", syscall_fields},
-    [SYSLOG_REC_TASK] = {"task", "a task was cloned, forked, exec'd or exited", task_fields},
-    [SYSLOG_REC_SIGNAL] = {"signal", "a signal delivered to the target", signal_fields},
-    [SYSLOG_REC_N] = {NULL, NULL, NULL},
+    [SYSLOG_REC_SYSCALL] = {"syscall", "one completed (or unfinished) syscall", syscall_fields,
+                            "{text}"},
+    [SYSLOG_REC_TASK] = {"task", "a task was cloned, forked, exec'd or exited", task_fields, NULL},
+    [SYSLOG_REC_SIGNAL] = {"signal", "a signal delivered to the target", signal_fields, NULL},
+    [SYSLOG_REC_N] = {.type = NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

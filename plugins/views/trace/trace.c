@@ -268,9 +268,9 @@ static void trace_close(void *state) {
  * read them. */
 static const struct asmspy_field sample_insn_fields[] = {
     RF_INT("off", 0, 0, "offset from the region start"),
-    RF_HEX("addr", 0, "the instruction's address"),
+    RF_HEX("addr", INSN_ADDR, "the instruction's address"),
     RF_INT("count", 1, 0, "times executed in this invocation"),
-    RF_STR("disasm", 0, "its disassembly"),
+    RF_STR("disasm", INSN_TEXT, "its disassembly"),
     RF_END,
 };
 static const struct asmspy_field sample_call_fields[] = {
@@ -282,9 +282,9 @@ static const struct asmspy_field sample_call_fields[] = {
     RF_END,
 };
 static const struct asmspy_field sample_fields[] = {
-    RF_INT("sample", 1, 0, "1-based invocation number"),
+    RF_INT("sample", 1, TITLE, "1-based invocation number"),
     RF_INT("tid", ANY_INT, 0, "the thread that ran it"),
-    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL, .min = ANY_INT,
+    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL | TITLE, .min = ANY_INT,
      .meaning = "rax at the return; null on a backend without registers (intel_pt)"},
     RF_INT("distinct", 0, 0, "distinct instructions executed"),
     RF_INT("executed", 0, 0, "instructions executed (with repeats; call-outs not stepped)"),
@@ -299,8 +299,8 @@ static const struct asmspy_field sample_fields[] = {
 static const struct asmspy_record_schema trace_records[TRACE_REC_N + 1] = {
     [TRACE_REC_REGION] = RV_REGION_SCHEMA,
     [TRACE_REC_NOT_REACHED] = RV_NOT_REACHED_SCHEMA,
-    [TRACE_REC_SAMPLE] = {"sample", "one invocation of the region", sample_fields},
-    [TRACE_REC_N] = {NULL, NULL, NULL},
+    [TRACE_REC_SAMPLE] = {"sample", "one invocation of the region", sample_fields, NULL},
+    [TRACE_REC_N] = {.type = NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

@@ -451,10 +451,11 @@ static const struct asmspy_field dot_fields[] = {
 };
 
 static const struct asmspy_record_schema tree_records[TREE_REC_N + 1] = {
-    [TREE_REC_CALL] = {"call", "one verified call, printed as it happens", call_fields},
+    [TREE_REC_CALL] = {"call", "one verified call, printed as it happens", call_fields,
+                       "{*depth:  }-> {?name:{name}|?} [{module}]"},
     [TREE_REC_DOT] = {"tree", "--dot: the digraph of the calls printed (one, at the end)",
-                      dot_fields},
-    [TREE_REC_N] = {NULL, NULL, NULL},
+                      dot_fields, NULL},
+    [TREE_REC_N] = {.type = NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the

@@ -283,10 +283,10 @@ static const struct asmspy_field watch_summary_fields[] = {
 
 static const struct asmspy_record_schema watch_records[WATCH_REC_N + 1] = {
     [WATCH_REC_WATCHPOINT] = {"watchpoint", "what is watched, once before the hits",
-                              watchpoint_fields},
-    [WATCH_REC_HIT] = {"watch", "one hit: the toucher, old -> new", watch_hit_fields},
-    [WATCH_REC_SUMMARY] = {"watch_summary", "hits in total, at the end", watch_summary_fields},
-    [WATCH_REC_N] = {NULL, NULL, NULL},
+                              watchpoint_fields, NULL},
+    [WATCH_REC_HIT] = {"watch", "one hit: the toucher, old -> new", watch_hit_fields, NULL},
+    [WATCH_REC_SUMMARY] = {"watch_summary", "hits in total, at the end", watch_summary_fields, NULL},
+    [WATCH_REC_N] = {.type = NULL},
 };
 
 /* The options this mode accepts after its positionals: parsing, --help, the
