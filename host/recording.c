@@ -156,7 +156,7 @@ static void warn(struct recording *rec, const char *fmt, ...) {
 
 struct checker {
   const struct json_value *obj;
-  const char *what; /* "header", "insn", ... for messages */
+  const char *what; /* "header", "end", ... for messages */
   char msg[200];
   int bad;
 };
