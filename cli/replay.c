@@ -8,14 +8,16 @@
  * "human" (host/output.c), and replay prints it: the live text, byte for
  * byte, for every mode, including views written after this file. Notes go
  * where the live run put them: "# SKIP ..." on stdout, the others on stderr.
- * A recording written before "human" existed gets a best-effort rendering of
- * the core event types (insn, syscall, call).
+ * A recording written before "human" existed gets the line each record's
+ * schema rebuilds from its fields (asmspy_record_schema.text: the stream's
+ * instructions, the syscall log, the call tree have one).
  *
  * The input may also be a --serve transcript: the control lines are dropped
  * and one session's recording is replayed (--session=<n>: the session id of
  * its start ack; default the first session that produced a recording).
  *
- * --disasm prints the executed instructions of the recording disassembled
+ * --disasm prints the executed instructions of the recording (the members
+ * the record schemas mark ASMSPY_FIELDF_INSN_ADDR / _INSN_TEXT) disassembled
  * from its codeimage bytes as they were at the event's logical time (the
  * version with the greatest `when` <= the event's seq), falling back to the
  * disasm strings recorded with the events where no codeimage covers an
@@ -25,6 +27,8 @@
 #include "host/host.h"
 #include "host/json.h"
 #include "host/recording.h"
+#include "host/record_schema.h"
+#include "cli/replay_render.h"
 #include "common/ctl_escape.h"
 
 #include <errno.h>
@@ -86,34 +90,12 @@ static FILE *slice_session(FILE *in, int64_t want, int *found) {
   return out;
 }
 
-/* Recordings from before "human": the core types, as their views print them. */
+/* Recordings from before "human": the line the record's schema rebuilds
+ * from its fields (asmspy_record_schema.text), when it has a template. */
 static void render_fallback(const char *type, const struct json_value *ev) {
-  if (!strcmp(type, "insn")) {
-    const char *sym = json_get_str(ev, "sym"), *module = json_get_str(ev, "module");
-    const char *dis = json_get_str(ev, "disasm"), *ip = json_get_str(ev, "ip");
-    int64_t off = 0;
-    json_get_int(ev, "off", &off);
-    char where[256], modcol[128], b1[200], b2[100], b3[200];
-    if (sym)
-      snprintf(where, sizeof where, "%s+0x%" PRIx64, clean(b1, sizeof b1, sym), (uint64_t)off);
-    else
-      snprintf(where, sizeof where, "%s", clean(b1, sizeof b1, ip));
-    snprintf(modcol, sizeof modcol, "[%s]", clean(b2, sizeof b2, module));
-    printf("%-20s %-24s %s\n", where, modcol, clean(b3, sizeof b3, dis));
-  } else if (!strcmp(type, "syscall")) {
-    const char *text = json_get_str(ev, "text");
-    if (text) {
-      put_text(stdout, text, strlen(text));
-      putchar('\n');
-    }
-  } else if (!strcmp(type, "call")) {
-    int64_t depth = 0;
-    json_get_int(ev, "depth", &depth);
-    const char *name = json_get_str(ev, "name"), *module = json_get_str(ev, "module");
-    char b1[512], b2[256];
-    printf("%*s-> %s [%s]\n", (int)(depth > 64 ? 128 : 2 * depth), "", clean(b1, sizeof b1, name),
-           clean(b2, sizeof b2, module));
-  }
+  struct strbuf b = {0};
+  if (replay_text(record_schema_find(type), ev, &b) && b.s) printf("%s\n", b.s);
+  free(b.s);
 }
 
 static int parse_addr(const char *s, uint64_t *out) {
@@ -145,36 +127,65 @@ static void disasm_at(const struct recording_codeimages *ci, uint64_t addr, uint
   }
 }
 
-/* --disasm: the instructions an event carries, at the event's time. */
+/* A string member's value, or NULL. */
+static const char *str_member(const struct json_value *obj, const struct asmspy_field *fields,
+                              uint32_t flag) {
+  for (const struct asmspy_field *f = fields; f && f->name; f++)
+    if (f->flags & flag) return json_get_str(obj, f->name);
+  return NULL;
+}
+
+/* The executed instruction obj (a record, or an element of one) describes:
+ * 1 and *addr set when its schema marks an INSN_ADDR member and, with an
+ * INSN_KIND member, that member says "instruction" (its first choice). */
+static int insn_of(const struct json_value *obj, const struct asmspy_field *fields, uint64_t *addr) {
+  int found = 0;
+  for (const struct asmspy_field *f = fields; f && f->name; f++) {
+    if (f->flags & ASMSPY_FIELDF_INSN_KIND) {
+      const char *kind = json_get_str(obj, f->name);
+      size_t n = f->values ? strcspn(f->values, "|") : 0;
+      if (!kind || strlen(kind) != n || strncmp(kind, f->values, n) != 0) return 0;
+    }
+    if ((f->flags & ASMSPY_FIELDF_INSN_ADDR) && parse_addr(json_get_str(obj, f->name), addr) == 0)
+      found = 1;
+  }
+  return found;
+}
+
+/* --disasm: the instructions an event carries, at the event's time: the
+ * record itself when its schema marks it as one instruction, else the
+ * elements of its arrays whose members are marked so, under a heading. */
 static void render_disasm(const char *type, const struct json_value *ev,
                           const struct recording_codeimages *ci) {
+  const struct asmspy_record_schema *schema = record_schema_find(type);
+  if (!schema) return;
   int64_t seq = 0;
   json_get_int(ev, "seq", &seq);
   uint64_t addr;
-  if (!strcmp(type, "insn")) {
-    if (parse_addr(json_get_str(ev, "ip"), &addr) == 0)
-      disasm_at(ci, addr, (uint64_t)seq, json_get_str(ev, "disasm"), "");
+  if (insn_of(ev, schema->fields, &addr)) {
+    disasm_at(ci, addr, (uint64_t)seq, str_member(ev, schema->fields, ASMSPY_FIELDF_INSN_TEXT), "");
     return;
   }
-  const char *list = !strcmp(type, "sample") ? "insns" : !strcmp(type, "dataflow") ? "trace" : NULL;
-  const struct json_value *arr = list ? json_get(ev, list) : NULL;
-  if (!arr) return;
-  int64_t sample = 0, ret = 0;
-  if (!strcmp(type, "sample")) {
-    json_get_int(ev, "sample", &sample);
-    json_get_int(ev, "ret", &ret);
-    printf("sample #%" PRId64 " (seq %" PRId64 ") ret=%" PRId64 "\n", sample, seq, ret);
-  } else {
-    const char *name = json_get_str(ev, "name");
-    char b[512];
-    printf("dataflow %s (seq %" PRId64 ")\n", clean(b, sizeof b, name), seq);
-  }
-  for (size_t i = 0; i < json_array_len(arr); i++) {
-    const struct json_value *in = json_array_at(arr, i);
-    const char *kind = json_get_str(in, "kind");
-    if (kind && strcmp(kind, "insn") != 0) continue; /* a call-out step */
-    if (parse_addr(json_get_str(in, "addr"), &addr) == 0)
-      disasm_at(ci, addr, (uint64_t)seq, json_get_str(in, "disasm"), "  ");
+  int headed = 0;
+  for (const struct asmspy_field *f = schema->fields; f->name; f++) {
+    if (f->type != ASMSPY_FIELD_ARRAY || !f->fields) continue;
+    int carries = 0;
+    for (const struct asmspy_field *m = f->fields; m->name; m++)
+      carries |= (m->flags & ASMSPY_FIELDF_INSN_ADDR) != 0;
+    const struct json_value *arr = json_get(ev, f->name);
+    if (!carries || !arr) continue;
+    if (!headed) {
+      struct strbuf h = {0};
+      replay_heading(schema, ev, seq, &h);
+      if (h.s) printf("%s\n", h.s);
+      free(h.s);
+      headed = 1;
+    }
+    for (size_t i = 0; i < json_array_len(arr); i++) {
+      const struct json_value *in = json_array_at(arr, i);
+      if (insn_of(in, f->fields, &addr)) /* a call-out step is not one */
+        disasm_at(ci, addr, (uint64_t)seq, str_member(in, f->fields, ASMSPY_FIELDF_INSN_TEXT), "  ");
+    }
   }
 }
 

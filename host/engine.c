@@ -111,7 +111,9 @@ static struct out_opts writer_opts(const struct asmspy_run_opts *o, const char *
                         .text_out = o->text_out,
                         .json_out = o->json_out,
                         .record_sink = o->on_record,
-                        .record_ctx = o->record_ctx};
+                        .record_ctx = o->record_ctx,
+                        /* appended in 1.8 after the first size-prefixed layout */
+                        .typed_sink = ASMSPY_HAS(o, on_typed_record) ? o->on_typed_record : NULL};
   return oo;
 }
 

@@ -63,6 +63,8 @@ struct out_opts {
    * The JSON channels (json, record_path) are unaffected. */
   asmspy_record_fn record_sink;
   void *record_ctx;
+  /* Typed records (host->emit_record) go here instead of record_sink. */
+  asmspy_typed_record_fn typed_sink;
 };
 struct asmspy_out *out_open(const struct out_opts *o, int *err);
 /* End reasons for the footer. */
@@ -80,6 +82,14 @@ void out_set_target_death(struct asmspy_out *out, int sig);
 int out_target_signal(const struct asmspy_out *out);
 void out_add_lost(struct asmspy_out *out, uint64_t n);
 int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, const char *text);
+/* out_emit for a typed record whose JSON body (json_fields, NULL when
+ * out_needs_json_body() said no) was rendered from rec: the typed sink, when
+ * there is one, receives rec itself. */
+int out_emit_typed(struct asmspy_out *out, const char *json_fields, const struct asmspy_record *rec);
+/* Does anyone read a record's JSON body (a JSON channel, an untyped sink)? */
+int out_needs_json_body(const struct asmspy_out *out);
+/* record_writer.c: host->emit_record. */
+int out_emit_record(struct asmspy_out *out, const struct asmspy_record *rec);
 void out_note(struct asmspy_out *out, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap);

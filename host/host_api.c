@@ -34,7 +34,7 @@ static const struct asmspy_host_api host_api = {
     .resolve_data = target_resolve_data,
 
     /* 1.8: typed records */
-    .emit_record = NULL,
+    .emit_record = out_emit_record,
 
     /* 1.8: instruction classes */
     .insn_class = insn_class_one,

@@ -34,6 +34,7 @@ struct asmspy_out {
   int closed;
   asmspy_record_fn record_sink; /* embedders: text and notes go here instead */
   void *record_ctx;
+  asmspy_typed_record_fn typed_sink; /* embedders: typed records go here instead */
 };
 
 static uint64_t now_unix_ns(void) {
@@ -57,10 +58,10 @@ static void put_json_line(struct asmspy_out *out, const char *line) {
 
 static int json_wanted(const struct asmspy_out *out) { return out->json || out->record; }
 
-/* A record sink (the TUI) reads the JSON body too: a tree's selected call
- * names its address there, a syscall its carried strings. */
+/* An untyped record sink (an embedder without on_typed_record) reads the
+ * JSON body too; a typed one reads the values instead. */
 int out_wants_json(const struct asmspy_out *out) {
-  return out && (json_wanted(out) || out->record_sink);
+  return out_needs_json_body(out);
 }
 /* The JSON channels want the text too: each event line records the human
  * rendering as "human", so a recording replays to the very text the live
@@ -126,6 +127,7 @@ struct asmspy_out *out_open(const struct out_opts *o, int *err) {
   out->json_out = o->json_out ? o->json_out : stdout;
   out->record_sink = o->record_sink;
   out->record_ctx = o->record_ctx;
+  out->typed_sink = o->typed_sink;
   if (o->record_path) {
     out->record = fopen(o->record_path, "we");
     if (!out->record) {
@@ -183,13 +185,23 @@ static char *text_for_humans(const char *text, char **to_free) {
   return s;
 }
 
-int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, const char *raw) {
+int out_needs_json_body(const struct asmspy_out *out) {
+  return out && (json_wanted(out) || (out->record_sink && !out->typed_sink));
+}
+
+/* One record to every channel; rec (a typed record) goes to the typed sink. */
+static int emit_any(struct asmspy_out *out, const char *type, const char *json_fields,
+                    const char *raw, const struct asmspy_record *rec) {
   if (!out || out->closed) return -1;
   /* one rendering for every channel: the terminal, the embedder's sink and
    * the recording's "human", so a replay prints what the live run printed */
   char *owned;
   const char *text = text_for_humans(raw, &owned);
-  if (out->record_sink)
+  if (rec && out->typed_sink) {
+    struct asmspy_record shown = *rec;
+    shown.text = out->json ? NULL : text;
+    out->typed_sink(out->record_ctx, &shown);
+  } else if (out->record_sink)
     out->record_sink(out->record_ctx, type, json_fields, out->json ? NULL : text);
   else if (text && !out->json) {
     fputs(text, out->text_out);
@@ -199,6 +211,14 @@ int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, 
   if (json_wanted(out)) emit_json(out, type, json_fields, text);
   free(owned);
   return 0;
+}
+
+int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, const char *raw) {
+  return emit_any(out, type, json_fields, raw, NULL);
+}
+
+int out_emit_typed(struct asmspy_out *out, const char *json_fields, const struct asmspy_record *rec) {
+  return emit_any(out, rec->schema->type, json_fields, rec->text, rec);
 }
 
 static const char *level_name(int level) {

@@ -7,6 +7,7 @@
  * more than RECORDING_MAX_LINE + one read block. */
 #define _GNU_SOURCE
 #include "recording.h"
+#include "host/record_schema.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -155,7 +156,7 @@ static void warn(struct recording *rec, const char *fmt, ...) {
 
 struct checker {
   const struct json_value *obj;
-  const char *what; /* "header", "insn", ... for messages */
+  const char *what; /* "header", "end", ... for messages */
   char msg[200];
   int bad;
 };
@@ -212,23 +213,6 @@ static const char *need_enum(struct checker *c, const char *member, const char *
       if (strcmp(s, allowed[i]) == 0) return s;
   check_fail(c, member, must);
   return NULL;
-}
-
-static int is_hex(const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    char ch = s[i];
-    if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F')))
-      return 0;
-  }
-  return 1;
-}
-
-/* "0x" followed by 1..16 hex digits. */
-static int is_hex_addr(const struct json_value *v) {
-  if (!v || v->type != JSON_STRING) return 0;
-  const char *s = v->u.str.s;
-  size_t n = v->u.str.len;
-  return n >= 3 && n <= 18 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && is_hex(s + 2, n - 2);
 }
 
 /* ========================================================================= */
@@ -319,183 +303,32 @@ static int check_footer(struct recording *rec, const struct json_value *e) {
   return 0;
 }
 
-static const char *const note_levels[] = {"info", "warn", "skip", NULL};
-static const char *const task_whats[] = {"clone", "fork", "exec", "exit", NULL};
-
-/* Members of the known event types; unknown types need only "seq". */
+/* Members of the event types the host or a loaded view declares (their
+ * schemas: record_catalog.c); unknown types need only "seq". */
 static int check_event_members(struct recording *rec, const char *type, const struct json_value *ev) {
-  struct checker c = {.obj = ev, .what = type};
-  if (strcmp(type, "insn") == 0) {
-    need_int(&c, "tid", INT64_MIN, NULL);
-    if (!c.bad && !is_hex_addr(json_get(ev, "ip"))) check_fail(&c, "ip", "a \"0x\" hex string");
-    const char *sym;
-    need_str_or_null(&c, "sym", &sym);
-    need_int(&c, "off", 0, NULL);
-    need_str(&c, "module");
-    if (!c.bad) {
-      const struct json_value *b = json_get(ev, "bytes");
-      if (!b || b->type != JSON_STRING || b->u.str.len < 2 || b->u.str.len > 32 ||
-          b->u.str.len % 2 != 0 || !is_hex(b->u.str.s, b->u.str.len))
-        check_fail(&c, "bytes", "a hex string of 2..32 digits, even length");
-    }
-    need_str(&c, "disasm");
-  } else if (strcmp(type, "note") == 0) {
-    need_enum(&c, "level", note_levels, "one of \"info\", \"warn\", \"skip\"");
-    need_str(&c, "text");
-  } else if (strcmp(type, "lost") == 0) {
+  const struct asmspy_record_schema *schema = record_schema_find(type);
+  if (!schema) return 0;
+  char msg[200];
+  if (record_check(ev, schema->fields, type, msg, sizeof msg) != 0)
+    return invalid(rec, rec->lineno, "%s", msg);
+  /* what the host's own records mean beyond their members' types */
+  if (strcmp(type, "lost") == 0) {
     int64_t n = 0;
-    if (need_int(&c, "count", 0, &n) == 0) rec->rep.lost_events += (uint64_t)n;
-  } else if (strcmp(type, "task") == 0) {
-    need_enum(&c, "what", task_whats, "one of \"clone\", \"fork\", \"exec\", \"exit\"");
-    need_int(&c, "tid", INT64_MIN, NULL);
-    opt_int(&c, "child", INT64_MIN);
-    opt_int(&c, "code", INT64_MIN);
-  } else if (strcmp(type, "syscall") == 0) {
-    need_int(&c, "tid", INT64_MIN, NULL);
-    need_int(&c, "nr", 0, NULL);
-    need_str(&c, "name");
-    need_str(&c, "text");
-    const struct json_value *ret = json_get(ev, "ret");
-    if (!c.bad && (!ret || (ret->type != JSON_INT && ret->type != JSON_NULL)))
-      check_fail(&c, "ret", "an integer, or null for a call that never returned");
-    const struct json_value *carried = json_get(ev, "carried");
-    if (!c.bad && (!carried || carried->type != JSON_ARRAY))
-      check_fail(&c, "carried", "an array of strings");
-    for (size_t i = 0; !c.bad && i < json_array_len(carried); i++)
-      if (json_array_at(carried, i)->type != JSON_STRING)
-        check_fail(&c, "carried", "an array of strings");
-  } else if (strcmp(type, "signal") == 0) {
-    need_int(&c, "tid", INT64_MIN, NULL);
-    need_int(&c, "signo", 1, NULL);
-    need_str(&c, "name");
-  } else if (strcmp(type, "graph") == 0) {
-    /* --graph: the whole call graph in one event. nodes and edges are
-     * objects; their pid (the process a row belongs to, several under
-     * --follow), where present, a positive integer */
-    const struct json_value *nodes = json_get(ev, "nodes"), *edges = json_get(ev, "edges");
-    if (!nodes || nodes->type != JSON_ARRAY) check_fail(&c, "nodes", "an array of node objects");
-    for (size_t i = 0; !c.bad && i < json_array_len(nodes); i++) {
-      struct checker m = {.obj = json_array_at(nodes, i), .what = "graph.nodes[]"};
-      if (m.obj->type != JSON_OBJECT) {
-        check_fail(&c, "nodes", "an array of node objects");
-        break;
-      }
-      opt_int(&m, "pid", 1);
-      if (m.bad) {
-        c.bad = 1;
-        memcpy(c.msg, m.msg, sizeof c.msg);
-      }
-    }
-    if (!c.bad && (!edges || edges->type != JSON_ARRAY))
-      check_fail(&c, "edges", "an array of edge objects");
-    for (size_t i = 0; !c.bad && i < json_array_len(edges); i++) {
-      struct checker m = {.obj = json_array_at(edges, i), .what = "graph.edges[]"};
-      if (m.obj->type != JSON_OBJECT) {
-        check_fail(&c, "edges", "an array of edge objects");
-        break;
-      }
-      opt_int(&m, "pid", 1);
-      if (m.bad) {
-        c.bad = 1;
-        memcpy(c.msg, m.msg, sizeof c.msg);
-      }
-    }
-  } else if (strcmp(type, "call") == 0) {
-    /* --tree: one verified call */
-    const char *name;
-    need_int(&c, "tid", INT64_MIN, NULL);
-    opt_int(&c, "pid", 1);
-    need_int(&c, "depth", 0, NULL);
-    need_str_or_null(&c, "name", &name);
-    need_str(&c, "module");
-  } else if (strcmp(type, "proc") == 0) {
-    need_int(&c, "tid", INT64_MIN, NULL);
-    need_int(&c, "tgid", INT64_MIN, NULL);
-    need_int(&c, "ppid", INT64_MIN, NULL);
-    need_str(&c, "comm");
-    need_int(&c, "inv", 0, NULL);
-  } else if (strcmp(type, "dataflow") == 0) {
-    need_str(&c, "name");
-    need_int(&c, "steps", 0, NULL);
-    const struct json_value *tr = json_get(ev, "truncated");
-    if (!c.bad && (!tr || tr->type != JSON_BOOL)) check_fail(&c, "truncated", "true or false");
-    const struct json_value *trace = json_get(ev, "trace");
-    if (!c.bad && (!trace || trace->type != JSON_ARRAY))
-      check_fail(&c, "trace", "an array of step objects");
-    for (size_t i = 0; !c.bad && i < json_array_len(trace); i++)
-      if (json_array_at(trace, i)->type != JSON_OBJECT)
-        check_fail(&c, "trace", "an array of step objects");
-  } else if (strcmp(type, "watchpoint") == 0 || strcmp(type, "watch") == 0) {
-    /* --watch: what is watched, then one event per hit (the toucher, old -> new) */
-    static const char *const watch_access[] = {"write", "rw", "read", NULL};
-    need_str(&c, "name");
-    if (!c.bad && !is_hex_addr(json_get(ev, "addr"))) check_fail(&c, "addr", "a \"0x\" hex string");
-    int64_t len = 0;
-    need_int(&c, "len", 1, &len);
-    if (!c.bad && len != 1 && len != 2 && len != 4 && len != 8) check_fail(&c, "len", "1, 2, 4 or 8");
-    need_enum(&c, "access", watch_access, "\"write\", \"rw\" or \"read\"");
-    if (strcmp(type, "watch") == 0) {
-      need_int(&c, "tid", INT64_MIN, NULL);
-      if (!c.bad && !is_hex_addr(json_get(ev, "ip"))) check_fail(&c, "ip", "a \"0x\" hex string");
-      const char *sym;
-      need_str_or_null(&c, "sym", &sym);
-      need_str(&c, "disasm");
-      need_int(&c, "old", INT64_MIN, NULL);
-      need_int(&c, "new", INT64_MIN, NULL);
-    }
+    json_get_int(ev, "count", &n);
+    rec->rep.lost_events += (uint64_t)n;
   } else if (strcmp(type, "codeimage") == 0) {
-    /* a region's bytes at a logical time: `when` is a seq, never after the line's own */
+    /* a region's bytes at a logical time: `when` is a seq, never after the
+     * line's own; bytes are exactly len of them */
     int64_t len = 0, when = 0, seq = 0;
-    if (!is_hex_addr(json_get(ev, "base"))) check_fail(&c, "base", "a \"0x\" hex string");
-    need_int(&c, "len", 1, &len);
-    need_int(&c, "version", 1, NULL);
-    need_int(&c, "when", 1, &when);
+    json_get_int(ev, "len", &len);
+    json_get_int(ev, "when", &when);
     json_get_int(ev, "seq", &seq);
-    if (!c.bad && when > seq) check_fail(&c, "when", "a seq no later than the line's own seq");
     const struct json_value *b = json_get(ev, "bytes");
-    if (!c.bad && (!b || b->type != JSON_STRING || b->u.str.len != 2 * (uint64_t)len ||
-                   !is_hex(b->u.str.s, b->u.str.len)))
-      check_fail(&c, "bytes", "a hex string of exactly 2*len digits");
-  } else if (strcmp(type, "hot_edge") == 0 || strcmp(type, "call_target") == 0) {
-    /* --sample: a sampled taken edge, or a statically decoded direct call */
-    if (!is_hex_addr(json_get(ev, "from"))) check_fail(&c, "from", "a \"0x\" hex string");
-    if (!is_hex_addr(json_get(ev, "to"))) check_fail(&c, "to", "a \"0x\" hex string");
-    need_str(&c, "from_sym");
-    need_str(&c, "to_sym");
-    if (strcmp(type, "hot_edge") == 0) {
-      need_int(&c, "count", 1, NULL);
-      need_int(&c, "misp", 0, NULL);
-      const struct json_value *r = json_get(ev, "ret");
-      if (!c.bad && (!r || r->type != JSON_BOOL)) check_fail(&c, "ret", "true or false");
-    }
-  } else if (strcmp(type, "residency") == 0) {
-    if (!is_hex_addr(json_get(ev, "ip"))) check_fail(&c, "ip", "a \"0x\" hex string");
-    need_str(&c, "ip_sym");
-    need_int(&c, "count", 1, NULL);
-  } else if (strcmp(type, "hot_function") == 0) {
-    need_str(&c, "name");
-    need_str(&c, "module");
-    if (!is_hex_addr(json_get(ev, "start"))) check_fail(&c, "start", "a \"0x\" hex string");
-    need_int(&c, "count", 1, NULL);
-    need_int(&c, "offsets", 1, NULL);
-  } else if (strcmp(type, "provenance") == 0) {
-    static const char *const kinds[] = {"edges", "residency", NULL};
-    const char *sampler;
-    need_str_or_null(&c, "sampler", &sampler);
-    need_enum(&c, "kind", kinds, "\"edges\" or \"residency\"");
-    need_int(&c, "samples", 0, NULL);
-    need_int(&c, "branch_samples", 0, NULL);
-    need_int(&c, "lost", 0, NULL);
-    need_int(&c, "throttled", 0, NULL);
-    need_int(&c, "window_ns", 0, NULL);
-  } else if (strcmp(type, "auto") == 0) {
-    /* --dataflow --auto: the pick, each retry, a refusal, an exhausted walk */
-    static const char *const events[] = {"pick", "retry", "refused", "exhausted", NULL};
-    need_enum(&c, "event", events, "one of \"pick\", \"retry\", \"refused\", \"exhausted\"");
-    need_str(&c, "sampler");
-    need_int(&c, "candidates", 0, NULL);
+    if (when > seq)
+      return invalid(rec, rec->lineno, "codeimage.when must be a seq no later than the line's own seq");
+    if (b->u.str.len != 2 * (uint64_t)len)
+      return invalid(rec, rec->lineno, "codeimage.bytes must be a hex string of exactly 2*len digits");
   }
-  if (c.bad) return invalid(rec, rec->lineno, "%s", c.msg);
   return 0;
 }
 

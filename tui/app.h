@@ -60,8 +60,6 @@ struct tui_live {
   char cycle_arg[80];     /* "--<cycle_option>=<value>" handed to the view */
   uint64_t aux_addr;      /* CALLS: the function in the right pane */
   /* data flow: slice navigation over the def-use links of the selected step */
-  const struct tui_rec *df_rec; /* the DATAFLOW record whose JSON is parsed (a reference) */
-  struct json_value *df_json;
   int df_operand;               /* which read of the selected step */
   size_t df_back[64];           /* lines walked from (Backspace walks back) */
   int df_nback;

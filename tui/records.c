@@ -5,25 +5,29 @@
 #include <string.h>
 
 /* One allocation per record (the stream view emits one per executed
- * instruction): the struct, its line pointers, then type, JSON and text. */
-struct tui_rec *tui_rec_new(const char *type, const char *json, const char *text) {
+ * instruction): the struct, its line pointers, then type and text; a typed
+ * record's values are a second (asmspy_record_copy). */
+struct tui_rec *tui_rec_new(const char *type, const struct asmspy_record *typed, const char *text) {
   if (!type) type = "";
-  size_t tl = strlen(type) + 1, jl = json ? strlen(json) + 1 : 0, xl = text ? strlen(text) + 1 : 0;
+  size_t tl = strlen(type) + 1, xl = text ? strlen(text) + 1 : 0;
   uint32_t n = 0;
   if (text) {
     n = 1;
     for (const char *p = text; *p; p++) n += *p == '\n';
   }
   size_t head = sizeof(struct tui_rec) + (size_t)n * sizeof(char *);
-  struct tui_rec *r = malloc(head + tl + jl + xl);
+  struct tui_rec *r = malloc(head + tl + xl);
   if (!r) return NULL;
+  r->typed = NULL;
+  if (typed && !(r->typed = asmspy_record_copy(typed))) {
+    free(r);
+    return NULL;
+  }
   char *at = (char *)r + head;
   r->refs = 1;
   r->lines = (char **)(r + 1);
   r->type = memcpy(at, type, tl);
   at += tl;
-  r->json = json ? memcpy(at, json, jl) : NULL;
-  at += jl;
   r->nlines = n;
   if (text) {
     char *p = memcpy(at, text, xl);
@@ -41,7 +45,14 @@ void tui_rec_ref(struct tui_rec *r) {
 }
 
 void tui_rec_unref(struct tui_rec *r) {
-  if (r && __atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0) free(r);
+  if (r && __atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+    free(r->typed);
+    free(r);
+  }
+}
+
+const struct asmspy_value *tui_rec_get(const struct tui_rec *r, const char *name) {
+  return r ? asmspy_record_get(r->typed, name) : NULL;
 }
 
 struct tui_rec *tui_reclist_at(const struct tui_reclist *l, size_t i) {

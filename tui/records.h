@@ -1,10 +1,12 @@
 /* records: what the TUI keeps of a session's output, without curses.
  *
- * The engine hands the TUI every record a view emits (type, JSON body, text;
- * asmspy_run_opts.on_record). A record is kept whole — its text split into
- * lines plus its JSON body — because some screens act on a record, not a
- * line (the tree's right pane disassembles the selected call's address from
- * its JSON, the syscall log shows the strings a call carried).
+ * The engine hands the TUI every record a view emits: a typed record
+ * (asmspy_run_opts.on_typed_record: the view's values themselves, never
+ * JSON to parse back) or a plain one (on_record: type and text). A record is
+ * kept whole — its text split into lines plus its typed values — because
+ * some screens act on a record, not a line (the tree's right pane
+ * disassembles the selected call's address, the syscall log shows the
+ * strings a call carried, the data flow walks a step's reads).
  *
  *   tui_rec       one record, immutable once made, reference counted so the
  *                 tracer thread can drop it from the ring while the UI still
@@ -20,18 +22,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "asmspy/asmspy.h"
+
 #define TUI_FEED_LINES 2048 /* the history a feed keeps (the seed's number) */
 
 struct tui_rec {
   int refs;      /* atomic */
   char *type;    /* "syscall", "note", ... */
-  char *json;    /* the JSON body (members without braces), or NULL */
+  struct asmspy_record *typed; /* the typed record (an owned copy), or NULL */
   uint32_t nlines;
   char **lines;  /* nlines pointers into one buffer */
 };
 
-/* A record from one emit. text NULL = no human text (0 lines). NULL on ENOMEM. */
-struct tui_rec *tui_rec_new(const char *type, const char *json, const char *text);
+/* A record from one emit; typed (may be NULL) is copied. text NULL = no
+ * human text (0 lines). NULL on ENOMEM. */
+struct tui_rec *tui_rec_new(const char *type, const struct asmspy_record *typed, const char *text);
+/* The value of a typed record's member (NULL: not typed, or absent). */
+const struct asmspy_value *tui_rec_get(const struct tui_rec *r, const char *name);
 void tui_rec_ref(struct tui_rec *r);
 void tui_rec_unref(struct tui_rec *r);
 

@@ -14,7 +14,6 @@
  *   DATAFLOW      walks a read to the step that defined it (dataflow_nav.c);
  *   FEED, SNAPSHOT and any layout this TUI does not know: drawn as emitted. */
 #define _GNU_SOURCE
-#include "host/json.h"
 #include "common/strbuf.h"
 #include "tui/app.h"
 #include "tui/dataflow_nav.h"
@@ -144,26 +143,12 @@ static void refresh_models(struct tui_live *lv) {
   if (lv->mode.layout == ASMSPY_TUI_REGION) trace_split(lv);
 }
 
-/* The JSON body of the record on line i of m, parsed (caller frees). */
-static struct json_value *line_json(const struct tui_model *m, size_t i) {
-  const struct tui_rec *r = tui_model_rec(m, i);
-  if (!r || !r->json) return NULL;
-  size_t len = strlen(r->json);
-  char *obj = malloc(len + 3);
-  if (!obj) return NULL;
-  obj[0] = '{';
-  memcpy(obj + 1, r->json, len);
-  obj[len + 1] = '}';
-  obj[len + 2] = '\0';
-  struct json_value *v = json_parse(obj, len + 2, NULL);
-  free(obj);
-  return v;
-}
-
-static int json_addr(const struct json_value *v, const char *key, uint64_t *out) {
-  const char *s = json_get_str(v, key);
-  if (!s || strncmp(s, "0x", 2) != 0) return 0;
-  *out = strtoull(s, NULL, 16);
+/* An address member (a HEX field) of the record on line i of m: 1 and *out
+ * set when the record has it (and it is not 0). */
+static int line_addr(const struct tui_model *m, size_t i, const char *key, uint64_t *out) {
+  const struct asmspy_value *v = tui_rec_get(tui_model_rec(m, i), key);
+  if (!v || v->state != ASMSPY_VALUE_SET) return 0;
+  *out = v->u.u;
   return *out != 0;
 }
 
@@ -171,10 +156,8 @@ static int json_addr(const struct json_value *v, const char *key, uint64_t *out)
 static void tree_disasm(struct tui_live *lv) {
   struct tui_model *m = &lv->feed;
   if (!m->nlines) return;
-  struct json_value *v = line_json(m, lv->sc[0].cursor);
   uint64_t addr = 0;
-  int ok = v && json_addr(v, "addr", &addr);
-  json_free(v);
+  int ok = line_addr(m, lv->sc[0].cursor, "addr", &addr);
   if (!ok || addr == lv->aux_addr) return;
   lv->aux_addr = addr;
   char *text = tui_disasm_function(lv->pid, addr);
@@ -272,13 +255,14 @@ int tui_live_tick(struct tui_app *app) {
 /* ---------------------------------------------------------------- draw -- */
 
 /* The strings a syscall carried, printable: \n, \t, \xNN for the rest. */
-static void carried_text(const struct json_value *v, char *out, size_t cap) {
-  const struct json_value *arr = json_get(v, "carried");
+static void carried_text(const struct tui_rec *r, char *out, size_t cap) {
+  const struct asmspy_value *arr = tui_rec_get(r, "carried");
   size_t k = 0;
   out[0] = '\0';
-  for (size_t i = 0; i < json_array_len(arr) && k + 8 < cap; i++) {
-    const struct json_value *s = json_array_at(arr, i);
-    if (!s || s->type != JSON_STRING) continue;
+  size_t n = arr && arr->state == ASMSPY_VALUE_SET ? (size_t)arr->u.array.n : 0;
+  for (size_t i = 0; i < n && k + 8 < cap; i++) {
+    const struct asmspy_value *s = &arr->u.array.items[i];
+    if (s->state != ASMSPY_VALUE_SET || !s->u.str.s) continue;
     if (i && k + 4 < cap) k += (size_t)snprintf(out + k, cap - k, "  \xc2\xa6 ");
     for (size_t j = 0; j < s->u.str.len && k + 6 < cap; j++) {
       unsigned char c = (unsigned char)s->u.str.s[j];
@@ -311,10 +295,8 @@ static void draw_pane(struct tui_live *lv, int pane, int x, int width, int split
     tui_put(top + r, x, lw - 1, line, TUI_A_NORMAL, 0);
     tui_put(top + r, x + lw - 1, 1, "\xe2\x94\x82", TUI_A_DIM, 0);
     if (m->lines[i].part != 0) continue;
-    struct json_value *v = line_json(m, i);
     char carried[1024];
-    carried_text(v, carried, sizeof carried);
-    json_free(v);
+    carried_text(tui_model_rec(m, i), carried, sizeof carried);
     tui_put(top + r, x + lw + 1, width - lw - 1, carried, TUI_A_GOOD, 0);
   }
 }
@@ -441,10 +423,9 @@ static void scroll_key(struct tui_live *lv, enum tui_skey k) {
 static void procs_drill(struct tui_app *app) {
   struct tui_live *lv = &app->live;
   struct tui_model *m = pane_model(lv, 0);
-  struct json_value *v = line_json(m, lv->sc[0].cursor);
-  int64_t tgid = 0;
-  int ok = v && json_get_int(v, "tgid", &tgid) && tgid > 0;
-  json_free(v);
+  const struct asmspy_value *v = tui_rec_get(tui_model_rec(m, lv->sc[0].cursor), "tgid");
+  int64_t tgid = v && v->state == ASMSPY_VALUE_SET ? v->u.i : 0;
+  int ok = tgid > 0;
   const struct tui_mode *graph = tui_modes_by_layout(&app->modes, ASMSPY_TUI_RANKED);
   if (!ok) {
     snprintf(app->msg, sizeof app->msg, "select a node or thread row first (space pauses, arrows move)");
@@ -462,12 +443,12 @@ static void procs_drill(struct tui_app *app) {
  * scoped to where control went (to), else where it came from (from). */
 static void sample_drill(struct tui_app *app) {
   struct tui_live *lv = &app->live;
-  struct json_value *v = line_json(pane_model(lv, 0), lv->sc[0].cursor);
+  const struct tui_model *pm = pane_model(lv, 0);
+  size_t at = lv->sc[0].cursor;
   uint64_t addr = 0, start = 0;
   const char *name = NULL;
-  int ok = v && ((json_addr(v, "to", &addr) && tui_function_at(lv->pid, addr, &start, &name)) ||
-                 (json_addr(v, "from", &addr) && tui_function_at(lv->pid, addr, &start, &name)));
-  json_free(v);
+  int ok = (line_addr(pm, at, "to", &addr) && tui_function_at(lv->pid, addr, &start, &name)) ||
+           (line_addr(pm, at, "from", &addr) && tui_function_at(lv->pid, addr, &start, &name));
   const struct tui_mode *df = tui_modes_by_layout(&app->modes, ASMSPY_TUI_DATAFLOW);
   if (!ok) {
     snprintf(app->msg, sizeof app->msg, "select an edge inside a sized function first");

@@ -30,16 +30,28 @@ struct tui_session {
 
 /* ------------------------------------------------ tracer-thread side -- */
 
-static void on_record(void *ctx, const char *type, const char *json, const char *text) {
-  struct tui_session *s = ctx;
+/* A record from the tracer thread into the feed, or the frame being built. */
+static void keep(struct tui_session *s, const char *type, const struct asmspy_record *typed,
+                 const char *text) {
   if (!text) return; /* nothing to show (a view's JSON-only record) */
-  struct tui_rec *r = tui_rec_new(type, json, text);
+  struct tui_rec *r = tui_rec_new(type, typed, text);
   if (!r) return;
   pthread_mutex_lock(&s->lock);
   tui_reclist_push(s->in_frame ? &s->building : &s->feed, r);
   s->generation++;
   pthread_mutex_unlock(&s->lock);
   tui_rec_unref(r);
+}
+
+/* Plain records (notes, views that write raw lines): type and text. */
+static void on_record(void *ctx, const char *type, const char *json, const char *text) {
+  (void)json; /* the TUI reads typed records, never JSON */
+  keep(ctx, type, NULL, text);
+}
+
+/* Typed records: the values come along (the screens act on them). */
+static void on_typed_record(void *ctx, const struct asmspy_record *rec) {
+  keep(ctx, rec->schema->type, rec, rec->text);
 }
 
 static void on_frame(void *ctx, int begin) {
@@ -86,6 +98,7 @@ static void *session_main(void *arg) {
       .record_ctx = s,
       .snapshot_ms = s->cfg.snapshot_ms,
       .on_frame = on_frame,
+      .on_typed_record = on_typed_record,
   };
   int rc = asmspy_run(s->engine, &o);
   char text[256];

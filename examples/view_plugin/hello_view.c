@@ -7,6 +7,12 @@
  *
  *   hello: saw 50 instructions in 3 functions
  *
+ * That summary is a typed record: the view declares its `hello` record in a
+ * schema (hello_records) and hands the host the values (emit_record); the
+ * host renders --json / --record from them, asmtrace-check validates
+ * recordings of it against the schema and --replay prints it, though the
+ * host has never heard of this view.
+ *
  * It is built against nothing but the installed header, found through
  * pkg-config (see the Makefile next to this file), and it links no host
  * symbol: every service comes from the `host` table handed to open().
@@ -120,12 +126,48 @@ static int hello_consume(void *state, const struct asmspy_event *ev) {
                                                          : ASMSPY_CONSUME_MORE;
 }
 
+/* The record this view writes: its members, in the order the JSON has them. */
+static const struct asmspy_field hello_fields[] = {
+    {.name = "insns", .type = ASMSPY_FIELD_INT, .min = 0, .meaning = "instructions seen"},
+    {.name = "functions", .type = ASMSPY_FIELD_INT, .min = 0,
+     .meaning = "distinct named functions they ran in"},
+    {.name = "unknown", .type = ASMSPY_FIELD_INT, .min = 0,
+     .meaning = "instructions no symbol covers"},
+    {.name = NULL},
+};
+static const struct asmspy_record_schema hello_records[] = {
+    {"hello", "the summary, once at the end", hello_fields, NULL},
+    {.type = NULL},
+};
+
+static struct asmspy_value int_value(int64_t i) {
+  struct asmspy_value v;
+  memset(&v, 0, sizeof v);
+  v.state = ASMSPY_VALUE_SET;
+  v.u.i = i;
+  return v;
+}
+
 static int hello_finish(void *state, int end_status) {
   struct hello_state *st = state;
   (void)end_status;
-  char text[160], fields[160];
+  char text[160];
   snprintf(text, sizeof text, "hello: saw %" PRIu64 " instructions in %zu functions", st->insns,
            st->functions.len);
+  if (ASMSPY_HAS(st->host, emit_record) && st->host->emit_record) {
+    const struct asmspy_value values[] = {int_value((int64_t)st->insns),
+                                          int_value((int64_t)st->functions.len),
+                                          int_value((int64_t)st->unknown)};
+    struct asmspy_record rec;
+    memset(&rec, 0, sizeof rec);
+    ASMSPY_INIT_HEADER(&rec);
+    rec.schema = &hello_records[0];
+    rec.values = values;
+    rec.text = text;
+    return st->host->emit_record(st->s->out, &rec);
+  }
+  /* a host older than ABI 1.8: the JSON body by hand */
+  char fields[160];
   snprintf(fields, sizeof fields, "\"insns\":%" PRIu64 ",\"functions\":%zu,\"unknown\":%" PRIu64,
            st->insns, st->functions.len, st->unknown);
   st->host->emit(st->s->out, "hello", fields, text);
@@ -157,6 +199,7 @@ static const struct asmspy_view_ops hello_ops = {
     .close = hello_close,
     .options = hello_options,
     .tui = &hello_tui,
+    .records = hello_records,
 };
 
 static const struct asmspy_plugin hello_plugin = {

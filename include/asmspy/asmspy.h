@@ -81,6 +81,27 @@ ASMSPY_API void asmspy_print_backends(const struct asmspy_engine *e, FILE *f, in
 typedef void (*asmspy_record_fn)(void *ctx, const char *type, const char *json_fields,
                                  const char *text);
 
+/* 1.8: one typed record as a view emitted it (struct asmspy_record,
+ * asmspy/plugin.h): the values themselves, so an embedder never parses the
+ * JSON back. rec->text is the human rendering (NULL in --json mode, or when
+ * the record prints nothing). Valid only during the call:
+ * asmspy_record_copy() keeps one. */
+typedef void (*asmspy_typed_record_fn)(void *ctx, const struct asmspy_record *rec);
+
+/* A deep copy of rec in one allocation (free() it), or NULL. Its schema
+ * pointer is the view's static table (plugins are never unloaded). */
+ASMSPY_API struct asmspy_record *asmspy_record_copy(const struct asmspy_record *rec);
+/* The value of member `name` among fields/values (a record's
+ * schema->fields and values, or a nested object's), or NULL when the
+ * fields do not name it or it is ABSENT. */
+ASMSPY_API const struct asmspy_value *asmspy_value_of(const struct asmspy_field *fields,
+                                           const struct asmspy_value *values, const char *name);
+/* The same for a record's top-level member. */
+ASMSPY_API const struct asmspy_value *asmspy_record_get(const struct asmspy_record *rec, const char *name);
+/* The schema field of member `name` (for a nested member's `fields`), or NULL. */
+ASMSPY_API const struct asmspy_field *asmspy_field_of(const struct asmspy_field *fields, const char *name);
+
+
 /* A boundary struct like those of asmspy/plugin.h: the caller fills the two
  * header words (ASMSPY_INIT_HEADER(&opts), or .abi_version =
  * ASMSPY_ABI_VERSION, .struct_size = sizeof opts) and asmspy_run refuses
@@ -115,6 +136,9 @@ struct asmspy_run_opts {
    * complete frame; a consumer draws the last complete one. */
   int64_t snapshot_ms;
   void (*on_frame)(void *ctx, int begin);
+  /* Typed records (emit_record) go here instead of on_record, with
+   * record_ctx; raw emits and notes still reach on_record. */
+  asmspy_typed_record_fn on_typed_record;
 };
 
 /* Run one mode end to end: pick backend + view, attach (or launch), capture,

@@ -735,14 +735,30 @@ enum asmspy_field_type {
 };
 #define ASMSPY_FIELDF_OPTIONAL 1u /* may be absent */
 #define ASMSPY_FIELDF_NULLABLE 2u /* may be null ("ret": null: never returned) */
+/* What a field means to `asmspy --replay --disasm` (which knows no view): */
+#define ASMSPY_FIELDF_INSN_ADDR 4u  /* HEX: an executed instruction's address (disassembled
+                                       from the recording's codeimage at the record's time) */
+#define ASMSPY_FIELDF_INSN_TEXT 8u  /* STR: that instruction's recorded disassembly */
+#define ASMSPY_FIELDF_INSN_KIND 16u /* ENUM: the object is an executed instruction only when
+                                       this holds the first of `values` ("insn|callout") */
+#define ASMSPY_FIELDF_TITLE 32u     /* names the record in a --disasm heading
+                                       ("sample #3 (seq 40) ret=35") */
 
 struct asmspy_field {
   const char *name;
   uint32_t type;  /* enum asmspy_field_type */
   uint32_t flags; /* ASMSPY_FIELDF_* */
   const char *meaning; /* one line for docs/metrics.md */
-  const char *values;  /* ENUM: choices "a|b|c"; ARRAY: element type; else NULL */
-  int64_t min;         /* INT: the smallest valid value (INT64_MIN: any) */
+  const char *values;  /* ENUM: choices "a|b|c"; ARRAY: element type ("object",
+                          "string", "int", "hex"); INT: the only valid values
+                          ("1|2|4|8"), else any in [min, max]; else NULL */
+  int64_t min;         /* INT: the smallest valid value (INT64_MIN: any);
+                          BYTES: the fewest bytes */
+  int64_t max;         /* INT: the largest valid value; BYTES: the most bytes;
+                          0 = no bound */
+  /* OBJECT, or ARRAY of "object": the members of the object (each element),
+   * ending with a NULL name; NULL = not described (any object). */
+  const struct asmspy_field *fields;
 };
 
 /* One record type a view writes ("call", "graph", ...). */
@@ -750,6 +766,77 @@ struct asmspy_record_schema {
   const char *type;    /* the record's "type" */
   const char *meaning; /* one line for docs/metrics.md */
   const struct asmspy_field *fields; /* ends with a NULL name */
+  /* The human line rebuilt from the fields, for a replay of a recording
+   * made before event lines carried "human" (NULL: such a record prints
+   * nothing). {name} is a member's value ({name:x}: an integer in hex),
+   * {?name:A|B} is A when the member is present and not null, else B,
+   * {-N:A} is A left-aligned in N columns, {*name:A} is A repeated `name`
+   * times (at most 64). "{-20:{?sym:{sym}+0x{off:x}|{ip}}} {disasm}" */
+  const char *text;
+};
+
+/* ------------------------------------------------------------------------- */
+/* 1.8: typed records. A view hands the host one record as typed values       */
+/* (host->emit_record) instead of a hand-formatted JSON body: the host renders */
+/* the JSON channels from the values (in schema order, so the record's schema */
+/* is also its documentation and its validator) and hands in-process          */
+/* consumers (the TUI) the values themselves. Everything is caller-owned and  */
+/* valid only during the call.                                                */
+/* ------------------------------------------------------------------------- */
+enum asmspy_value_state {
+  ASMSPY_VALUE_ABSENT = 0, /* an OPTIONAL field not written (the JSON has no member) */
+  ASMSPY_VALUE_SET = 1,    /* u holds the value, typed by the field */
+  ASMSPY_VALUE_NULL = 2,   /* a NULLABLE field written as null */
+  ASMSPY_VALUE_JSON = 3    /* u.json.s is the member's JSON text, rendered by the view
+                              (a nested part no consumer reads typed: the graph's rows) */
+};
+
+/* One value of a typed record. Which member of u is meaningful follows the
+ * field's type (for an array's elements: the field's `values`):
+ *   INT i; HEX u (rendered "0x%llx"); NUMBER d; BOOL b; STR / ENUM str;
+ *   BYTES bytes (rendered as hex digits); ARRAY array (elements are values:
+ *   "object" elements use u.object over the field's `fields`, "string"
+ *   u.str, "int" u.i, "hex" u.u); OBJECT object. */
+struct asmspy_value {
+  uint32_t state; /* enum asmspy_value_state */
+  uint32_t pad;
+  union {
+    int64_t i;
+    uint64_t u;
+    double d;
+    uint32_t b;
+    struct {
+      const char *s;
+      uint64_t len; /* bytes of s (may hold NULs: a syscall's buffer) */
+    } str;
+    struct {
+      const uint8_t *p;
+      uint64_t len;
+    } bytes;
+    struct {
+      const struct asmspy_value *items;
+      uint64_t n;
+    } array;
+    struct {
+      const struct asmspy_value *values; /* parallel to the field's `fields` */
+      uint64_t unused;
+    } object;
+    struct {
+      const char *s; /* ASMSPY_VALUE_JSON: one JSON value, NUL-terminated */
+      uint64_t unused;
+    } json;
+  } u;
+};
+
+/* One record: values[i] is the value of schema->fields[i]. text is the
+ * human line(s) without the trailing newline (NULL: nothing in text mode). */
+struct asmspy_record {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  const struct asmspy_record_schema *schema; /* one of the view's `records` */
+  const struct asmspy_value *values;
+  const char *text;
+  /* --- ABI 1.8 ends here; append below --- */
 };
 
 /* The view's entry in the interactive TUI's mode menu. `layout` names one of
@@ -765,7 +852,7 @@ enum asmspy_tui_layout {
   ASMSPY_TUI_TOPOLOGY = 5, /* processes and threads, selectable: Enter opens the RANKED
                               mode on the selected record's "tgid"; Tab cycles the values
                               of the first option in the view's option_caps (procs) */
-  ASMSPY_TUI_FEED_CARRIED = 6, /* a feed; each record's JSON "carried" strings are shown in
+  ASMSPY_TUI_FEED_CARRIED = 6, /* a feed; each record's "carried" strings are shown in
                                   a column beside it (log) */
   ASMSPY_TUI_CALLS = 7,    /* a feed of calls, selectable; the function at the selected
                               record's "addr" is disassembled in a second pane (tree) */

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
 
 #define RV_ENTRY_WAIT_DEFAULT_MS 10000
 
@@ -35,6 +36,28 @@ struct rv_region {
   uint64_t start, len;
   int64_t wait_ms; /* how long the backend waits for the entry */
 };
+
+/* The two records of a region session (each region view lists them in its
+ * `records` table). */
+static const struct asmspy_field rv_region_fields[] = {
+    RF_STR("name", 0, "the region's symbol, or 0x<start>"),
+    RF_HEX("start", 0, "its start"),
+    RF_INT("len", 1, 0, "its length in bytes"),
+    RF_END,
+};
+static const struct asmspy_field rv_not_reached_fields[] = {
+    RF_STR("name", 0, "the region"),
+    RF_INT("waited_ms", 0, 0, "the entry wait that ran out"),
+    RF_INT("pid", 0, 0, "the target"),
+    RF_END,
+};
+#define RV_REGION_SCHEMA {"region", "the region being captured, before the first sample", rv_region_fields, NULL}
+#define RV_NOT_REACHED_SCHEMA                                                              \
+  {"not_reached", "the region was never seen entering (the entry wait ran out)",           \
+   rv_not_reached_fields, NULL}
+
+static const struct asmspy_record_schema rv_region_schema = RV_REGION_SCHEMA;
+static const struct asmspy_record_schema rv_not_reached_schema = RV_NOT_REACHED_SCHEMA;
 
 static inline int64_t rv_entry_wait_ms(void) {
   const char *e = getenv("ASMTEST_DF_ENTRY_WAIT_MS");
@@ -85,26 +108,22 @@ static inline int rv_configure(struct rv_region *r, const struct asmspy_host_api
     snprintf(r->name, sizeof r->name, "%s", sym.name);
   else
     snprintf(r->name, sizeof r->name, "0x%" PRIx64, start);
-  char text[512], fields[1024], name_e[600];
+  char text[512];
   snprintf(text, sizeof text, "%s %s @ 0x%" PRIx64 " (%" PRIu64 " bytes) in pid %d", what, r->name,
            start, len, (int)s->pid);
-  host->json_escape(name_e, sizeof name_e, r->name, strlen(r->name));
-  snprintf(fields, sizeof fields, "\"name\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"len\":%" PRIu64,
-           name_e, start, len);
-  host->emit(s->out, "region", fields, text);
+  const struct asmspy_value v[] = {rv_str(r->name), rv_hex(start), rv_int((int64_t)len)};
+  rec_emit(host, s->out, &rv_region_schema, v, text);
   return 0;
 }
 
 /* REGION_EXIT with !reached: say the region was never seen entering. */
 static inline void rv_not_reached(const struct rv_region *r, const struct asmspy_host_api *host,
                                   const struct asmspy_session *s) {
-  char fields[1024], text[512], name_e[600];
-  host->json_escape(name_e, sizeof name_e, r->name, strlen(r->name));
-  snprintf(fields, sizeof fields, "\"name\":\"%s\",\"waited_ms\":%" PRId64 ",\"pid\":%d", name_e,
-           r->wait_ms, (int)s->pid);
+  char text[512];
+  const struct asmspy_value v[] = {rv_str(r->name), rv_int(r->wait_ms), rv_int(s->pid)};
   snprintf(text, sizeof text, "%s not seen entering in pid %d (waited %" PRId64 " ms)", r->name,
            (int)s->pid, r->wait_ms);
-  host->emit(s->out, "not_reached", fields, text);
+  rec_emit(host, s->out, &rv_not_reached_schema, v, text);
 }
 
 #endif /* ASMSPY_PLUGINS_COMMON_REGION_VIEW_H */

@@ -519,6 +519,46 @@ ENDS(asmspy_seam_api, spawn_child, SIZE_1_8_asmspy_seam_api);
 /* --- end seam sub-block --- */
 
 /* --- 1.8 sub-block: typed records (struct asmspy_record, asmspy_value) --- */
+/* Static tables (versioned by the view_ops that points at them) and the
+ * values a record carries. */
+PIN(asmspy_field, name, 0);
+PIN(asmspy_field, type, 8);
+PIN(asmspy_field, flags, 12);
+PIN(asmspy_field, meaning, 16);
+PIN(asmspy_field, values, 24);
+PIN(asmspy_field, min, 32);
+PIN(asmspy_field, max, 40);
+PIN(asmspy_field, fields, 48);
+SIZE(asmspy_field, 56);
+PIN(asmspy_record_schema, type, 0);
+PIN(asmspy_record_schema, meaning, 8);
+PIN(asmspy_record_schema, fields, 16);
+PIN(asmspy_record_schema, text, 24);
+SIZE(asmspy_record_schema, 32);
+PIN(asmspy_value, state, 0);
+PIN(asmspy_value, pad, 4);
+PIN(asmspy_value, u, 8);
+PIN(asmspy_value, u.i, 8);
+PIN(asmspy_value, u.str.s, 8);
+PIN(asmspy_value, u.str.len, 16);
+PIN(asmspy_value, u.u, 8);
+PIN(asmspy_value, u.d, 8);
+PIN(asmspy_value, u.b, 8);
+PIN(asmspy_value, u.bytes.p, 8);
+PIN(asmspy_value, u.bytes.len, 16);
+PIN(asmspy_value, u.array.items, 8);
+PIN(asmspy_value, u.array.n, 16);
+PIN(asmspy_value, u.object.values, 8);
+PIN(asmspy_value, u.json.s, 8);
+SIZE(asmspy_value, 24);
+PIN(asmspy_record, abi_version, 0);
+PIN(asmspy_record, struct_size, 4);
+PIN(asmspy_record, schema, 8);
+PIN(asmspy_record, values, 16);
+PIN(asmspy_record, text, 24);
+#define SIZE_1_8_asmspy_record 32
+ENDS(asmspy_record, text, SIZE_1_8_asmspy_record);
+SIZE(asmspy_record, SIZE_1_8_asmspy_record);
 
 /* --- end records sub-block --- */
 
@@ -586,8 +626,9 @@ PIN(asmspy_run_opts, on_record, 96);
 PIN(asmspy_run_opts, record_ctx, 104);
 PIN(asmspy_run_opts, snapshot_ms, 112);
 PIN(asmspy_run_opts, on_frame, 120);
-#define SIZE_1_8_asmspy_run_opts 128
-ENDS(asmspy_run_opts, on_frame, SIZE_1_8_asmspy_run_opts);
+PIN(asmspy_run_opts, on_typed_record, 128);
+#define SIZE_1_8_asmspy_run_opts 136
+ENDS(asmspy_run_opts, on_typed_record, SIZE_1_8_asmspy_run_opts);
 SIZE(asmspy_run_opts, SIZE_1_8_asmspy_run_opts);
 
 HEADER(asmspy_recording_report);

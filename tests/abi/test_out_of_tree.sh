@@ -10,19 +10,26 @@
 #      ASMSPY_PLUGIN_PATH=$TMP/plugins, run the BUILD TREE's asmspy:
 #        asmspy --backends          lists `hello` usable
 #        asmspy --hello <pid> 50    prints "hello: saw 50 instructions in M functions"
+#   4. its typed record (the view's own schema, emit_record): --record of a
+#      run is valid for asmtrace-check, and valid BECAUSE of the schema: the
+#      same recording with "insns":"x" is rejected naming hello.insns (and,
+#      with the plugin off the path, accepted as an unknown type); --replay
+#      prints the live text
 #
-# usage: test_out_of_tree.sh <build-root> <asmspy> <victim_loop> <example-src-dir>
+# usage: test_out_of_tree.sh <build-root> <asmspy> <victim_loop> <example-src-dir> <asmtrace-check>
 # exit: 0 pass, 1 fail, 77 skip (pkg-config missing), 99 harness problem
 set -eu
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 hard() { echo "ERROR (harness): $*" >&2; exit 99; }
 
-[ $# -eq 4 ] || hard "usage: $0 <build-root> <asmspy> <victim_loop> <example-src-dir>"
+[ $# -eq 5 ] || hard "usage: $0 <build-root> <asmspy> <victim_loop> <example-src-dir> <asmtrace-check>"
 BUILD=$1
 ASMSPY=$2
 VICTIM=$3
 EXAMPLE=$4
+CHECK=$5
+[ -x "$CHECK" ] || hard "asmtrace-check '$CHECK' is not executable"
 [ -d "$BUILD" ] || hard "build root '$BUILD' is not a directory"
 [ -x "$ASMSPY" ] || hard "asmspy '$ASMSPY' is not executable"
 [ -x "$VICTIM" ] || hard "victim '$VICTIM' is not executable"
@@ -152,4 +159,33 @@ M=$(echo "$LINE" | sed -E 's/.* in ([0-9]+) functions$/\1/')
 [ "$M" -ge 1 ] || fail "expected at least one named function, got: $LINE"
 kill -0 "$VPID" 2>/dev/null || fail "the victim died while traced"
 echo "ok   $LINE"
+
+# ---- 4. its typed record: recorded, validated by its schema, replayed -------
+REC=$TMP/hello.asmtrace
+# shellcheck disable=SC2086
+$TO "$ASMSPY" --hello "$TPID" 20 --record="$REC" >"$TMP/hello2.out" 2>"$TMP/hello2.err" ||
+  { cat "$TMP/hello2.err" >&2; fail "--hello --record exited non-zero"; }
+grep -q '"type":"hello","seq":[0-9]*,"insns":20,"functions":[0-9]*,"unknown":[0-9]*,"human":"hello: saw 20 instructions' "$REC" ||
+  fail "the recording has no typed hello record: $(grep hello "$REC" || true)"
+"$CHECK" "$REC" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out" >&2; fail "asmtrace-check rejected the hello recording"; }
+grep -q 'valid: mode=hello.*hello=1' "$TMP/check.out" || fail "asmtrace-check summary: $(cat "$TMP/check.out")"
+echo "ok   asmtrace-check: $(cat "$TMP/check.out")"
+sed 's/"insns":20,/"insns":"x",/' "$REC" >"$TMP/bad.asmtrace"
+cmp -s "$REC" "$TMP/bad.asmtrace" && hard "could not make a bad hello record"
+set +e
+"$CHECK" "$TMP/bad.asmtrace" >"$TMP/bad.out" 2>&1
+RC=$?
+set -e
+[ $RC -eq 2 ] || fail "asmtrace-check accepted \"insns\":\"x\" (exit $RC): $(cat "$TMP/bad.out")"
+grep -q 'hello.insns must be an integer >= 0' "$TMP/bad.out" || fail "the rejection does not name hello.insns: $(cat "$TMP/bad.out")"
+echo "ok   a hello record with a string insns is rejected: $(cat "$TMP/bad.out")"
+# without the plugin nobody declares `hello`: an unknown type, checked for seq only
+ASMSPY_PLUGIN_PATH=$TMP/empty "$CHECK" "$TMP/bad.asmtrace" >"$TMP/bad2.out" 2>&1 ||
+  fail "without the hello plugin the record should be an unknown type: $(cat "$TMP/bad2.out")"
+echo "ok   without the plugin, the same line is an unknown type (the schema is what checks it)"
+"$ASMSPY" --replay "$REC" >"$TMP/replay.out" 2>"$TMP/replay.err" ||
+  { cat "$TMP/replay.err" >&2; fail "--replay of the hello recording failed"; }
+cmp -s "$TMP/hello2.out" "$TMP/replay.out" ||
+  fail "--replay differs from the live text: $(diff "$TMP/hello2.out" "$TMP/replay.out" | head -5)"
+echo "ok   --replay prints the live text"
 echo "PASS"

@@ -57,7 +57,7 @@ static void check_run_opts(void) {
   CHECK(asmspy_run(e, &o) == -ASMSPY_E_ABI, "a run_opts without its header is refused");
 
   ASMSPY_INIT_HEADER(&o);
-  CHECK(o.struct_size == 128 && o.abi_version == ASMSPY_ABI_VERSION, "ASMSPY_INIT_HEADER");
+  CHECK(o.struct_size == 136 && o.abi_version == ASMSPY_ABI_VERSION, "ASMSPY_INIT_HEADER");
   o.struct_size = 120; /* one member (on_frame) short of the 1.8 struct */
   CHECK(asmspy_run(e, &o) == -ASMSPY_E_ABI, "a run_opts shorter than 1.8's is refused");
 

@@ -25,13 +25,21 @@ static int failures;
     }                                                                                              \
   } while (0)
 
+/* A typed record {"k":1} (what a view hands the TUI through emit_record). */
+static const struct asmspy_field k_fields[] = {
+    {.name = "k", .type = ASMSPY_FIELD_INT, .min = INT64_MIN}, {.name = NULL}};
+static const struct asmspy_record_schema k_schema = {"t", "a test record", k_fields, NULL};
+
 static void test_records(void) {
   struct tui_reclist feed = {.max_lines = TUI_FEED_LINES};
   char text[64];
+  struct asmspy_value k_value = {.state = ASMSPY_VALUE_SET, .u.i = 1};
+  struct asmspy_record k_rec = {.abi_version = ASMSPY_ABI_VERSION, .struct_size = sizeof k_rec,
+                                .schema = &k_schema, .values = &k_value, .text = NULL};
   /* 3000 one-line records and one 3-line record in between */
   for (int i = 0; i < 3000; i++) {
     snprintf(text, sizeof text, i == 1500 ? "a%d\nb\nc" : "line %d", i);
-    struct tui_rec *r = tui_rec_new("t", i == 1500 ? "\"k\":1" : NULL, text);
+    struct tui_rec *r = tui_rec_new("t", i == 1500 ? &k_rec : NULL, text);
     CHECK(r && tui_reclist_push(&feed, r) == 0, "push %d", i);
     tui_rec_unref(r);
   }
@@ -42,13 +50,15 @@ static void test_records(void) {
   CHECK(m.nlines == TUI_FEED_LINES, "model lines %zu", m.nlines);
   CHECK(strcmp(tui_model_line(&m, m.nlines - 1), "line 2999") == 0, "newest '%s'",
         tui_model_line(&m, m.nlines - 1));
-  /* the 3-line record is whole, and its JSON is reachable from every line */
+  /* the 3-line record is whole, and its typed values are reachable from every line */
   size_t at = 0;
   while (at < m.nlines && strcmp(tui_model_line(&m, at), "a1500") != 0) at++;
   CHECK(at + 2 < m.nlines && strcmp(tui_model_line(&m, at + 2), "c") == 0, "record lines");
-  CHECK(tui_model_rec(&m, at + 2) && tui_model_rec(&m, at + 2)->json &&
-            strcmp(tui_model_rec(&m, at + 2)->json, "\"k\":1") == 0,
-        "record json");
+  k_value.u.i = 2; /* the TUI keeps a copy: the view's values live only during the emit */
+  CHECK(tui_rec_get(tui_model_rec(&m, at + 2), "k") &&
+            tui_rec_get(tui_model_rec(&m, at + 2), "k")->u.i == 1 &&
+            tui_rec_get(tui_model_rec(&m, at), "k") == tui_rec_get(tui_model_rec(&m, at + 2), "k"),
+        "record values");
   /* the frozen model outlives the ring's copies */
   for (int i = 0; i < 5000; i++) {
     struct tui_rec *r = tui_rec_new("t", NULL, "newer");

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
 
 #define DF_AUTO_WINDOW_MS 400       /* the seed's ~400 ms */
 #define DF_AUTO_MAX_WINDOW_MS 60000
@@ -150,29 +151,55 @@ static const char *evidence_name(int e) {
   return e == HR_ENTRY ? "entry" : e == HR_CALL_TARGET ? "call_target" : "residency";
 }
 
+/* The `auto` record (dataflow_records lists it with the view's others). */
+const struct asmspy_field df_auto_fields[] = {
+    RF_ENUM("event", "pick|retry|refused|exhausted", 0,
+            "pick (the winner), retry (a later candidate), refused, exhausted"),
+    RF_STR("sampler", 0, "the rung that answered (ibs, lbr, sw-clock, ptrace)"),
+    RF_ENUM("rank", "entry|residency", OPT, "what was ranked"),
+    RF_INT("candidates", 0, 0, "candidates kept"),
+    RF_INT("observed", 0, OPT, "functions observed"),
+    RF_INT("window_ms", ANY_INT, OPT, "the sampling window"),
+    RF_INT("candidate", 1, OPT, "which candidate this is (1-based)"),
+    RF_STR("name", OPT, "the candidate region's function"),
+    RF_STR("module", OPT, "its module"),
+    RF_HEX("start", OPT, "its start"),
+    RF_INT("len", 0, OPT, "its length"),
+    RF_INT("samples", 0, OPT, "its samples"),
+    RF_INT("spread", 0, OPT, "distinct sampled offsets"),
+    RF_ENUM("evidence", "entry|call_target|residency", OPT,
+            "entry, call_target (a decoded call reaches it) or residency (NOT entry evidence)"),
+    RF_END,
+};
+static const struct asmspy_record_schema auto_schema = {"auto", NULL, df_auto_fields, NULL};
+
 /* One `auto` record: text as given, JSON with the event, the candidate (if
  * any) and the walk's position. */
 static void auto_emit(struct df_auto *a, const char *event, const struct hr_candidate *c,
                       const char *text) {
   const struct asmspy_host_api *h = a->host;
-  char f[1536], name_e[300], mod_e[140], sampler_e[80];
   const char *sampler = a->sampler[0] ? a->sampler : a->rung;
-  h->json_escape(sampler_e, sizeof sampler_e, sampler, strlen(sampler));
-  int n = snprintf(f, sizeof f,
-                   "\"event\":\"%s\",\"sampler\":\"%s\",\"rank\":\"%s\",\"candidates\":%zu,"
-                   "\"observed\":%zu,\"window_ms\":%" PRId64,
-                   event, sampler_e, a->entries ? "entry" : "residency", a->rk.n, a->rk.observed,
-                   a->window_ms);
-  if (c && n > 0 && (size_t)n < sizeof f) {
-    h->json_escape(name_e, sizeof name_e, c->fn.name, strlen(c->fn.name));
-    h->json_escape(mod_e, sizeof mod_e, c->fn.module, strlen(c->fn.module));
-    snprintf(f + n, sizeof f - (size_t)n,
-             ",\"candidate\":%zu,\"name\":\"%s\",\"module\":\"%s\",\"start\":\"0x%" PRIx64
-             "\",\"len\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"spread\":%u,\"evidence\":\"%s\"",
-             (size_t)(c - a->rk.c) + 1, name_e, mod_e, c->fn.start, c->fn.size, c->fn.samples,
-             c->fn.spread, evidence_name(c->evidence));
+  struct asmspy_value v[] = {
+      rv_str(event),
+      rv_str(sampler),
+      rv_str(a->entries ? "entry" : "residency"),
+      rv_int((int64_t)a->rk.n),
+      rv_int((int64_t)a->rk.observed),
+      rv_int(a->window_ms),
+      rv_absent(), rv_absent(), rv_absent(), rv_absent(), rv_absent(), rv_absent(), rv_absent(),
+      rv_absent(),
+  };
+  if (c) {
+    v[6] = rv_int((int64_t)(c - a->rk.c) + 1);
+    v[7] = rv_str(c->fn.name);
+    v[8] = rv_str(c->fn.module);
+    v[9] = rv_hex(c->fn.start);
+    v[10] = rv_int((int64_t)c->fn.size);
+    v[11] = rv_int((int64_t)c->fn.samples);
+    v[12] = rv_int(c->fn.spread);
+    v[13] = rv_str(evidence_name(c->evidence));
   }
-  h->emit(a->s->out, "auto", f, text);
+  rec_emit(h, a->s->out, &auto_schema, v, text);
 }
 
 /* "(203 samples)", "(0 samples; called from grind_forever)" */

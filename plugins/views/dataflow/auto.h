@@ -24,6 +24,9 @@ struct df_auto_opts {
 
 struct df_auto; /* the ranking and where the walk stands */
 
+/* The members of the `auto` record (auto.c writes it). */
+extern const struct asmspy_field df_auto_fields[];
+
 /* open: take the --auto options from the parse result (DF_OPT_*). Returns
  * 0, or -ASMSPY_E_USAGE (malformed; noted). */
 int df_auto_take_opts(const struct asmspy_host_api *host, const struct asmspy_session *s,

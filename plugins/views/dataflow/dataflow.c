@@ -38,6 +38,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `dataflow_records` table at the end of this file). */
+enum { DF_REC_REGION, DF_REC_NOT_REACHED, DF_REC_DATAFLOW, DF_REC_AUTO, DF_REC_N };
+static const struct asmspy_record_schema dataflow_records[DF_REC_N + 1];
 
 #define VAL_MAX 32 /* bytes of a memory value kept (a zmm operand is cut to this) */
 /* Its positionals (the region after the pid, or --auto instead), and the
@@ -373,13 +378,49 @@ static void fmt_loc(const struct rec *r, char *out, size_t cap) {
     snprintf(out, cap, "%s", r->reg < G_NREGS ? reg_names[r->reg] : "?");
 }
 
+/* Where the typed values of one `dataflow` record live while it is emitted:
+ * per step its 8 members, per read 5, per write 3, and the loc / value
+ * strings they point at. */
+struct df_values {
+  struct asmspy_value *steps, *step_items, *reads, *read_items, *writes, *write_items;
+  char (*rloc)[40], (*rval)[80], (*wloc)[40], (*wval)[80];
+};
+
+static void df_values_free(struct df_values *v) {
+  free(v->steps), free(v->step_items), free(v->reads), free(v->read_items);
+  free(v->writes), free(v->write_items), free(v->rloc), free(v->rval), free(v->wloc), free(v->wval);
+}
+
+static int df_values_alloc(struct df_values *v, size_t nsteps, size_t nreads, size_t nwrites) {
+  nsteps += !nsteps, nreads += !nreads, nwrites += !nwrites; /* never calloc(0) */
+  v->steps = calloc(nsteps * 8, sizeof *v->steps);
+  v->step_items = calloc(nsteps, sizeof *v->step_items);
+  v->reads = calloc(nreads * 5, sizeof *v->reads);
+  v->read_items = calloc(nreads, sizeof *v->read_items);
+  v->writes = calloc(nwrites * 3, sizeof *v->writes);
+  v->write_items = calloc(nwrites, sizeof *v->write_items);
+  v->rloc = calloc(nreads, sizeof *v->rloc);
+  v->rval = calloc(nreads, sizeof *v->rval);
+  v->wloc = calloc(nwrites, sizeof *v->wloc);
+  v->wval = calloc(nwrites, sizeof *v->wval);
+  return v->steps && v->step_items && v->reads && v->read_items && v->writes && v->write_items &&
+                 v->rloc && v->rval && v->wloc && v->wval
+             ? 0
+             : -1;
+}
+
 static void render(struct df_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   int truncated = ev->u.region.truncated != 0;
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
-  int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
   uint64_t records = st->nreads + st->nwrites;
-  struct strbuf text = {0}, json = {0};
+  struct strbuf text = {0};
+  struct df_values dv = {0};
+  if (df_values_alloc(&dv, st->nsteps, st->nreads, st->nwrites) != 0) {
+    df_values_free(&dv);
+    h->note(st->s->out, ASMSPY_NOTE_WARN, "dataflow: out of memory rendering %zu steps", st->nsteps);
+    return;
+  }
   char ret_s[32];
   if (truncated)
     snprintf(ret_s, sizeof ret_s, "?");
@@ -391,69 +432,69 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
        truncated ? "   (truncated)" : "");
   if (st->callouts) strbuf_addf(&text, "   %" PRIu64 " call-outs", st->callouts);
   strbuf_addf(&text, "\n");
-  char name_e[600];
-  h->json_escape(name_e, sizeof name_e, st->rv.name, strlen(st->rv.name));
-  strbuf_addf(&json,
-       "\"name\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"len\":%" PRIu64 ",\"tid\":%d,\"ret\":%s,"
-       "\"steps\":%" PRIu64 ",\"callouts\":%" PRIu64 ",\"truncated\":%s,\"records\":%" PRIu64
-       ",\"trace\":[",
-       name_e, st->rv.start, st->rv.len, ev->tid, truncated ? "null" : ret_s, st->executed,
-       st->callouts, truncated ? "true" : "false", records);
   for (size_t i = 0; i < st->nsteps; i++) {
     const struct step *s = &st->steps[i];
-    char text_e[300];
-    h->json_escape(text_e, sizeof text_e, s->text, strlen(s->text));
     if (want_text) strbuf_addf(&text, "#%-4zu +0x%-5" PRIx64 " %-34s", i, s->addr - st->rv.start, s->text);
-    if (want_json) {
-      strbuf_addf(&json,
-           "%s{\"i\":%zu,\"kind\":\"%s\",\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64
-           "\",\"disasm\":\"%s\"",
-           i ? "," : "", i, s->callout ? "callout" : "insn", s->addr - st->rv.start, s->addr,
-           text_e);
-      if (s->callout) strbuf_addf(&json, ",\"callee\":\"0x%" PRIx64 "\"", s->callee);
-      strbuf_addf(&json, ",\"reads\":[");
-    }
     if (want_text && s->nr) strbuf_addf(&text, "   r:");
     for (size_t k = 0; k < s->nr; k++) {
-      const struct rec *r = &st->reads[s->r0 + k];
-      char loc[40], val[80];
-      fmt_loc(r, loc, sizeof loc);
-      fmt_val(r, val, sizeof val);
+      size_t g = s->r0 + k;
+      const struct rec *r = &st->reads[g];
+      fmt_loc(r, dv.rloc[g], sizeof dv.rloc[g]);
+      fmt_val(r, dv.rval[g], sizeof dv.rval[g]);
       if (want_text) {
-        strbuf_addf(&text, " %s=%s", loc, r->known ? val : "?");
+        strbuf_addf(&text, " %s=%s", dv.rloc[g], r->known ? dv.rval[g] : "?");
         if (r->def >= 0) strbuf_addf(&text, "(#%" PRId64 ")", r->def);
         else strbuf_addf(&text, "(in)");
       }
-      if (want_json) {
-        strbuf_addf(&json, "%s{\"loc\":\"%s\",\"size\":%u,\"value\":", k ? "," : "", loc, r->size);
-        if (r->known) strbuf_addf(&json, "\"%s\"", val);
-        else strbuf_addf(&json, "null");
-        if (r->def >= 0) strbuf_addf(&json, ",\"def\":%" PRId64 ",\"live_in\":false}", r->def);
-        else strbuf_addf(&json, ",\"def\":null,\"live_in\":true}");
-      }
+      struct asmspy_value *rv = &dv.reads[5 * g];
+      rv[0] = rv_str(dv.rloc[g]);
+      rv[1] = rv_int(r->size);
+      rv[2] = r->known ? rv_str(dv.rval[g]) : rv_null();
+      rv[3] = r->def >= 0 ? rv_int(r->def) : rv_null();
+      rv[4] = rv_bool(r->def < 0);
+      dv.read_items[g] = rv_object(rv);
     }
-    if (want_json) strbuf_addf(&json, "],\"writes\":[");
     if (want_text && s->nw) strbuf_addf(&text, "   w:");
     for (size_t k = 0; k < s->nw; k++) {
-      const struct rec *w = &st->writes[s->w0 + k];
-      char loc[40], val[80];
-      fmt_loc(w, loc, sizeof loc);
-      fmt_val(w, val, sizeof val);
-      if (want_text) strbuf_addf(&text, " %s=%s", loc, w->known ? val : "?");
-      if (want_json) {
-        strbuf_addf(&json, "%s{\"loc\":\"%s\",\"size\":%u,\"value\":", k ? "," : "", loc, w->size);
-        if (w->known) strbuf_addf(&json, "\"%s\"}", val);
-        else strbuf_addf(&json, "null}");
-      }
+      size_t g = s->w0 + k;
+      const struct rec *w = &st->writes[g];
+      fmt_loc(w, dv.wloc[g], sizeof dv.wloc[g]);
+      fmt_val(w, dv.wval[g], sizeof dv.wval[g]);
+      if (want_text) strbuf_addf(&text, " %s=%s", dv.wloc[g], w->known ? dv.wval[g] : "?");
+      struct asmspy_value *wv = &dv.writes[3 * g];
+      wv[0] = rv_str(dv.wloc[g]);
+      wv[1] = rv_int(w->size);
+      wv[2] = w->known ? rv_str(dv.wval[g]) : rv_null();
+      dv.write_items[g] = rv_object(wv);
     }
-    if (want_json) strbuf_addf(&json, "]}");
+    struct asmspy_value *sv = &dv.steps[8 * i];
+    sv[0] = rv_int((int64_t)i);
+    sv[1] = rv_str(s->callout ? "callout" : "insn");
+    sv[2] = rv_int((int64_t)(s->addr - st->rv.start));
+    sv[3] = rv_hex(s->addr);
+    sv[4] = rv_str(s->text);
+    sv[5] = s->callout ? rv_hex(s->callee) : rv_absent();
+    sv[6] = rv_array(&dv.read_items[s->r0], s->nr);
+    sv[7] = rv_array(&dv.write_items[s->w0], s->nw);
+    dv.step_items[i] = rv_object(sv);
     if (want_text) strbuf_addf(&text, "\n");
   }
-  strbuf_addf(&json, "]");
   if (text.len && text.s[text.len - 1] == '\n') text.s[--text.len] = 0;
-  h->emit(st->s->out, "dataflow", json.s, text.s);
+  const struct asmspy_value v[] = {
+      rv_str(st->rv.name),
+      rv_hex(st->rv.start),
+      rv_int((int64_t)st->rv.len),
+      rv_int(ev->tid),
+      truncated ? rv_null() : rv_int((int64_t)ev->u.region.retval),
+      rv_int((int64_t)st->executed),
+      rv_int((int64_t)st->callouts),
+      rv_bool(truncated),
+      rv_int((int64_t)records),
+      rv_array(dv.step_items, st->nsteps),
+  };
+  rec_emit(h, st->s->out, &dataflow_records[DF_REC_DATAFLOW], v, text.s);
   free(text.s);
-  free(json.s);
+  df_values_free(&dv);
 }
 
 /* ------------------------------ view ops -------------------------------- */
@@ -600,8 +641,53 @@ static void df_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema dataflow_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field df_read_fields[] = {
+    RF_STR("loc", 0, "register (rbx, rflags) or [0xaddr]"),
+    RF_INT("size", 0, 0, "bytes"),
+    RF_STR("value", NUL, "the value before the step, hex (null: unreadable)"),
+    {.name = "def", .type = ASMSPY_FIELD_INT, .flags = NUL, .min = 0,
+     .meaning = "the step that defined it (null: live-in)"},
+    RF_BOOL("live_in", 0, "defined before the invocation"),
+    RF_END,
+};
+static const struct asmspy_field df_write_fields[] = {
+    RF_STR("loc", 0, "as for reads"),
+    RF_INT("size", 0, 0, "bytes"),
+    RF_STR("value", NUL, "the value after the step (null: not observable)"),
+    RF_END,
+};
+static const struct asmspy_field df_step_fields[] = {
+    RF_INT("i", 0, 0, "step index (defs refer to it)"),
+    RF_ENUM("kind", "insn|callout", INSN_KIND, "an instruction, or a call out of the region"),
+    RF_INT("off", 0, 0, "offset from the region start"),
+    RF_HEX("addr", INSN_ADDR, "the step's address"),
+    RF_STR("disasm", INSN_TEXT, "its disassembly"),
+    RF_HEX("callee", OPT, "a call-out's target"),
+    RF_ARRAY("reads", "object", df_read_fields, 0, "values read"),
+    RF_ARRAY("writes", "object", df_write_fields, 0, "values written"),
+    RF_END,
+};
+static const struct asmspy_field dataflow_fields[] = {
+    RF_STR("name", TITLE, "the region"),
+    RF_HEX("start", OPT, "its start"),
+    RF_INT("len", 0, OPT, "its length"),
+    RF_INT("tid", ANY_INT, OPT, "the captured thread"),
+    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL | OPT, .min = ANY_INT,
+     .meaning = "return value (signed), null when truncated"},
+    RF_INT("steps", 0, 0, "instructions executed in the region"),
+    RF_INT("callouts", 0, OPT, "calls out of the region (run natively)"),
+    RF_BOOL("truncated", 0, "--max=<n> cut it"),
+    RF_INT("records", 0, OPT, "reads + writes recorded"),
+    RF_ARRAY("trace", "object", df_step_fields, 0, "the steps in order"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema dataflow_records[DF_REC_N + 1] = {
+    [DF_REC_REGION] = RV_REGION_SCHEMA,
+    [DF_REC_NOT_REACHED] = RV_NOT_REACHED_SCHEMA,
+    [DF_REC_DATAFLOW] = {"dataflow", "the value trace of ONE invocation", dataflow_fields, NULL},
+    [DF_REC_AUTO] = {"auto", "--auto: the pick, and each candidate tried", df_auto_fields, NULL},
+    [DF_REC_N] = {.type = NULL},
 };
 
 /* Its entry in the TUI's mode menu. */

@@ -36,6 +36,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its record (the `graph_records` table at the end of this file). */
+static const struct asmspy_record_schema graph_records[2];
 
 #define GRAPH_DEFAULT_N 200
 /* A JSON line is at most 1 MiB (docs/asmtrace-schema.md): stop adding nodes
@@ -456,17 +460,19 @@ static void render_dot(struct graph_state *st, const uint32_t *order, const stru
   strbuf_addf(b, "}");
 }
 
+/* The graph's nodes and edges as JSON arrays (the rows no consumer reads
+ * typed: the record carries them as JSON values). Both together stay within
+ * JSON_BUDGET, counted as the whole body's length (head: the members before
+ * them); *truncated says rows were left out. */
 static void render_json(struct graph_state *st, const uint32_t *order, const struct edge *edges,
-                        struct strbuf *b) {
-  strbuf_addf(b, "\"pid\":%d,\"sort\":\"%s\",\"functions\":%zu,\"calls\":%" PRIu64, (int)st->s->pid,
-          st->sort == SORT_FANOUT ? "fanout" : "invocations", st->nnodes, st->recorded);
-  if (st->dot) strbuf_addf(b, ",\"format\":\"dot\"");
-  int truncated = 0;
-  strbuf_addf(b, ",\"nodes\":[");
+                        size_t head, struct strbuf *nb, struct strbuf *eb, int *truncated) {
+  struct strbuf *b = nb;
+  size_t base = head - nb->len; /* nb starts with "[" */
+  *truncated = 0;
   size_t emitted = 0;
   for (size_t i = 0; i < st->nnodes; i++) {
-    if (b->len > JSON_BUDGET) {
-      truncated = 1;
+    if (base + b->len > JSON_BUDGET) {
+      *truncated = 1;
       break;
     }
     const struct node *n = &st->nodes[order[i]];
@@ -478,11 +484,14 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
     strbuf_addf(b, ",\"kind\":\"%s\",\"inv\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"fanout\":%" PRIu64 "}",
             kind_token(n->kind), n->inv, n->calls, n->fanout);
   }
-  strbuf_addf(b, "],\"edges\":[");
+  strbuf_addf(nb, "]");
+  /* the body so far: head, the nodes, then `,"edges":[` */
+  base = head - 1 + nb->len + strlen(",\"edges\":[") - eb->len;
+  b = eb;
   emitted = 0;
   for (size_t i = 0; i < st->nedges; i++) {
-    if (b->len > JSON_BUDGET) {
-      truncated = 1;
+    if (base + b->len > JSON_BUDGET) {
+      *truncated = 1;
       break;
     }
     const struct edge *e = &edges[i];
@@ -492,8 +501,7 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
             emitted++ ? "," : "", (int)st->nodes[e->caller].pid, st->nodes[e->caller].addr,
             st->nodes[e->callee].addr, e->count);
   }
-  strbuf_addf(b, "]");
-  if (truncated) strbuf_addf(b, ",\"truncated\":true");
+  strbuf_addf(eb, "]");
 }
 
 /* Render the graph as it stands through host->emit: finish() at the end,
@@ -516,7 +524,7 @@ static int graph_render(struct graph_state *st) {
   if (st->nedges) memcpy(edges, st->edges, st->nedges * sizeof *edges);
   qsort(edges, st->nedges, sizeof *edges, cmp_edges);
 
-  struct strbuf text = {0}, json = {0};
+  struct strbuf text = {0}, nodes = {0}, edges_json = {0};
   int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
   size_t npids = count_pids(st);
@@ -526,14 +534,36 @@ static int graph_render(struct graph_state *st) {
     else
       render_text(st, order, npids, &text);
   }
-  if (want_json) render_json(st, order, edges, &json);
-  if (text.oom || json.oom) {
-    note_oom(st);
-  } else {
-    h->emit(st->s->out, "graph", want_json ? json.s : NULL, want_text ? text.s : NULL);
+  const char *sort = st->sort == SORT_FANOUT ? "fanout" : "invocations";
+  int truncated = 0;
+  if (want_json) {
+    /* the length of the body before the nodes' rows, for the budget */
+    int head = snprintf(NULL, 0,
+                        "\"pid\":%d,\"sort\":\"%s\",\"functions\":%zu,\"calls\":%" PRIu64
+                        "%s,\"nodes\":[",
+                        (int)st->s->pid, sort, st->nnodes, st->recorded,
+                        st->dot ? ",\"format\":\"dot\"" : "");
+    strbuf_addf(&nodes, "[");
+    strbuf_addf(&edges_json, "[");
+    render_json(st, order, edges, (size_t)head, &nodes, &edges_json, &truncated);
   }
+  const struct asmspy_value v[] = {
+      rv_int(st->s->pid),
+      rv_str(sort),
+      rv_int((int64_t)st->nnodes),
+      rv_int((int64_t)st->recorded),
+      st->dot ? rv_str("dot") : rv_absent(),
+      want_json ? rv_json(nodes.s) : rv_array(NULL, 0),
+      want_json ? rv_json(edges_json.s) : rv_array(NULL, 0),
+      truncated ? rv_bool(1) : rv_absent(),
+  };
+  if (text.oom || nodes.oom || edges_json.oom)
+    note_oom(st);
+  else
+    rec_emit(h, st->s->out, &graph_records[0], v, want_text ? text.s : NULL);
   free(text.s);
-  free(json.s);
+  free(nodes.s);
+  free(edges_json.s);
   free(order);
   free(edges);
   return 0;
@@ -594,8 +624,39 @@ static void graph_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema graph_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field graph_node_fields[] = {
+    RF_INT("pid", 1, OPT, "the process it ran in (several under --follow)"),
+    RF_HEX("addr", OPT, "the function's entry"),
+    RF_STR("name", NUL | OPT, "its name"),
+    RF_STR("module", NUL | OPT, "its module"),
+    RF_ENUM("kind", "internal|external|jit|unknown", OPT, "what kind of code it is"),
+    RF_INT("inv", 0, OPT, "times called"),
+    RF_INT("calls", 0, OPT, "calls it made"),
+    RF_INT("fanout", 0, OPT, "distinct callees"),
+    RF_END,
+};
+static const struct asmspy_field graph_edge_fields[] = {
+    RF_INT("pid", 1, OPT, "the process whose nodes caller and callee are"),
+    RF_HEX("caller", OPT, "the calling node's address"),
+    RF_HEX("callee", OPT, "the called node's address"),
+    RF_INT("count", 0, OPT, "times taken"),
+    RF_END,
+};
+static const struct asmspy_field graph_fields[] = {
+    RF_INT("pid", 0, OPT, "the target"),
+    RF_ENUM("sort", "invocations|fanout", OPT, "the row order"),
+    RF_INT("functions", 0, OPT, "node count"),
+    RF_INT("calls", 0, OPT, "verified calls recorded"),
+    RF_ENUM("format", "dot", OPT, "--dot: the human text is a Graphviz digraph"),
+    RF_ARRAY("nodes", "object", graph_node_fields, 0, "per function and process, in sort order"),
+    RF_ARRAY("edges", "object", graph_edge_fields, 0, "caller -> callee pairs"),
+    RF_BOOL("truncated", OPT, "nodes/edges cut to fit 1 MiB"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema graph_records[2] = {
+    {"graph", "the whole call graph, one record at the end (and per TUI frame)", graph_fields, NULL},
+    {.type = NULL},
 };
 
 /* Its entry in the TUI's mode menu. */

@@ -50,6 +50,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `procs_records` table at the end of this file). */
+enum { PROCS_REC_PROC, PROCS_REC_N };
+static const struct asmspy_record_schema procs_records[PROCS_REC_N + 1];
 
 #include "plugins/common/insn_class.h"
 
@@ -692,30 +697,21 @@ static void emit_row(struct procs_state *st, int32_t idx, const char *text) {
   const struct asmspy_host_api *h = st->host;
   const struct task *t = &st->tasks[idx];
   const struct task *l = &st->tasks[t->proc];
-  if (ASMSPY_HAS(h, wants_json) && !h->wants_json(st->s->out)) {
-    h->emit(st->s->out, "proc", NULL, text); /* text only: skip the JSON body */
-    return;
-  }
-  static char comm_e[sizeof t->comm * 6], exe_e[PATH_MAX * 6 + 3],
-      fields[sizeof comm_e + sizeof exe_e + 512];
-  h->json_escape(comm_e, sizeof comm_e, t->comm, strlen(t->comm));
-  if (l->exe) {
-    exe_e[0] = '"';
-    size_t n = h->json_escape(exe_e + 1, sizeof exe_e - 2, l->exe, strlen(l->exe));
-    exe_e[1 + n] = '"';
-    exe_e[2 + n] = 0;
-  } else {
-    snprintf(exe_e, sizeof exe_e, "null");
-  }
-  int n = snprintf(fields, sizeof fields,
-                   "\"tid\":%d,\"tgid\":%d,\"ppid\":%d,\"leader\":%s,\"comm\":\"%s\",\"exe\":%s,"
-                   "\"inv\":%" PRIu64 ",\"count\":\"%s\",\"traced\":%s,\"alive\":%s,\"origin\":\"%s\"",
-                   t->tid, t->tgid, t->ppid, t->proc == idx ? "true" : "false", comm_e, exe_e, t->inv,
-                   count_name[st->count], t->traced ? "true" : "false", t->alive ? "true" : "false",
-                   origin_name[t->origin]);
-  if (t->has_code && n > 0 && (size_t)n < sizeof fields)
-    snprintf(fields + n, sizeof fields - (size_t)n, ",\"code\":%d", t->code);
-  h->emit(st->s->out, "proc", fields, text);
+  const struct asmspy_value v[] = {
+      rv_int(t->tid),
+      rv_int(t->tgid),
+      rv_int(t->ppid),
+      rv_bool(t->proc == idx),
+      rv_str(t->comm),
+      rv_str(l->exe), /* NULL: null */
+      rv_int((int64_t)t->inv),
+      rv_str(count_name[st->count]),
+      rv_bool(t->traced),
+      rv_bool(t->alive),
+      rv_str(origin_name[t->origin]),
+      t->has_code ? rv_int(t->code) : rv_absent(),
+  };
+  rec_emit(h, st->s->out, &procs_records[PROCS_REC_PROC], v, text);
 }
 
 static void flush_pending(struct procs_state *st) {
@@ -1089,8 +1085,25 @@ static void procs_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema procs_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field proc_fields[] = {
+    RF_INT("tid", ANY_INT, 0, "the task"),
+    RF_INT("tgid", ANY_INT, 0, "its process"),
+    RF_INT("ppid", ANY_INT, 0, "the process's parent"),
+    RF_BOOL("leader", OPT, "tid == tgid (a node row, not a thread row)"),
+    RF_STR("comm", 0, "its name"),
+    RF_STR("exe", NUL | OPT, "the process's executable (null: unreadable)"),
+    RF_INT("inv", 0, 0, "events counted for it"),
+    RF_ENUM("count", "syscalls|calls", OPT, "what inv counts"),
+    RF_BOOL("traced", OPT, "its events reached the view"),
+    RF_BOOL("alive", OPT, "running at the end"),
+    RF_ENUM("origin", "attach|fork|clone|seen|rescan", OPT, "how the view learned of it"),
+    RF_INT("code", ANY_INT, OPT, "exit status / -signal, when seen"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema procs_records[PROCS_REC_N + 1] = {
+    [PROCS_REC_PROC] = {"proc", "one task of the process tree", proc_fields, NULL},
+    [PROCS_REC_N] = {.type = NULL},
 };
 
 /* Its entry in the TUI's mode menu. */

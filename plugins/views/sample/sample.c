@@ -35,6 +35,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `sample_records` table at the end of this file). */
+enum { SP_REC_PROVENANCE, SP_REC_HOT_EDGE, SP_REC_HOT_FUNCTION, SP_REC_RESIDENCY, SP_REC_CALL_TARGET, SP_REC_N };
+static const struct asmspy_record_schema sample_records[SP_REC_N + 1];
 
 /* Its positionals, and the options this mode accepts after them: parsing,
  * --help, the man page, shell completion and serve's checks read the table
@@ -81,12 +86,13 @@ static const char *sp_rung_text(const char *sampler) {
   return sampler;
 }
 
-/* JSON fields naming one address: "<key>":"0x..","<key>_sym":"fn+0x.. [m]" */
-static void sp_addr_json(struct sp_state *st, struct strbuf *j, const char *key, uint64_t addr) {
-  char text[400], esc[800];
-  hr_site_text(st->host, st->s->target, addr, text, sizeof text);
-  st->host->json_escape(esc, sizeof esc, text, strlen(text));
-  strbuf_addf(j, "\"%s\":\"0x%" PRIx64 "\",\"%s_sym\":\"%s\"", key, addr, key, esc);
+/* The two values naming one address: "<key>":"0x..","<key>_sym":"fn+0x.. [m]"
+ * (sym is the caller's buffer for the name). */
+static void sp_addr_values(struct sp_state *st, uint64_t addr, char sym[400],
+                           struct asmspy_value out[2]) {
+  hr_site_text(st->host, st->s->target, addr, sym, 400);
+  out[0] = rv_hex(addr);
+  out[1] = rv_str(sym);
 }
 
 /* ------------------------------------------------------------ render -- */
@@ -97,26 +103,27 @@ static void sp_heading(struct sp_state *st, const char *text) {
   strbuf_addf(&st->pending, "%s%s", st->pending.len ? "\n" : "", text);
 }
 
-/* One record: the row's JSON fields j, its text t (shown: in the text table)
- * after any pending headings. A row beyond --top goes to JSON only. */
-static void sp_emit(struct sp_state *st, const char *type, struct strbuf *j, struct strbuf *t, int shown) {
+/* One record of sample_records[rec]: the row's values v, its text t (shown:
+ * in the text table) after any pending headings. A row beyond --top goes to
+ * JSON only. */
+static void sp_emit(struct sp_state *st, int rec, const struct asmspy_value *v, struct strbuf *t,
+                    int shown) {
   const struct asmspy_host_api *h = st->host;
   int json_on = !ASMSPY_HAS(h, wants_json) || !h->wants_json || h->wants_json(st->s->out);
   if (shown || json_on) {
     struct strbuf text = {0};
     if (shown && st->pending.len) strbuf_addf(&text, "%s%s", st->pending.s, t->len ? "\n" : "");
     if (shown && t->len) strbuf_addf(&text, "%s", t->s);
-    h->emit(st->s->out, type, j->len ? j->s : NULL, text.len ? text.s : NULL);
+    rec_emit(h, st->s->out, &sample_records[rec], v, text.len ? text.s : NULL);
     if (shown) strbuf_clear(&st->pending);
     free(text.s);
   }
-  strbuf_clear(j);
   strbuf_clear(t);
 }
 
 static int sp_show(const struct sp_state *st, size_t i) { return st->top == 0 || i < (size_t)st->top; }
 
-static void sp_render_edges(struct sp_state *st, struct strbuf *j, struct strbuf *t) {
+static void sp_render_edges(struct sp_state *st, struct strbuf *t) {
   const struct hr_row **rows = hr_sorted(&st->edges);
   size_t n = rows ? st->edges.n : 0;
   int width = SP_SITE_COLUMN;
@@ -142,19 +149,20 @@ static void sp_render_edges(struct sp_state *st, struct strbuf *j, struct strbuf
         strbuf_addf(t, "\n     ... %zu more edges (--top=0 shows all; --json has all)",
                 n - (size_t)st->top);
     }
-    strbuf_addf(j, "\"count\":%" PRIu64 ",", r->count);
-    sp_addr_json(st, j, "from", r->a);
-    strbuf_addf(j, ",");
-    sp_addr_json(st, j, "to", r->b);
-    strbuf_addf(j, ",\"misp\":%" PRIu64 ",\"ret\":%s,\"call\":%s", r->misp,
-            r->flags & ASMSPY_EVF_BR_RET ? "true" : "false",
-            r->flags & ASMSPY_EVF_BR_CALL ? "true" : "false");
-    sp_emit(st, "hot_edge", j, t, shown);
+    char from_sym[400], to_sym[400];
+    struct asmspy_value v[8];
+    v[0] = rv_int((int64_t)r->count);
+    sp_addr_values(st, r->a, from_sym, &v[1]);
+    sp_addr_values(st, r->b, to_sym, &v[3]);
+    v[5] = rv_int((int64_t)r->misp);
+    v[6] = rv_bool(r->flags & ASMSPY_EVF_BR_RET);
+    v[7] = rv_bool(r->flags & ASMSPY_EVF_BR_CALL);
+    sp_emit(st, SP_REC_HOT_EDGE, v, t, shown);
   }
   free(rows);
 }
 
-static void sp_render_residency(struct sp_state *st, struct strbuf *j, struct strbuf *t) {
+static void sp_render_residency(struct sp_state *st, struct strbuf *t) {
   const struct asmspy_host_api *h = st->host;
   size_t nf = 0;
   struct hr_func *f = hr_functions(h, st->s->target, &st->sites, 0, NULL, &nf);
@@ -169,7 +177,7 @@ static void sp_render_residency(struct sp_state *st, struct strbuf *j, struct st
   }
   for (size_t i = 0; i < nf; i++) {
     int shown = sp_show(st, i);
-    char label[260], name_e[300], mod_e[140];
+    char label[260];
     snprintf(label, sizeof label, "%s [%s]", f[i].name, f[i].module);
     if (shown) {
       strbuf_addf(t, "%8" PRIu64 "  %-*s  %u offset%s", f[i].samples, width, label, f[i].spread,
@@ -177,13 +185,11 @@ static void sp_render_residency(struct sp_state *st, struct strbuf *j, struct st
       if (st->top && i + 1 == (size_t)st->top && nf > (size_t)st->top)
         strbuf_addf(t, "\n     ... %zu more functions", nf - (size_t)st->top);
     }
-    h->json_escape(name_e, sizeof name_e, f[i].name, strlen(f[i].name));
-    h->json_escape(mod_e, sizeof mod_e, f[i].module, strlen(f[i].module));
-    strbuf_addf(j,
-            "\"name\":\"%s\",\"module\":\"%s\",\"start\":\"0x%" PRIx64 "\",\"size\":%" PRIu64
-            ",\"count\":%" PRIu64 ",\"offsets\":%u",
-            name_e, mod_e, f[i].start, f[i].size, f[i].samples, f[i].spread);
-    sp_emit(st, "hot_function", j, t, shown);
+    const struct asmspy_value v[] = {
+        rv_str(f[i].name),           rv_str(f[i].module),          rv_hex(f[i].start),
+        rv_int((int64_t)f[i].size), rv_int((int64_t)f[i].samples), rv_int(f[i].spread),
+    };
+    sp_emit(st, SP_REC_HOT_FUNCTION, v, t, shown);
   }
   free(f);
   if (st->sites.total > named) {
@@ -204,14 +210,16 @@ static void sp_render_residency(struct sp_state *st, struct strbuf *j, struct st
         strbuf_addf(t, "\n     ... %zu more sites (--top=0 shows all; --json has all)",
                 n - (size_t)st->top);
     }
-    strbuf_addf(j, "\"count\":%" PRIu64 ",", rows[i]->count);
-    sp_addr_json(st, j, "ip", rows[i]->a);
-    sp_emit(st, "residency", j, t, shown);
+    char ip_sym[400];
+    struct asmspy_value v[3];
+    v[0] = rv_int((int64_t)rows[i]->count);
+    sp_addr_values(st, rows[i]->a, ip_sym, &v[1]);
+    sp_emit(st, SP_REC_RESIDENCY, v, t, shown);
   }
   free(rows);
 }
 
-static void sp_render_calls(struct sp_state *st, struct strbuf *j, struct strbuf *t) {
+static void sp_render_calls(struct sp_state *st, struct strbuf *t) {
   const struct hr_row **rows = hr_sorted(&st->calls);
   size_t n = rows ? st->calls.n : 0;
   if (!n) return;
@@ -231,10 +239,11 @@ static void sp_render_calls(struct sp_state *st, struct strbuf *j, struct strbuf
       strbuf_addf(t, "          %s -> %s",
               hr_site_text(st->host, st->s->target, rows[i]->a, from, sizeof from),
               hr_site_text(st->host, st->s->target, rows[i]->b, to, sizeof to));
-    sp_addr_json(st, j, "from", rows[i]->a);
-    strbuf_addf(j, ",");
-    sp_addr_json(st, j, "to", rows[i]->b);
-    sp_emit(st, "call_target", j, t, shown);
+    char from_sym[400], to_sym[400];
+    struct asmspy_value v[4];
+    sp_addr_values(st, rows[i]->a, from_sym, &v[0]);
+    sp_addr_values(st, rows[i]->b, to_sym, &v[2]);
+    sp_emit(st, SP_REC_CALL_TARGET, v, t, shown);
   }
   free(rows);
 }
@@ -243,7 +252,7 @@ static void sp_render_calls(struct sp_state *st, struct strbuf *j, struct strbuf
  * snapshot() mid-window. The state is not changed. */
 static int sp_render(struct sp_state *st, int final) {
   const struct asmspy_host_api *h = st->host;
-  struct strbuf j = {0}, t = {0};
+  struct strbuf t = {0};
   int edges = st->edges.n > 0;
   const char *sampler = st->have_prov ? st->prov.sampler : NULL;
   uint64_t samples = st->have_prov ? st->prov.samples : st->sample_events + st->branch_events;
@@ -278,23 +287,26 @@ static int sp_render(struct sp_state *st, int final) {
   if (!edges && !st->sites.n)
     strbuf_addf(&t, "\nno samples: no thread of pid %d ran user code in the window (idle?)",
             (int)st->s->pid);
-  char sampler_e[80];
-  h->json_escape(sampler_e, sizeof sampler_e, sampler ? sampler : "", sampler ? strlen(sampler) : 0);
-  strbuf_addf(&j, "\"sampler\":%s%s%s,\"kind\":\"%s\",\"samples\":%" PRIu64
-              ",\"branch_samples\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"throttled\":%" PRIu64
-              ",\"window_ns\":%" PRIu64 ",\"pid\":%d,\"edges\":%zu,\"sites\":%zu,\"final\":%s",
-          sampler ? "\"" : "", sampler ? sampler_e : "null", sampler ? "\"" : "",
-          edges ? "edges" : "residency", samples, branch, st->have_prov ? st->prov.lost : st->lost_events,
-          st->have_prov ? st->prov.throttled : 0, st->have_prov ? st->prov.window_ns : 0,
-          (int)st->s->pid, st->edges.n, st->sites.n, final ? "true" : "false");
+  const struct asmspy_value v[] = {
+      rv_str(sampler), /* NULL: null */
+      rv_str(edges ? "edges" : "residency"),
+      rv_int((int64_t)samples),
+      rv_int((int64_t)branch),
+      rv_int((int64_t)(st->have_prov ? st->prov.lost : st->lost_events)),
+      rv_int((int64_t)(st->have_prov ? st->prov.throttled : 0)),
+      rv_int((int64_t)(st->have_prov ? st->prov.window_ns : 0)),
+      rv_int(st->s->pid),
+      rv_int((int64_t)st->edges.n),
+      rv_int((int64_t)st->sites.n),
+      rv_bool(final),
+  };
   strbuf_clear(&st->pending);
-  sp_emit(st, "provenance", &j, &t, 1);
+  sp_emit(st, SP_REC_PROVENANCE, v, &t, 1);
   if (edges)
-    sp_render_edges(st, &j, &t);
+    sp_render_edges(st, &t);
   else if (st->sites.n)
-    sp_render_residency(st, &j, &t);
-  sp_render_calls(st, &j, &t);
-  free(j.s);
+    sp_render_residency(st, &t);
+  sp_render_calls(st, &t);
   free(t.s);
   return 0;
 }
@@ -405,8 +417,64 @@ static void sp_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema sample_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field provenance_fields[] = {
+    RF_STR("sampler", NUL, "the rung (ibs, lbr, sw-clock, ptrace)"),
+    RF_ENUM("kind", "edges|residency", 0, "edges (branches) or residency (bare IPs)"),
+    RF_INT("samples", 0, 0, "samples delivered"),
+    RF_INT("branch_samples", 0, 0, "those carrying a branch"),
+    RF_INT("lost", 0, 0, "perf LOST records"),
+    RF_INT("throttled", 0, 0, "perf THROTTLE records"),
+    RF_INT("window_ns", 0, 0, "the window actually sampled"),
+    RF_INT("pid", 0, OPT, "the target"),
+    RF_INT("edges", 0, OPT, "rows in the edge table"),
+    RF_INT("sites", 0, OPT, "rows in the site table"),
+    RF_BOOL("final", OPT, "the end-of-window table (not a periodic TUI frame)"),
+    RF_END,
+};
+static const struct asmspy_field hot_edge_fields[] = {
+    RF_INT("count", 1, 0, "samples of this edge"),
+    RF_HEX("from", 0, "the branch's source"),
+    RF_STR("from_sym", 0, "function+0xoff [module] of from"),
+    RF_HEX("to", 0, "the branch's target"),
+    RF_STR("to_sym", 0, "function+0xoff [module] of to"),
+    RF_INT("misp", 0, 0, "mispredicted samples of the edge"),
+    RF_BOOL("ret", 0, "the edge is a return"),
+    RF_BOOL("call", OPT, "the edge is a call"),
+    RF_END,
+};
+static const struct asmspy_field hot_function_fields[] = {
+    RF_STR("name", 0, "the function"),
+    RF_STR("module", 0, "its module"),
+    RF_HEX("start", 0, "its start"),
+    RF_INT("size", 0, OPT, "its size"),
+    RF_INT("count", 1, 0, "samples in it"),
+    RF_INT("offsets", 1, 0, "distinct sampled offsets in it"),
+    RF_END,
+};
+static const struct asmspy_field residency_fields[] = {
+    RF_INT("count", 1, 0, "samples at the site"),
+    RF_HEX("ip", 0, "the sampled site"),
+    RF_STR("ip_sym", 0, "function+0xoff [module] of ip"),
+    RF_END,
+};
+static const struct asmspy_field call_target_fields[] = {
+    RF_HEX("from", 0, "the call site"),
+    RF_STR("from_sym", 0, "function+0xoff [module] of from"),
+    RF_HEX("to", 0, "the decoded target"),
+    RF_STR("to_sym", 0, "function+0xoff [module] of to"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema sample_records[SP_REC_N + 1] = {
+    [SP_REC_PROVENANCE] = {"provenance", "the window's sampler, once before the tables",
+                           provenance_fields, NULL},
+    [SP_REC_HOT_EDGE] = {"hot_edge", "one sampled taken edge", hot_edge_fields, NULL},
+    [SP_REC_HOT_FUNCTION] = {"hot_function", "samples per function", hot_function_fields, NULL},
+    [SP_REC_RESIDENCY] = {"residency", "samples per site (bare IPs)", residency_fields, NULL},
+    [SP_REC_CALL_TARGET] = {"call_target",
+                            "a direct call decoded in the hottest functions (static: a candidate)",
+                            call_target_fields, NULL},
+    [SP_REC_N] = {.type = NULL},
 };
 
 /* Its entry in the TUI's mode menu. */

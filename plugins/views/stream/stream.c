@@ -13,6 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `stream_records` table at the end of this file). */
+enum { STREAM_REC_INSN, STREAM_REC_TASK, STREAM_REC_N };
+static const struct asmspy_record_schema stream_records[STREAM_REC_N + 1];
 
 #define STREAM_DEFAULT_N 20
 
@@ -47,15 +52,6 @@ static int stream_open(const struct asmspy_host_api *host, const struct asmspy_s
   return 0;
 }
 
-static void hex_bytes(char *dst, const uint8_t *b, size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  for (size_t i = 0; i < n; i++) {
-    dst[2 * i] = digits[b[i] >> 4];
-    dst[2 * i + 1] = digits[b[i] & 15];
-  }
-  dst[2 * n] = 0;
-}
-
 static int stream_insn(struct stream_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   char disasm[128];
@@ -83,44 +79,32 @@ static int stream_insn(struct stream_state *st, const struct asmspy_event *ev) {
   snprintf(text, sizeof text, "%s%-20s %-24s %s", prefix, where, modcol, disasm);
   st->shown++;
   int done = st->want > 0 && st->shown >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
-  if (ASMSPY_HAS(h, wants_json) && !h->wants_json(st->s->out)) {
-    h->emit(st->s->out, "insn", NULL, text); /* text only: skip the JSON body */
-    return done;
-  }
-
-  char hex[33], name_e[512], mod_e[256], dis_e[256], fields[1536];
-  hex_bytes(hex, ev->u.insn.bytes, (size_t)len);
-  if (sym.name) {
-    name_e[0] = '"';
-    size_t n = h->json_escape(name_e + 1, sizeof name_e - 2, sym.name, strlen(sym.name));
-    name_e[1 + n] = '"';
-    name_e[2 + n] = 0;
-  } else {
-    snprintf(name_e, sizeof name_e, "null");
-  }
-  h->json_escape(mod_e, sizeof mod_e, module, strlen(module));
-  h->json_escape(dis_e, sizeof dis_e, disasm, strlen(disasm));
-  snprintf(fields, sizeof fields,
-           "\"tid\":%d,\"ip\":\"0x%" PRIx64 "\",\"sym\":%s,\"off\":%" PRIu64
-           ",\"module\":\"%s\",\"bytes\":\"%s\",\"disasm\":\"%s\"",
-           ev->tid, ev->ip, name_e, sym.name ? sym.offset : 0, mod_e, hex, dis_e);
-  h->emit(st->s->out, "insn", fields, text);
+  const struct asmspy_value v[] = {
+      rv_int(ev->tid),
+      rv_hex(ev->ip),
+      rv_str(sym.name), /* NULL: null */
+      rv_int((int64_t)(sym.name ? sym.offset : 0)),
+      rv_str(module),
+      rv_bytes(ev->u.insn.bytes, (size_t)len),
+      rv_str(disasm),
+  };
+  rec_emit(h, st->s->out, &stream_records[STREAM_REC_INSN], v, text);
   return done;
 }
 
 static int stream_task(struct stream_state *st, const struct asmspy_event *ev) {
   static const char *what_name[] = {"?", "clone", "fork", "exec", "exit"};
   uint32_t w = ev->u.task.what <= ASMSPY_TASK_EXIT ? ev->u.task.what : 0;
-  char fields[160], text[160];
-  snprintf(fields, sizeof fields, "\"what\":\"%s\",\"tid\":%d,\"child\":%d,\"code\":%d",
-           what_name[w], ev->tid, ev->u.task.child, ev->u.task.code);
+  char text[160];
+  const struct asmspy_value v[] = {rv_str(what_name[w]), rv_int(ev->tid), rv_int(ev->u.task.child),
+                                   rv_int(ev->u.task.code)};
   if (w == ASMSPY_TASK_EXIT)
     snprintf(text, sizeof text, "# [%d] exited (%d)", ev->tid, ev->u.task.code);
   else if (w == ASMSPY_TASK_EXEC)
     snprintf(text, sizeof text, "# [%d] exec", ev->tid);
   else
     snprintf(text, sizeof text, "# [%d] %s -> %d", ev->tid, what_name[w], ev->u.task.child);
-  st->host->emit(st->s->out, "task", fields, text);
+  rec_emit(st->host, st->s->out, &stream_records[STREAM_REC_TASK], v, text);
   return ASMSPY_CONSUME_MORE;
 }
 
@@ -145,8 +129,29 @@ static void stream_close(void *state) { free(state); }
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema stream_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field insn_fields[] = {
+    RF_INT("tid", ANY_INT, 0, "the thread"),
+    RF_HEX("ip", INSN_ADDR, "the instruction's address"),
+    RF_STR("sym", NUL, "the enclosing symbol (null: none covers it)"),
+    RF_INT("off", 0, 0, "offset from the symbol"),
+    RF_STR("module", 0, "mapping basename (jit for perf-map code)"),
+    RF_BYTES("bytes", 1, 16, 0, "the instruction's bytes, hex"),
+    RF_STR("disasm", INSN_TEXT, "Intel-syntax disassembly"),
+    RF_END,
+};
+static const struct asmspy_field task_fields[] = {
+    RF_ENUM("what", "clone|fork|exec|exit", 0, "what happened to the task"),
+    RF_INT("tid", ANY_INT, 0, "the thread it happened to"),
+    RF_INT("child", ANY_INT, OPT, "the new tid / pid (clone, fork)"),
+    RF_INT("code", ANY_INT, OPT, "exit status, or -signal"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema stream_records[STREAM_REC_N + 1] = {
+    [STREAM_REC_INSN] = {"insn", "one executed instruction", insn_fields,
+                         "{-20:{?sym:{sym}+0x{off:x}|{ip}}} {-24:[{module}]} {disasm}"},
+    [STREAM_REC_TASK] = {"task", "a task was cloned, forked, exec'd or exited", task_fields, NULL},
+    [STREAM_REC_N] = {.type = NULL},
 };
 
 /* Its entry in the TUI's mode menu. */

@@ -22,6 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `syslog_records` table at the end of this file). */
+enum { SYSLOG_REC_SYSCALL, SYSLOG_REC_TASK, SYSLOG_REC_SIGNAL, SYSLOG_REC_N };
+static const struct asmspy_record_schema syslog_records[SYSLOG_REC_N + 1];
 
 #define SYSLOG_DEFAULT_N 20
 
@@ -120,31 +125,20 @@ static int emit_line(struct syslog_state *st, const struct asmspy_event *ev, con
   snprintf(text, sizeof text, "%s%s", prefix, line);
   st->shown++;
   int done = st->want > 0 && st->shown >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
-  if (ASMSPY_HAS(h, wants_json) && !h->wants_json(st->s->out)) {
-    h->emit(st->s->out, "syscall", NULL, text);
-    return done;
-  }
-  static char esc[6 * sizeof text + 1], fields[sizeof esc + 8192];
   const char *name = ASMSPY_HAS(h, syscall_name) ? h->syscall_name(c->nr) : NULL;
-  h->json_escape(esc, sizeof esc, line, strlen(line));
-  int n = snprintf(fields, sizeof fields, "\"tid\":%d,\"nr\":%" PRId64 ",\"name\":\"%s\",\"text\":\"%s\"",
-                   ev->tid, c->nr, name ? name : "?", esc);
-  if (have_ret) {
-    n += snprintf(fields + n, sizeof fields - (size_t)n, ",\"ret\":%" PRId64, ret);
-    if (ret < 0 && ret >= -4095)
-      n += snprintf(fields + n, sizeof fields - (size_t)n, ",\"error\":\"%s\"",
-                    sc_errno_name((int)-ret));
-  } else {
-    n += snprintf(fields + n, sizeof fields - (size_t)n, ",\"ret\":null");
-  }
-  n += snprintf(fields + n, sizeof fields - (size_t)n, ",\"carried\":[");
-  for (int i = 0; i < c->ncarried && (size_t)n < sizeof fields - 1600; i++) {
-    char carried[1600];
-    h->json_escape(carried, sizeof carried, c->carried[i], (size_t)c->carried_len[i]);
-    n += snprintf(fields + n, sizeof fields - (size_t)n, "%s\"%s\"", i ? "," : "", carried);
-  }
-  snprintf(fields + n, sizeof fields - (size_t)n, "]");
-  h->emit(st->s->out, "syscall", fields, text);
+  struct asmspy_value carried[SC_MAX_CARRIED];
+  int ncarried = c->ncarried < SC_MAX_CARRIED ? c->ncarried : SC_MAX_CARRIED;
+  for (int i = 0; i < ncarried; i++) carried[i] = rv_strn(c->carried[i], c->carried_len[i]);
+  const struct asmspy_value v[] = {
+      rv_int(ev->tid),
+      rv_int(c->nr),
+      rv_str(name ? name : "?"),
+      rv_str(line),
+      have_ret ? rv_int(ret) : rv_null(),
+      have_ret && ret < 0 && ret >= -4095 ? rv_str(sc_errno_name((int)-ret)) : rv_absent(),
+      rv_array(carried, (size_t)ncarried),
+  };
+  rec_emit(h, st->s->out, &syslog_records[SYSLOG_REC_SYSCALL], v, text);
   return done;
 }
 
@@ -181,7 +175,7 @@ static int on_exit_event(struct syslog_state *st, const struct asmspy_event *ev)
 
 static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
-  char prefix[32], text[256], fields[256];
+  char prefix[32], text[256];
   prefix_for(st, ev, prefix, sizeof prefix);
   int done = ASMSPY_CONSUME_MORE;
   if (ev->u.task.what == ASMSPY_TASK_EXIT) {
@@ -197,27 +191,29 @@ static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
       snprintf(text, sizeof text, "%s+++ exited with %d +++", prefix, code);
     else
       snprintf(text, sizeof text, "%s+++ killed by SIG%s +++", prefix, sigabbrev_np(-code) ? sigabbrev_np(-code) : "?");
-    snprintf(fields, sizeof fields, "\"what\":\"exit\",\"tid\":%d,\"code\":%d", ev->tid, code);
-    h->emit(st->s->out, "task", fields, text);
+    const struct asmspy_value v[] = {rv_str("exit"), rv_int(ev->tid), rv_absent(), rv_int(code)};
+    rec_emit(h, st->s->out, &syslog_records[SYSLOG_REC_TASK], v, text);
     thread_drop(st, ev->tid);
   } else {
     static const char *what_name[] = {"?", "clone", "fork", "exec", "exit"};
     uint32_t w = ev->u.task.what <= ASMSPY_TASK_EXIT ? ev->u.task.what : 0;
-    snprintf(fields, sizeof fields, "\"what\":\"%s\",\"tid\":%d,\"child\":%d", what_name[w], ev->tid,
-             ev->u.task.child);
-    h->emit(st->s->out, "task", fields, NULL); /* strace shows these through the syscalls */
+    const struct asmspy_value v[] = {rv_str(what_name[w]), rv_int(ev->tid), rv_int(ev->u.task.child),
+                                     rv_absent()};
+    /* strace shows these through the syscalls: no text */
+    rec_emit(h, st->s->out, &syslog_records[SYSLOG_REC_TASK], v, NULL);
   }
   return done;
 }
 
 static int on_signal(struct syslog_state *st, const struct asmspy_event *ev) {
-  char prefix[32], text[128], fields[128];
+  char prefix[32], text[128], name[48];
   prefix_for(st, ev, prefix, sizeof prefix);
   const char *abbrev = sigabbrev_np(ev->u.signal.signo);
   snprintf(text, sizeof text, "%s--- SIG%s ---", prefix, abbrev ? abbrev : "?");
-  snprintf(fields, sizeof fields, "\"tid\":%d,\"signo\":%d,\"name\":\"SIG%s\",\"code\":%d", ev->tid,
-           ev->u.signal.signo, abbrev ? abbrev : "?", ev->u.signal.code);
-  st->host->emit(st->s->out, "signal", fields, text);
+  snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
+  const struct asmspy_value v[] = {rv_int(ev->tid), rv_int(ev->u.signal.signo), rv_str(name),
+                                   rv_int(ev->u.signal.code)};
+  rec_emit(st->host, st->s->out, &syslog_records[SYSLOG_REC_SIGNAL], v, text);
   return ASMSPY_CONSUME_MORE;
 }
 
@@ -275,8 +271,39 @@ static void syslog_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema syslog_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field syscall_fields[] = {
+    RF_INT("tid", ANY_INT, 0, "the calling thread"),
+    RF_INT("nr", 0, 0, "syscall number"),
+    RF_STR("name", 0, "syscall name"),
+    RF_STR("text", 0, "the decoded line without the [tid] prefix"),
+    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL, .min = ANY_INT,
+     .meaning = "return value (-errno on failure); null when it never returned"},
+    RF_STR("error", OPT, "the errno name of a failed call"),
+    RF_ARRAY("carried", "string", NULL, 0,
+             "strings that crossed the kernel boundary (paths, up to 200 bytes of buffers)"),
+    RF_END,
+};
+static const struct asmspy_field task_fields[] = {
+    RF_ENUM("what", "clone|fork|exec|exit", 0, "what happened to the task"),
+    RF_INT("tid", ANY_INT, 0, "the thread it happened to"),
+    RF_INT("child", ANY_INT, OPT, "the new tid / pid (clone, fork)"),
+    RF_INT("code", ANY_INT, OPT, "exit status, or -signal"),
+    RF_END,
+};
+static const struct asmspy_field signal_fields[] = {
+    RF_INT("tid", ANY_INT, 0, "the receiving thread"),
+    RF_INT("signo", 1, 0, "the signal number"),
+    RF_STR("name", 0, "the signal name (SIGALRM)"),
+    RF_INT("code", ANY_INT, OPT, "its si_code"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema syslog_records[SYSLOG_REC_N + 1] = {
+    [SYSLOG_REC_SYSCALL] = {"syscall", "one completed (or unfinished) syscall", syscall_fields,
+                            "{text}"},
+    [SYSLOG_REC_TASK] = {"task", "a task was cloned, forked, exec'd or exited", task_fields, NULL},
+    [SYSLOG_REC_SIGNAL] = {"signal", "a signal delivered to the target", signal_fields, NULL},
+    [SYSLOG_REC_N] = {.type = NULL},
 };
 
 /* Its entry in the TUI's mode menu. */

@@ -23,6 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `trace_records` table at the end of this file). */
+enum { TRACE_REC_REGION, TRACE_REC_NOT_REACHED, TRACE_REC_SAMPLE, TRACE_REC_N };
+static const struct asmspy_record_schema trace_records[TRACE_REC_N + 1];
 
 #define TRACE_DEFAULT_N 3
 
@@ -162,19 +167,16 @@ static int render_sample(struct trace_state *st, const struct asmspy_event *ev) 
   if (st->ncalls > 1) qsort(st->calls, st->ncalls, sizeof *st->calls, by_count);
   size_t blocks = 0;
   for (size_t i = 0; i < st->ninsns; i++) blocks += st->insns[i].leader;
-  char ret[24] = "?", ret_json[24] = "null"; /* no registers: unknown */
-  if (!(ev->flags & ASMSPY_EVF_SP_UNKNOWN)) {
-    snprintf(ret, sizeof ret, "%" PRId64, (int64_t)ev->u.region.retval);
-    snprintf(ret_json, sizeof ret_json, "%s", ret);
-  }
-  struct strbuf text = {0}, json = {0};
+  char ret[24] = "?"; /* no registers: unknown */
+  int ret_known = !(ev->flags & ASMSPY_EVF_SP_UNKNOWN);
+  if (ret_known) snprintf(ret, sizeof ret, "%" PRId64, (int64_t)ev->u.region.retval);
+  /* the per-instruction and per-callee rows, as JSON values (the TUI reads
+   * the text's two tables, not these) */
+  struct strbuf text = {0}, insns = {0}, calls = {0};
   strbuf_addf(&text, "\nsample #%" PRIu64 "   ret=%s   %zu insns (%" PRIu64 " executed), %zu blocks%s\n",
        ev->u.region.sample, ret, st->ninsns, st->executed, blocks,
        ev->u.region.truncated ? "   (truncated)" : "");
-  strbuf_addf(&json, "\"sample\":%" PRIu64 ",\"tid\":%d,\"ret\":%s,\"distinct\":%zu,\"executed\":%" PRIu64
-              ",\"blocks\":%zu,\"truncated\":%s,\"insns\":[",
-       ev->u.region.sample, ev->tid, ret_json, st->ninsns, st->executed, blocks,
-       ev->u.region.truncated ? "true" : "false");
+  strbuf_addf(&insns, "[");
   strbuf_addf(&text, "  assembly:                                      # <count>\u00d7 per instruction\n");
   for (size_t i = 0; i < st->ninsns; i++) {
     struct insn_stat *in = &st->insns[i];
@@ -182,10 +184,11 @@ static int render_sample(struct trace_state *st, const struct asmspy_event *ev) 
     h->disasm(in->addr, in->bytes, in->len, dis, sizeof dis);
     strbuf_addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " %s\n", in->count, in->addr - start, dis);
     h->json_escape(dis_e, sizeof dis_e, dis, strlen(dis));
-    strbuf_addf(&json, "%s{\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 ",\"disasm\":\"%s\"}",
+    strbuf_addf(&insns, "%s{\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 ",\"disasm\":\"%s\"}",
          i ? "," : "", in->addr - start, in->addr, in->count, dis_e);
   }
-  strbuf_addf(&json, "],\"calls\":[");
+  strbuf_addf(&insns, "]");
+  strbuf_addf(&calls, "[");
   strbuf_addf(&text, "  functions called:                              # ranked most-called first\n");
   if (!st->ncalls) strbuf_addf(&text, "    (none)\n");
   for (size_t i = 0; i < st->ncalls; i++) {
@@ -210,15 +213,27 @@ static int render_sample(struct trace_state *st, const struct asmspy_event *ev) 
     char name_e[512], mod_e[256];
     h->json_escape(name_e, sizeof name_e, name, strlen(name));
     h->json_escape(mod_e, sizeof mod_e, module, strlen(module));
-    strbuf_addf(&json, "%s{\"count\":%" PRIu64 ",\"site_off\":%" PRIu64 ",\"callee\":\"%s\",\"addr\":\"0x%" PRIx64
+    strbuf_addf(&calls, "%s{\"count\":%" PRIu64 ",\"site_off\":%" PRIu64 ",\"callee\":\"%s\",\"addr\":\"0x%" PRIx64
                 "\",\"module\":\"%s\"}",
          i ? "," : "", c->count, c->site - start, name_e, c->to, mod_e);
   }
-  strbuf_addf(&json, "]");
+  strbuf_addf(&calls, "]");
   if (text.len && text.s[text.len - 1] == '\n') text.s[--text.len] = 0;
-  h->emit(st->s->out, "sample", json.s, text.s);
+  const struct asmspy_value v[] = {
+      rv_int((int64_t)ev->u.region.sample),
+      rv_int(ev->tid),
+      ret_known ? rv_int((int64_t)ev->u.region.retval) : rv_null(),
+      rv_int((int64_t)st->ninsns),
+      rv_int((int64_t)st->executed),
+      rv_int((int64_t)blocks),
+      rv_bool(ev->u.region.truncated),
+      rv_json(insns.s),
+      rv_json(calls.s),
+  };
+  rec_emit(h, st->s->out, &trace_records[TRACE_REC_SAMPLE], v, text.s);
   free(text.s);
-  free(json.s);
+  free(insns.s);
+  free(calls.s);
   st->ninsns = st->ncalls = 0;
   st->executed = 0;
   st->done++;
@@ -262,8 +277,41 @@ static void trace_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema trace_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field sample_insn_fields[] = {
+    RF_INT("off", 0, 0, "offset from the region start"),
+    RF_HEX("addr", INSN_ADDR, "the instruction's address"),
+    RF_INT("count", 1, 0, "times executed in this invocation"),
+    RF_STR("disasm", INSN_TEXT, "its disassembly"),
+    RF_END,
+};
+static const struct asmspy_field sample_call_fields[] = {
+    RF_INT("count", 1, 0, "times called"),
+    RF_INT("site_off", 0, 0, "the call instruction's offset"),
+    RF_STR("callee", 0, "the callee's name"),
+    RF_HEX("addr", 0, "the callee's address"),
+    RF_STR("module", 0, "the callee's module"),
+    RF_END,
+};
+static const struct asmspy_field sample_fields[] = {
+    RF_INT("sample", 1, TITLE, "1-based invocation number"),
+    RF_INT("tid", ANY_INT, 0, "the thread that ran it"),
+    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL | TITLE, .min = ANY_INT,
+     .meaning = "rax at the return; null on a backend without registers (intel_pt)"},
+    RF_INT("distinct", 0, 0, "distinct instructions executed"),
+    RF_INT("executed", 0, 0, "instructions executed (with repeats; call-outs not stepped)"),
+    RF_INT("blocks", 0, 0, "basic blocks"),
+    RF_BOOL("truncated", 0, "the step bound cut it short"),
+    RF_ARRAY("insns", "object", sample_insn_fields, 0,
+             "per distinct instruction, in address order"),
+    RF_ARRAY("calls", "object", sample_call_fields, 0, "functions called out, most-called first"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema trace_records[TRACE_REC_N + 1] = {
+    [TRACE_REC_REGION] = RV_REGION_SCHEMA,
+    [TRACE_REC_NOT_REACHED] = RV_NOT_REACHED_SCHEMA,
+    [TRACE_REC_SAMPLE] = {"sample", "one invocation of the region", sample_fields, NULL},
+    [TRACE_REC_N] = {.type = NULL},
 };
 
 /* Its entry in the TUI's mode menu. */

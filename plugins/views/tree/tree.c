@@ -41,6 +41,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `tree_records` table at the end of this file). */
+enum { TREE_REC_CALL, TREE_REC_DOT, TREE_REC_N };
+static const struct asmspy_record_schema tree_records[TREE_REC_N + 1];
 
 #define TREE_DEFAULT_N 40
 #define FRAMES_MAX (1u << 16) /* per thread; deeper frames are tracked no further */
@@ -240,38 +245,19 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
       else
         f.dot_id = id;
     }
-    int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
     int want_text = !st->dot && (!ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out));
-    struct strbuf text = {0}, json = {0};
+    struct strbuf text = {0};
     if (want_text) strbuf_addf(&text, "%s%*s-> %s %s", prefix, (int)(2 * pdepth), "", name, mod);
-    if (want_json) {
-      size_t nl = strlen(name), ml = strlen(module);
-      char *ne = malloc(6 * nl + 1), *me = malloc(6 * ml + 1);
-      if (ne && me) {
-        h->json_escape(ne, 6 * nl + 1, name, nl);
-        h->json_escape(me, 6 * ml + 1, module, ml);
-        strbuf_addf(&json, "\"tid\":%d,\"pid\":%d,\"depth\":%ld,\"stack_depth\":%zu,\"name\":",
-                ev->tid, ev->pid, pdepth, depth);
-        if (named)
-          strbuf_addf(&json, "\"%s\"", ne);
-        else
-          strbuf_addf(&json, "null");
-        strbuf_addf(&json,
-                ",\"module\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"kind\":\"%s\",\"site\":\"0x%" PRIx64
-                "\"",
-                me, ev->ip, kind_token(kind), site);
-      } else {
-        json.oom = 1;
-      }
-      free(ne);
-      free(me);
-    }
-    if (text.oom || json.oom)
+    const struct asmspy_value v[] = {
+        rv_int(ev->tid),        rv_int(ev->pid),      rv_int(pdepth),
+        rv_int((int64_t)depth), named ? rv_str(name) : rv_null(), rv_str(module),
+        rv_hex(ev->ip),         rv_str(kind_token(kind)), rv_hex(site),
+    };
+    if (text.oom)
       note_oom(st);
     else
-      h->emit(st->s->out, "call", want_json ? json.s : NULL, want_text ? text.s : NULL);
+      rec_emit(h, st->s->out, &tree_records[TREE_REC_CALL], v, want_text ? text.s : NULL);
     free(text.s);
-    free(json.s);
     st->shown++;
     if (st->want > 0 && st->shown >= st->want) done = ASMSPY_CONSUME_DONE;
   }
@@ -369,11 +355,10 @@ static int render_dot(struct tree_state *st) {
     free(b.s);
     return 0;
   }
-  char fields[128];
-  snprintf(fields, sizeof fields, "\"format\":\"dot\",\"nodes\":%zu,\"edges\":%zu", st->ndnodes,
-           st->ndedges);
+  const struct asmspy_value v[] = {rv_str("dot"), rv_int((int64_t)st->ndnodes),
+                                   rv_int((int64_t)st->ndedges)};
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
-  h->emit(st->s->out, "tree", fields, want_text ? b.s : NULL);
+  rec_emit(h, st->s->out, &tree_records[TREE_REC_DOT], v, want_text ? b.s : NULL);
   free(b.s);
   return 0;
 }
@@ -449,8 +434,31 @@ static void tree_close(void *state) {
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema tree_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field call_fields[] = {
+    RF_INT("tid", ANY_INT, 0, "the calling thread"),
+    RF_INT("pid", 1, OPT, "the calling thread's process (a forked child's under --follow)"),
+    RF_INT("depth", 0, 0, "printed depth (re-based at a --focus root)"),
+    RF_INT("stack_depth", 0, OPT, "live frames on the thread's real stack"),
+    RF_STR("name", NUL, "the callee (null: no symbol)"),
+    RF_STR("module", 0, "the callee's module"),
+    RF_HEX("addr", OPT, "the called address"),
+    RF_ENUM("kind", "internal|external|jit|unknown", OPT, "what kind of code the callee is"),
+    RF_HEX("site", OPT, "the call instruction's address"),
+    RF_END,
+};
+static const struct asmspy_field dot_fields[] = {
+    RF_ENUM("format", "dot", 0, "the human text is a Graphviz digraph"),
+    RF_INT("nodes", 0, 0, "node count of the digraph"),
+    RF_INT("edges", 0, 0, "edge count of the digraph"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema tree_records[TREE_REC_N + 1] = {
+    [TREE_REC_CALL] = {"call", "one verified call, printed as it happens", call_fields,
+                       "{*depth:  }-> {?name:{name}|?} [{module}]"},
+    [TREE_REC_DOT] = {"tree", "--dot: the digraph of the calls printed (one, at the end)",
+                      dot_fields, NULL},
+    [TREE_REC_N] = {.type = NULL},
 };
 
 /* Its entry in the TUI's mode menu. */

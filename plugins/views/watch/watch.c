@@ -21,6 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "plugins/common/record_emit.h"
+
+/* Its records (the `watch_records` table at the end of this file). */
+enum { WATCH_REC_WATCHPOINT, WATCH_REC_HIT, WATCH_REC_SUMMARY, WATCH_REC_N };
+static const struct asmspy_record_schema watch_records[WATCH_REC_N + 1];
 
 #define WATCH_DEFAULT_N 10
 /* Its positionals, and the options this mode accepts after them: parsing,
@@ -145,15 +150,13 @@ static int watch_configure(void *state, const struct asmspy_host_api *host,
     s->max = st->want; /* the backend stops at n hits too */
 
   const char *what = st->rw ? "reads and writes" : "writes";
-  char text[512], fields[768], name_e[600];
+  char text[512];
   snprintf(text, sizeof text, "watching %s @ 0x%" PRIx64 " (%u byte%s, %s) in pid %d", st->name,
            addr, len, len == 1 ? "" : "s", what, (int)s->pid);
-  host->json_escape(name_e, sizeof name_e, st->name, strlen(st->name));
-  snprintf(fields, sizeof fields,
-           "\"name\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"len\":%u,\"size\":%" PRIu64
-           ",\"access\":\"%s\",\"pid\":%d",
-           name_e, addr, len, size, st->rw ? "rw" : "write", (int)s->pid);
-  host->emit(s->out, "watchpoint", fields, text);
+  const struct asmspy_value v[] = {rv_str(st->name), rv_hex(addr), rv_int(len),
+                                   rv_int((int64_t)size), rv_str(st->rw ? "rw" : "write"),
+                                   rv_int(s->pid)};
+  rec_emit(host, s->out, &watch_records[WATCH_REC_WATCHPOINT], v, text);
   return 0;
 }
 
@@ -197,29 +200,27 @@ static int render_hit(struct watch_state *st, const struct asmspy_event *ev)
   memset(&sym, 0, sizeof sym);
   ASMSPY_INIT_HEADER(&sym);
   h->symbolize(ev->target, ev->ip, &sym);
-  char sym_e[512] = "", mod_e[256], dis_e[256], name_e[600];
-  if (sym.name)
-    h->json_escape(sym_e, sizeof sym_e, sym.name, strlen(sym.name));
   const char *module = sym.module ? sym.module : "?";
-  h->json_escape(mod_e, sizeof mod_e, module, strlen(module));
-  h->json_escape(dis_e, sizeof dis_e, dis, strlen(dis));
-  h->json_escape(name_e, sizeof name_e, st->name, strlen(st->name));
-  char fields[2048], symfield[560];
-  if (sym.name)
-    snprintf(symfield, sizeof symfield, "\"%s\"", sym_e);
-  else
-    snprintf(symfield, sizeof symfield, "null");
-  snprintf(fields, sizeof fields,
-           "\"hit\":%" PRIu64 ",\"tid\":%d,\"ip\":\"0x%" PRIx64 "\",\"sym\":%s,\"off\":%" PRIu64
-           ",\"module\":\"%s\",\"disasm\":\"%s\",\"name\":\"%s\",\"addr\":\"0x%" PRIx64
-           "\",\"len\":%u,\"access\":\"%s\",\"old\":%" PRId64 ",\"new\":%" PRId64
-           ",\"old_hex\":\"0x%" PRIx64 "\",\"new_hex\":\"0x%" PRIx64 "\",\"slot\":%u"
-           ",\"concurrent\":%s",
-           st->hits, (int)ev->tid, ev->ip, symfield, sym.name ? sym.offset : 0, mod_e, dis_e,
-           name_e, ev->u.watch.addr, len, read ? "read" : "write", oldv, newv,
-           ev->u.watch.old_value, ev->u.watch.new_value, ev->u.watch.slot,
-           concurrent ? "true" : "false");
-  h->emit(st->s->out, "watch", fields, text);
+  const struct asmspy_value v[] = {
+      rv_int((int64_t)st->hits),
+      rv_int(ev->tid),
+      rv_hex(ev->ip),
+      rv_str(sym.name), /* NULL: null */
+      rv_int((int64_t)(sym.name ? sym.offset : 0)),
+      rv_str(module),
+      rv_str(dis),
+      rv_str(st->name),
+      rv_hex(ev->u.watch.addr),
+      rv_int(len),
+      rv_str(read ? "read" : "write"),
+      rv_int(oldv),
+      rv_int(newv),
+      rv_hex(ev->u.watch.old_value),
+      rv_hex(ev->u.watch.new_value),
+      rv_int(ev->u.watch.slot),
+      rv_bool(concurrent),
+  };
+  rec_emit(h, st->s->out, &watch_records[WATCH_REC_HIT], v, text);
   return st->want > 0 && (int64_t)st->hits >= st->want ? ASMSPY_CONSUME_DONE
                                                          : ASMSPY_CONSUME_MORE;
 }
@@ -237,12 +238,11 @@ static int watch_finish(void *state, int end_status)
   struct watch_state *st = state;
   if (end_status < 0)
     return 0; /* the engine reports the failure */
-  char text[384], fields[768], name_e[600];
+  char text[384];
   snprintf(text, sizeof text, "%" PRIu64 " hit%s on %s", st->hits, st->hits == 1 ? "" : "s",
            st->name);
-  st->host->json_escape(name_e, sizeof name_e, st->name, strlen(st->name));
-  snprintf(fields, sizeof fields, "\"name\":\"%s\",\"hits\":%" PRIu64, name_e, st->hits);
-  st->host->emit(st->s->out, "watch_summary", fields, text);
+  const struct asmspy_value v[] = {rv_str(st->name), rv_int((int64_t)st->hits)};
+  rec_emit(st->host, st->s->out, &watch_records[WATCH_REC_SUMMARY], v, text);
   return 0;
 }
 
@@ -252,8 +252,49 @@ static void watch_close(void *state) { free(state); }
 
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
-static const struct asmspy_record_schema watch_records[] = {
-    {NULL, NULL, NULL},
+static const struct asmspy_field watchpoint_fields[] = {
+    RF_STR("name", 0, "the watched datum as given"),
+    RF_HEX("addr", 0, "its address"),
+    RF_INT_IN("len", "1|2|4|8", 0, "the watched width in bytes"),
+    RF_INT("size", 0, OPT, "its symbol's size (0: a raw address)"),
+    RF_ENUM("access", "write|rw|read", 0, "what fires it"),
+    RF_INT("pid", 0, OPT, "the target"),
+    RF_END,
+};
+static const struct asmspy_field watch_hit_fields[] = {
+    RF_INT("hit", 1, OPT, "1-based hit number"),
+    RF_INT("tid", ANY_INT, 0, "the touching thread"),
+    RF_HEX("ip", 0, "the instruction that touched it"),
+    RF_STR("sym", NUL, "its symbol"),
+    RF_INT("off", 0, OPT, "offset from the symbol"),
+    RF_STR("module", OPT, "its module"),
+    RF_STR("disasm", 0, "that instruction"),
+    RF_STR("name", 0, "the watched datum"),
+    RF_HEX("addr", 0, "its address"),
+    RF_INT_IN("len", "1|2|4|8", 0, "the watched width"),
+    RF_ENUM("access", "write|rw|read", 0, "write, or read (a read/write access)"),
+    RF_INT("old", ANY_INT, 0, "value before, signed at the watched width"),
+    RF_INT("new", ANY_INT, 0, "value after, signed at the watched width"),
+    RF_HEX("old_hex", OPT, "the value before, raw hex"),
+    RF_HEX("new_hex", OPT, "the value after, raw hex"),
+    RF_INT("slot", 0, OPT, "hardware slot (DR0-3 / wvr index)"),
+    RF_BOOL("concurrent", OPT,
+            "another armed thread sat in an uncollected trap as the value was read: new may be "
+            "its write"),
+    RF_END,
+};
+static const struct asmspy_field watch_summary_fields[] = {
+    RF_STR("name", 0, "the watched datum"),
+    RF_INT("hits", 0, 0, "hits in total"),
+    RF_END,
+};
+
+static const struct asmspy_record_schema watch_records[WATCH_REC_N + 1] = {
+    [WATCH_REC_WATCHPOINT] = {"watchpoint", "what is watched, once before the hits",
+                              watchpoint_fields, NULL},
+    [WATCH_REC_HIT] = {"watch", "one hit: the toucher, old -> new", watch_hit_fields, NULL},
+    [WATCH_REC_SUMMARY] = {"watch_summary", "hits in total, at the end", watch_summary_fields, NULL},
+    [WATCH_REC_N] = {.type = NULL},
 };
 
 /* Its entry in the TUI's mode menu. */
