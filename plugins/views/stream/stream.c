@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugins/common/record_emit.h"
+#include "plugins/common/task_record.h"
 
 /* Its records (the `stream_records` table at the end of this file). */
 enum { STREAM_REC_INSN, STREAM_REC_TASK, STREAM_REC_N };
@@ -93,17 +94,16 @@ static int stream_insn(struct stream_state *st, const struct asmspy_event *ev) {
 }
 
 static int stream_task(struct stream_state *st, const struct asmspy_event *ev) {
-  static const char *what_name[] = {"?", "clone", "fork", "exec", "exit"};
-  uint32_t w = ev->u.task.what <= ASMSPY_TASK_EXIT ? ev->u.task.what : 0;
+  const char *what = task_record_what(ev);
   char text[160];
-  const struct asmspy_value v[] = {rv_str(what_name[w]), rv_int(ev->tid), rv_int(ev->u.task.child),
+  const struct asmspy_value v[] = {rv_str(what), rv_int(ev->tid), rv_int(ev->u.task.child),
                                    rv_int(ev->u.task.code)};
-  if (w == ASMSPY_TASK_EXIT)
+  if (ev->u.task.what == ASMSPY_TASK_EXIT)
     snprintf(text, sizeof text, "# [%d] exited (%d)", ev->tid, ev->u.task.code);
-  else if (w == ASMSPY_TASK_EXEC)
+  else if (ev->u.task.what == ASMSPY_TASK_EXEC)
     snprintf(text, sizeof text, "# [%d] exec", ev->tid);
   else
-    snprintf(text, sizeof text, "# [%d] %s -> %d", ev->tid, what_name[w], ev->u.task.child);
+    snprintf(text, sizeof text, "# [%d] %s -> %d", ev->tid, what, ev->u.task.child);
   rec_emit(st->host, st->s->out, &stream_records[STREAM_REC_TASK], v, text);
   return ASMSPY_CONSUME_MORE;
 }
@@ -139,18 +139,11 @@ static const struct asmspy_field insn_fields[] = {
     RF_STR("disasm", INSN_TEXT, "Intel-syntax disassembly"),
     RF_END,
 };
-static const struct asmspy_field task_fields[] = {
-    RF_ENUM("what", "clone|fork|exec|exit", 0, "what happened to the task"),
-    RF_INT("tid", ANY_INT, 0, "the thread it happened to"),
-    RF_INT("child", ANY_INT, OPT, "the new tid / pid (clone, fork)"),
-    RF_INT("code", ANY_INT, OPT, "exit status, or -signal"),
-    RF_END,
-};
 
 static const struct asmspy_record_schema stream_records[STREAM_REC_N + 1] = {
     [STREAM_REC_INSN] = {"insn", "one executed instruction", insn_fields,
                          "{-20:{?sym:{sym}+0x{off:x}|{ip}}} {-24:[{module}]} {disasm}"},
-    [STREAM_REC_TASK] = {"task", "a task was cloned, forked, exec'd or exited", task_fields, NULL},
+    [STREAM_REC_TASK] = {"task", TASK_RECORD_MEANING, task_record_fields, NULL},
     [STREAM_REC_N] = {.type = NULL},
 };
 

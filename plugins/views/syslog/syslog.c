@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugins/common/record_emit.h"
+#include "plugins/common/task_record.h"
 
 /* Its records (the `syslog_records` table at the end of this file). */
 enum { SYSLOG_REC_SYSCALL, SYSLOG_REC_TASK, SYSLOG_REC_SIGNAL, SYSLOG_REC_N };
@@ -195,10 +196,8 @@ static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
     rec_emit(h, st->s->out, &syslog_records[SYSLOG_REC_TASK], v, text);
     thread_drop(st, ev->tid);
   } else {
-    static const char *what_name[] = {"?", "clone", "fork", "exec", "exit"};
-    uint32_t w = ev->u.task.what <= ASMSPY_TASK_EXIT ? ev->u.task.what : 0;
-    const struct asmspy_value v[] = {rv_str(what_name[w]), rv_int(ev->tid), rv_int(ev->u.task.child),
-                                     rv_absent()};
+    const struct asmspy_value v[] = {rv_str(task_record_what(ev)), rv_int(ev->tid),
+                                     rv_int(ev->u.task.child), rv_absent()};
     /* strace shows these through the syscalls: no text */
     rec_emit(h, st->s->out, &syslog_records[SYSLOG_REC_TASK], v, NULL);
   }
@@ -283,13 +282,6 @@ static const struct asmspy_field syscall_fields[] = {
              "strings that crossed the kernel boundary (paths, up to 200 bytes of buffers)"),
     RF_END,
 };
-static const struct asmspy_field task_fields[] = {
-    RF_ENUM("what", "clone|fork|exec|exit", 0, "what happened to the task"),
-    RF_INT("tid", ANY_INT, 0, "the thread it happened to"),
-    RF_INT("child", ANY_INT, OPT, "the new tid / pid (clone, fork)"),
-    RF_INT("code", ANY_INT, OPT, "exit status, or -signal"),
-    RF_END,
-};
 static const struct asmspy_field signal_fields[] = {
     RF_INT("tid", ANY_INT, 0, "the receiving thread"),
     RF_INT("signo", 1, 0, "the signal number"),
@@ -301,7 +293,7 @@ static const struct asmspy_field signal_fields[] = {
 static const struct asmspy_record_schema syslog_records[SYSLOG_REC_N + 1] = {
     [SYSLOG_REC_SYSCALL] = {"syscall", "one completed (or unfinished) syscall", syscall_fields,
                             "{text}"},
-    [SYSLOG_REC_TASK] = {"task", "a task was cloned, forked, exec'd or exited", task_fields, NULL},
+    [SYSLOG_REC_TASK] = {"task", TASK_RECORD_MEANING, task_record_fields, NULL},
     [SYSLOG_REC_SIGNAL] = {"signal", "a signal delivered to the target", signal_fields, NULL},
     [SYSLOG_REC_N] = {.type = NULL},
 };
