@@ -13,8 +13,6 @@
 #include "host/host.h"
 #include "cli/procinfo.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -108,33 +106,22 @@ static int parse_sort(const struct asmspy_optval *ov, enum list_sort *sort) {
 }
 
 /* One row per live process in /proc, with its attach verdict. Returns the
- * rows (NULL when none) and their count, or -1 when /proc is unreadable. */
+ * rows (NULL when none) and their count, or -errno when /proc is unreadable. */
 static long collect_rows(struct row **out) {
-  DIR *d = opendir("/proc");
-  if (!d) return -1;
-  struct row *rows = NULL;
-  size_t n = 0, cap = 0;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    if (!isdigit((unsigned char)de->d_name[0])) continue;
-    char *end;
-    long pid = strtol(de->d_name, &end, 10);
-    if (*end || pid <= 0) continue;
-    if (n == cap) {
-      size_t nc = cap ? cap * 2 : 256;
-      struct row *nr = realloc(rows, nc * sizeof *nr);
-      if (!nr) break;
-      rows = nr;
-      cap = nc;
-    }
+  pid_t *pids;
+  long np = procinfo_list_pids(&pids);
+  *out = NULL;
+  if (np < 0) return np;
+  struct row *rows = np ? calloc((size_t)np, sizeof *rows) : NULL;
+  size_t n = 0;
+  for (long i = 0; rows && i < np; i++) {
     struct row *r = &rows[n];
-    memset(r, 0, sizeof *r);
-    if (procinfo_brief_read((pid_t)pid, &r->b) != 0) continue; /* exited meanwhile */
+    if (procinfo_brief_read(pids[i], &r->b) != 0) continue; /* exited meanwhile */
     procinfo_attach_assess(&r->b, &r->a);
     r->str = STR_UNSCANNED;
     n++;
   }
-  closedir(d);
+  free(pids);
   *out = rows;
   return (long)n;
 }
@@ -249,7 +236,7 @@ int cli_cmd_list(int argc, char **argv) {
   struct row *rows = NULL;
   long got = collect_rows(&rows);
   if (got < 0) {
-    fprintf(stderr, "asmspy: cannot read /proc: %s\n", strerror(errno));
+    fprintf(stderr, "asmspy: cannot read /proc: %s\n", strerror((int)-got));
     return CLI_EXIT_FAIL;
   }
   size_t n = (size_t)got;

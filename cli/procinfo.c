@@ -183,6 +183,32 @@ static int parse_stat(const char *path, char *comm, size_t comm_cap, char *state
   return 0;
 }
 
+long procinfo_list_pids(pid_t **out) {
+  *out = NULL;
+  DIR *d = opendir("/proc");
+  if (!d) return -errno;
+  pid_t *pids = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (!isdigit((unsigned char)de->d_name[0])) continue;
+    char *end;
+    long pid = strtol(de->d_name, &end, 10);
+    if (*end || pid <= 0 || pid > INT32_MAX) continue;
+    if (n == cap) {
+      size_t nc = cap ? cap * 2 : 256;
+      pid_t *np = realloc(pids, nc * sizeof *np);
+      if (!np) break; /* out of memory: the pids read so far */
+      pids = np;
+      cap = nc;
+    }
+    pids[n++] = (pid_t)pid;
+  }
+  closedir(d);
+  *out = pids;
+  return (long)n;
+}
+
 int procinfo_brief_read(pid_t pid, struct procinfo_brief *b) {
   memset(b, 0, sizeof *b);
   b->pid = pid;

@@ -69,6 +69,10 @@ struct procinfo_brief {
   int elf_class; /* 32 or 64 from /proc/<pid>/exe; 0 unknown/unreadable */
 };
 
+/* Every pid /proc lists now, in directory order, into a malloc'd array
+ * (*out; NULL when none). Returns the count, or -errno when /proc is
+ * unreadable. --list and the TUI's process list both start from it. */
+long procinfo_list_pids(pid_t **out);
 /* Fill b for pid. 0, or ESRCH (gone) / another errno. */
 int procinfo_brief_read(pid_t pid, struct procinfo_brief *b);
 /* Judge whether asmspy (this process's credentials) could ptrace it. */

@@ -2,8 +2,6 @@
 #define _GNU_SOURCE
 #include "tui/proc_list.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -44,37 +42,25 @@ static void read_cmdline(struct tui_proc *p) {
 }
 
 int tui_proclist_scan(struct tui_proclist *l) {
-  DIR *d = opendir("/proc");
-  if (!d) return -errno;
+  pid_t *pids;
+  long np = procinfo_list_pids(&pids);
+  if (np < 0) return (int)np;
   free(l->v);
-  l->v = NULL;
+  l->v = np ? calloc((size_t)np, sizeof *l->v) : NULL;
   l->n = 0;
   l->window_ms = 0;
   l->hz = sysconf(_SC_CLK_TCK);
   if (l->hz <= 0) l->hz = 100;
-  size_t cap = 0;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    if (!isdigit((unsigned char)de->d_name[0])) continue;
-    char *end;
-    long pid = strtol(de->d_name, &end, 10);
-    if (*end || pid <= 0) continue;
-    if (l->n == cap) {
-      size_t nc = cap ? cap * 2 : 256;
-      struct tui_proc *nv = realloc(l->v, nc * sizeof *nv);
-      if (!nv) break;
-      l->v = nv;
-      cap = nc;
-    }
+  for (long i = 0; l->v && i < np; i++) {
     struct tui_proc *p = &l->v[l->n];
     memset(p, 0, sizeof *p);
-    if (procinfo_brief_read((pid_t)pid, &p->b) != 0) continue; /* exited meanwhile */
+    if (procinfo_brief_read(pids[i], &p->b) != 0) continue; /* exited meanwhile */
     procinfo_attach_assess(&p->b, &p->a);
     read_cmdline(p);
     p->str = TUI_STR_UNSCANNED;
     l->n++;
   }
-  closedir(d);
+  free(pids);
   return 0;
 }
 
