@@ -20,10 +20,13 @@ static struct {
   const struct asmspy_record_schema **schemas; /* every view's, NULL-terminated */
   const char **modes;                          /* the mode of each */
   size_t n;
+  /* the registry stays open for the life of the process (the schemas are
+   * its plugins' static data); held here, reachable, not leaked */
+  struct asmspy_engine *engine;
 } cat = {.once = PTHREAD_ONCE_INIT};
 
 static void load_views(void) {
-  struct asmspy_engine *e = asmspy_engine_open(ASMSPY_ENGINE_NO_PROBE);
+  struct asmspy_engine *e = cat.engine = asmspy_engine_open(ASMSPY_ENGINE_NO_PROBE);
   if (!e) return;
   size_t cap = 0;
   for (size_t i = 0; i < asmspy_plugin_count(e); i++) {
@@ -47,7 +50,6 @@ static void load_views(void) {
       cat.modes[cat.n] = NULL;
     }
   }
-  /* e stays open: the schemas are the plugins' static data */
 }
 
 const struct asmspy_record_schema *const *record_view_schemas(const char *const **modes, size_t *n) {
