@@ -56,7 +56,7 @@ static const struct asmspy_option dataflow_options[] = {
                      "instead of a region: sample first, then capture the hottest function"},
     [DF_OPT_MODULE] = {"module", "<m>", "--auto: only functions in modules whose name contains <m>"},
     [DF_OPT_SAMPLER] = {"sampler", "<rung>",
-                        "--auto: the sampler (ibs, lbr, sw or ptrace; default: the first usable)"},
+                        "--auto: ibs, lbr, sw, ptrace or event:<name> (default: the first usable)"},
     [DF_OPT_WINDOW] = {"window", "<ms>", "--auto: how long to sample (1..60000, default 400)"},
     {NULL, NULL, NULL},
 };

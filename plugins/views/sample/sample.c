@@ -50,7 +50,7 @@ static const struct asmspy_option sample_options[] = {
     /* the engine picks the backend by it (a rung name, not a fixed list:
      * the sampler backends name their rungs) */
     [OPT_SAMPLER] = {"sampler", "<rung>",
-                     "the sampler: ibs (default), lbr, sw or ptrace (see --backends)"},
+                     "the sampler: ibs (default), lbr, sw, ptrace or event:<perf event>"},
     [OPT_TOP] = {"top", "<n>", "rows in the table (default 40; 0 = all)"},
     {NULL, NULL, NULL},
 };
