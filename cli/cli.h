@@ -75,6 +75,7 @@ const struct cli_command *cli_find_command(const char *name);
 extern const struct asmspy_option cli_info_options[];
 extern const struct asmspy_option cli_list_options[];
 extern const struct asmspy_option cli_replay_options[];
+extern const struct asmspy_option cli_export_options[];
 int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv);
 /* The CLI exit status for an asmspy_run() result (0 answered, 1 failed, 2 usage). */
 int cli_exit_code_for(int rc);
@@ -99,5 +100,7 @@ int cli_cmd_list(int argc, char **argv);
 /* serve.c / replay.c: asmspy as a capture host, and recordings rendered back. */
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_replay(int argc, char **argv);
+/* export.c: a recording's calls as Perfetto JSON, folded stacks or DOT. */
+int cli_cmd_export(int argc, char **argv);
 
 #endif

@@ -198,6 +198,10 @@ const struct cli_command cli_commands[] = {
      "capture host: NDJSON commands in, recordings out (stdin/stdout, or a unix socket)", 1, 0},
     {"replay", cli_cmd_replay, "<f.asmtrace|->", cli_replay_options,
      "render a recording (or a --serve transcript's session) back to the live text", 0, 0},
+    {"export", cli_cmd_export, "=<perfetto|folded|dot> <f.asmtrace|->", cli_export_options,
+     "convert a recording's calls (call tree, instruction stream or call graph) to Perfetto "
+     "trace-event JSON, folded stacks or a Graphviz digraph",
+     1, 0},
     {"help", cli_cmd_help, "[<mode|command>]", NULL, "this text, or one mode's options", 0, 0},
     {"version", cmd_version, "", NULL, "version and plugin ABI", 0, 0},
     {"man", cli_cmd_man, "", NULL, "the asmspy(1) manual page in roff", 0, 1},

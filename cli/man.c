@@ -47,8 +47,9 @@ static void entry(FILE *f, const char *name, const char *positionals, const char
   roff(f, name);
   fputs("\\fR", f);
   if (positionals && *positionals) {
-    /* "--serve[=<socket>]": a value glued to the name stays glued */
-    fputs(positionals[0] == '[' && positionals[1] == '=' ? "\\fI" : " \\fI", f);
+    /* "--serve[=<socket>]", "--export=<format>": a value glued to the name stays glued */
+    int glued = positionals[0] == '=' || (positionals[0] == '[' && positionals[1] == '=');
+    fputs(glued ? "\\fI" : " \\fI", f);
     roff(f, positionals);
     fputs("\\fR", f);
   }

@@ -1,0 +1,705 @@
+/* asmspy --export=perfetto|folded|dot <f.asmtrace|-> [--output=<file>]
+ *
+ * A recording that holds calls, converted for the usual timeline and
+ * call-graph tools:
+ *   perfetto  Chrome / Perfetto trace-event JSON ({"traceEvents":[...]},
+ *             "B"/"E" pairs balanced and nested per thread), for
+ *             ui.perfetto.dev and chrome://tracing;
+ *   folded    folded stacks, "main;work;helper 42" per line, for
+ *             flamegraph.pl and speedscope;
+ *   dot       a Graphviz digraph, caller -> callee labelled with counts.
+ *
+ * The CLI knows no view by name (tests/abi/test_no_plugin_names.py): the
+ * records are recognized by their declared schema (record_schema_find):
+ *   - a call record: top-level INT "depth" and "tid" and STR "name" — one
+ *     call each, nesting derived from depth order per thread (a record at
+ *     depth d ends every open frame at depth >= d);
+ *   - an executed instruction: a top-level member marked
+ *     ASMSPY_FIELDF_INSN_ADDR, one marked ASMSPY_FIELDF_INSN_TEXT (whose
+ *     mnemonic says call / ret) and INT "tid": a call pushes the function of
+ *     that thread's next instruction ("sym"), a ret pops;
+ *   - a call-graph record: ARRAYs "nodes" (with "addr") and "edges" (with
+ *     "caller" / "callee" / "count"): counts only, no order — dot, and
+ *     folded one level deep; the last such record is used.
+ *
+ * Time: the records carry no per-event clock (only the header's start and
+ * the footer's end instant), so the time base is the record's seq (one unit
+ * = one recorded event, written as 1 µs in the trace-event "ts"); the output
+ * says so (perfetto's "otherData", a '#' note on stderr for folded and a
+ * comment in the DOT). Folded weights are call counts.
+ *
+ * Input is data from elsewhere: every name is sanitized (ctl_escape.h) when
+ * first seen, so no control byte or broken UTF-8 reaches the output, and
+ * the output is written only once the whole recording read well. Exit 0
+ * done (a truncated recording exports what was read, with a warning), 1 the
+ * input is unusable (cannot be read, invalid, holds no calls), 2 usage. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+#include "common/ctl_escape.h"
+#include "common/strbuf.h"
+#include "host/json.h"
+#include "host/recording.h"
+#include "host/record_schema.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NAME_MAX_BYTES 512        /* a sanitized name is cut to this */
+#define FOLD_MAX_DEPTH 1024       /* deeper frames are not given their own folded path */
+#define MAX_THREADS (1u << 20)    /* distinct tids a recording may name */
+#define MAX_FRAMES (1u << 24)     /* open frames over all threads */
+
+enum fmt { FMT_PERFETTO, FMT_FOLDED, FMT_DOT };
+enum kind { K_NONE = 0, K_CALL, K_INSN, K_GRAPH, K_OTHER };
+
+/* ---- a u64 -> u32 hash map (tids, trie children, edges, graph nodes) ---- */
+struct map {
+  uint64_t *keys;
+  uint32_t *vals; /* UINT32_MAX: empty */
+  size_t n, cap;
+};
+static uint64_t mix(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  return k ^ (k >> 33);
+}
+static int map_grow(struct map *m) {
+  size_t nc = m->cap ? m->cap * 2 : 64;
+  uint64_t *k = calloc(nc, sizeof *k);
+  uint32_t *v = malloc(nc * sizeof *v);
+  if (!k || !v) {
+    free(k);
+    free(v);
+    return -1;
+  }
+  memset(v, 0xff, nc * sizeof *v);
+  for (size_t i = 0; i < m->cap; i++) {
+    if (m->vals[i] == UINT32_MAX) continue;
+    size_t j = mix(m->keys[i]) & (nc - 1);
+    while (v[j] != UINT32_MAX) j = (j + 1) & (nc - 1);
+    k[j] = m->keys[i];
+    v[j] = m->vals[i];
+  }
+  free(m->keys);
+  free(m->vals);
+  m->keys = k;
+  m->vals = v;
+  m->cap = nc;
+  return 0;
+}
+/* The value for key, or UINT32_MAX. */
+static uint32_t map_get(const struct map *m, uint64_t key) {
+  if (!m->cap) return UINT32_MAX;
+  for (size_t j = mix(key) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1))
+    if (m->keys[j] == key) return m->vals[j];
+  return UINT32_MAX;
+}
+static int map_put(struct map *m, uint64_t key, uint32_t val) {
+  if ((m->n + 1) * 2 > m->cap && map_grow(m)) return -1;
+  size_t j = mix(key) & (m->cap - 1);
+  while (m->vals[j] != UINT32_MAX && m->keys[j] != key) j = (j + 1) & (m->cap - 1);
+  if (m->vals[j] == UINT32_MAX) m->n++;
+  m->keys[j] = key;
+  m->vals[j] = val;
+  return 0;
+}
+static void map_free(struct map *m) {
+  free(m->keys);
+  free(m->vals);
+}
+
+/* ---- interned, sanitized names ---- */
+struct names {
+  char **s;
+  size_t n, cap;
+  struct map by_hash; /* FNV hash -> first id with it; collisions chain through next */
+  uint32_t *next;
+};
+static uint64_t fnv(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+/* The id of name (sanitized, cut to NAME_MAX_BYTES), or UINT32_MAX when memory is short. */
+static uint32_t intern(struct names *t, const char *raw, size_t len) {
+  char buf[NAME_MAX_BYTES];
+  ctl_text_sanitize(buf, sizeof buf, raw, len, 0);
+  if (!buf[0]) snprintf(buf, sizeof buf, "?");
+  uint64_t h = fnv(buf);
+  for (uint32_t id = map_get(&t->by_hash, h); id != UINT32_MAX; id = t->next[id])
+    if (!strcmp(t->s[id], buf)) return id;
+  if (t->n == t->cap) {
+    size_t nc = t->cap ? t->cap * 2 : 256;
+    char **ns = realloc(t->s, nc * sizeof *ns);
+    if (!ns) return UINT32_MAX;
+    t->s = ns;
+    uint32_t *nx = realloc(t->next, nc * sizeof *nx);
+    if (!nx) return UINT32_MAX;
+    t->next = nx;
+    t->cap = nc;
+  }
+  char *copy = strdup(buf);
+  if (!copy) return UINT32_MAX;
+  uint32_t id = (uint32_t)t->n;
+  t->s[id] = copy;
+  t->next[id] = map_get(&t->by_hash, h);
+  if (map_put(&t->by_hash, h, id)) {
+    free(copy);
+    return UINT32_MAX;
+  }
+  t->n++;
+  return id;
+}
+
+/* ---- the state of one export ---- */
+struct frame {
+  uint32_t name, node;
+  int64_t depth;
+};
+struct thread {
+  int64_t tid, pid;
+  struct frame *stk;
+  size_t n, cap;
+  int pending_call; /* the last instruction was a call: the next one names the callee */
+};
+struct node { /* the folded trie: one per distinct stack */
+  uint32_t parent, name, depth;
+  uint64_t count;
+};
+struct edge {
+  uint32_t caller, callee;
+  uint64_t count;
+};
+struct ex {
+  enum fmt fmt;
+  enum kind kind;
+  struct names names;
+  struct thread *thr;
+  size_t nthr, capthr;
+  struct map tid_map;
+  size_t frames; /* open frames, all threads */
+  struct node *nodes;
+  size_t nnodes, capnodes;
+  struct map child; /* (parent << 32 | name) -> node */
+  struct edge *edges;
+  size_t nedges, capedges;
+  struct map edge_map;
+  uint64_t *calls_of; /* per name id: calls into it (dot's node labels) */
+  size_t capcalls;
+  uint64_t calls, deep, last_seq, events;
+  int64_t header_pid;
+  FILE *out;    /* perfetto: the events, written as they come */
+  int first_ev; /* perfetto: no event written yet */
+  int oom;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 0;
+  size_t nc = *cap ? *cap : 16;
+  while (nc < need) nc *= 2;
+  void *np = realloc(*p, nc * elem);
+  if (!np) return -1;
+  memset((char *)np + *cap * elem, 0, (nc - *cap) * elem);
+  *p = np;
+  *cap = nc;
+  return 0;
+}
+
+static struct thread *thread_of(struct ex *x, int64_t tid, int64_t pid) {
+  uint32_t i = map_get(&x->tid_map, (uint64_t)tid);
+  if (i != UINT32_MAX) return &x->thr[i];
+  if (x->nthr >= MAX_THREADS || grow((void **)&x->thr, &x->capthr, x->nthr + 1, sizeof *x->thr) ||
+      map_put(&x->tid_map, (uint64_t)tid, (uint32_t)x->nthr))
+    return NULL;
+  struct thread *t = &x->thr[x->nthr++];
+  memset(t, 0, sizeof *t);
+  t->tid = tid;
+  t->pid = pid;
+  return t;
+}
+
+static void perfetto_event(struct ex *x, const char *ph, uint64_t ts, const struct thread *t,
+                           uint32_t name) {
+  struct strbuf b = {0};
+  strbuf_addf(&b, "%s\n{\"ph\":\"%s\",\"ts\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+              ",\"name\":",
+              x->first_ev ? "" : ",", ph, ts, t->pid, t->tid);
+  strbuf_json_str(&b, x->names.s[name]);
+  strbuf_addf(&b, "}");
+  if (b.oom) x->oom = 1;
+  else fwrite(b.s, 1, b.len, x->out);
+  free(b.s);
+  x->first_ev = 0;
+}
+
+static void pop(struct ex *x, struct thread *t, uint64_t ts) {
+  struct frame *f = &t->stk[--t->n];
+  x->frames--;
+  if (x->fmt == FMT_PERFETTO) perfetto_event(x, "E", ts, t, f->name);
+}
+
+static uint32_t trie_child(struct ex *x, uint32_t parent, uint32_t name) {
+  uint64_t key = (uint64_t)parent << 32 | name;
+  uint32_t id = map_get(&x->child, key);
+  if (id != UINT32_MAX) return id;
+  if (grow((void **)&x->nodes, &x->capnodes, x->nnodes + 1, sizeof *x->nodes) ||
+      map_put(&x->child, key, (uint32_t)x->nnodes)) {
+    x->oom = 1;
+    return parent;
+  }
+  struct node *nd = &x->nodes[x->nnodes];
+  nd->parent = parent;
+  nd->name = name;
+  nd->depth = x->nodes[parent].depth + 1;
+  nd->count = 0;
+  return (uint32_t)x->nnodes++;
+}
+
+static void count_edge(struct ex *x, uint32_t caller, uint32_t callee, uint64_t n) {
+  uint64_t key = (uint64_t)caller << 32 | callee;
+  uint32_t id = map_get(&x->edge_map, key);
+  if (id == UINT32_MAX) {
+    if (grow((void **)&x->edges, &x->capedges, x->nedges + 1, sizeof *x->edges) ||
+        map_put(&x->edge_map, key, (uint32_t)x->nedges)) {
+      x->oom = 1;
+      return;
+    }
+    id = (uint32_t)x->nedges++;
+    x->edges[id] = (struct edge){caller, callee, 0};
+  }
+  x->edges[id].count += n;
+}
+
+/* A frame named `name` opens on t at ts; `call` = it is a call (counted),
+ * not the function a thread was first seen in. */
+static void push(struct ex *x, struct thread *t, uint32_t name, int64_t depth, uint64_t ts,
+                 int call) {
+  if (x->frames >= MAX_FRAMES || grow((void **)&t->stk, &t->cap, t->n + 1, sizeof *t->stk)) {
+    x->oom = 1;
+    return;
+  }
+  uint32_t parent = t->n ? t->stk[t->n - 1].node : 0;
+  uint32_t node = parent;
+  if (x->nodes[parent].depth < FOLD_MAX_DEPTH) node = trie_child(x, parent, name);
+  else if (call) x->deep++;
+  if (call) {
+    x->calls++;
+    if (node != parent) x->nodes[node].count++;
+    if (!grow((void **)&x->calls_of, &x->capcalls, name + 1, sizeof *x->calls_of))
+      x->calls_of[name]++;
+    if (t->n) count_edge(x, t->stk[t->n - 1].name, name, 1);
+  }
+  t->stk[t->n++] = (struct frame){name, node, depth};
+  x->frames++;
+  if (x->fmt == FMT_PERFETTO) perfetto_event(x, "B", ts, t, name);
+}
+
+/* ---- recognizing records by their schema ---- */
+static const struct asmspy_field *field(const struct asmspy_field *fs, const char *name,
+                                        uint32_t type) {
+  for (const struct asmspy_field *f = fs; f && f->name; f++)
+    if (!strcmp(f->name, name) && f->type == type) return f;
+  return NULL;
+}
+static const struct asmspy_field *flagged(const struct asmspy_field *fs, uint32_t flag) {
+  for (const struct asmspy_field *f = fs; f && f->name; f++)
+    if (f->flags & flag) return f;
+  return NULL;
+}
+static enum kind classify(const struct asmspy_record_schema *s) {
+  if (!s) return K_OTHER;
+  const struct asmspy_field *fs = s->fields;
+  if (field(fs, "depth", ASMSPY_FIELD_INT) && field(fs, "tid", ASMSPY_FIELD_INT) &&
+      field(fs, "name", ASMSPY_FIELD_STR))
+    return K_CALL;
+  if (flagged(fs, ASMSPY_FIELDF_INSN_ADDR) && flagged(fs, ASMSPY_FIELDF_INSN_TEXT) &&
+      field(fs, "tid", ASMSPY_FIELD_INT))
+    return K_INSN;
+  const struct asmspy_field *nodes = field(fs, "nodes", ASMSPY_FIELD_ARRAY);
+  const struct asmspy_field *edges = field(fs, "edges", ASMSPY_FIELD_ARRAY);
+  if (nodes && edges && field(nodes->fields, "addr", ASMSPY_FIELD_HEX) &&
+      field(edges->fields, "caller", ASMSPY_FIELD_HEX) &&
+      field(edges->fields, "callee", ASMSPY_FIELD_HEX))
+    return K_GRAPH;
+  return K_OTHER;
+}
+
+/* The event types seen, with their kind (a recording has a handful). */
+struct type_cache {
+  char name[RECORDING_TYPE_NAME_MAX];
+  enum kind kind;
+};
+static enum kind kind_of(struct type_cache *tc, size_t *n, const char *type) {
+  for (size_t i = 0; i < *n; i++)
+    if (!strcmp(tc[i].name, type)) return tc[i].kind;
+  enum kind k = classify(record_schema_find(type));
+  if (*n < RECORDING_MAX_TYPES && strlen(type) < RECORDING_TYPE_NAME_MAX) {
+    snprintf(tc[*n].name, sizeof tc[*n].name, "%s", type);
+    tc[(*n)++].kind = k;
+  }
+  return k;
+}
+
+/* The mnemonic of a disassembly, prefixes skipped: 1 call, -1 ret, 0 other. */
+static int call_or_ret(const char *dis) {
+  static const char *const prefixes[] = {"bnd", "notrack", "rep", "repz", "repe", "repnz",
+                                         "repne", "lock", "data16", "addr32", NULL};
+  const char *p = dis;
+  for (;;) {
+    while (*p == ' ' || *p == '\t') p++;
+    size_t n = strcspn(p, " \t");
+    int pre = 0;
+    for (int i = 0; prefixes[i]; i++)
+      if (strlen(prefixes[i]) == n && !strncmp(p, prefixes[i], n)) pre = 1;
+    if (!pre) {
+      if (n >= 4 && !strncmp(p, "call", 4)) return 1;
+      if ((n == 2 && !strncmp(p, "bl", 2)) || (n == 3 && !strncmp(p, "blr", 3))) return 1;
+      if (n >= 3 && !strncmp(p, "ret", 3)) return -1;
+      return 0;
+    }
+    p += n;
+  }
+}
+
+static int64_t int_or(const struct json_value *ev, const char *key, int64_t dflt) {
+  int64_t v;
+  return json_get_int(ev, key, &v) ? v : dflt;
+}
+
+static void on_call(struct ex *x, const struct json_value *ev, uint64_t seq) {
+  int64_t tid = int_or(ev, "tid", 0), depth = int_or(ev, "depth", 0);
+  struct thread *t = thread_of(x, tid, int_or(ev, "pid", x->header_pid));
+  if (!t) {
+    x->oom = 1;
+    return;
+  }
+  const struct json_value *nv = json_get(ev, "name");
+  const char *addr = json_get_str(ev, "addr");
+  uint32_t name = nv && nv->type == JSON_STRING ? intern(&x->names, nv->u.str.s, nv->u.str.len)
+                  : addr ? intern(&x->names, addr, strlen(addr))
+                         : intern(&x->names, "?", 1);
+  if (name == UINT32_MAX) {
+    x->oom = 1;
+    return;
+  }
+  while (t->n && t->stk[t->n - 1].depth >= depth) pop(x, t, seq);
+  push(x, t, name, depth, seq, 1);
+}
+
+static void on_insn(struct ex *x, const struct json_value *ev, uint64_t seq,
+                    const struct asmspy_record_schema *s) {
+  int64_t tid = int_or(ev, "tid", 0);
+  struct thread *t = thread_of(x, tid, int_or(ev, "pid", x->header_pid));
+  if (!t) {
+    x->oom = 1;
+    return;
+  }
+  const struct json_value *sv = json_get(ev, "sym");
+  const char *ip = json_get_str(ev, flagged(s->fields, ASMSPY_FIELDF_INSN_ADDR)->name);
+  const char *dis = json_get_str(ev, flagged(s->fields, ASMSPY_FIELDF_INSN_TEXT)->name);
+  uint32_t name = sv && sv->type == JSON_STRING ? intern(&x->names, sv->u.str.s, sv->u.str.len)
+                  : ip ? intern(&x->names, ip, strlen(ip))
+                       : intern(&x->names, "?", 1);
+  if (name == UINT32_MAX) {
+    x->oom = 1;
+    return;
+  }
+  if (t->pending_call) push(x, t, name, (int64_t)t->n, seq, 1);
+  else if (!t->n) push(x, t, name, 0, seq, 0); /* where the thread was first seen */
+  t->pending_call = 0;
+  switch (dis ? call_or_ret(dis) : 0) {
+    case 1:
+      t->pending_call = 1;
+      break;
+    case -1:
+      if (t->n) pop(x, t, seq + 1); /* the ret ran in the callee: it ends after it */
+      break;
+  }
+}
+
+/* A call-graph record: its edges, counted at once (the reader owns the
+ * JSON); a later record replaces an earlier one. */
+static void on_graph(struct ex *x, const struct json_value *ev) {
+  /* a later record replaces an earlier one (per TUI frame, then the end) */
+  x->nedges = 0;
+  map_free(&x->edge_map);
+  memset(&x->edge_map, 0, sizeof x->edge_map);
+  for (size_t i = 0; i < x->capcalls; i++) x->calls_of[i] = 0;
+  x->calls = 0;
+  struct map addr_name = {0}; /* (pid, addr) hash -> name id */
+  const struct json_value *nodes = json_get(ev, "nodes"), *edges = json_get(ev, "edges");
+  for (size_t i = 0; i < json_array_len(nodes); i++) {
+    const struct json_value *n = json_array_at(nodes, i);
+    const char *addr = json_get_str(n, "addr");
+    if (!addr) continue;
+    const struct json_value *nv = json_get(n, "name");
+    uint32_t name = nv && nv->type == JSON_STRING ? intern(&x->names, nv->u.str.s, nv->u.str.len)
+                                                  : intern(&x->names, addr, strlen(addr));
+    if (name == UINT32_MAX || map_put(&addr_name, fnv(addr) ^ mix((uint64_t)int_or(n, "pid", 0)), name)) {
+      x->oom = 1;
+      break;
+    }
+    if (!grow((void **)&x->calls_of, &x->capcalls, name + 1, sizeof *x->calls_of))
+      x->calls_of[name] += (uint64_t)(int_or(n, "inv", 0) > 0 ? int_or(n, "inv", 0) : 0);
+  }
+  for (size_t i = 0; !x->oom && i < json_array_len(edges); i++) {
+    const struct json_value *e = json_array_at(edges, i);
+    const char *ca = json_get_str(e, "caller"), *ce = json_get_str(e, "callee");
+    int64_t pid = int_or(e, "pid", 0), count = int_or(e, "count", 1);
+    if (!ca || !ce || count <= 0) continue;
+    uint32_t a = map_get(&addr_name, fnv(ca) ^ mix((uint64_t)pid));
+    uint32_t b = map_get(&addr_name, fnv(ce) ^ mix((uint64_t)pid));
+    if (a == UINT32_MAX) a = intern(&x->names, ca, strlen(ca));
+    if (b == UINT32_MAX) b = intern(&x->names, ce, strlen(ce));
+    if (a == UINT32_MAX || b == UINT32_MAX) {
+      x->oom = 1;
+      break;
+    }
+    count_edge(x, a, b, (uint64_t)count);
+    x->calls += (uint64_t)count;
+  }
+  map_free(&addr_name);
+}
+
+/* ---- writing ---- */
+/* A name for folded stacks: no ' ' (the weight's separator) and no ';'. */
+static void put_folded_name(FILE *f, const char *s) {
+  for (; *s; s++) fputc(*s == ' ' ? '_' : *s == ';' ? ':' : *s, f);
+}
+
+static void write_folded(struct ex *x, FILE *f) {
+  uint32_t *path = malloc((FOLD_MAX_DEPTH + 2) * sizeof *path);
+  if (!path) {
+    x->oom = 1;
+    return;
+  }
+  if (x->kind == K_GRAPH) {
+    for (size_t i = 0; i < x->nedges; i++) {
+      put_folded_name(f, x->names.s[x->edges[i].caller]);
+      fputc(';', f);
+      put_folded_name(f, x->names.s[x->edges[i].callee]);
+      fprintf(f, " %" PRIu64 "\n", x->edges[i].count);
+    }
+  }
+  for (size_t i = 1; x->kind != K_GRAPH && i < x->nnodes; i++) {
+    if (!x->nodes[i].count) continue;
+    size_t n = 0;
+    for (uint32_t k = (uint32_t)i; k && n < FOLD_MAX_DEPTH + 1; k = x->nodes[k].parent)
+      path[n++] = x->nodes[k].name;
+    while (n--) {
+      put_folded_name(f, x->names.s[path[n]]);
+      if (n) fputc(';', f);
+    }
+    fprintf(f, " %" PRIu64 "\n", x->nodes[i].count);
+  }
+  free(path);
+}
+
+static void write_dot(struct ex *x, FILE *f, const char *path) {
+  char b[256];
+  ctl_text_sanitize(b, sizeof b, path, strlen(path), 0);
+  fprintf(f, "// asmspy --export=dot of ");
+  put_folded_name(f, b);
+  fprintf(f, ": %" PRIu64 " calls; edge labels are call counts%s\n", x->calls,
+          x->kind == K_GRAPH ? " (from a call-graph record)" : "");
+  fprintf(f, "digraph calls {\n  node [shape=box, fontname=\"monospace\"];\n");
+  for (size_t i = 0; i < x->names.n; i++) {
+    uint64_t c = i < x->capcalls ? x->calls_of[i] : 0;
+    int used = c > 0;
+    for (size_t e = 0; !used && e < x->nedges; e++)
+      used = x->edges[e].caller == i || x->edges[e].callee == i;
+    if (!used) continue;
+    fprintf(f, "  n%zu [label=", i);
+    char lbl[NAME_MAX_BYTES + 64];
+    snprintf(lbl, sizeof lbl, "%s\n%" PRIu64 " call%s", x->names.s[i], c, c == 1 ? "" : "s");
+    fputc('"', f);
+    for (const char *s = lbl; *s; s++) {
+      if (*s == '\n') fputs("\\n", f);
+      else {
+        if (*s == '"' || *s == '\\') fputc('\\', f);
+        fputc(*s, f);
+      }
+    }
+    fputs("\"];\n", f);
+  }
+  for (size_t e = 0; e < x->nedges; e++)
+    fprintf(f, "  n%u -> n%u [label=\"%" PRIu64 "\"];\n", x->edges[e].caller, x->edges[e].callee,
+            x->edges[e].count);
+  fputs("}\n", f);
+}
+
+enum { EXPORT_FORMAT, EXPORT_OUTPUT };
+const struct asmspy_option cli_export_options[] = {
+    [EXPORT_FORMAT] = {"format", "perfetto|folded|dot",
+                       "the output format (the same as --export=<format>)"},
+    [EXPORT_OUTPUT] = {"output", "<file>", "write to <file> instead of stdout"},
+    {NULL, NULL, NULL},
+};
+
+static int fail(const char *path, const char *fmt, const char *detail) {
+  char b[256], d[512];
+  ctl_text_sanitize(b, sizeof b, path, strlen(path), 0);
+  ctl_text_sanitize(d, sizeof d, detail, strlen(detail), 0);
+  fprintf(stderr, "asmspy: --export: %s: ", b);
+  fprintf(stderr, fmt, d);
+  fputc('\n', stderr);
+  return CLI_EXIT_FAIL;
+}
+
+static void ex_free(struct ex *x) {
+  for (size_t i = 0; i < x->names.n; i++) free(x->names.s[i]);
+  free(x->names.s);
+  free(x->names.next);
+  map_free(&x->names.by_hash);
+  for (size_t i = 0; i < x->nthr; i++) free(x->thr[i].stk);
+  free(x->thr);
+  map_free(&x->tid_map);
+  free(x->nodes);
+  map_free(&x->child);
+  free(x->edges);
+  map_free(&x->edge_map);
+  free(x->calls_of);
+}
+
+int cli_cmd_export(int argc, char **argv) {
+  const char *fmt_arg = NULL;
+  if (argc >= 1 && !strncmp(argv[0], "--export=", 9)) {
+    fmt_arg = argv[0] + 9;
+    argc--;
+    argv++;
+  }
+  struct asmspy_optval ov;
+  if (cli_parse_options("export", cli_export_options, argc, argv, &ov)) return CLI_EXIT_USAGE;
+  const char *fv = ov.value[EXPORT_FORMAT];
+  if (fmt_arg && fv && strcmp(fmt_arg, fv) != 0)
+    return cli_usage_error("--export=%s and --format=%s disagree", fmt_arg, fv);
+  if (!fmt_arg) fmt_arg = fv;
+  if (!fmt_arg)
+    return cli_usage_error("--export needs a format: --export=perfetto|folded|dot <f.asmtrace|->");
+  struct ex x;
+  memset(&x, 0, sizeof x);
+  if (!strcmp(fmt_arg, "perfetto")) x.fmt = FMT_PERFETTO;
+  else if (!strcmp(fmt_arg, "folded")) x.fmt = FMT_FOLDED;
+  else if (!strcmp(fmt_arg, "dot")) x.fmt = FMT_DOT;
+  else {
+    char b[64];
+    ctl_text_sanitize(b, sizeof b, fmt_arg, strlen(fmt_arg), 0);
+    return cli_usage_error("--export: unknown format '%s' (perfetto, folded or dot)", b);
+  }
+  const char *path = NULL;
+  for (uint32_t i = 0; i < ov.npos; i++) {
+    if (path) return cli_usage_error("--export takes one recording, got '%s' too", ov.pos[i]);
+    path = ov.pos[i];
+  }
+  if (!path) return cli_usage_error("--export needs a recording: --export=%s <f.asmtrace|->", fmt_arg);
+  const char *outpath = ov.value[EXPORT_OUTPUT];
+  if (outpath && !*outpath) return cli_usage_error("--export: --output needs a file name");
+
+  struct recording *rec = recording_open(path);
+  if (!rec) return fail(path, "cannot open: %s", strerror(errno));
+  FILE *tmp = tmpfile(); /* the output, handed on only when the input read well */
+  if (!tmp) {
+    recording_close(rec);
+    return fail(path, "%s", strerror(errno));
+  }
+  x.out = tmp;
+  x.first_ev = 1;
+  x.header_pid = int_or(recording_header(rec), "pid", 0);
+  /* node 0: the root of the folded trie */
+  if (grow((void **)&x.nodes, &x.capnodes, 1, sizeof *x.nodes)) x.oom = 1;
+  x.nnodes = 1;
+  if (x.fmt == FMT_PERFETTO) fputs("{\"traceEvents\":[", tmp);
+
+  struct type_cache tc[RECORDING_MAX_TYPES];
+  size_t ntc = 0;
+  const struct json_value *ev;
+  while (!x.oom && recording_next(rec, &ev) == 1) {
+    const char *type = json_get_str(ev, "type");
+    int64_t seq = int_or(ev, "seq", 0);
+    x.events++;
+    if (seq > 0) x.last_seq = (uint64_t)seq;
+    enum kind k = kind_of(tc, &ntc, type ? type : "");
+    if (k == K_OTHER) continue;
+    if (x.kind == K_NONE) x.kind = k;
+    if (k != x.kind) continue; /* one source per export: the first kind seen */
+    if (k == K_CALL) on_call(&x, ev, x.last_seq);
+    else if (k == K_INSN) on_insn(&x, ev, x.last_seq, record_schema_find(type));
+    else on_graph(&x, ev);
+  }
+  const struct recording_report *rep = recording_get_report(rec);
+  int rc = CLI_EXIT_OK;
+  char d[320];
+  if (x.oom) {
+    rc = fail(path, "%s", "out of memory (or over the limits on threads / open frames)");
+  } else if (rep->verdict == RECORDING_INVALID) {
+    snprintf(d, sizeof d, "line %" PRIu64 ": %s", rep->error_line, rep->error);
+    rc = fail(path, "invalid recording at %s", d);
+  } else if (!x.calls && x.kind != K_GRAPH) {
+    rc = fail(path, "%s",
+              "no calls to export (it needs per-call records of the call tree, executed "
+              "instructions that call, or call-graph edges)");
+  } else if (x.kind == K_GRAPH && (x.fmt == FMT_PERFETTO || !x.nedges)) {
+    rc = fail(path, "%s",
+              x.nedges ? "a call-graph recording holds counts, not a timeline: export it as "
+                         "folded or dot"
+                       : "no calls to export (the call graph has no edges)");
+  }
+  if (rc == CLI_EXIT_OK && rep->verdict == RECORDING_TRUNCATED) {
+    ctl_text_sanitize(d, sizeof d, rep->error, strlen(rep->error), 0);
+    fprintf(stderr, "# recording truncated (%s): exporting the %" PRIu64 " events read\n", d,
+            x.events);
+  }
+  if (rc == CLI_EXIT_OK) {
+    uint64_t end = x.last_seq + 1;
+    for (size_t i = 0; i < x.nthr; i++)
+      while (x.thr[i].n) pop(&x, &x.thr[i], end);
+    if (x.fmt == FMT_PERFETTO) {
+      char b[256];
+      ctl_text_sanitize(b, sizeof b, path, strlen(path), 0);
+      fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"asmspy --export\","
+            "\"source\":",
+            tmp);
+      struct strbuf sb = {0};
+      strbuf_json_str(&sb, b);
+      if (sb.s) fputs(sb.s, tmp);
+      free(sb.s);
+      fprintf(tmp,
+              ",\"calls\":%" PRIu64 ",\"time_base\":\"seq\",\"time_note\":\"the recording has "
+              "no per-event timestamps: ts is the record's seq (1 unit = one recorded event), "
+              "not wall time\",\"derived_from\":\"%s\"}}\n",
+              x.calls, x.kind == K_CALL ? "call records (nesting from depth)"
+                                        : "executed instructions (call / ret)");
+    } else if (x.fmt == FMT_FOLDED) {
+      write_folded(&x, tmp);
+      fprintf(stderr, "# folded: weight = number of calls (the recording has no per-event "
+                      "timestamps)%s\n",
+              x.kind == K_GRAPH ? "; a call graph gives one level: caller;callee" : "");
+      if (x.deep)
+        fprintf(stderr, "# folded: %" PRIu64 " calls deeper than %d frames are left out\n", x.deep,
+                FOLD_MAX_DEPTH);
+    } else {
+      write_dot(&x, tmp, path);
+    }
+    if (x.oom) rc = fail(path, "%s", "out of memory");
+  }
+  if (rc == CLI_EXIT_OK) {
+    FILE *dst = stdout;
+    if (outpath && !(dst = fopen(outpath, "we"))) rc = fail(outpath, "cannot write: %s", strerror(errno));
+    if (dst) {
+      rewind(tmp);
+      char buf[65536];
+      size_t n;
+      while ((n = fread(buf, 1, sizeof buf, tmp)) > 0) fwrite(buf, 1, n, dst);
+      if (ferror(tmp) | (dst == stdout ? fflush(dst) != 0 : fclose(dst) != 0))
+        rc = fail(outpath ? outpath : "-", "write failed: %s", strerror(errno));
+    }
+  }
+  fclose(tmp);
+  recording_close(rec);
+  ex_free(&x);
+  return rc;
+}
