@@ -66,6 +66,25 @@ static void complete(struct asmspy_engine *e, int cword, int nwords, char **word
   if (cword <= 1) {
     for (const struct cli_command *k = cli_commands; k->name; k++)
       if (!k->hidden) offer(&c, "--", k->name, "");
+    /* a command whose value is a choice ("=<perfetto|folded|dot> ..."):
+     * --name=<each choice> once "--name=" is typed */
+    for (const struct cli_command *k = cli_commands; k->name; k++) {
+      const char *p = k->positionals;
+      size_t nl = strlen(k->name);
+      if (k->hidden || !k->takes_value || !p || strncmp(p, "=<", 2) != 0 ||
+          strncmp(c.cur, "--", 2) != 0 || strncmp(c.cur + 2, k->name, nl) != 0 || c.cur[2 + nl] != '=')
+        continue;
+      size_t end = strcspn(p + 2, ">");
+      for (const char *q = p + 2; q < p + 2 + end;) {
+        size_t n = strcspn(q, "|>");
+        char pre[160], w[128];
+        snprintf(pre, sizeof pre, "--%s=", k->name);
+        snprintf(w, sizeof w, "%.*s", (int)n, q);
+        offer(&c, pre, w, "");
+        q += n + (q[n] == '|');
+        if (q[0] == '>') break;
+      }
+    }
     offer_modes(&c, e, "--");
     return;
   }

@@ -660,7 +660,7 @@ int cli_cmd_export(int argc, char **argv) {
     if (x.fmt == FMT_PERFETTO) {
       char b[256];
       ctl_text_sanitize(b, sizeof b, path, strlen(path), 0);
-      fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"asmspy --export\","
+      fputs("\n],\"otherData\":{\"tool\":\"asmspy --export\","
             "\"source\":",
             tmp);
       struct strbuf sb = {0};
