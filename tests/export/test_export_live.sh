@@ -4,7 +4,7 @@
 # call graph, each exported as perfetto, folded and dot. The Perfetto JSON
 # obeys the trace-event rules (check_export.py perfetto), the folded weights
 # of helper add up to the recording's calls into helper (counted
-# independently), and `dot -Tsvg` accepts the DOT (when graphviz is here).
+# independently), per-thread balance on victim_threads, and `dot -Tsvg` accepts the DOT (when graphviz is here).
 . "$(dirname "$0")/../e2e/lib.sh"
 CHECK="$(dirname "$0")/check_export.py"
 require_backend singlestep
@@ -49,6 +49,16 @@ grep -vqE '^[^ ;]+;[^ ;]+ [0-9]+$' "$TMP/g.folded" && fail "graph folded is one 
 expect_exit 1 "$ASMSPY" --export=perfetto "$rec"
 grep -q 'counts, not a timeline' "$TMP/err" || fail "graph perfetto: $(cat "$TMP/err")"
 pass "graph: folded one level deep, dot; perfetto refused (exit 1)"
+
+# threads: B/E balanced per tid on a multi-threaded target
+start_victim victim_threads
+"$ASMSPY" --tree "$VICTIM_PID" 120 --record="$TMP/threads.asmtrace" >/dev/null 2>"$TMP/err" || fail "--tree threads: $(cat "$TMP/err")"
+assert_runs "$VICTIM_PID"
+"$ASMSPY" --export=perfetto "$TMP/threads.asmtrace" >"$TMP/threads.json" 2>"$TMP/err" || fail "threads perfetto exited $?: $(cat "$TMP/err")"
+r=$(python3 "$CHECK" perfetto "$TMP/threads.json") || fail "threads perfetto: $r"
+want=$(grep -o '"tid":[0-9-]*' "$TMP/threads.asmtrace" | sort -u | wc -l)
+case "$r" in *" threads=$want "*) ;; *) fail "threads perfetto: $r, the recording has $want tids";; esac
+pass "victim_threads: $r"
 
 # stdin
 "$ASMSPY" --export=folded - <"$TMP/tree.asmtrace" >"$TMP/stdin.folded" 2>/dev/null || fail "stdin export failed"
