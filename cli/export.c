@@ -332,13 +332,20 @@ static enum kind classify(const struct asmspy_record_schema *s) {
 struct type_cache {
   char name[RECORDING_TYPE_NAME_MAX];
   enum kind kind;
+  const struct asmspy_record_schema *schema;
 };
-static enum kind kind_of(struct type_cache *tc, size_t *n, const char *type) {
+static enum kind kind_of(struct type_cache *tc, size_t *n, const char *type,
+                         const struct asmspy_record_schema **schema) {
   for (size_t i = 0; i < *n; i++)
-    if (!strcmp(tc[i].name, type)) return tc[i].kind;
-  enum kind k = classify(record_schema_find(type));
+    if (!strcmp(tc[i].name, type)) {
+      *schema = tc[i].schema;
+      return tc[i].kind;
+    }
+  *schema = record_schema_find(type);
+  enum kind k = classify(*schema);
   if (*n < RECORDING_MAX_TYPES && strlen(type) < RECORDING_TYPE_NAME_MAX) {
     snprintf(tc[*n].name, sizeof tc[*n].name, "%s", type);
+    tc[*n].schema = *schema;
     tc[(*n)++].kind = k;
   }
   return k;
@@ -507,12 +514,15 @@ static void write_dot(struct ex *x, FILE *f, const char *path) {
   fprintf(f, ": %" PRIu64 " calls; edge labels are call counts%s\n", x->calls,
           x->kind == K_GRAPH ? " (from a call-graph record)" : "");
   fprintf(f, "digraph calls {\n  node [shape=box, fontname=\"monospace\"];\n");
+  unsigned char *used = calloc(x->names.n ? x->names.n : 1, 1);
+  if (!used) {
+    x->oom = 1;
+    return;
+  }
+  for (size_t e = 0; e < x->nedges; e++) used[x->edges[e].caller] = used[x->edges[e].callee] = 1;
   for (size_t i = 0; i < x->names.n; i++) {
     uint64_t c = i < x->capcalls ? x->calls_of[i] : 0;
-    int used = c > 0;
-    for (size_t e = 0; !used && e < x->nedges; e++)
-      used = x->edges[e].caller == i || x->edges[e].callee == i;
-    if (!used) continue;
+    if (!c && !used[i]) continue;
     fprintf(f, "  n%zu [label=", i);
     char lbl[NAME_MAX_BYTES + 64];
     snprintf(lbl, sizeof lbl, "%s\n%" PRIu64 " call%s", x->names.s[i], c, c == 1 ? "" : "s");
@@ -530,6 +540,7 @@ static void write_dot(struct ex *x, FILE *f, const char *path) {
     fprintf(f, "  n%u -> n%u [label=\"%" PRIu64 "\"];\n", x->edges[e].caller, x->edges[e].callee,
             x->edges[e].count);
   fputs("}\n", f);
+  free(used);
 }
 
 enum { EXPORT_FORMAT, EXPORT_OUTPUT };
@@ -622,12 +633,13 @@ int cli_cmd_export(int argc, char **argv) {
     int64_t seq = int_or(ev, "seq", 0);
     x.events++;
     if (seq > 0) x.last_seq = (uint64_t)seq;
-    enum kind k = kind_of(tc, &ntc, type ? type : "");
+    const struct asmspy_record_schema *schema = NULL;
+    enum kind k = kind_of(tc, &ntc, type ? type : "", &schema);
     if (k == K_OTHER) continue;
     if (x.kind == K_NONE) x.kind = k;
     if (k != x.kind) continue; /* one source per export: the first kind seen */
     if (k == K_CALL) on_call(&x, ev, x.last_seq);
-    else if (k == K_INSN) on_insn(&x, ev, x.last_seq, record_schema_find(type));
+    else if (k == K_INSN) on_insn(&x, ev, x.last_seq, schema);
     else on_graph(&x, ev);
   }
   const struct recording_report *rep = recording_get_report(rec);
