@@ -98,3 +98,11 @@ fi
 expect_exit 1 "$ASMSPY" --export=folded "$TMP/neg.asmtrace"
 grep -q 'depth must be' "$TMP/err" || fail "negative depth: $(cat "$TMP/err")"
 pass "hostile names, depths, tids: escaped, well-formed ($r); a negative depth is invalid (exit 1)"
+
+# 7. generated from the command table: --help, the man page, completion
+"$ASMSPY" --help | grep -qE '^  --export +=<perfetto\|folded\|dot> <f.asmtrace\|->' || fail "--help lists no --export"
+"$ASMSPY" --man | grep -q '^\\fB\\-\\-export\\fR\\fI=<perfetto|folded|dot>' || fail "the man page has no --export"
+[ "$("$ASMSPY" --complete 1 asmspy --export= | tr '\n' ' ')" = "--export=perfetto --export=folded --export=dot " ] ||
+  fail "completion of --export=: $("$ASMSPY" --complete 1 asmspy --export=)"
+"$ASMSPY" --complete 2 asmspy --export --format= | grep -qx -- '--format=folded' || fail "completion of --format="
+pass "--help, man page and completion know --export"
