@@ -78,7 +78,9 @@ static int print_one(FILE *f, const char *name) {
   if (c) {
     char syn[512];
     asmspy_option_synopsis(syn, sizeof syn, c->positionals, c->options);
-    fprintf(f, "usage: asmspy --%s %s\n\n%s\n", c->name, syn, c->help);
+    /* "--export=<format>", "--serve[=<socket>]": a value glued to the name stays glued */
+    int glued = syn[0] == '=' || (syn[0] == '[' && syn[1] == '=');
+    fprintf(f, "usage: asmspy --%s%s%s\n\n%s\n", c->name, glued ? "" : " ", syn, c->help);
     if (c->options && c->options->name) {
       fprintf(f, "\noptions:\n");
       print_option_lines(f, c->options, 2);
