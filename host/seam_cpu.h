@@ -1,0 +1,58 @@
+/* seam_cpu: keep the tracer thread on the CPU of the thread it drives.
+ *
+ * A ptrace stop costs ~4.5x more when tracer and tracee run on different
+ * CPUs (every stop is two cross-CPU wake-ups: IPI, cold cache, idle exit).
+ * The seam follows the CPU the stopping thread last ran on (field 39 of
+ * /proc/<pid>/task/<tid>/stat) and sets the TRACER thread's own affinity to
+ * it. The target's affinity is never touched: it may run anywhere, and the
+ * scheduler's wake-affine logic keeps it next to its waker once both share
+ * a CPU.
+ *
+ * Re-check policy (seam_cpu_stop, once per stop, O(1) in the common case):
+ *   - at the first stop after attach;
+ *   - every SEAM_CPU_RECHECK stops (the stat read is ~3 us, a stop ~20 us:
+ *     amortised below 0.3%);
+ *   - at once when a stop comes from a thread other than the one followed,
+ *     after that thread has stopped SEAM_CPU_SWITCH times in a row (so
+ *     --stream of one thread follows it, and --log follows the thread that
+ *     stops most, without ping-ponging between threads that interleave);
+ *   - at once when the interval between two stops jumps above 4x its
+ *     running floor (a migration shows up as a latency jump first).
+ * Off when ASMSPY_NO_PIN is set, when the tracer's affinity cannot be read,
+ * or when the target's CPU is not in the tracer's original allowed mask
+ * (cpusets / taskset are respected). The original mask is restored at
+ * detach. ASMSPY_DEBUG_PIN=1 notes every pin on stderr. */
+#ifndef ASMSPY_HOST_SEAM_CPU_H
+#define ASMSPY_HOST_SEAM_CPU_H
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SEAM_CPU_RECHECK 256
+#define SEAM_CPU_SWITCH 8
+
+struct seam_cpu {
+  int enabled;      /* 0: inert (calloc'd seams, ASMSPY_NO_PIN, no mask) */
+  int debug;
+  cpu_set_t orig;   /* the tracer thread's affinity before the first pin */
+  int pinned;       /* the CPU the tracer is pinned to, -1 none */
+  pid_t tid;        /* the thread followed */
+  pid_t cand;       /* another thread stopping in a row, and how often */
+  uint32_t cand_n;
+  uint32_t since_check;
+  int64_t last_ns;  /* when the previous stop was seen */
+  int64_t floor_ns; /* running floor of the inter-stop interval */
+  uint64_t checks, moves; /* for ASMSPY_DEBUG_PIN's summary */
+};
+
+/* Arm for one session (reads ASMSPY_NO_PIN and the tracer's mask). */
+void seam_cpu_init(struct seam_cpu *c);
+/* One stop of thread tid (tgid for the /proc path). */
+void seam_cpu_stop(struct seam_cpu *c, pid_t tgid, pid_t tid);
+/* Put the tracer's original affinity back (detach). Idempotent. */
+void seam_cpu_restore(struct seam_cpu *c);
+/* The CPU thread tid last ran on (stat field 39), -1 when unreadable. */
+int seam_cpu_of(pid_t tgid, pid_t tid);
+
+#endif
