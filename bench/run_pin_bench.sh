@@ -16,7 +16,8 @@ count=${3:-20000}
 victim="$build/tests/victims/victim_spin"
 asmspy="$build/cli/asmspy"
 raw="$build/bench/raw_step"
-for f in "$victim" "$asmspy" "$raw"; do [ -x "$f" ] || { echo "missing $f (build first)"; exit 2; }; done
+mt="$build/bench/mt_syscalls"
+for f in "$victim" "$asmspy" "$raw" "$mt"; do [ -x "$f" ] || { echo "missing $f (build first)"; exit 2; }; done
 ncpu=$(nproc)
 [ "$ncpu" -ge 2 ] || { echo "needs 2 CPUs (have $ncpu)"; exit 2; }
 cpus=($(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | while IFS=- read -r a b; do seq "$a" "${b:-$a}"; done))
@@ -50,6 +51,7 @@ colo() {
   while kill -0 "$run" 2>/dev/null; do
     t=$tg
     if [ "$tg" = dd ]; then t=$(pgrep -n -x dd || true); fi
+    if [ "$tg" = mt ]; then t=$(pgrep -n -x mt_syscalls || true); fi
     if [ -n "$t" ]; then
       tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$t/status" 2>/dev/null || true)
       if [ -z "$tr" ] || [ "$tr" = 0 ]; then tr=$(pgrep -n -P "$run" || echo "$run"); [ "$tr" = "$t" ] && tr=$run; fi
@@ -78,6 +80,8 @@ shared() { awk '{s+=$1; t+=$2} END {if (t) printf "%3.0f%%", 100*s/t; else print
 
 dd_work=(dd if=/dev/zero of=/dev/null bs=1 count="$count" status=none)
 calls=$((count * 2))
+mt_threads=4
+mt_work=("$mt" "$mt_threads" $((count / mt_threads)))
 runs=${RUNS:-3}
 for r in $(seq "$runs"); do   # interleaved, so drift hits every row alike
   # raw_step prints steps/s; keep us/step
@@ -93,6 +97,10 @@ for r in $(seq "$runs"); do   # interleaved, so drift hits every row alike
   [ $have_perf = 1 ] && timed perf dd perf trace -o /dev/null "${dd_work[@]}"
   timed log_nopin dd env ASMSPY_NO_PIN=1 "$asmspy" --launch log -1 -- "${dd_work[@]}"
   timed log_pin dd "$asmspy" --launch log -1 -- "${dd_work[@]}"
+  timed mt_bare mt "${mt_work[@]}"
+  timed mt_strace mt strace -f -o /dev/null "${mt_work[@]}"
+  timed mt_nopin mt env ASMSPY_NO_PIN=1 "$asmspy" --launch log -1 -- "${mt_work[@]}"
+  timed mt_pin mt "$asmspy" --launch log -1 -- "${mt_work[@]}"
 done
 
 us_step() { echo "($(med "$2") - $(med "$1")) * 1000000 / ($steps - 1)" | bc -l; }
@@ -116,4 +124,11 @@ printf '  asmspy --log, ASMSPY_NO_PIN=1             %8.2f   shared CPU %s\n' "$l
 printf '  asmspy --log (follows the CPU)            %8.2f   shared CPU %s\n' "$lp" "$(shared log_pin)"
 [ -n "$ref" ] && printf '  ratio asmspy --log / perf trace           %8.2f   (at or below 1 = goal)\n' "$(echo "$lp / $ref" | bc -l)"
 printf '  ratio --log default / NO_PIN              %8.2f\n' "$(echo "$lp / $lnp" | bc -l)"
+us_mt() { echo "($(med "$1") - $(med mt_bare)) * 1000000 / $calls" | bc -l; }
+printf '\nsyscalls, %d threads at once (bench/mt_syscalls, %d syscalls)   us/syscall over bare\n' "$mt_threads" "$calls"
+[ $have_strace = 1 ] && printf '  strace -f                                 %8.2f\n' "$(us_mt mt_strace)"
+mnp=$(us_mt mt_nopin); mp=$(us_mt mt_pin)
+printf '  asmspy --log, ASMSPY_NO_PIN=1             %8.2f   shared CPU %s (with the newest thread)\n' "$mnp" "$(shared mt_nopin)"
+printf '  asmspy --log (follows the CPU)            %8.2f   shared CPU %s\n' "$mp" "$(shared mt_pin)"
+printf '  ratio default / NO_PIN                    %8.2f\n' "$(echo "$mp / $mnp" | bc -l)"
 exit 0
