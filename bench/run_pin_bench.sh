@@ -42,16 +42,25 @@ start_victim;       vfree=$vp       # asmspy: the victim goes where it likes
 now() { date +%s.%N; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 cpu_of() { awk '{sub(/.*\) /,""); print $37}' "/proc/$1/stat" 2>/dev/null; }
+# named_descendant PID NAME: a descendant of PID whose comm is NAME (other
+# work on the machine may run its own dd)
+named_descendant() {
+  local p
+  for p in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+    [ "$(cat /proc/"$p"/comm 2>/dev/null)" = "$2" ] && { echo "$p"; return 0; }
+    named_descendant "$p" "$2" && return 0
+  done
+  return 1
+}
 # colo PID-RUN TARGET : sample while PID-RUN lives; prints "same total".
-# TARGET is a pid or 'dd' (the newest dd). The tracer is the target's
+# TARGET is a pid or a command name (dd, mt_syscalls) under PID-RUN. The tracer is the target's
 # TracerPid (asmspy may trace from a thread or process of its own); for an
 # untraced target (perf trace) it is PID-RUN itself.
 colo() {
   local run=$1 tg=$2 same=0 tot=0 a b t tr
   while kill -0 "$run" 2>/dev/null; do
     t=$tg
-    if [ "$tg" = dd ]; then t=$(pgrep -n -x dd || true); fi
-    if [ "$tg" = mt ]; then t=$(pgrep -n -x mt_syscalls || true); fi
+    case $tg in dd|mt_syscalls) t=$(named_descendant "$run" "$tg");; esac
     if [ -n "$t" ]; then
       tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$t/status" 2>/dev/null || true)
       if [ -z "$tr" ] || [ "$tr" = 0 ]; then tr=$(pgrep -n -P "$run" || echo "$run"); [ "$tr" = "$t" ] && tr=$run; fi
@@ -97,10 +106,10 @@ for r in $(seq "$runs"); do   # interleaved, so drift hits every row alike
   [ $have_perf = 1 ] && timed perf dd perf trace -o /dev/null "${dd_work[@]}"
   timed log_nopin dd env ASMSPY_NO_PIN=1 "$asmspy" --launch log -1 -- "${dd_work[@]}"
   timed log_pin dd "$asmspy" --launch log -1 -- "${dd_work[@]}"
-  timed mt_bare mt "${mt_work[@]}"
+  timed mt_bare mt_syscalls "${mt_work[@]}"
   timed mt_strace mt strace -f -o /dev/null "${mt_work[@]}"
   timed mt_nopin mt env ASMSPY_NO_PIN=1 "$asmspy" --launch log -1 -- "${mt_work[@]}"
-  timed mt_pin mt "$asmspy" --launch log -1 -- "${mt_work[@]}"
+  timed mt_pin mt_syscalls "$asmspy" --launch log -1 -- "${mt_work[@]}"
 done
 
 us_step() { echo "($(med "$2") - $(med "$1")) * 1000000 / ($steps - 1)" | bc -l; }
@@ -128,7 +137,7 @@ us_mt() { echo "($(med "$1") - $(med mt_bare)) * 1000000 / $calls" | bc -l; }
 printf '\nsyscalls, %d threads at once (bench/mt_syscalls, %d syscalls)   us/syscall over bare\n' "$mt_threads" "$calls"
 [ $have_strace = 1 ] && printf '  strace -f                                 %8.2f\n' "$(us_mt mt_strace)"
 mnp=$(us_mt mt_nopin); mp=$(us_mt mt_pin)
-printf '  asmspy --log, ASMSPY_NO_PIN=1             %8.2f   shared CPU %s (with the newest thread)\n' "$mnp" "$(shared mt_nopin)"
+printf '  asmspy --log, ASMSPY_NO_PIN=1             %8.2f   shared CPU %s (main thread)\n' "$mnp" "$(shared mt_nopin)"
 printf '  asmspy --log (follows the CPU)            %8.2f   shared CPU %s\n' "$mp" "$(shared mt_pin)"
 printf '  ratio default / NO_PIN                    %8.2f\n' "$(echo "$mp / $mnp" | bc -l)"
 exit 0

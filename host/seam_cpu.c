@@ -54,10 +54,12 @@ void seam_cpu_init(struct seam_cpu *c) {
   c->enabled = 1;
 }
 
-static void cpu_check(struct seam_cpu *c, pid_t tgid, pid_t tid) {
+static void cpu_check(struct seam_cpu *c) {
   c->since_check = 0;
   c->checks++;
-  int cpu = seam_cpu_of(tgid, tid);
+  pid_t tid = c->tid;
+  int cpu = seam_cpu_of(c->tgid, tid);
+  if (cpu < 0) c->tid = 0; /* gone: the next stop's thread is followed */
   if (cpu < 0 || cpu == c->pinned) return;
   if (!CPU_ISSET(cpu, &c->orig)) return; /* outside our cpuset: stay as we are */
   cpu_set_t one;
@@ -76,37 +78,42 @@ void seam_cpu_stop(struct seam_cpu *c, pid_t tgid, pid_t tid) {
   int64_t now = cpu_now_ns();
   int64_t gap = c->last_ns ? now - c->last_ns : 0;
   c->last_ns = now;
-  int check = 0;
-  if (tid != c->tid) {
-    if (c->tid == 0) {
-      c->tid = tid;
-      check = 1;
-    } else {
-      if (tid != c->cand) {
-        c->cand = tid;
-        c->cand_n = 0;
-      }
-      if (++c->cand_n >= SEAM_CPU_SWITCH) {
-        c->tid = tid;
-        c->cand = 0;
-        c->cand_n = 0;
-        check = 1;
-      }
-    }
+  /* the thread that stops most: a majority vote (Boyer-Moore), O(1) */
+  if (tid == c->cand) {
+    c->cand_n++;
+  } else if (c->cand_n == 0) {
+    c->cand = tid;
+    c->cand_tgid = tgid;
+    c->cand_n = 1;
   } else {
-    c->cand_n = 0;
-    if (gap > 0) {
-      /* floor: falls at once, rises slowly (a blocking syscall is one
-       * long gap, not a new floor) */
-      if (!c->floor_ns || gap < c->floor_ns)
-        c->floor_ns = gap;
-      else
-        c->floor_ns += (gap - c->floor_ns) / 64;
-      if (gap > 4 * c->floor_ns && c->since_check >= 16) check = 1;
-    }
+    c->cand_n--;
   }
-  if (++c->since_check >= SEAM_CPU_RECHECK) check = 1;
-  if (check) cpu_check(c, tgid, c->tid);
+  int check = 0;
+  if (c->tid == 0) { /* first stop, or the followed thread is gone */
+    c->tid = tid;
+    c->tgid = tgid;
+    check = 1;
+  } else if (tid == c->tid && gap > 0) {
+    /* floor: falls at once, rises slowly (a blocking syscall is one long
+     * gap, not a new floor). A jump well above it is what a migration looks
+     * like: look at once (at most every 16 stops). */
+    if (!c->floor_ns || gap < c->floor_ns)
+      c->floor_ns = gap;
+    else
+      c->floor_ns += (gap - c->floor_ns) / 64;
+    if (gap > 4 * c->floor_ns && c->since_check >= 16) check = 1;
+  }
+  if (++c->since_check >= SEAM_CPU_RECHECK) {
+    /* follow the thread that stopped most since the last look */
+    if (c->cand_n > 0 && c->cand != c->tid) {
+      c->tid = c->cand;
+      c->tgid = c->cand_tgid;
+      c->floor_ns = 0;
+    }
+    c->cand_n = 0;
+    check = 1;
+  }
+  if (check) cpu_check(c);
 }
 
 void seam_cpu_restore(struct seam_cpu *c) {

@@ -12,10 +12,12 @@
  *   - at the first stop after attach;
  *   - every SEAM_CPU_RECHECK stops (the stat read is ~3 us, a stop ~20 us:
  *     amortised below 0.3%);
- *   - at once when a stop comes from a thread other than the one followed,
- *     after that thread has stopped SEAM_CPU_SWITCH times in a row (so
- *     --stream of one thread follows it, and --log follows the thread that
- *     stops most, without ping-ponging between threads that interleave);
+ *   - the thread followed is the one that stopped most since the last
+ *     look (a Boyer-Moore majority vote, O(1) per stop): --stream follows
+ *     the thread it steps; --log, with syscall stops across many threads,
+ *     follows the busiest one and never ping-pongs between threads that
+ *     interleave; a followed thread that is gone is replaced at the next
+ *     stop;
  *   - at once when the interval between two stops jumps above 4x its
  *     running floor (a migration shows up as a latency jump first).
  * Off when ASMSPY_NO_PIN is set, when the tracer's affinity cannot be read,
@@ -30,15 +32,14 @@
 #include <sys/types.h>
 
 #define SEAM_CPU_RECHECK 256
-#define SEAM_CPU_SWITCH 8
 
 struct seam_cpu {
   int enabled;      /* 0: inert (calloc'd seams, ASMSPY_NO_PIN, no mask) */
   int debug;
   cpu_set_t orig;   /* the tracer thread's affinity before the first pin */
   int pinned;       /* the CPU the tracer is pinned to, -1 none */
-  pid_t tid;        /* the thread followed */
-  pid_t cand;       /* another thread stopping in a row, and how often */
+  pid_t tgid, tid;  /* the thread followed */
+  pid_t cand, cand_tgid; /* the majority vote's candidate and its count */
   uint32_t cand_n;
   uint32_t since_check;
   int64_t last_ns;  /* when the previous stop was seen */
