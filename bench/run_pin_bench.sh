@@ -60,7 +60,7 @@ colo() {
   local run=$1 tg=$2 same=0 tot=0 a b t tr
   while kill -0 "$run" 2>/dev/null; do
     t=$tg
-    case $tg in dd|mt_syscalls) t=$(named_descendant "$run" "$tg");; esac
+    case $tg in dd|mt_syscalls) t=$(named_descendant "$run" "$tg" || true);; esac
     if [ -n "$t" ]; then
       tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$t/status" 2>/dev/null || true)
       if [ -z "$tr" ] || [ "$tr" = 0 ]; then tr=$(pgrep -n -P "$run" || echo "$run"); [ "$tr" = "$t" ] && tr=$run; fi
