@@ -8,7 +8,9 @@
 # Prints us per stop (step or syscall), ratios, and how often tracer and
 # target were seen on the same CPU (sampled from /proc/<pid>/stat field 39
 # every 5 ms while the run lasts).
-#   usage: bench/run_pin_bench.sh [build-dir] [steps] [dd-bytes]
+#   usage: [RUNS=n] [HOGS=n] bench/run_pin_bench.sh [build-dir] [steps] [dd-bytes]
+# HOGS=n runs n unpinned busy loops beside everything (a loaded machine: the
+# case where the scheduler splits tracer and tracee unless asmspy pins).
 set -eu
 build=${1:-build}
 steps=${2:-20000}
@@ -36,6 +38,7 @@ start_victim() { # start_victim [taskset-cpu] -> pid in $vp
   vp=$!; pids+=("$vp")
   while [ ! -s "$out" ]; do sleep 0.01; done
 }
+for h in $(seq "${HOGS:-0}"); do sh -c 'while :; do :; done' & pids+=("$!"); done
 start_victim "$c0"; vpinned=$vp     # raw: victim fixed on c0
 start_victim;       vfree=$vp       # asmspy: the victim goes where it likes
 
@@ -116,7 +119,7 @@ us_step() { echo "($(med "$2") - $(med "$1")) * 1000000 / ($steps - 1)" | bc -l;
 us_call() { echo "($(med "$1") - $(med bare)) * 1000000 / $calls" | bc -l; }
 rs=$(med raw_same); rc=$(med raw_cross); rf=$(med raw_free)
 snp=$(us_step s1_nopin sN_nopin); sp=$(us_step s1_pin sN_pin)
-printf 'CPUs: %d (same = taskset %s for both; cross = victim %s, tracer %s); median of %d interleaved runs\n' "$ncpu" "$c0" "$c0" "$c1" "$runs"
+printf 'CPUs: %d (same = taskset %s for both; cross = victim %s, tracer %s); median of %d interleaved runs; %d busy-loop hogs\n' "$ncpu" "$c0" "$c0" "$c1" "$runs" "${HOGS:-0}"
 printf '\nsingle-step (victim_spin, %d steps)            us/stop   x same-CPU raw\n' "$steps"
 printf '  raw_step, same CPU (taskset)              %8.1f   %6.2f\n' "$rs" 1
 printf '  raw_step, cross CPU (taskset)             %8.1f   %6.2f\n' "$rc" "$(echo "$rc / $rs" | bc -l)"

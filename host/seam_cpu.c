@@ -51,7 +51,21 @@ void seam_cpu_init(struct seam_cpu *c) {
   }
   if (sched_getaffinity(0, sizeof c->orig, &c->orig) != 0) return;
   if (CPU_COUNT(&c->orig) < 2) return; /* nothing to choose */
+  const char *on = getenv("ASMSPY_PIN");
+  c->always = on && *on && strcmp(on, "0") != 0;
   c->enabled = 1;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+static int64_t window_median(struct seam_cpu *c) {
+  qsort(c->gaps, c->win_n, sizeof *c->gaps, cmp_i64);
+  return c->gaps[c->win_n / 2];
+}
+static void unpin(struct seam_cpu *c) {
+  if (c->pinned >= 0 && sched_setaffinity(0, sizeof c->orig, &c->orig) == 0) c->pinned = -1;
 }
 
 static void cpu_check(struct seam_cpu *c) {
@@ -103,6 +117,44 @@ void seam_cpu_stop(struct seam_cpu *c, pid_t tgid, pid_t tid) {
       c->floor_ns += (gap - c->floor_ns) / 64;
     if (gap > 4 * c->floor_ns && c->since_check >= 16) check = 1;
   }
+  if (!c->always) {
+    /* the trial: record the gaps of the followed thread's stops */
+    if (c->phase != SEAM_CPU_DECIDED && tid == c->tid && gap > 0 && c->win_n < SEAM_CPU_WINDOW)
+      c->gaps[c->win_n++] = gap;
+    if (c->phase == SEAM_CPU_TRIAL_PIN && c->win_n == SEAM_CPU_WINDOW) {
+      c->med_pin = window_median(c);
+      c->phase = SEAM_CPU_TRIAL_FREE;
+      c->win_n = 0;
+      unpin(c);
+    } else if (c->phase == SEAM_CPU_TRIAL_FREE && c->win_n == SEAM_CPU_WINDOW) {
+      int64_t med_free = window_median(c);
+      c->use_pin = c->med_pin * 100 < med_free * 95;
+      c->phase = SEAM_CPU_DECIDED;
+      c->since_decision = 0;
+      c->win_n = 0;
+      if (c->debug)
+        fprintf(stderr, "[pin] trial: median stop gap %.1f us pinned, %.1f us free -> %s\n",
+                (double)c->med_pin / 1000, (double)med_free / 1000,
+                c->use_pin ? "pinned" : "free");
+      if (c->use_pin) check = 1;
+    } else if (c->phase == SEAM_CPU_DECIDED && ++c->since_decision >= SEAM_CPU_RETRIAL) {
+      c->phase = SEAM_CPU_TRIAL_PIN;
+      c->win_n = 0;
+      check = 1;
+    }
+    if (c->phase == SEAM_CPU_TRIAL_FREE || (c->phase == SEAM_CPU_DECIDED && !c->use_pin)) {
+      /* unpinned: keep following who stops most, but set nothing */
+      if (++c->since_check >= SEAM_CPU_RECHECK) {
+        if (c->cand_n > 0) {
+          c->tid = c->cand;
+          c->tgid = c->cand_tgid;
+        }
+        c->cand_n = 0;
+        c->since_check = 0;
+      }
+      return;
+    }
+  }
   if (++c->since_check >= SEAM_CPU_RECHECK) {
     /* follow the thread that stopped most since the last look */
     if (c->cand_n > 0 && c->cand != c->tid) {
@@ -118,7 +170,7 @@ void seam_cpu_stop(struct seam_cpu *c, pid_t tgid, pid_t tid) {
 
 void seam_cpu_restore(struct seam_cpu *c) {
   if (!c->enabled) return;
-  if (c->pinned >= 0) sched_setaffinity(0, sizeof c->orig, &c->orig);
+  unpin(c);
   if (c->debug)
     fprintf(stderr, "[pin] restored (%llu checks, %llu moves)\n", (unsigned long long)c->checks,
             (unsigned long long)c->moves);

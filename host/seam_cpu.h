@@ -20,10 +20,16 @@
  *     stop;
  *   - at once when the interval between two stops jumps above 4x its
  *     running floor (a migration shows up as a latency jump first).
+ * Pinned or not is chosen by measurement, per session: the first
+ * SEAM_CPU_WINDOW stops run pinned, the next as many unpinned, and the
+ * tracer stays pinned only when the median gap between stops was at least
+ * 5% shorter pinned (where the scheduler already keeps the two together,
+ * a pinned tracer only takes its freedom away); the trial is re-run every
+ * SEAM_CPU_RETRIAL stops. ASMSPY_PIN=1 pins throughout (no trial).
  * Off when ASMSPY_NO_PIN is set, when the tracer's affinity cannot be read,
  * or when the target's CPU is not in the tracer's original allowed mask
  * (cpusets / taskset are respected). The original mask is restored at
- * detach. ASMSPY_DEBUG_PIN=1 notes every pin on stderr. */
+ * detach. ASMSPY_DEBUG_PIN=1 notes every pin and decision on stderr. */
 #ifndef ASMSPY_HOST_SEAM_CPU_H
 #define ASMSPY_HOST_SEAM_CPU_H
 #define _GNU_SOURCE
@@ -32,6 +38,10 @@
 #include <sys/types.h>
 
 #define SEAM_CPU_RECHECK 256
+#define SEAM_CPU_WINDOW 1024     /* stops per trial window */
+#define SEAM_CPU_RETRIAL 262144  /* stops between trials */
+
+enum seam_cpu_phase { SEAM_CPU_TRIAL_PIN = 0, SEAM_CPU_TRIAL_FREE, SEAM_CPU_DECIDED };
 
 struct seam_cpu {
   int enabled;      /* 0: inert (calloc'd seams, ASMSPY_NO_PIN, no mask) */
@@ -45,6 +55,14 @@ struct seam_cpu {
   int64_t last_ns;  /* when the previous stop was seen */
   int64_t floor_ns; /* running floor of the inter-stop interval */
   uint64_t checks, moves; /* for ASMSPY_DEBUG_PIN's summary */
+  /* the measured choice: a window of stops pinned, one unpinned, keep the
+   * faster (median gap between stops); ASMSPY_PIN=1 skips the trial */
+  int always;
+  enum seam_cpu_phase phase;
+  int use_pin;
+  uint32_t win_n, since_decision;
+  int64_t med_pin;
+  int64_t gaps[SEAM_CPU_WINDOW];
 };
 
 /* Arm for one session (reads ASMSPY_NO_PIN and the tracer's mask). */

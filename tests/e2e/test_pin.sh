@@ -2,11 +2,15 @@
 # The seam keeps the TRACER thread on the CPU of the thread it steps
 # (host/seam_cpu.c), and never touches the target's scheduling. Checked by
 # behaviour, never by time:
-#   1. during --stream the tracer thread's Cpus_allowed_list is one CPU, in
+#   1. ASMSPY_PIN=1 (pinned throughout, no trial): during --stream the
+#      tracer thread's Cpus_allowed_list is one CPU, in
 #      its original mask, and it is (in at least one sample) the CPU the
 #      target last ran on; the seam's ASMSPY_DEBUG_PIN note names the CPU it
 #      read from the target's stat; afterwards the tracer is unpinned (the
 #      note says restored) and the target's own affinity is what it was
+#   1b. default (the measured choice): the trial pins the tracer to the
+#      stepped thread's CPU, then decides (the ASMSPY_DEBUG_PIN note says how);
+#      the target's affinity is unchanged
 #   2. ASMSPY_NO_PIN=1: the tracer's mask stays whole during the session
 #   3. a tracer confined by taskset to one CPU is never moved off it
 . "$(dirname "$0")/lib.sh"
@@ -47,8 +51,8 @@ stop_spy() { # SIGINT ends a session cleanly (test_detach.sh)
   wait "$1" || fail "asmspy exited $? after SIGINT: $(tail -3 "$TMP/err")"
 }
 
-# 1. default: pinned to the target's CPU
-ASMSPY_DEBUG_PIN=1 "$ASMSPY" --stream "$pid" 100000000 >/dev/null 2>"$TMP/err" & spy=$!
+# 1. ASMSPY_PIN=1: pinned to the target's CPU
+ASMSPY_PIN=1 ASMSPY_DEBUG_PIN=1 "$ASMSPY" --stream "$pid" 100000000 >/dev/null 2>"$TMP/err" & spy=$!
 tr=$(wait_traced "$spy") || fail "the session never traced the victim: $(tail -3 "$TMP/err")"
 match=0 single=0 samples=0
 for i in $(seq 200); do
@@ -69,7 +73,22 @@ grep -q "target tid $pid)" <<<"$note" || fail "the pin followed another thread: 
 grep -q '^\[pin\] restored' "$TMP/err" || fail "the tracer's affinity was not restored at detach"
 [ "$(mask_of "$pid")" = "$vmask" ] || fail "the target's affinity changed: $vmask -> $(mask_of "$pid")"
 assert_runs "$pid"
-pass "--stream: tracer pinned to the target's CPU ($match/$single samples matched), target's mask $vmask untouched"
+pass "--stream, ASMSPY_PIN=1: tracer pinned to the target's CPU ($match/$single samples matched), target's mask $vmask untouched"
+
+# 1b. default: the trial pins, then keeps whichever was faster
+ASMSPY_DEBUG_PIN=1 "$ASMSPY" --stream "$pid" 100000000 >/dev/null 2>"$TMP/err" & spy=$!
+i=0
+while ! grep -q '^\[pin\] trial:' "$TMP/err" && [ $i -lt 3000 ]; do
+  kill -0 "$spy" 2>/dev/null || break
+  sleep 0.01; i=$((i + 1))
+done
+stop_spy "$spy"
+grep -q '^\[pin\] trial: .* -> \(pinned\|free\)$' "$TMP/err" || fail "the default session took no measured decision: $(tail -3 "$TMP/err")"
+grep -m1 '^\[pin\] tracer tid' "$TMP/err" | grep -q "target tid $pid)" || fail "the trial did not pin to the stepped thread's CPU: $(head -3 "$TMP/err")"
+grep -q '^\[pin\] restored' "$TMP/err" || fail "the tracer's affinity was not restored at detach (default)"
+[ "$(mask_of "$pid")" = "$vmask" ] || fail "the target's affinity changed (default)"
+assert_runs "$pid"
+pass "--stream default: $(grep -m1 '^\[pin\] trial:' "$TMP/err" | sed 's/^\[pin\] //'); target untouched"
 
 # 2. ASMSPY_NO_PIN=1: nothing is pinned
 ASMSPY_NO_PIN=1 ASMSPY_DEBUG_PIN=1 "$ASMSPY" --stream "$pid" 100000000 >/dev/null 2>"$TMP/err" & spy=$!
