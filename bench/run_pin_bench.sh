@@ -3,7 +3,8 @@
 # two, and where asmspy lands (issue 14 part 0). In one interleaved run:
 #   raw single-step loop (bench/raw_step)   victim and tracer on one CPU / on
 #                                           two CPUs (taskset) / left alone
-#   asmspy --stream  ASMSPY_NO_PIN=1 vs default (the seam follows the CPU)
+#   asmspy --stream  ASMSPY_NO_PIN=1 vs default (the seam's measured
+#                    choice) vs ASMSPY_PIN=1 (follows the CPU throughout)
 #   dd bs=1 under strace -f, perf trace, asmspy --log (NO_PIN vs default)
 # Prints us per stop (step or syscall), ratios, and how often tracer and
 # target were seen on the same CPU (sampled from /proc/<pid>/stat field 39
@@ -104,43 +105,49 @@ for r in $(seq "$runs"); do   # interleaved, so drift hits every row alike
   timed sN_nopin "$vfree" env ASMSPY_NO_PIN=1 "$asmspy" --stream "$vfree" "$steps"
   timed s1_pin "$vfree" "$asmspy" --stream "$vfree" 1
   timed sN_pin "$vfree" "$asmspy" --stream "$vfree" "$steps"
+  timed sN_always "$vfree" env ASMSPY_PIN=1 "$asmspy" --stream "$vfree" "$steps"
   timed bare dd "${dd_work[@]}"
   [ $have_strace = 1 ] && timed strace dd strace -f -o /dev/null "${dd_work[@]}"
   [ $have_perf = 1 ] && timed perf dd perf trace -o /dev/null "${dd_work[@]}"
   timed log_nopin dd env ASMSPY_NO_PIN=1 "$asmspy" --launch log -1 -- "${dd_work[@]}"
   timed log_pin dd "$asmspy" --launch log -1 -- "${dd_work[@]}"
+  timed log_always dd env ASMSPY_PIN=1 "$asmspy" --launch log -1 -- "${dd_work[@]}"
   timed mt_bare mt_syscalls "${mt_work[@]}"
   timed mt_strace mt strace -f -o /dev/null "${mt_work[@]}"
   timed mt_nopin mt env ASMSPY_NO_PIN=1 "$asmspy" --launch log -1 -- "${mt_work[@]}"
   timed mt_pin mt_syscalls "$asmspy" --launch log -1 -- "${mt_work[@]}"
+  timed mt_always mt_syscalls env ASMSPY_PIN=1 "$asmspy" --launch log -1 -- "${mt_work[@]}"
 done
 
 us_step() { echo "($(med "$2") - $(med "$1")) * 1000000 / ($steps - 1)" | bc -l; }
 us_call() { echo "($(med "$1") - $(med bare)) * 1000000 / $calls" | bc -l; }
 rs=$(med raw_same); rc=$(med raw_cross); rf=$(med raw_free)
-snp=$(us_step s1_nopin sN_nopin); sp=$(us_step s1_pin sN_pin)
+snp=$(us_step s1_nopin sN_nopin); sp=$(us_step s1_pin sN_pin); sa=$(us_step s1_pin sN_always)
 printf 'CPUs: %d (same = taskset %s for both; cross = victim %s, tracer %s); median of %d interleaved runs; %d busy-loop hogs\n' "$ncpu" "$c0" "$c0" "$c1" "$runs" "${HOGS:-0}"
 printf '\nsingle-step (victim_spin, %d steps)            us/stop   x same-CPU raw\n' "$steps"
 printf '  raw_step, same CPU (taskset)              %8.1f   %6.2f\n' "$rs" 1
 printf '  raw_step, cross CPU (taskset)             %8.1f   %6.2f\n' "$rc" "$(echo "$rc / $rs" | bc -l)"
 printf '  raw_step, neither pinned                  %8.1f   %6.2f\n' "$rf" "$(echo "$rf / $rs" | bc -l)"
 printf '  asmspy --stream, ASMSPY_NO_PIN=1          %8.1f   %6.2f   shared CPU %s of samples\n' "$snp" "$(echo "$snp / $rs" | bc -l)" "$(shared sN_nopin)"
-printf '  asmspy --stream (follows the CPU)         %8.1f   %6.2f   shared CPU %s of samples\n' "$sp" "$(echo "$sp / $rs" | bc -l)" "$(shared sN_pin)"
+printf '  asmspy --stream (default: measured)       %8.1f   %6.2f   shared CPU %s of samples\n' "$sp" "$(echo "$sp / $rs" | bc -l)" "$(shared sN_pin)"
+printf '  asmspy --stream, ASMSPY_PIN=1 (follows)   %8.1f   %6.2f   shared CPU %s of samples\n' "$sa" "$(echo "$sa / $rs" | bc -l)" "$(shared sN_always)"
 printf '\nsyscalls (%s, %d syscalls)   us/syscall over bare (bare %.3f s)\n' "dd bs=1" "$calls" "$(med bare)"
 ref=""
 if [ $have_strace = 1 ]; then x=$(us_call strace); printf '  strace -f                                 %8.2f   shared CPU %s\n' "$x" "$(shared strace)"; fi
 if [ $have_perf = 1 ]; then ref=$(us_call perf); printf '  perf trace                                %8.2f   shared CPU %s\n' "$ref" "$(shared perf)"
 else printf '  perf trace                                (not run: perf missing or perf trace fails here)\n'; fi
-lnp=$(us_call log_nopin); lp=$(us_call log_pin)
+lnp=$(us_call log_nopin); lp=$(us_call log_pin); la=$(us_call log_always)
 printf '  asmspy --log, ASMSPY_NO_PIN=1             %8.2f   shared CPU %s\n' "$lnp" "$(shared log_nopin)"
-printf '  asmspy --log (follows the CPU)            %8.2f   shared CPU %s\n' "$lp" "$(shared log_pin)"
+printf '  asmspy --log (default: measured)          %8.2f   shared CPU %s\n' "$lp" "$(shared log_pin)"
+printf '  asmspy --log, ASMSPY_PIN=1 (follows)      %8.2f   shared CPU %s\n' "$la" "$(shared log_always)"
 [ -n "$ref" ] && printf '  ratio asmspy --log / perf trace           %8.2f   (at or below 1 = goal)\n' "$(echo "$lp / $ref" | bc -l)"
 printf '  ratio --log default / NO_PIN              %8.2f\n' "$(echo "$lp / $lnp" | bc -l)"
 us_mt() { echo "($(med "$1") - $(med mt_bare)) * 1000000 / $calls" | bc -l; }
 printf '\nsyscalls, %d threads at once (bench/mt_syscalls, %d syscalls)   us/syscall over bare\n' "$mt_threads" "$calls"
 [ $have_strace = 1 ] && printf '  strace -f                                 %8.2f\n' "$(us_mt mt_strace)"
-mnp=$(us_mt mt_nopin); mp=$(us_mt mt_pin)
+mnp=$(us_mt mt_nopin); mp=$(us_mt mt_pin); ma=$(us_mt mt_always)
 printf '  asmspy --log, ASMSPY_NO_PIN=1             %8.2f   shared CPU %s (main thread)\n' "$mnp" "$(shared mt_nopin)"
-printf '  asmspy --log (follows the CPU)            %8.2f   shared CPU %s\n' "$mp" "$(shared mt_pin)"
+printf '  asmspy --log (default: measured)          %8.2f   shared CPU %s\n' "$mp" "$(shared mt_pin)"
+printf '  asmspy --log, ASMSPY_PIN=1 (follows)      %8.2f   shared CPU %s\n' "$ma" "$(shared mt_always)"
 printf '  ratio default / NO_PIN                    %8.2f\n' "$(echo "$mp / $mnp" | bc -l)"
 exit 0
