@@ -29,6 +29,11 @@
  *     one at a time while siblings are frozen mid-step is what kills JIT
  *     runtimes; a leftover queued SIGTRAP kills anything. Every wait of the
  *     detach is bounded; a task that is gone (ESRCH) is done.
+ *   - the tracer thread's CPU (seam_cpu.h): every stop is handed to
+ *     seam_cpu_stop(), which may pin the TRACER thread (never the target) to
+ *     the CPU of the thread that stops most, when a per-session trial
+ *     measures that faster; detach restores the tracer's own mask.
+ *     ASMSPY_NO_PIN=1 turns it off, ASMSPY_PIN=1 pins without the trial.
  */
 #define _GNU_SOURCE
 #include "host/host.h"
