@@ -29,9 +29,15 @@
  *     one at a time while siblings are frozen mid-step is what kills JIT
  *     runtimes; a leftover queued SIGTRAP kills anything. Every wait of the
  *     detach is bounded; a task that is gone (ESRCH) is done.
+ *   - the tracer thread's CPU (seam_cpu.h): every stop is handed to
+ *     seam_cpu_stop(), which may pin the TRACER thread (never the target) to
+ *     the CPU of the thread that stops most, when a per-session trial
+ *     measures that faster; detach restores the tracer's own mask.
+ *     ASMSPY_NO_PIN=1 turns it off, ASMSPY_PIN=1 pins without the trial.
  */
 #define _GNU_SOURCE
 #include "host/host.h"
+#include "host/seam_cpu.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -113,6 +119,8 @@ struct asmspy_seam {
   /* spawn_child(): the probe child this seam owns. Waits name it (never -1:
    * the caller's other children are not ours to reap) and detach kills it. */
   pid_t child;
+  /* the tracer thread's CPU follows the stepped thread's (seam_cpu.h) */
+  struct seam_cpu cpu;
 };
 
 static int64_t now_ns(void);
@@ -452,6 +460,7 @@ static int seam_attach(const struct asmspy_session *s, struct asmspy_seam **out)
     return -ASMSPY_E_ATTACH_GONE;
   }
   if (!(s->flags & ASMSPY_SESS_LAUNCHED)) trap_guard_arm(sm, s->pid);
+  seam_cpu_init(&sm->cpu);
   *out = sm;
   return 0;
 }
@@ -575,6 +584,8 @@ static int seam_next_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
   int raw = -1;
   int rc = seam_next_stop_impl(sm, &full, &raw);
   if (rc == 0) debug_stop(&full, raw);
+  if (rc == 0 && full.tid > 0 && full.kind != ASMSPY_STOP_EXITED)
+    seam_cpu_stop(&sm->cpu, full.pid, full.tid);
   size_t n = caller_size < sizeof full ? caller_size : sizeof full;
   full.struct_size = (uint32_t)n;
   memcpy(stop, &full, n);
@@ -1113,6 +1124,7 @@ static int child_kill_reap(struct asmspy_seam *sm);
 static int seam_detach(struct asmspy_seam *sm) {
   if (!sm) return 0;
   if (sm->child) return child_kill_reap(sm);
+  seam_cpu_restore(&sm->cpu);
   /* Phase 1: stop everything. A task PTRACE_INTERRUPT cannot reach (ESRCH)
    * is gone (or was never really ours): nothing to wait for. */
   for (size_t i = 0; i < sm->ntasks;) {
