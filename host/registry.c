@@ -5,6 +5,8 @@
  *   1. every directory in $ASMSPY_PLUGIN_PATH (':'-separated),
  *   2. <build root>/plugins when libasmspy itself runs from the build tree,
  *   3. the installed plugin directory,
+ * ($ASMSPY_PLUGIN_PATH_ONLY=1 skips 2 and 3: a caller, a test or a scope
+ * binding that wants exactly the plugins it names, or none at all)
  * for files named asmspy_*.so (recursively, a few levels, so the build tree's
  * one-folder-per-plugin layout works unchanged). The first plugin to claim a
  * name wins; a later one is recorded as a duplicate, never loaded twice.
@@ -273,8 +275,11 @@ struct asmspy_engine *asmspy_engine_open(unsigned flags) {
       scan_dir(e, dir, 0);
     free(copy);
   }
-  if (running_from_build_tree()) scan_dir(e, ASMSPY_BUILD_ROOT "/plugins", 0);
-  scan_dir(e, ASMSPY_PLUGIN_DIR, 0);
+  const char *only = getenv("ASMSPY_PLUGIN_PATH_ONLY");
+  if (!(only && strcmp(only, "1") == 0)) {
+    if (running_from_build_tree()) scan_dir(e, ASMSPY_BUILD_ROOT "/plugins", 0);
+    scan_dir(e, ASMSPY_PLUGIN_DIR, 0);
+  }
   if (!(flags & (ASMSPY_ENGINE_NO_PROBE | ASMSPY_ENGINE_LAZY_PROBE)))
     for (size_t i = 0; i < e->nrows; i++) asmspy_probe_plugin(e, &e->rows[i]->info);
   return e;
