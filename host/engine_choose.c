@@ -10,7 +10,11 @@
  *     backend of its --sampler=<rung>, else the sampler ladder's first rung
  *     (host/sampler_ladder.c); else the build's preference list (meson
  *     option preferred_backends) first, then any usable backend providing
- *     the caps, in registry order.
+ *     the caps, in registry order;
+ *   - 1.9: a view with caps_alternative (the call views: function
+ *     entries/exits instead of every instruction) runs on a usable backend
+ *     providing those when no option asks for more and --backend names
+ *     none; --backend=<b> with b providing them runs it that way.
  * asmspy_run (engine.c) runs the choice; `asmspy --info` and the TUI's menu
  * (cli/procinfo.c) judge a mode with the same function, so a verdict names
  * the backend the mode would really run on. */
@@ -165,6 +169,13 @@ int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend
   /* ABI 1.6: used when the backend has them, never required */
   c->caps_wanted = ASMSPY_HAS(view, caps_wanted) ? view->caps_wanted : 0;
 
+  uint64_t alt = ASMSPY_HAS(view, caps_alternative) ? view->caps_alternative : 0;
+  int options_ask_more = (c->caps_needed & ~view->caps_required) != 0;
+  const struct asmspy_plugin_info *alt_backend = NULL;
+  if (!backend && alt && !options_ask_more) {
+    alt_backend = pick_backend(e, alt);
+    if (alt_backend && alt_backend->status != ASMSPY_USABLE) alt_backend = NULL;
+  }
   if (backend) {
     c->backend = engine_probed(e, asmspy_find_plugin(e, 0, backend));
     if (!c->backend || c->backend->kind != ASMSPY_KIND_BACKEND) {
@@ -172,6 +183,18 @@ int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend
       return choice_fail(c, -ASMSPY_E_USAGE, "unknown backend '%s' (see asmspy --backends)",
                          backend);
     }
+    if (alt && (c->backend->caps & alt) == alt &&
+        (c->backend->caps & c->caps_needed) != c->caps_needed) {
+      if (options_ask_more)
+        return choice_fail(c, -ASMSPY_E_USAGE,
+                           "backend '%s' records calls, not instructions: an option of "
+                           "mode '%s' needs an instruction stream",
+                           backend, mode);
+      c->caps_needed = alt, c->caps_wanted = 0;
+    }
+  } else if (alt_backend) {
+    c->backend = alt_backend;
+    c->caps_needed = alt, c->caps_wanted = 0;
   } else if (view->caps_required & ASMSPY_CAP_IP_SAMPLES) {
     int rc = choose_sampler(e, view, argc, argv, c);
     if (rc) return rc;

@@ -27,6 +27,7 @@ int target_planted_breakpoint(const struct asmspy_target *t, uint64_t addr);
 /* How many addresses asmspy planted an int3 at in this target. */
 int target_breakpoint_count(const struct asmspy_target *t);
 int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbol *out);
+int target_symbol_at(struct asmspy_target *t, size_t i, struct asmspy_symbol *out);
 const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap);
 struct asmspy_symtab *target_symtab(struct asmspy_target *t);
 /* region.c */

@@ -41,6 +41,9 @@ static const struct asmspy_host_api host_api = {
 
     /* 1.8: option parsing */
     .parse_options = asmspy_option_parse,
+
+    /* 1.9: the symbol list (call backends pick what to patch) */
+    .symbol_at = target_symbol_at,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

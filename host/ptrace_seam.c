@@ -416,6 +416,7 @@ static int run_to_exec(struct asmspy_seam *sm, pid_t pid) {
 }
 
 static void trap_guard_arm(struct asmspy_seam *sm, pid_t tgid);
+static int run_to_entry(pid_t pid);
 
 static int seam_attach(const struct asmspy_session *s, struct asmspy_seam **out) {
   struct asmspy_seam *sm = calloc(1, sizeof *sm);
@@ -435,6 +436,14 @@ static int seam_attach(const struct asmspy_session *s, struct asmspy_seam **out)
     } else {
       task_add(sm, s->pid, s->pid);
       rc = run_to_exec(sm, s->pid);
+#if defined(__x86_64__)
+      /* 1.9: on through ld.so to the entry point, still stopped there */
+      if (!rc && (s->flags & ASMSPY_SESS_TO_ENTRY) && run_to_entry(s->pid) == 0) {
+        struct seam_task *t = task_find(sm, s->pid);
+        if (t && t->target) target_reload_symbols(t->target);
+        if (t) t->in_syscall = 0;
+      }
+#endif
     }
   } else if (s->tid) {
     char path[64];
@@ -1393,6 +1402,21 @@ int seam_release_after_exec(const struct asmspy_session *s) {
   return 0;
 }
 
+/* 1.9: one system call inside a stopped thread of the session, at a
+ * `syscall` instruction found once per process (syscall injection, below). */
+static int seam_inject_syscall_api(struct asmspy_seam *sm, pid_t tid, long nr,
+                                   const uint64_t args[6], int64_t *ret) {
+  struct seam_task *t = task_find(sm, tid);
+  if (!t || t->state == TASK_RUNNING) return -ESRCH;
+  struct seam_proc *p = proc_find(sm, t->tgid);
+  if (!p) return -ESRCH;
+  if (!p->syscall_insn) p->syscall_insn = seam_find_syscall_insn(p->target, t->tgid);
+  int owed = 0;
+  int rc = seam_inject_syscall(tid, p->syscall_insn, nr, args, ret, &owed);
+  if (owed && !t->owed_sig) t->owed_sig = owed;
+  return rc;
+}
+
 const struct asmspy_seam_api seam_api = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_seam_api),
@@ -1417,6 +1441,7 @@ const struct asmspy_seam_api seam_api = {
     .set_regset = seam_set_regset,
     .list_threads = seam_list_threads,
     .spawn_child = seam_spawn_child,
+    .inject_syscall = seam_inject_syscall_api,
 };
 
 /* ------------------------------------------------------ attach probe -- */

@@ -122,6 +122,28 @@ int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbo
   return rc;
 }
 
+/* 1.9: the function symbols by index, in address order (a call backend
+ * choosing what to patch). -1 past the last one. */
+int target_symbol_at(struct asmspy_target *t, size_t i, struct asmspy_symbol *out) {
+  struct asmspy_symtab *st = symbols(t);
+  if (!st || i >= symtab_count(st)) return -1;
+  const struct symtab_entry *e = symtab_at(st, i);
+  uint32_t caller_size = out->struct_size;
+  struct asmspy_symbol full;
+  memset(&full, 0, sizeof full);
+  ASMSPY_INIT_HEADER(&full);
+  full.name = e->name;
+  full.module = e->module;
+  full.module_path = e->module_path;
+  full.start = e->start;
+  full.size = e->size;
+  full.kind = e->kind;
+  size_t n = caller_size < sizeof full ? caller_size : sizeof full;
+  full.struct_size = (uint32_t)n;
+  memcpy(out, &full, n);
+  return 0;
+}
+
 /* `function+0xoff [module]`, or `0xaddr [module]` when no symbol covers it.
  * Only named addresses are cached, and the cache is dropped whenever the
  * symbol table changed (a library mapped since, a perf-map re-read): a miss

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 8u
+#define ASMSPY_ABI_MINOR 9u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -112,6 +112,8 @@ enum asmspy_status {
 
 /* 1.5 */
 #define ASMSPY_CAP_OUT_OF_BAND (1ull << 11) /* never ptraces or steps the target (perf only) */
+#define ASMSPY_CAP_CALLS (1ull << 12) /* 1.9: function entries/exits as ASMSPY_EV_CALL events
+                                       (no instruction stream: the call views run on it) */
 
 enum asmspy_kind { ASMSPY_KIND_BACKEND = 1, ASMSPY_KIND_VIEW = 2 };
 
@@ -159,7 +161,12 @@ enum asmspy_event_type {
   ASMSPY_EV_WATCH_HIT = 13,   /* a data watchpoint fired (ip = the toucher; u.watch) */
   ASMSPY_EV_CODEIMAGE = 14,   /* the bytes of a code region at a logical time (u.code) */
   ASMSPY_EV_PROVENANCE = 15,  /* a sampler's window summary (u.prov), once at the end */
+  /* 1.9: call sessions (ASMSPY_CAP_CALLS) */
+  ASMSPY_EV_CALL = 16,        /* a function was entered or left (ip = its entry; u.call) */
 };
+
+/* u.call.what (1.9) */
+enum asmspy_call_what { ASMSPY_CALL_ENTRY = 1, ASMSPY_CALL_EXIT = 2 };
 
 enum asmspy_task_what {
   ASMSPY_TASK_CLONE = 1, /* new thread: u.task.child */
@@ -182,6 +189,12 @@ enum asmspy_task_what {
  * thread's write, not this one's. x86 traps AFTER the access, so the value
  * of a read-modify-write (add [m], 1) cannot be recovered exactly then. */
 #define ASMSPY_EVF_WATCH_CONCURRENT (1u << 7)
+/* 1.9 CALL qualifiers */
+#define ASMSPY_EVF_CALL_UNWOUND (1u << 8) /* EXIT: the frame was left without returning
+                                             (longjmp, an exception): ts is when it was seen gone */
+#define ASMSPY_EVF_CALL_TAIL (1u << 9)    /* ENTRY: entered by a tail jump (the caller's
+                                             frame was reused); its exit comes with the caller's */
+#define ASMSPY_EVF_CALL_NOEXIT (1u << 10) /* ENTRY: no exit will be recorded (too deep to hook) */
 
 struct asmspy_event {
   uint32_t abi_version;
@@ -256,6 +269,16 @@ struct asmspy_event {
       uint64_t window_ns;    /* how long the window really was */
       const char *sampler;   /* "ibs", "lbr", "sw-clock", "ptrace" */
     } prov;
+    /* --- member below arrived in 1.9 --- */
+    struct {                 /* CALL */
+      uint64_t func;         /* the function's entry address (== ip) */
+      uint64_t ret;          /* ENTRY: the return address (in the caller); EXIT: where it
+                                returned to */
+      uint64_t slot;         /* the stack address of the return slot: frames nest by it */
+      uint64_t ts_ns;        /* CLOCK_MONOTONIC, ns */
+      uint32_t what;         /* enum asmspy_call_what */
+      uint32_t depth;        /* recorded frames of this thread below this one */
+    } call;
     uint8_t pad[128]; /* fixes the union's size for ABI 1.x */
   } u;
   /* --- ABI 1.0 ends here --- */
@@ -279,6 +302,10 @@ typedef int (*asmspy_sink_fn)(void *sink_ctx, const struct asmspy_event *ev);
 #define ASMSPY_SESS_LAUNCHED (1u << 1) /* target was spawned by asmspy (kill on error) */
 #define ASMSPY_SESS_JSON (1u << 2)     /* NDJSON on stdout instead of text */
 #define ASMSPY_SESS_EXACT_SP (1u << 3) /* 1.3: the view needs exact sp/regs on every INSN */
+/* 1.9: with ASMSPY_SESS_LAUNCHED, seam.attach runs the command through its
+ * exec AND ld.so to the program's entry point (its libraries mapped) and
+ * returns it stopped there, instead of stopping at the exec. */
+#define ASMSPY_SESS_TO_ENTRY (1u << 4)
 /* 1.5: asmspy_session.watch_access */
 #define ASMSPY_WATCH_WRITE 1u
 #define ASMSPY_WATCH_READ 2u
@@ -319,7 +346,17 @@ struct asmspy_session {
    * runs the backend whose sampler_rung is "event" with sampler_arg
    * "<name>". NULL when the rung takes none. */
   const char *sampler_arg;
-  /* --- ABI 1.8 ends here; append below --- */
+  /* --- ABI 1.8 ends here --- */
+  /* 1.9: call sessions (ASMSPY_CAP_CALLS backends): which functions to
+   * record. NULL / 0 = the backend's default (every function of the main
+   * executable and its PLT entries, up to its cap). Set by the view's
+   * configure(). */
+  const char *call_module;  /* modules whose basename contains this (e.g. "libc") */
+  const char *call_include; /* comma-separated glob patterns: only these (uftrace -F) */
+  const char *call_exclude; /* comma-separated glob patterns: never these (uftrace -N) */
+  uint32_t call_max_funcs;  /* patch at most this many functions (0 = the default cap) */
+  uint32_t call_pad_;
+  /* --- ABI 1.9 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -499,7 +536,18 @@ struct asmspy_seam_api {
    * -ECHILD it ended before its stop, -ETIMEDOUT it did not stop in time. */
   int (*spawn_child)(int (*child)(void *arg), void *arg, int64_t timeout_ms,
                      struct asmspy_seam **out, pid_t *pid);
-  /* --- ABI 1.8 ends here; append below --- */
+  /* --- ABI 1.8 ends here --- */
+  /* 1.9: run one system call inside the stopped thread tid (gdb's `call`,
+   * for a syscall): its registers are saved, rip is pointed at a `syscall`
+   * instruction the target already has (code is never patched for this),
+   * the call runs as one step, and the registers are put back. *ret gets
+   * the raw return value (-errno on failure). A signal that arrives
+   * meanwhile is kept and delivered on the thread's next resume. Memory the
+   * call reads (a path, a struct) is the caller's to place (write_mem).
+   * Returns 0, or -errno when the thread could not be driven. */
+  int (*inject_syscall)(struct asmspy_seam *seam, pid_t tid, long nr, const uint64_t args[6],
+                        int64_t *ret);
+  /* --- ABI 1.9 ends here; append below --- */
 };
 
 /* Resolved symbol for one address. Strings are host-owned, stable while the
@@ -660,7 +708,12 @@ struct asmspy_host_api {
   int (*parse_options)(const struct asmspy_option *table, int argc, char *const *argv,
                        struct asmspy_optval *out, char *err, size_t errcap);
 
-  /* --- ABI 1.8 ends here; append below --- */
+  /* --- ABI 1.8 ends here --- */
+  /* 1.9: the target's function symbols in address order, one by index
+   * (i = 0, 1, ...): fills out (start, size, name, module, kind) and returns
+   * 0, or -1 past the last one. Names stay valid while the target lives. */
+  int (*symbol_at)(struct asmspy_target *t, size_t i, struct asmspy_symbol *out);
+  /* --- ABI 1.9 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -977,7 +1030,14 @@ struct asmspy_view_ops {
   const struct asmspy_option_caps *option_caps; /* replaces the engine's rules */
   const struct asmspy_record_schema *records;   /* the records it writes */
   const struct asmspy_tui_entry *tui;           /* NULL: a feed with a host-assigned key */
-  /* --- ABI 1.8 ends here; append below --- */
+  /* --- ABI 1.8 ends here --- */
+  /* 1.9: another way to serve the view: a backend providing all of these
+   * (instead of caps_required) serves it too, and is preferred when usable
+   * and neither --backend nor an option asks for more (the call views
+   * take ASMSPY_CAP_CALLS: function entries/exits instead of every
+   * instruction). 0 = none. */
+  uint64_t caps_alternative;
+  /* --- ABI 1.9 ends here; append below --- */
 };
 
 /* The descriptor a plugin's entry returns: static const data. */

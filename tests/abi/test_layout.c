@@ -682,10 +682,51 @@ SIZE(asmspy_recording_report, SIZE_1_8_asmspy_recording_report);
 #define SIZE_1_8_asmspy_operands SIZE_1_7_asmspy_operands
 #define SIZE_1_8_asmspy_inproc_req SIZE_1_7_asmspy_inproc_req
 
+/* ========================== ABI 1.9 ========================== */
+/* Call sessions: the CALL event (u.call inside the fixed union), session
+ * call selection fields, seam inject_syscall(), host symbol_at(), view
+ * caps_alternative. */
+PIN(asmspy_event, u.call.func, 48);
+PIN(asmspy_event, u.call.ret, 56);
+PIN(asmspy_event, u.call.slot, 64);
+PIN(asmspy_event, u.call.ts_ns, 72);
+PIN(asmspy_event, u.call.what, 80);
+PIN(asmspy_event, u.call.depth, 84);
+PIN(asmspy_session, call_module, 168);
+NEW(asmspy_session, call_module, SIZE_1_8_asmspy_session);
+PIN(asmspy_session, call_include, 176);
+PIN(asmspy_session, call_exclude, 184);
+PIN(asmspy_session, call_max_funcs, 192);
+#define SIZE_1_9_asmspy_session 200
+ENDS(asmspy_session, call_pad_, SIZE_1_9_asmspy_session);
+PIN(asmspy_seam_api, inject_syscall, 176);
+NEW(asmspy_seam_api, inject_syscall, SIZE_1_8_asmspy_seam_api);
+#define SIZE_1_9_asmspy_seam_api 184
+ENDS(asmspy_seam_api, inject_syscall, SIZE_1_9_asmspy_seam_api);
+PIN(asmspy_host_api, symbol_at, 176);
+NEW(asmspy_host_api, symbol_at, SIZE_1_8_asmspy_host_api);
+#define SIZE_1_9_asmspy_host_api 184
+ENDS(asmspy_host_api, symbol_at, SIZE_1_9_asmspy_host_api);
+PIN(asmspy_view_ops, caps_alternative, 128);
+NEW(asmspy_view_ops, caps_alternative, SIZE_1_8_asmspy_view_ops);
+#define SIZE_1_9_asmspy_view_ops 136
+ENDS(asmspy_view_ops, caps_alternative, SIZE_1_9_asmspy_view_ops);
+/* Unchanged in 1.9. */
+#define SIZE_1_9_asmspy_probe_result SIZE_1_8_asmspy_probe_result
+#define SIZE_1_9_asmspy_event SIZE_1_8_asmspy_event
+#define SIZE_1_9_asmspy_regs SIZE_1_8_asmspy_regs
+#define SIZE_1_9_asmspy_stop SIZE_1_8_asmspy_stop
+#define SIZE_1_9_asmspy_symbol SIZE_1_8_asmspy_symbol
+#define SIZE_1_9_asmspy_plugin SIZE_1_8_asmspy_plugin
+#define SIZE_1_9_asmspy_syscall_info SIZE_1_8_asmspy_syscall_info
+#define SIZE_1_9_asmspy_operands SIZE_1_8_asmspy_operands
+#define SIZE_1_9_asmspy_inproc_req SIZE_1_8_asmspy_inproc_req
+#define SIZE_1_9_asmspy_backend_ops SIZE_1_8_asmspy_backend_ops
+
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */
-#if ASMSPY_ABI_MINOR == 8
-#define CUR(S) SIZE_1_8_##S
+#if ASMSPY_ABI_MINOR == 9
+#define CUR(S) SIZE_1_9_##S
 #else
 #error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
 #endif

@@ -1,0 +1,54 @@
+/* plan.h: which functions entrypatch patches, and how (plan.c).
+ *
+ * A function is patched by writing `jmp rel32` (5 bytes) over its first
+ * whole instructions. Those displaced instructions run instead from the
+ * function's stub, relocated (rip-relative operands and relative branches
+ * re-aimed from their new address). A function is refused, with the reason
+ * kept for the listing, when that cannot be done safely:
+ *   - it is shorter than 5 bytes, or returns / traps within them;
+ *   - a direct branch inside the function lands within the patched bytes
+ *     (or loops back to the entry itself: that jump would be counted as a
+ *     call and hook a stack word that is not a return address);
+ *   - a displaced instruction is a call (a thread inside the callee would
+ *     return into the middle of the jmp), loop/jrcxz, or an unconditional
+ *     jump with more displaced bytes after it;
+ *   - a rip-relative operand would not reach from the stub (rel32);
+ *   - a thread's instruction pointer is inside the patched bytes now. */
+#ifndef ASMSPY_ENTRYPATCH_PLAN_H
+#define ASMSPY_ENTRYPATCH_PLAN_H
+
+#include <asmspy/plugin.h>
+#include <capstone/capstone.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define EP_PATCH_LEN 5
+#define EP_MAX_DISPLACED 15 + 5 /* the longest prologue we displace */
+
+struct ep_patch {
+  uint64_t addr;        /* the function's entry */
+  uint32_t len;         /* bytes overwritten: whole instructions, >= 5 */
+  uint32_t kind;        /* AGENT_FN_* */
+  uint8_t orig[24];     /* the original bytes [addr, addr + len) */
+  const char *name;     /* host-owned symbol name */
+  uint32_t region;      /* the code region its stub lives in */
+  uint64_t stub;        /* its stub's address (set when placed) */
+};
+
+/* Decide whether the function [addr, addr + size) can be patched; fills p.
+ * Returns 0, or -1 with the reason in why. bytes/nbytes: the function's
+ * code as read from the target (at least its first EP_MAX_DISPLACED bytes;
+ * the whole body when the branch scan is to see it all). */
+int ep_plan_function(csh cs, uint64_t addr, uint64_t size, const uint8_t *bytes, size_t nbytes,
+                     struct ep_patch *p, char *why, size_t whycap);
+
+/* The displaced instructions of p, relocated to run at `dest`, followed by a
+ * jmp back to p->addr + p->len. Returns the byte count written to out, or
+ * 0 with the reason in why (a displacement that does not reach). */
+size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out, size_t cap,
+                   char *why, size_t whycap);
+
+/* rel32 from an instruction ending at `next` to `target`, if it reaches. */
+int ep_rel32(uint64_t next, uint64_t target, int32_t *out);
+
+#endif

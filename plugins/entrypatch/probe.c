@@ -1,0 +1,178 @@
+/* probe.c: entrypatch's functional probe. It runs isolated in a forked
+ * child (the host's probe_isolate), so it installs the agent for real in
+ * its own process — the very blob, stubs, relocation and rings a capture
+ * uses — patches two of its own functions, calls them and reads the ring:
+ *   - the blob references nothing outside itself (ep_blob_self_check);
+ *   - a memfd maps shared, MADV_WIPEONFORK is honoured;
+ *   - 100 calls of outer() -> inner() come back as 200 entries and 200
+ *     exits, nested, with the functions' results unchanged;
+ *   - a forked child calls them too: it writes nothing into the ring, and
+ *     its results are right.
+ * Only the remote half (mapping through the seam's injected system calls)
+ * is not exercised here: that is the seam's own, and the live tests run it. */
+#define _GNU_SOURCE
+#include "plugins/entrypatch/probe.h"
+#include "plugins/entrypatch/agent_layout.h"
+#include "plugins/entrypatch/inject.h"
+#include "plugins/entrypatch/plan.h"
+#include "plugins/entrypatch/region.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define PROBE_CALLS 100
+
+/* The two functions the probe patches in itself. */
+__attribute__((noipa, visibility("hidden"))) long ep_probe_inner(long x) {
+  return x * 3 + 1;
+}
+__attribute__((noipa, visibility("hidden"))) long ep_probe_outer(long x) {
+  long (*volatile f)(long) = ep_probe_inner;
+  return f(x) + f(x + 1) - x;
+}
+
+static int fail(struct asmspy_probe_result *res, int status, int err, const char *what) {
+  ASMSPY_PROBE_SET(res, status, err, "%s", what);
+  return 0;
+}
+
+/* Write len bytes over our own code (the page is made writable meanwhile). */
+static int patch_self(uint64_t addr, const void *bytes, size_t len) {
+  uint64_t page = addr & ~4095ull, end = (addr + len + 4095) & ~4095ull;
+  if (mprotect((void *)page, end - page, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return -1;
+  memcpy((void *)addr, bytes, len);
+  __builtin___clear_cache((char *)addr, (char *)addr + len);
+  return mprotect((void *)page, end - page, PROT_READ | PROT_EXEC);
+}
+
+static int plan_self(csh cs, long (*fn)(long), struct ep_patch *p, char *why, size_t cap) {
+  uint64_t a = (uint64_t)(uintptr_t)fn;
+  return ep_plan_function(cs, a, 64, (const uint8_t *)(uintptr_t)a, 64, p, why, cap);
+}
+
+int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res) {
+  (void)host;
+  csh cs;
+  char why[256] = "";
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+    return fail(res, ASMSPY_E_NO_LIB, 0, "capstone cannot open x86-64");
+  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  if (ep_blob_self_check(cs, why, sizeof why) != 0) {
+    cs_close(&cs);
+    return fail(res, ASMSPY_E_INTERNAL, 0, why);
+  }
+  struct ep_patch p[2];
+  if (plan_self(cs, ep_probe_outer, &p[0], why, sizeof why) != 0 ||
+      plan_self(cs, ep_probe_inner, &p[1], why, sizeof why) != 0) {
+    cs_close(&cs);
+    return fail(res, ASMSPY_E_INTERNAL, 0, why);
+  }
+  p[0].kind = p[1].kind = AGENT_FN_CALL;
+  /* the memory a capture maps into a target, mapped here */
+  struct agent_state *st = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  struct agent_gate *gate = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                 -1, 0);
+  int fd = memfd_create("asmspy-probe", MFD_CLOEXEC);
+  if (st == MAP_FAILED || gate == MAP_FAILED || fd < 0 ||
+      ftruncate(fd, (off_t)sizeof(struct ring_area)) != 0) {
+    cs_close(&cs);
+    return fail(res, ASMSPY_E_NO_KERNEL, errno, "mmap/memfd_create for the agent failed");
+  }
+  struct ring_area *ring = mmap(NULL, sizeof *ring, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (ring == MAP_FAILED || madvise(gate, 4096, MADV_WIPEONFORK) != 0) {
+    cs_close(&cs);
+    return fail(res, ASMSPY_E_NO_KERNEL, errno,
+                "a shared memfd ring or MADV_WIPEONFORK (kernel 4.14+) is unavailable");
+  }
+  uint64_t lo = p[0].addr < p[1].addr ? p[0].addr : p[1].addr;
+  uint64_t hi = (p[0].addr > p[1].addr ? p[0].addr : p[1].addr) + 32;
+  size_t rsize = ep_region_size(2);
+  uint64_t gap = ep_find_gap_near(getpid(), lo, hi, rsize);
+  void *code = gap ? mmap((void *)(uintptr_t)gap, rsize, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)
+                   : MAP_FAILED;
+  if (code == MAP_FAILED || (uint64_t)(uintptr_t)code != gap) {
+    cs_close(&cs);
+    return fail(res, ASMSPY_E_INTERNAL, errno, "no code region within reach of the probe's code");
+  }
+  uint32_t bad = 0;
+  if (ep_region_build(cs, code, rsize, gap, (uint64_t)(uintptr_t)st, p, 2, 0, st->funcs, &bad,
+                      why, sizeof why) != 0 ||
+      mprotect(code, rsize, PROT_READ | PROT_EXEC) != 0) {
+    cs_close(&cs);
+    return fail(res, ASMSPY_E_INTERNAL, 0, why[0] ? why : "mprotect of the code region");
+  }
+  cs_close(&cs);
+  st->magic = AGENT_MAGIC;
+  st->gate = gate;
+  st->ret_hook = gap + ep_blob_return_off();
+  st->nfuncs = 2;
+  gate->ring = ring;
+  gate->armed = 1;
+  for (int i = 0; i < 2; i++) {
+    uint8_t bytes[sizeof p[i].orig];
+    ep_entry_patch_bytes(&p[i], bytes);
+    if (patch_self(p[i].addr, bytes, p[i].len) != 0)
+      return fail(res, ASMSPY_E_PERM, errno, "cannot write over the probe's own code");
+  }
+
+  long (*volatile outer)(long) = ep_probe_outer;
+  long sum = 0;
+  for (long i = 0; i < PROBE_CALLS; i++) sum += outer(i);
+  long want = 0;
+  for (long i = 0; i < PROBE_CALLS; i++) want += (i * 3 + 1) + ((i + 1) * 3 + 1) - i;
+  if (sum != want) return fail(res, ASMSPY_E_INTERNAL, 0, "patched functions returned wrong results");
+  /* a forked child: its gate is wiped, its calls must not reach the ring */
+  pid_t child = fork();
+  if (child == 0) {
+    long s2 = 0;
+    for (long i = 0; i < PROBE_CALLS; i++) s2 += outer(i);
+    _exit(s2 == want ? 0 : 1);
+  }
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0)
+    return fail(res, ASMSPY_E_INTERNAL, 0, "a forked child of a patched process did not run on");
+
+  /* the ring: one thread, outer{ inner{} inner{} } x 100 */
+  uint32_t k;
+  for (k = 0; k < AGENT_THREADS && !ring->heads[k].used; k++) {
+  }
+  if (k == AGENT_THREADS) return fail(res, ASMSPY_E_INTERNAL, 0, "no thread claimed a ring");
+  const struct ring_head *h = &ring->heads[k];
+  if (h->head != 6 * PROBE_CALLS) {
+    snprintf(why, sizeof why, "%llu records for %d calls (want %d; a forked child's must be dropped)",
+             (unsigned long long)h->head, 3 * PROBE_CALLS, 6 * PROBE_CALLS);
+    return fail(res, ASMSPY_E_INTERNAL, 0, why);
+  }
+  static const uint32_t shape[6][2] = {{0, REC_ENTRY}, {1, REC_ENTRY}, {1, REC_EXIT},
+                                       {1, REC_ENTRY}, {1, REC_EXIT},  {0, REC_EXIT}};
+  for (uint64_t i = 0; i < h->head; i++) {
+    const struct ring_rec *r = &ring->recs[k][i];
+    if (r->seq != (uint32_t)(i + 1) || REC_FUNC(r->word) != shape[i % 6][0] ||
+        REC_WHAT(r->word) != shape[i % 6][1]) {
+      snprintf(why, sizeof why, "record %llu is not the expected nesting",
+               (unsigned long long)i);
+      return fail(res, ASMSPY_E_INTERNAL, 0, why);
+    }
+  }
+  ASMSPY_PROBE_SET(res, ASMSPY_USABLE, 0,
+                   "patched 2 functions in the probe: %d calls recorded entry/exit, nested; a "
+                   "forked child ran on, its events dropped",
+                   3 * PROBE_CALLS);
+  return 0;
+}

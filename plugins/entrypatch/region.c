@@ -1,0 +1,116 @@
+/* region.c: building a code region's bytes (see region.h). */
+#include "plugins/entrypatch/region.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The linker's bounds of the agent section (agent.c) and its entry points. */
+extern const uint8_t __start_asmspy_agent[] __attribute__((visibility("hidden")));
+extern const uint8_t __stop_asmspy_agent[] __attribute__((visibility("hidden")));
+extern const uint8_t asmspy_agent_ctx[] __attribute__((visibility("hidden")));
+extern const uint8_t asmspy_agent_entry[] __attribute__((visibility("hidden")));
+extern const uint8_t asmspy_agent_return[] __attribute__((visibility("hidden")));
+
+#define BLOB_ALIGN 64u
+#define PAGE 4096u
+
+size_t ep_blob_size(void) { return (size_t)(__stop_asmspy_agent - __start_asmspy_agent); }
+const uint8_t *ep_blob(void) { return __start_asmspy_agent; }
+uint64_t ep_blob_entry_off(void) { return (uint64_t)(asmspy_agent_entry - __start_asmspy_agent); }
+uint64_t ep_blob_return_off(void) { return (uint64_t)(asmspy_agent_return - __start_asmspy_agent); }
+uint64_t ep_blob_ctx_off(void) { return (uint64_t)(asmspy_agent_ctx - __start_asmspy_agent); }
+
+static size_t stubs_off(void) { return (ep_blob_size() + BLOB_ALIGN - 1) & ~(size_t)(BLOB_ALIGN - 1); }
+
+size_t ep_region_size(uint32_t n) {
+  size_t sz = stubs_off() + (size_t)n * AGENT_STUB_BYTES;
+  return (sz + PAGE - 1) & ~(size_t)(PAGE - 1);
+}
+
+uint64_t ep_stub_addr(uint64_t base, uint32_t i) {
+  return base + stubs_off() + (uint64_t)i * AGENT_STUB_BYTES;
+}
+
+int ep_region_build(csh cs, uint8_t *img, size_t size, uint64_t base, uint64_t state,
+                    struct ep_patch *patches, uint32_t n, uint32_t first, struct agent_func *funcs,
+                    uint32_t *bad, char *why, size_t whycap) {
+  if (ep_region_size(n) > size) {
+    snprintf(why, whycap, "region too small");
+    return -1;
+  }
+  memset(img, 0xcc, size);
+  memcpy(img, ep_blob(), ep_blob_size());
+  memcpy(img + ep_blob_ctx_off(), &state, sizeof state);
+  uint64_t entry = base + ep_blob_entry_off();
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t stub = ep_stub_addr(base, i);
+    uint8_t *s = img + (stub - base);
+    uint32_t index = first + i;
+    int32_t rel;
+    s[0] = 0x41, s[1] = 0xbb; /* mov r11d, imm32 */
+    memcpy(s + 2, &index, 4);
+    s[6] = 0xe9; /* jmp rel32 */
+    if (!ep_rel32(stub + 11, entry, &rel)) {
+      snprintf(why, whycap, "stub cannot reach the agent");
+      *bad = i;
+      return -1;
+    }
+    memcpy(s + 7, &rel, 4);
+    size_t got = ep_relocate(cs, &patches[i], stub + 11, s + 11, AGENT_STUB_BYTES - 11, why, whycap);
+    if (!got) {
+      *bad = i;
+      return -1;
+    }
+    patches[i].stub = stub;
+    funcs[index].addr = patches[i].addr;
+    funcs[index].resume = stub + 11;
+    funcs[index].kind = patches[i].kind;
+    funcs[index].pad = 0;
+  }
+  return 0;
+}
+
+void ep_entry_patch_bytes(const struct ep_patch *p, uint8_t *out) {
+  int32_t rel = 0;
+  ep_rel32(p->addr + 5, p->stub, &rel); /* placed within reach by construction */
+  out[0] = 0xe9;
+  memcpy(out + 1, &rel, 4);
+  for (uint32_t i = 5; i < p->len; i++) out[i] = 0xcc;
+}
+
+int ep_blob_self_check(csh cs, char *why, size_t whycap) {
+  const uint8_t *code = ep_blob();
+  size_t left = ep_blob_size();
+  uint64_t base = 0x100000, ip = base, end = base + left;
+  cs_insn *in = cs_malloc(cs);
+  if (!in) return -1;
+  int rc = 0;
+  while (left > 0) {
+    if (!cs_disasm_iter(cs, &code, &left, &ip, in)) { /* data (the ctx word), padding */
+      code++, left--, ip++;
+      continue;
+    }
+    const cs_x86 *x = &in->detail->x86;
+    for (uint8_t i = 0; i < x->op_count && !rc; i++) {
+      uint64_t t = 0;
+      int has = 0;
+      if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP)
+        t = in->address + in->size + (uint64_t)x->operands[i].mem.disp, has = 1;
+      for (uint8_t g = 0; g < in->detail->groups_count; g++)
+        if ((in->detail->groups[g] == CS_GRP_JUMP || in->detail->groups[g] == CS_GRP_CALL) &&
+            x->operands[i].type == X86_OP_IMM)
+          t = (uint64_t)x->operands[i].imm, has = 1;
+      if (has && (t < base || t >= end)) {
+        snprintf(why, whycap,
+                 "the agent blob references +0x%llx outside itself (%s %s at +0x%llx): "
+                 "agent.c was compiled with calls or data it may not have",
+                 (unsigned long long)(t - base), in->mnemonic, in->op_str,
+                 (unsigned long long)(in->address - base));
+        rc = -1;
+      }
+    }
+    if (rc) break;
+  }
+  cs_free(in, 1);
+  return rc;
+}

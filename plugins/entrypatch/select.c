@@ -1,0 +1,109 @@
+/* select.c: the functions a call session patches (see select.h). */
+#define _GNU_SOURCE
+#include "plugins/entrypatch/select.h"
+#include "plugins/entrypatch/agent_layout.h"
+
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* fnmatch against each comma-separated pattern of list. */
+static int matches_any(const char *list, const char *name) {
+  char pat[256];
+  for (const char *p = list; p && *p;) {
+    const char *comma = strchr(p, ',');
+    size_t n = comma ? (size_t)(comma - p) : strlen(p);
+    if (n && n < sizeof pat) {
+      memcpy(pat, p, n);
+      pat[n] = '\0';
+      if (fnmatch(pat, name, 0) == 0) return 1;
+    }
+    p = comma ? comma + 1 : NULL;
+  }
+  return 0;
+}
+
+static int never_patched(const char *name) {
+  static const char *const glue[] = {"_start", "_init", "_fini", "__libc_csu_init",
+                                     "__libc_csu_fini", "_dl_relocate_static_pie",
+                                     "deregister_tm_clones", "register_tm_clones",
+                                     "__do_global_dtors_aux", "frame_dummy", NULL};
+  for (size_t i = 0; glue[i]; i++)
+    if (strcmp(name, glue[i]) == 0) return 1;
+  return 0;
+}
+
+static uint32_t unwinder_hook(const char *name) {
+  if (!strcmp(name, "_Unwind_RaiseException") || !strcmp(name, "_Unwind_ForcedUnwind"))
+    return AGENT_FN_UNWIND_RAISE;
+  if (!strcmp(name, "__cxa_begin_catch")) return AGENT_FN_CATCH;
+  return AGENT_FN_CALL;
+}
+
+/* The main executable's basename, from /proc/<pid>/exe. */
+static void main_module(pid_t pid, char *out, size_t cap) {
+  char path[64], buf[PATH_MAX];
+  snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+  ssize_t n = readlink(path, buf, sizeof buf - 1);
+  out[0] = '\0';
+  if (n <= 0) return;
+  buf[n] = '\0';
+  const char *slash = strrchr(buf, '/');
+  const char *base = slash ? slash + 1 : buf;
+  size_t len = strlen(base);
+  if (len >= cap) len = cap - 1;
+  memcpy(out, base, len);
+  out[len] = '\0';
+}
+
+long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *s,
+               struct ep_candidate **out, uint64_t *capped) {
+  char exe[256];
+  main_module(s->pid, exe, sizeof exe);
+  const char *module = ASMSPY_HAS(s, call_module) ? s->call_module : NULL;
+  const char *inc = ASMSPY_HAS(s, call_include) ? s->call_include : NULL;
+  const char *exc = ASMSPY_HAS(s, call_exclude) ? s->call_exclude : NULL;
+  uint32_t cap = ASMSPY_HAS(s, call_max_funcs) && s->call_max_funcs ? s->call_max_funcs
+                                                                     : EP_DEFAULT_MAX;
+  if (cap > AGENT_MAX_FUNCS - 8) cap = AGENT_MAX_FUNCS - 8; /* room for the unwinder hooks */
+  struct ep_candidate *v = NULL;
+  size_t n = 0, vcap = 0;
+  uint32_t chosen = 0;
+  *capped = 0;
+  uint64_t last = 0;
+  for (size_t i = 0;; i++) {
+    struct asmspy_symbol sym;
+    memset(&sym, 0, sizeof sym);
+    ASMSPY_INIT_HEADER(&sym);
+    if (host->symbol_at(s->target, i, &sym) != 0) break;
+    if (!sym.name || !sym.module || sym.kind == ASMSPY_SYM_JIT || sym.start == last) continue;
+    uint32_t kind = unwinder_hook(sym.name);
+    if (kind == AGENT_FN_CALL) {
+      int in_module = module ? strstr(sym.module, module) != NULL : strcmp(sym.module, exe) == 0;
+      if (!in_module || never_patched(sym.name)) continue;
+      if (inc && *inc && !matches_any(inc, sym.name)) continue;
+      if (exc && *exc && matches_any(exc, sym.name)) continue;
+      if (chosen >= cap) {
+        (*capped)++;
+        continue;
+      }
+      chosen++;
+    }
+    if (n == vcap) {
+      vcap = vcap ? vcap * 2 : 256;
+      struct ep_candidate *nv = realloc(v, vcap * sizeof *nv);
+      if (!nv) {
+        free(v);
+        return -1;
+      }
+      v = nv;
+    }
+    v[n++] = (struct ep_candidate){sym.start, sym.size, sym.name, sym.module, kind};
+    last = sym.start;
+  }
+  *out = v;
+  return (long)n;
+}

@@ -1,0 +1,35 @@
+/* select.h: which functions a call session patches (select.c).
+ *
+ * Default: every function of the main executable and its PLT entries
+ * (`name@plt`: calls into libraries, recorded where they leave). The
+ * session narrows or widens it (asmspy_session 1.9): call_module (modules
+ * whose basename contains it, instead of the main executable),
+ * call_include / call_exclude (comma-separated fnmatch globs on the
+ * function name, like uftrace -F / -N) and call_max_funcs (a cap; the
+ * default is EP_DEFAULT_MAX). Never patched: the program's entry (_start,
+ * whose stack top is argc, not a return address) and the ELF init/fini
+ * glue. The unwinder hooks (_Unwind_RaiseException, _Unwind_ForcedUnwind,
+ * __cxa_begin_catch) are added whenever they are mapped, so C++ exceptions
+ * and thread cancellation can unwind through patched frames. */
+#ifndef ASMSPY_ENTRYPATCH_SELECT_H
+#define ASMSPY_ENTRYPATCH_SELECT_H
+
+#include <asmspy/plugin.h>
+#include <stdint.h>
+
+#define EP_DEFAULT_MAX 4096u
+
+struct ep_candidate {
+  uint64_t addr, size;
+  const char *name;   /* host-owned */
+  const char *module; /* host-owned basename */
+  uint32_t kind;      /* AGENT_FN_* */
+};
+
+/* Fills *out (malloc'd) with the candidates in address order, aliases
+ * folded. *capped: how many matching functions the cap left out. Returns
+ * the count, or -1 (out of memory). */
+long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *s,
+               struct ep_candidate **out, uint64_t *capped);
+
+#endif

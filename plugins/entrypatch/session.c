@@ -1,0 +1,453 @@
+/* session.c: one call capture of a running process (or a --launch'ed one,
+ * run through ld.so to its entry point first).
+ *
+ *   1. attach: every thread stopped (the seam);
+ *   2. choose and plan the functions (select.c, plan.c): none whose
+ *      patched bytes hold a thread's ip;
+ *   3. map the agent's memory (inject.c) and write the code regions, the
+ *      function table and the gate; then the jumps over each entry;
+ *   4. detach: the target runs at native speed outside the trampolines;
+ *   5. read the rings (reader.c) until the view has enough, the session is
+ *      stopped (Ctrl-C, SIGTERM, asmspy's supervisor killed) or the target
+ *      is gone;
+ *   6. attach again: restore every patched byte that still holds our jump
+ *      (an exec may have replaced the image), disarm the gate, unmap the
+ *      ring when no thread stands inside agent code, read the last
+ *      records, detach. Code regions and shadow stacks stay mapped: a
+ *      frame entered through a patch still returns through them. */
+#define _GNU_SOURCE
+#include "plugins/entrypatch/session.h"
+#include "plugins/entrypatch/agent_layout.h"
+#include "plugins/entrypatch/inject.h"
+#include "plugins/entrypatch/plan.h"
+#include "plugins/entrypatch/reader.h"
+#include "plugins/entrypatch/region.h"
+#include "plugins/entrypatch/select.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_THREADS 4096
+#define MAX_REGIONS 16
+#define REGION_SPAN (1ull << 30) /* functions one code region serves span at most 1 GiB */
+#define SCAN_MAX (256u << 10)    /* bytes of a function body scanned for branches */
+#define GPR_FS_BASE 21           /* asmspy_regs.gpr index (user_regs_struct order) */
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+
+struct region {
+  uint64_t lo, hi;     /* the functions it serves */
+  uint32_t first, n;   /* its patches: [first, first + n) */
+  uint64_t base, size; /* where it is mapped */
+};
+
+struct ep_run {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  struct asmspy_out *out;
+  csh cs;
+  struct ep_patch *patches;
+  uint32_t npatches;
+  struct region regions[MAX_REGIONS];
+  uint32_t nregions;
+  struct agent_func *funcs;
+  uint64_t state, gate, ring;
+  void *ring_local;
+  uint64_t ring_size;
+  pid_t tids[MAX_THREADS];
+  uint64_t ips[MAX_THREADS], fs[MAX_THREADS];
+  uint32_t nthreads;
+  uint32_t tid_offset;
+  /* refusals, by reason (the first of each reason is named) */
+  struct {
+    char reason[160];
+    char example[96];
+    uint32_t count;
+  } refused[16];
+  uint32_t nrefused_kinds, nrefused;
+};
+
+static void note(struct ep_run *r, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void note(struct ep_run *r, int level, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  r->host->note(r->out, level, "entrypatch: %s", buf);
+}
+
+static void refuse(struct ep_run *r, const char *name, const char *why) {
+  r->nrefused++;
+  /* the reason without its "+N" detail, so equal reasons fold */
+  char key[160];
+  snprintf(key, sizeof key, "%s", why);
+  char *paren = strstr(key, " (");
+  if (paren) *paren = '\0';
+  for (uint32_t i = 0; i < r->nrefused_kinds; i++)
+    if (!strcmp(r->refused[i].reason, key)) {
+      r->refused[i].count++;
+      return;
+    }
+  if (r->nrefused_kinds == sizeof r->refused / sizeof r->refused[0]) return;
+  uint32_t i = r->nrefused_kinds++;
+  snprintf(r->refused[i].reason, sizeof r->refused[i].reason, "%s", key);
+  snprintf(r->refused[i].example, sizeof r->refused[i].example, "%s", name);
+  r->refused[i].count = 1;
+}
+
+/* ---------------------------------------------------------- threads -- */
+
+static int read_threads(struct ep_run *r, struct asmspy_seam *sm) {
+  const struct asmspy_seam_api *seam = r->host->seam;
+  r->nthreads = seam->list_threads(sm, r->tids, MAX_THREADS);
+  for (uint32_t i = 0; i < r->nthreads; i++) {
+    struct asmspy_regs regs;
+    memset(&regs, 0, sizeof regs);
+    ASMSPY_INIT_HEADER(&regs);
+    if (seam->get_regs(sm, r->tids[i], &regs) != 0) return -1;
+    r->ips[i] = regs.ip;
+    r->fs[i] = regs.ngpr > GPR_FS_BASE ? regs.gpr[GPR_FS_BASE] : 0;
+  }
+  return 0;
+}
+
+static int ip_inside(const struct ep_run *r, uint64_t lo, uint64_t hi) {
+  for (uint32_t i = 0; i < r->nthreads; i++)
+    if (r->ips[i] >= lo && r->ips[i] < hi) return 1;
+  return 0;
+}
+
+/* ------------------------------------------------------------ plan -- */
+
+static int plan_all(struct ep_run *r) {
+  struct ep_candidate *cand = NULL;
+  uint64_t capped = 0;
+  long n = ep_select(r->host, r->s, &cand, &capped);
+  if (n < 0) return -ASMSPY_E_NOMEM;
+  r->patches = calloc((size_t)n + 1, sizeof *r->patches);
+  uint8_t *buf = malloc(SCAN_MAX);
+  if (!r->patches || !buf) {
+    free(cand), free(buf);
+    return -ASMSPY_E_NOMEM;
+  }
+  for (long i = 0; i < n; i++) {
+    uint64_t want = cand[i].size < SCAN_MAX ? cand[i].size : SCAN_MAX;
+    ssize_t got = want ? r->host->read_mem(r->s->target, cand[i].addr, buf, want) : 0;
+    char why[256];
+    struct ep_patch p;
+    if (got < (ssize_t)(want < EP_MAX_DISPLACED ? want : EP_MAX_DISPLACED) || got <= 0) {
+      refuse(r, cand[i].name, "its code cannot be read");
+      continue;
+    }
+    if (ep_plan_function(r->cs, cand[i].addr, cand[i].size, buf, (size_t)got, &p, why,
+                         sizeof why) != 0) {
+      refuse(r, cand[i].name, why);
+      continue;
+    }
+    if (ip_inside(r, p.addr + 1, p.addr + p.len)) {
+      refuse(r, cand[i].name, "a thread's instruction pointer is inside its first bytes");
+      continue;
+    }
+    p.kind = cand[i].kind;
+    p.name = cand[i].name;
+    r->patches[r->npatches++] = p;
+  }
+  free(buf);
+  free(cand);
+  if (capped)
+    note(r, ASMSPY_NOTE_INFO, "%llu more functions matched past the cap (--max-funcs)",
+         (unsigned long long)capped);
+  return 0;
+}
+
+/* Patches are in address order: cut them into regions of at most
+ * REGION_SPAN, each mapped in a free gap within rel32 reach. */
+static int place_regions(struct ep_run *r, struct ep_remote *rem) {
+  for (uint32_t i = 0; i < r->npatches;) {
+    if (r->nregions == MAX_REGIONS) {
+      note(r, ASMSPY_NOTE_WARN, "functions spread over more than %d GiB-wide areas: the rest "
+                                "are not patched",
+           MAX_REGIONS);
+      r->npatches = i;
+      break;
+    }
+    struct region *g = &r->regions[r->nregions];
+    g->first = i;
+    g->lo = r->patches[i].addr;
+    while (i < r->npatches && r->patches[i].addr - g->lo < REGION_SPAN) i++;
+    g->n = i - g->first;
+    g->hi = r->patches[i - 1].addr + r->patches[i - 1].len;
+    g->size = ep_region_size(g->n);
+    uint64_t gap = ep_find_gap_near(r->s->pid, g->lo, g->hi, g->size);
+    g->base = gap ? ep_remote_map(rem, gap, g->size, PROT_READ | PROT_EXEC, "asmspy-agent-code")
+                  : 0;
+    if (!g->base) {
+      for (uint32_t k = g->first; k < g->first + g->n; k++)
+        refuse(r, r->patches[k].name, "no free address range within a rel32 jump of it");
+      /* drop them: shift the rest down */
+      memmove(&r->patches[g->first], &r->patches[g->first + g->n],
+              (r->npatches - g->first - g->n) * sizeof *r->patches);
+      r->npatches -= g->n;
+      i = g->first;
+      continue;
+    }
+    r->nregions++;
+  }
+  return 0;
+}
+
+/* ----------------------------------------------------------- write -- */
+
+static int write_field(struct ep_run *r, uint64_t addr, const void *v, size_t n) {
+  return r->host->write_mem(r->s->target, addr, v, n) == (ssize_t)n ? 0 : -1;
+}
+
+static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t whycap) {
+  /* the private state, the wipe-on-fork gate, the shared ring */
+  uint64_t state_size = (sizeof(struct agent_state) + 4095) & ~4095ull;
+  r->state = ep_remote_map(rem, 0, state_size, PROT_READ | PROT_WRITE, "asmspy-agent-state");
+  r->gate = ep_remote_map(rem, 0, 4096, PROT_READ | PROT_WRITE, "asmspy-agent-gate");
+  if (!r->state || !r->gate) {
+    snprintf(why, whycap, "mmap in the target failed");
+    return -ASMSPY_E_INTERNAL;
+  }
+  int64_t adv = ep_remote_call(rem, SYS_madvise, r->gate, 4096, MADV_WIPEONFORK, 0, 0, 0);
+  if (adv != 0) {
+    snprintf(why, whycap,
+             "madvise(MADV_WIPEONFORK) in the target: %s (kernel 4.14+ needed: a forked child "
+             "must not write into the parent's ring)",
+             strerror((int)-adv));
+    return -ASMSPY_E_NO_KERNEL;
+  }
+  r->ring_size = (sizeof(struct ring_area) + 4095) & ~4095ull;
+  r->ring = ep_remote_shared(rem, r->ring_size, &r->ring_local, why, whycap);
+  if (!r->ring) return -ASMSPY_E_INTERNAL;
+  ((struct ring_area *)r->ring_local)->magic = AGENT_MAGIC;
+
+  /* the code regions: blob + stubs, built here, written there */
+  r->funcs = calloc(AGENT_MAX_FUNCS, sizeof *r->funcs);
+  if (!r->funcs) return -ASMSPY_E_NOMEM;
+  for (uint32_t g = 0; g < r->nregions; g++) {
+    struct region *rg = &r->regions[g];
+    uint8_t *img = malloc(rg->size);
+    uint32_t bad = 0;
+    if (!img) return -ASMSPY_E_NOMEM;
+    if (ep_region_build(r->cs, img, rg->size, rg->base, r->state, &r->patches[rg->first], rg->n,
+                        rg->first, r->funcs, &bad, why, whycap) != 0 ||
+        write_field(r, rg->base, img, rg->size) != 0) {
+      free(img);
+      if (!why[0]) snprintf(why, whycap, "writing the agent's code into the target failed");
+      return -ASMSPY_E_INTERNAL;
+    }
+    free(img);
+  }
+  /* the state's header, its function table, the gate */
+  uint64_t magic = AGENT_MAGIC, armed = 1;
+  uint64_t ret_hook = r->regions[0].base + ep_blob_return_off();
+  uint32_t nfuncs = r->npatches;
+  if (write_field(r, r->state + offsetof(struct agent_state, gate), &r->gate, 8) ||
+      write_field(r, r->state + offsetof(struct agent_state, ret_hook), &ret_hook, 8) ||
+      write_field(r, r->state + offsetof(struct agent_state, tid_offset), &r->tid_offset, 4) ||
+      write_field(r, r->state + offsetof(struct agent_state, nfuncs), &nfuncs, 4) ||
+      write_field(r, r->state + offsetof(struct agent_state, funcs), r->funcs,
+                  nfuncs * sizeof *r->funcs) ||
+      write_field(r, r->state, &magic, 8) ||
+      write_field(r, r->gate + offsetof(struct agent_gate, ring), &r->ring, 8) ||
+      write_field(r, r->gate + offsetof(struct agent_gate, armed), &armed, 8)) {
+    snprintf(why, whycap, "writing the agent's state into the target failed");
+    return -ASMSPY_E_INTERNAL;
+  }
+  /* last: the jumps over each entry (every thread is stopped) */
+  for (uint32_t i = 0; i < r->npatches; i++) {
+    uint8_t bytes[sizeof r->patches[i].orig];
+    ep_entry_patch_bytes(&r->patches[i], bytes);
+    if (write_field(r, r->patches[i].addr, bytes, r->patches[i].len) != 0) {
+      snprintf(why, whycap, "writing the jump at %s failed", r->patches[i].name);
+      r->npatches = i; /* restore only what was written */
+      return -ASMSPY_E_INTERNAL;
+    }
+  }
+  return 0;
+}
+
+/* Put back every entry that still holds our jump; disarm the gate. */
+static void uninstall(struct ep_run *r) {
+  for (uint32_t i = 0; i < r->npatches; i++) {
+    const struct ep_patch *p = &r->patches[i];
+    uint8_t now[sizeof p->orig], ours[sizeof p->orig];
+    ep_entry_patch_bytes(p, ours);
+    if (r->host->read_mem(r->s->target, p->addr, now, p->len) != (ssize_t)p->len ||
+        memcmp(now, ours, p->len) != 0)
+      continue; /* not ours any more (an exec, an unmapped library) */
+    write_field(r, p->addr, p->orig, p->len);
+  }
+  uint64_t zero = 0;
+  if (r->gate) write_field(r, r->gate + offsetof(struct agent_gate, armed), &zero, 8);
+}
+
+/* ------------------------------------------------------------- run -- */
+
+/* Gone, or a zombie nobody reaped yet (a launched child is ours to reap:
+ * the engine does it after the run). */
+static int target_gone(pid_t pid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "re");
+  if (!f) return 1;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *rp = strrchr(buf, ')');
+  return !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
+}
+
+static void summary(struct ep_run *r) {
+  note(r, ASMSPY_NOTE_INFO, "%u functions patched in %u code region(s), %u refused",
+       r->npatches, r->nregions, r->nrefused);
+  for (uint32_t i = 0; i < r->nrefused_kinds; i++)
+    note(r, ASMSPY_NOTE_INFO, "  refused %u: %s (e.g. %s)", r->refused[i].count,
+         r->refused[i].reason, r->refused[i].example);
+}
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static int capture(struct ep_run *r, struct ep_reader *rd) {
+  const struct asmspy_session *s = r->s;
+  unsigned idle = 0;
+  for (;;) {
+    int64_t n = ep_reader_drain(rd, 0);
+    if (n < 0) return 0; /* the view has what it asked for */
+    if (s->stop && *s->stop) return 0;
+    if (n > 0) {
+      idle = 0;
+      continue;
+    }
+    if (++idle % 64 == 0) {
+      ep_reader_calibrate(rd);
+      if (target_gone(s->pid)) return ASMSPY_FACT_EXITED;
+    }
+    sleep_ms(1);
+  }
+}
+
+static void leave(struct ep_run *r, struct ep_reader *rd, int reader_ready) {
+  const struct asmspy_seam_api *seam = r->host->seam;
+  struct asmspy_session again = *r->s;
+  again.flags &= ~(ASMSPY_SESS_LAUNCHED | ASMSPY_SESS_TO_ENTRY);
+  again.tid = 0;
+  struct asmspy_seam *sm = NULL;
+  int attached = !target_gone(r->s->pid) && seam->attach(&again, &sm) == 0;
+  if (attached) {
+    uninstall(r);
+    int inside = 0;
+    if (read_threads(r, sm) == 0)
+      for (uint32_t g = 0; g < r->nregions; g++)
+        inside |= ip_inside(r, r->regions[g].base, r->regions[g].base + ep_blob_size());
+    else
+      inside = 1;
+    if (r->ring && !inside) { /* nobody can be holding the ring's address */
+      uint64_t zero = 0;
+      struct ep_remote rem = {r->host, sm, r->s->target, r->s->pid, r->tids[0]};
+      if (write_field(r, r->gate + offsetof(struct agent_gate, ring), &zero, 8) == 0)
+        ep_remote_call(&rem, SYS_munmap, r->ring, r->ring_size, 0, 0, 0, 0);
+    }
+  }
+  if (reader_ready) ep_reader_drain(rd, 1);
+  if (attached) seam->detach(sm);
+}
+
+int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
+  const struct asmspy_seam_api *seam = host->seam;
+  if (!ASMSPY_HAS(seam, inject_syscall) || !ASMSPY_HAS(host, symbol_at)) return -ASMSPY_E_ABI;
+  struct ep_run *r = calloc(1, sizeof *r);
+  if (!r) return -ASMSPY_E_NOMEM;
+  r->host = host;
+  r->s = s;
+  r->out = s->out;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &r->cs) != CS_ERR_OK) {
+    free(r);
+    return -ASMSPY_E_NO_LIB;
+  }
+  cs_option(r->cs, CS_OPT_DETAIL, CS_OPT_ON);
+
+  /* 1. every thread stopped (a launched command: at its entry point) */
+  struct asmspy_session first = *s;
+  if (s->flags & ASMSPY_SESS_LAUNCHED) first.flags |= ASMSPY_SESS_TO_ENTRY;
+  struct asmspy_seam *sm = NULL;
+  int rc = seam->attach(&first, &sm);
+  if (rc) {
+    cs_close(&r->cs);
+    free(r);
+    return rc;
+  }
+  char why[512] = "";
+  rc = read_threads(r, sm);
+  for (uint32_t i = 0; !rc && i < r->nthreads; i++)
+    if (!r->fs[i]) {
+      note(r, ASMSPY_NOTE_SKIP,
+           "thread %d has no thread pointer yet (fs base 0: a static program before its TLS "
+           "setup?): the agent finds its per-thread state through it",
+           (int)r->tids[i]);
+      rc = -ASMSPY_E_NO_KERNEL;
+    }
+  if (!rc) {
+    r->tid_offset = ep_probe_tid_offset(host, s->target, r->tids, r->fs, r->nthreads);
+    rc = plan_all(r);
+  }
+  struct ep_remote rem = {host, sm, s->target, s->pid, r->tids[0]};
+  if (!rc && r->npatches == 0) {
+    summary(r);
+    note(r, ASMSPY_NOTE_SKIP, "nothing to patch (see the refusals above; --module, --filter)");
+    rc = ASMSPY_FACT_NO_EVENTS;
+  }
+  if (!rc) rc = place_regions(r, &rem);
+  if (!rc && r->npatches == 0) rc = ASMSPY_FACT_NO_EVENTS;
+  if (!rc) {
+    rc = install(r, &rem, why, sizeof why);
+    if (rc) note(r, ASMSPY_NOTE_WARN, "%s", why);
+  }
+  if (rc) { /* nothing runs through a half-written agent */
+    uninstall(r);
+    seam->detach(sm);
+    free(r->funcs);
+    free(r->patches);
+    if (r->ring_local) munmap(r->ring_local, r->ring_size);
+    cs_close(&r->cs);
+    free(r);
+    return rc;
+  }
+  summary(r);
+  struct ep_reader rd;
+  ep_reader_init(&rd, r->ring_local, r->funcs, r->npatches, s);
+
+  /* 4. let it run */
+  seam->detach(sm);
+  /* 5. read */
+  int result = capture(r, &rd);
+  /* 6. leave */
+  leave(r, &rd, 1);
+  if (rd.lost)
+    note(r, ASMSPY_NOTE_WARN, "%llu call records lost (a ring was full: the reader fell behind)",
+         (unsigned long long)rd.lost);
+  if (result == 0 && target_gone(s->pid)) result = ASMSPY_FACT_EXITED;
+  munmap(r->ring_local, r->ring_size);
+  free(r->funcs);
+  free(r->patches);
+  cs_close(&r->cs);
+  free(r);
+  return result;
+}
