@@ -128,6 +128,7 @@ size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out
   size_t left = p->len, n = 0;
   uint64_t ip = p->addr;
   int ok = 1;
+  const char *fail = "the relocated prologue does not fit its stub";
   while (ok && left > 0 && cs_disasm_iter(cs, &code, &left, &ip, in)) {
     uint64_t here = dest + n;
     const cs_x86 *x = &in->detail->x86;
@@ -138,6 +139,7 @@ size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out
       int is_jmp = in->id == X86_INS_JMP;
       size_t sz = is_jmp ? 5 : 6;
       if (n + sz > cap || !ep_rel32(here + sz, t, &rel)) {
+        fail = "a displaced jump's target is out of rel32 reach from the stub";
         ok = 0;
         break;
       }
@@ -164,11 +166,13 @@ size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out
       if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP) riprel = 1;
     if (riprel) {
       if (x->encoding.disp_size != 4 || !x->encoding.disp_offset) {
+        fail = "a rip-relative operand without a 32-bit displacement";
         ok = 0;
         break;
       }
       uint64_t abs = in->address + in->size + (uint64_t)(int64_t)x->disp;
       if (!ep_rel32(here + in->size, abs, &rel)) {
+        fail = "a rip-relative operand is out of rel32 reach from the stub";
         ok = 0;
         break;
       }
@@ -179,8 +183,11 @@ size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out
   cs_free(in, 1);
   /* back into the function after the patched bytes */
   int32_t back;
-  if (!ok || left != 0 || n + 5 > cap || !ep_rel32(dest + n + 5, p->addr + p->len, &back)) {
-    snprintf(why, whycap, "the relocated prologue does not reach from the stub");
+  if (ok && left != 0) fail = "the displaced bytes no longer decode", ok = 0;
+  if (ok && (n + 5 > cap || !ep_rel32(dest + n + 5, p->addr + p->len, &back)))
+    fail = "the jump back into the function is out of reach", ok = 0;
+  if (!ok) {
+    snprintf(why, whycap, "%s", fail);
     return 0;
   }
   out[n] = 0xe9;

@@ -83,7 +83,9 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
     uint32_t kind = unwinder_hook(sym.name);
     if (kind == AGENT_FN_CALL) {
       int in_module = module ? strstr(sym.module, module) != NULL : strcmp(sym.module, exe) == 0;
-      if (!in_module || never_patched(sym.name)) continue;
+      /* ".plt" (PLT0) and other section-named stubs are jumped into with a
+       * relocation index on the stack, never called: not functions */
+      if (!in_module || never_patched(sym.name) || sym.name[0] == '.') continue;
       if (inc && *inc && !matches_any(inc, sym.name)) continue;
       if (exc && *exc && matches_any(exc, sym.name)) continue;
       if (chosen >= cap) {

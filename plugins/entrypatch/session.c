@@ -243,11 +243,23 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
     uint8_t *img = malloc(rg->size);
     uint32_t bad = 0;
     if (!img) return -ASMSPY_E_NOMEM;
+    if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
+      fprintf(stderr,
+              "entrypatch: region %u at 0x%llx (+0x%llx) serves 0x%llx-0x%llx (%u: %s...)\n", g,
+              (unsigned long long)rg->base, (unsigned long long)rg->size,
+              (unsigned long long)rg->lo, (unsigned long long)rg->hi, rg->n,
+              r->patches[rg->first].name);
     if (ep_region_build(r->cs, img, rg->size, rg->base, r->state, &r->patches[rg->first], rg->n,
                         rg->first, r->funcs, &bad, why, whycap) != 0 ||
         write_field(r, rg->base, img, rg->size) != 0) {
       free(img);
-      if (!why[0]) snprintf(why, whycap, "writing the agent's code into the target failed");
+      if (why[0]) {
+        size_t l = strlen(why);
+        snprintf(why + l, whycap - l, " (%s at 0x%llx)", r->patches[rg->first + bad].name,
+                 (unsigned long long)r->patches[rg->first + bad].addr);
+      } else {
+        snprintf(why, whycap, "writing the agent's code into the target failed");
+      }
       return -ASMSPY_E_INTERNAL;
     }
     free(img);

@@ -28,6 +28,7 @@
 #include <asmspy/plugin.h>
 #include "common/strbuf.h"
 
+#include "plugins/common/call_select.h"
 #include "plugins/common/callcheck.h"
 #include "plugins/common/view_options.h"
 
@@ -133,17 +134,19 @@ struct graph_state {
   size_t nedges, ecap;
   struct hmap node_map, edge_map;
   int oom_noted;
+  struct call_select select; /* what a call backend patches */
 };
 
 /* Its positionals, and the options this mode accepts after them: parsing,
  * --help, the man page, shell completion and serve's checks read the table
  * (the index enum keeps open() in step with it). */
 #define POSITIONALS "<pid> [n]"
-enum { OPT_SORT, OPT_DOT };
+enum { OPT_SORT, OPT_DOT, OPT_CALL_SELECT };
 static const struct asmspy_option graph_options[] = {
     [OPT_SORT] = {"sort", "invocations|fanout|functions-called",
                   "row order: times called (default) or distinct callees"},
     [OPT_DOT] = {"dot", NULL, "a Graphviz digraph instead of the table"},
+    CALL_SELECT_OPTIONS,
     {NULL, NULL, NULL},
 };
 
@@ -302,6 +305,20 @@ static int on_insn(struct graph_state *st, const struct asmspy_event *ev) {
   return done;
 }
 
+/* 1.9: a call backend (entrypatch) reports each entry itself: the callee is
+ * the function entered, the caller the function holding the return address
+ * (one byte back: the call instruction's own last byte, as a call at the
+ * very end of a function returns past it). No verification is needed: the
+ * entry ran. */
+static int on_call_event(struct graph_state *st, const struct asmspy_event *ev) {
+  if (ev->u.call.what != ASMSPY_CALL_ENTRY) return ASMSPY_CONSUME_MORE;
+  struct cc_pending pc = {.site = ev->u.call.ret - 1, .target = ev->target};
+  if (record_edge(st, &pc, ev) != 0) return ASMSPY_CONSUME_MORE;
+  st->recorded++;
+  return st->want > 0 && st->recorded >= (uint64_t)st->want ? ASMSPY_CONSUME_DONE
+                                                            : ASMSPY_CONSUME_MORE;
+}
+
 static int on_task(struct graph_state *st, const struct asmspy_event *ev) {
   if (ev->u.task.what == ASMSPY_TASK_EXIT) {
     forget_thread(st, ev->tid);
@@ -316,6 +333,7 @@ static int graph_consume(void *state, const struct asmspy_event *ev) {
   struct graph_state *st = state;
   switch (ev->type) {
   case ASMSPY_EV_INSN: return on_insn(st, ev);
+  case ASMSPY_EV_CALL: return on_call_event(st, ev);
   case ASMSPY_EV_TASK: return on_task(st, ev);
   default: return ASMSPY_CONSUME_MORE;
   }
@@ -593,8 +611,14 @@ static int graph_open(const struct asmspy_host_api *host, const struct asmspy_se
   /* the parser checked the choices: anything but invocations sorts by fanout */
   if (ov.value[OPT_SORT] && strcmp(ov.value[OPT_SORT], "invocations") != 0) sort = SORT_FANOUT;
   dot = ov.value[OPT_DOT] != NULL;
+  struct call_select select;
+  if (call_select_read(&ov, OPT_CALL_SELECT, &select) != 0)
+    return vo_refuse(host, s, graph_options, POSITIONALS,
+                     "--max-funcs must be a positive number of functions, got '%s'",
+                     ov.value[OPT_CALL_SELECT + 3]);
   struct graph_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
+  st->select = select;
   st->host = host;
   st->s = s;
   st->want = s->max ? s->max : GRAPH_DEFAULT_N;
@@ -602,6 +626,14 @@ static int graph_open(const struct asmspy_host_api *host, const struct asmspy_se
   st->dot = dot;
   st->threads.elem_size = sizeof(struct cc_thread);
   *state = st;
+  return 0;
+}
+
+/* A call backend patches what the selection options name. */
+static int graph_configure(void *state, const struct asmspy_host_api *host,
+                           struct asmspy_session *s) {
+  (void)host;
+  call_select_apply(&((struct graph_state *)state)->select, s);
   return 0;
 }
 
@@ -673,11 +705,13 @@ static const struct asmspy_view_ops graph_ops = {
     .finish = graph_finish,
     .close = graph_close,
     .snapshot = graph_snapshot,
+    .configure = graph_configure,
     .caps_wanted = ASMSPY_CAP_EXACT_SP, /* verified calls; flow mode without */
     .options = graph_options,
     .option_caps = NULL,
     .records = graph_records,
     .tui = &graph_tui,
+    .caps_alternative = ASMSPY_CAP_CALLS, /* entrypatch: entries, not instructions */
 };
 
 static const struct asmspy_plugin graph_plugin = {

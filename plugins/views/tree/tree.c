@@ -251,7 +251,7 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
     const struct asmspy_value v[] = {
         rv_int(ev->tid),        rv_int(ev->pid),      rv_int(pdepth),
         rv_int((int64_t)depth), named ? rv_str(name) : rv_null(), rv_str(module),
-        rv_hex(ev->ip),         rv_str(kind_token(kind)), rv_hex(site),
+        rv_hex(ev->ip),         rv_str(kind_token(kind)), site ? rv_hex(site) : rv_absent(),
     };
     if (text.oom)
       note_oom(st);
@@ -299,6 +299,19 @@ static int on_insn(struct tree_state *st, const struct asmspy_event *ev) {
   return done;
 }
 
+/* 1.9: a call backend reports entries and exits itself; frames nest by
+ * their return slot exactly as in the sp-keyed mode: an entry or an exit
+ * at slot s ends every frame at or below s (returned, or left by longjmp /
+ * a throw; a tail call takes its caller's place). */
+static int on_call_event(struct tree_state *st, const struct asmspy_event *ev) {
+  struct thread_state *t = thread_for(st, ev->tid);
+  if (!t) return ASMSPY_CONSUME_MORE;
+  uint64_t slot = ev->u.call.slot;
+  while (t->nframes && t->frames[t->nframes - 1].slot <= slot) t->nframes--;
+  if (ev->u.call.what != ASMSPY_CALL_ENTRY) return ASMSPY_CONSUME_MORE;
+  return on_call(st, t, ev, slot, 0); /* the call site is not known here */
+}
+
 static int on_task(struct tree_state *st, const struct asmspy_event *ev) {
   if (ev->u.task.what == ASMSPY_TASK_EXIT) {
     forget_thread(st, ev->tid);
@@ -313,6 +326,7 @@ static int tree_consume(void *state, const struct asmspy_event *ev) {
   struct tree_state *st = state;
   switch (ev->type) {
   case ASMSPY_EV_INSN: return on_insn(st, ev);
+  case ASMSPY_EV_CALL: return on_call_event(st, ev);
   case ASMSPY_EV_TASK: return on_task(st, ev);
   default: return ASMSPY_CONSUME_MORE;
   }
@@ -480,6 +494,7 @@ static const struct asmspy_view_ops tree_ops = {
     .option_caps = NULL,
     .records = tree_records,
     .tui = &tree_tui,
+    .caps_alternative = ASMSPY_CAP_CALLS, /* entrypatch: entries and exits */
 };
 
 static const struct asmspy_plugin tree_plugin = {
