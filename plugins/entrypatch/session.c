@@ -434,6 +434,13 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
   }
   if (rc) { /* nothing runs through a half-written agent */
     uninstall(r);
+    /* every thread was stopped all along: nobody entered the agent, so all
+     * of its memory can go */
+    for (uint32_t g = 0; g < r->nregions; g++)
+      ep_remote_call(&rem, SYS_munmap, r->regions[g].base, r->regions[g].size, 0, 0, 0, 0);
+    if (r->state) ep_remote_call(&rem, SYS_munmap, r->state, sizeof(struct agent_state), 0, 0, 0, 0);
+    if (r->gate) ep_remote_call(&rem, SYS_munmap, r->gate, 4096, 0, 0, 0, 0);
+    if (r->ring) ep_remote_call(&rem, SYS_munmap, r->ring, r->ring_size, 0, 0, 0, 0);
     seam->detach(sm);
     free(r->funcs);
     free(r->patches);
