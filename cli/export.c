@@ -165,6 +165,7 @@ struct thread {
   struct frame *stk;
   size_t n, cap;
   int pending_call; /* the last instruction was a call: the next one names the callee */
+  uint64_t last_ts;  /* timed: the latest instant seen on this thread */
 };
 struct node { /* the folded trie: one per distinct stack */
   uint32_t parent, name, depth;
@@ -194,6 +195,8 @@ struct ex {
   int64_t header_pid;
   FILE *out;    /* perfetto: the events, written as they come */
   int first_ev; /* perfetto: no event written yet */
+  int timed;    /* call records carry ts_ns (a call backend's log): ts is time, in ns */
+  uint64_t t0;  /* the first ts_ns seen (timed) */
   int oom;
 };
 
@@ -225,9 +228,14 @@ static struct thread *thread_of(struct ex *x, int64_t tid, int64_t pid) {
 static void perfetto_event(struct ex *x, const char *ph, uint64_t ts, const struct thread *t,
                            uint32_t name) {
   struct strbuf b = {0};
-  strbuf_addf(&b, "%s\n{\"ph\":\"%s\",\"ts\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64
-              ",\"name\":",
-              x->first_ev ? "" : ",", ph, ts, t->pid, t->tid);
+  if (x->timed) /* microseconds, as the trace-event format wants them */
+    strbuf_addf(&b, "%s\n{\"ph\":\"%s\",\"ts\":%" PRIu64 ".%03u,\"pid\":%" PRId64
+                ",\"tid\":%" PRId64 ",\"name\":",
+                x->first_ev ? "" : ",", ph, ts / 1000, (unsigned)(ts % 1000), t->pid, t->tid);
+  else
+    strbuf_addf(&b, "%s\n{\"ph\":\"%s\",\"ts\":%" PRIu64 ",\"pid\":%" PRId64
+                ",\"tid\":%" PRId64 ",\"name\":",
+                x->first_ev ? "" : ",", ph, ts, t->pid, t->tid);
   strbuf_json_str(&b, x->names.s[name]);
   strbuf_addf(&b, "}");
   if (b.oom) x->oom = 1;
@@ -392,6 +400,27 @@ static void on_call(struct ex *x, const struct json_value *ev, uint64_t seq) {
   if (name == UINT32_MAX) {
     x->oom = 1;
     return;
+  }
+  /* a call log (the calls view): entry / leaf / exit lines with real time */
+  const char *what = json_get_str(ev, "what");
+  int64_t ts_ns = int_or(ev, "ts_ns", -1);
+  if (what && ts_ns >= 0) {
+    if (!x->timed && !x->calls) x->timed = 1, x->t0 = (uint64_t)ts_ns;
+    if (x->timed) {
+      uint64_t at = (uint64_t)ts_ns >= x->t0 ? (uint64_t)ts_ns - x->t0 : 0;
+      if (at > t->last_ts) t->last_ts = at;
+      int64_t dur = int_or(ev, "duration_ns", 0);
+      if (!strcmp(what, "exit")) {
+        while (t->n && t->stk[t->n - 1].depth > depth) pop(x, t, at);
+        if (t->n && t->stk[t->n - 1].depth == depth) pop(x, t, at);
+        return;
+      }
+      uint64_t start = !strcmp(what, "leaf") && dur > 0 && (uint64_t)dur <= at ? at - (uint64_t)dur : at;
+      while (t->n && t->stk[t->n - 1].depth >= depth) pop(x, t, start);
+      push(x, t, name, depth, start, 1);
+      if (!strcmp(what, "leaf")) pop(x, t, at);
+      return;
+    }
   }
   while (t->n && t->stk[t->n - 1].depth >= depth) pop(x, t, seq);
   push(x, t, name, depth, seq, 1);
@@ -667,6 +696,10 @@ int cli_cmd_export(int argc, char **argv) {
   }
   if (rc == CLI_EXIT_OK) {
     uint64_t end = x.last_seq + 1;
+    if (x.timed) { /* open frames end at the last instant seen */
+      end = 0;
+      for (size_t i = 0; i < x.nthr; i++) end = end > x.thr[i].last_ts ? end : x.thr[i].last_ts;
+    }
     for (size_t i = 0; i < x.nthr; i++)
       while (x.thr[i].n) pop(&x, &x.thr[i], end);
     if (x.fmt == FMT_PERFETTO) {
@@ -679,12 +712,19 @@ int cli_cmd_export(int argc, char **argv) {
       strbuf_json_str(&sb, b);
       if (sb.s) fputs(sb.s, tmp);
       free(sb.s);
-      fprintf(tmp,
-              ",\"calls\":%" PRIu64 ",\"time_base\":\"seq\",\"time_note\":\"the recording has "
-              "no per-event timestamps: ts is the record's seq (1 unit = one recorded event), "
-              "not wall time\",\"derived_from\":\"%s\"}}\n",
-              x.calls, x.kind == K_CALL ? "call records (nesting from depth)"
-                                        : "executed instructions (call / ret)");
+      if (x.timed)
+        fprintf(tmp,
+                ",\"calls\":%" PRIu64 ",\"time_base\":\"ns\",\"time_note\":\"ts is the call "
+                "log's CLOCK_MONOTONIC time in microseconds from its first call\","
+                "\"derived_from\":\"a call log (entry, leaf and exit records with durations)\"}}\n",
+                x.calls);
+      else
+        fprintf(tmp,
+                ",\"calls\":%" PRIu64 ",\"time_base\":\"seq\",\"time_note\":\"the recording "
+                "has no per-event timestamps: ts is the record's seq (1 unit = one recorded "
+                "event), not wall time\",\"derived_from\":\"%s\"}}\n",
+                x.calls, x.kind == K_CALL ? "call records (nesting from depth)"
+                                          : "executed instructions (call / ret)");
     } else if (x.fmt == FMT_FOLDED) {
       write_folded(&x, tmp);
       fprintf(stderr, "# folded: weight = number of calls (the recording has no per-event "

@@ -201,14 +201,15 @@ static int emit_any(struct asmspy_out *out, const char *type, const char *json_f
     struct asmspy_record shown = *rec;
     shown.text = out->json ? NULL : text;
     out->typed_sink(out->record_ctx, &shown);
-  } else if (out->record_sink)
+  } else if (out->record_sink && type)
     out->record_sink(out->record_ctx, type, json_fields, out->json ? NULL : text);
   else if (text && !out->json) {
     fputs(text, out->text_out);
     fputc('\n', out->text_out);
   }
   out->seq++; /* counted in text mode too: the footer's count stays meaningful */
-  if (json_wanted(out)) emit_json(out, type, json_fields, text);
+  /* a line without a type (a plugin's bare text) has no JSON form */
+  if (json_wanted(out) && type) emit_json(out, type, json_fields, text);
   free(owned);
   return 0;
 }

@@ -29,6 +29,33 @@ static uint64_t direct_target(const cs_insn *in) {
   return 0;
 }
 
+/* Where a rip-relative instruction's disp32 sits in its bytes. Capstone 4
+ * leaves encoding.disp_offset/disp_size unset for some instructions; the
+ * disp32 then follows the ModR/M byte (rip-relative has no SIB), which the
+ * bytes must confirm. -1 when it cannot be found for sure. */
+static int disp_offset(const cs_insn *in) {
+  const cs_x86 *x = &in->detail->x86;
+  int32_t want = (int32_t)x->disp;
+  int cand[2] = {x->encoding.disp_size == 4 ? x->encoding.disp_offset : 0,
+                 x->encoding.modrm_offset ? x->encoding.modrm_offset + 1 : 0};
+  for (int i = 0; i < 2; i++) {
+    int32_t got;
+    if (cand[i] <= 0 || cand[i] + 4 > in->size) continue;
+    memcpy(&got, in->bytes + cand[i], 4);
+    if (got == want) return cand[i];
+  }
+  int found = -1; /* last resort: the one place the value occurs */
+  for (int o = 1; o + 4 <= in->size; o++) {
+    int32_t got;
+    memcpy(&got, in->bytes + o, 4);
+    if (got == want) {
+      if (found >= 0) return -1;
+      found = o;
+    }
+  }
+  return found;
+}
+
 static int is_loop_like(unsigned id) {
   return id == X86_INS_LOOP || id == X86_INS_LOOPE || id == X86_INS_LOOPNE ||
          id == X86_INS_JRCXZ || id == X86_INS_JECXZ || id == X86_INS_JCXZ;
@@ -117,6 +144,10 @@ int ep_plan_function(csh cs, uint64_t addr, uint64_t size, const uint8_t *bytes,
   if (rc) return rc;
   p->len = len;
   memcpy(p->orig, bytes, len);
+  /* it must relocate (here, to its own address: operands that cannot be
+   * rewritten at all are found now, not while the target waits) */
+  uint8_t tmp[128];
+  if (!ep_relocate(cs, p, addr, tmp, sizeof tmp, why, whycap)) return -1;
   return 0;
 }
 
@@ -165,7 +196,8 @@ size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out
     for (uint8_t i = 0; i < x->op_count; i++)
       if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP) riprel = 1;
     if (riprel) {
-      if (x->encoding.disp_size != 4 || !x->encoding.disp_offset) {
+      int off = disp_offset(in);
+      if (off < 0) {
         fail = "a rip-relative operand without a 32-bit displacement";
         ok = 0;
         break;
@@ -176,7 +208,7 @@ size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out
         ok = 0;
         break;
       }
-      memcpy(out + n + x->encoding.disp_offset, &rel, 4);
+      memcpy(out + n + off, &rel, 4);
     }
     n += in->size;
   }

@@ -129,11 +129,9 @@ static void print_line(struct calls_state *st, const struct asmspy_event *ev, ui
     snprintf(text, sizeof text, "} /* %s%s */", name, unwound ? ": unwound" : "");
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
   struct strbuf line = {0};
-  if (want_text) {
-    if (!st->header_done) {
-      h->emit(st->s->out, NULL, NULL, "# DURATION     TID     FUNCTION");
-      st->header_done = 1;
-    }
+  if (want_text) { /* uftrace's column header rides on the first line */
+    if (!st->header_done) strbuf_addf(&line, "# DURATION     TID     FUNCTION\n");
+    st->header_done = 1;
     strbuf_addf(&line, "%11s [%6d] | %*s%s", dur, ev->tid, 2 * depth, "", text);
   }
   const struct asmspy_value v[] = {
