@@ -1,0 +1,44 @@
+/* calls_workload: a deterministic call-heavy program for the call tests and
+ * bench/run_calls_bench.sh. `calls_workload <iterations> [--wait]`:
+ * main -> run(n) -> per iteration: outer(i) -> mid(i) x2 -> leaf(i) x2,
+ * and rec(3) (recursion, 4 frames). No tail calls (built
+ * -fno-optimize-sibling-calls), nothing inlined, so every call is a call.
+ * Calls per iteration: outer 1, mid 2, leaf 4, rec 4 = 11 (+ run 1, once).
+ * --wait: print the pid, then block until SIGUSR1 before running, so a
+ * tracer can attach to the already-running process first. Prints
+ * "checksum <n>" at the end. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+__attribute__((noinline)) long leaf(long x) { return x * 7 + 3; }
+
+__attribute__((noinline)) long mid(long x) { return leaf(x) ^ leaf(x + 1); }
+
+__attribute__((noinline)) long rec(int d) { return d ? rec(d - 1) + d : 1; }
+
+__attribute__((noinline)) long outer(long i) { return mid(i) + mid(i + 2) + rec(3); }
+
+__attribute__((noinline)) long run(long n) {
+  long acc = 0;
+  for (long i = 0; i < n; i++) acc += outer(i);
+  return acc;
+}
+
+int main(int argc, char **argv) {
+  long n = argc > 1 ? atol(argv[1]) : 1000;
+  if (argc > 2 && !strcmp(argv[2], "--wait")) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    printf("%d\n", (int)getpid());
+    fflush(stdout);
+    int sig;
+    sigwait(&set, &sig);
+  }
+  printf("checksum %ld\n", run(n));
+  return 0;
+}
