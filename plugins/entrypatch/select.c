@@ -36,9 +36,27 @@ static int never_patched(const char *name) {
   return 0;
 }
 
+/* Functions that return twice save their own return address (setjmp keeps
+ * it in the jmp_buf, a vfork child returns through the parent's frame):
+ * hooking it would make the second return land in the return hook with no
+ * frame of its own. Matched with or without "@plt". */
+int ep_returns_twice(const char *name) {
+  static const char *const twice[] = {"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp",
+                                      "savectx", "getcontext", "__getcontext", "vfork", "__vfork",
+                                      "__libc_vfork", NULL};
+  size_t n = strcspn(name, "@");
+  for (size_t i = 0; twice[i]; i++)
+    if (strlen(twice[i]) == n && strncmp(name, twice[i], n) == 0) return 1;
+  return 0;
+}
+
 static uint32_t unwinder_hook(const char *name) {
-  if (!strcmp(name, "_Unwind_RaiseException") || !strcmp(name, "_Unwind_ForcedUnwind"))
-    return AGENT_FN_UNWIND_RAISE;
+  /* every entry into libgcc's unwinder that walks the stack */
+  static const char *const walkers[] = {"_Unwind_RaiseException", "_Unwind_ForcedUnwind",
+                                        "_Unwind_Resume_or_Rethrow", "_Unwind_Resume",
+                                        "_Unwind_Backtrace", NULL};
+  for (size_t i = 0; walkers[i]; i++)
+    if (!strcmp(name, walkers[i])) return AGENT_FN_UNWIND_RAISE;
   if (!strcmp(name, "__cxa_begin_catch")) return AGENT_FN_CATCH;
   return AGENT_FN_CALL;
 }
@@ -60,7 +78,7 @@ static void main_module(pid_t pid, char *out, size_t cap) {
 }
 
 long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *s,
-               struct ep_candidate **out, uint64_t *capped) {
+               struct ep_candidate **out, uint64_t *capped, uint64_t *twice) {
   char exe[256];
   main_module(s->pid, exe, sizeof exe);
   const char *module = ASMSPY_HAS(s, call_module) ? s->call_module : NULL;
@@ -73,6 +91,7 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
   size_t n = 0, vcap = 0;
   uint32_t chosen = 0;
   *capped = 0;
+  *twice = 0;
   uint64_t last = 0;
   for (size_t i = 0;; i++) {
     struct asmspy_symbol sym;
@@ -86,6 +105,10 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
       /* ".plt" (PLT0) and other section-named stubs are jumped into with a
        * relocation index on the stack, never called: not functions */
       if (!in_module || never_patched(sym.name) || sym.name[0] == '.') continue;
+      if (ep_returns_twice(sym.name)) {
+        (*twice)++;
+        continue;
+      }
       if (inc && *inc && !matches_any(inc, sym.name)) continue;
       if (exc && *exc && matches_any(exc, sym.name)) continue;
       if (chosen >= cap) {

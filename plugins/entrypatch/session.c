@@ -132,8 +132,8 @@ static int ip_inside(const struct ep_run *r, uint64_t lo, uint64_t hi) {
 
 static int plan_all(struct ep_run *r) {
   struct ep_candidate *cand = NULL;
-  uint64_t capped = 0;
-  long n = ep_select(r->host, r->s, &cand, &capped);
+  uint64_t capped = 0, twice = 0;
+  long n = ep_select(r->host, r->s, &cand, &capped, &twice);
   if (n < 0) return -ASMSPY_E_NOMEM;
   r->patches = calloc((size_t)n + 1, sizeof *r->patches);
   uint8_t *buf = malloc(SCAN_MAX);
@@ -165,6 +165,8 @@ static int plan_all(struct ep_run *r) {
   }
   free(buf);
   free(cand);
+  for (uint64_t i = 0; i < twice; i++)
+    refuse(r, "setjmp", "returns twice (setjmp, vfork: the second return has no frame)");
   if (capped)
     note(r, ASMSPY_NOTE_INFO, "%llu more functions matched past the cap (--max-funcs)",
          (unsigned long long)capped);

@@ -64,18 +64,20 @@ __attribute__((noinline)) long forker(int i) {
   return WEXITSTATUS(st);
 }
 
+static long part[6]; /* per kind of work, printed with "parts" */
+
 __attribute__((noinline)) long round_of(int r) {
-  long acc = 0;
+  long acc = 0, v0;
   pthread_t t[4];
   for (long k = 0; k < 4; k++) pthread_create(&t[k], NULL, worker, (void *)(k + r));
-  acc += jumper(r + 1);
-  acc += signaller(r);
-  acc += fib(12);
-  if (r % 4 == 0) acc += forker(r);
+  acc += v0 = jumper(r + 1), part[0] += v0;
+  acc += v0 = signaller(r), part[1] += v0;
+  acc += v0 = fib(12), part[2] += v0;
+  if (r % 4 == 0) acc += v0 = forker(r), part[3] += v0;
   for (int k = 0; k < 4; k++) {
     void *v;
     pthread_join(t[k], &v);
-    acc += (long)v;
+    acc += (long)v, part[4] += (long)v;
   }
   return acc;
 }
@@ -98,6 +100,8 @@ int main(int argc, char **argv) {
   }
   long acc = 0;
   for (long r = 0; r < rounds; r++) acc += round_of((int)r);
+  printf("parts %ld %ld %ld %ld %ld %ld\n", part[0], part[1], part[2], part[3], part[4],
+         (long)from_handler);
   printf("checksum %ld\n", acc + from_handler);
   return 0;
 }

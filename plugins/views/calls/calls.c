@@ -121,10 +121,12 @@ static void print_line(struct calls_state *st, const struct asmspy_event *ev, ui
   const char *module;
   name_of(st, ev, func, name, sizeof name, &module);
   if (duration >= 0) fmt_duration(dur, sizeof dur, (uint64_t)duration);
+  /* a demangled C++ name carries its parameter list already */
+  const char *parens = strchr(name, '(') ? "" : "()";
   if (!strcmp(what, "entry"))
-    snprintf(text, sizeof text, "%s() {", name);
+    snprintf(text, sizeof text, "%s%s {", name, parens);
   else if (!strcmp(what, "leaf"))
-    snprintf(text, sizeof text, "%s();%s", name, unwound ? " /* unwound */" : "");
+    snprintf(text, sizeof text, "%s%s;%s", name, parens, unwound ? " /* unwound */" : "");
   else
     snprintf(text, sizeof text, "} /* %s%s */", name, unwound ? ": unwound" : "");
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
