@@ -119,8 +119,10 @@ int64_t ep_reader_drain(struct ep_reader *r, int final) {
   }
   r->threads = nlive;
   int64_t n = 0;
-  /* merge the rings by timestamp: the oldest ready record first */
-  for (;;) {
+  /* merge the rings by timestamp: the oldest ready record first. A batch
+   * at most: a target that writes as fast as we read must not keep the
+   * caller from checking its stop flag. */
+  while (n < EP_DRAIN_BATCH || final) {
     const struct ring_rec *best = NULL;
     uint32_t bk = 0;
     for (uint32_t i = 0; i < nlive; i++) {

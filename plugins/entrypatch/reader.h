@@ -31,7 +31,9 @@ void ep_reader_init(struct ep_reader *r, struct ring_area *ring, const struct ag
                     uint32_t nfuncs, const struct asmspy_session *s);
 /* Refine the tsc rate against CLOCK_MONOTONIC (call now and then). */
 void ep_reader_calibrate(struct ep_reader *r);
-/* Deliver every record written so far. Returns the number delivered, or -1
+#define EP_DRAIN_BATCH 65536
+
+/* Deliver the records written so far (at most EP_DRAIN_BATCH, unless final). Returns the number delivered, or -1
  * when the sink asked to stop. final: the target is stopped for good, so a
  * record claimed but never written (a thread killed mid-record) is skipped
  * instead of waited for. */
