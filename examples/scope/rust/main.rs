@@ -4,28 +4,29 @@
 //!     --manifest-path examples/scope/rust/Cargo.toml
 use asmspy::{Code, HwTrace};
 
+/// Collatz steps from n down to 1: a loop with a data-dependent branch.
 #[no_mangle]
 #[inline(never)]
-pub extern "C" fn square_sum(n: i64) -> i64 {
-    let (mut s, mut i) = (0i64, 0i64);
-    while i < n {
-        s = s.wrapping_add(i.wrapping_mul(i));
-        i += 1;
+pub extern "C" fn collatz_steps(mut n: u64) -> u32 {
+    let mut steps = 0;
+    while n > 1 {
+        n = if n % 2 == 0 { n / 2 } else { 3 * n + 1 };
+        steps += 1;
     }
-    s
+    steps
 }
 
 fn main() {
-    let n = std::env::args().count() as i64 + 3; // 4, not a constant the compiler can fold
+    let n = std::env::args().count() as u64 + 5; // 6, not a constant the compiler can fold
     let r;
     {
-        let _t = HwTrace::scope(&Code::function(square_sum as *const ()), true); // region: its extent
-        r = square_sum(n);
+        let _t = HwTrace::scope(&Code::function(collatz_steps as *const ()), true); // region: its extent
+        r = collatz_steps(n);
     } // Drop: the scope ends here and prints the assembly that ran
-    println!("square_sum({}) = {}", n, r);
+    println!("collatz_steps({}) = {}", n, r);
 
-    let t = HwTrace::scope(&Code::function(square_sum as *const ()), false); // quiet
-    square_sum(n);
+    let t = HwTrace::scope(&Code::function(collatz_steps as *const ()), false); // quiet
+    let r2 = collatz_steps(n + 1);
     let res = t.finish(); // end now, keep the results
-    println!("{} insns, tier {} ({}), written to {}", res.insn_count, res.tier, res.name, res.path);
+    println!("collatz_steps({}) = {}: {} insns, tier {} ({}), written to {}", n + 1, r2, res.insn_count, res.tier, res.name, res.path);
 }
