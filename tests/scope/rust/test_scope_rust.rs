@@ -173,6 +173,27 @@ fn main() {
     println!("# rust hop (Drop on another thread): {}", body.lines().last().unwrap_or("(no file)"));
     c.check(body.contains("TRUNCATED: thread hop"), &format!("guard dropped on another thread -> {} says TRUNCATED: thread hop", file));
 
+    // a panic unwinding through the guard: Drop still runs, the scope ends
+    // (a silent hook: the default one would format a backtrace under the
+    // single-stepper when RUST_BACKTRACE is set, slow and beside the point)
+    let prev_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let work_fn = v.work;
+    let caught = std::panic::catch_unwind(move || {
+        let _t = HwTrace::scope_named("rust-unwind", &Code::function(work_fn as *const c_void), QUIET);
+        if work_fn(7) == expect_work(7) {
+            panic!("boom inside the scope");
+        }
+    });
+    std::panic::set_hook(prev_hook);
+    let file = format!("{}/asmspy-scope-rust-unwind-{}.txt", tmp, std::process::id());
+    let body = std::fs::read_to_string(&file).unwrap_or_default();
+    let last = body.lines().last().unwrap_or("(no file)").to_string();
+    println!("# rust panic unwinding through the guard: {}", last);
+    let want = format!("{} instructions, tier WEAK", exp_work);
+    c.check(caught.is_err() && last.contains(&want) && !last.contains("TRUNCATED"),
+            &format!("panic inside a scope: Drop ran while unwinding, the listing is complete ({})", want));
+
     // (7) overhead: begin + end of an empty region scope, quiet
     let iters = 200u32;
     let t0 = Instant::now();
