@@ -7,7 +7,7 @@
 //! use asmspy::{Code, HwTrace};
 //! # extern "C" fn work(n: i64) -> i64 { n }
 //! {
-//!     let _t = HwTrace::scope(&Code::function(work as *const _), true); // region: work's extent
+//!     let _t = HwTrace::scope(&Code::function(work as *const ()), true); // region: work's extent
 //!     work(3);
 //! } // Drop: the scope ends here and the listing is printed (emit = true)
 //!
@@ -38,6 +38,7 @@ use std::borrow::Cow;
 use std::ffi::{CStr, CString};
 use std::fmt;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Once;
 
 /// Flag bits, the same values as `include/asmspy/scope.h`.
@@ -84,7 +85,7 @@ pub enum Code {
 }
 
 impl Code {
-    /// A native function's extent: `Code::function(work as *const _)`.
+    /// A native function's extent: `Code::function(work as *const ())`.
     pub fn function<T>(f: *const T) -> Code {
         Code::Symbol(f as usize)
     }
@@ -235,18 +236,20 @@ fn resolve(h: *mut c_void) -> Result<Lib, String> {
 }
 
 static LOAD: Once = Once::new();
-static mut LIB: Option<Result<Lib, String>> = None;
+static LIB: AtomicPtr<Result<Lib, String>> = AtomicPtr::new(std::ptr::null_mut());
 
-/// libasmspy, loaded once (lazily, on the first scope).
+/// libasmspy, loaded once (lazily, on the first scope) and kept for the
+/// process lifetime (like the core's engine).
 fn lib() -> Result<&'static Lib, &'static str> {
-    // SAFETY: LIB is written exactly once, inside call_once, before any read.
-    unsafe {
-        LOAD.call_once(|| LIB = Some(load()));
-        match LIB.as_ref() {
-            Some(Ok(l)) => Ok(l),
-            Some(Err(e)) => Err(e.as_str()),
-            None => Err("libasmspy not loaded"),
-        }
+    LOAD.call_once(|| LIB.store(Box::into_raw(Box::new(load())), Ordering::Release));
+    let p = LIB.load(Ordering::Acquire);
+    if p.is_null() {
+        return Err("libasmspy not loaded");
+    }
+    // SAFETY: set once from a leaked Box inside call_once, never freed.
+    match unsafe { &*p } {
+        Ok(l) => Ok(l),
+        Err(e) => Err(e.as_str()),
     }
 }
 
