@@ -117,6 +117,9 @@ func noTrace(work unsafe.Pointer, what string) {
 	fmt.Printf("# go %s: tier %s, reason: %s\n", what, r.Tier, r.Reason)
 	check(ran && v == expectWork(7), "%s: the closure ran, work(7) = %d", what, v)
 	check(r.Tier == "NONE" && r.Reason != "" && r.InsnCount == 0, "%s: tier NONE with a reason", what)
+	if what == "no libasmspy" {
+		check(strings.Contains(r.Reason, "cannot load libasmspy"), "the reason says libasmspy was not found")
+	}
 	check(C.sigtrap_has_handler() == 1, "%s: Go's SIGTRAP handler is still installed", what)
 	w := tr.Scope(asmspy.WholeWindow, false, func() { v = call(work, 2) })
 	check(w.Tier == "NONE" && v == expectWork(2), "%s: whole window too: tier NONE, work(2) right", what)
