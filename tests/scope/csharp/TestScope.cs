@@ -91,6 +91,19 @@ static class TestScope
         Task.Delay(1).ContinueWith(_ => d.Dispose()).Wait();
     }
 
+    // A using block around an await: the continuation (and Dispose) runs on
+    // a thread-pool thread (a console program has no synchronization context).
+    static async Task<AsmTrace> HopAwait(bool trace)
+    {
+        AsmTrace t = trace ? new AsmTrace(workAddr, emit: false) : null;
+        using (t)
+        {
+            await Task.Yield(); // always resumes elsewhere: the thread pool here
+            Work(2);
+        }
+        return t;
+    }
+
     sealed class Nothing : IDisposable { public void Dispose() { } }
 
     static void Traced()
@@ -163,6 +176,10 @@ static class TestScope
         DisposeInContinuation(t);
         Console.WriteLine("# csharp thread hop (ContinueWith): truncated " + t.Truncated + ", " + t.Reason);
         Check(t.Truncated && t.Reason.Contains("thread hop"), "ContinueWith Dispose -> truncated, thread hop reason");
+        HopAwait(false).Wait(); // warm up
+        t = HopAwait(true).Result;
+        Console.WriteLine("# csharp thread hop (using around await): truncated " + t.Truncated + ", " + t.Reason);
+        Check(t.Truncated && t.Reason.Contains("thread hop"), "using around an await -> truncated, thread hop reason");
         using (t = new AsmTrace(workAddr, emit: false))
         {
             v = Work(7);
