@@ -126,7 +126,7 @@ static int gsp_is_handler(const struct sigaction *sa) {
 }
 
 static uintptr_t gsp_begin(const char *name, const void *code, size_t len, unsigned flags) {
-	if (gsp_onstack) // the fast path: nothing stepped after begin but the return
+	if (__atomic_load_n(&gsp_onstack, __ATOMIC_ACQUIRE)) // fast path: only the return is stepped after begin
 		return (uintptr_t)gsp.begin(name, code, len, flags);
 	pthread_mutex_lock(&gsp_lock);
 	if (!gsp_took) {

@@ -176,8 +176,8 @@ func traced(work, helper unsafe.Pointer) {
 	r = tr.Scope(asmspy.Range(work, 1), false, func() { v = call(work, 1) })
 	check(r.InsnCount == 1, "Range(work, 1) == %d (want 1)", r.InsnCount)
 
-	// Hazard: the region pins its OS thread. Yield, allocate and sleep
-	// inside: the goroutine stays on one OS thread and the count stays exact.
+	// Hazard: the region pins its OS thread. Yield, allocate, collect and
+	// sleep inside: the goroutine stays on one OS thread, the count exact.
 	var tidIn, tidOut int
 	r = tr.Scope(asmspy.Func(work), false, func() {
 		tidIn = syscall.Gettid()
@@ -186,12 +186,13 @@ func traced(work, helper unsafe.Pointer) {
 		}
 		buf := make([]byte, 1<<16)
 		buf[100] = 1
+		runtime.GC() // a whole collection, stop-the-world included, stepped
 		time.Sleep(time.Millisecond)
 		v = call(work, 7)
 		tidOut = syscall.Gettid()
 	})
 	check(tidIn == tidOut, "LockOSThread pins the region: tid %d at start, %d at end", tidIn, tidOut)
-	check(!r.Truncated && v == expectWork(7), "Gosched/alloc/sleep inside: not truncated (%s)", r.Reason)
+	check(!r.Truncated && v == expectWork(7), "Gosched/alloc/GC/sleep inside: not truncated (%s)", r.Reason)
 	if exact {
 		check(int64(r.InsnCount) == wSelf, "region work after Gosched/sleep: %d == %d", r.InsnCount, wSelf)
 	}
