@@ -95,9 +95,9 @@ namespace Asmspy
 
         internal static void Warm()
         {
+            // never begun: Dispose returns at once, compiled all the same
             var t = new AsmTrace("warm", IntPtr.Zero, UIntPtr.Zero, HwBackend.Auto, false, false);
-            t._s = new IntPtr(1); // never ended: Dispose runs without a scope to end...
-            t._ended = true;      // ...and returns at once; compiled all the same
+            t._ended = true;
             ((IDisposable)t).Dispose();
         }
 
@@ -159,6 +159,21 @@ namespace Asmspy
             Truncated = Native.asmspy_scope_truncated(s) != 0;
             Gaps = Native.asmspy_scope_gaps(s);
             Native.asmspy_scope_free(s);
+            GC.SuppressFinalize(this);
+        }
+
+        /// <summary>A scope never disposed: ended here, on the finalizer
+        /// thread (a thread hop: the capture is discarded, and the thread
+        /// that began it stops being stepped at its next instruction).</summary>
+        ~AsmTrace()
+        {
+            if (!_ended && _s != IntPtr.Zero)
+            {
+                _ended = true;
+                Native.asmspy_scope_end(_s);
+                Native.asmspy_scope_free(_s);
+                _s = IntPtr.Zero;
+            }
         }
 
         static string Str(IntPtr p)
