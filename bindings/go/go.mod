@@ -1,0 +1,3 @@
+module asmspy.local/asmspy
+
+go 1.19
