@@ -150,10 +150,12 @@ class Scope {
 if (typeof Symbol.dispose === 'symbol') Scope.prototype[Symbol.dispose] = Scope.prototype.end;
 
 class HwTrace {
-  /* options: { backend: HwBackend.*, quiet: true (default: no stdout) } */
+  /* options: { backend: HwBackend.* (default Auto), quiet: true (no stdout;
+   * default false: the listing is also written to stdout on end, as in C
+   * and Python; ASMSPY_SCOPE_EMIT=0 silences every scope) } */
   constructor(options = {}) {
     this.backend = options.backend || HwBackend.Auto;
-    this.quiet = options.quiet !== undefined ? !!options.quiet : true;
+    this.quiet = !!options.quiet;
   }
 
   _flags(options) {

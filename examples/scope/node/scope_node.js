@@ -8,7 +8,7 @@ const asmspy = require('asmspy');
 
 const libc = asmspy.openLibrary('libc.so.6');
 const labs = libc.func('labs'); // long labs(long), with .address
-const tr = new asmspy.HwTrace();
+const tr = new asmspy.HwTrace({ quiet: true }); // print t.text ourselves
 const t = tr.scope(labs, () => labs(-42)); // region: labs's extent; auto-named file:line
 console.log(t.text);
 console.log(`labs(-42) = ${t.value}: ${t.insnCount} insns, tier ${t.tier}, scope ${t.name}`);

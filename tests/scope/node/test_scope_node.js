@@ -23,7 +23,7 @@ function here() {
 const lib = asmspy.openLibrary(process.env.SCOPE_VICTIM_LIB);
 const work = lib.func('work');
 const helper = lib.func('helper');
-const tr = new asmspy.HwTrace(); /* quiet by default */
+const tr = new asmspy.HwTrace({ quiet: true }); /* no stdout listing */
 const expected7 = work(7); /* outside any scope */
 
 if (process.argv[2] === 'noplugin') {
@@ -94,11 +94,11 @@ const workerSrc = `
       parentPort.postMessage({ ended: { tier: s.tier, truncated: s.truncated, reason: s.reason,
                                         insnCount: s.insnCount } });
     } else if (m.begin) {               // begin one here for the main thread to end
-      const s = new asmspy.HwTrace().begin(work);
+      const s = new asmspy.HwTrace({ quiet: true }).begin(work);
       work(1);
       parentPort.postMessage({ handle: s.detach() });
     } else if (m.exact) {               // a whole scope on this thread: exact
-      const s = new asmspy.HwTrace().scope(work, () => work(5));
+      const s = new asmspy.HwTrace({ quiet: true }).scope(work, () => work(5));
       parentPort.postMessage({ exact: s.insnCount, tier: s.tier, truncated: s.truncated });
     } else if (m.quit) process.exit(0);
   });
