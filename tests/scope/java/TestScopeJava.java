@@ -20,6 +20,10 @@ public final class TestScopeJava {
     if (!ok) failures++;
   }
 
+  static int len(int[] a) {
+    return a.length;
+  }
+
   static int line() {
     return StackWalker.getInstance().walk(s -> s.skip(1).findFirst()).get().getLineNumber();
   }
@@ -108,6 +112,35 @@ public final class TestScopeJava {
     check(pt.tier().equals("STRONG") || (pt.tier().equals("NONE") && !pt.reason().isEmpty()),
         "HwBackend.INTEL_PT: " + pt.tier());
     check(v == work.call(2), "a scope that cannot arm still runs the body");
+
+    // The JVM's own signals inside a single-stepped scope: a C2-compiled
+    // implicit null check faults (SIGSEGV, si_addr 0xc, handled by HotSpot's
+    // handler, which redirects the pc to the NPE path) and a System.gc()
+    // safepoint; TF survives both (the kernel saves it in the signal frame),
+    // so the region count stays exact.
+    int[] arr = new int[3];
+    long sum = 0;
+    for (int i = 0; i < 200000; i++) sum += len(arr); // compiled with an implicit null check
+    try {
+      len(null);
+    } catch (NullPointerException e) {
+      sum++;
+    }
+    int npe = 0;
+    HwTrace.AsmTrace jvm = tr.scope(work);
+    try (jvm) {
+      work.call(7);
+      try {
+        sum += len(null);
+      } catch (NullPointerException e) {
+        npe++;
+      }
+      System.gc();
+      work.call(7);
+    }
+    check(npe == 1 && jvm.insnCount() == 2 * expWork && !jvm.truncated(),
+        "a JVM SIGSEGV (implicit null check) and a GC inside the scope: still exact, "
+            + jvm.insnCount() + " == 2 x " + expWork + " (" + sum + ")");
 
     // (7) per-scope overhead: begin+end of an empty region scope
     int n = 20;
