@@ -4,9 +4,9 @@ import asmspy.NativeLib;
 
 /** Java scope example: trace libc's labs() called through the asmspy JNI shim.
  *  Build and run from the source root after `ninja -C build` (docs/scope/java.md):
- *    javac -d /tmp/scope_java bindings/java/src/asmspy/*.java examples/scope/java/ScopeJava.java
+ *    javac -cp build/tests/scope/java/asmspy.jar -d /tmp/scope_java examples/scope/java/ScopeJava.java
  *    ASMSPY_LIB=build/host/libasmspy.so java -Djava.library.path=build/tests/scope/java \
- *      -cp /tmp/scope_java ScopeJava */
+ *      -cp build/tests/scope/java/asmspy.jar:/tmp/scope_java ScopeJava */
 public final class ScopeJava {
   public static void main(String[] args) {
     NativeLib.Fn labs = NativeLib.open("libc.so.6").fn("labs"); // long labs(long)
