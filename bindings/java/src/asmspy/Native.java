@@ -8,20 +8,24 @@ package asmspy;
  *  reason; nothing throws. */
 final class Native {
   static final String LOAD_ERROR;
+  static final boolean SHIM_LOADED;
 
   static {
     String err;
+    boolean shim = false;
     String path = System.getProperty("asmspy.jni");
     if (path == null || path.isEmpty()) path = System.getenv("ASMSPY_JNI_LIB");
     try {
       if (path != null && !path.isEmpty()) System.load(path);
       else System.loadLibrary("asmspy_jni");
+      shim = true;
       err = loadError();
     } catch (UnsatisfiedLinkError | SecurityException e) {
       err = "asmspy: cannot load the JNI shim libasmspy_jni.so ("
           + (path != null && !path.isEmpty() ? path : "java.library.path") + "): " + e.getMessage();
     }
     LOAD_ERROR = err;
+    SHIM_LOADED = shim;
   }
 
   private Native() {}

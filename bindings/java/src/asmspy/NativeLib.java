@@ -12,8 +12,7 @@ public final class NativeLib {
 
   /** dlopen(path): a path, or a soname the loader finds ("libc.so.6"). */
   public static NativeLib open(String path) {
-    if (!Native.LOAD_ERROR.isEmpty() && Native.LOAD_ERROR.contains("JNI shim"))
-      throw new UnsatisfiedLinkError(Native.LOAD_ERROR);
+    if (!Native.SHIM_LOADED) throw new UnsatisfiedLinkError(Native.LOAD_ERROR);
     return new NativeLib(Native.dlopen(path));
   }
 
