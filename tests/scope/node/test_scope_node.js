@@ -70,6 +70,12 @@ const e = tr.begin(work);
 work(2);
 e.end();
 check(e.insnCount === expWork, 'begin()/end() form: ' + e.insnCount);
+if (typeof Symbol.dispose === 'symbol') { /* what `using s = tr.begin(work)` calls (Node 24+) */
+  const d = tr.begin(work);
+  work(2);
+  d[Symbol.dispose]();
+  check(d.insnCount === expWork, '[Symbol.dispose]() ends the scope: ' + d.insnCount);
+}
 const pt = tr.scope(work, () => work(2), { backend: asmspy.HwBackend.IntelPt });
 check(pt.tier === 'STRONG' || (pt.tier === 'NONE' && pt.reason.length > 0),
       `HwBackend.IntelPt: ${pt.tier} (${pt.reason.slice(0, 60)}...)`);
