@@ -82,7 +82,9 @@ module Asmspy
         Fiddle::Function.new(h[sym], args, ret, need_gvl: true)
       end
       @fn = {
-        begin: f.call("asmspy_scope_begin", [VOIDP, VOIDP, SIZE_T, -Fiddle::TYPE_INT], VOIDP),
+        # the name as a C string: TYPE_CONST_STRING guarantees the terminating NUL
+        begin: f.call("asmspy_scope_begin", [Fiddle::TYPE_CONST_STRING, VOIDP, SIZE_T, -Fiddle::TYPE_INT],
+                      VOIDP),
         end: f.call("asmspy_scope_end", [VOIDP], Fiddle::TYPE_INT),
         free: f.call("asmspy_scope_free", [VOIDP], Fiddle::TYPE_VOID),
         text: f.call("asmspy_scope_text", [VOIDP], VOIDP),

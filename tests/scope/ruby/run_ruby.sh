@@ -13,7 +13,11 @@ asan_rt=""
 if [ -n "${ASMSPY_LIB:-}" ]; then
   asan_rt=$(ldd "$ASMSPY_LIB" 2>/dev/null | awk '/libasan/ {print $3; exit}')
 fi
+# use_sigaltstack=0: Ruby installs its own sigaltstack on its threads; at a
+# thread's exit ASan would then unmap Ruby's (heap) alternate stack as if it
+# were its own ("AddressSanitizer failed to deallocate ... unable to unmap",
+# seen at the exit of a Thread in test_scope_ruby.rb).
 if [ -n "$asan_rt" ]; then
-  LD_PRELOAD="$asan_rt" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" exec ruby "$@"
+  LD_PRELOAD="$asan_rt" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0:use_sigaltstack=0" exec ruby "$@"
 fi
 exec ruby "$@"
