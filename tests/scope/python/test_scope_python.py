@@ -67,6 +67,14 @@ with asmspy.HwTrace.scope(lib.work, flags=Q | asmspy.INTEL_PT) as p2:
     lib.work(9)
 check(p2.tier == p.tier, "the old INTEL_PT flag selects the same as HwBackend.IntelPt")
 
+# whole window: the interpreter's own instructions are in it too
+with asmspy.HwTrace.scope(None, flags=Q) as w:
+    lib.work(5)
+exp_helper = int(os.environ.get("SCOPE_EXP_HELPER_X5", "0"))
+check(w.tier == "WEAK" and not w.truncated and w.insn_count >= exp_work + exp_helper
+      and "work+0x" in w.text and "helper+0x" in w.text,
+      "whole window: %d >= work + helper (%d), names both" % (w.insn_count, exp_work + exp_helper))
+
 # thread hop: begun on the main thread, ended on another threading.Thread
 # (an OS thread): truncated with the core's reason, no partial listing. The
 # ending thread exists before the scope begins and waits for the go.
