@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 long work(long n);
@@ -285,6 +286,24 @@ int main(void) {
     if (!marker_next) fprintf(stderr, "%s\n", t ? t : "(no text)");
   }
   asmspy_scope_free(s);
+
+  /* 11. per-scope overhead (printed only, never asserted: no timing
+   * assertions): begin+end(+free) of an empty region scope, QUIET, so the
+   * other language bindings' "# overhead <lang>:" lines compare with C. */
+  {
+    enum { OVERHEAD_ITERS = 200 };
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < OVERHEAD_ITERS; i++) {
+      asmspy_scope *o = ASMSPY_SCOPE_BEGIN((const void *)work, 0, ASMSPY_SCOPE_QUIET);
+      asmspy_scope_end(o);
+      asmspy_scope_free(o);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3) /
+                OVERHEAD_ITERS;
+    printf("# overhead c: %.1f us per scope (begin+end, empty region)\n", us);
+  }
 
   printf("# %s\n", failures ? "FAILED" : "all passed");
   return failures ? 1 : 0;
