@@ -130,9 +130,22 @@ INL void emit(struct agent_state *st, struct agent_thread *t, uint32_t idx, uint
   }
   struct ring_head *h = &ra->heads[idx];
   uint64_t head = VOLATILE(h->head);
-  if (head - VOLATILE(h->tail) >= AGENT_RING) {
-    h->lost++;
-    return;
+  if (head - h->tail_seen >= AGENT_RING) { /* full by the old tail: look again */
+    h->tail_seen = VOLATILE(h->tail);
+    for (uint32_t spin = 0; head - h->tail_seen >= AGENT_RING; spin++) {
+      /* wait for a live reader; never for a dead one, never once disarmed */
+      if (!VOLATILE(g->armed) || rdtsc() - VOLATILE(ra->reader_beat) > VOLATILE(ra->beat_ticks)) {
+        h->lost++;
+        return;
+      }
+      if (spin % 64 == 63) {
+        long r;
+        __asm__ volatile("syscall" : "=a"(r) : "a"(24L /* sched_yield */) : "rcx", "r11", "memory");
+      } else {
+        __asm__ volatile("pause");
+      }
+      h->tail_seen = VOLATILE(h->tail);
+    }
   }
   /* claim with one instruction: a signal handler on this thread that
    * records too takes the next index, never this one */

@@ -74,14 +74,20 @@ struct agent_gate {
   struct ring_area *ring;     /* the shared ring (the target's own mapping) */
 };
 
-/* Per-thread ring header (in the shared ring region). */
+/* Per-thread ring header (in the shared ring region). The producer's words
+ * and the consumer's tail sit on different cache lines: the agent reads the
+ * tail only when its cached copy says the ring is full, asmspy publishes it
+ * once per batch, so a call costs no cache-line transfer between the
+ * target's CPU and the reader's. */
 struct ring_head {
-  uint64_t head;       /* records claimed by the thread (written by the agent) */
-  uint64_t tail;       /* records consumed (written by asmspy) */
-  uint64_t lost;       /* records not written because the ring was full */
-  int32_t tid;         /* the thread writing this ring (agent) */
-  uint32_t used;       /* 1 once a thread claimed the slot */
-  uint64_t pad[4];
+  uint64_t head;        /* records claimed by the thread (agent) */
+  uint64_t lost;        /* records not written because the ring was full (agent) */
+  int32_t tid;          /* the thread writing this ring (agent) */
+  uint32_t used;        /* 1 once a thread claimed the slot (agent) */
+  uint64_t tail_seen;   /* the agent's last read of tail */
+  uint64_t pad0[4];
+  uint64_t tail;        /* records consumed (asmspy) */
+  uint64_t pad1[7];
 };
 
 /* One record, 32 bytes. seq is written last (the low 32 bits of head index
@@ -106,7 +112,13 @@ struct ring_rec {
 
 struct ring_area {
   uint64_t magic;
-  uint64_t pad[7];
+  /* Backpressure: a thread whose ring is full waits for the reader while
+   * the reader is alive: it stamps reader_beat (tsc) at every poll, and a
+   * beat older than beat_ticks means it is gone or stalled (asmspy killed,
+   * the capture over): then the record is dropped and counted instead. */
+  uint64_t reader_beat;
+  uint64_t beat_ticks;
+  uint64_t pad[5];
   struct ring_head heads[AGENT_THREADS];
   struct ring_rec recs[AGENT_THREADS][AGENT_RING];
 };

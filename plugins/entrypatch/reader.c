@@ -24,6 +24,11 @@ void ep_reader_init(struct ep_reader *r, struct ring_area *ring, const struct ag
   r->funcs = funcs;
   r->nfuncs = nfuncs;
   r->s = s;
+  memset(&r->ev, 0, sizeof r->ev);
+  ASMSPY_INIT_HEADER(&r->ev);
+  r->ev.type = ASMSPY_EV_CALL;
+  r->ev.pid = s->pid;
+  r->ev.target = s->target;
   r->tsc0 = rdtsc_now();
   r->ns0 = mono_ns();
   /* a first rate over 2 ms; refined by every later calibrate() */
@@ -35,6 +40,13 @@ void ep_reader_init(struct ep_reader *r, struct ring_area *ring, const struct ag
 void ep_reader_calibrate(struct ep_reader *r) {
   uint64_t t = rdtsc_now(), n = mono_ns();
   if (t > r->tsc0 && n > r->ns0) r->ns_per_tick = (double)(n - r->ns0) / (double)(t - r->tsc0);
+  if (r->ns_per_tick > 0)
+    __atomic_store_n(&r->ring->beat_ticks, (uint64_t)(EP_BEAT_TIMEOUT_NS / r->ns_per_tick),
+                     __ATOMIC_RELAXED);
+}
+
+void ep_reader_beat(struct ep_reader *r) {
+  __atomic_store_n(&r->ring->reader_beat, rdtsc_now(), __ATOMIC_RELEASE);
 }
 
 static uint64_t to_ns(const struct ep_reader *r, uint64_t tsc) {
@@ -46,13 +58,18 @@ static uint64_t to_ns(const struct ep_reader *r, uint64_t tsc) {
 static const struct ring_rec *peek(struct ep_reader *r, uint32_t k, int final) {
   struct ring_head *h = &r->ring->heads[k];
   for (;;) {
-    uint64_t tail = h->tail, head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
-    if (tail >= head) return NULL;
+    uint64_t tail = r->tail[k];
     const struct ring_rec *rec = &r->ring->recs[k][tail & (AGENT_RING - 1)];
+    /* the record's own seq says it is written: no look at head needed */
     if (__atomic_load_n(&rec->seq, __ATOMIC_ACQUIRE) == (uint32_t)(tail + 1)) return rec;
-    if (!final) return NULL; /* claimed, still being written */
-    __atomic_store_n(&h->tail, tail + 1, __ATOMIC_RELEASE); /* never written: skip it */
+    if (!final || tail >= __atomic_load_n(&h->head, __ATOMIC_ACQUIRE)) return NULL;
+    r->tail[k] = tail + 1; /* final: claimed but never written (a thread died): skip */
   }
+}
+
+static void publish_tails(struct ep_reader *r, const uint32_t *live, uint32_t nlive) {
+  for (uint32_t i = 0; i < nlive; i++)
+    __atomic_store_n(&r->ring->heads[live[i]].tail, r->tail[live[i]], __ATOMIC_RELEASE);
 }
 
 static int deliver(struct ep_reader *r, uint32_t k, const struct ring_rec *rec) {
@@ -63,15 +80,13 @@ static int deliver(struct ep_reader *r, uint32_t k, const struct ring_rec *rec) 
     return 0;
   }
   if ((what != REC_ENTRY && what != REC_EXIT) || fn >= r->nfuncs) return 0;
-  struct asmspy_event ev;
-  memset(&ev, 0, sizeof ev);
-  ASMSPY_INIT_HEADER(&ev);
-  ev.type = ASMSPY_EV_CALL;
-  ev.pid = r->s->pid;
+  /* one event reused: only what differs per record is written */
+  struct asmspy_event *evp = &r->ev;
+#define ev (*evp)
+  ev.flags = 0;
   ev.tid = r->tid[k] ? r->tid[k] : r->s->pid;
   ev.nthreads = r->threads;
   ev.seq = ++r->seq;
-  ev.target = r->s->target;
   ev.ip = r->funcs[fn].addr;
   ev.u.call.func = ev.ip;
   ev.u.call.ret = rec->ret;
@@ -90,7 +105,8 @@ static int deliver(struct ep_reader *r, uint32_t k, const struct ring_rec *rec) 
   if (flags & REC_F_UNWOUND) ev.flags |= ASMSPY_EVF_CALL_UNWOUND;
   if (flags & REC_F_TAIL) ev.flags |= ASMSPY_EVF_CALL_TAIL;
   if (flags & REC_F_NOEXIT) ev.flags |= ASMSPY_EVF_CALL_NOEXIT;
-  return r->s->sink(r->s->sink_ctx, &ev) ? -1 : 0;
+#undef ev
+  return r->s->sink(r->s->sink_ctx, evp) ? -1 : 0;
 }
 
 static int report_loss(struct ep_reader *r, uint32_t k) {
@@ -111,6 +127,7 @@ static int report_loss(struct ep_reader *r, uint32_t k) {
 }
 
 int64_t ep_reader_drain(struct ep_reader *r, int final) {
+  if (!final) ep_reader_beat(r);
   uint32_t live[AGENT_THREADS], nlive = 0;
   for (uint32_t k = 0; k < AGENT_THREADS; k++) {
     if (!__atomic_load_n(&r->ring->heads[k].used, __ATOMIC_ACQUIRE)) continue;
@@ -125,17 +142,24 @@ int64_t ep_reader_drain(struct ep_reader *r, int final) {
   while (n < EP_DRAIN_BATCH || final) {
     const struct ring_rec *best = NULL;
     uint32_t bk = 0;
-    for (uint32_t i = 0; i < nlive; i++) {
-      const struct ring_rec *rec = peek(r, live[i], final);
-      if (rec && (!best || (int64_t)(rec->tsc - best->tsc) < 0)) best = rec, bk = live[i];
-    }
+    if (nlive == 1) /* one thread: its ring is already in order */
+      best = peek(r, bk = live[0], final);
+    else
+      for (uint32_t i = 0; i < nlive; i++) {
+        const struct ring_rec *rec = peek(r, live[i], final);
+        if (rec && (!best || (int64_t)(rec->tsc - best->tsc) < 0)) best = rec, bk = live[i];
+      }
     if (!best) break;
     struct ring_rec copy = *best;
-    struct ring_head *h = &r->ring->heads[bk];
-    __atomic_store_n(&h->tail, h->tail + 1, __ATOMIC_RELEASE);
-    if (deliver(r, bk, &copy) < 0) return -1;
+    r->tail[bk]++;
+    if ((n & 4095) == 4095) publish_tails(r, live, nlive); /* room for the agent, now and then */
+    if (deliver(r, bk, &copy) < 0) {
+      publish_tails(r, live, nlive);
+      return -1;
+    }
     n++;
   }
+  publish_tails(r, live, nlive);
   for (uint32_t i = 0; i < nlive; i++)
     if (report_loss(r, live[i]) < 0) return -1;
   return n;

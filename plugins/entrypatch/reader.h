@@ -22,15 +22,23 @@ struct ep_reader {
   int32_t tid[AGENT_THREADS];
   uint32_t depth[AGENT_THREADS];
   uint64_t lost_seen[AGENT_THREADS];
+  uint64_t tail[AGENT_THREADS];      /* consumed so far (published to the ring per batch) */
   uint64_t calls;    /* ENTRY records delivered */
   uint64_t lost;     /* records the agent dropped (ring full) */
   uint32_t threads;  /* rings in use */
+  struct asmspy_event ev; /* the event handed to the sink, reused */
 };
 
 void ep_reader_init(struct ep_reader *r, struct ring_area *ring, const struct agent_func *funcs,
                     uint32_t nfuncs, const struct asmspy_session *s);
-/* Refine the tsc rate against CLOCK_MONOTONIC (call now and then). */
+/* A full ring waits for the reader at most this long after its last beat. */
+#define EP_BEAT_TIMEOUT_NS 250000000.0
+
+/* Refine the tsc rate against CLOCK_MONOTONIC (call now and then); also
+ * sets how old a beat may be (EP_BEAT_TIMEOUT_NS in ticks). */
 void ep_reader_calibrate(struct ep_reader *r);
+/* "The reader is alive": stamped at every drain and every idle poll. */
+void ep_reader_beat(struct ep_reader *r);
 #define EP_DRAIN_BATCH 65536
 
 /* Deliver the records written so far (at most EP_DRAIN_BATCH, unless final). Returns the number delivered, or -1

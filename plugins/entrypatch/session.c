@@ -350,6 +350,7 @@ static int capture(struct ep_run *r, struct ep_reader *rd) {
       idle = 0;
       continue;
     }
+    ep_reader_beat(rd);
     if (++idle % 64 == 0) {
       ep_reader_calibrate(rd);
       if (target_gone(s->pid)) return ASMSPY_FACT_EXITED;

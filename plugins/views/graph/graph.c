@@ -120,6 +120,15 @@ struct edge {
   uint64_t count;
 };
 
+#define GRAPH_MEMO 4096 /* addresses remembered (power of two) */
+struct addr_memo {
+  uint64_t addr;
+  int32_t pid;
+  uint32_t node;
+  uint32_t valid;
+  uint32_t generation;
+};
+
 struct graph_state {
   const struct asmspy_host_api *host;
   const struct asmspy_session *s;
@@ -135,6 +144,8 @@ struct graph_state {
   struct hmap node_map, edge_map;
   int oom_noted;
   struct call_select select; /* what a call backend patches */
+  struct addr_memo memo[GRAPH_MEMO];
+  uint32_t nnodes_generation; /* bumped when an exec may have changed what addresses mean */
 };
 
 /* Its positionals, and the options this mode accepts after them: parsing,
@@ -193,8 +204,28 @@ static void note_oom(struct graph_state *st) {
 /* The node of the function containing addr in process pid (created on first
  * sight). Keyed by (pid, function): a forked child runs the same code at the
  * same addresses as its parent, and its calls are its own rows. */
+static int node_lookup(struct graph_state *st, int32_t pid, struct asmspy_target *target,
+                       uint64_t addr, uint32_t *out);
 static int node_for(struct graph_state *st, int32_t pid, struct asmspy_target *target,
                     uint64_t addr, uint32_t *out) {
+  /* a call backend delivers millions of calls a second between a few
+   * hundred addresses: remember the last answer per address */
+  struct addr_memo *m = &st->memo[(addr ^ (addr >> 12) ^ (uint64_t)(uint32_t)pid * 0x9E3779B1u) &
+                                  (GRAPH_MEMO - 1)];
+  if (m->valid && m->addr == addr && m->pid == pid && m->generation == st->nnodes_generation) {
+    *out = m->node;
+    return 0;
+  }
+  int rc = node_lookup(st, pid, target, addr, out);
+  /* only named answers: an unnamed address may be named later (a library
+   * mapped since, a JIT's perf-map) */
+  if (rc == 0 && st->nodes[*out].name)
+    *m = (struct addr_memo){addr, pid, *out, 1, st->nnodes_generation};
+  return rc;
+}
+
+static int node_lookup(struct graph_state *st, int32_t pid, struct asmspy_target *target,
+                       uint64_t addr, uint32_t *out) {
   const struct asmspy_host_api *h = st->host;
   struct asmspy_symbol sym;
   memset(&sym, 0, sizeof sym);
@@ -325,6 +356,7 @@ static int on_task(struct graph_state *st, const struct asmspy_event *ev) {
   } else if (ev->u.task.what == ASMSPY_TASK_EXEC) {
     /* the old image is gone, and with it every thread of the process */
     for (size_t i = 0; i < st->threads.n; i++) cc_thread_at(&st->threads, i)->npend = 0;
+    st->nnodes_generation++; /* its addresses mean something else now */
   }
   return ASMSPY_CONSUME_MORE;
 }
