@@ -1,0 +1,130 @@
+#!/bin/bash
+# Benchmark (issue 14): call tracing of a call-heavy program, ns per call,
+# in one interleaved run (each round runs every tracer once, rounds repeat).
+#   bare                         calls_workload, untraced
+#   uftrace -pg                  uftrace record of the -pg build (launched)
+#   uftrace -P .                 uftrace record -P . of the plain build (launched)
+#   asmspy attached              entrypatch patching the already-running plain
+#                                build (--graph: every call consumed live)
+#   asmspy --launch              the same, launched by asmspy
+#   asmspy attached, no wait     ASMSPY_CALLS_NOWAIT=1: a full ring drops
+#                                instead of waiting for the reader — what the
+#                                agent in the target costs by itself (counts
+#                                are then partial: the reader is the limit)
+#   ltrace -x                    ltrace -x on the 5 functions (fewer iterations)
+#   bpftrace uprobe              a uprobe counter on the 5 functions (fewer)
+#   asmspy singlestep            today's --graph --backend=singlestep (fewer)
+# The workload times its own run() (elapsed_ns on stderr): startup and
+# attach are not counted, only what the tracer costs each call. The program
+# makes 11 calls per iteration; ns/call = elapsed / (11 * iterations + 1).
+# Ratios are to uftrace -pg. CPU placement: the tracer's and the target's
+# CPU are sampled (field 39 of /proc/<pid>/stat) while asmspy reads.
+#   usage: [ROUNDS=n] bench/run_calls_bench.sh [build-dir] [iterations]
+set -u
+build=${1:-build}
+iters=${2:-2000000}
+rounds=${ROUNDS:-3}
+wl=$(realpath "$build/tests/calls/calls_workload")
+wlpg=$(realpath "$build/tests/calls/calls_workload_pg")
+asmspy=$(realpath "$build/cli/asmspy")
+for f in "$wl" "$wlpg" "$asmspy"; do [ -x "$f" ] || { echo "missing $f (build first)"; exit 2; }; done
+tmp=$(mktemp -d)
+trap 'pkill -9 -f "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+cp "$wl" "$tmp/calls_workload"
+wl="$tmp/calls_workload"
+funcs="run outer mid leaf rec"
+
+elapsed() { awk '/^elapsed_ns/ {print $2}' "$1"; }
+calls_of() { echo $((11 * $1 + 1)); }
+
+run_bare() { "$wl" "$1" >/dev/null 2>"$tmp/e"; elapsed "$tmp/e"; }
+run_uftrace_pg() { (cd "$tmp" && uftrace record -d "$tmp/u" "$wlpg" "$1" >/dev/null 2>"$tmp/e"); elapsed "$tmp/e"; }
+run_uftrace_P() { (cd "$tmp" && uftrace record -P . -d "$tmp/u" "$wl" "$1" >/dev/null 2>"$tmp/e"); elapsed "$tmp/e"; }
+run_ltrace() { ltrace -x 'run+outer+mid+leaf+rec' -o /dev/null "$wl" "$1" >/dev/null 2>"$tmp/e"; elapsed "$tmp/e"; }
+run_bpftrace() {
+  "$wl" "$1" --wait >"$tmp/o" 2>"$tmp/e" &
+  local p=$!
+  while [ ! -s "$tmp/o" ]; do sleep 0.01; done
+  local probes=""
+  for f in $funcs; do probes="$probes${probes:+,}uprobe:$wl:$f"; done
+  bpftrace -e "$probes { @c = count(); }" >/dev/null 2>&1 &
+  local b=$!
+  sleep 3 # bpftrace attaches its probes
+  kill -USR1 "$p"; wait "$p"; kill -INT "$b" 2>/dev/null; wait "$b" 2>/dev/null
+  elapsed "$tmp/e"
+}
+# asmspy attached to the running program (entrypatch is chosen for --graph)
+run_asmspy_attached() {
+  local backend=${2:-}
+  "$wl" "$1" --wait >"$tmp/o" 2>"$tmp/e" &
+  local p=$!
+  while [ ! -s "$tmp/o" ]; do sleep 0.01; done
+  "$asmspy" --graph "$p" -1 $backend >/dev/null 2>"$tmp/a" &
+  local a=$!
+  if [ -z "$backend" ]; then
+    until grep -q asmspy-calls "/proc/$p/maps" 2>/dev/null && grep -q "TracerPid:.0" "/proc/$p/status"; do sleep 0.01; done
+  else
+    sleep 1
+  fi
+  kill -USR1 "$p"
+  sample_cpus "$p" "$(pgrep -P "$a" | head -1)" &
+  local s=$!
+  wait "$p"; wait "$a"; wait "$s" 2>/dev/null
+  grep -q "lost" "$tmp/a" && echo "# $(grep lost "$tmp/a" | head -1)" >&2
+  elapsed "$tmp/e"
+}
+run_asmspy_nowait() { ASMSPY_CALLS_NOWAIT=1 run_asmspy_attached "$1"; }
+run_asmspy_launch() {
+  "$asmspy" --launch graph -1 -- "$wl" "$1" >/dev/null 2>"$tmp/e"
+  elapsed "$tmp/e"
+}
+# the CPU of target and tracer every 10 ms while the target lives (bash
+# builtins only: a sampler that forks would steal the CPU it measures)
+sample_cpus() {
+  local t=$1 r=$2 st sr
+  [ -n "$r" ] || return 0
+  while read -r -a st <"/proc/$t/stat" 2>/dev/null && read -r -a sr <"/proc/$r/stat" 2>/dev/null; do
+    [ "${st[38]}" = "${sr[38]}" ] && echo same >>"$tmp/cpus" || echo apart >>"$tmp/cpus"
+    sleep 0.01
+  done
+}
+
+configs=(bare uftrace_pg uftrace_P asmspy_attached asmspy_launch asmspy_nowait ltrace bpftrace singlestep)
+declare -A n_of=([bare]=$iters [uftrace_pg]=$iters [uftrace_P]=$iters [asmspy_attached]=$iters [asmspy_nowait]=$iters
+                 [asmspy_launch]=$iters [ltrace]=$((iters / 2000 + 1)) [bpftrace]=$((iters / 100 + 1))
+                 [singlestep]=$((iters / 10000 + 1)))
+declare -A ok
+ok[bare]=1; ok[asmspy_attached]=1; ok[asmspy_nowait]=1; ok[asmspy_launch]=1; ok[singlestep]=1
+command -v uftrace >/dev/null && ok[uftrace_pg]=1
+command -v uftrace >/dev/null && (cd "$tmp" && uftrace record -P . -d "$tmp/u" "$wl" 1 >/dev/null 2>&1) && ok[uftrace_P]=1
+command -v ltrace >/dev/null && ok[ltrace]=1
+command -v bpftrace >/dev/null && bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1 && ok[bpftrace]=1
+declare -A results
+for r in $(seq 1 "$rounds"); do
+  for c in "${configs[@]}"; do
+    [ -n "${ok[$c]:-}" ] || continue
+    case $c in
+      singlestep) ns=$(run_asmspy_attached "${n_of[$c]}" --backend=singlestep) ;;
+      *) ns=$("run_$c" "${n_of[$c]}") ;;
+    esac
+    [ -n "$ns" ] && results[$c]="${results[$c]:-} $ns"
+  done
+done
+
+median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo "calls_workload: $iters iterations x 11 calls (ltrace, bpftrace and singlestep run fewer: see n)"
+echo "machine: $(nproc) CPUs, $(uname -r); median of $rounds interleaved rounds"
+printf '%-18s %12s %12s %14s\n' tracer n ns/call "x uftrace -pg"
+ref=""
+[ -n "${results[uftrace_pg]:-}" ] && ref=$(echo "${results[uftrace_pg]}" | median) && ref=$(echo "$ref / $(calls_of "$iters")" | bc -l)
+for c in "${configs[@]}"; do
+  if [ -z "${results[$c]:-}" ]; then printf '%-18s %12s %12s\n' "$c" - "not available"; continue; fi
+  m=$(echo "${results[$c]}" | median)
+  per=$(echo "$m / $(calls_of "${n_of[$c]}")" | bc -l)
+  ratio="-"
+  [ -n "$ref" ] && ratio=$(printf '%.2f' "$(echo "$per / $ref" | bc -l)")
+  printf '%-18s %12s %12.1f %14s\n' "$c" "${n_of[$c]}" "$per" "$ratio"
+done
+if [ -s "$tmp/cpus" ]; then
+  echo "asmspy's reader and the target on the same CPU in $(grep -c same "$tmp/cpus") of $(wc -l <"$tmp/cpus") samples"
+fi
