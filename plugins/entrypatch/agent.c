@@ -134,7 +134,10 @@ INL void emit(struct agent_state *st, struct agent_thread *t, uint32_t idx, uint
     h->tail_seen = VOLATILE(h->tail);
     for (uint32_t spin = 0; head - h->tail_seen >= AGENT_RING; spin++) {
       /* wait for a live reader; never for a dead one, never once disarmed */
-      if (!VOLATILE(g->armed) || rdtsc() - VOLATILE(ra->reader_beat) > VOLATILE(ra->beat_ticks)) {
+      /* signed: a beat stamped after our rdtsc (or on a CPU slightly
+       * ahead) is fresh, not 2^64 ticks old */
+      int64_t age = (int64_t)(rdtsc() - VOLATILE(ra->reader_beat));
+      if (!VOLATILE(g->armed) || age > (int64_t)VOLATILE(ra->beat_ticks)) {
         h->lost++;
         return;
       }

@@ -18,7 +18,7 @@
  * (re-based); the selection options (--module, --filter, --exclude,
  * --max-funcs) choose what the backend patches. n counts entries (default
  * 200; negative = until the target exits or Ctrl-C). --json: one `call`
- * record per printed line. */
+ * record per printed line (type `call_log`). */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
 #include "common/strbuf.h"
@@ -301,7 +301,7 @@ static const struct asmspy_field call_fields[] = {
 };
 
 static const struct asmspy_record_schema calls_records[2] = {
-    {"call", "one line of the call log", call_fields, "{duration} [{tid}] | {*depth:  }{text}"},
+    {"call_log", "one line of the call log", call_fields, "{duration} [{tid}] | {*depth:  }{text}"},
     {.type = NULL},
 };
 
