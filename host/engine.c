@@ -390,7 +390,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   }
   /* which view and backend (engine_choose.c: from the descriptors) */
   struct engine_choice c;
-  int rc = engine_choose(e, o->mode, o->backend, o->argc, o->argv, &c);
+  int rc = engine_choose_for(e, o->mode, o->backend, o->argc, o->argv, o->flags, o->tid, &c);
   if (rc) {
     fprintf(stderr, "asmspy: %s\n", c.error);
     return rc;

@@ -156,6 +156,12 @@ static int choose_sampler(struct asmspy_engine *e, const struct asmspy_view_ops 
 
 int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend, int argc,
                   char *const *argv, struct engine_choice *c) {
+  return engine_choose_for(e, mode, backend, argc, argv, 0, 0, c);
+}
+
+int engine_choose_for(struct asmspy_engine *e, const char *mode, const char *backend, int argc,
+                      char *const *argv, uint32_t sess_flags, int32_t tid,
+                      struct engine_choice *c) {
   memset(c, 0, sizeof *c);
   c->view = asmspy_find_view_for_mode(e, mode);
   if (!c->view)
@@ -171,8 +177,11 @@ int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend
 
   uint64_t alt = ASMSPY_HAS(view, caps_alternative) ? view->caps_alternative : 0;
   int options_ask_more = (c->caps_needed & ~view->caps_required) != 0;
+  /* a call backend records every thread of the one process it patched:
+   * following forks and one --tid are the instruction backends' */
+  int session_asks_more = (sess_flags & ASMSPY_SESS_FOLLOW) || tid;
   const struct asmspy_plugin_info *alt_backend = NULL;
-  if (!backend && alt && !options_ask_more) {
+  if (!backend && alt && !options_ask_more && !session_asks_more) {
     alt_backend = pick_backend(e, alt);
     if (alt_backend && alt_backend->status != ASMSPY_USABLE) alt_backend = NULL;
   }
@@ -190,6 +199,11 @@ int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend
                            "backend '%s' records calls, not instructions: an option of "
                            "mode '%s' needs an instruction stream",
                            backend, mode);
+      if (session_asks_more)
+        return choice_fail(c, -ASMSPY_E_USAGE,
+                           "backend '%s' records every thread of one process: --follow and "
+                           "--tid need an instruction backend (singlestep)",
+                           backend);
       c->caps_needed = alt, c->caps_wanted = 0;
     }
   } else if (alt_backend) {

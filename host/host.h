@@ -153,6 +153,11 @@ struct engine_choice {
  * negative status with c->error set (usage: unknown mode/backend/rung). */
 int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend, int argc,
                   char *const *argv, struct engine_choice *c);
+/* The same, knowing the session's flags and --tid: a call backend (a view's
+ * caps_alternative) is not chosen for --follow or --tid. */
+int engine_choose_for(struct asmspy_engine *e, const char *mode, const char *backend, int argc,
+                      char *const *argv, uint32_t sess_flags, int32_t tid,
+                      struct engine_choice *c);
 /* The capabilities a view's options ask for (view_ops.option_caps). */
 uint64_t engine_option_caps(const struct asmspy_view_ops *view, int argc, char *const *argv);
 /* row, probed now if the engine probes lazily. */

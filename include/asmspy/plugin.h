@@ -351,7 +351,7 @@ struct asmspy_session {
    * record. NULL / 0 = the backend's default (every function of the main
    * executable and its PLT entries, up to its cap). Set by the view's
    * configure(). */
-  const char *call_module;  /* modules whose basename contains this (e.g. "libc") */
+  const char *call_module;  /* also modules whose basename contains this (e.g. "libc") */
   const char *call_include; /* comma-separated glob patterns: only these (uftrace -F) */
   const char *call_exclude; /* comma-separated glob patterns: never these (uftrace -N) */
   uint32_t call_max_funcs;  /* patch at most this many functions (0 = the default cap) */

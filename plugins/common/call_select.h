@@ -1,8 +1,8 @@
 /* plugins/common/call_select.h — the options that choose which functions a
  * call backend (ASMSPY_CAP_CALLS: entrypatch) patches, shared by the views
  * that run on one (--calls, --graph):
- *   --module=<m>       functions of modules whose name contains m (default:
- *                      the main executable and its PLT entries)
+ *   --module=<m>       also the functions of modules whose name contains m
+ *                      (always: the main executable and its PLT entries)
  *   --filter=<globs>   only functions matching these comma-separated globs
  *                      (uftrace -F)
  *   --exclude=<globs>  never these (uftrace -N)
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #define CALL_SELECT_OPTIONS                                                                 \
-  {"module", "<m>", "call backend: patch the functions of modules whose name contains m"},  \
+  {"module", "<m>", "call backend: also patch the modules whose name contains m"},          \
       {"filter", "<globs>", "call backend: only functions matching these globs (a,b*)"},    \
       {"exclude", "<globs>", "call backend: never functions matching these globs"},         \
       {"max-funcs", "<n>", "call backend: patch at most n functions (default 4096)"}

@@ -33,6 +33,13 @@ static int never_patched(const char *name) {
                                      "__do_global_dtors_aux", "frame_dummy", NULL};
   for (size_t i = 0; glue[i]; i++)
     if (strcmp(name, glue[i]) == 0) return 1;
+  /* entered without a return address on the stack top (the signal
+   * restorer, ld.so's lazy-binding trampoline), or under a convention that
+   * keeps r11 (TLS descriptors): the stub may not touch them */
+  static const char *const special[] = {"__restore_rt", "_dl_runtime_resolve*",
+                                        "_dl_runtime_profile*", "_dl_tlsdesc_*", NULL};
+  for (size_t i = 0; special[i]; i++)
+    if (fnmatch(special[i], name, 0) == 0) return 1;
   return 0;
 }
 
@@ -42,8 +49,10 @@ static int never_patched(const char *name) {
  * frame of its own. Matched with or without "@plt". */
 int ep_returns_twice(const char *name) {
   static const char *const twice[] = {"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp",
-                                      "savectx", "getcontext", "__getcontext", "vfork", "__vfork",
-                                      "__libc_vfork", NULL};
+                                      "savectx", "getcontext", "__getcontext", "setcontext",
+                                      "__setcontext", "swapcontext", "__swapcontext",
+                                      "__start_context", "vfork", "__vfork", "__libc_vfork",
+                                      NULL};
   size_t n = strcspn(name, "@");
   for (size_t i = 0; twice[i]; i++)
     if (strlen(twice[i]) == n && strncmp(name, twice[i], n) == 0) return 1;
@@ -101,7 +110,7 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
     if (!sym.name || !sym.module || sym.kind == ASMSPY_SYM_JIT || sym.start == last) continue;
     uint32_t kind = unwinder_hook(sym.name);
     if (kind == AGENT_FN_CALL) {
-      int in_module = module ? strstr(sym.module, module) != NULL : strcmp(sym.module, exe) == 0;
+      int in_module = strcmp(sym.module, exe) == 0 || (module && strstr(sym.module, module));
       /* ".plt" (PLT0) and other section-named stubs are jumped into with a
        * relocation index on the stack, never called: not functions */
       if (!in_module || never_patched(sym.name) || sym.name[0] == '.') continue;

@@ -2,8 +2,9 @@
  *
  * Default: every function of the main executable and its PLT entries
  * (`name@plt`: calls into libraries, recorded where they leave). The
- * session narrows or widens it (asmspy_session 1.9): call_module (modules
- * whose basename contains it, instead of the main executable),
+ * session narrows or widens it (asmspy_session 1.9): call_module (also the
+ * modules whose basename contains it: the executable stays, so calls into
+ * them nest at their true depth),
  * call_include / call_exclude (comma-separated fnmatch globs on the
  * function name, like uftrace -F / -N) and call_max_funcs (a cap; the
  * default is EP_DEFAULT_MAX). Never patched: the program's entry (_start,

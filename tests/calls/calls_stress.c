@@ -8,7 +8,10 @@
  *   - fork: the child calls patched functions (inheriting the patched code
  *     and a ring nobody reads for it) and exits with a value the parent
  *     checks;
- *   - recursion.
+ *   - recursion;
+ *   - tail calls: tail_a() ends in a jump to tail_b() (sibling-call
+ *     optimization forced on for it), whose return goes straight to
+ *     tail_a's caller.
  * `calls_stress <rounds> [--wait]`: --wait as in calls_workload. Prints
  * "checksum <n>" and exits 0, or exits 1 when a child's result was wrong. */
 #include <pthread.h>
@@ -26,6 +29,12 @@ static jmp_buf escape;
 __attribute__((noinline)) long leaf(long x) { return x * 5 + 1; }
 
 __attribute__((noinline)) long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+
+__attribute__((noinline)) long tail_b(long x) { return leaf(x) + 7; }
+
+__attribute__((noinline, optimize("optimize-sibling-calls"))) long tail_a(long x) {
+  return tail_b(x * 2);
+}
 
 __attribute__((noinline)) void bottom(int v) { longjmp(escape, v); }
 
@@ -64,7 +73,7 @@ __attribute__((noinline)) long forker(int i) {
   return WEXITSTATUS(st);
 }
 
-static long part[6]; /* per kind of work, printed with "parts" */
+static long part[7]; /* per kind of work, printed with "parts" */
 
 __attribute__((noinline)) long round_of(int r) {
   long acc = 0, v0;
@@ -73,6 +82,7 @@ __attribute__((noinline)) long round_of(int r) {
   acc += v0 = jumper(r + 1), part[0] += v0;
   acc += v0 = signaller(r), part[1] += v0;
   acc += v0 = fib(12), part[2] += v0;
+  for (int k = 0; k < 3; k++) acc += v0 = tail_a(r + k), part[5] += v0;
   if (r % 4 == 0) acc += v0 = forker(r), part[3] += v0;
   for (int k = 0; k < 4; k++) {
     void *v;
@@ -100,8 +110,8 @@ int main(int argc, char **argv) {
   }
   long acc = 0;
   for (long r = 0; r < rounds; r++) acc += round_of((int)r);
-  printf("parts %ld %ld %ld %ld %ld %ld\n", part[0], part[1], part[2], part[3], part[4],
-         (long)from_handler);
+  printf("parts %ld %ld %ld %ld %ld %ld %ld\n", part[0], part[1], part[2], part[3], part[4],
+         part[5], (long)from_handler);
   printf("checksum %ld\n", acc + from_handler);
   return 0;
 }

@@ -50,6 +50,8 @@ done
 grep -q "unwound" "$TMP/calls_stress.calls.txt" \
   || fail "--calls showed no frame left by longjmp as unwound"
 pass "--calls marks the frames longjmp left as unwound"
+grep -q "tail_b" "$TMP/calls_stress.calls.txt" || fail "--calls never saw the tail-called tail_b"
+pass "--calls follows a tail call (tail_a jumps to tail_b)"
 if [ -x "$CALLS_DIR/calls_cxx" ]; then
   grep -q "thrower(int)" "$TMP/calls_cxx.calls.txt" || fail "--calls never saw thrower"
   pass "--calls followed calls_cxx through its throws"

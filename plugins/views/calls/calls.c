@@ -182,8 +182,12 @@ static int on_call(struct calls_state *st, const struct asmspy_event *ev) {
       close_top(st, t, ev, ts, (ev->flags & ASMSPY_EVF_CALL_UNWOUND) != 0);
     return ASMSPY_CONSUME_MORE;
   }
-  /* a tail call takes its caller's slot: the caller is done */
-  while (t->n && t->frames[t->n - 1].slot == slot) close_top(st, t, ev, ts, 0);
+  /* a frame at this very slot returned without us seeing it, unless this
+   * is a tail call (or a PLT stub's jump into its library): that nests
+   * under the frame whose slot it reuses, as uftrace shows it, and both
+   * exits come together */
+  if (!(ev->flags & ASMSPY_EVF_CALL_TAIL))
+    while (t->n && t->frames[t->n - 1].slot == slot) close_top(st, t, ev, ts, 0);
   const struct frame *parent = t->n ? &t->frames[t->n - 1] : NULL;
   struct frame f = {.slot = slot, .func = ev->u.call.func, .ts = ts};
   if (!st->focus) {

@@ -30,6 +30,7 @@
 
 #include "plugins/common/call_select.h"
 #include "plugins/common/callcheck.h"
+#include "plugins/common/signal_frame.h"
 #include "plugins/common/view_options.h"
 
 #include <inttypes.h>
@@ -206,16 +207,29 @@ static void note_oom(struct graph_state *st) {
  * same addresses as its parent, and its calls are its own rows. */
 static int node_lookup(struct graph_state *st, int32_t pid, struct asmspy_target *target,
                        uint64_t addr, uint32_t *out);
+/* a call backend delivers millions of calls a second between a few
+ * hundred addresses: the last answer per address is remembered (named
+ * functions only) */
+static struct addr_memo *memo_slot(struct graph_state *st, int32_t pid, uint64_t addr) {
+  return &st->memo[(addr ^ (addr >> 12) ^ (uint64_t)(uint32_t)pid * 0x9E3779B1u) &
+                   (GRAPH_MEMO - 1)];
+}
+
+static const struct addr_memo *memo_find(struct graph_state *st, int32_t pid, uint64_t addr) {
+  const struct addr_memo *m = memo_slot(st, pid, addr);
+  return m->valid && m->addr == addr && m->pid == pid && m->generation == st->nnodes_generation
+             ? m
+             : NULL;
+}
+
 static int node_for(struct graph_state *st, int32_t pid, struct asmspy_target *target,
                     uint64_t addr, uint32_t *out) {
-  /* a call backend delivers millions of calls a second between a few
-   * hundred addresses: remember the last answer per address */
-  struct addr_memo *m = &st->memo[(addr ^ (addr >> 12) ^ (uint64_t)(uint32_t)pid * 0x9E3779B1u) &
-                                  (GRAPH_MEMO - 1)];
-  if (m->valid && m->addr == addr && m->pid == pid && m->generation == st->nnodes_generation) {
-    *out = m->node;
+  const struct addr_memo *hit = memo_find(st, pid, addr);
+  if (hit) {
+    *out = hit->node;
     return 0;
   }
+  struct addr_memo *m = memo_slot(st, pid, addr);
   int rc = node_lookup(st, pid, target, addr, out);
   /* only named answers: an unnamed address may be named later (a library
    * mapped since, a JIT's perf-map) */
@@ -344,6 +358,17 @@ static int on_insn(struct graph_state *st, const struct asmspy_event *ev) {
 static int on_call_event(struct graph_state *st, const struct asmspy_event *ev) {
   if (ev->u.call.what != ASMSPY_CALL_ENTRY) return ASMSPY_CONSUME_MORE;
   struct cc_pending pc = {.site = ev->u.call.ret - 1, .target = ev->target};
+  /* a signal handler entered by the kernel: no call made it (as stepping
+   * sees it). The restorer is unnamed, so only unnamed callers are read. */
+  if (!memo_find(st, ev->pid, pc.site)) {
+    struct asmspy_symbol sym;
+    memset(&sym, 0, sizeof sym);
+    ASMSPY_INIT_HEADER(&sym);
+    st->host->symbolize(ev->target, pc.site, &sym);
+    if ((!sym.name || sym.kind == ASMSPY_SYM_UNKNOWN) &&
+        ret_is_sigreturn(st->host, ev->target, ev->u.call.ret))
+      return ASMSPY_CONSUME_MORE;
+  }
   if (record_edge(st, &pc, ev) != 0) return ASMSPY_CONSUME_MORE;
   st->recorded++;
   return st->want > 0 && st->recorded >= (uint64_t)st->want ? ASMSPY_CONSUME_DONE

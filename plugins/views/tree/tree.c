@@ -33,6 +33,7 @@
 #include "common/strbuf.h"
 
 #include "plugins/common/callcheck.h"
+#include "plugins/common/signal_frame.h"
 #include "plugins/common/view_options.h"
 
 #include <errno.h>
@@ -74,6 +75,12 @@ struct dot_edge {
   int32_t parent, child;
 };
 
+#define TREE_RET_MEMO 1024
+struct ret_memo {
+  uint64_t ret;
+  int is_signal;
+};
+
 struct tree_state {
   const struct asmspy_host_api *host;
   const struct asmspy_session *s;
@@ -89,6 +96,7 @@ struct tree_state {
   size_t ndedges, decap;
   int many_threads; /* some event had nthreads > 1 */
   int deep_noted, oom_noted;
+  struct ret_memo rets[TREE_RET_MEMO]; /* call events: signal trampolines seen */
 };
 
 /* Its positionals, and the options this mode accepts after them: parsing,
@@ -302,12 +310,32 @@ static int on_insn(struct tree_state *st, const struct asmspy_event *ev) {
 /* 1.9: a call backend reports entries and exits itself; frames nest by
  * their return slot exactly as in the sp-keyed mode: an entry or an exit
  * at slot s ends every frame at or below s (returned, or left by longjmp /
- * a throw; a tail call takes its caller's place). */
+ * a throw); a tail call nests under the frame whose slot it reuses. */
+/* Was this return address the kernel's signal trampoline? (remembered per
+ * address: a read of target memory per call would be the hot path) */
+static int signal_entry(struct tree_state *st, const struct asmspy_event *ev) {
+  uint64_t ret = ev->u.call.ret;
+  struct ret_memo *m = &st->rets[(ret ^ (ret >> 12)) & (TREE_RET_MEMO - 1)];
+  if (m->ret != ret) {
+    m->ret = ret;
+    m->is_signal = ret_is_sigreturn(st->host, ev->target, ret);
+  }
+  return m->is_signal;
+}
+
 static int on_call_event(struct tree_state *st, const struct asmspy_event *ev) {
   struct thread_state *t = thread_for(st, ev->tid);
   if (!t) return ASMSPY_CONSUME_MORE;
   uint64_t slot = ev->u.call.slot;
-  while (t->nframes && t->frames[t->nframes - 1].slot <= slot) t->nframes--;
+  /* a handler the kernel entered: no call made it (stepping does not show
+   * it either); its own calls nest where the interrupted code was */
+  if (signal_entry(st, ev)) return ASMSPY_CONSUME_MORE;
+  /* a tail call (a PLT stub's jump into its library too) nests under the
+   * frame whose slot it reuses, as uftrace shows it; both end together */
+  int tail = ev->u.call.what == ASMSPY_CALL_ENTRY && (ev->flags & ASMSPY_EVF_CALL_TAIL);
+  while (t->nframes && (tail ? t->frames[t->nframes - 1].slot < slot
+                             : t->frames[t->nframes - 1].slot <= slot))
+    t->nframes--;
   if (ev->u.call.what != ASMSPY_CALL_ENTRY) return ASMSPY_CONSUME_MORE;
   return on_call(st, t, ev, slot, 0); /* the call site is not known here */
 }
@@ -432,6 +460,16 @@ static int tree_open(const struct asmspy_host_api *host, const struct asmspy_ses
   return 0;
 }
 
+/* On a call backend --module also chooses what is patched: the calls it
+ * prints are calls into those modules. */
+static int tree_configure(void *state, const struct asmspy_host_api *host,
+                          struct asmspy_session *s) {
+  (void)host;
+  struct tree_state *st = state;
+  if (st->module && ASMSPY_HAS(s, call_module)) s->call_module = st->module;
+  return 0;
+}
+
 static void tree_close(void *state) {
   struct tree_state *st = state;
   if (!st) return;
@@ -489,6 +527,7 @@ static const struct asmspy_view_ops tree_ops = {
     .finish = tree_finish,
     .snapshot = tree_snapshot,
     .close = tree_close,
+    .configure = tree_configure,
     .caps_wanted = ASMSPY_CAP_EXACT_SP, /* sp-keyed frames; flow mode without */
     .options = tree_options,
     .option_caps = NULL,
