@@ -30,7 +30,8 @@ __attribute__((noinline)) long leaf(long x) { return x * 5 + 1; }
 
 __attribute__((noinline)) long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 
-__attribute__((noinline)) long tail_b(long x) { return leaf(x) + 7; }
+/* a leaf (no call in its first bytes, so it is patched too) */
+__attribute__((noinline)) long tail_b(long x) { return (x ^ 0x55) * 3 + 7; }
 
 __attribute__((noinline, optimize("optimize-sibling-calls"))) long tail_a(long x) {
   return tail_b(x * 2);

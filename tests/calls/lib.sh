@@ -36,11 +36,16 @@ start_waiting() {
   [ "$(head -n1 "$VOUT")" = "$VPID" ] || fail "$name did not report its pid"
 }
 
-# wait_patched PID: until asmspy has patched PID and let it go (its ring is
-# mapped and nobody traces it any more), or fail.
+# rings PID: how many call rings are mapped in PID now (a session that left
+# while a thread stood inside agent code leaves its ring mapped)
+rings() { grep -c "asmspy-calls" "/proc/$1/maps" 2>/dev/null || true; }
+
+# wait_patched PID BEFORE: until a new ring is mapped in PID (more than
+# BEFORE, counted before asmspy started) and nobody traces it any more:
+# asmspy has patched it and let it go. Fails after 30 s.
 wait_patched() {
   local i=0
-  until grep -q "asmspy-calls" "/proc/$1/maps" 2>/dev/null &&
+  until [ "$(rings "$1")" -gt "${2:-0}" ] &&
         grep -q "^TracerPid:[[:space:]]*0$" "/proc/$1/status" 2>/dev/null; do
     sleep 0.02; i=$((i + 1))
     [ $i -lt 1500 ] || fail "asmspy never finished patching pid $1"

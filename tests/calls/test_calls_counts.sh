@@ -24,9 +24,10 @@ PY
 
 capture_graph() { # capture_graph BACKEND-ARGS... -> $TMP/graph.json
   start_waiting calls_workload $N
+  before=$(rings "$VPID")
   "$ASMSPY" --graph "$VPID" -1 --json "$@" >"$TMP/graph.json" 2>"$TMP/graph.err" &
   local a=$!
-  if [ "${1:-}" = "--backend=singlestep" ]; then sleep 1; else wait_patched "$VPID"; fi
+  if [ "${1:-}" = "--backend=singlestep" ]; then sleep 1; else wait_patched "$VPID" "$before"; fi
   kill -USR1 "$VPID"
   wait "$a" || true
   wait "$VPID" || fail "the workload failed under $*: $(cat "$VOUT")"
@@ -46,9 +47,10 @@ pass "singlestep --graph agrees"
 
 # the call log of the same run
 start_waiting calls_workload 3
+before=$(rings "$VPID")
 "$ASMSPY" --calls "$VPID" -1 >"$TMP/calls.txt" 2>"$TMP/calls.err" &
 a=$!
-wait_patched "$VPID"
+wait_patched "$VPID" "$before"
 kill -USR1 "$VPID"
 wait "$a" || true
 wait "$VPID" || fail "the workload failed under --calls"

@@ -7,9 +7,10 @@
 . "$(dirname "$0")/lib.sh"
 require_entrypatch
 start_waiting calls_workload 3
+before=$(rings "$VPID")
 "$ASMSPY" --calls "$VPID" -1 --record="$TMP/c.asmtrace" >/dev/null 2>"$TMP/c.err" &
 a=$!
-wait_patched "$VPID"
+wait_patched "$VPID" "$before"
 kill -USR1 "$VPID"
 wait "$a" || true
 wait "$VPID" || fail "the workload failed"

@@ -28,9 +28,10 @@ run_traced() {
   PIDS="$PIDS $p"
   local i=0
   while [ ! -s "$out" ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
+  before=$(rings "$p")
   "$ASMSPY" --"$mode" "$p" 200 --filter="$filter" >"$TMP/cap.txt" 2>"$TMP/cap.err" &
   local a=$!
-  wait_patched "$p"
+  wait_patched "$p" "$before"
   kill -"$SIG" "$p"
   i=0
   while ! grep -q "^checksum" "$out" && [ $i -lt 3000 ]; do sleep 0.02; i=$((i + 1)); done

@@ -12,6 +12,7 @@ start_waiting calls_workload 9000000000000000000 # runs until killed
 kill -USR1 "$VPID"
 TRIALS=${CALLS_KILL_TRIALS:-50}
 for i in $(seq 1 "$TRIALS"); do
+  before=$(rings "$VPID")
   "$ASMSPY" --calls "$VPID" -1 >/dev/null 2>"$TMP/k.err" &
   a=$!
   # 0-400 ms: from the attach through the capture
@@ -30,9 +31,10 @@ pass "$TRIALS captures killed at random points: the target ran on, code equal to
 
 # the tracer itself SIGKILLed mid-capture: no restore is possible, the
 # target must run on all the same
+before=$(rings "$VPID")
 "$ASMSPY" --calls "$VPID" -1 >/dev/null 2>"$TMP/k.err" &
 a=$!
-wait_patched "$VPID"
+wait_patched "$VPID" "$before"
 tracer=$(pgrep -P "$a" || true)
 [ -n "$tracer" ] || fail "no tracer process under the supervisor"
 kill -9 "$tracer"
