@@ -7,10 +7,17 @@
  * sees only supervises: the tracing session runs in a child (the one tracer
  * thread of the ptrace rules), which has PR_SET_PDEATHSIG. If the supervisor
  * is SIGKILLed, the kernel sends the child SIGTERM, the child's stop flag is
- * raised, and it leaves through the ordinary two-phase detach.
+ * raised, and it leaves through the ordinary two-phase detach. If the
+ * tracer itself is SIGKILLed (or crashes) after a backend patched the
+ * target (entrypatch's function entries), the supervisor puts the old bytes
+ * back from the undo journal the two share (host/undo_journal.h).
  * Ctrl-C, SIGTERM and SIGHUP to the supervisor are forwarded to the child. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
+#include "host/undo_journal.h"
+
+/* 1 MiB: ~14k journaled writes (entrypatch journals one per patched function) */
+#define UNDO_JOURNAL_BYTES (1u << 20)
 
 #include <errno.h>
 #include <signal.h>
@@ -30,6 +37,9 @@ static void forward_signal(int sig) {
 int cli_supervise(int (*session)(void *arg), void *arg) {
   if (getenv("ASMSPY_NO_SUPERVISOR")) return session(arg); /* debugging: one process */
   pid_t supervisor = getpid();
+  /* what the tracer's backends patch is journaled here, shared with it
+   * (host/undo_journal.h): put back below if it dies without leaving */
+  (void)undo_journal_create(UNDO_JOURNAL_BYTES);
   fflush(NULL);
   pid_t child = fork();
   if (child < 0) return session(arg); /* cannot fork: trace in-process */
@@ -53,6 +63,7 @@ int cli_supervise(int (*session)(void *arg), void *arg) {
   int status;
   while (waitpid(child, &status, 0) < 0)
     if (errno != EINTR) return CLI_EXIT_FAIL;
+  undo_journal_replay(); /* a normal leave cleared it: this restores nothing */
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   int sig = WTERMSIG(status);
   if (sig == SIGPIPE) return CLI_EXIT_OK; /* output closed (| head): not a failure */

@@ -3,6 +3,7 @@
  * the host. Append-only; see include/asmspy/plugin.h. */
 #include "host/host.h"
 #include "common/option_parse.h"
+#include "host/undo_journal.h"
 
 static void api_note(struct asmspy_out *out, int level, const char *fmt, ...) {
   va_list ap;
@@ -44,6 +45,8 @@ static const struct asmspy_host_api host_api = {
 
     /* 1.9: the symbol list (call backends pick what to patch) */
     .symbol_at = target_symbol_at,
+    .undo_push = undo_push,
+    .undo_clear = undo_clear,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

@@ -713,6 +713,16 @@ struct asmspy_host_api {
    * (i = 0, 1, ...): fills out (start, size, name, module, kind) and returns
    * 0, or -1 past the last one. Names stay valid while the target lives. */
   int (*symbol_at)(struct asmspy_target *t, size_t i, struct asmspy_symbol *out);
+  /* 1.9: the undo journal. Before a write that changes how the target runs
+   * (a patched function entry, an armed flag), a backend records it: the
+   * len (<= 32) bytes at addr are now_bytes and were old_bytes. If the
+   * tracer process dies before it undid them (SIGKILL, a crash), asmspy's
+   * supervisor stops the target and writes old_bytes back wherever
+   * now_bytes still are. undo_clear: the backend undid all of its own.
+   * 0, or -errno (the journal is full: ENOSPC; do not make the write). */
+  int (*undo_push)(struct asmspy_target *t, uint64_t addr, const void *old_bytes,
+                   const void *now_bytes, size_t len);
+  void (*undo_clear)(struct asmspy_target *t);
   /* --- ABI 1.9 ends here; append below --- */
 };
 

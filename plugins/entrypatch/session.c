@@ -215,6 +215,14 @@ static int write_field(struct ep_run *r, uint64_t addr, const void *v, size_t n)
   return r->host->write_mem(r->s->target, addr, v, n) == (ssize_t)n ? 0 : -1;
 }
 
+/* Record a write in the host's undo journal first: if asmspy's tracer dies
+ * before uninstall(), its supervisor puts the old bytes back. */
+static int journal(struct ep_run *r, uint64_t addr, const void *old_bytes, const void *new_bytes,
+                   size_t len) {
+  if (!ASMSPY_HAS(r->host, undo_push)) return 0; /* an older host: no journal */
+  return r->host->undo_push(r->s->target, addr, old_bytes, new_bytes, len);
+}
+
 static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t whycap) {
   /* the private state, the wipe-on-fork gate, the shared ring */
   uint64_t state_size = (sizeof(struct agent_state) + 4095) & ~4095ull;
@@ -267,7 +275,7 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
     free(img);
   }
   /* the state's header, its function table, the gate */
-  uint64_t magic = AGENT_MAGIC, armed = 1;
+  uint64_t magic = AGENT_MAGIC, armed = 1, disarmed = 0;
   uint64_t ret_hook = r->regions[0].base + ep_blob_return_off();
   uint32_t nfuncs = r->npatches;
   if (write_field(r, r->state + offsetof(struct agent_state, gate), &r->gate, 8) ||
@@ -278,6 +286,7 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
                   nfuncs * sizeof *r->funcs) ||
       write_field(r, r->state, &magic, 8) ||
       write_field(r, r->gate + offsetof(struct agent_gate, ring), &r->ring, 8) ||
+      journal(r, r->gate + offsetof(struct agent_gate, armed), &disarmed, &armed, 8) != 0 ||
       write_field(r, r->gate + offsetof(struct agent_gate, armed), &armed, 8)) {
     snprintf(why, whycap, "writing the agent's state into the target failed");
     return -ASMSPY_E_INTERNAL;
@@ -286,6 +295,12 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
   for (uint32_t i = 0; i < r->npatches; i++) {
     uint8_t bytes[sizeof r->patches[i].orig];
     ep_entry_patch_bytes(&r->patches[i], bytes);
+    if (journal(r, r->patches[i].addr, r->patches[i].orig, bytes, r->patches[i].len) != 0) {
+      note(r, ASMSPY_NOTE_WARN, "the undo journal is full: %u functions left unpatched",
+           r->npatches - i);
+      r->npatches = i;
+      break;
+    }
     if (write_field(r, r->patches[i].addr, bytes, r->patches[i].len) != 0) {
       snprintf(why, whycap, "writing the jump at %s failed", r->patches[i].name);
       r->npatches = i; /* restore only what was written */
@@ -308,6 +323,7 @@ static void uninstall(struct ep_run *r) {
   }
   uint64_t zero = 0;
   if (r->gate) write_field(r, r->gate + offsetof(struct agent_gate, armed), &zero, 8);
+  if (ASMSPY_HAS(r->host, undo_clear)) r->host->undo_clear(r->s->target);
 }
 
 /* ------------------------------------------------------------- run -- */

@@ -705,8 +705,10 @@ NEW(asmspy_seam_api, inject_syscall, SIZE_1_8_asmspy_seam_api);
 ENDS(asmspy_seam_api, inject_syscall, SIZE_1_9_asmspy_seam_api);
 PIN(asmspy_host_api, symbol_at, 176);
 NEW(asmspy_host_api, symbol_at, SIZE_1_8_asmspy_host_api);
-#define SIZE_1_9_asmspy_host_api 184
-ENDS(asmspy_host_api, symbol_at, SIZE_1_9_asmspy_host_api);
+PIN(asmspy_host_api, undo_push, 184);
+PIN(asmspy_host_api, undo_clear, 192);
+#define SIZE_1_9_asmspy_host_api 200
+ENDS(asmspy_host_api, undo_clear, SIZE_1_9_asmspy_host_api);
 PIN(asmspy_view_ops, caps_alternative, 128);
 NEW(asmspy_view_ops, caps_alternative, SIZE_1_8_asmspy_view_ops);
 #define SIZE_1_9_asmspy_view_ops 136

@@ -3,9 +3,8 @@
 # capturing, leaving) of one running, call-heavy program: the program must
 # survive every time, and once asmspy's tracer has gone its code must equal
 # the ELF file's (the supervisor's death makes the tracer leave through its
-# ordinary restore). Also: SIGKILL of the tracer process itself — nothing
-# can restore then, but the target must still run on (its agent drops the
-# events nobody reads) — checked, and said.
+# ordinary restore). Also: SIGKILL of the tracer process itself — its
+# supervisor restores the bytes from the undo journal they share.
 . "$(dirname "$0")/lib.sh"
 require_entrypatch
 start_waiting calls_workload 9000000000000000000 # runs until killed
@@ -29,8 +28,8 @@ for i in $(seq 1 "$TRIALS"); do
 done
 pass "$TRIALS captures killed at random points: the target ran on, code equal to its ELF each time"
 
-# the tracer itself SIGKILLed mid-capture: no restore is possible, the
-# target must run on all the same
+# the tracer process itself SIGKILLed mid-capture (it cannot leave): its
+# supervisor puts the patched bytes back from the undo journal they share
 before=$(rings "$VPID")
 "$ASMSPY" --calls "$VPID" -1 >/dev/null 2>"$TMP/k.err" &
 a=$!
@@ -39,8 +38,11 @@ tracer=$(pgrep -P "$a" || true)
 [ -n "$tracer" ] || fail "no tracer process under the supervisor"
 kill -9 "$tracer"
 wait "$a" 2>/dev/null || true
-sleep 0.5
 kill -0 "$VPID" 2>/dev/null || fail "the target died after its tracer was SIGKILLed"
 st=$(awk '{print $3}' "/proc/$VPID/stat")
 [ "$st" = R ] || [ "$st" = S ] || fail "the target is in state $st after its tracer was SIGKILLed"
-pass "tracer SIGKILLed mid-capture: the target runs on (its patches stay: nothing is left to restore them)"
+grep -q "put back [0-9]* patched place" "$TMP/k.err" || fail "the supervisor did not say it restored: $(cat "$TMP/k.err")"
+python3 "$CALLS_SRC/code_equals_elf.py" "$VPID" >"$TMP/eq.txt" || fail "after the tracer's SIGKILL: $(cat "$TMP/eq.txt")"
+sleep 0.3
+kill -0 "$VPID" 2>/dev/null || fail "the target died after the supervisor restored it"
+pass "tracer SIGKILLed mid-capture: the supervisor put every patched byte back, the target runs on"

@@ -52,7 +52,7 @@ jtrue "$ev" "[m for m in '''$members'''.split() if m not in e] == []" \
   || fail "procinfo lacks one of: $members"
 jtrue "$ev" "e['pid'] == $pid and e['runtime'] == 'native' and e['thread_count'] == 4 and
   len(e['threads']) == 4 and e['exe'] == '$exe' and e['elf']['class'] == 64 and
-  [m['mode'] for m in e['modes']] == ['log','trace','stream','graph','tree','procs','sample','dataflow','watch']" \
+  [m['mode'] for m in e['modes']] == ['log','trace','stream','graph','tree','procs','sample','dataflow','calls','watch']" \
   || fail "procinfo values wrong: $ev"
 jtrue "$(head -1 "$TMP/info.asmtrace")" "e['mode'] == 'info'" || fail "header mode is not info"
 pass "--info --json: valid recording, one procinfo event with every member"
