@@ -269,11 +269,14 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
   uint32_t idx;
   struct agent_thread *t = thread_slot(st, 1, &idx);
   if (!t) return fn->resume;
-  if (st->tid_offset) { /* a new thread reusing a dead one's TCB */
+  /* Another tid behind the same thread pointer: a new thread reusing a dead
+   * one's TCB, or a forked (or vfork'ed) child. Only the recorded tid
+   * changes: the frames stay, because a forked child still returns through
+   * the ones it inherited, and a vfork child shares them with its parent. */
+  if (st->tid_offset) {
     int32_t now = current_tid(st);
     if (now != t->tid) {
       t->tid = now;
-      t->depth = 0;
       emit(st, t, idx, (uint64_t)(uint32_t)now, 0, REC_WORD(0, REC_TID, 0));
     }
   }

@@ -402,8 +402,11 @@ mode_args() {
     trace) ARGS=(--trace "$p" "$FN" 3);;
     trace-tid) ARGS=(--trace "$p" "$FN" 3 --tid="$(fn_tid)");;
     dataflow) ARGS=(--dataflow "$p" "$FN");;
-    graph) ARGS=(--graph "$p" 200);;
-    tree) ARGS=(--tree "$p" 40);;
+    # graph/tree run on entrypatch where it is usable (function entries
+    # patched); the java launcher itself makes no calls (the JVM's are in
+    # libjvm, not patched by default): there they step, as before
+    graph) ARGS=(--graph "$p" 200); [ "$kind" = jvm ] && ARGS+=(--backend=singlestep);;
+    tree) ARGS=(--tree "$p" 40); [ "$kind" = jvm ] && ARGS+=(--backend=singlestep);;
     procs) ARGS=(--procs "$p" 50);;
     watch|term-watch)
       if [ -z "$WATCH" ]; then SKIP_WHY="watch: $WATCH_SKIP"; ARGS=(); return; fi
