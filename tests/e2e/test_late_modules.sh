@@ -43,7 +43,7 @@ else
 fi
 
 # 3. --launch graph: malloc, printf (libc) and cbrt (libm) are named nodes
-"$ASMSPY" --launch graph -1 -- "$VICTIM_DIR/victim_dlopen" now 0 20 >"$TMP/lg" 2>"$TMP/lg.err" \
+"$ASMSPY" --launch graph -1 --backend=singlestep -- "$VICTIM_DIR/victim_dlopen" now 0 20 >"$TMP/lg" 2>"$TMP/lg.err" \
   || fail "--launch graph exited $?: $(tail -3 "$TMP/lg.err")"
 for want in 'malloc libc.so.6' 'printf libc.so.6' 'cbrt libm.so.6'; do
   set -- $want
