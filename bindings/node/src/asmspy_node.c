@@ -22,66 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef void *(*begin_fn)(const char *, const void *, size_t, unsigned);
-typedef int (*end_fn)(void *);
-typedef void (*free_fn)(void *);
-typedef const char *(*str_fn)(const void *);
-typedef uint64_t (*u64_fn)(const void *);
-typedef int (*int_fn)(const void *);
-
-static struct {
-  begin_fn begin;
-  end_fn end;
-  free_fn free;
-  str_fn text, path, tier, reason, name;
-  u64_fn insn_count, gaps;
-  int_fn truncated;
-  char loaded_from[512];
-  char error[1024];
-} g;
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-
-static void load_lib(void) {
-  const char *env = getenv("ASMSPY_LIB");
-  const char *names[] = {env && *env ? env : NULL, "libasmspy.so.0", "libasmspy.so"};
-  void *h = NULL;
-  size_t used = 0;
-  for (size_t i = 0; i < sizeof names / sizeof names[0] && !h; i++) {
-    if (!names[i]) continue;
-    h = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
-    if (h) {
-      snprintf(g.loaded_from, sizeof g.loaded_from, "%s", names[i]);
-    } else {
-      const char *e = dlerror();
-      int n = snprintf(g.error + used, sizeof g.error - used, "%s%s", used ? "; " : "",
-                       e ? e : names[i]);
-      if (n > 0 && (size_t)n < sizeof g.error - used) used += (size_t)n;
-    }
-  }
-  if (!h) return;
-#define SYM(field, type, name)                                                            \
-  do {                                                                                    \
-    g.field = (type)dlsym(h, name);                                                       \
-    if (!g.field) {                                                                       \
-      snprintf(g.error, sizeof g.error, "%s: no symbol %s", g.loaded_from, name);        \
-      g.begin = NULL;                                                                     \
-      return;                                                                             \
-    }                                                                                     \
-  } while (0)
-  SYM(end, end_fn, "asmspy_scope_end");
-  SYM(free, free_fn, "asmspy_scope_free");
-  SYM(text, str_fn, "asmspy_scope_text");
-  SYM(path, str_fn, "asmspy_scope_path");
-  SYM(tier, str_fn, "asmspy_scope_tier");
-  SYM(reason, str_fn, "asmspy_scope_reason");
-  SYM(name, str_fn, "asmspy_scope_name");
-  SYM(insn_count, u64_fn, "asmspy_scope_insn_count");
-  SYM(gaps, u64_fn, "asmspy_scope_gaps");
-  SYM(truncated, int_fn, "asmspy_scope_truncated");
-  SYM(begin, begin_fn, "asmspy_scope_begin"); /* last: non-NULL means all loaded */
-#undef SYM
-  g.error[0] = '\0';
-}
+#include "asmspy_scope_loader.h"
 
 #define CHECK(call)                                                                       \
   do {                                                                                    \
