@@ -58,7 +58,7 @@ pass "--launch graph names malloc, printf [libc.so.6] and cbrt [libm.so.6]"
 #    (~700 calls) and then cbrt.
 start_victim victim_dlopen signal 0
 pid=$VICTIM_PID
-"$ASMSPY" --graph "$pid" 3000 >"$TMP/ag" 2>"$TMP/ag.err" &
+"$ASMSPY" --graph "$pid" 3000 --backend=singlestep >"$TMP/ag" 2>"$TMP/ag.err" &
 gpid=$!
 i=0
 while [ "$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status")" = 0 ] && [ $i -lt 1000 ]; do
