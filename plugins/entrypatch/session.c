@@ -74,6 +74,7 @@ struct ep_run {
     uint32_t count;
   } refused[16];
   uint32_t nrefused_kinds, nrefused;
+  struct asmspy_session leave_session; /* the second attach's (see attach_for_leave) */
 };
 
 static void note(struct ep_run *r, int level, const char *fmt, ...)
@@ -375,21 +376,74 @@ static int capture(struct ep_run *r, struct ep_reader *rd) {
   }
 }
 
-static void leave(struct ep_run *r, struct ep_reader *rd, int reader_ready) {
+/* Give every hooked frame its real return address back (every thread is
+ * stopped): after the leave nothing returns through the agent, so a C++
+ * exception thrown later through such a frame finds real return addresses
+ * (the unwinder hooks are restored too), and their exits are simply not
+ * recorded. Tail entries share their base frame's slot. */
+static void unhook_frames(struct ep_run *r) {
+  uint64_t ret_hook = r->regions[0].base + ep_blob_return_off();
+  for (uint32_t k = 0; k < AGENT_THREADS; k++) {
+    uint64_t base = r->state + offsetof(struct agent_state, threads) +
+                    (uint64_t)k * sizeof(struct agent_thread);
+    struct {
+      uint64_t key;
+      int32_t tid;
+      uint32_t depth;
+    } head;
+    if (r->host->read_mem(r->s->target, base, &head, sizeof head) != (ssize_t)sizeof head) return;
+    if (!head.key || !head.depth) continue;
+    uint32_t d = head.depth < AGENT_SHADOW ? head.depth : AGENT_SHADOW;
+    for (uint32_t i = 0; i < d; i++) {
+      struct agent_frame f;
+      uint64_t at = base + offsetof(struct agent_thread, frames) + (uint64_t)i * sizeof f;
+      if (r->host->read_mem(r->s->target, at, &f, sizeof f) != (ssize_t)sizeof f) break;
+      uint64_t now = 0;
+      if (!f.ret || r->host->read_mem(r->s->target, f.slot, &now, 8) != 8 || now != ret_hook)
+        continue;
+      write_field(r, f.slot, &f.ret, 8);
+    }
+    uint32_t zero = 0;
+    write_field(r, base + offsetof(struct agent_thread, depth), &zero, 4);
+  }
+}
+
+/* Attach for the leave: never cut short by the session's stop flag (it is
+ * usually what brought us here), and not while a thread stands inside agent
+ * code (it could be about to hook a return): let it run a moment, retry. */
+static struct asmspy_seam *attach_for_leave(struct ep_run *r) {
   const struct asmspy_seam_api *seam = r->host->seam;
-  struct asmspy_session again = *r->s;
-  again.flags &= ~(ASMSPY_SESS_LAUNCHED | ASMSPY_SESS_TO_ENTRY);
-  again.tid = 0;
-  struct asmspy_seam *sm = NULL;
-  int attached = !target_gone(r->s->pid) && seam->attach(&again, &sm) == 0;
-  if (attached) {
+  /* the seam keeps a pointer to its session: it lives in r */
+  struct asmspy_session *again = &r->leave_session;
+  *again = *r->s;
+  again->flags &= ~(ASMSPY_SESS_LAUNCHED | ASMSPY_SESS_TO_ENTRY);
+  again->tid = 0;
+  again->stop = NULL;
+  for (int tries = 0; tries < 200; tries++) {
+    if (target_gone(r->s->pid)) return NULL;
+    struct asmspy_seam *sm = NULL;
+    if (seam->attach(again, &sm) != 0) {
+      sleep_ms(5);
+      continue;
+    }
+    int inside = read_threads(r, sm) != 0;
+    for (uint32_t g = 0; g < r->nregions && !inside; g++)
+      inside = ip_inside(r, r->regions[g].base, r->regions[g].base + r->regions[g].size);
+    if (!inside || tries == 199) return sm;
+    seam->detach(sm);
+    sleep_ms(1);
+  }
+  return NULL;
+}
+
+static void leave(struct ep_run *r, struct ep_reader *rd, int reader_ready) {
+  struct asmspy_seam *sm = attach_for_leave(r);
+  if (sm) {
     uninstall(r);
+    unhook_frames(r);
     int inside = 0;
-    if (read_threads(r, sm) == 0)
-      for (uint32_t g = 0; g < r->nregions; g++)
-        inside |= ip_inside(r, r->regions[g].base, r->regions[g].base + ep_blob_size());
-    else
-      inside = 1;
+    for (uint32_t g = 0; g < r->nregions; g++)
+      inside |= ip_inside(r, r->regions[g].base, r->regions[g].base + r->regions[g].size);
     if (r->ring && !inside) { /* nobody can be holding the ring's address */
       uint64_t zero = 0;
       struct ep_remote rem = {r->host, sm, r->s->target, r->s->pid, r->tids[0]};
@@ -398,7 +452,7 @@ static void leave(struct ep_run *r, struct ep_reader *rd, int reader_ready) {
     }
   }
   if (reader_ready) ep_reader_drain(rd, 1);
-  if (attached) seam->detach(sm);
+  if (sm) r->host->seam->detach(sm);
 }
 
 int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
