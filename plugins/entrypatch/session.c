@@ -426,6 +426,10 @@ static struct asmspy_seam *attach_for_leave(struct ep_run *r) {
       sleep_ms(5);
       continue;
     }
+    /* disarmed first: a thread waiting for the reader inside agent code
+     * (backpressure) drops its record and leaves the agent */
+    uint64_t zero = 0;
+    if (r->gate) write_field(r, r->gate + offsetof(struct agent_gate, armed), &zero, 8);
     int inside = read_threads(r, sm) != 0;
     for (uint32_t g = 0; g < r->nregions && !inside; g++)
       inside = ip_inside(r, r->regions[g].base, r->regions[g].base + r->regions[g].size);
@@ -440,10 +444,13 @@ static void leave(struct ep_run *r, struct ep_reader *rd, int reader_ready) {
   struct asmspy_seam *sm = attach_for_leave(r);
   if (sm) {
     uninstall(r);
-    unhook_frames(r);
     int inside = 0;
     for (uint32_t g = 0; g < r->nregions; g++)
       inside |= ip_inside(r, r->regions[g].base, r->regions[g].base + r->regions[g].size);
+    /* only with no thread inside agent code: one there may be between
+     * hooking a slot and recording its frame (or popping one): its frames
+     * must stay as they are, and it returns through the agent as before */
+    if (!inside) unhook_frames(r);
     if (r->ring && !inside) { /* nobody can be holding the ring's address */
       uint64_t zero = 0;
       struct ep_remote rem = {r->host, sm, r->s->target, r->s->pid, r->tids[0]};
