@@ -394,13 +394,21 @@ static void unhook_frames(struct ep_run *r) {
     if (r->host->read_mem(r->s->target, base, &head, sizeof head) != (ssize_t)sizeof head) return;
     if (!head.key || !head.depth) continue;
     uint32_t d = head.depth < AGENT_SHADOW ? head.depth : AGENT_SHADOW;
-    for (uint32_t i = 0; i < d; i++) {
+    /* newest first, each slot once: a dead thread's frames may still sit
+     * below a new thread's (same TCB, same cached stack, same slots) */
+    uint64_t done[AGENT_SHADOW];
+    uint32_t ndone = 0;
+    for (uint32_t i = d; i-- > 0;) {
       struct agent_frame f;
       uint64_t at = base + offsetof(struct agent_thread, frames) + (uint64_t)i * sizeof f;
       if (r->host->read_mem(r->s->target, at, &f, sizeof f) != (ssize_t)sizeof f) break;
+      if (!f.ret) continue; /* a tail entry: its base frame below owns the slot */
+      int seen = 0;
+      for (uint32_t j = 0; j < ndone && !seen; j++) seen = done[j] == f.slot;
+      if (seen) continue;
+      done[ndone++] = f.slot;
       uint64_t now = 0;
-      if (!f.ret || r->host->read_mem(r->s->target, f.slot, &now, 8) != 8 || now != ret_hook)
-        continue;
+      if (r->host->read_mem(r->s->target, f.slot, &now, 8) != 8 || now != ret_hook) continue;
       write_field(r, f.slot, &f.ret, 8);
     }
     uint32_t zero = 0;
