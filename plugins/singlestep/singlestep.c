@@ -1,5 +1,6 @@
-/* singlestep: the capture backend that single-steps the target through
- * ptrace (EFLAGS.TF), emitting one ASMSPY_EV_INSN per executed instruction.
+/* singlestep: the capture backend that single-steps the target through the
+ * host's ptrace seam (EFLAGS.TF), emitting one ASMSPY_EV_INSN per executed
+ * instruction.
  * It works wherever ptrace works — no PMU, no privilege beyond ptrace —
  * which is why it is the default backend. Everything ptrace-shaped lives in
  * the host seam; this file is only the stepping policy.
