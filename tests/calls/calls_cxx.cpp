@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include "wait_start.h"
+
 __attribute__((noinline)) long leaf(long x) { return x * 3 + 2; }
 
 __attribute__((noinline)) void thrower(int v) {
@@ -50,16 +52,7 @@ __attribute__((noinline)) long top(int v) {
 
 int main(int argc, char **argv) {
   long rounds = argc > 1 ? std::atol(argv[1]) : 100;
-  if (argc > 2 && !std::strcmp(argv[2], "--wait")) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGUSR1);
-    sigprocmask(SIG_BLOCK, &set, nullptr);
-    std::printf("%d\n", (int)getpid());
-    std::fflush(stdout);
-    int sig;
-    sigwait(&set, &sig);
-  }
+  if (argc > 2 && !std::strcmp(argv[2], "--wait")) wait_start();
   long acc = 0;
   for (long r = 0; r < rounds; r++) acc += top((int)r);
   std::printf("checksum %ld\n", acc);

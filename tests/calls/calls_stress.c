@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "wait_start.h"
+
 static volatile long from_handler;
 static jmp_buf escape;
 
@@ -109,16 +111,7 @@ int main(int argc, char **argv) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_usr2;
   sigaction(SIGUSR2, &sa, NULL);
-  if (argc > 2 && !strcmp(argv[2], "--wait")) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGUSR1);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    printf("%d\n", (int)getpid());
-    fflush(stdout);
-    int sig;
-    sigwait(&set, &sig);
-  }
+  if (argc > 2 && !strcmp(argv[2], "--wait")) wait_start();
   long acc = 0;
   for (long r = 0; r < rounds; r++) acc += round_of((int)r);
   printf("parts %ld %ld %ld %ld %ld %ld %ld\n", part[0], part[1], part[2], part[3], part[4],

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wait_start.h"
+
 __attribute__((noinline)) long leaf(long x) { return x * 7 + 3; }
 
 __attribute__((noinline)) long mid(long x) { return leaf(x) ^ leaf(x + 1); }
@@ -31,16 +33,7 @@ __attribute__((noinline)) long run(long n) {
 
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1000;
-  if (argc > 2 && !strcmp(argv[2], "--wait")) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGUSR1);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    printf("%d\n", (int)getpid());
-    fflush(stdout);
-    int sig;
-    sigwait(&set, &sig);
-  }
+  if (argc > 2 && !strcmp(argv[2], "--wait")) wait_start();
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   long sum = run(n);
