@@ -30,6 +30,8 @@
 #include "common/strbuf.h"
 #include "plugins/common/region_view.h"
 #include "plugins/views/dataflow/auto.h"
+#include "plugins/views/dataflow/df_trace.h"
+#include "plugins/views/dataflow/streams.h"
 #include "plugins/common/view_options.h"
 
 #include <errno.h>
@@ -41,15 +43,14 @@
 #include "plugins/common/record_emit.h"
 
 /* Its records (the `dataflow_records` table at the end of this file). */
-enum { DF_REC_REGION, DF_REC_NOT_REACHED, DF_REC_DATAFLOW, DF_REC_AUTO, DF_REC_N };
+enum { DF_REC_REGION, DF_REC_NOT_REACHED, DF_REC_DATAFLOW, DF_REC_AUTO, DF_REC_BLAME, DF_REC_N };
 static const struct asmspy_record_schema dataflow_records[DF_REC_N + 1];
 
-#define VAL_MAX 32 /* bytes of a memory value kept (a zmm operand is cut to this) */
 /* Its positionals (the region after the pid, or --auto instead), and the
  * options this mode accepts after them: parsing, --help, the man page,
  * shell completion and serve's checks read the table (the DF_OPT_* enum in
  * auto.h keeps open() and auto.c in step with it). */
-#define POSITIONALS "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN>"
+#define POSITIONALS "<pid> <sym|0xADDR[:LEN]|0xADDR+LEN> [n]"
 static const struct asmspy_option dataflow_options[] = {
     [DF_OPT_MAX] = {"max", "<n>", "bound the steps of the one invocation captured"},
     [DF_OPT_AUTO] = {"auto", NULL,
@@ -58,14 +59,23 @@ static const struct asmspy_option dataflow_options[] = {
     [DF_OPT_SAMPLER] = {"sampler", "<rung>",
                         "--auto: ibs, lbr, sw, ptrace or event:<name> (default: the first usable)"},
     [DF_OPT_WINDOW] = {"window", "<ms>", "--auto: how long to sample (1..60000, default 400)"},
+    [DF_OPT_STEPS] = {"steps", NULL, "record the full register file each step saw (before it ran)"},
+    [DF_OPT_MEM] = {"mem", NULL,
+                    "record every memory access of each step (address, size, read/write, value)"},
+    [DF_OPT_BLAME] = {"blame", NULL,
+                      "after the trace: the backward slice of the return value and of each "
+                      "memory range written that outlives the call"},
+    [DF_OPT_STATEDIFF] = {"statediff", NULL,
+                          "record per step only what it changed (registers, memory bytes)"},
+    [DF_OPT_INSNS] = {"insns", NULL,
+                      "record each step's instruction bytes as executed (a self-contained recording)"},
+    [DF_OPT_CONTINUOUS] = {"continuous", NULL,
+                           "capture invocation after invocation (a count [n] after the region "
+                           "bounds them) until Ctrl-C or the target exits"},
     {NULL, NULL, NULL},
 };
 
-/* user_regs_struct indexes used here */
-enum { G_R11 = 6, G_R10 = 7, G_R9 = 8, G_R8 = 9, G_RAX = 10, G_RCX = 11, G_RDX = 12,
-       G_RSI = 13, G_RDI = 14, G_RIP = 16, G_EFLAGS = 18, G_RSP = 19, G_NREGS = 27 };
-
-static const char *const reg_names[G_NREGS] = {
+const char *const df_reg_names[G_NREGS] = {
     "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi",
     "rdi", "orig_rax", "rip", "cs", "rflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs",
     "gs"};
@@ -73,25 +83,6 @@ static const char *const reg_names[G_NREGS] = {
 /* registers a call-out may clobber (SysV: caller-saved + return registers) */
 static const uint8_t callout_defs[] = {G_RAX, G_RDX, G_RCX, G_RSI, G_RDI, G_R8,
                                        G_R9,  G_R10, G_R11, G_RSP, G_EFLAGS};
-
-struct rec {
-  uint64_t addr;   /* memory: the address */
-  int64_t def;     /* reads: defining step, -1 = live-in */
-  uint32_t size;   /* bytes */
-  uint8_t is_mem;
-  uint8_t reg;     /* register: gpr index */
-  uint8_t known;   /* value is known */
-  uint8_t val[VAL_MAX]; /* little-endian */
-};
-
-struct step {
-  uint64_t addr;     /* insn address; a call-out: the call site */
-  uint64_t callee;   /* call-out only */
-  uint64_t pre_rsp;  /* rsp before it ran */
-  size_t r0, nr, w0, nw;
-  int callout;
-  char text[128];
-};
 
 /* byte address -> defining step (open addressing) */
 struct memdef {
@@ -105,16 +96,17 @@ struct df_state {
   const struct asmspy_session *s;
   struct rv_region rv; /* the region, its name and the entry wait */
   int64_t max;
-  struct step *steps;
-  size_t nsteps, scap;
-  struct rec *reads, *writes;
-  size_t nreads, rcap, nwrites, wcap;
+  struct df_trace tr; /* the invocation being captured */
   int64_t reg_def[G_NREGS];
   struct memdef md;
   int64_t pending; /* step whose written values await the post-execution state, -1 none */
   uint64_t executed, callouts;
   int entered, done;
   int32_t tid; /* the sampled thread */
+  struct df_streams streams; /* the opt-in streams armed */
+  uint64_t last_regs[G_NREGS]; /* the registers the latest instruction step saw */
+  int last_regs_known;
+  int64_t invocations;         /* --continuous: invocations rendered so far */
   struct df_auto_opts auto_opts; /* --auto: the region is chosen by sampling */
   struct df_auto *autopick;
 };
@@ -173,6 +165,8 @@ static int64_t md_get(const struct memdef *m, uint64_t addr) {
   return -1;
 }
 
+static int64_t md_get_ctx(const void *m, uint64_t addr) { return md_get(m, addr); }
+
 /* ------------------------------ records --------------------------------- */
 
 static struct rec *new_rec(struct rec **arr, size_t *n, size_t *cap) {
@@ -190,18 +184,36 @@ static struct rec *new_rec(struct rec **arr, size_t *n, size_t *cap) {
 }
 
 static struct step *new_step(struct df_state *st) {
-  if (st->nsteps == st->scap) {
-    size_t nc = st->scap ? st->scap * 2 : 128;
-    struct step *a = realloc(st->steps, nc * sizeof *a);
+  if (st->tr.nsteps == st->tr.scap) {
+    size_t nc = st->tr.scap ? st->tr.scap * 2 : 128;
+    struct step *a = realloc(st->tr.steps, nc * sizeof *a);
     if (!a) return NULL;
-    st->steps = a;
-    st->scap = nc;
+    st->tr.steps = a;
+    st->tr.scap = nc;
   }
-  struct step *s = &st->steps[st->nsteps++];
+  if ((st->streams.steps || st->streams.statediff) && st->tr.regcap < st->tr.scap) {
+    uint64_t(*r)[G_NREGS] = realloc(st->tr.regs, st->tr.scap * sizeof *r);
+    if (!r) return NULL;
+    st->tr.regs = r;
+    st->tr.regcap = st->tr.scap;
+  }
+  struct step *s = &st->tr.steps[st->tr.nsteps++];
   memset(s, 0, sizeof *s);
-  s->r0 = st->nreads;
-  s->w0 = st->nwrites;
+  s->r0 = st->tr.nreads;
+  s->w0 = st->tr.nwrites;
+  s->c0 = st->tr.ncins;
   return s;
+}
+
+/* The register file step idx sees, for --steps / --statediff. */
+static void snap_regs(struct df_state *st, size_t idx, const uint64_t *gpr) {
+  if (!gpr || !st->tr.regs) return;
+  memcpy(st->tr.regs[idx], gpr, sizeof st->tr.regs[idx]);
+  st->tr.steps[idx].regs_known = 1;
+}
+
+static void note_rsp(struct df_state *st, uint64_t rsp) {
+  if (rsp && (!st->tr.min_rsp || rsp < st->tr.min_rsp)) st->tr.min_rsp = rsp;
 }
 
 static void set_u64(struct rec *r, uint64_t v) {
@@ -227,9 +239,9 @@ static void finish_pending(struct df_state *st, const struct asmspy_event *ev,
                            const struct asmspy_regs *regs, int have_ret, uint64_t retval,
                            int at_callout, uint64_t callee) {
   if (st->pending < 0) return;
-  struct step *s = &st->steps[st->pending];
+  struct step *s = &st->tr.steps[st->pending];
   for (size_t i = 0; i < s->nw; i++) {
-    struct rec *w = &st->writes[s->w0 + i];
+    struct rec *w = &st->tr.writes[s->w0 + i];
     if (w->is_mem) {
       read_value(st, ev, w);
     } else if (at_callout) {
@@ -259,16 +271,28 @@ static void on_insn(struct df_state *st, const struct asmspy_event *ev) {
   h->operands(ev->ip, ev->u.insn.bytes, ev->u.insn.len, regs, &o);
   struct step *s = new_step(st);
   if (!s) return;
-  int64_t idx = (int64_t)(st->nsteps - 1);
+  int64_t idx = (int64_t)(st->tr.nsteps - 1);
   s->addr = ev->ip;
   s->pre_rsp = reg_ok(regs, G_RSP) ? regs->gpr[G_RSP] : ev->u.insn.sp;
   snprintf(s->text, sizeof s->text, "%s", o.text);
   st->executed++;
+  note_rsp(st, s->pre_rsp);
+  st->last_regs_known = regs && regs->ngpr >= G_NREGS && ASMSPY_HAS(regs, gpr);
+  if (st->last_regs_known) {
+    memcpy(st->last_regs, regs->gpr, sizeof st->last_regs);
+    snap_regs(st, (size_t)idx, st->last_regs);
+  }
+  if (st->streams.insns) { /* the instruction's own length within the bytes read */
+    char dis[128];
+    int len = h->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, dis, sizeof dis);
+    s->len = len > 0 && len <= (int)sizeof s->bytes ? (uint8_t)len : 0;
+    memcpy(s->bytes, ev->u.insn.bytes, s->len);
+  }
   /* reads, against the defs before this step */
   for (unsigned i = 0; i < o.nread && i < sizeof o.read; i++) {
     int g = o.read[i];
     if (g == G_RIP || g >= G_NREGS) continue;
-    struct rec *r = new_rec(&st->reads, &st->nreads, &st->rcap);
+    struct rec *r = new_rec(&st->tr.reads, &st->tr.nreads, &st->tr.rcap);
     if (!r) break;
     r->reg = (uint8_t)g;
     r->size = 8;
@@ -278,7 +302,7 @@ static void on_insn(struct df_state *st, const struct asmspy_event *ev) {
   }
   for (unsigned i = 0; i < o.nmem && i < 4; i++) {
     if (!(o.mem[i].access & ASMSPY_MEM_READ)) continue;
-    struct rec *r = new_rec(&st->reads, &st->nreads, &st->rcap);
+    struct rec *r = new_rec(&st->tr.reads, &st->tr.nreads, &st->tr.rcap);
     if (!r) break;
     r->is_mem = 1;
     r->addr = o.mem[i].addr;
@@ -296,7 +320,7 @@ static void on_insn(struct df_state *st, const struct asmspy_event *ev) {
   for (unsigned i = 0; i < o.nwritten && i < sizeof o.written; i++) {
     int g = o.written[i];
     if (g == G_RIP || g >= G_NREGS) continue;
-    struct rec *w = new_rec(&st->writes, &st->nwrites, &st->wcap);
+    struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
     if (!w) break;
     w->reg = (uint8_t)g;
     w->size = 8;
@@ -305,11 +329,15 @@ static void on_insn(struct df_state *st, const struct asmspy_event *ev) {
   }
   for (unsigned i = 0; i < o.nmem && i < 4; i++) {
     if (!(o.mem[i].access & ASMSPY_MEM_WRITE)) continue;
-    struct rec *w = new_rec(&st->writes, &st->nwrites, &st->wcap);
+    struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
     if (!w) break;
     w->is_mem = 1;
     w->addr = o.mem[i].addr;
     w->size = o.mem[i].size;
+    if (st->streams.statediff) { /* the bytes before, to tell a change from a rewrite */
+      size_t n = w->size < VAL_MAX ? w->size : VAL_MAX;
+      w->pre_known = h->read_mem(ev->target, w->addr, w->pre, n) == (ssize_t)n;
+    }
     for (uint32_t b = 0; b < w->size; b++) md_set(&st->md, w->addr + b, idx);
     s->nw++;
   }
@@ -333,19 +361,44 @@ static void symbol_name(struct df_state *st, struct asmspy_target *t, uint64_t a
 static void on_callout(struct df_state *st, const struct asmspy_event *ev) {
   /* the thread is stopped at the callee's first instruction: the call's
    * own effects (return slot, rsp) are visible now */
+  int64_t call = st->pending; /* the call instruction's step */
   finish_pending(st, ev, NULL, 0, 0, 1, ev->u.branch.to);
   struct step *s = new_step(st);
   if (!s) return;
-  int64_t idx = (int64_t)(st->nsteps - 1);
+  int64_t idx = (int64_t)(st->tr.nsteps - 1);
   s->callout = 1;
   s->addr = ev->u.branch.from;
   s->callee = ev->u.branch.to;
+  if (call >= 0) { /* the return slot the call pushed, which the callee's ret pops */
+    s->pre_rsp = s->slot = st->tr.steps[call].pre_rsp - 8;
+    s->slot_known = st->host->read_mem(ev->target, s->slot, &s->slot_val, 8) == 8;
+    note_rsp(st, s->slot);
+  }
+  if (st->last_regs_known) { /* what the callee starts with: the call's effects only */
+    uint64_t r[G_NREGS];
+    memcpy(r, st->last_regs, sizeof r);
+    r[G_RSP] = s->pre_rsp ? s->pre_rsp : r[G_RSP] - 8;
+    r[G_RIP] = s->callee;
+    snap_regs(st, (size_t)idx, r);
+  }
+  if (st->streams.blame) { /* its inputs, as far as the caller can tell: the argument registers */
+    static const uint8_t args[] = {G_RDI, G_RSI, G_RDX, G_RCX, G_R8, G_R9};
+    for (size_t i = 0; i < sizeof args; i++) {
+      struct rec *r = new_rec(&st->tr.cins, &st->tr.ncins, &st->tr.ccap);
+      if (!r) break;
+      r->reg = args[i];
+      r->size = 8;
+      r->def = st->reg_def[args[i]];
+      if (st->last_regs_known) set_u64(r, st->last_regs[args[i]]);
+      s->nc++;
+    }
+  }
   char name[100];
   symbol_name(st, ev->target, ev->u.branch.to, name, sizeof name);
   snprintf(s->text, sizeof s->text, "callout %s", name);
   st->callouts++;
   for (size_t i = 0; i < sizeof callout_defs; i++) {
-    struct rec *w = new_rec(&st->writes, &st->nwrites, &st->wcap);
+    struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
     if (!w) break;
     w->reg = callout_defs[i];
     w->size = 8;
@@ -360,27 +413,32 @@ static void on_callout(struct df_state *st, const struct asmspy_event *ev) {
 
 /* "0x.." of a little-endian value (most significant digit first, no
  * leading zeros). */
-static void fmt_val(const struct rec *r, char *out, size_t cap) {
-  size_t n = r->size < VAL_MAX ? r->size : VAL_MAX;
+void df_fmt_bytes(const uint8_t *val, uint32_t size, char *out, size_t cap) {
+  size_t n = size < VAL_MAX ? size : VAL_MAX;
   char hex[2 * VAL_MAX + 1];
   size_t k = 0;
-  for (size_t i = n; i-- > 0;) k += (size_t)snprintf(hex + k, sizeof hex - k, "%02x", r->val[i]);
+  for (size_t i = n; i-- > 0;) k += (size_t)snprintf(hex + k, sizeof hex - k, "%02x", val[i]);
   hex[k] = 0;
   const char *p = hex;
   while (p[0] == '0' && p[1]) p++;
   snprintf(out, cap, "0x%s", k ? p : "0");
 }
 
-static void fmt_loc(const struct rec *r, char *out, size_t cap) {
+static void fmt_val(const struct rec *r, char *out, size_t cap) {
+  df_fmt_bytes(r->val, r->size, out, cap);
+}
+
+void df_fmt_loc(const struct rec *r, char *out, size_t cap) {
   if (r->is_mem)
     snprintf(out, cap, "[0x%" PRIx64 "]", r->addr);
   else
-    snprintf(out, cap, "%s", r->reg < G_NREGS ? reg_names[r->reg] : "?");
+    snprintf(out, cap, "%s", r->reg < G_NREGS ? df_reg_names[r->reg] : "?");
 }
 
 /* Where the typed values of one `dataflow` record live while it is emitted:
- * per step its 8 members, per read 5, per write 3, and the loc / value
+ * per step its 12 members, per read 5, per write 3, and the loc / value
  * strings they point at. */
+#define DF_STEP_MEMBERS 12 /* df_step_fields */
 struct df_values {
   struct asmspy_value *steps, *step_items, *reads, *read_items, *writes, *write_items;
   char (*rloc)[40], (*rval)[80], (*wloc)[40], (*wval)[80];
@@ -393,7 +451,7 @@ static void df_values_free(struct df_values *v) {
 
 static int df_values_alloc(struct df_values *v, size_t nsteps, size_t nreads, size_t nwrites) {
   nsteps += !nsteps, nreads += !nreads, nwrites += !nwrites; /* never calloc(0) */
-  v->steps = calloc(nsteps * 8, sizeof *v->steps);
+  v->steps = calloc(nsteps * DF_STEP_MEMBERS, sizeof *v->steps);
   v->step_items = calloc(nsteps, sizeof *v->step_items);
   v->reads = calloc(nreads * 5, sizeof *v->reads);
   v->read_items = calloc(nreads, sizeof *v->read_items);
@@ -413,12 +471,13 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   int truncated = ev->u.region.truncated != 0;
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
-  uint64_t records = st->nreads + st->nwrites;
+  uint64_t records = st->tr.nreads + st->tr.nwrites;
   struct strbuf text = {0};
   struct df_values dv = {0};
-  if (df_values_alloc(&dv, st->nsteps, st->nreads, st->nwrites) != 0) {
+  struct df_arena arena = {0}; /* the streams' values */
+  if (df_values_alloc(&dv, st->tr.nsteps, st->tr.nreads, st->tr.nwrites) != 0) {
     df_values_free(&dv);
-    h->note(st->s->out, ASMSPY_NOTE_WARN, "dataflow: out of memory rendering %zu steps", st->nsteps);
+    h->note(st->s->out, ASMSPY_NOTE_WARN, "dataflow: out of memory rendering %zu steps", st->tr.nsteps);
     return;
   }
   char ret_s[32];
@@ -432,14 +491,14 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
        truncated ? "   (truncated)" : "");
   if (st->callouts) strbuf_addf(&text, "   %" PRIu64 " call-outs", st->callouts);
   strbuf_addf(&text, "\n");
-  for (size_t i = 0; i < st->nsteps; i++) {
-    const struct step *s = &st->steps[i];
+  for (size_t i = 0; i < st->tr.nsteps; i++) {
+    const struct step *s = &st->tr.steps[i];
     if (want_text) strbuf_addf(&text, "#%-4zu +0x%-5" PRIx64 " %-34s", i, s->addr - st->rv.start, s->text);
     if (want_text && s->nr) strbuf_addf(&text, "   r:");
     for (size_t k = 0; k < s->nr; k++) {
       size_t g = s->r0 + k;
-      const struct rec *r = &st->reads[g];
-      fmt_loc(r, dv.rloc[g], sizeof dv.rloc[g]);
+      const struct rec *r = &st->tr.reads[g];
+      df_fmt_loc(r, dv.rloc[g], sizeof dv.rloc[g]);
       fmt_val(r, dv.rval[g], sizeof dv.rval[g]);
       if (want_text) {
         strbuf_addf(&text, " %s=%s", dv.rloc[g], r->known ? dv.rval[g] : "?");
@@ -457,8 +516,8 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
     if (want_text && s->nw) strbuf_addf(&text, "   w:");
     for (size_t k = 0; k < s->nw; k++) {
       size_t g = s->w0 + k;
-      const struct rec *w = &st->writes[g];
-      fmt_loc(w, dv.wloc[g], sizeof dv.wloc[g]);
+      const struct rec *w = &st->tr.writes[g];
+      df_fmt_loc(w, dv.wloc[g], sizeof dv.wloc[g]);
       fmt_val(w, dv.wval[g], sizeof dv.wval[g]);
       if (want_text) strbuf_addf(&text, " %s=%s", dv.wloc[g], w->known ? dv.wval[g] : "?");
       struct asmspy_value *wv = &dv.writes[3 * g];
@@ -467,7 +526,7 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
       wv[2] = w->known ? rv_str(dv.wval[g]) : rv_null();
       dv.write_items[g] = rv_object(wv);
     }
-    struct asmspy_value *sv = &dv.steps[8 * i];
+    struct asmspy_value *sv = &dv.steps[DF_STEP_MEMBERS * i];
     sv[0] = rv_int((int64_t)i);
     sv[1] = rv_str(s->callout ? "callout" : "insn");
     sv[2] = rv_int((int64_t)(s->addr - st->rv.start));
@@ -476,8 +535,27 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
     sv[5] = s->callout ? rv_hex(s->callee) : rv_absent();
     sv[6] = rv_array(&dv.read_items[s->r0], s->nr);
     sv[7] = rv_array(&dv.write_items[s->w0], s->nw);
+    /* the opt-in streams: a member each, and an indented line under the step */
+    const struct df_streams *on = &st->streams;
+    sv[8] = on->steps ? regfile_value(&st->tr, i, &arena) : rv_absent();
+    sv[9] = on->mem ? memlog_value(&st->tr, i, &arena) : rv_absent();
+    sv[10] = on->statediff ? statediff_value(&st->tr, i, &arena) : rv_absent();
+    sv[11] = on->insns ? insns_value(&st->tr, i) : rv_absent();
+    if (want_text) {
+      if (on->insns) insns_text(&st->tr, i, &text);
+      if (on->steps) regfile_text(&st->tr, i, &text);
+      if (on->mem) memlog_text(&st->tr, i, &text);
+      if (on->statediff) statediff_text(&st->tr, i, &text);
+    }
     dv.step_items[i] = rv_object(sv);
     if (want_text) strbuf_addf(&text, "\n");
+  }
+  if (arena.oom) {
+    h->note(st->s->out, ASMSPY_NOTE_WARN, "dataflow: out of memory rendering the streams");
+    df_arena_free(&arena);
+    df_values_free(&dv);
+    free(text.s);
+    return;
   }
   if (text.len && text.s[text.len - 1] == '\n') text.s[--text.len] = 0;
   const struct asmspy_value v[] = {
@@ -485,16 +563,29 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
       rv_hex(st->rv.start),
       rv_int((int64_t)st->rv.len),
       rv_int(ev->tid),
+      st->streams.continuous ? rv_int(st->invocations + 1) : rv_absent(),
       truncated ? rv_null() : rv_int((int64_t)ev->u.region.retval),
       rv_int((int64_t)st->executed),
       rv_int((int64_t)st->callouts),
       rv_bool(truncated),
       rv_int((int64_t)records),
-      rv_array(dv.step_items, st->nsteps),
+      rv_array(dv.step_items, st->tr.nsteps),
   };
   rec_emit(h, st->s->out, &dataflow_records[DF_REC_DATAFLOW], v, text.s);
   free(text.s);
   df_values_free(&dv);
+  df_arena_free(&arena);
+  if (st->streams.blame) {
+    struct df_blame_in in = {
+        .ret_known = !truncated,
+        .ret = ev->u.region.retval,
+        .ret_def = st->reg_def[G_RAX],
+        .invocation = st->streams.continuous ? st->invocations + 1 : 0,
+        .mem_def = md_get_ctx,
+        .mem_ctx = &st->md,
+    };
+    blame_emit(&st->tr, &in, h, st->s->out, &dataflow_records[DF_REC_BLAME]);
+  }
 }
 
 /* ------------------------------ view ops -------------------------------- */
@@ -504,16 +595,24 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
   struct rv_region rv = {0};
   struct df_auto_opts ao = {0};
   int64_t max = 0;
-  if (s->max != 0) {
-    host->note(NULL, ASMSPY_NOTE_WARN,
-               "--%s captures ONE invocation: no count (bound the steps with --max=<n>)", s->mode);
-    return -ASMSPY_E_USAGE;
-  }
   struct asmspy_optval ov;
   char usage[1024];
   asmspy_option_synopsis(usage, sizeof usage, POSITIONALS, dataflow_options);
   int rc = vo_parse(host, s, dataflow_options, POSITIONALS, &ov);
   if (rc) return rc;
+  struct df_streams streams = {
+      .steps = ov.value[DF_OPT_STEPS] != NULL,
+      .mem = ov.value[DF_OPT_MEM] != NULL,
+      .blame = ov.value[DF_OPT_BLAME] != NULL,
+      .statediff = ov.value[DF_OPT_STATEDIFF] != NULL,
+      .insns = ov.value[DF_OPT_INSNS] != NULL,
+      .continuous = ov.value[DF_OPT_CONTINUOUS] != NULL,
+  };
+  if (s->max != 0 && !streams.continuous) { /* the count bounds --continuous's invocations */
+    host->note(NULL, ASMSPY_NOTE_WARN,
+               "--%s captures ONE invocation: no count (bound the steps with --max=<n>)", s->mode);
+    return -ASMSPY_E_USAGE;
+  }
   if (ov.value[DF_OPT_MAX]) {
     const char *a = ov.value[DF_OPT_MAX];
     char *end = NULL;
@@ -547,6 +646,7 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
   st->rv = rv;
   st->max = max;
   st->auto_opts = ao;
+  st->streams = streams;
   st->pending = -1;
   for (int g = 0; g < G_NREGS; g++) st->reg_def[g] = -1;
   *state = st;
@@ -561,7 +661,26 @@ static int df_configure(void *state, const struct asmspy_host_api *host, struct 
                : rv_configure(&st->rv, host, s, "data-flow capture of");
   if (rc) return rc;
   s->max_steps = st->max; /* 0 = unbounded */
+  /* --continuous runs until stopped: the wait for each next invocation is
+   * unbounded unless the environment bounds it explicitly */
+  if (st->streams.continuous && !getenv("ASMTEST_DF_ENTRY_WAIT_MS") &&
+      !getenv("ASMSPY_ENTRY_WAIT_MS"))
+    s->entry_wait_ms = st->rv.wait_ms = 0;
   return 0;
+}
+
+/* --continuous: forget the invocation just rendered (the arrays are kept
+ * for the next one). */
+static void reset_invocation(struct df_state *st) {
+  st->tr.nsteps = st->tr.nreads = st->tr.nwrites = st->tr.ncins = 0;
+  st->tr.min_rsp = 0;
+  if (st->md.cap) memset(st->md.keys, 0, st->md.cap * sizeof *st->md.keys);
+  st->md.n = 0;
+  for (int g = 0; g < G_NREGS; g++) st->reg_def[g] = -1;
+  st->pending = -1;
+  st->executed = st->callouts = 0;
+  st->entered = 0;
+  st->last_regs_known = 0;
 }
 
 static int df_consume(void *state, const struct asmspy_event *ev) {
@@ -580,17 +699,23 @@ static int df_consume(void *state, const struct asmspy_event *ev) {
     return ASMSPY_CONSUME_MORE;
   case ASMSPY_EV_REGION_EXIT:
     if (!ev->u.region.reached) {
-      if (df_auto_missed(st->autopick)) return ASMSPY_CONSUME_MORE; /* retry() moves on */
+      if (!st->invocations && df_auto_missed(st->autopick))
+        return ASMSPY_CONSUME_MORE; /* retry() moves on */
       st->done = 1;
       rv_not_reached(&st->rv, st->host, st->s);
       df_auto_exhausted(st->autopick);
       return ASMSPY_CONSUME_DONE;
     }
-    st->done = 1;
     /* the thread is stopped after the last step: rax is the return value
      * (unless cut short), memory is readable, other registers unknown */
     finish_pending(st, ev, NULL, !ev->u.region.truncated, ev->u.region.retval, 0, 0);
     render(st, ev);
+    st->invocations++;
+    if (st->streams.continuous && !(st->s->max > 0 && st->invocations >= st->s->max)) {
+      reset_invocation(st);
+      return ASMSPY_CONSUME_MORE;
+    }
+    st->done = 1;
     return ASMSPY_CONSUME_DONE;
   default: return ASMSPY_CONSUME_MORE;
   }
@@ -629,9 +754,11 @@ static void df_close(void *state) {
   struct df_state *st = state;
   if (!st) return;
   df_auto_free(st->autopick);
-  free(st->steps);
-  free(st->reads);
-  free(st->writes);
+  free(st->tr.steps);
+  free(st->tr.regs);
+  free(st->tr.cins);
+  free(st->tr.reads);
+  free(st->tr.writes);
   free(st->md.keys);
   free(st->md.vals);
   free(st);
@@ -665,6 +792,12 @@ static const struct asmspy_field df_step_fields[] = {
     RF_HEX("callee", OPT, "a call-out's target"),
     RF_ARRAY("reads", "object", df_read_fields, 0, "values read"),
     RF_ARRAY("writes", "object", df_write_fields, 0, "values written"),
+    RF_OBJECT("regs", df_regs_fields, OPT,
+              "--steps: the register file the step saw before it ran (absent: not observed)"),
+    RF_ARRAY("mem", "object", df_mem_fields, OPT,
+             "--mem: every memory access of the step, implicit stack slots included"),
+    RF_OBJECT("diff", df_diff_fields, OPT, "--statediff: only what the step changed"),
+    RF_BYTES("bytes", 1, 16, OPT, "--insns: the instruction bytes as executed (not on a call-out)"),
     RF_END,
 };
 static const struct asmspy_field dataflow_fields[] = {
@@ -672,6 +805,7 @@ static const struct asmspy_field dataflow_fields[] = {
     RF_HEX("start", OPT, "its start"),
     RF_INT("len", 0, OPT, "its length"),
     RF_INT("tid", ANY_INT, OPT, "the captured thread"),
+    RF_INT("invocation", 1, OPT, "--continuous: which invocation this is (1, 2, ...)"),
     {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL | OPT, .min = ANY_INT,
      .meaning = "return value (signed), null when truncated"},
     RF_INT("steps", 0, 0, "instructions executed in the region"),
@@ -687,6 +821,8 @@ static const struct asmspy_record_schema dataflow_records[DF_REC_N + 1] = {
     [DF_REC_NOT_REACHED] = RV_NOT_REACHED_SCHEMA,
     [DF_REC_DATAFLOW] = {"dataflow", "the value trace of ONE invocation", dataflow_fields, NULL},
     [DF_REC_AUTO] = {"auto", "--auto: the pick, and each candidate tried", df_auto_fields, NULL},
+    [DF_REC_BLAME] = {"blame", "--blame: the backward slice of one result of the invocation",
+                      df_blame_fields, NULL},
     [DF_REC_N] = {.type = NULL},
 };
 
