@@ -24,3 +24,25 @@ df_capture() {
   "$ASMSPY" --dataflow "$@" --json >"$out" 2>"$TMP/err" || fail "--dataflow $* failed: $(cat "$TMP/err")"
   "$ASMTRACE_CHECK" "$out" >/dev/null || fail "--dataflow $* --json invalid: $("$ASMTRACE_CHECK" "$out")"
 }
+
+# df_store_line A_HEX: the victim's "store" line for df_store(a, ...) (it
+# prints it right after the call returns: polled, bounded).
+df_store_line() {
+  local i=0 line=""
+  while [ $i -lt 200 ]; do
+    line=$(awk -v a="$1" '$1 == "store" && $2 == a {print; exit}' "$DF_OUT")
+    [ -n "$line" ] && { echo "$line"; return 0; }
+    sleep 0.02
+    i=$((i + 1))
+  done
+  fail "the victim never printed df_store($1)'s line"
+}
+
+# df_first_arg RECORDING: df_store's a (rdi at step 0), hex without 0x.
+df_first_arg() {
+  python3 -c '
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1]) if "\"type\":\"dataflow\"" in l][0]
+rdi = [r for r in d["trace"][0]["reads"] if r["loc"] == "rdi"][0]
+print("%x" % int(rdi["value"], 16))' "$1"
+}
