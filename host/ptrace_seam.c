@@ -822,6 +822,13 @@ static int seam_get_regset(struct asmspy_seam *sm, pid_t tid, uint32_t nt, void 
   return 0;
 }
 
+int seam_read_regset(pid_t tid, uint32_t nt, void *buf, size_t *len) {
+  struct iovec iov = {buf, *len};
+  if (ptrace(PTRACE_GETREGSET, tid, (void *)(uintptr_t)nt, &iov) != 0) return -errno;
+  *len = iov.iov_len;
+  return 0;
+}
+
 static int seam_set_regset(struct asmspy_seam *sm, pid_t tid, uint32_t nt, const void *buf,
                            size_t len) {
   struct seam_task *t = task_find(sm, tid);
