@@ -95,7 +95,7 @@ static void emit_one(const struct df_trace *t, const struct df_blame_in *in,
   struct asmspy_value *steps = df_values(&a, nslice), *ins = df_values(&a, sl.nins);
   char loc[40], val[2 * VAL_MAX + 4];
   df_fmt_loc(result, loc, sizeof loc);
-  df_fmt_bytes(result->val, result->size, val, sizeof val);
+  df_fmt_bytes(result->val, df_rec_nbytes(result), val, sizeof val);
   strbuf_addf(&text, "blame %s %s=%s", result->is_mem ? "mem" : "ret", loc,
               result->known ? val : "?");
   if (def >= 0) strbuf_addf(&text, " <- #%" PRId64, def);
@@ -111,7 +111,7 @@ static void emit_one(const struct df_trace *t, const struct df_blame_in *in,
     const struct rec *r = sl.ins[k];
     char l[40], v[2 * VAL_MAX + 4];
     df_fmt_loc(r, l, sizeof l);
-    df_fmt_bytes(r->val, r->size, v, sizeof v);
+    df_fmt_bytes(r->val, df_rec_nbytes(r), v, sizeof v);
     struct asmspy_value *o = df_values(&a, 3);
     char *ls = df_strdup(&a, l), *vs = df_strdup(&a, v);
     if (!o || !ls || !vs) break;

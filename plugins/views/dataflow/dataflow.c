@@ -69,6 +69,9 @@ static const struct asmspy_option dataflow_options[] = {
                           "record per step only what it changed (registers, memory bytes)"},
     [DF_OPT_INSNS] = {"insns", NULL,
                       "record each step's instruction bytes as executed (a self-contained recording)"},
+    [DF_OPT_FPREGS] = {"fpregs", NULL,
+                       "x87/SSE/AVX operand values with def-use; with --steps the whole "
+                       "FP/vector register file"},
     [DF_OPT_CONTINUOUS] = {"continuous", NULL,
                            "capture invocation after invocation (a count [n] after the region "
                            "bounds them) until Ctrl-C or the target exits"},
@@ -107,6 +110,9 @@ struct df_state {
   uint64_t last_regs[G_NREGS]; /* the registers the latest instruction step saw */
   int last_regs_known;
   int64_t invocations;         /* --continuous: invocations rendered so far */
+  struct asmspy_fpregs fp;     /* --fpregs: the thread's FP/vector state at the current event */
+  int fp_ok;
+  int64_t vdef[DF_VKEYS];      /* --fpregs: physical FP/vector register -> defining step */
   struct df_auto_opts auto_opts; /* --auto: the region is chosen by sampling */
   struct df_auto *autopick;
 };
@@ -197,6 +203,12 @@ static struct step *new_step(struct df_state *st) {
     st->tr.regs = r;
     st->tr.regcap = st->tr.scap;
   }
+  if (st->streams.steps && st->streams.fpregs && st->tr.fpcap < st->tr.scap) {
+    struct asmspy_fpregs *f = realloc(st->tr.fp, st->tr.scap * sizeof *f);
+    if (!f) return NULL;
+    st->tr.fp = f;
+    st->tr.fpcap = st->tr.scap;
+  }
   struct step *s = &st->tr.steps[st->tr.nsteps++];
   memset(s, 0, sizeof *s);
   s->r0 = st->tr.nreads;
@@ -212,6 +224,20 @@ static void snap_regs(struct df_state *st, size_t idx, const uint64_t *gpr) {
   st->tr.steps[idx].regs_known = 1;
 }
 
+/* --fpregs: the FP/vector state of the event's thread now; with --steps
+ * also step idx's (>= 0) copy of it. */
+static void fp_read(struct df_state *st, const struct asmspy_event *ev, int64_t idx) {
+  if (!st->streams.fpregs) return;
+  if (idx < 0) {
+    memset(&st->fp, 0, sizeof st->fp);
+    ASMSPY_INIT_HEADER(&st->fp);
+    st->fp_ok = ev->target && st->host->read_fpregs(ev->target, ev->tid, &st->fp) == 0;
+    if (!st->fp_ok) st->fp.have = 0;
+  } else if (st->tr.fp) {
+    st->tr.fp[idx] = st->fp;
+  }
+}
+
 static void note_rsp(struct df_state *st, uint64_t rsp) {
   if (rsp && (!st->tr.min_rsp || rsp < st->tr.min_rsp)) st->tr.min_rsp = rsp;
 }
@@ -222,7 +248,7 @@ static void set_u64(struct rec *r, uint64_t v) {
 }
 
 static void read_value(struct df_state *st, const struct asmspy_event *ev, struct rec *r) {
-  size_t n = r->size < VAL_MAX ? r->size : VAL_MAX;
+  size_t n = r->size < MEM_VAL_MAX ? r->size : MEM_VAL_MAX;
   memset(r->val, 0, sizeof r->val);
   r->known = ev->target && st->host->read_mem(ev->target, r->addr, r->val, n) == (ssize_t)n;
 }
@@ -242,7 +268,10 @@ static void finish_pending(struct df_state *st, const struct asmspy_event *ev,
   struct step *s = &st->tr.steps[st->pending];
   for (size_t i = 0; i < s->nw; i++) {
     struct rec *w = &st->tr.writes[s->w0 + i];
-    if (w->is_mem) {
+    if (w->vreg) {
+      if (st->fp_ok) fp_value(st->host, &st->fp, w, 1);
+      else w->known = 0;
+    } else if (w->is_mem) {
       read_value(st, ev, w);
     } else if (at_callout) {
       if (w->reg == G_RSP) set_u64(w, s->pre_rsp - 8);
@@ -261,9 +290,18 @@ static void finish_pending(struct df_state *st, const struct asmspy_event *ev,
 
 /* ------------------------------- events --------------------------------- */
 
+/* --fpregs: r is FP/vector register vreg (named, keyed by the state before the step) */
+static void vreg_rec(struct df_state *st, struct rec *r, uint16_t vreg) {
+  r->vreg = vreg;
+  r->vkey = fp_vkey(vreg, &st->fp);
+  r->size = 0;
+  st->host->vreg_name(vreg, r->vname, sizeof r->vname);
+}
+
 static void on_insn(struct df_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   const struct asmspy_regs *regs = ASMSPY_HAS(ev, regs) ? ev->regs : NULL;
+  fp_read(st, ev, -1);
   finish_pending(st, ev, regs, 0, 0, 0, 0);
   struct asmspy_operands o;
   memset(&o, 0, sizeof o);
@@ -282,6 +320,7 @@ static void on_insn(struct df_state *st, const struct asmspy_event *ev) {
     memcpy(st->last_regs, regs->gpr, sizeof st->last_regs);
     snap_regs(st, (size_t)idx, st->last_regs);
   }
+  fp_read(st, ev, idx);
   if (st->streams.insns) { /* the instruction's own length within the bytes read */
     char dis[128];
     int len = h->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, dis, sizeof dis);
@@ -316,6 +355,14 @@ static void on_insn(struct df_state *st, const struct asmspy_event *ev) {
     r->def = def;
     s->nr++;
   }
+  for (unsigned i = 0; st->streams.fpregs && i < o.nvread && i < 8; i++) {
+    struct rec *r = new_rec(&st->tr.reads, &st->tr.nreads, &st->tr.rcap);
+    if (!r) break;
+    vreg_rec(st, r, o.vread[i]);
+    if (st->fp_ok) fp_value(h, &st->fp, r, 0);
+    r->def = st->vdef[r->vkey];
+    s->nr++;
+  }
   /* writes: this step is now their definition */
   for (unsigned i = 0; i < o.nwritten && i < sizeof o.written; i++) {
     int g = o.written[i];
@@ -335,10 +382,17 @@ static void on_insn(struct df_state *st, const struct asmspy_event *ev) {
     w->addr = o.mem[i].addr;
     w->size = o.mem[i].size;
     if (st->streams.statediff) { /* the bytes before, to tell a change from a rewrite */
-      size_t n = w->size < VAL_MAX ? w->size : VAL_MAX;
+      size_t n = w->size < MEM_VAL_MAX ? w->size : MEM_VAL_MAX;
       w->pre_known = h->read_mem(ev->target, w->addr, w->pre, n) == (ssize_t)n;
     }
     for (uint32_t b = 0; b < w->size; b++) md_set(&st->md, w->addr + b, idx);
+    s->nw++;
+  }
+  for (unsigned i = 0; st->streams.fpregs && i < o.nvwritten && i < 8; i++) {
+    struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
+    if (!w) break;
+    vreg_rec(st, w, o.vwritten[i]); /* its value: from the state after the step */
+    st->vdef[w->vkey] = idx;
     s->nw++;
   }
   st->pending = idx;
@@ -362,6 +416,7 @@ static void on_callout(struct df_state *st, const struct asmspy_event *ev) {
   /* the thread is stopped at the callee's first instruction: the call's
    * own effects (return slot, rsp) are visible now */
   int64_t call = st->pending; /* the call instruction's step */
+  fp_read(st, ev, -1);
   finish_pending(st, ev, NULL, 0, 0, 1, ev->u.branch.to);
   struct step *s = new_step(st);
   if (!s) return;
@@ -381,6 +436,8 @@ static void on_callout(struct df_state *st, const struct asmspy_event *ev) {
     r[G_RIP] = s->callee;
     snap_regs(st, (size_t)idx, r);
   }
+  fp_read(st, ev, idx);
+  for (int k = 0; k < DF_VKEYS; k++) st->vdef[k] = idx; /* SysV: all caller-saved */
   if (st->streams.blame) { /* its inputs, as far as the caller can tell: the argument registers */
     static const uint8_t args[] = {G_RDI, G_RSI, G_RDX, G_RCX, G_R8, G_R9};
     for (size_t i = 0; i < sizeof args; i++) {
@@ -425,23 +482,25 @@ void df_fmt_bytes(const uint8_t *val, uint32_t size, char *out, size_t cap) {
 }
 
 static void fmt_val(const struct rec *r, char *out, size_t cap) {
-  df_fmt_bytes(r->val, r->size, out, cap);
+  df_fmt_bytes(r->val, df_rec_nbytes(r), out, cap);
 }
 
 void df_fmt_loc(const struct rec *r, char *out, size_t cap) {
-  if (r->is_mem)
+  if (r->vreg)
+    snprintf(out, cap, "%s", r->vname);
+  else if (r->is_mem)
     snprintf(out, cap, "[0x%" PRIx64 "]", r->addr);
   else
     snprintf(out, cap, "%s", r->reg < G_NREGS ? df_reg_names[r->reg] : "?");
 }
 
 /* Where the typed values of one `dataflow` record live while it is emitted:
- * per step its 12 members, per read 5, per write 3, and the loc / value
+ * per step its 13 members, per read 5, per write 3, and the loc / value
  * strings they point at. */
-#define DF_STEP_MEMBERS 12 /* df_step_fields */
+#define DF_STEP_MEMBERS 13 /* df_step_fields */
 struct df_values {
   struct asmspy_value *steps, *step_items, *reads, *read_items, *writes, *write_items;
-  char (*rloc)[40], (*rval)[80], (*wloc)[40], (*wval)[80];
+  char (*rloc)[40], (*rval)[136], (*wloc)[40], (*wval)[136];
 };
 
 static void df_values_free(struct df_values *v) {
@@ -541,9 +600,11 @@ static void render(struct df_state *st, const struct asmspy_event *ev) {
     sv[9] = on->mem ? memlog_value(&st->tr, i, &arena) : rv_absent();
     sv[10] = on->statediff ? statediff_value(&st->tr, i, &arena) : rv_absent();
     sv[11] = on->insns ? insns_value(&st->tr, i) : rv_absent();
+    sv[12] = on->steps && on->fpregs ? fpregs_value(&st->tr, i, &arena) : rv_absent();
     if (want_text) {
       if (on->insns) insns_text(&st->tr, i, &text);
       if (on->steps) regfile_text(&st->tr, i, &text);
+      if (on->steps && on->fpregs) fpregs_text(&st->tr, i, &text);
       if (on->mem) memlog_text(&st->tr, i, &text);
       if (on->statediff) statediff_text(&st->tr, i, &text);
     }
@@ -606,6 +667,7 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
       .blame = ov.value[DF_OPT_BLAME] != NULL,
       .statediff = ov.value[DF_OPT_STATEDIFF] != NULL,
       .insns = ov.value[DF_OPT_INSNS] != NULL,
+      .fpregs = ov.value[DF_OPT_FPREGS] != NULL,
       .continuous = ov.value[DF_OPT_CONTINUOUS] != NULL,
   };
   if (s->max != 0 && !streams.continuous) { /* the count bounds --continuous's invocations */
@@ -639,6 +701,11 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
     host->note(NULL, ASMSPY_NOTE_WARN, "--%s needs a host with operands() (ABI 1.3)", s->mode);
     return -ASMSPY_E_ABI;
   }
+  if (streams.fpregs && (!ASMSPY_HAS(host, vreg_name) || !host->read_fpregs)) {
+    host->note(NULL, ASMSPY_NOTE_WARN, "--%s --fpregs needs a host with read_fpregs() (ABI 1.10)",
+               s->mode);
+    return -ASMSPY_E_ABI;
+  }
   struct df_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
@@ -649,6 +716,7 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
   st->streams = streams;
   st->pending = -1;
   for (int g = 0; g < G_NREGS; g++) st->reg_def[g] = -1;
+  for (int k = 0; k < DF_VKEYS; k++) st->vdef[k] = -1;
   *state = st;
   return 0;
 }
@@ -677,6 +745,7 @@ static void reset_invocation(struct df_state *st) {
   if (st->md.cap) memset(st->md.keys, 0, st->md.cap * sizeof *st->md.keys);
   st->md.n = 0;
   for (int g = 0; g < G_NREGS; g++) st->reg_def[g] = -1;
+  for (int k = 0; k < DF_VKEYS; k++) st->vdef[k] = -1;
   st->pending = -1;
   st->executed = st->callouts = 0;
   st->entered = 0;
@@ -708,6 +777,7 @@ static int df_consume(void *state, const struct asmspy_event *ev) {
     }
     /* the thread is stopped after the last step: rax is the return value
      * (unless cut short), memory is readable, other registers unknown */
+    fp_read(st, ev, -1);
     finish_pending(st, ev, NULL, !ev->u.region.truncated, ev->u.region.retval, 0, 0);
     render(st, ev);
     st->invocations++;
@@ -756,6 +826,7 @@ static void df_close(void *state) {
   df_auto_free(st->autopick);
   free(st->tr.steps);
   free(st->tr.regs);
+  free(st->tr.fp);
   free(st->tr.cins);
   free(st->tr.reads);
   free(st->tr.writes);
@@ -798,6 +869,8 @@ static const struct asmspy_field df_step_fields[] = {
              "--mem: every memory access of the step, implicit stack slots included"),
     RF_OBJECT("diff", df_diff_fields, OPT, "--statediff: only what the step changed"),
     RF_BYTES("bytes", 1, 16, OPT, "--insns: the instruction bytes as executed (not on a call-out)"),
+    RF_OBJECT("fpregs", df_fpregs_fields, OPT,
+              "--steps --fpregs: the x87/SSE/AVX register file the step saw"),
     RF_END,
 };
 static const struct asmspy_field dataflow_fields[] = {

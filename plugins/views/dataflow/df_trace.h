@@ -8,7 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VAL_MAX 32 /* bytes of a memory value kept (a zmm operand is cut to this) */
+#include <asmspy/plugin.h>
+
+#define VAL_MAX 64     /* bytes of a value kept: a zmm register whole */
+#define MEM_VAL_MAX 32 /* bytes of a memory value kept (a zmm memory operand is cut to this) */
 
 /* user_regs_struct indexes used by name */
 enum { G_R15 = 0, G_R14 = 1, G_R13 = 2, G_R12 = 3, G_RBP = 4, G_RBX = 5, G_R11 = 6, G_R10 = 7,
@@ -28,9 +31,18 @@ struct rec {
   uint8_t reg;     /* register: gpr index */
   uint8_t known;   /* value is known */
   uint8_t pre_known; /* memory writes under --statediff: pre holds the bytes before */
+  uint16_t vreg;   /* --fpregs: an ASMSPY_VREG id (xmm3, st(1)); 0 = not one */
+  uint8_t vkey;    /* --fpregs: the physical register it names (fpregs.c) */
+  char vname[8];   /* --fpregs: its name */
   uint8_t val[VAL_MAX]; /* little-endian */
-  uint8_t pre[VAL_MAX]; /* memory writes under --statediff: the bytes before the step */
+  uint8_t pre[MEM_VAL_MAX]; /* memory writes under --statediff: the bytes before the step */
 };
+
+/* the bytes of r's value that are kept */
+static inline uint32_t df_rec_nbytes(const struct rec *r) {
+  uint32_t cap = r->is_mem ? MEM_VAL_MAX : VAL_MAX;
+  return r->size < cap ? r->size : cap;
+}
 
 struct step {
   uint64_t addr;     /* insn address; a call-out: the call site */
@@ -56,6 +68,8 @@ struct df_trace {
   size_t nreads, rcap, nwrites, wcap, ncins, ccap;
   uint64_t (*regs)[G_NREGS]; /* per step (--steps, --statediff), parallel to steps */
   size_t regcap;
+  struct asmspy_fpregs *fp;  /* per step (--steps --fpregs), parallel to steps */
+  size_t fpcap;
   uint64_t start;      /* the region start (offsets) */
   uint64_t min_rsp;    /* the lowest rsp any step saw (the dead stack ends there) */
 };

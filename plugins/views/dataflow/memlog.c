@@ -71,7 +71,7 @@ struct asmspy_value memlog_value(const struct df_trace *t, size_t i, struct df_a
     accesses(t, i, k, &ac);
     struct asmspy_value *v = df_values(a, 4);
     char val[2 * VAL_MAX + 4];
-    df_fmt_bytes(ac.val, ac.size, val, sizeof val);
+    df_fmt_bytes(ac.val, ac.size < MEM_VAL_MAX ? ac.size : MEM_VAL_MAX, val, sizeof val);
     char *vs = ac.known ? df_strdup(a, val) : NULL;
     if (!v || (ac.known && !vs)) return rv_absent();
     v[0] = rv_hex(ac.addr);
@@ -91,7 +91,7 @@ void memlog_text(const struct df_trace *t, size_t i, struct strbuf *text) {
     struct access ac;
     accesses(t, i, k, &ac);
     char val[2 * VAL_MAX + 4];
-    df_fmt_bytes(ac.val, ac.size, val, sizeof val);
+    df_fmt_bytes(ac.val, ac.size < MEM_VAL_MAX ? ac.size : MEM_VAL_MAX, val, sizeof val);
     strbuf_addf(text, " %c [0x%" PRIx64 "]:%" PRIu32 "=%s", ac.write ? 'W' : 'R', ac.addr, ac.size,
                 ac.known ? val : "?");
   }

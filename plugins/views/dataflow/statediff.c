@@ -69,7 +69,7 @@ static size_t changed_regs(const struct df_trace *t, size_t i, size_t k, int *g_
 }
 
 static int mem_changed(const struct rec *w) {
-  size_t n = w->size < VAL_MAX ? w->size : VAL_MAX;
+  size_t n = df_rec_nbytes(w);
   return w->is_mem && w->known && w->pre_known && memcmp(w->pre, w->val, n) != 0;
 }
 
@@ -96,8 +96,8 @@ struct asmspy_value statediff_value(const struct df_trace *t, size_t i, struct d
     if (!mem_changed(w)) continue;
     struct asmspy_value *v = df_values(a, 4);
     char b[2 * VAL_MAX + 4], af[2 * VAL_MAX + 4];
-    df_fmt_bytes(w->pre, w->size, b, sizeof b);
-    df_fmt_bytes(w->val, w->size, af, sizeof af);
+    df_fmt_bytes(w->pre, df_rec_nbytes(w), b, sizeof b);
+    df_fmt_bytes(w->val, df_rec_nbytes(w), af, sizeof af);
     char *bs = df_strdup(a, b), *as = df_strdup(a, af);
     if (!v || !bs || !as) return rv_absent();
     v[0] = rv_hex(w->addr);
@@ -126,8 +126,8 @@ void statediff_text(const struct df_trace *t, size_t i, struct strbuf *text) {
     const struct rec *w = &t->writes[s->w0 + k];
     if (!mem_changed(w)) continue;
     char b[2 * VAL_MAX + 4], af[2 * VAL_MAX + 4];
-    df_fmt_bytes(w->pre, w->size, b, sizeof b);
-    df_fmt_bytes(w->val, w->size, af, sizeof af);
+    df_fmt_bytes(w->pre, df_rec_nbytes(w), b, sizeof b);
+    df_fmt_bytes(w->val, df_rec_nbytes(w), af, sizeof af);
     strbuf_addf(text, " [0x%" PRIx64 "] %s->%s", w->addr, b, af);
     shown++;
   }

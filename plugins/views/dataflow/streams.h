@@ -6,6 +6,8 @@
  *   statediff.c  --statediff  per step only what it changed
  *   insns.c      --insns      the instruction bytes as executed
  *   blame.c      --blame      the backward slice of each result of the invocation
+ *   fpregs.c     --fpregs     x87/SSE/AVX(-512) operand values and def-use; with
+ *                             --steps the whole FP/vector register file
  * (--continuous is orchestration: dataflow.c). A per-step stream gives its
  * step a JSON value (a member of the step object, absent when the stream is
  * off) and an indented human line under the step; the values and strings
@@ -21,7 +23,7 @@
 
 /* which streams are armed */
 struct df_streams {
-  int steps, mem, blame, statediff, insns, continuous;
+  int steps, mem, blame, statediff, insns, fpregs, continuous;
 };
 
 /* ------------------------------- arena --------------------------------- */
@@ -56,6 +58,19 @@ void statediff_text(const struct df_trace *t, size_t i, struct strbuf *text);
 /* ------------------------------ --insns -------------------------------- */
 struct asmspy_value insns_value(const struct df_trace *t, size_t i);
 void insns_text(const struct df_trace *t, size_t i, struct strbuf *text);
+
+/* ------------------------------ --fpregs ------------------------------- */
+#define DF_VKEYS 51 /* the physical registers vkey names */
+/* The physical register a VREG id names in state fp (before the step):
+ * xmm/ymm/zmm n are one register, st(i) is x87 register (TOP + i) & 7. */
+uint8_t fp_vkey(uint16_t vreg, const struct asmspy_fpregs *fp);
+/* r's value from fp (a state after the step for a write: st(i) of a write
+ * is found by its physical register, the stack may have moved). */
+void fp_value(const struct asmspy_host_api *h, const struct asmspy_fpregs *fp, struct rec *r,
+              int after);
+extern const struct asmspy_field df_fpregs_fields[];
+struct asmspy_value fpregs_value(const struct df_trace *t, size_t i, struct df_arena *a);
+void fpregs_text(const struct df_trace *t, size_t i, struct strbuf *text);
 
 /* ------------------------------ --blame -------------------------------- */
 extern const struct asmspy_field df_blame_fields[];
