@@ -383,7 +383,14 @@ static void on_insn(struct df_state *st, const struct asmspy_event *ev) {
     w->size = o.mem[i].size;
     if (st->streams.statediff) { /* the bytes before, to tell a change from a rewrite */
       size_t n = w->size < MEM_VAL_MAX ? w->size : MEM_VAL_MAX;
-      w->pre_known = h->read_mem(ev->target, w->addr, w->pre, n) == (ssize_t)n;
+      size_t wi = (size_t)(w - st->tr.writes);
+      if (wi >= st->tr.precap) {
+        size_t nc = st->tr.wcap;
+        uint8_t(*p)[MEM_VAL_MAX] = realloc(st->tr.pre, nc * sizeof *p);
+        if (p) st->tr.pre = p, st->tr.precap = nc;
+      }
+      w->pre_known = wi < st->tr.precap &&
+                     h->read_mem(ev->target, w->addr, st->tr.pre[wi], n) == (ssize_t)n;
     }
     for (uint32_t b = 0; b < w->size; b++) md_set(&st->md, w->addr + b, idx);
     s->nw++;
@@ -827,6 +834,7 @@ static void df_close(void *state) {
   free(st->tr.steps);
   free(st->tr.regs);
   free(st->tr.fp);
+  free(st->tr.pre);
   free(st->tr.cins);
   free(st->tr.reads);
   free(st->tr.writes);

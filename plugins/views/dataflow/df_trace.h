@@ -30,12 +30,11 @@ struct rec {
   uint8_t is_mem;
   uint8_t reg;     /* register: gpr index */
   uint8_t known;   /* value is known */
-  uint8_t pre_known; /* memory writes under --statediff: pre holds the bytes before */
+  uint8_t pre_known; /* memory writes under --statediff: df_trace.pre holds the bytes before */
   uint16_t vreg;   /* --fpregs: an ASMSPY_VREG id (xmm3, st(1)); 0 = not one */
   uint8_t vkey;    /* --fpregs: the physical register it names (fpregs.c) */
   char vname[8];   /* --fpregs: its name */
   uint8_t val[VAL_MAX]; /* little-endian */
-  uint8_t pre[MEM_VAL_MAX]; /* memory writes under --statediff: the bytes before the step */
 };
 
 /* the bytes of r's value that are kept */
@@ -68,6 +67,8 @@ struct df_trace {
   size_t nreads, rcap, nwrites, wcap, ncins, ccap;
   uint64_t (*regs)[G_NREGS]; /* per step (--steps, --statediff), parallel to steps */
   size_t regcap;
+  uint8_t (*pre)[MEM_VAL_MAX]; /* per write (--statediff): memory's bytes before the step */
+  size_t precap;
   struct asmspy_fpregs *fp;  /* per step (--steps --fpregs), parallel to steps */
   size_t fpcap;
   uint64_t start;      /* the region start (offsets) */

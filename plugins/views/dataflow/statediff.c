@@ -68,15 +68,19 @@ static size_t changed_regs(const struct df_trace *t, size_t i, size_t k, int *g_
   return n;
 }
 
-static int mem_changed(const struct rec *w) {
+static const uint8_t *pre_of(const struct df_trace *t, const struct rec *w) {
+  return t->pre[w - t->writes];
+}
+
+static int mem_changed(const struct df_trace *t, const struct rec *w) {
   size_t n = df_rec_nbytes(w);
-  return w->is_mem && w->known && w->pre_known && memcmp(w->pre, w->val, n) != 0;
+  return w->is_mem && w->known && w->pre_known && memcmp(pre_of(t, w), w->val, n) != 0;
 }
 
 struct asmspy_value statediff_value(const struct df_trace *t, size_t i, struct df_arena *a) {
   const struct step *s = &t->steps[i];
   size_t nr = changed_regs(t, i, 0, NULL, NULL, NULL), nm = 0;
-  for (size_t k = 0; k < s->nw; k++) nm += mem_changed(&t->writes[s->w0 + k]);
+  for (size_t k = 0; k < s->nw; k++) nm += mem_changed(t, &t->writes[s->w0 + k]);
   struct asmspy_value *ri = df_values(a, nr), *mi = df_values(a, nm), *obj = df_values(a, 2);
   if (!ri || !mi || !obj) return rv_absent();
   for (size_t k = 0; k < nr; k++) {
@@ -93,10 +97,10 @@ struct asmspy_value statediff_value(const struct df_trace *t, size_t i, struct d
   size_t m = 0;
   for (size_t k = 0; k < s->nw; k++) {
     const struct rec *w = &t->writes[s->w0 + k];
-    if (!mem_changed(w)) continue;
+    if (!mem_changed(t, w)) continue;
     struct asmspy_value *v = df_values(a, 4);
     char b[2 * VAL_MAX + 4], af[2 * VAL_MAX + 4];
-    df_fmt_bytes(w->pre, df_rec_nbytes(w), b, sizeof b);
+    df_fmt_bytes(pre_of(t, w), df_rec_nbytes(w), b, sizeof b);
     df_fmt_bytes(w->val, df_rec_nbytes(w), af, sizeof af);
     char *bs = df_strdup(a, b), *as = df_strdup(a, af);
     if (!v || !bs || !as) return rv_absent();
@@ -124,9 +128,9 @@ void statediff_text(const struct df_trace *t, size_t i, struct strbuf *text) {
   }
   for (size_t k = 0; k < s->nw; k++) {
     const struct rec *w = &t->writes[s->w0 + k];
-    if (!mem_changed(w)) continue;
+    if (!mem_changed(t, w)) continue;
     char b[2 * VAL_MAX + 4], af[2 * VAL_MAX + 4];
-    df_fmt_bytes(w->pre, df_rec_nbytes(w), b, sizeof b);
+    df_fmt_bytes(pre_of(t, w), df_rec_nbytes(w), b, sizeof b);
     df_fmt_bytes(w->val, df_rec_nbytes(w), af, sizeof af);
     strbuf_addf(text, " [0x%" PRIx64 "] %s->%s", w->addr, b, af);
     shown++;
