@@ -811,6 +811,7 @@ static int df_finish(void *state, int end_status) {
   last.tid = st->tid;
   last.u.region.truncated = 1;
   last.u.region.reached = 1;
+  st->fp_ok = 0; /* nor is the FP state after the last step */
   finish_pending(st, &last, NULL, 0, 0, 0, 0); /* no target: its writes are unknown */
   st->host->note(st->s->out, ASMSPY_NOTE_WARN,
                  "%s: the capture ended before the invocation returned (%s); showing the %" PRIu64
