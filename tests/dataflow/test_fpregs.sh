@@ -76,8 +76,13 @@ a, b = f80(after["st"][1]), f80(after["st"][0])
 assert b == 3.0 and a == int(a), (a, b)
 st1 = [r for t in tr for r in t["reads"] if r["loc"] == "st(1)"]
 assert st1 and f80(st1[0]["value"]) == a and st1[0]["size"] == 10, st1
+assert st1[0]["def"] == flds[0], ("st(1) is not defined by the first fld", st1[0])
+for i in flds:   # each fld writes st(0) with the 10 bytes it read
+    mem = [r for r in tr[i]["reads"] if r["loc"].startswith("[")][0]
+    st0 = [w for w in tr[i]["writes"] if w["loc"] == "st(0)"]
+    assert st0 and int(st0[0]["value"], 16) == int(mem["value"], 16), (tr[i], st0)
 PY
-pass "df_x87: after the two loads st(0) = 3.0L (the source constant), st(1) = the integer argument; fmulp reads st(1) = it"
+pass "df_x87: each fld writes st(0) with the bytes it loaded; after both st(0) = 3.0L (the source constant), st(1) = the integer argument; fmulp reads st(1), defined by the first fld"
 
 df_capture "$TMP/plain.ndjson" "$pid" df_sse
 grep -q '"loc":"xmm' "$TMP/plain.ndjson" && fail "xmm operands without --fpregs"

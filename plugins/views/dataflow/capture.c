@@ -130,6 +130,8 @@ static void snap_regs(struct df_state *st, size_t idx, const uint64_t *gpr) {
 void df_fp_read(struct df_state *st, const struct asmspy_event *ev, int64_t idx) {
   if (!st->streams.fpregs) return;
   if (idx < 0) {
+    st->fp_prev = st->fp;
+    st->fp_prev_ok = st->fp_ok;
     memset(&st->fp, 0, sizeof st->fp);
     ASMSPY_INIT_HEADER(&st->fp);
     st->fp_ok = ev->target && st->host->read_fpregs(ev->target, ev->tid, &st->fp) == 0;
@@ -162,6 +164,30 @@ static int reg_ok(const struct asmspy_regs *regs, int g) {
  * written values. regs: the registers now (NULL = registers unknown, except
  * rax = retval when have_ret). A call's own writes are computed (the callee
  * already runs: rsp is the call's rsp - 8, rip the callee). */
+/* --fpregs: the x87 registers step idx loaded or changed, as the states
+ * before and after it show, are its writes too — Capstone names only the
+ * status word for fld/fmulp/fadd, not the stack slot they fill. */
+static void x87_writes(struct df_state *st, int64_t idx) {
+  struct step *s = &st->tr.steps[idx];
+  for (unsigned p = 0; p < 8; p++) {
+    if (s->w0 + s->nw != st->tr.nwrites) return; /* its writes must stay contiguous */
+    if (!fp_x87_written(&st->fp_prev, &st->fp, p)) continue;
+    int listed = 0;
+    for (size_t k = 0; k < s->nw; k++)
+      listed |= st->tr.writes[s->w0 + k].vreg && st->tr.writes[s->w0 + k].vkey == 32 + p;
+    if (listed) continue;
+    struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
+    if (!w) return;
+    uint16_t id = ASMSPY_VREG(ASMSPY_VREG_ST, (p - ((st->fp.fsw >> 11) & 7u)) & 7u);
+    w->vreg = id;
+    w->vkey = (uint8_t)(32 + p);
+    st->host->vreg_name(id, w->vname, sizeof w->vname);
+    fp_value(st->host, &st->fp, w, 1);
+    st->vdef[w->vkey] = idx;
+    s->nw++;
+  }
+}
+
 void df_finish_pending(struct df_state *st, const struct asmspy_event *ev,
                            const struct asmspy_regs *regs, int have_ret, uint64_t retval,
                            int at_callout, uint64_t callee) {
@@ -186,6 +212,7 @@ void df_finish_pending(struct df_state *st, const struct asmspy_event *ev,
       w->known = 0;
     }
   }
+  if (!s->callout && st->fp_ok && st->fp_prev_ok) x87_writes(st, st->pending);
   st->pending = -1;
 }
 

@@ -38,6 +38,8 @@ struct df_state {
   int64_t invocations;         /* --continuous: invocations rendered so far */
   struct asmspy_fpregs fp;     /* --fpregs: the thread's FP/vector state at the current event */
   int fp_ok;
+  struct asmspy_fpregs fp_prev; /* --fpregs: the state at the event before (the pending step's) */
+  int fp_prev_ok;
   int64_t vdef[DF_VKEYS];      /* --fpregs: physical FP/vector register -> defining step */
   struct df_auto_opts auto_opts; /* --auto: the region is chosen by sampling */
   struct df_auto *autopick;

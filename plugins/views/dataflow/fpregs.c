@@ -6,7 +6,9 @@
  *     xmm3/ymm3/zmm3 are one register; st(i) is x87 register (TOP + i) & 7,
  *     so a value pushed by fld and read as st(1) two pushes later still
  *     points at its fld. A call-out defines them all (SysV: every one is
- *     caller-saved), without listing them as writes.
+ *     caller-saved), without listing them as writes. The x87 registers a
+ *     step loaded or changed (the states before and after it show which)
+ *     are its writes even where Capstone names only the status word.
  *   --steps: the whole FP/vector register file each step saw — mxcsr, the
  *     x87 control/status/tag words, st(0)-st(7), every vector register at
  *     the widest width the CPU has, k0-k7. */
@@ -43,6 +45,12 @@ void fp_value(const struct asmspy_host_api *h, const struct asmspy_fpregs *fp, s
   size_t n = h->vreg_value(fp, id, r->val, sizeof r->val);
   r->known = n > 0;
   if (n) r->size = (uint32_t)n;
+}
+
+int fp_x87_written(const struct asmspy_fpregs *pre, const struct asmspy_fpregs *post, unsigned p) {
+  if (!(pre->have & post->have & ASMSPY_FP_X87) || !(post->ftw & (1u << p))) return 0;
+  const uint8_t *after = post->st[(p - top_of(post)) & 7u], *before = pre->st[(p - top_of(pre)) & 7u];
+  return !(pre->ftw & (1u << p)) || memcmp(before, after, 10) != 0;
 }
 
 /* the widest vector width the state holds */

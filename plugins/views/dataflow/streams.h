@@ -68,6 +68,9 @@ uint8_t fp_vkey(uint16_t vreg, const struct asmspy_fpregs *fp);
  * is found by its physical register, the stack may have moved). */
 void fp_value(const struct asmspy_host_api *h, const struct asmspy_fpregs *fp, struct rec *r,
               int after);
+/* physical x87 register p holds a value after the step that it did not
+ * hold before (loaded, or changed) */
+int fp_x87_written(const struct asmspy_fpregs *pre, const struct asmspy_fpregs *post, unsigned p);
 extern const struct asmspy_field df_fpregs_fields[];
 struct asmspy_value fpregs_value(const struct df_trace *t, size_t i, struct df_arena *a);
 void fpregs_text(const struct df_trace *t, size_t i, struct strbuf *text);
