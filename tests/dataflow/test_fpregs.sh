@@ -84,6 +84,31 @@ for i in flds:   # each fld writes st(0) with the 10 bytes it read
 PY
 pass "df_x87: each fld writes st(0) with the bytes it loaded; after both st(0) = 3.0L (the source constant), st(1) = the integer argument; fmulp reads st(1), defined by the first fld"
 
+# --statediff --fpregs: the FP registers each step changed
+df_capture "$TMP/sdiff.ndjson" "$pid" df_sse --fpregs --statediff
+python3 - "$TMP/sdiff.ndjson" <<'PY' || fail "df_sse --statediff --fpregs"
+import json, struct, sys
+tr = [json.loads(l) for l in open(sys.argv[1]) if '"type":"dataflow"' in l][0]["trace"]
+def f64(v): return struct.unpack("<d", struct.pack("<Q", v & (2**64 - 1)))[0]
+x = f64(int(next(r for r in tr[0]["reads"] if r["loc"] == "xmm0")["value"], 16))
+fp0 = tr[0]["diff"]["fp"]
+assert len(fp0) == 1 and fp0[0]["reg"] in ("xmm0", "ymm0", "zmm0"), fp0
+assert f64(int(fp0[0]["before"], 16)) == x and f64(int(fp0[0]["after"], 16)) == x * 1.5, fp0
+assert tr[1]["diff"]["fp"] and f64(int(tr[1]["diff"]["fp"][0]["after"], 16)) == x * 1.5 + 0.25
+PY
+df_capture "$TMP/x87diff.ndjson" "$pid" df_x87 --fpregs --statediff
+python3 - "$TMP/x87diff.ndjson" <<'PY' || fail "df_x87 --statediff --fpregs"
+import json, sys
+tr = [json.loads(l) for l in open(sys.argv[1]) if '"type":"dataflow"' in l][0]["trace"]
+flds = [t for t in tr if t["disasm"].startswith("fld")]
+for t in flds:   # a load into a free register: before "empty", after the bytes loaded
+    st0 = [c for c in t["diff"]["fp"] if c["reg"] == "st(0)"]
+    mem = [r for r in t["reads"] if r["loc"].startswith("[")][0]
+    assert st0 and st0[0]["before"] == "empty" and int(st0[0]["after"], 16) == int(mem["value"], 16), t["diff"]
+assert not any(c for t in tr if t["disasm"].startswith(("push", "pop", "mov")) for c in t["diff"]["fp"])
+PY
+pass "--statediff --fpregs: mulsd/addsd change xmm0 from x to 1.5x to 1.5x+0.25; each fld fills an empty st(0) with its bytes; gpr-only steps change no FP register"
+
 df_capture "$TMP/plain.ndjson" "$pid" df_sse
 grep -q '"loc":"xmm' "$TMP/plain.ndjson" && fail "xmm operands without --fpregs"
 pass "without --fpregs: no vector operands (the default output is unchanged)"

@@ -104,7 +104,8 @@ static struct step *new_step(struct df_state *st) {
     st->tr.regs = r;
     st->tr.regcap = st->tr.scap;
   }
-  if (st->streams.steps && st->streams.fpregs && st->tr.fpcap < st->tr.scap) {
+  if ((st->streams.steps || st->streams.statediff) && st->streams.fpregs &&
+      st->tr.fpcap < st->tr.scap) {
     struct asmspy_fpregs *f = realloc(st->tr.fp, st->tr.scap * sizeof *f);
     if (!f) return NULL;
     st->tr.fp = f;

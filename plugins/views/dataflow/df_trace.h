@@ -69,7 +69,7 @@ struct df_trace {
   size_t regcap;
   uint8_t (*pre)[MEM_VAL_MAX]; /* per write (--statediff): memory's bytes before the step */
   size_t precap;
-  struct asmspy_fpregs *fp;  /* per step (--steps --fpregs), parallel to steps */
+  struct asmspy_fpregs *fp;  /* per step (--fpregs with --steps or --statediff), parallel to steps */
   size_t fpcap;
   uint64_t start;      /* the region start (offsets) */
   uint64_t min_rsp;    /* the lowest rsp any step saw (the dead stack ends there) */

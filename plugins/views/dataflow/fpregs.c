@@ -141,3 +141,43 @@ void fpregs_text(const struct df_trace *t, size_t i, struct strbuf *text) {
     if (fp->k[j]) strbuf_addf(text, " k%u=0x%" PRIx64, j, fp->k[j]);
   if (zero) strbuf_addf(text, " (%zu %s registers 0)", zero, vn);
 }
+
+/* the k-th change; returns the number of changes */
+size_t fp_diff(const struct asmspy_fpregs *pre, const struct asmspy_fpregs *post, size_t k,
+               char *name, size_t ncap, char *before, char *after, size_t vcap) {
+  size_t n = 0;
+  if (!pre->have || !post->have) return 0;
+#define FP_CHANGE(nm_fmt, nm_arg, b, a, len)                                                 \
+  do {                                                                                       \
+    if (n++ == k && name) {                                                                  \
+      snprintf(name, ncap, nm_fmt, nm_arg);                                                  \
+      df_fmt_bytes(b, (uint32_t)(len), before, vcap);                                        \
+      df_fmt_bytes(a, (uint32_t)(len), after, vcap);                                         \
+    }                                                                                        \
+  } while (0)
+  size_t w = vec_width(post);
+  const char *vn = w == 64 ? "zmm" : w == 32 ? "ymm" : "xmm";
+  for (uint32_t j = 0; j < post->nvec && j < 32; j++)
+    if (memcmp(pre->zmm[j], post->zmm[j], w)) {
+      char nm[8];
+      snprintf(nm, sizeof nm, "%s%u", vn, j);
+      FP_CHANGE("%s", nm, pre->zmm[j], post->zmm[j], w);
+    }
+  for (unsigned p = 0; p < 8; p++)
+    if (fp_x87_written(pre, post, p)) {
+      FP_CHANGE("st(%u)", (p - top_of(post)) & 7u, pre->st[(p - top_of(pre)) & 7u],
+                post->st[(p - top_of(post)) & 7u], 10);
+      if (n - 1 == k && name && !(pre->ftw & (1u << p))) snprintf(before, vcap, "empty");
+    }
+  for (unsigned j = 0; j < 8; j++)
+    if (pre->k[j] != post->k[j])
+      FP_CHANGE("k%u", j, (const uint8_t *)&pre->k[j], (const uint8_t *)&post->k[j], 8);
+  if (pre->mxcsr != post->mxcsr)
+    FP_CHANGE("%s", "mxcsr", (const uint8_t *)&pre->mxcsr, (const uint8_t *)&post->mxcsr, 4);
+  if (pre->fsw != post->fsw)
+    FP_CHANGE("%s", "fsw", (const uint8_t *)&pre->fsw, (const uint8_t *)&post->fsw, 2);
+  if (pre->fcw != post->fcw)
+    FP_CHANGE("%s", "fcw", (const uint8_t *)&pre->fcw, (const uint8_t *)&post->fcw, 2);
+#undef FP_CHANGE
+  return n;
+}

@@ -6,6 +6,8 @@
  *   memory: each range the step wrote, when its bytes after differ from
  *     its bytes before (read just before the step ran) — a write of the
  *     value already there is not a change.
+ *   with --fpregs: the FP/vector registers whose value differs between the
+ *     state the step saw and the one the next step saw (fpregs.c).
  * A call-out's change is what the callee left in the registers (its
  * memory writes ran natively and are not seen). */
 #include "plugins/common/record_emit.h"
@@ -27,11 +29,28 @@ static const struct asmspy_field diff_mem_fields[] = {
     RF_STR("after", 0, "its bytes after, hex"),
     RF_END,
 };
+static const struct asmspy_field diff_fp_fields[] = {
+    RF_STR("reg", 0, "xmm/ymm/zmm<n> (the widest the CPU has), st(i), k<n>, mxcsr, fsw, fcw"),
+    RF_STR("before", 0, "its value before the step, hex (\"empty\": an x87 register loaded)"),
+    RF_STR("after", 0, "its value after"),
+    RF_END,
+};
 const struct asmspy_field df_diff_fields[] = {
     RF_ARRAY("regs", "object", diff_reg_fields, 0, "registers whose value the step changed (rip left out)"),
     RF_ARRAY("mem", "object", diff_mem_fields, 0, "memory the step wrote with a different value"),
+    RF_ARRAY("fp", "object", diff_fp_fields, OPT,
+             "--fpregs: FP/vector registers whose value the step changed (not after the last step)"),
     RF_END,
 };
+
+/* the FP states before and after step i, when both were kept (--fpregs) */
+static int fp_pair(const struct df_trace *t, size_t i, const struct asmspy_fpregs **pre,
+                   const struct asmspy_fpregs **post) {
+  if (!t->fp || i + 1 >= t->nsteps) return 0;
+  *pre = &t->fp[i];
+  *post = &t->fp[i + 1];
+  return 1;
+}
 
 /* register g after step i, if observed */
 static int reg_after(const struct df_trace *t, size_t i, int g, uint64_t *out) {
@@ -81,7 +100,7 @@ struct asmspy_value statediff_value(const struct df_trace *t, size_t i, struct d
   const struct step *s = &t->steps[i];
   size_t nr = changed_regs(t, i, 0, NULL, NULL, NULL), nm = 0;
   for (size_t k = 0; k < s->nw; k++) nm += mem_changed(t, &t->writes[s->w0 + k]);
-  struct asmspy_value *ri = df_values(a, nr), *mi = df_values(a, nm), *obj = df_values(a, 2);
+  struct asmspy_value *ri = df_values(a, nr), *mi = df_values(a, nm), *obj = df_values(a, 3);
   if (!ri || !mi || !obj) return rv_absent();
   for (size_t k = 0; k < nr; k++) {
     int g;
@@ -112,6 +131,25 @@ struct asmspy_value statediff_value(const struct df_trace *t, size_t i, struct d
   }
   obj[0] = rv_array(ri, nr);
   obj[1] = rv_array(mi, nm);
+  obj[2] = rv_absent();
+  const struct asmspy_fpregs *pre, *post;
+  if (t->fp) {
+    size_t nf = fp_pair(t, i, &pre, &post) ? fp_diff(pre, post, 0, NULL, 0, NULL, NULL, 0) : 0;
+    struct asmspy_value *fi = df_values(a, nf);
+    if (!fi) return rv_absent();
+    for (size_t k = 0; k < nf; k++) {
+      char nm[16], b[2 * VAL_MAX + 4], af[2 * VAL_MAX + 4];
+      fp_diff(pre, post, k, nm, sizeof nm, b, af, sizeof b);
+      struct asmspy_value *v = df_values(a, 3);
+      char *ns = df_strdup(a, nm), *bs = df_strdup(a, b), *as = df_strdup(a, af);
+      if (!v || !ns || !bs || !as) return rv_absent();
+      v[0] = rv_str(ns);
+      v[1] = rv_str(bs);
+      v[2] = rv_str(as);
+      fi[k] = rv_object(v);
+    }
+    obj[2] = rv_array(fi, nf);
+  }
   return rv_object(obj);
 }
 
@@ -134,6 +172,13 @@ void statediff_text(const struct df_trace *t, size_t i, struct strbuf *text) {
     df_fmt_bytes(w->val, df_rec_nbytes(w), af, sizeof af);
     strbuf_addf(text, " [0x%" PRIx64 "] %s->%s", w->addr, b, af);
     shown++;
+  }
+  const struct asmspy_fpregs *pre, *post;
+  size_t nf = fp_pair(t, i, &pre, &post) ? fp_diff(pre, post, 0, NULL, 0, NULL, NULL, 0) : 0;
+  for (size_t k = 0; k < nf; k++, shown++) {
+    char nm[16], b[2 * VAL_MAX + 4], af[2 * VAL_MAX + 4];
+    fp_diff(pre, post, k, nm, sizeof nm, b, af, sizeof b);
+    strbuf_addf(text, " %s %s->%s", nm, b, af);
   }
   if (!shown) strbuf_addf(text, " (nothing)");
 }

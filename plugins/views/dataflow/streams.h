@@ -71,6 +71,13 @@ void fp_value(const struct asmspy_host_api *h, const struct asmspy_fpregs *fp, s
 /* physical x87 register p holds a value after the step that it did not
  * hold before (loaded, or changed) */
 int fp_x87_written(const struct asmspy_fpregs *pre, const struct asmspy_fpregs *post, unsigned p);
+/* The FP/vector registers whose value differs from pre to post: their
+ * number, and the k-th one's name and values (hex) when name is given.
+ * Vector registers at the widest width the CPU has; x87 registers by
+ * physical register, named as st(i) after the step ("empty" before a load
+ * into a free one). */
+size_t fp_diff(const struct asmspy_fpregs *pre, const struct asmspy_fpregs *post, size_t k,
+               char *name, size_t ncap, char *before, char *after, size_t vcap);
 extern const struct asmspy_field df_fpregs_fields[];
 struct asmspy_value fpregs_value(const struct df_trace *t, size_t i, struct df_arena *a);
 void fpregs_text(const struct df_trace *t, size_t i, struct strbuf *text);
