@@ -78,3 +78,19 @@ for sig in TERM KILL; do
     pass "SIGKILL of asmspy mid-capture: the victim runs on untraced, checksum intact"
   fi
 done
+
+# 4. no count, the target exits: the session ends with it (exit 0), every
+# invocation captured on the way whole
+start_df_victim 300 2000 0
+"$ASMSPY" --dataflow "$VICTIM_PID" df_store --continuous --json >"$TMP/exit.ndjson" 2>"$TMP/err" \
+  || fail "--continuous to the target's exit: $(cat "$TMP/err")"
+python3 - "$TMP/exit.ndjson" <<'PY' || fail "--continuous to the target's exit"
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1])]
+df = [e for e in evs if e["type"] == "dataflow"]
+assert df and [d["invocation"] for d in df] == list(range(1, len(df) + 1))
+assert all(not d["truncated"] and d["ret"] is not None for d in df), "a cut invocation"
+end = evs[-1]
+assert end["type"] == "end" and end["reason"] == "target_exited", end
+PY
+pass "no count: ends when the target exits (exit 0, reason target_exited), each invocation whole"
