@@ -261,7 +261,7 @@ static void df_close(void *state) {
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
 static const struct asmspy_field df_read_fields[] = {
-    RF_STR("loc", 0, "register (rbx, rflags) or [0xaddr]"),
+    RF_STR("loc", 0, "register (rbx, rflags; with --fpregs xmm3, ymm0, st(1), k2, mxcsr) or [0xaddr]"),
     RF_INT("size", 0, 0, "bytes"),
     RF_STR("value", NUL, "the value before the step, hex (null: unreadable)"),
     {.name = "def", .type = ASMSPY_FIELD_INT, .flags = NUL, .min = 0,
