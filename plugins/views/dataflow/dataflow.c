@@ -3,7 +3,8 @@
  * [--max=<n>] [--steps] [--mem] [--blame] [--statediff] [--insns] [--fpregs]
  * [--continuous]`).
  *
- * A region session of one sample: the backend runs the target to the
+ * A region session of one sample (--continuous: one after another, each
+ * recorded afresh): the backend runs the target to the
  * region's entry and steps that invocation (call-outs at native speed).
  * Every INSN event arrives while the thread is stopped BEFORE the
  * instruction runs, with its registers. Per step this view asks the host
