@@ -11,6 +11,9 @@
  * sp == slot and the 8 bytes at [sp] == the fall-through (ip == fall-through
  * is `call $+5; pop`, a get-pc, never a call). A pending call whose slot sp
  * has risen above is dropped (the return address is gone).
+ * AArch64 (common/arch_insn.h ARCH_LINK_GPR): `bl`/`blr` leave the stack
+ * alone and the return address in x30, so the slot is sp itself and the
+ * check is x30 == the fall-through (from the event's registers).
  *
  *   decode   the host's instruction class of an INSN event's bytes
  *            (plugins/common/insn_class.h: CALL / RET bits and the
@@ -32,6 +35,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "common/arch_insn.h"
 #include "plugins/common/insn_class.h"
 
 #define CC_PEND_MAX 32
@@ -92,9 +96,15 @@ static inline int cc_land(struct cc_thread *t, const struct asmspy_host_api *h,
     *pc = t->pend[i];
     memmove(&t->pend[i], &t->pend[i + 1], (size_t)(t->npend - i - 1) * sizeof *pc);
     t->npend--;
+#if ARCH_LINK_GPR >= 0
+    (void)h;
+    return ev->ip != pc->ft && ASMSPY_HAS(ev, regs) && ev->regs &&
+           ev->regs->ngpr > ARCH_LINK_GPR && ev->regs->gpr[ARCH_LINK_GPR] == pc->ft;
+#else
     uint64_t ret = 0;
     return ev->ip != pc->ft &&
            h->read_mem(ev->target, sp, &ret, sizeof ret) == (ssize_t)sizeof ret && ret == pc->ft;
+#endif
   }
   return 0;
 }
@@ -111,7 +121,8 @@ static inline void cc_arm(struct cc_thread *t, const struct asmspy_host_api *h,
     t->npend--;
   }
   t->pend[t->npend++] = (struct cc_pending){
-      .slot = sp - 8, .ft = ev->ip + (uint64_t)len, .site = ev->ip, .target = ev->target};
+      .slot = ARCH_LINK_GPR >= 0 ? sp : sp - 8, /* bl leaves sp; call pushes 8 bytes */
+      .ft = ev->ip + (uint64_t)len, .site = ev->ip, .target = ev->target};
 }
 
 /* -------------------------------------------------------- flow mode -- */
