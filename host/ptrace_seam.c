@@ -500,8 +500,9 @@ static int rewind_planted_breakpoint(struct seam_task *t, uint64_t *addr) {
 
 /* Whose SIGTRAP is this (t is stopped in its signal-delivery stop)?
  *   our step:        the step was armed and si_code says a step completed:
- *                    TRAP_TRACE (DR6.BS), TRAP_BRKPT (the step report at
- *                    syscall exit), SIGTRAP=5 (a handler frame was set up);
+ *                    TRAP_TRACE (DR6.BS), TRAP_BRKPT (x86-64's step report at
+ *                    syscall exit), SI_USER from pid 0 (AArch64's),
+ *                    SIGTRAP=5 (a handler frame was set up);
  *   our breakpoint:  SI_KERNEL (an int3) one byte past an int3 we planted —
  *                    rewound here, *bp_addr says where;
  *   our watchpoint:  TRAP_HWBKPT in a thread whose debug registers we wrote.
@@ -513,8 +514,12 @@ static enum trap_owner sigtrap_owner(struct seam_task *t, const siginfo_t *si, u
     if (t->step_armed) t->step_owed = 0;
     return TRAP_OUR_BREAKPOINT;
   }
+  /* the kernel's generic user_single_step_report (AArch64: the step report
+   * at a syscall exit) sends SI_USER from pid 0, which no process can */
+  int kernel_step_report = si->si_code == SI_USER && si->si_pid == 0;
   if ((t->step_armed || t->step_owed) &&
-      (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP)) {
+      (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP ||
+       kernel_step_report)) {
     t->step_owed = 0;
     return TRAP_OUR_STEP;
   }

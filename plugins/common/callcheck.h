@@ -12,8 +12,9 @@
  * is `call $+5; pop`, a get-pc, never a call). A pending call whose slot sp
  * has risen above is dropped (the return address is gone).
  * AArch64 (common/arch_insn.h ARCH_LINK_GPR): `bl`/`blr` leave the stack
- * alone and the return address in x30, so the slot is sp itself and the
- * check is x30 == the fall-through (from the event's registers).
+ * alone and the return address in x30, and a leaf never stores it nor moves
+ * sp, so a return cannot be seen in sp: the views follow calls there in flow
+ * mode (cc_flow_mode), by the address each ret reaches.
  *
  *   decode   the host's instruction class of an INSN event's bytes
  *            (plugins/common/insn_class.h: CALL / RET bits and the
@@ -96,15 +97,9 @@ static inline int cc_land(struct cc_thread *t, const struct asmspy_host_api *h,
     *pc = t->pend[i];
     memmove(&t->pend[i], &t->pend[i + 1], (size_t)(t->npend - i - 1) * sizeof *pc);
     t->npend--;
-#if ARCH_LINK_GPR >= 0
-    (void)h;
-    return ev->ip != pc->ft && ASMSPY_HAS(ev, regs) && ev->regs &&
-           ev->regs->ngpr > ARCH_LINK_GPR && ev->regs->gpr[ARCH_LINK_GPR] == pc->ft;
-#else
     uint64_t ret = 0;
     return ev->ip != pc->ft &&
            h->read_mem(ev->target, sp, &ret, sizeof ret) == (ssize_t)sizeof ret && ret == pc->ft;
-#endif
   }
   return 0;
 }
@@ -121,8 +116,7 @@ static inline void cc_arm(struct cc_thread *t, const struct asmspy_host_api *h,
     t->npend--;
   }
   t->pend[t->npend++] = (struct cc_pending){
-      .slot = ARCH_LINK_GPR >= 0 ? sp : sp - 8, /* bl leaves sp; call pushes 8 bytes */
-      .ft = ev->ip + (uint64_t)len, .site = ev->ip, .target = ev->target};
+      .slot = sp - 8, .ft = ev->ip + (uint64_t)len, .site = ev->ip, .target = ev->target};
 }
 
 /* -------------------------------------------------------- flow mode -- */
@@ -139,6 +133,12 @@ static inline void cc_arm(struct cc_thread *t, const struct asmspy_host_api *h,
  * between a call and its target's first instruction (the handler would be
  * taken for the callee). */
 enum { CC_FLOW_NONE = 0, CC_FLOW_CALL = 1, CC_FLOW_RET = 2 };
+
+/* Does session s follow calls by control flow? Without exact sp, and
+ * always where a call leaves the stack alone (AArch64's link register). */
+static inline int cc_flow_mode(const struct asmspy_session *s) {
+  return ARCH_LINK_GPR >= 0 || !(s->flags & ASMSPY_SESS_EXACT_SP);
+}
 
 /* One instruction event of t in flow mode. Returns CC_FLOW_CALL when the
  * call armed by t's previous event lands here (*pc: that call), or
