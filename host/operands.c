@@ -42,7 +42,9 @@ enum {
   G_SS, G_FS_BASE, G_GS_BASE, G_DS, G_ES, G_FS, G_GS,
 };
 
-static csh cs_det;
+#if defined(__x86_64__)
+static csh cs_det; /* x86-64 only: AArch64 operand semantics are not written yet */
+#endif
 static int cs_det_ready = -1; /* -1 unknown, 0 failed, 1 ok */
 
 static int operands_init(void) {
@@ -354,6 +356,9 @@ int operands_one(uint64_t ip, const uint8_t *bytes, size_t len, const struct asm
       if (in[0].detail) fill(&in[0], regs, &o);
       cs_free(in, n);
     }
+#else
+    (void)ip;
+    (void)regs;
 #endif
   }
   if (!ilen) snprintf(o.text, sizeof o.text, "(bad)");
