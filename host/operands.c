@@ -185,6 +185,30 @@ static void add_mem(struct asmspy_operands *o, uint64_t addr, uint32_t size, uin
                       X86_EFLAGS_PRIOR_CF | X86_EFLAGS_PRIOR_TF | X86_EFLAGS_PRIOR_IF |             \
                       X86_EFLAGS_PRIOR_DF | X86_EFLAGS_PRIOR_NT))
 
+/* Does this x87 instruction read st(0), the top of the stack? (A store or
+ * compare of the top; an arithmetic or unary operation on it.) Loads
+ * (fld, fild, fldz, ...) only push. */
+static int x87_reads_st0(unsigned id) {
+  switch (id) {
+  case X86_INS_FST: case X86_INS_FSTP: case X86_INS_FIST: case X86_INS_FISTP:
+  case X86_INS_FISTTP: case X86_INS_FBSTP: case X86_INS_FCOM: case X86_INS_FCOMP:
+  case X86_INS_FCOMPP: case X86_INS_FICOM: case X86_INS_FICOMP: case X86_INS_FUCOM:
+  case X86_INS_FUCOMP: case X86_INS_FUCOMPP: case X86_INS_FCOMI: case X86_INS_FCOMIP:
+  case X86_INS_FUCOMI: case X86_INS_FUCOMIP: case X86_INS_FTST: case X86_INS_FXAM:
+  case X86_INS_FADD: case X86_INS_FADDP: case X86_INS_FIADD: case X86_INS_FSUB:
+  case X86_INS_FSUBP: case X86_INS_FISUB: case X86_INS_FSUBR: case X86_INS_FSUBRP:
+  case X86_INS_FISUBR: case X86_INS_FMUL: case X86_INS_FMULP: case X86_INS_FIMUL:
+  case X86_INS_FDIV: case X86_INS_FDIVP: case X86_INS_FIDIV: case X86_INS_FDIVR:
+  case X86_INS_FDIVRP: case X86_INS_FIDIVR: case X86_INS_FCHS: case X86_INS_FABS:
+  case X86_INS_FSQRT: case X86_INS_FRNDINT: case X86_INS_FSIN: case X86_INS_FCOS:
+  case X86_INS_FSINCOS: case X86_INS_FPTAN: case X86_INS_FPATAN: case X86_INS_FYL2X:
+  case X86_INS_FYL2XP1: case X86_INS_F2XM1: case X86_INS_FSCALE: case X86_INS_FPREM:
+  case X86_INS_FPREM1: case X86_INS_FXTRACT: case X86_INS_FXCH:
+    return 1;
+  default: return 0;
+  }
+}
+
 static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmspy_operands *o) {
   const cs_x86 *x = &in->detail->x86;
   cs_regs rr, rw;
@@ -219,6 +243,13 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
       drop_vreg(o->vwritten, &o->nvwritten, v);
     }
   }
+  /* x87: Capstone lists only the status word for most stack instructions;
+   * the top of the stack they read is implicit (SDM vol. 1 8.1). Only the
+   * read is added: what an instruction writes is named relative to the
+   * stack after it ran (a load pushes), which a view sees from the state
+   * itself (read_fpregs before and after), not from a name here. */
+  if (cs_insn_group(cs_det, in, X86_GRP_FPU) && x87_reads_st0(in->id))
+    add_vreg(o->vread, &o->nvread, ASMSPY_VREG(ASMSPY_VREG_ST, 0));
   switch (in->id) { /* implicit registers Capstone leaves out */
   case X86_INS_CMPXCHG: /* compares with rax; loads the old value into it on a mismatch */
     add_reg(o->read, &o->nread, G_RAX);

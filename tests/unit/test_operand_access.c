@@ -110,6 +110,16 @@ int main(void) {
   decode((uint64_t)(uintptr_t)pxor, (uint64_t)(uintptr_t)pxor + sizeof pxor, &o);
   CHECK(o.nvread == 0 && has_vreg(o.vwritten, o.nvwritten, ASMSPY_VREG(ASMSPY_VREG_XMM, 0)),
         "pxor xmm0, xmm0: reads %u vector registers, writes xmm0", o.nvread);
+  /* x87: fadd qword ptr [rax] and fstp read st(0), the top of the stack;
+   * fld only pushes (Capstone lists none of these reads) */
+  static const uint8_t fadd_m[] = {0xdc, 0x00}, fld_m[] = {0xdd, 0x00}, fstp_m[] = {0xdd, 0x18};
+  const uint16_t st0 = ASMSPY_VREG(ASMSPY_VREG_ST, 0);
+  decode((uint64_t)(uintptr_t)fadd_m, (uint64_t)(uintptr_t)fadd_m + 2, &o);
+  CHECK(has_vreg(o.vread, o.nvread, st0), "fadd m64: st(0) read ('%s')", o.text);
+  decode((uint64_t)(uintptr_t)fld_m, (uint64_t)(uintptr_t)fld_m + 2, &o);
+  CHECK(!has_vreg(o.vread, o.nvread, st0), "fld m64: st(0) not read ('%s')", o.text);
+  decode((uint64_t)(uintptr_t)fstp_m, (uint64_t)(uintptr_t)fstp_m + 2, &o);
+  CHECK(has_vreg(o.vread, o.nvread, st0), "fstp m64: st(0) read ('%s')", o.text);
   /* a 1.3 caller (struct ends at text[]): nothing written past its size */
   unsigned char buf[sizeof(struct asmspy_operands)];
   memset(buf, 0xa5, sizeof buf);
