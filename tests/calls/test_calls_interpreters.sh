@@ -40,6 +40,7 @@ run_traced() {
   # asmspy has left; the interpreter lingers: it must still run, code intact
   kill -0 "$p" 2>/dev/null || fail "$* died after the capture: $(cat "$out")"
   python3 "$CALLS_SRC/code_equals_elf.py" "$p" >"$TMP/eq.txt" || fail "$(cat "$TMP/eq.txt")"
+  kill -"$SIG" "$p" # the second signal: it runs its work once more, then ends
   wait "$p" || fail "$* exited non-zero after the capture: $(cat "$out")"
   grep -q "^done" "$out" || fail "$* did not reach its end after the capture"
   checksum_of "$out"
@@ -51,7 +52,7 @@ if [ -x "$PY" ]; then
   want=$(run_plain "$PY" "$CALLS_SRC/interp_loop.py" 200 0)
   for mode in calls graph; do
     got=$(run_traced "PyLong_FromLong,PyObject_Hash,PyTuple_New,PyUnicode_FromFormat*,list_append*" \
-          "$mode" "$PY" "$CALLS_SRC/interp_loop.py" 200 1.5)
+          "$mode" "$PY" "$CALLS_SRC/interp_loop.py" 200 sig)
     [ "$got" = "$want" ] || fail "python3 --$mode: checksum $got, without asmspy $want"
   done
   grep -q "PyObject_Hash\|PyLong_FromLong\|PyTuple_New" "$TMP/cap.txt" \
@@ -67,7 +68,7 @@ SIG=USR2
 want=$(run_plain "$NODE" "$CALLS_SRC/interp_loop.js" 300 0)
 for mode in calls graph; do
   got=$(run_traced "uv_hrtime,uv_now,uv_update_time,uv_os_getpid,uv__hrtime" "$mode" \
-        "$NODE" "$CALLS_SRC/interp_loop.js" 300 1.5)
+        "$NODE" "$CALLS_SRC/interp_loop.js" 300 sig)
   [ "$got" = "$want" ] || fail "node --$mode: checksum $got, without asmspy $want"
 done
 grep -q "uv_" "$TMP/cap.txt" || { head "$TMP/cap.txt"; fail "the capture of node named none of the chosen functions"; }
