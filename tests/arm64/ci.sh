@@ -35,8 +35,8 @@ cache=${ASMSPY_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/asmspy-arm64}
 counts_skip() { echo "SKIP: $*"; echo "0 passed, 0 failed, 1 skipped"; exit 77; }
 counts_fail() { echo "FAIL: $*"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
-command -v qemu-system-aarch64 >/dev/null ||
-  counts_skip "qemu-system-aarch64 not found (Debian package qemu-system-arm)"
+command -v "${QEMU_AARCH64:-qemu-system-aarch64}" >/dev/null ||
+  counts_skip "${QEMU_AARCH64:-qemu-system-aarch64} not found (Debian package qemu-system-arm)"
 command -v cpio >/dev/null || counts_skip "cpio not found (Debian package cpio)"
 img=$("$here/build_image.sh" "$cache")
 rc=$?
