@@ -10,8 +10,9 @@
 # download of :arm64 packages through dpkg multiarch); nothing else is
 # fetched. The key is a hash of the .deb file names + SHA256s apt would
 # download and of this script and init, so a new package version or a changed
-# recipe builds a new image and an unchanged one is reused (cached run: only
-# an `apt-get --print-uris` query).
+# recipe builds a new image and an unchanged one is reused (cached run: a
+# stat of apt's arm64 lists, or, when they changed, an `apt-get
+# --print-uris` query).
 # An initramfs (not a disk image) because it needs no block driver: the
 # Debian kernel has virtio-blk/9p only as modules, but an initramfs is
 # unpacked by the kernel itself.
@@ -41,6 +42,20 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   apt-get update -qq >&2 || skip "apt-get update failed after adding arm64"
 fi
 
+# Fast path: the versions apt would pick can only change when its arm64
+# package lists change, so an image made under the same lists (and the same
+# recipe) is reused without asking apt (whose cache load takes seconds).
+lists_stamp=$( { stat -c '%n %s %Y' /var/lib/apt/lists/*binary-arm64_Packages* 2>/dev/null;
+                 cat "$here/build_image.sh" "$here/init"; } | sha256sum | cut -c1-16)
+for d in "$cache"/img-*; do
+  if [ "$(cat "$d/lists.stamp" 2>/dev/null)" = "$lists_stamp" ] && [ -s "$d/Image" ] &&
+     [ -s "$d/base.cpio.gz" ] && [ -s "$d/libs.txt" ]; then
+    log "cached image $d (apt's arm64 lists unchanged since it was built)"
+    echo "$d"
+    exit 0
+  fi
+done
+
 # The kernel: linux-image-arm64 is a metapackage; its Depends names the
 # versioned package that holds /boot/vmlinuz-<abi>-arm64.
 kpkg=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null |
@@ -62,6 +77,7 @@ debs=$(echo "$uris" | awk '$1 ~ /^\x27/ {print $2, $4}' | sort)
 key=$( { echo "$debs"; cat "$here/build_image.sh" "$here/init"; } | sha256sum | cut -c1-16)
 img=$cache/img-$key
 if [ -s "$img/Image" ] && [ -s "$img/base.cpio.gz" ] && [ -s "$img/versions.txt" ]; then
+  echo "$lists_stamp" >"$img/lists.stamp"
   log "cached image $img ($(grep -c . "$img/libs.txt") libraries; $(sed -n 's/^# kernel: //p' "$img/versions.txt"))"
   echo "$img"
   exit 0
@@ -127,6 +143,7 @@ mkdir -p "$work/out"
 cp "$vmlinuz" "$work/out/Image"
 { echo "$debs"; echo "# kernel: $(basename "$vmlinuz") ($kind)"; } >"$work/out/versions.txt"
 echo "$libs_in_image" >"$work/out/libs.txt"
+echo "$lists_stamp" >"$work/out/lists.stamp"
 rm -rf "$img"
 mv "$work/out" "$img"
 # one image per cache: an older key's image is never used again
