@@ -116,7 +116,7 @@ fi
 
 # Trim what a test machine never reads: docs, locales, gconv modules,
 # busybox's man page, lintian overrides.
-rm -rf "$root"/usr/share "$root"/usr/lib/aarch64-linux-gnu/gconv "$root"/etc/ld.so.conf.d
+rm -rf "${root:?}"/usr/share "${root:?}"/usr/lib/aarch64-linux-gnu/gconv "${root:?}"/etc/ld.so.conf.d
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,asmspy}
 [ -x "$root/bin/busybox" ] || { log "busybox-static did not provide /bin/busybox"; exit 1; }
 # the loader's default search path without an ld.so.cache is its compiled-in

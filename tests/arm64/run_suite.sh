@@ -8,7 +8,8 @@
 # `not ok`, or prints nothing, counts as one failure. The last line is
 # "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
 cd "$(dirname "$0")" || exit 1
-export ASMSPY_PAYLOAD=$(pwd)
+ASMSPY_PAYLOAD=$(pwd)
+export ASMSPY_PAYLOAD
 # the cross build's tree, when the payload carries one (ci.sh puts it there)
 if [ -x "$ASMSPY_PAYLOAD/build/cli/asmspy" ]; then
   export ASMSPY="$ASMSPY_PAYLOAD/build/cli/asmspy"
