@@ -129,13 +129,16 @@ install -m 0755 "$here/init" "$root/init"
 # The NEEDED closure: every library a binary in the image names is in the
 # image (the payload's binaries are checked against this list by ci.sh).
 libs_in_image=$(find "$root" \( -type f -o -type l \) -name '*.so*' -printf '%f\n' | sort -u)
-missing=""
+missing="" named=0
 while IFS= read -r f; do
-  for n in $(aarch64-linux-gnu-readelf -d "$f" 2>/dev/null |
+  for n in $(readelf -d "$f" 2>/dev/null |
              sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+    named=$((named + 1))
     echo "$libs_in_image" | grep -qxF "$n" || missing="$missing $n(${f#"$root"})"
   done
 done < <(find "$root" -type f \( -name '*.so*' -o -perm -u+x \))
+# libcapstone alone names libc: nothing named means readelf did not work
+[ "$named" -gt 0 ] || { log "readelf found no NEEDED entry at all (binutils missing?)"; exit 1; }
 [ -z "$missing" ] || { log "libraries named but not in the image:$missing"; exit 1; }
 
 mkdir -p "$work/out"

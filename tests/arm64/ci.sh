@@ -25,6 +25,9 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -le 1 ] || { echo "usage: ci.sh [<cross-build-dir>]" >&2; exit 2; }
 bdir=${1:-}
+counts_skip() { echo "SKIP: $*"; echo "0 passed, 0 failed, 1 skipped"; exit 77; }
+counts_fail() { echo "FAIL: $*"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+command -v readelf >/dev/null || counts_skip "readelf not found (Debian package binutils)"
 if [ -n "$bdir" ]; then
   [ -d "$bdir" ] || { echo "ci.sh: $bdir is not a directory" >&2; exit 2; }
   [ -f "$bdir/cli/asmspy" ] || { echo "ci.sh: $bdir has no cli/asmspy (not a build tree)" >&2; exit 2; }
@@ -32,8 +35,6 @@ if [ -n "$bdir" ]; then
     { echo "ci.sh: $bdir/cli/asmspy is not an AArch64 binary (not a cross build)" >&2; exit 2; }
 fi
 cache=${ASMSPY_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/asmspy-arm64}
-counts_skip() { echo "SKIP: $*"; echo "0 passed, 0 failed, 1 skipped"; exit 77; }
-counts_fail() { echo "FAIL: $*"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
 command -v "${QEMU_AARCH64:-qemu-system-aarch64}" >/dev/null ||
   counts_skip "${QEMU_AARCH64:-qemu-system-aarch64} not found (Debian package qemu-system-arm)"
