@@ -35,7 +35,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 runtime_pkgs=(busybox-static libc6 libgcc-s1 libcapstone4 libdw1 libelf1 libncursesw6
               libtinfo6 libpfm4 zlib1g libzstd1 liblzma5 libbz2-1.0)
 
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null; then
   [ "$(id -u)" = 0 ] || skip "dpkg has no arm64 architecture and we are not root to add it (dpkg --add-architecture arm64 && apt-get update)"
   log "adding the arm64 architecture to dpkg (multiarch) and updating the package lists"
   dpkg --add-architecture arm64
@@ -134,7 +134,7 @@ while IFS= read -r f; do
   for n in $(readelf -d "$f" 2>/dev/null |
              sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
     named=$((named + 1))
-    echo "$libs_in_image" | grep -qxF "$n" || missing="$missing $n(${f#"$root"})"
+    grep -qxF "$n" <<<"$libs_in_image" || missing="$missing $n(${f#"$root"})"
   done
 done < <(find "$root" -type f \( -name '*.so*' -o -perm -u+x \))
 # libcapstone alone names libc: nothing named means readelf did not work

@@ -31,7 +31,7 @@ command -v readelf >/dev/null || counts_skip "readelf not found (Debian package 
 if [ -n "$bdir" ]; then
   [ -d "$bdir" ] || { echo "ci.sh: $bdir is not a directory" >&2; exit 2; }
   [ -f "$bdir/cli/asmspy" ] || { echo "ci.sh: $bdir has no cli/asmspy (not a build tree)" >&2; exit 2; }
-  readelf -h "$bdir/cli/asmspy" 2>/dev/null | grep -q 'Machine: *AArch64' ||
+  readelf -h "$bdir/cli/asmspy" 2>/dev/null | grep 'Machine: *AArch64' >/dev/null ||
     { echo "ci.sh: $bdir/cli/asmspy is not an AArch64 binary (not a cross build)" >&2; exit 2; }
 fi
 cache=${ASMSPY_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/asmspy-arm64}
@@ -81,7 +81,7 @@ have=$( { cat "$img/libs.txt"; find "$pl" -name '*.so*' -printf '%f\n'; } | sort
 missing=""
 while IFS= read -r f; do
   for n in $(readelf -d "$f" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
-    echo "$have" | grep -qxF "$n" || missing="$missing $n(${f#"$pl"/})"
+    grep -qxF "$n" <<<"$have" || missing="$missing $n(${f#"$pl"/})"
   done
 done < <(find "$pl" -type f \( -perm -u+x -o -name '*.so*' \) ! -name '*.sh')
 [ -z "$missing" ] ||
