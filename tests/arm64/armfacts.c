@@ -34,6 +34,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef __aarch64__
@@ -162,6 +163,8 @@ static void check_regs_and_step(void) {
 
   long steps = 0, outside = 0;
   int st, si_code = -1;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   unsigned long long pc = (uintptr_t)af_loop;
   while (pc != (uintptr_t)af_loop_end && steps < 10L * LOOP_N) {
     if (ptrace(PTRACE_SINGLESTEP, pid, 0, 0) != 0 || waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
@@ -176,6 +179,10 @@ static void check_regs_and_step(void) {
     steps++;
     if (pc < (uintptr_t)af_loop || pc > (uintptr_t)af_loop_end) outside++;
   }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  printf("fact singlestep_rate %.0f steps/s (%ld steps, each a PTRACE_SINGLESTEP + wait + GETREGSET)\n",
+         secs > 0 ? (double)steps / secs : 0.0, steps);
   printf("fact singlestep_si_code %d (TRAP_TRACE=%d)\n", si_code, TRAP_TRACE);
   printf("fact singlestep_steps %ld expected %d\n", steps, 2 * LOOP_N + 1);
   if (steps == 2 * LOOP_N + 1 && outside == 0 && pc == (uintptr_t)af_loop_end)

@@ -10,8 +10,9 @@
 # download of :arm64 packages through dpkg multiarch); nothing else is
 # fetched. The key is a hash of the .deb file names + SHA256s apt would
 # download and of this script and init, so a new package version or a changed
-# recipe builds a new image and an unchanged one is reused (cached run: only
-# an `apt-get --print-uris` query).
+# recipe builds a new image and an unchanged one is reused (cached run: a
+# stat of apt's arm64 lists, or, when they changed, an `apt-get
+# --print-uris` query).
 # An initramfs (not a disk image) because it needs no block driver: the
 # Debian kernel has virtio-blk/9p only as modules, but an initramfs is
 # unpacked by the kernel itself.
@@ -34,12 +35,26 @@ skip() { echo "SKIP: $*"; exit 77; }
 runtime_pkgs=(busybox-static libc6 libgcc-s1 libcapstone4 libdw1 libelf1 libncursesw6
               libtinfo6 libpfm4 zlib1g libzstd1 liblzma5 libbz2-1.0)
 
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null; then
   [ "$(id -u)" = 0 ] || skip "dpkg has no arm64 architecture and we are not root to add it (dpkg --add-architecture arm64 && apt-get update)"
   log "adding the arm64 architecture to dpkg (multiarch) and updating the package lists"
   dpkg --add-architecture arm64
   apt-get update -qq >&2 || skip "apt-get update failed after adding arm64"
 fi
+
+# Fast path: the versions apt would pick can only change when its arm64
+# package lists change, so an image made under the same lists (and the same
+# recipe) is reused without asking apt (whose cache load takes seconds).
+lists_stamp=$( { stat -c '%n %s %Y' /var/lib/apt/lists/*binary-arm64_Packages* 2>/dev/null;
+                 cat "$here/build_image.sh" "$here/init"; } | sha256sum | cut -c1-16)
+for d in "$cache"/img-*; do
+  if [ "$(cat "$d/lists.stamp" 2>/dev/null)" = "$lists_stamp" ] && [ -s "$d/Image" ] &&
+     [ -s "$d/base.cpio.gz" ] && [ -s "$d/libs.txt" ]; then
+    log "cached image $d (apt's arm64 lists unchanged since it was built)"
+    echo "$d"
+    exit 0
+  fi
+done
 
 # The kernel: linux-image-arm64 is a metapackage; its Depends names the
 # versioned package that holds /boot/vmlinuz-<abi>-arm64.
@@ -62,6 +77,7 @@ debs=$(echo "$uris" | awk '$1 ~ /^\x27/ {print $2, $4}' | sort)
 key=$( { echo "$debs"; cat "$here/build_image.sh" "$here/init"; } | sha256sum | cut -c1-16)
 img=$cache/img-$key
 if [ -s "$img/Image" ] && [ -s "$img/base.cpio.gz" ] && [ -s "$img/versions.txt" ]; then
+  echo "$lists_stamp" >"$img/lists.stamp"
   log "cached image $img ($(grep -c . "$img/libs.txt") libraries; $(sed -n 's/^# kernel: //p' "$img/versions.txt"))"
   echo "$img"
   exit 0
@@ -100,7 +116,7 @@ fi
 
 # Trim what a test machine never reads: docs, locales, gconv modules,
 # busybox's man page, lintian overrides.
-rm -rf "$root"/usr/share "$root"/usr/lib/aarch64-linux-gnu/gconv "$root"/etc/ld.so.conf.d
+rm -rf "${root:?}"/usr/share "${root:?}"/usr/lib/aarch64-linux-gnu/gconv "${root:?}"/etc/ld.so.conf.d
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,asmspy}
 [ -x "$root/bin/busybox" ] || { log "busybox-static did not provide /bin/busybox"; exit 1; }
 # the loader's default search path without an ld.so.cache is its compiled-in
@@ -113,13 +129,16 @@ install -m 0755 "$here/init" "$root/init"
 # The NEEDED closure: every library a binary in the image names is in the
 # image (the payload's binaries are checked against this list by ci.sh).
 libs_in_image=$(find "$root" \( -type f -o -type l \) -name '*.so*' -printf '%f\n' | sort -u)
-missing=""
+missing="" named=0
 while IFS= read -r f; do
-  for n in $(aarch64-linux-gnu-readelf -d "$f" 2>/dev/null |
+  for n in $(readelf -d "$f" 2>/dev/null |
              sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
-    echo "$libs_in_image" | grep -qxF "$n" || missing="$missing $n(${f#"$root"})"
+    named=$((named + 1))
+    grep -qxF "$n" <<<"$libs_in_image" || missing="$missing $n(${f#"$root"})"
   done
 done < <(find "$root" -type f \( -name '*.so*' -o -perm -u+x \))
+# libcapstone alone names libc: nothing named means readelf did not work
+[ "$named" -gt 0 ] || { log "readelf found no NEEDED entry at all (binutils missing?)"; exit 1; }
 [ -z "$missing" ] || { log "libraries named but not in the image:$missing"; exit 1; }
 
 mkdir -p "$work/out"
@@ -127,6 +146,7 @@ mkdir -p "$work/out"
 cp "$vmlinuz" "$work/out/Image"
 { echo "$debs"; echo "# kernel: $(basename "$vmlinuz") ($kind)"; } >"$work/out/versions.txt"
 echo "$libs_in_image" >"$work/out/libs.txt"
+echo "$lists_stamp" >"$work/out/lists.stamp"
 rm -rf "$img"
 mv "$work/out" "$img"
 # one image per cache: an older key's image is never used again

@@ -25,18 +25,19 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -le 1 ] || { echo "usage: ci.sh [<cross-build-dir>]" >&2; exit 2; }
 bdir=${1:-}
+counts_skip() { echo "SKIP: $*"; echo "0 passed, 0 failed, 1 skipped"; exit 77; }
+counts_fail() { echo "FAIL: $*"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+command -v readelf >/dev/null || counts_skip "readelf not found (Debian package binutils)"
 if [ -n "$bdir" ]; then
   [ -d "$bdir" ] || { echo "ci.sh: $bdir is not a directory" >&2; exit 2; }
   [ -f "$bdir/cli/asmspy" ] || { echo "ci.sh: $bdir has no cli/asmspy (not a build tree)" >&2; exit 2; }
-  readelf -h "$bdir/cli/asmspy" 2>/dev/null | grep -q 'Machine: *AArch64' ||
+  readelf -h "$bdir/cli/asmspy" 2>/dev/null | grep 'Machine: *AArch64' >/dev/null ||
     { echo "ci.sh: $bdir/cli/asmspy is not an AArch64 binary (not a cross build)" >&2; exit 2; }
 fi
 cache=${ASMSPY_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/asmspy-arm64}
-counts_skip() { echo "SKIP: $*"; echo "0 passed, 0 failed, 1 skipped"; exit 77; }
-counts_fail() { echo "FAIL: $*"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
-command -v qemu-system-aarch64 >/dev/null ||
-  counts_skip "qemu-system-aarch64 not found (Debian package qemu-system-arm)"
+command -v "${QEMU_AARCH64:-qemu-system-aarch64}" >/dev/null ||
+  counts_skip "${QEMU_AARCH64:-qemu-system-aarch64} not found (Debian package qemu-system-arm)"
 command -v cpio >/dev/null || counts_skip "cpio not found (Debian package cpio)"
 img=$("$here/build_image.sh" "$cache")
 rc=$?
@@ -80,7 +81,7 @@ have=$( { cat "$img/libs.txt"; find "$pl" -name '*.so*' -printf '%f\n'; } | sort
 missing=""
 while IFS= read -r f; do
   for n in $(readelf -d "$f" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
-    echo "$have" | grep -qxF "$n" || missing="$missing $n(${f#"$pl"/})"
+    grep -qxF "$n" <<<"$have" || missing="$missing $n(${f#"$pl"/})"
   done
 done < <(find "$pl" -type f \( -perm -u+x -o -name '*.so*' \) ! -name '*.sh')
 [ -z "$missing" ] ||

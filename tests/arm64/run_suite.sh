@@ -3,12 +3,13 @@
 # Runs every suite/*.sh in name order, each under a per-test time bound
 # (ASMSPY_ARM64_TEST_TIMEOUT seconds, default 300) with its output in a file
 # (so a victim a test leaves behind cannot hold a pipe open), then echoes
-# it. A test prints `ok <name>`, `not ok <name> <reason>` or
+# it; what the test left running is killed with its process group. A test prints `ok <name>`, `not ok <name> <reason>` or
 # `skip <name> <reason>` lines; a test that exits non-zero without a
 # `not ok`, or prints nothing, counts as one failure. The last line is
 # "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
 cd "$(dirname "$0")" || exit 1
-export ASMSPY_PAYLOAD=$(pwd)
+ASMSPY_PAYLOAD=$(pwd)
+export ASMSPY_PAYLOAD
 # the cross build's tree, when the payload carries one (ci.sh puts it there)
 if [ -x "$ASMSPY_PAYLOAD/build/cli/asmspy" ]; then
   export ASMSPY="$ASMSPY_PAYLOAD/build/cli/asmspy"
@@ -23,8 +24,14 @@ for t in suite/*.sh; do
   name=$(basename "$t" .sh)
   out=/tmp/suite.$name.out
   start=$(cut -d' ' -f1 /proc/uptime)
-  timeout -s KILL "$limit" sh "$t" >"$out" 2>&1 </dev/null
+  # its own session (setsid without fork: timeout execs it in place, so $!
+  # is the test's sh and its process group): whatever the test leaves
+  # running, a victim or a killed test's children, is killed with the group
+  timeout -s KILL "$limit" setsid sh "$t" >"$out" 2>&1 </dev/null &
+  tpid=$!
+  wait "$tpid"
   rc=$?
+  kill -9 "-$tpid" 2>/dev/null
   end=$(cut -d' ' -f1 /proc/uptime)
   cat "$out"
   p=$(grep -c '^ok ' "$out")
