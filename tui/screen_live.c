@@ -384,7 +384,7 @@ void tui_live_draw(struct tui_app *app) {
     snprintf(st, sizeof st, " %s %s", ps, nav[0] ? nav : state);
   } else
     snprintf(st, sizeof st, " %s %s", ps[0] ? ps : "[LIVE]", state);
-  tui_bar(LINES - 1, st, keys_for(lv));
+  tui_keybar(LINES - 1, st, keys_for(lv));
 }
 
 /* ----------------------------------------------------------------- keys -- */

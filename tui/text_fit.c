@@ -143,8 +143,10 @@ enum group_kind { G_WAYOUT, G_FIRST, G_OTHER, G_MOVE };
 struct group {
   const char *s;
   size_t len, key_len; /* the whole group; its first word (the key) */
+  size_t short_len;    /* its short form: a movement group's first key, another's
+                          text before a trailing " (...)"; len when it has none */
   enum group_kind kind;
-  int state;           /* 0 whole, 1 only its first key, 2 dropped */
+  int state;           /* 0 whole, 1 short, 2 dropped */
 };
 
 static int key_is(const struct group *g, const char *k) {
@@ -176,6 +178,16 @@ static int parse_groups(const char *h, struct group *g) {
     g[n].key_len = strcspn(h, " ");
     if (g[n].key_len > len) g[n].key_len = len;
     g[n].kind = kind_of(&g[n], n == 0);
+    g[n].short_len = len;
+    if (g[n].kind == G_MOVE) {
+      g[n].short_len = g[n].key_len;
+    } else if (len && h[len - 1] == ')') {
+      for (size_t i = len; i-- > 1;)
+        if (h[i] == '(' && h[i - 1] == ' ') {
+          g[n].short_len = i - 1;
+          break;
+        }
+    }
     n++;
     h = end;
   }
@@ -184,7 +196,7 @@ static int parse_groups(const char *h, struct group *g) {
 
 static int group_cols(const struct group *g) {
   if (g->state == 2) return 0;
-  return tf_width_n(g->s, g->state == 1 ? g->key_len : g->len);
+  return tf_width_n(g->s, g->state == 1 ? g->short_len : g->len);
 }
 
 static int hints_cols(const struct group *g, int n) {
@@ -203,7 +215,9 @@ static int bar_cols(const struct group *g, int n, int status_cols) {
 /* One step of giving way, in priority order: 1 when something changed. */
 static int give_way(struct group *g, int n) {
   for (int i = n - 1; i >= 0; i--) /* movement keys: only the first one */
-    if (g[i].kind == G_MOVE && g[i].state == 0 && g[i].key_len < g[i].len) return g[i].state = 1;
+    if (g[i].kind == G_MOVE && g[i].state == 0 && g[i].short_len < g[i].len) return g[i].state = 1;
+  for (int i = n - 1; i >= 0; i--) /* "Tab order (address/name)": the parenthesis goes */
+    if (g[i].kind != G_MOVE && g[i].state == 0 && g[i].short_len < g[i].len) return g[i].state = 1;
   for (int i = n - 1; i >= 0; i--)
     if (g[i].kind == G_MOVE && g[i].state != 2) return g[i].state = 2, 1;
   for (int i = n - 1; i >= 0; i--)
@@ -217,7 +231,8 @@ int tf_footer(const char *status, const char *hints, int cols, char *out, size_t
   struct group g[MAX_GROUPS];
   int n = parse_groups(hints, g);
   int sw = tf_width(status);
-  int want = sw < TF_STATUS_MIN ? sw : TF_STATUS_MIN;
+  int ask = cols / 2 > TF_STATUS_MIN ? cols / 2 : TF_STATUS_MIN;
+  int want = sw < ask ? sw : ask;
   while (bar_cols(g, n, want) > cols && give_way(g, n)) {
   }
   size_t k = 0;
@@ -225,7 +240,7 @@ int tf_footer(const char *status, const char *hints, int cols, char *out, size_t
   for (int i = 0; i < n && cap; i++) {
     if (g[i].state == 2) continue;
     int w = snprintf(out + k, cap - k, "%s%.*s", k ? "  " : "",
-                     (int)(g[i].state == 1 ? g[i].key_len : g[i].len), g[i].s);
+                     (int)(g[i].state == 1 ? g[i].short_len : g[i].len), g[i].s);
     if (w < 0 || (size_t)w >= cap - k) break;
     k += (size_t)w;
   }

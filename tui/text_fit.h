@@ -51,11 +51,13 @@ int tf_wrap(const char *s, int width, struct tf_line *lines, int max_rows, int *
 /* A footer: the status (may be "") on the left and key hints on the right
  * of a cols-wide bar, a space of margin at each end. When both do not fit,
  * in this order until they do: movement hints (a key starting with ↑,
- * PgUp, PgDn, Home or End) shrink to their first key ("↑↓"), then are
- * dropped; then the other hints are dropped from the right — the first
+ * PgUp, PgDn, Home or End) shrink to their first key ("↑↓"); a hint
+ * ending in a parenthesis ("Tab order (address/name)") loses it; movement
+ * hints are dropped; then the other hints are dropped from the right — the first
  * hint (the screen's main action) last, the ways out (b, q, ESC) never —
- * while the status asks for up to TF_STATUS_MIN columns; whatever the kept
- * hints leave is the status's (cut with '…' by the caller).
+ * while the status asks for up to half the bar (at least TF_STATUS_MIN
+ * columns); whatever the kept hints leave is the status's (cut with '…'
+ * by the caller).
  * Writes the kept hints (two spaces apart) to out and returns the columns
  * the status may use. */
 #define TF_STATUS_MIN 32

@@ -6,7 +6,8 @@
  *           ends in '…', a word wider than a line counts as hard;
  *   footer  hints shrink/drop by priority — movement first, then the others
  *           from the right, the first hint last, the ways out (b, q, ESC)
- *           never — and are never cut; the status gets what is left. */
+ *           never — and are never cut (a trailing parenthesis goes first);
+ *           the status gets what is left. */
 #include "tui/text_fit.h"
 
 #include <locale.h>
@@ -111,14 +112,18 @@ static void test_footer(void) {
                "Tab sort  space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes", -1);
   check_footer(" [LIVE] tracing", live, 80, "Tab sort  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes",
                80 - 3 - 47);
-  /* a long status asks for TF_STATUS_MIN columns: movement goes first, then the
+  /* a long status asks for half the bar (at least TF_STATUS_MIN): movement goes first, then the
    * others; the ways out stay and the status takes the rest */
   char big[200];
   memset(big, 'x', 150);
   big[150] = '\0';
-  check_footer(big, live, 80, "Tab sort  space pause  b modes  q processes", 80 - 3 - 43);
+  check_footer(big, live, 80, "Tab sort  b modes  q processes", 80 - 3 - 30);
   check_footer(big, live, 60, "b modes  q processes", 60 - 3 - 20);
   check_footer("", "", 80, "", 0);
+  /* a parenthesis is the first thing a hint gives up */
+  const char *syms = "Enter trace it  type to filter  Tab order (address/hot edges/name)  F3 reload  ESC back";
+  check_footer("", syms, 100, syms, 0);
+  check_footer("", syms, 80, "Enter trace it  type to filter  Tab order  F3 reload  ESC back", 0);
 }
 
 int main(void) {
