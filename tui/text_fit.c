@@ -57,25 +57,42 @@ static int break_after(const char *s, size_t at) {
   return c == '/' || c == ',' || c == ';' || c == '|';
 }
 
+/* Where a line may end: the last word boundary (before a space or a
+ * bracket) and the last separator (after '/', ',', ...) that fit. */
+struct breaks {
+  size_t word, sep; /* bytes; 0: none */
+  int word_cols, sep_cols;
+};
+
 /* Walk s while the characters fit in room columns. Returns the bytes of
- * whole characters that fit; *brk: the last break point within them
- * (0: none), *brk_cols its columns. */
-static size_t fit_scan(const char *s, size_t len, int room, size_t *brk, int *brk_cols) {
+ * whole characters that fit; *b: the break points within them. */
+static size_t fit_scan(const char *s, size_t len, int room, struct breaks *b) {
   size_t at = 0;
   int used = 0;
-  *brk = 0;
-  *brk_cols = 0;
+  memset(b, 0, sizeof *b);
   while (at < len) {
-    if (break_before(s, at)) *brk = at, *brk_cols = used;
+    if (break_before(s, at)) b->word = at, b->word_cols = used;
     wchar_t wc;
     size_t n = tf_next(s + at, len - at, &wc);
     int w = cols_of(wc);
     if (used + w > room) break;
     used += w;
     at += n;
-    if (break_after(s, at)) *brk = at, *brk_cols = used;
+    if (break_after(s, at)) b->sep = at, b->sep_cols = used;
   }
   return at;
+}
+
+/* The end of a line of room columns: a word boundary that keeps at least
+ * half of it, else a separator that does ("/a/long/pa" + "th"), else
+ * whatever fits (one long word). *inside: the last case. */
+static size_t pick_break(const struct breaks *b, size_t fit, int room, int *inside) {
+  *inside = 0;
+  if (b->word && b->word_cols * 2 >= room) return b->word;
+  if (b->sep && b->sep_cols * 2 >= room) return b->sep;
+  if (b->word || b->sep) return b->word > b->sep ? b->word : b->sep;
+  *inside = 1;
+  return fit;
 }
 
 static size_t trim_right(const char *s, size_t n) {
@@ -92,11 +109,11 @@ size_t tf_cut(const char *s, int width, int *cut) {
   *cut = 1;
   if (width <= 1) return 0;
   int room = width - 1; /* the '…' */
-  size_t brk;
-  int brk_cols;
-  size_t hard = fit_scan(s, len, room, &brk, &brk_cols);
-  /* a word boundary, unless it throws away more than half the room */
-  size_t keep = brk && brk_cols * 2 >= room ? brk : hard;
+  struct breaks b;
+  size_t fit = fit_scan(s, len, room, &b);
+  /* a boundary, unless it throws away more than half the room: then cut
+   * inside the long word instead */
+  size_t keep = b.word && b.word_cols * 2 >= room ? b.word : b.sep && b.sep_cols * 2 >= room ? b.sep : fit;
   return trim_right(s, keep);
 }
 
@@ -118,11 +135,11 @@ int tf_wrap(const char *s, int width, struct tf_line *lines, int max_rows, int *
       lines[k++] = (struct tf_line){off, keep, 1};
       break;
     }
-    size_t brk;
-    int brk_cols;
-    size_t fit = fit_scan(r, rest, width, &brk, &brk_cols);
-    size_t take = brk ? brk : fit;
-    if (!brk && hard) (*hard)++;
+    struct breaks b;
+    size_t fit = fit_scan(r, rest, width, &b);
+    int inside;
+    size_t take = pick_break(&b, fit, width, &inside);
+    if (inside && hard) (*hard)++;
     if (!take) { /* one character wider than the line: show it anyway */
       wchar_t wc;
       take = tf_next(r, rest, &wc);

@@ -75,6 +75,10 @@ static void test_wrap(void) {
     covered = end;
   }
   CHECK(covered == strlen(reason), "wrap lost the tail (%zu of %zu)", covered, strlen(reason));
+  /* at 80 columns the path is not split at its first '/': a word boundary wins */
+  n = tf_wrap(reason, 78, l, 8, &hard);
+  CHECK(n >= 2 && reason[l[0].off + l[0].len] == ' ' && strncmp(reason + l[1].off, "/sys/bus/", 9) == 0,
+        "the path starts the second line whole: '%.*s'", (int)l[1].len, reason + l[1].off);
   n = tf_wrap(reason, 40, l, 2, &hard);
   CHECK(n == 2 && l[1].ellipsis && tf_width_n(reason + l[1].off, l[1].len) + 1 <= 40,
         "two rows: the second ends in '…'");
