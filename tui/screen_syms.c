@@ -113,9 +113,18 @@ void tui_syms_draw(struct tui_app *app) {
   snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s: pick a function   order: %s",
            (int)app->pid, app->comm, app->pending.key, app->pending.title, tui_ssort_name(l->sort));
   snprintf(right, sizeof right, "%zu of %zu ", l->nrows, l->n);
-  tui_bar(0, left, right);
+  /* a narrow terminal: the order and the count move to the filter's line */
+  int narrow = tui_width(left) + tui_width(right) + 2 > COLS;
+  if (narrow) {
+    snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s: pick a function", (int)app->pid,
+             app->comm, app->pending.key, app->pending.title);
+    snprintf(right, sizeof right, "order: %s   %zu of %zu ", tui_ssort_name(l->sort), l->nrows, l->n);
+  }
+  tui_bar(0, left, narrow ? NULL : right);
   snprintf(line, sizeof line, " filter: %s_", s->filter);
-  tui_put(1, 0, COLS, line, TUI_A_BOLD, 0);
+  int fw = tui_put(1, 0, COLS, line, TUI_A_BOLD, 0);
+  if (narrow && fw + tui_width(right) + 2 <= COLS)
+    tui_put(1, COLS - tui_width(right), tui_width(right), right, TUI_A_DIM, 0);
   int hot = l->sort == TUI_SSORT_HOT && l->hot_ranked;
   int namew = name_width(l, fixed_cols(l));
   snprintf(line, sizeof line, "  %-18s %7s %s%-*s %s", "ADDRESS", "SIZE", hot ? "    HOT " : "", namew, "NAME",

@@ -111,9 +111,12 @@ size_t tf_cut(const char *s, int width, int *cut) {
   int room = width - 1; /* the '…' */
   struct breaks b;
   size_t fit = fit_scan(s, len, room, &b);
-  /* a boundary, unless it throws away more than half the room: then cut
-   * inside the long word instead */
-  size_t keep = b.word && b.word_cols * 2 >= room ? b.word : b.sep && b.sep_cols * 2 >= room ? b.sep : fit;
+  /* the last boundary of either kind (the most text kept: "/a/path/…"),
+   * unless it throws away more than half the room: then cut inside the
+   * long word instead */
+  size_t last = b.word > b.sep ? b.word : b.sep;
+  int last_cols = b.word > b.sep ? b.word_cols : b.sep_cols;
+  size_t keep = last && last_cols * 2 >= room ? last : fit;
   return trim_right(s, keep);
 }
 

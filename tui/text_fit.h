@@ -4,11 +4,12 @@
  * whole words rather than halves of them:
  *   - widths are display columns (wcwidth), never bytes; a control
  *     character or an invalid byte counts as one column (draw.c shows '?');
- *   - a cut ends at a break point — a word boundary (before a space, '('
- *     or '['), else a separator (after '/', ',', ';', '|' or a single
- *     ':'), whichever keeps at least half the room — and is marked with
- *     '…'; only a word longer than half the room is cut inside (a hex
- *     number), still marked with '…'; wrapping breaks lines the same way;
+ *   - a cut ends at the last break point that fits — a word boundary
+ *     (before a space, '(' or '['), or a separator (after '/', ',', ';',
+ *     '|' or a single ':') — and is marked with '…'; only a word longer
+ *     than half the room is cut inside (a hex number), still marked '…';
+ *   - wrapping breaks a line at a word boundary when one keeps half the
+ *     line, else at a separator ("/a/long/" + "path"), else inside;
  *   - key hints ("Enter select  ↑↓ PgUp/PgDn  q quit": groups two spaces
  *     apart, each a key and what it does) are shortened or dropped whole,
  *     by priority, never cut: see tf_footer.

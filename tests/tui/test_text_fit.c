@@ -43,6 +43,8 @@ static void test_cut(void) {
   check_cut("amd_ibs unavailable: no ibs_op PMU", 21, "amd_ibs unavailable:", 1);
   /* a path breaks after a '/' */
   check_cut("/work/wt-tuil/build/tests/victims/victim_loop 100", 30, "/work/wt-tuil/build/tests/", 1);
+  /* the last boundary of either kind: the path's directory stays */
+  check_cut("victim_layout /tmp/asmspy-test.6qUE6H/victim_layout 2000", 40, "victim_layout /tmp/asmspy-test.6qUE6H/", 1);
   /* one long word: cut inside it rather than keep almost nothing */
   check_cut("0x000055c514f9a000", 10, "0x000055c", 1);
   check_cut("ab cdefghijklmnopqrstuvwxyz", 12, "ab cdefghij", 1);
