@@ -61,10 +61,10 @@ void tui_modes_draw(struct tui_app *app) {
   for (size_t i = 0, k = 0; pi->argv && i < pi->argv_len && k + 1 < sizeof cmd; i++)
     cmd[k++] = pi->argv[i] ? pi->argv[i] : ' ', cmd[k] = '\0';
   snprintf(line, sizeof line, "  %.900s", cmd[0] ? cmd : pi->exe);
-  tui_put(1, 0, COLS, line, TUI_A_DIM, 0);
+  tui_put_cut(1, 0, COLS, line, TUI_A_DIM, 0);
   snprintf(line, sizeof line, "  attach %s \xe2\x80\x94 %s", procinfo_verdict_name(pi->attach.verdict),
            pi->attach.reason);
-  tui_put(2, 0, COLS, line,
+  tui_put_cut(2, 0, COLS, line,
           pi->attach.verdict == PROCINFO_ATTACH_NO     ? TUI_A_BAD
           : pi->attach.verdict == PROCINFO_ATTACH_MAYBE ? TUI_A_WARN
                                                         : TUI_A_GOOD,

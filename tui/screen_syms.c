@@ -143,8 +143,13 @@ void tui_syms_draw(struct tui_app *app) {
     size_t keep = tf_cut(y->name, namew, &cut);
     snprintf(name, sizeof name, "%.*s%s", (int)keep, y->name, cut ? TF_ELLIPSIS : "");
     int pad = namew - tui_width(name);
-    snprintf(line, sizeof line, "  0x%016" PRIx64 " %7" PRIu64 " %s%s%*s [%s]", y->start, y->size, hc, name,
-             pad > 0 ? pad : 0, "", y->module);
+    /* the module takes what is left: a long one ends in '…' inside its brackets */
+    char mod[300];
+    int room = COLS - fixed_cols(l) - namew - 1;
+    size_t mkeep = tf_cut(y->module, room - 2, &cut);
+    snprintf(mod, sizeof mod, "[%.*s%s]", (int)mkeep, y->module, cut ? TF_ELLIPSIS : "");
+    snprintf(line, sizeof line, "  0x%016" PRIx64 " %7" PRIu64 " %s%s%*s %s", y->start, y->size, hc, name,
+             pad > 0 ? pad : 0, "", mod);
     tui_put_cut(LIST_TOP + r, 0, COLS, line, k == s->sel ? TUI_A_SELECT : TUI_A_NORMAL, k == s->sel);
   }
   if (!l->nrows) tui_put(LIST_TOP, 2, COLS - 2, "(no function matches the filter)", TUI_A_DIM, 0);
