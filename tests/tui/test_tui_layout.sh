@@ -76,10 +76,10 @@ cut_ok() {
 # wrapped_ok FULL FILE: the rows in FILE are FULL word-wrapped, all of it,
 # every row ending at a word boundary
 wrapped_ok() {
-  awk -v full="$1" '
+  FULL=$1 awk '
     { rows[NR] = $0 }
     END {
-      pos = 1
+      full = ENVIRON["FULL"]; pos = 1
       for (i = 1; i <= NR; i++) {
         r = rows[i]; sub(/^ +/, "", r); sub(/ +$/, "", r)
         while (substr(full, pos, 1) == " ") pos++
@@ -97,8 +97,8 @@ wrapped_ok() {
 }
 
 # rows_from REGEX: the rows from the first matching one down to the footer
-rows_from() {
-  awk -v re="$1" -v last="$ROWS" 'NR < last && !on && $0 ~ re { on = 1 } on && NR < last' "$TMP/screen"
+rows_from() { # (the regex through the environment: awk -v would eat its backslashes)
+  RE=$1 awk -v last="$ROWS" 'NR < last && !on && $0 ~ ENVIRON["RE"] { on = 1 } on && NR < last' "$TMP/screen"
 }
 
 # back_to_modes: b, then the mode menu again
@@ -157,39 +157,45 @@ run_size() {
   check_header "pid $V $NAME " "modes"
   check_footer_end 'process list' "modes"
   tui_save "$SIZE/modes"
-  if row_7=$(grep -E '^ 7  hot edges .* unavailable: ' "$TMP/screen"); then
+  row_7=$(grep -E '^ 7  ' "$TMP/screen") || fail "$SIZE modes: no mode 7 row"
+  # the columns: " K  <title:28> <mode:9> <backend:11> <state>"
+  title7=$(printf '%s\n' "$row_7" | cut -c5-32 | sed 's/ *$//')
+  state=$(printf '%s\n' "$row_7" | cut -c56- | sed 's/ *$//')
+  re7=$(printf '%s\n' "$title7" | sed 's/[][\.*^$()+?{}|]/\\&/g')
+  case "$state" in
+  unavailable:*)
     # unavailable here: the row ends at a word, the reason is shown in full
     # when the row is selected, and again when 7 is pressed
     tui_keys Down Down Down Down Down Down
-    tui_wait '^ 7 hot edges \(sampler\): unavailable: ' "$SIZE: mode 7's reason in full below the menu"
-    rows_from '^ 7 hot edges \(sampler\): unavailable: ' >"$TMP/selected"
+    tui_wait "^ 7 $re7: unavailable: " "$SIZE: mode 7's reason in full below the menu"
+    rows_from "^ 7 $re7: unavailable: " >"$TMP/selected"
     tui_save "$SIZE/modes_reason"
     tui_keys 7
-    tui_wait '^ 7 hot edges \(sampler\) cannot start here: ' "$SIZE: mode 7's message"
-    rows_from '^ 7 hot edges \(sampler\) cannot start here: ' >"$TMP/pressed"
+    tui_wait "^ 7 $re7 cannot start here: " "$SIZE: mode 7's message"
+    rows_from "^ 7 $re7 cannot start here: " >"$TMP/pressed"
     # the message, joined back: a row ending in a word or in ':' ',' ';' was
     # followed by a space; the other rendering (wrapped elsewhere) must agree
     reason=$(sed 's/^ *//; s/ *$//' "$TMP/pressed" |
-      awk '{ s = s (NR > 1 && prev !~ /[\/|]$/ ? " " : "") $0; prev = $0 } END { print s }' |
-      sed 's/^7 hot edges (sampler) cannot start here: //')
+      awk '{ s = s (NR > 1 && prev !~ /[\/|]$/ ? " " : "") $0; prev = $0 } END { print s }')
+    reason=${reason#"7 $title7 cannot start here: "}
     case "$reason" in *…) fail "$SIZE modes: mode 7's message is cut: $reason" ;; esac
-    why=$(wrapped_ok "7 hot edges (sampler): unavailable: $reason" "$TMP/selected") ||
+    why=$(wrapped_ok "7 $title7: unavailable: $reason" "$TMP/selected") ||
       fail "$SIZE modes: the selected row's reason: $why"
-    # the state column starts after " K  <title:28> <mode:9> <backend:11> "
-    state=$(printf '%s\n' "$row_7" | cut -c56- | sed 's/ *$//')
     cut_ok "unavailable: $reason" "$state" || fail "$SIZE modes: mode 7's row '$state' is not cut at a word"
     [ "$1" -ge 120 ] || case "$state" in *…) ;; *) fail "$SIZE modes: mode 7's row should be cut: '$state'" ;; esac
     tui_keys Up Up Up Up Up Up
     pass "$SIZE: mode menu: mode 7's reason cut at a word in its row, in full when selected"
-  else
+    ;;
+  *)
     tui_keys 7 # it works here: a view like the others
     tui_wait "pid $V $NAME — 7 " "$SIZE: mode 7's view"
-    check_footer_end 'b modes  q processes' "7 hot edges"
+    check_footer_end 'b modes  q processes' "7 $title7"
     tui_save "$SIZE/sample"
     back_to_modes
     assert_untraced "$V"
     pass "$SIZE: mode 7 runs here"
-  fi
+    ;;
+  esac
 
   # the live views
   live 1 '^clock_nanosleep\(' syscall_log "1 syscall log"
