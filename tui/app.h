@@ -91,6 +91,8 @@ struct tui_app {
 void tui_procs_enter(struct tui_app *app, int rescan);
 void tui_procs_draw(struct tui_app *app);
 void tui_procs_key(struct tui_app *app, int ch);
+/* 1 when the list was refreshed (new/exited processes, CPU%): redraw */
+int tui_procs_tick(struct tui_app *app);
 /* screen_modes.c */
 void tui_modes_enter(struct tui_app *app, pid_t pid);
 void tui_modes_draw(struct tui_app *app);

@@ -1,6 +1,8 @@
 /* draw: clipped, sanitized curses output (see draw.h). */
 #include "tui/draw.h"
 
+#include "tui/text_fit.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,38 +22,7 @@ static attr_t attr_of(enum tui_attr a) {
   }
 }
 
-/* Decode one character: its wide value and byte length (an invalid byte
- * decodes as '?', length 1). */
-static size_t next_char(const char *s, size_t left, wchar_t *wc) {
-  mbstate_t st;
-  memset(&st, 0, sizeof st);
-  size_t n = mbrtowc(wc, s, left, &st);
-  if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-    *wc = L'?';
-    return 1;
-  }
-  return n;
-}
-
-static int char_width(wchar_t wc) {
-  if (wc < 0x20 || wc == 0x7f) return -1; /* control: shown as '?' */
-  int w = wcwidth(wc);
-  return w < 0 ? -1 : w;
-}
-
-int tui_width(const char *utf8) {
-  int cols = 0;
-  size_t left = strlen(utf8);
-  while (left) {
-    wchar_t wc;
-    size_t n = next_char(utf8, left, &wc);
-    int w = char_width(wc);
-    cols += w < 0 ? 1 : w;
-    utf8 += n;
-    left -= n;
-  }
-  return cols;
-}
+int tui_width(const char *utf8) { return tf_width(utf8); }
 
 int tui_put(int y, int x, int width, const char *utf8, enum tui_attr a, int pad) {
   if (width <= 0 || y < 0 || y >= LINES || x >= COLS) return 0;
@@ -61,8 +32,8 @@ int tui_put(int y, int x, int width, const char *utf8, enum tui_attr a, int pad)
   size_t left = utf8 ? strlen(utf8) : 0;
   while (left && k < (int)(sizeof buf / sizeof buf[0]) - 1) {
     wchar_t wc;
-    size_t n = next_char(utf8, left, &wc);
-    int w = char_width(wc);
+    size_t n = tf_next(utf8, left, &wc);
+    int w = tf_char_width(wc);
     if (w < 0) wc = L'?', w = 1;
     if (used + w > width) break;
     buf[k++] = wc;
@@ -79,26 +50,91 @@ int tui_put(int y, int x, int width, const char *utf8, enum tui_attr a, int pad)
   return used;
 }
 
-void tui_bar(int y, const char *left, const char *right) {
-  tui_put(y, 0, COLS, left, TUI_A_BAR, 1);
-  int rw = right ? tui_width(right) : 0;
-  int lw = tui_width(left);
-  if (right && rw + lw + 2 <= COLS) tui_put(y, COLS - rw - 1, rw, right, TUI_A_BAR, 0);
+int tui_put_cut(int y, int x, int width, const char *utf8, enum tui_attr a, int pad) {
+  if (!utf8) utf8 = "";
+  if (x + width > COLS) width = COLS - x;
+  int cut;
+  size_t keep = tf_cut(utf8, width, &cut);
+  if (!cut) return tui_put(y, x, width, utf8, a, pad);
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%.*s" TF_ELLIPSIS, (int)(keep < 1000 ? keep : 1000), utf8);
+  return tui_put(y, x, width, buf, a, pad);
 }
 
+int tui_wrap_rows(const char *text, int width, int max_rows) {
+  struct tf_line lines[TUI_WRAP_MAX];
+  if (max_rows > TUI_WRAP_MAX) max_rows = TUI_WRAP_MAX;
+  return tf_wrap(text, width, lines, max_rows, NULL);
+}
+
+int tui_wrap(int y, int x, int width, int max_rows, const char *text, enum tui_attr a) {
+  struct tf_line lines[TUI_WRAP_MAX];
+  if (max_rows > TUI_WRAP_MAX) max_rows = TUI_WRAP_MAX;
+  int n = tf_wrap(text, width, lines, max_rows, NULL);
+  for (int i = 0; i < n; i++) {
+    char part[1024];
+    snprintf(part, sizeof part, "%.*s%s", (int)(lines[i].len < 1000 ? lines[i].len : 1000),
+             text + lines[i].off, lines[i].ellipsis ? TF_ELLIPSIS : "");
+    tui_put(y + i, x, width, part, a, 0);
+  }
+  return n;
+}
+
+void tui_bar(int y, const char *left, const char *right) {
+  tui_put(y, 0, COLS, "", TUI_A_BAR, 1);
+  int rw = right ? tui_width(right) : 0;
+  int lw = tui_width(left);
+  if (right && rw + lw + 2 <= COLS) {
+    tui_put(y, 0, lw, left, TUI_A_BAR, 0);
+    tui_put(y, COLS - rw - 1, rw, right, TUI_A_BAR, 0);
+  } else {
+    tui_put_cut(y, 0, COLS - 1, left, TUI_A_BAR, 0); /* the title wins over the right part */
+  }
+}
+
+void tui_keybar(int y, const char *status, const char *hints) {
+  char kept[512];
+  if (!status) status = "";
+  int sw = tf_footer(status, hints, COLS, kept, sizeof kept);
+  tui_put(y, 0, COLS, "", TUI_A_BAR, 1);
+  int hw = tui_width(kept);
+  if (!status[0]) { /* a bar of hints only: from the left, as a menu reads */
+    tui_put(y, 1, COLS - 1, kept, TUI_A_BAR, 0);
+    return;
+  }
+  tui_put_cut(y, 0, sw, status, TUI_A_BAR, 0);
+  if (hw) tui_put(y, COLS - hw - 1 > 0 ? COLS - hw - 1 : 0, hw, kept, TUI_A_BAR, 0);
+}
+
+/* The too-small message, longest wording first: the first that word-wraps
+ * into the rows there are without breaking a word (a size like 60x12 is
+ * one word) is shown. */
 int tui_check_size(void) {
   if (COLS >= TUI_MIN_COLS && LINES >= TUI_MIN_ROWS) return 1;
   erase();
-  char msg[128];
-  snprintf(msg, sizeof msg, "terminal too small: %dx%d, asmspy needs at least %dx%d", COLS, LINES,
-           TUI_MIN_COLS, TUI_MIN_ROWS);
-  /* wrap the message over the rows we have */
-  int len = (int)strlen(msg), w = COLS > 0 ? COLS : 1;
-  for (int y = 0, at = 0; at < len && y < LINES; y++, at += w) {
-    char part[129];
-    snprintf(part, sizeof part, "%.*s", w, msg + at);
-    mvaddstr(y, 0, part);
+  char msgs[4][128];
+  snprintf(msgs[0], sizeof msgs[0], "terminal too small: %dx%d, asmspy needs at least %dx%d", COLS,
+           LINES, TUI_MIN_COLS, TUI_MIN_ROWS);
+  snprintf(msgs[1], sizeof msgs[1], "too small: %dx%d, needs %dx%d", COLS, LINES, TUI_MIN_COLS,
+           TUI_MIN_ROWS);
+  snprintf(msgs[2], sizeof msgs[2], "needs %dx%d", TUI_MIN_COLS, TUI_MIN_ROWS);
+  snprintf(msgs[3], sizeof msgs[3], "%dx%d", TUI_MIN_COLS, TUI_MIN_ROWS);
+  int w = COLS > 0 ? COLS : 1, rows = LINES > 0 ? LINES : 1;
+  const char *pick = msgs[3];
+  for (int i = 0; i < 4; i++) {
+    struct tf_line lines[TUI_WRAP_MAX];
+    int hard, max = rows < TUI_WRAP_MAX ? rows : TUI_WRAP_MAX;
+    int n = tf_wrap(msgs[i], w, lines, max, &hard);
+    if (!hard && n > 0 && !lines[n - 1].ellipsis) {
+      pick = msgs[i];
+      break;
+    }
   }
+  /* the last resort (smaller than "60x12"): clipped, never wrapped */
+  if (tf_width(pick) > w && pick == msgs[3])
+    tui_put(0, 0, w, pick, TUI_A_NORMAL, 0);
+  else
+    tui_wrap(0, 0, w, rows, pick, TUI_A_NORMAL);
   refresh();
   return 0;
 }

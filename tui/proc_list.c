@@ -41,26 +41,105 @@ static void read_cmdline(struct tui_proc *p) {
   p->cmdline[n] = '\0';
 }
 
-int tui_proclist_scan(struct tui_proclist *l) {
+/* Every process /proc lists now, read into a fresh array. 0 or -errno. */
+static int read_all(struct tui_proc **out, size_t *n) {
   pid_t *pids;
   long np = procinfo_list_pids(&pids);
+  *out = NULL;
+  *n = 0;
   if (np < 0) return (int)np;
-  free(l->v);
-  l->v = np ? calloc((size_t)np, sizeof *l->v) : NULL;
-  l->n = 0;
-  l->window_ms = 0;
-  l->hz = sysconf(_SC_CLK_TCK);
-  if (l->hz <= 0) l->hz = 100;
-  for (long i = 0; l->v && i < np; i++) {
-    struct tui_proc *p = &l->v[l->n];
+  struct tui_proc *v = np ? calloc((size_t)np, sizeof *v) : NULL;
+  if (np && !v) {
+    free(pids);
+    return -ENOMEM;
+  }
+  for (long i = 0; i < np; i++) {
+    struct tui_proc *p = &v[*n];
     memset(p, 0, sizeof *p);
     if (procinfo_brief_read(pids[i], &p->b) != 0) continue; /* exited meanwhile */
     procinfo_attach_assess(&p->b, &p->a);
     read_cmdline(p);
     p->str = TUI_STR_UNSCANNED;
-    l->n++;
+    p->cpu_seen = p->b.utime + p->b.stime;
+    (*n)++;
   }
   free(pids);
+  *out = v;
+  return 0;
+}
+
+static void clock_tick(struct tui_proclist *l) {
+  l->hz = sysconf(_SC_CLK_TCK);
+  if (l->hz <= 0) l->hz = 100;
+}
+
+int tui_proclist_scan(struct tui_proclist *l) {
+  struct tui_proc *v;
+  size_t n;
+  int err = read_all(&v, &n);
+  if (err) return err;
+  free(l->v);
+  l->v = v;
+  l->n = n;
+  l->window_ms = 0;
+  l->seen_ms = mono_ms();
+  clock_tick(l);
+  return 0;
+}
+
+uint64_t tui_proclist_age_ms(const struct tui_proclist *l) { return mono_ms() - l->seen_ms; }
+
+static int cmp_by_pid(const void *x, const void *y, void *ctx) {
+  const struct tui_proc *v = ctx;
+  pid_t a = v[*(const size_t *)x].b.pid, b = v[*(const size_t *)y].b.pid;
+  return (a > b) - (a < b);
+}
+
+/* The entry of v (indexed by pid order through byp) for pid, or NULL. */
+static const struct tui_proc *find_pid(const struct tui_proc *v, const size_t *byp, size_t n, pid_t pid) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    pid_t at = v[byp[mid]].b.pid;
+    if (at == pid) return &v[byp[mid]];
+    if (at < pid) lo = mid + 1;
+    else hi = mid;
+  }
+  return NULL;
+}
+
+#define REFRESH_SCANS 8 /* new processes string-scanned per refresh: the UI waits for them */
+
+int tui_proclist_refresh(struct tui_proclist *l) {
+  struct tui_proc *v;
+  size_t n;
+  int err = read_all(&v, &n);
+  if (err) return err;
+  uint64_t now = mono_ms();
+  size_t *byp = malloc((l->n ? l->n : 1) * sizeof *byp);
+  if (!byp) {
+    free(v);
+    return -ENOMEM;
+  }
+  for (size_t i = 0; i < l->n; i++) byp[i] = i;
+  qsort_r(byp, l->n, sizeof *byp, cmp_by_pid, l->v);
+  for (size_t i = 0; i < n; i++) {
+    struct tui_proc *p = &v[i];
+    const struct tui_proc *was = find_pid(l->v, byp, l->n, p->b.pid);
+    if (was && was->gone) was = NULL;
+    /* a process not seen before started within the window: all its CPU is in it */
+    p->cpu_delta = was ? (p->cpu_seen > was->cpu_seen ? p->cpu_seen - was->cpu_seen : 0) : p->cpu_seen;
+    /* the memory scanned is the same program's unless it exec'd (or the pid was reused) */
+    if (was && strcmp(was->b.comm, p->b.comm) == 0) p->str = was->str;
+  }
+  free(byp);
+  free(l->v);
+  l->v = v;
+  l->n = n;
+  l->window_ms = now - l->seen_ms;
+  l->seen_ms = now;
+  clock_tick(l);
+  if (l->sort == TUI_PSORT_SCAN) tui_proclist_sample_strings(l, REFRESH_SCANS);
   return 0;
 }
 
@@ -76,21 +155,25 @@ void tui_proclist_sample_active(struct tui_proclist *l, unsigned window_ms) {
       l->v[i].gone = 1;
       continue;
     }
-    uint64_t before = l->v[i].b.utime + l->v[i].b.stime, after = now.utime + now.stime;
+    uint64_t before = l->v[i].cpu_seen, after = now.utime + now.stime;
     l->v[i].cpu_delta = after > before ? after - before : 0;
+    l->v[i].cpu_seen = after;
   }
+  l->seen_ms = mono_ms();
 }
 
-void tui_proclist_sample_strings(struct tui_proclist *l) {
+void tui_proclist_sample_strings(struct tui_proclist *l, size_t max_procs) {
   uint64_t deadline = mono_ms() + SCAN_DEADLINE_MS;
-  size_t spent = 0;
+  size_t spent = 0, tried = 0;
   for (size_t i = 0; i < l->n; i++) {
     struct tui_proc *p = &l->v[i];
+    if (p->str != TUI_STR_UNSCANNED) continue; /* scanned before (a refresh keeps it) */
     if (p->b.kthread || p->b.state == 'Z' || p->b.state == 'X') {
       p->str = -ENODATA;
       continue;
     }
     if (spent + PROCINFO_SCAN_BYTES > SCAN_BUDGET || mono_ms() > deadline) continue;
+    if (max_procs && tried++ >= max_procs) break;
     p->str = procinfo_string_density(p->b.pid);
     if (p->str >= 0) spent += PROCINFO_SCAN_BYTES;
   }

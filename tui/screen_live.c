@@ -352,9 +352,9 @@ void tui_live_draw(struct tui_app *app) {
                                                     : "functions called";
     char t[256];
     snprintf(t, sizeof t, "%s%s", lv->focus == 0 ? "\xe2\x96\xb6 " : "  ", lt);
-    tui_put(1, 0, lw, t, lv->focus == 0 ? TUI_A_BOLD : TUI_A_DIM, 0);
+    tui_put_cut(1, 0, lw - 1, t, lv->focus == 0 ? TUI_A_BOLD : TUI_A_DIM, 0);
     snprintf(t, sizeof t, "%s%s", lv->focus == 1 ? "\xe2\x96\xb6 " : "  ", rt);
-    tui_put(1, lw + 1, COLS - lw - 1, t, lv->focus == 1 ? TUI_A_BOLD : TUI_A_DIM, 0);
+    tui_put_cut(1, lw + 1, COLS - lw - 1, t, lv->focus == 1 ? TUI_A_BOLD : TUI_A_DIM, 0);
     draw_pane(lv, 0, 0, lw - 1, 0);
     for (int r = 1; r < LINES - 1; r++) tui_put(r, lw - 1, 1, "\xe2\x94\x82", TUI_A_DIM, 0);
     draw_pane(lv, 1, lw + 1, COLS - lw - 1, 0);
@@ -384,7 +384,7 @@ void tui_live_draw(struct tui_app *app) {
     snprintf(st, sizeof st, " %s %s", ps, nav[0] ? nav : state);
   } else
     snprintf(st, sizeof st, " %s %s", ps[0] ? ps : "[LIVE]", state);
-  tui_bar(LINES - 1, st, keys_for(lv));
+  tui_keybar(LINES - 1, st, keys_for(lv));
 }
 
 /* ----------------------------------------------------------------- keys -- */

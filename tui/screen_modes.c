@@ -49,26 +49,6 @@ static void start_mode(struct tui_app *app, const struct tui_mode *m) {
   tui_live_start(app, m, app->pid, NULL, NULL);
 }
 
-/* Word-wrap text over rows [y0, y1] (message lines are long reasons). */
-static void wrapped(int y0, int y1, const char *text, enum tui_attr a) {
-  size_t len = strlen(text), at = 0;
-  int w = COLS - 2;
-  for (int y = y0; y <= y1 && at < len; y++) {
-    size_t take = len - at;
-    if (take > (size_t)w) {
-      take = (size_t)w;
-      size_t back = take;
-      while (back > 0 && text[at + back] != ' ') back--;
-      if (back > (size_t)w / 2) take = back;
-    }
-    char part[1024];
-    snprintf(part, sizeof part, "%.*s", (int)take, text + at);
-    tui_put(y, 1, w, part, a, 0);
-    at += take;
-    while (text[at] == ' ') at++;
-  }
-}
-
 void tui_modes_draw(struct tui_app *app) {
   const struct procinfo *pi = &app->pi;
   erase();
@@ -81,15 +61,17 @@ void tui_modes_draw(struct tui_app *app) {
   for (size_t i = 0, k = 0; pi->argv && i < pi->argv_len && k + 1 < sizeof cmd; i++)
     cmd[k++] = pi->argv[i] ? pi->argv[i] : ' ', cmd[k] = '\0';
   snprintf(line, sizeof line, "  %.900s", cmd[0] ? cmd : pi->exe);
-  tui_put(1, 0, COLS, line, TUI_A_DIM, 0);
+  tui_put_cut(1, 0, COLS, line, TUI_A_DIM, 0);
   snprintf(line, sizeof line, "  attach %s \xe2\x80\x94 %s", procinfo_verdict_name(pi->attach.verdict),
            pi->attach.reason);
-  tui_put(2, 0, COLS, line,
+  tui_put_cut(2, 0, COLS, line,
           pi->attach.verdict == PROCINFO_ATTACH_NO     ? TUI_A_BAD
           : pi->attach.verdict == PROCINFO_ATTACH_MAYBE ? TUI_A_WARN
                                                         : TUI_A_GOOD,
           0);
   int y = MODES_TOP;
+  char full[700] = ""; /* the selected row's state when the row cuts it */
+  enum tui_attr full_a = TUI_A_NORMAL;
   for (size_t i = 0; i < app->modes.n && y < LINES - 4; i++, y++) {
     const struct tui_mode *m = &app->modes.v[i];
     if (m->extra && (i == 0 || !app->modes.v[i - 1].extra)) {
@@ -106,10 +88,18 @@ void tui_modes_draw(struct tui_app *app) {
     snprintf(line, sizeof line, " %c  %-28.28s %-9.9s %-11.11s ", m->key, m->title, m->mode, m->backend);
     int sel = i == app->mode_sel;
     int used = tui_put(y, 0, COLS, line, sel ? TUI_A_SELECT : TUI_A_NORMAL, 0);
-    tui_put(y, used, COLS - used, state,
-            sel ? TUI_A_SELECT : !m->available ? TUI_A_BAD : m->maybe ? TUI_A_WARN : TUI_A_GOOD, sel);
+    enum tui_attr sa = !m->available ? TUI_A_BAD : m->maybe ? TUI_A_WARN : TUI_A_GOOD;
+    tui_put_cut(y, used, COLS - used, state, sel ? TUI_A_SELECT : sa, sel);
+    if (sel && tui_width(state) > COLS - used)
+      snprintf(full, sizeof full, "%c %s: %s", m->key, m->title, state), full_a = sa;
   }
-  if (app->msg[0]) wrapped(LINES - 3, LINES - 2, app->msg, TUI_A_WARN);
+  /* the message, else the selected row's reason in full, wrapped below the menu */
+  const char *below = app->msg[0] ? app->msg : full;
+  int room = LINES - 2 - y;
+  if (below[0]) {
+    int n = tui_wrap_rows(below, COLS - 2, room > 2 ? room : 2);
+    tui_wrap(LINES - 1 - n, 1, COLS - 2, n, below, app->msg[0] ? TUI_A_WARN : full_a);
+  }
   tui_bar(LINES - 1, " 1-9 (or a letter) / \xe2\x86\x91\xe2\x86\x93 Enter: start a mode   b q ESC: process list", NULL);
 }
 

@@ -1,4 +1,9 @@
-/* screen_procs: the process picker (the first screen). */
+/* screen_procs: the process picker (the first screen).
+ *
+ * The list refreshes itself every REFRESH_MS, as htop does: new processes
+ * appear, exited ones go, CPU% is the share since the previous read. The
+ * selection follows its pid (an exited one's place goes to the row that
+ * took it); the filter, the scroll position and the tree view stay. */
 #define _GNU_SOURCE
 #include "tui/app.h"
 #include "tui/draw.h"
@@ -8,20 +13,30 @@
 #include <string.h>
 
 #define LIST_TOP 3 /* bar, filter, column header */
+#define REFRESH_MS 1500
+#define STATUS_MAX_ROWS 3 /* the selected row's reason or command line, wrapped */
 
 static pid_t selected_pid(const struct tui_app *app) {
   const struct tui_picker *p = &app->picker;
   return p->sel < p->list.nrows ? p->list.v[p->list.rows[p->sel]].b.pid : 0;
 }
 
-/* Re-arrange, keeping the selection on the same process when it is still shown. */
+/* Select keep's row; when it is not shown, the row at index `fallback`
+ * (clamped to the list). */
+static void select_pid(struct tui_picker *p, pid_t keep, size_t fallback) {
+  const struct tui_proclist *l = &p->list;
+  p->sel = l->nrows ? (fallback < l->nrows ? fallback : l->nrows - 1) : 0;
+  for (size_t i = 0; keep && i < l->nrows; i++)
+    if (l->v[l->rows[i]].b.pid == keep) p->sel = i;
+}
+
+/* Re-arrange, keeping the selection on the same process when it is still
+ * shown (else the first row). */
 static void arrange(struct tui_app *app) {
   struct tui_picker *p = &app->picker;
   pid_t keep = selected_pid(app);
   tui_proclist_arrange(&p->list, p->filter);
-  p->sel = 0;
-  for (size_t i = 0; keep && i < p->list.nrows; i++)
-    if (p->list.v[p->list.rows[i]].b.pid == keep) p->sel = i;
+  select_pid(p, keep, 0);
 }
 
 static void say_busy(const char *what) {
@@ -39,10 +54,21 @@ static void rescan(struct tui_app *app) {
   }
   if (p->list.sort == TUI_PSORT_SCAN) {
     say_busy(" scanning process memory for strings ...");
-    tui_proclist_sample_strings(&p->list);
+    tui_proclist_sample_strings(&p->list, 0);
   }
   p->scanned = 1;
   arrange(app);
+}
+
+int tui_procs_tick(struct tui_app *app) {
+  struct tui_picker *p = &app->picker;
+  if (!p->scanned || tui_proclist_age_ms(&p->list) < REFRESH_MS) return 0;
+  /* the selected row's pid must be read before the list it points into is replaced */
+  pid_t keep = selected_pid(app);
+  if (tui_proclist_refresh(&p->list) != 0) return 0; /* /proc unreadable: keep what is shown */
+  tui_proclist_arrange(&p->list, p->filter);
+  select_pid(p, keep, p->sel); /* exited: the row that took its place */
+  return 1;
 }
 
 void tui_procs_enter(struct tui_app *app, int do_rescan) {
@@ -82,6 +108,38 @@ static void tree_name(const struct tui_proc *p, int tree, int width, char *buf, 
   snprintf(buf, cap, "%s%s%.16s", cut ? "\xe2\x80\xa6" : "", prefix, p->b.comm);
 }
 
+/* The message line: a message, else the selected process's reason it
+ * cannot be traced, else its command line (shown in full, wrapped, since
+ * the row itself may cut it). */
+static enum tui_attr status_text(const struct tui_app *app, char *buf, size_t cap) {
+  const struct tui_picker *p = &app->picker;
+  const struct tui_proclist *l = &p->list;
+  buf[0] = '\0';
+  if (app->msg[0]) {
+    snprintf(buf, cap, "%s", app->msg);
+    return TUI_A_WARN;
+  }
+  if (p->sel >= l->nrows) return TUI_A_DIM;
+  const struct tui_proc *pr = &l->v[l->rows[p->sel]];
+  if (pr->a.verdict != PROCINFO_ATTACH_YES) {
+    int no = pr->a.verdict == PROCINFO_ATTACH_NO;
+    snprintf(buf, cap, "%s pid %d cannot be traced%s: %s", no ? "!" : "?", (int)pr->b.pid,
+             no ? "" : " (maybe)", pr->a.reason);
+    return no ? TUI_A_BAD : TUI_A_WARN;
+  }
+  snprintf(buf, cap, "pid %d: %s", (int)pr->b.pid, pr->cmdline);
+  return TUI_A_DIM;
+}
+
+/* Rows the list gets: the screen less the bars and the message lines. */
+static int list_rows(const struct tui_app *app) {
+  char text[1400];
+  status_text(app, text, sizeof text);
+  int st = tui_wrap_rows(text, COLS, STATUS_MAX_ROWS);
+  int rows = LINES - LIST_TOP - 1 - (st > 0 ? st : 1);
+  return rows > 0 ? rows : 1;
+}
+
 void tui_procs_draw(struct tui_app *app) {
   struct tui_picker *p = &app->picker;
   struct tui_proclist *l = &p->list;
@@ -96,13 +154,13 @@ void tui_procs_draw(struct tui_app *app) {
   tui_put(1, 0, COLS, line, TUI_A_BOLD, 0);
   char scol[16] = "";
   if (l->sort != TUI_PSORT_PID) snprintf(scol, sizeof scol, "%6s ", l->sort == TUI_PSORT_ACTIVE ? "CPU%" : "STR");
-  int namew = l->tree ? 34 : 16;
+  /* the tree's connectors need room; on a narrow terminal less, so the command shows */
+  int namew = !l->tree ? 16 : COLS >= 100 ? 34 : 26;
   snprintf(line, sizeof line, "  %7s %-9s %s%-*s %s", "PID", "USER", scol, namew, "NAME", "COMMAND");
   tui_put(2, 0, COLS, line, TUI_A_DIM, 0);
 
-  int rows = LINES - LIST_TOP - 2;
-  if (rows < 1) rows = 1;
   if (p->sel >= l->nrows) p->sel = l->nrows ? l->nrows - 1 : 0;
+  int rows = list_rows(app);
   if (p->sel < p->top) p->top = p->sel;
   if (p->sel >= p->top + (size_t)rows) p->top = p->sel + 1 - (size_t)rows;
   for (int r = 0; r < rows && p->top + (size_t)r < l->nrows; r++) {
@@ -117,35 +175,25 @@ void tui_procs_draw(struct tui_app *app) {
              pad > 0 ? pad : 0, "", pr->cmdline);
     int y = LIST_TOP + r;
     int sel = k == p->sel;
-    tui_put(y, 0, COLS, line, sel ? TUI_A_SELECT : TUI_A_NORMAL, sel);
+    /* the command line is the last column: cut at a word, in full below when selected */
+    tui_put_cut(y, 0, COLS, line, sel ? TUI_A_SELECT : TUI_A_NORMAL, sel);
     if (pr->a.verdict == PROCINFO_ATTACH_NO) tui_put(y, 0, 1, "!", TUI_A_BAD, 0);
     else if (pr->a.verdict == PROCINFO_ATTACH_MAYBE) tui_put(y, 0, 1, "?", TUI_A_WARN, 0);
   }
   if (!l->nrows) tui_put(LIST_TOP, 2, COLS - 2, "(no process matches the filter)", TUI_A_DIM, 0);
 
-  /* the selected process: why it cannot be traced, or its command line */
-  if (app->msg[0]) {
-    tui_put(LINES - 2, 0, COLS, app->msg, TUI_A_WARN, 0);
-  } else if (p->sel < l->nrows) {
-    const struct tui_proc *pr = &l->v[l->rows[p->sel]];
-    if (pr->a.verdict != PROCINFO_ATTACH_YES) {
-      snprintf(line, sizeof line, "%s pid %d cannot be traced%s: %s", pr->a.verdict == PROCINFO_ATTACH_NO ? "!" : "?",
-               (int)pr->b.pid, pr->a.verdict == PROCINFO_ATTACH_NO ? "" : " (maybe)", pr->a.reason);
-      tui_put(LINES - 2, 0, COLS, line, pr->a.verdict == PROCINFO_ATTACH_NO ? TUI_A_BAD : TUI_A_WARN, 0);
-    } else {
-      snprintf(line, sizeof line, "pid %d: %s", (int)pr->b.pid, pr->cmdline);
-      tui_put(LINES - 2, 0, COLS, line, TUI_A_DIM, 0);
-    }
-  }
-  tui_bar(LINES - 1, " Enter select  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  type to filter  Tab sort  F2 tree  F3 rescan  q quit",
-          NULL);
+  char text[1400];
+  enum tui_attr a = status_text(app, text, sizeof text);
+  int st = tui_wrap_rows(text, COLS, STATUS_MAX_ROWS);
+  if (st > 0) tui_wrap(LINES - 1 - st, 0, COLS, st, text, a);
+  tui_keybar(LINES - 1, NULL,
+             "Enter select  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  type to filter  Tab sort  F2 tree  F3 rescan  q quit");
 }
 
 void tui_procs_key(struct tui_app *app, int ch) {
   struct tui_picker *p = &app->picker;
   struct tui_proclist *l = &p->list;
-  int rows = LINES - LIST_TOP - 2;
-  if (rows < 1) rows = 1;
+  int rows = list_rows(app);
   app->msg[0] = '\0';
   switch (ch) {
   case KEY_UP: if (p->sel) p->sel--; return;

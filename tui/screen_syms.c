@@ -1,7 +1,12 @@
-/* screen_syms: the symbol picker (modes 2 and 9 trace one chosen function). */
+/* screen_syms: the symbol picker (modes 2 and 9 trace one chosen function).
+ *
+ * Typing filters; when the filter is exactly a symbol's name that row is
+ * selected at once (an exact match beats the first substring match), so
+ * Enter traces what was typed. */
 #define _GNU_SOURCE
 #include "tui/app.h"
 #include "tui/draw.h"
+#include "tui/text_fit.h"
 
 #include <curses.h>
 #include <inttypes.h>
@@ -9,11 +14,23 @@
 #include <string.h>
 
 #define LIST_TOP 3
+#define STATUS_MAX_ROWS 3
+#define NAME_MIN 40 /* the NAME column's width when the names are shorter */
 
-static void arrange(struct tui_symscreen *s) {
+/* Re-filter or re-order; the selection: the exact match when the filter
+ * is a name, else (reset) the first row, else where it was (clamped). */
+static void arrange_sel(struct tui_symscreen *s, int reset) {
   tui_symlist_arrange(&s->list, s->filter);
-  if (s->sel >= s->list.nrows) s->sel = s->list.nrows ? s->list.nrows - 1 : 0;
+  long exact = tui_symlist_exact(&s->list, s->filter);
+  if (exact >= 0)
+    s->sel = (size_t)exact;
+  else if (reset)
+    s->sel = 0;
+  else if (s->sel >= s->list.nrows)
+    s->sel = s->list.nrows ? s->list.nrows - 1 : 0;
 }
+
+static void arrange(struct tui_symscreen *s) { arrange_sel(s, 0); }
 
 static void load(struct tui_app *app) {
   struct tui_symscreen *s = &app->syms;
@@ -44,6 +61,50 @@ void tui_syms_enter(struct tui_app *app, const struct tui_mode *m) {
   app->redraw = 1;
 }
 
+/* Column widths for this terminal: NAME grows with the longest name shown
+ * (from NAME_MIN) but leaves the module its room; fixed: the columns
+ * before NAME. */
+static int name_width(const struct tui_symlist *l, int fixed) {
+  int longest = NAME_MIN;
+  for (size_t k = 0; k < l->nrows; k++) {
+    int w = tui_width(l->v[l->rows[k]].name);
+    if (w > longest) longest = w;
+  }
+  int module_room = COLS >= 120 ? 24 : 16;
+  int cap = COLS - fixed - 1 - module_room;
+  if (longest > cap) longest = cap;
+  return longest > 8 ? longest : 8;
+}
+
+/* The message lines: a message, the hot order's note, else the selected
+ * symbol's name in full when its row cuts it. */
+static enum tui_attr status_text(const struct tui_symscreen *s, int namew, char *buf, size_t cap) {
+  const struct tui_symlist *l = &s->list;
+  const char *note = s->msg[0] ? s->msg : l->sort == TUI_SSORT_HOT ? l->note : "";
+  buf[0] = '\0';
+  if (note[0]) {
+    snprintf(buf, cap, "%s", note);
+    return TUI_A_WARN;
+  }
+  if (s->sel < l->nrows) {
+    const struct tui_sym *y = &l->v[l->rows[s->sel]];
+    if (tui_width(y->name) > namew) snprintf(buf, cap, "%s [%s]", y->name, y->module);
+  }
+  return TUI_A_DIM;
+}
+
+static int fixed_cols(const struct tui_symlist *l) {
+  return 2 + 18 + 1 + 7 + 1 + (l->sort == TUI_SSORT_HOT && l->hot_ranked ? 8 : 0);
+}
+
+static int list_rows(const struct tui_symscreen *s) {
+  char text[1024];
+  status_text(s, name_width(&s->list, fixed_cols(&s->list)), text, sizeof text);
+  int st = tui_wrap_rows(text, COLS, STATUS_MAX_ROWS);
+  int rows = LINES - LIST_TOP - 1 - (st > 0 ? st : 1);
+  return rows > 0 ? rows : 1;
+}
+
 void tui_syms_draw(struct tui_app *app) {
   struct tui_symscreen *s = &app->syms;
   struct tui_symlist *l = &s->list;
@@ -52,38 +113,58 @@ void tui_syms_draw(struct tui_app *app) {
   snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s: pick a function   order: %s",
            (int)app->pid, app->comm, app->pending.key, app->pending.title, tui_ssort_name(l->sort));
   snprintf(right, sizeof right, "%zu of %zu ", l->nrows, l->n);
-  tui_bar(0, left, right);
+  /* a narrow terminal: the order and the count move to the filter's line */
+  int narrow = tui_width(left) + tui_width(right) + 2 > COLS;
+  if (narrow) {
+    snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s: pick a function", (int)app->pid,
+             app->comm, app->pending.key, app->pending.title);
+    snprintf(right, sizeof right, "order: %s   %zu of %zu ", tui_ssort_name(l->sort), l->nrows, l->n);
+  }
+  tui_bar(0, left, narrow ? NULL : right);
   snprintf(line, sizeof line, " filter: %s_", s->filter);
-  tui_put(1, 0, COLS, line, TUI_A_BOLD, 0);
+  int fw = tui_put(1, 0, COLS, line, TUI_A_BOLD, 0);
+  if (narrow && fw + tui_width(right) + 2 <= COLS)
+    tui_put(1, COLS - tui_width(right), tui_width(right), right, TUI_A_DIM, 0);
   int hot = l->sort == TUI_SSORT_HOT && l->hot_ranked;
-  snprintf(line, sizeof line, "  %-18s %7s %s%-40s %s", "ADDRESS", "SIZE", hot ? "    HOT " : "", "NAME",
+  int namew = name_width(l, fixed_cols(l));
+  snprintf(line, sizeof line, "  %-18s %7s %s%-*s %s", "ADDRESS", "SIZE", hot ? "    HOT " : "", namew, "NAME",
            "MODULE");
   tui_put(2, 0, COLS, line, TUI_A_DIM, 0);
-  int rows = LINES - LIST_TOP - 2;
-  if (rows < 1) rows = 1;
+  int rows = list_rows(s);
   if (s->sel < s->top) s->top = s->sel;
   if (s->sel >= s->top + (size_t)rows) s->top = s->sel + 1 - (size_t)rows;
   for (int r = 0; r < rows && s->top + (size_t)r < l->nrows; r++) {
     size_t k = s->top + (size_t)r;
     const struct tui_sym *y = &l->v[l->rows[k]];
-    char hc[16] = "";
+    char hc[16] = "", name[512];
     if (hot) snprintf(hc, sizeof hc, "%7" PRIu64 " ", y->hot);
-    snprintf(line, sizeof line, "  0x%016" PRIx64 " %7" PRIu64 " %s%-40s [%s]", y->start, y->size, hc,
-             y->name, y->module);
-    tui_put(LIST_TOP + r, 0, COLS, line, k == s->sel ? TUI_A_SELECT : TUI_A_NORMAL, k == s->sel);
+    /* a name too long for its column ends at a word with '…' (in full below when selected) */
+    int cut;
+    size_t keep = tf_cut(y->name, namew, &cut);
+    snprintf(name, sizeof name, "%.*s%s", (int)keep, y->name, cut ? TF_ELLIPSIS : "");
+    int pad = namew - tui_width(name);
+    /* the module takes what is left: a long one ends in '…' inside its brackets */
+    char mod[300];
+    int room = COLS - fixed_cols(l) - namew - 1;
+    size_t mkeep = tf_cut(y->module, room - 2, &cut);
+    snprintf(mod, sizeof mod, "[%.*s%s]", (int)mkeep, y->module, cut ? TF_ELLIPSIS : "");
+    snprintf(line, sizeof line, "  0x%016" PRIx64 " %7" PRIu64 " %s%s%*s %s", y->start, y->size, hc, name,
+             pad > 0 ? pad : 0, "", mod);
+    tui_put_cut(LIST_TOP + r, 0, COLS, line, k == s->sel ? TUI_A_SELECT : TUI_A_NORMAL, k == s->sel);
   }
   if (!l->nrows) tui_put(LIST_TOP, 2, COLS - 2, "(no function matches the filter)", TUI_A_DIM, 0);
-  const char *note = s->msg[0] ? s->msg : l->sort == TUI_SSORT_HOT ? l->note : "";
-  if (note[0]) tui_put(LINES - 2, 0, COLS, note, TUI_A_WARN, 0);
-  tui_bar(LINES - 1, " Enter trace it  type to filter  Tab order (address/hot edges/name)  F3 reload  ESC back",
-          NULL);
+  char text[1024];
+  enum tui_attr a = status_text(s, namew, text, sizeof text);
+  int st = tui_wrap_rows(text, COLS, STATUS_MAX_ROWS);
+  if (st > 0) tui_wrap(LINES - 1 - st, 0, COLS, st, text, a);
+  tui_keybar(LINES - 1, NULL,
+             "Enter trace it  type to filter  Tab order (address/hot edges/name)  F3 reload  ESC back");
 }
 
 void tui_syms_key(struct tui_app *app, int ch) {
   struct tui_symscreen *s = &app->syms;
   struct tui_symlist *l = &s->list;
-  int rows = LINES - LIST_TOP - 2;
-  if (rows < 1) rows = 1;
+  int rows = list_rows(s);
   switch (ch) {
   case KEY_UP: if (s->sel) s->sel--; return;
   case KEY_DOWN: if (s->sel + 1 < l->nrows) s->sel++; return;
@@ -115,15 +196,14 @@ void tui_syms_key(struct tui_app *app, int ch) {
       refresh();
       tui_symlist_rank_hot(l, app->engine);
     }
-    arrange(s);
-    s->sel = 0;
+    arrange_sel(s, 1);
     return;
   case KEY_F(3): load(app); return;
   case 3: app->screen = TUI_SCR_QUIT; return;
   case 27:
     if (s->filter[0]) {
       s->filter[0] = '\0';
-      arrange(s);
+      arrange_sel(s, 1);
       return;
     }
     tui_modes_enter(app, app->pid);
@@ -137,8 +217,5 @@ void tui_syms_key(struct tui_app *app, int ch) {
     break;
   default: break;
   }
-  if (tui_filter_key(s->filter, sizeof s->filter, ch)) {
-    arrange(s);
-    s->sel = 0;
-  }
+  if (tui_filter_key(s->filter, sizeof s->filter, ch)) arrange_sel(s, 1);
 }

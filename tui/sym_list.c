@@ -160,6 +160,22 @@ int tui_symlist_arrange(struct tui_symlist *l, const char *filter) {
   return 0;
 }
 
+long tui_symlist_exact(const struct tui_symlist *l, const char *filter) {
+  if (!filter) return -1;
+  while (*filter == ' ') filter++;
+  size_t len = strlen(filter);
+  while (len && filter[len - 1] == ' ') len--;
+  if (!len) return -1;
+  long folded = -1;
+  for (size_t k = 0; k < l->nrows; k++) {
+    const char *name = l->v[l->rows[k]].name;
+    if (strlen(name) != len) continue;
+    if (strncmp(name, filter, len) == 0) return (long)k;
+    if (folded < 0 && strncasecmp(name, filter, len) == 0) folded = (long)k;
+  }
+  return folded;
+}
+
 void tui_symlist_free(struct tui_symlist *l) {
   if (l->table) symtab_free(l->table);
   free(l->v);

@@ -42,6 +42,10 @@ int tui_symlist_load(struct tui_symlist *l, pid_t pid);
 /* The HOT order: ask e's sampler; on a host without one, note why. */
 void tui_symlist_rank_hot(struct tui_symlist *l, struct asmspy_engine *e);
 int tui_symlist_arrange(struct tui_symlist *l, const char *filter);
+/* The row (index into l->rows) whose name is exactly the filter (leading
+ * and trailing spaces aside): the first in display order, a case-exact
+ * name before one equal but for case. -1 when none is. */
+long tui_symlist_exact(const struct tui_symlist *l, const char *filter);
 void tui_symlist_free(struct tui_symlist *l);
 const char *tui_ssort_name(enum tui_ssort s); /* "address", "hot edges", "name" */
 

@@ -100,6 +100,7 @@ int tui_main(void) {
   while (app->screen != TUI_SCR_QUIT && !tui_term_quit_requested()) {
     stderr_lines(app);
     if (app->screen == TUI_SCR_LIVE && tui_live_tick(app)) app->redraw = 1;
+    if (app->screen == TUI_SCR_PROCS && tui_procs_tick(app)) app->redraw = 1;
     if (app->redraw) {
       draw(app);
       app->redraw = 0;

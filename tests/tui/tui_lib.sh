@@ -1,8 +1,9 @@
 # Shared helpers for the TUI tests (sourced after tests/e2e/lib.sh, which
 # gives fail/pass/skip, start_victim, assert_runs, $TMP and its cleanup).
-# The real binary runs in a private tmux server, 120x40; the tests type into
-# it with send-keys and read it back with capture-pane, polling a bounded
-# number of times rather than sleeping a fixed time.
+# The real binary runs in a private tmux server, 120x40 unless TUI_COLS /
+# TUI_ROWS say otherwise; the tests type into it with send-keys and read it
+# back with capture-pane, polling a bounded number of times rather than
+# sleeping a fixed time.
 #   TUI_SAVE_SCREENS=<dir>  also keep every screen tui_save names (fixtures)
 
 command -v tmux >/dev/null 2>&1 || skip "tmux is not installed (apt-get install tmux)"
@@ -34,7 +35,8 @@ tui_victim() {
   [ "$VICTIM_PID" = "$bg" ] || fail "victim $name did not report its pid (got '$VICTIM_PID', bg $bg)"
 }
 
-# tui_start [ENV=VALUE...]: run asmspy (no arguments) in a fresh 120x40 pane.
+# tui_start [ENV=VALUE...]: run asmspy (no arguments) in a fresh pane of
+# ${TUI_COLS:-120}x${TUI_ROWS:-40}.
 # The pane's shell runs it as a child and records its exit status in
 # $TMP/tui.exit (tmux's own #{pane_dead_status} races the pane's EOF), then
 # stays, so the test can read the restored screen. TUI_PID is asmspy's pid.
@@ -43,7 +45,7 @@ tui_start() {
   TUI_RUN=$((TUI_RUN + 1))
   TUI_SOCK="asmspy-tui-$$-$TUI_RUN"
   rm -f "$TMP/tui.exit"
-  tmux_ new-session -d -x 120 -y 40 -s tui \
+  tmux_ new-session -d -x "${TUI_COLS:-120}" -y "${TUI_ROWS:-40}" -s tui \
     "env $* LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen '$ASMSPY' 2>'$TMP/tui.err'; echo \$? > '$TMP/tui.exit'; exec sleep 3600"
   local sh i=0
   sh=$(tmux_ display-message -p -t tui '#{pane_pid}')
@@ -89,14 +91,19 @@ tui_wait_not() {
 }
 
 # tui_save NAME: keep the current screen as $TMP/NAME.txt (and in
-# $TUI_SAVE_SCREENS when set: how tests/tui/fixtures were made).
+# $TUI_SAVE_SCREENS when set: how tests/tui/fixtures were made). NAME may
+# have a directory part (80x24/modes).
 tui_save() {
+  mkdir -p "$(dirname "$TMP/$1.txt")"
   tui_screen >"$TMP/$1.txt"
   if [ -n "${TUI_SAVE_SCREENS:-}" ]; then
-    mkdir -p "$TUI_SAVE_SCREENS"
+    mkdir -p "$(dirname "$TUI_SAVE_SCREENS/$1.txt")"
     cp "$TMP/$1.txt" "$TUI_SAVE_SCREENS/$1.txt"
   fi
 }
+
+# tui_resize COLS ROWS: the pane's new size (the TUI redraws on KEY_RESIZE).
+tui_resize() { tmux_ resize-window -t tui -x "$1" -y "$2"; }
 
 # tui_pick NAME PID: type the process's name into the picker's filter, see
 # it listed, narrow to its pid (another test's victim may share the name),
