@@ -179,6 +179,10 @@ const struct asmspy_plugin_info *sampler_backend_for(const struct asmspy_engine 
                                                      const char *spec, const char **arg);
 /* The rung used when none is named (--sample): the ladder's first. */
 const struct asmspy_plugin_info *sampler_default(const struct asmspy_engine *e);
+/* The rung --sample runs when none is named: the first of the walk whose
+ * probe says usable here (the same walk --dataflow --auto takes), else the
+ * ladder's first (unusable: its reason is the SKIP). Probes as it walks. */
+const struct asmspy_plugin_info *sampler_first_usable(struct asmspy_engine *e);
 /* "ibs|lbr|..." for usage messages, into buf. */
 const char *sampler_rung_names(const struct asmspy_engine *e, char *buf, size_t cap);
 int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_t window_ms,

@@ -99,6 +99,17 @@ const struct asmspy_plugin_info *sampler_default(const struct asmspy_engine *e) 
   return NULL;
 }
 
+const struct asmspy_plugin_info *sampler_first_usable(struct asmspy_engine *e) {
+  const struct asmspy_plugin_info *rungs[64];
+  size_t n = sampler_ladder(e, rungs, sizeof rungs / sizeof rungs[0]);
+  for (size_t i = 0; i < n; i++) {
+    if (order_of(rungs[i]) == 0) continue; /* only when named */
+    asmspy_probe_plugin(e, (struct asmspy_plugin_info *)rungs[i]);
+    if (rungs[i]->status == ASMSPY_USABLE) return rungs[i];
+  }
+  return sampler_default(e); /* none works here: the first rung's refusal is the answer */
+}
+
 const char *sampler_rung_names(const struct asmspy_engine *e, char *buf, size_t cap) {
   const struct asmspy_plugin_info *rungs[64];
   size_t n = sampler_ladder(e, rungs, sizeof rungs / sizeof rungs[0]), k = 0;

@@ -44,6 +44,13 @@ static int left_width(const struct tui_live *lv) {
   return lv->mode.layout == ASMSPY_TUI_CALLS ? COLS * 55 / 100 : COLS * 60 / 100;
 }
 
+/* A live feed pane follows its newest line, except the data flow capture:
+ * it reads top-down (its header, then step #0 onwards), so it opens at the
+ * top and the walk keys move from there. */
+static int follows_tail(const struct tui_live *lv, int pane, const struct tui_model *m) {
+  return pane == 0 && m == &lv->feed && lv->mode.layout != ASMSPY_TUI_DATAFLOW;
+}
+
 static struct tui_model *pane_model(struct tui_live *lv, int pane) {
   if (pane == 1) return &lv->aux;
   switch (lv->mode.layout) {
@@ -194,7 +201,7 @@ int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, con
   lv->pid = pid;
   if (symbol) snprintf(lv->symbol, sizeof lv->symbol, "%s", symbol);
   if (symbol_name) snprintf(lv->symbol_name, sizeof lv->symbol_name, "%s", symbol_name);
-  lv->sc[0].tail = 1;
+  lv->sc[0].tail = m->layout != ASMSPY_TUI_DATAFLOW;
   lv->sc[0].select = m->layout == ASMSPY_TUI_CALLS || m->layout == ASMSPY_TUI_TOPOLOGY ||
                      m->layout == ASMSPY_TUI_EDGES || m->layout == ASMSPY_TUI_DATAFLOW;
   lv->cycle_index = app->cycle_index;
@@ -326,7 +333,7 @@ void tui_live_draw(struct tui_app *app) {
   int two = is_two_pane(lv);
   for (int p = 0; p < (two ? 2 : 1); p++) {
     struct tui_model *m = pane_model(lv, p);
-    if (!lv->sc[p].paused) lv->sc[p].tail = p == 0 && m == &lv->feed;
+    if (!lv->sc[p].paused) lv->sc[p].tail = follows_tail(lv, p, m);
     tui_scroll_fit(&lv->sc[p], m->nlines, body_rows(lv));
   }
   if (lv->mode.layout == ASMSPY_TUI_CALLS) {

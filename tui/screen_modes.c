@@ -28,6 +28,11 @@ void tui_modes_enter(struct tui_app *app, pid_t pid) {
     return;
   }
   app->have_pi = 1;
+  /* A new target (picked from the process list, or another pid) starts in
+   * the topology's safe default count (syscalls): a Tab to `calls`, which
+   * single-steps the whole tree, is a choice about one target, never
+   * carried over to the next. 'b' from a live view keeps it. */
+  if (pid != app->pid || app->screen == TUI_SCR_PROCS) app->cycle_index = 0;
   app->pid = pid;
   snprintf(app->comm, sizeof app->comm, "%s", app->pi.b.comm);
   tui_modes_judge(app->engine, &app->pi, &app->modes);

@@ -1,0 +1,72 @@
+/* stack_edges: checking and folding sampled call-stack pairs (see
+ * stack_edges.h). */
+#include "plugins/views/sample/stack_edges.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define SE_MAX_CALL_LEN 15 /* an x86 instruction's longest encoding */
+
+/* The call instruction that ends exactly at ret: 1 with *cls set, or 0.
+ * Tries each length a call can have (the bytes before ret are read once). */
+static int call_before(const struct asmspy_host_api *host, struct asmspy_target *t, uint64_t ret,
+                       uint8_t bytes[SE_MAX_CALL_LEN], uint32_t *cls, size_t *len) {
+  if (ret < SE_MAX_CALL_LEN) return 0;
+  if (host->read_mem(t, ret - SE_MAX_CALL_LEN, bytes, SE_MAX_CALL_LEN) != SE_MAX_CALL_LEN) return 0;
+  /* shortest first: `call *%rax` (2) must not be read as the tail of a
+   * longer instruction that happens to decode */
+  for (size_t l = 2; l <= SE_MAX_CALL_LEN; l++) {
+    uint32_t c = host->insn_class(ret - l, bytes + SE_MAX_CALL_LEN - l, l);
+    if ((c & ASMSPY_INSN_CALL) && ASMSPY_INSN_LEN(c) == l) {
+      *cls = c;
+      *len = l;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* A direct call's target reaches the callee: it is its start, or its PLT
+ * stub in the caller's module ("name@plt": a call into another library). */
+static int direct_reaches(const struct asmspy_host_api *host, struct asmspy_target *t,
+                          uint64_t target, const struct asmspy_symbol *callee) {
+  if (target == callee->start) return 1;
+  char want[256]; /* the callee's name, copied before the next lookup */
+  snprintf(want, sizeof want, "%s@plt", callee->name);
+  struct asmspy_symbol stub;
+  hr_symbolize(host, t, target, &stub);
+  return stub.name && stub.offset == 0 && !strcmp(stub.name, want);
+}
+
+void se_fold(const struct asmspy_host_api *host, struct asmspy_target *t,
+             const struct hr_table *raw, struct se_result *out) {
+  hr_free(&out->edges);
+  out->kept = out->refused = 0;
+  if (!t || !ASMSPY_HAS(host, insn_class) || !host->insn_class) return;
+  for (size_t i = 0; i < raw->cap; i++) {
+    const struct hr_row *r = &raw->rows[i];
+    if (!r->used) continue;
+    struct asmspy_symbol callee;
+    hr_symbolize(host, t, r->b, &callee);
+    uint8_t bytes[SE_MAX_CALL_LEN];
+    uint32_t cls = 0;
+    size_t len = 0;
+    int ok = callee.name && call_before(host, t, r->a, bytes, &cls, &len);
+    uint32_t flags = ASMSPY_EVF_SAMPLED | ASMSPY_EVF_BR_CALL;
+    if (ok && (cls & ASMSPY_INSN_RELATIVE) && len == 5 && bytes[SE_MAX_CALL_LEN - 5] == 0xe8) {
+      int32_t rel;
+      memcpy(&rel, bytes + SE_MAX_CALL_LEN - 4, 4);
+      ok = direct_reaches(host, t, r->a + (uint64_t)(int64_t)rel, &callee);
+    } else if (ok && (cls & ASMSPY_INSN_INDIRECT)) {
+      flags |= SE_INDIRECT;
+    } else {
+      ok = 0; /* a relative call of another shape: not one this check knows */
+    }
+    if (!ok) {
+      out->refused += r->count;
+      continue;
+    }
+    hr_add(&out->edges, r->a, callee.start, r->count, flags);
+    out->kept += r->count;
+  }
+}
