@@ -446,19 +446,23 @@ static void procs_drill(struct tui_app *app) {
   tui_live_start(app, &g, (pid_t)tgid, NULL, NULL);
 }
 
-/* EDGES: Enter captures the DATAFLOW mode of the selected edge's function,
- * scoped to where control went (to), else where it came from (from). */
+/* EDGES: Enter captures the DATAFLOW mode of the selected row's function:
+ * an edge's (a sampled branch, or a call edge from sampled stacks) scoped to
+ * where control went (to), else where it came from (from); a residency row
+ * (a rung that saw only ips) to its site (ip) or its function (start). */
 static void sample_drill(struct tui_app *app) {
   struct tui_live *lv = &app->live;
   const struct tui_model *pm = pane_model(lv, 0);
   size_t at = lv->sc[0].cursor;
   uint64_t addr = 0, start = 0;
   const char *name = NULL;
-  int ok = (line_addr(pm, at, "to", &addr) && tui_function_at(lv->pid, addr, &start, &name)) ||
-           (line_addr(pm, at, "from", &addr) && tui_function_at(lv->pid, addr, &start, &name));
+  static const char *const keys[] = {"to", "from", "ip", "start"};
+  int ok = 0;
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0] && !ok; k++)
+    ok = line_addr(pm, at, keys[k], &addr) && tui_function_at(lv->pid, addr, &start, &name);
   const struct tui_mode *df = tui_modes_by_layout(&app->modes, ASMSPY_TUI_DATAFLOW);
   if (!ok) {
-    snprintf(app->msg, sizeof app->msg, "select an edge inside a sized function first");
+    snprintf(app->msg, sizeof app->msg, "select an edge (or a site) inside a sized function first");
     return;
   }
   if (!df || !df->available) {

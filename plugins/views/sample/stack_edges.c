@@ -38,6 +38,25 @@ static int direct_reaches(const struct asmspy_host_api *host, struct asmspy_targ
   return stub.name && stub.offset == 0 && !strcmp(stub.name, want);
 }
 
+/* The frame-pointer walk names the callee's caller only when the callee's
+ * own frame is live at the sampled site: it starts with [endbr64] push %rbp;
+ * mov %rsp,%rbp, the site is past that prologue, and not its final ret
+ * (after leave / pop %rbp the frame is gone). Otherwise the first return
+ * address on the chain is the caller's caller's: a frameless leaf (gcc
+ * omits leaf frame pointers) sampled there would credit the wrong caller. */
+static int frame_live_at(const struct asmspy_host_api *host, struct asmspy_target *t,
+                         const struct asmspy_symbol *callee, uint64_t site) {
+  static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+  static const uint8_t push_mov[4] = {0x55, 0x48, 0x89, 0xe5};
+  uint8_t head[8], at = 0;
+  if (host->read_mem(t, callee->start, head, sizeof head) != (ssize_t)sizeof head) return 0;
+  size_t skip = memcmp(head, endbr64, 4) == 0 ? 4 : 0;
+  if (memcmp(head + skip, push_mov, 4) != 0) return 0;
+  if (site < callee->start + skip + 4) return 0;
+  if (host->read_mem(t, site, &at, 1) != 1) return 0;
+  return at != 0xc3 && at != 0xc2; /* ret, ret imm16 */
+}
+
 void se_fold(const struct asmspy_host_api *host, struct asmspy_target *t,
              const struct hr_table *raw, struct se_result *out) {
   hr_free(&out->edges);
@@ -51,7 +70,8 @@ void se_fold(const struct asmspy_host_api *host, struct asmspy_target *t,
     uint8_t bytes[SE_MAX_CALL_LEN];
     uint32_t cls = 0;
     size_t len = 0;
-    int ok = callee.name && call_before(host, t, r->a, bytes, &cls, &len);
+    int ok = callee.name && frame_live_at(host, t, &callee, r->b) &&
+             call_before(host, t, r->a, bytes, &cls, &len);
     uint32_t flags = ASMSPY_EVF_SAMPLED | ASMSPY_EVF_BR_CALL;
     if (ok && (cls & ASMSPY_INSN_RELATIVE) && len == 5 && bytes[SE_MAX_CALL_LEN - 5] == 0xe8) {
       int32_t rel;

@@ -6,6 +6,9 @@
  * callee running below it. The backend delivers each adjacent pair as a
  * BRANCH flagged SAMPLED | BR_CALL, not TAKEN (plugins/swclock); here they
  * are checked and folded:
+ *   - the callee must have a live frame at the site (a frame-pointer
+ *     prologue, the site past it and not at its ret): else the walk's first
+ *     return address is its caller's caller's (a frameless leaf);
  *   - the bytes before r must decode as a call instruction (a garbage frame
  *     from code built without frame pointers fails this);
  *   - a direct call's target must be the callee's function start (a sample
