@@ -36,6 +36,13 @@ int target_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *s
 /* data_symbols.c: --watch addresses (host->resolve_data) */
 int target_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr,
                         uint64_t *size, char *err, size_t errcap);
+/* Every data symbol (STT_OBJECT / STT_COMMON, defined, not TLS) of every
+ * module mapped into pid, the names target_resolve_data accepts (the TUI's
+ * watch prompt completes from them). fn returns non-zero to stop. 0, or
+ * -errno when pid's modules cannot be read. */
+typedef int (*data_symbol_fn)(void *ctx, const char *name, uint64_t addr, uint64_t size,
+                              const char *module);
+int target_data_symbols(pid_t pid, data_symbol_fn fn, void *ctx);
 
 /* ---- disasm.c: Capstone, Intel syntax, cached by (addr, bytes) --------- */
 int disasm_one(uint64_t addr, const uint8_t *bytes, size_t len, char *text, size_t cap);

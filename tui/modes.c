@@ -50,6 +50,7 @@ static int entry_for(const struct asmspy_plugin_info *p, struct tui_mode *m) {
        t && t->title ? t->title : p->description && p->description[0] ? p->description : p->name);
   copy(m->mode, sizeof m->mode, v->mode);
   m->pick_symbol = t && (t->flags & ASMSPY_TUIF_PICK_SYMBOL);
+  m->pick_data = t && (t->flags & ASMSPY_TUIF_PICK_DATA);
   if (m->layout == ASMSPY_TUI_TOPOLOGY) cycle_from_option_caps(v, m);
   return 1;
 }

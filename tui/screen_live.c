@@ -192,8 +192,10 @@ void tui_live_stop(struct tui_app *app) {
   tui_model_free(&lv->left);
 }
 
-int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
-                   const char *symbol_name) {
+/* Both starts: symbol (modes 2 and 9) or argv (PICK_DATA) become the
+ * session's arguments. */
+static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
+                      const char *symbol_name, int argc, const char *const *argv) {
   tui_live_stop(app);
   struct tui_live *lv = &app->live;
   memset(lv, 0, sizeof *lv);
@@ -201,6 +203,8 @@ int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, con
   lv->pid = pid;
   if (symbol) snprintf(lv->symbol, sizeof lv->symbol, "%s", symbol);
   if (symbol_name) snprintf(lv->symbol_name, sizeof lv->symbol_name, "%s", symbol_name);
+  for (int i = 0; i < argc && lv->nargs < 3; i++)
+    snprintf(lv->args[lv->nargs++], sizeof lv->args[0], "%s", argv[i]);
   lv->sc[0].tail = m->layout != ASMSPY_TUI_DATAFLOW;
   lv->sc[0].select = m->layout == ASMSPY_TUI_CALLS || m->layout == ASMSPY_TUI_TOPOLOGY ||
                      m->layout == ASMSPY_TUI_EDGES || m->layout == ASMSPY_TUI_DATAFLOW;
@@ -226,7 +230,9 @@ int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, con
                                 .snapshot_ms = TUI_SNAPSHOT_MS};
   if (m->extra || m->layout == ASMSPY_TUI_DATAFLOW) cfg.max = 0; /* the view's own n */
   if (m->layout == ASMSPY_TUI_EDGES) cfg.max = SAMPLE_WINDOW_MS;
+  if (m->pick_data) cfg.max = -1; /* a watch runs until stopped */
   if (symbol) cfg.argv[cfg.argc++] = symbol;
+  for (int i = 0; i < lv->nargs; i++) cfg.argv[cfg.argc++] = lv->args[i];
   if (m->layout == ASMSPY_TUI_TOPOLOGY && m->n_cycle_values) {
     snprintf(lv->cycle_arg, sizeof lv->cycle_arg, "--%s=%s", m->cycle_option,
              m->cycle_values[lv->cycle_index % m->n_cycle_values]);
@@ -240,6 +246,16 @@ int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, con
     return -1;
   }
   return 0;
+}
+
+int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
+                   const char *symbol_name) {
+  return live_start(app, m, pid, symbol, symbol_name, 0, NULL);
+}
+
+int tui_live_start_args(struct tui_app *app, const struct tui_mode *m, pid_t pid, int argc,
+                        const char *const *argv, const char *name) {
+  return live_start(app, m, pid, NULL, name, argc, argv);
 }
 
 int tui_live_tick(struct tui_app *app) {

@@ -51,6 +51,10 @@ static void start_mode(struct tui_app *app, const struct tui_mode *m) {
     tui_syms_enter(app, m);
     return;
   }
+  if (m->pick_data) {
+    tui_watch_enter(app, m);
+    return;
+  }
   tui_live_start(app, m, app->pid, NULL, NULL);
 }
 
@@ -107,7 +111,8 @@ void tui_modes_draw(struct tui_app *app) {
     else if (m->maybe)
       snprintf(state, sizeof state, "maybe: %s", m->reason);
     else
-      snprintf(state, sizeof state, "ready%s", m->pick_symbol ? " (pick a function)" : "");
+      snprintf(state, sizeof state, "ready%s",
+               m->pick_symbol ? " (pick a function)" : m->pick_data ? " (pick an address)" : "");
     snprintf(line, sizeof line, " %c  %-28.28s %-9.9s %-11.11s ", m->key, m->title, m->mode, m->backend);
     int sel = i == app->mode_sel;
     int used = tui_put(y, 0, COLS, line, sel ? TUI_A_SELECT : TUI_A_NORMAL, 0);
