@@ -36,6 +36,7 @@ struct tui_mode {
   int available;   /* 0: reason says why it cannot start here */
   int maybe;       /* available, but a gate /proc cannot judge may refuse it */
   char backend[32];
+  char rung[32];   /* a sampler backend's --sampler=<rung> (hot edges: the ladder's pick) */
   char reason[512];
   /* TOPOLOGY: the option Tab cycles (the view's first option_caps option)
    * and its values, "" when none */

@@ -363,6 +363,8 @@ void tui_live_draw(struct tui_app *app) {
            lv->symbol_name[0] ? ": " : "", lv->symbol_name);
   if (lv->cycle_arg[0]) /* the option decides the backend (its option_caps) */
     snprintf(right, sizeof right, "%s %s ", lv->mode.mode, lv->cycle_arg);
+  else if (lv->mode.rung[0]) /* a sampler: the rung the ladder picked (short: fits 80 columns) */
+    snprintf(right, sizeof right, "%s (rung %s) ", lv->mode.backend, lv->mode.rung);
   else
     snprintf(right, sizeof right, "%s via %s ", lv->mode.mode, lv->mode.backend);
   tui_bar(0, left, right);
