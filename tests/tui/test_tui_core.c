@@ -200,7 +200,9 @@ static void test_data_list(void) {
   CHECK(tui_datalist_complete(&l, "watch_me_c+4", 0, out, sizeof out) &&
             !strcmp(out, "watch_me_counter+4"), "Tab keeps +off, got '%s'", out);
   tui_datalist_filter(&l, "me_total");
-  CHECK(l.nrows >= 1 && tui_datalist_complete(&l, "me_total", 0, out, sizeof out) &&
+  size_t sel = 0; /* the row of watch_me_total (ASan adds __odr_asan.* twins) */
+  while (sel < l.nrows && strcmp(l.v[l.rows[sel]].name, "watch_me_total")) sel++;
+  CHECK(sel < l.nrows && tui_datalist_complete(&l, "me_total", sel, out, sizeof out) &&
             !strcmp(out, "watch_me_total"), "Tab: no prefix match, the selected row, got '%s'", out);
   tui_datalist_filter(&l, "0x1000");
   CHECK(l.nrows == 0, "a raw address lists no symbol");
