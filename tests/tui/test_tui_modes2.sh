@@ -18,8 +18,8 @@
 "$ASMSPY" --backends >"$TMP/backends"
 usable() { awk -v n="$1" '$2 == n && $4 == "usable"' "$TMP/backends" | grep -q .; }
 
-# at80 REGEX WHAT: the same screen at 80x24 must still show REGEX; then back
-# to 120x40 (a resize redraws: KEY_RESIZE)
+# at80 REGEX WHAT NAME: the same screen at 80x24 must still show REGEX (saved
+# as NAME-80x24); then back to 120x40 (a resize redraws: KEY_RESIZE)
 at80() {
   tmux_ resize-window -t tui -x 80 -y 24
   tui_wait "$1" "$2 at 80x24"
@@ -82,6 +82,7 @@ else
   esac
   tui_save sample
   at80 "$backend \\(rung ${rung%%:*}\\)" "the rung in the bar" sample
+  at80 "work(\\+0x[0-9a-f]+)? \\[victim_loop\\]" "a row in work" sample
   tui_wait "work(\\+0x[0-9a-f]+)? \\[victim_loop\\]" "the rows at 120x40 again"
   # freeze the frame, then walk the cursor down to a row in work
   tui_keys Space
