@@ -147,6 +147,7 @@ static int choose_sampler(struct asmspy_engine *e, const struct asmspy_view_ops 
   int given = 0;
   const char *spec = given_value(view, "sampler", 1, argc, argv, &given);
   c->backend = spec ? sampler_backend_for(e, spec, &c->sampler_arg) : sampler_first_usable(e);
+  c->sampler_walked = !spec;
   if (c->backend) return 0;
   char names[256];
   sampler_rung_names(e, names, sizeof names);

@@ -152,6 +152,7 @@ struct engine_choice {
   uint64_t caps_needed;    /* caps_required | what the options ask for */
   uint64_t caps_wanted;    /* used when the backend has them */
   const char *sampler_arg; /* --sampler=<rung>:<arg>: points into argv */
+  int sampler_walked;      /* no --sampler: the backend is the ladder's first usable rung */
   const char *skip_reason; /* non-NULL: the backend cannot serve the mode here */
   char skip_why[160];
   char error[256]; /* when engine_choose fails: the one-line message */
@@ -190,6 +191,11 @@ const struct asmspy_plugin_info *sampler_default(const struct asmspy_engine *e);
  * probe says usable here (the same walk --dataflow --auto takes), else the
  * ladder's first (unusable: its reason is the SKIP). Probes as it walks. */
 const struct asmspy_plugin_info *sampler_first_usable(struct asmspy_engine *e);
+/* The rungs the walk passed over before `used` (refused by their probes),
+ * each as an INFO note "sampler <rung> refused: <reason>" (the notes
+ * host->run_sampler writes), so the user sees why a weaker rung runs. */
+void sampler_note_refused(struct asmspy_engine *e, struct asmspy_out *out,
+                          const struct asmspy_plugin_info *used);
 /* "ibs|lbr|..." for usage messages, into buf. */
 const char *sampler_rung_names(const struct asmspy_engine *e, char *buf, size_t cap);
 int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_t window_ms,

@@ -10,7 +10,9 @@
 #   - sw-clock: no hot_edge (it never saw a branch); call_edge rows from the
 #     sampled stacks, each caller -> a function's first byte, with
 #     main -> grind_forever among them; grind_forever the hottest function;
-#   - ptrace: residency only (hot_function: grind_forever first).
+#   - ptrace: residency only (hot_function: grind_forever first);
+#   - stderr notes every rung above the one used as refused, with the
+#     probe's reason (--backends's).
 # The victim runs on untouched.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 missing (used to read the JSON)"
@@ -76,4 +78,12 @@ case "${rung%%:*}" in
 esac
 grep -qE "$want" "$TMP/out.txt" || fail "text header: $(head -2 "$TMP/out.txt")"
 pass "text: $(head -1 "$TMP/out.txt")"
+# every rung above the one that ran was refused, and the notes say why
+for above in ibs:amd_ibs lbr:amd_lbr sw:swclock; do
+  [ "${above#*:}" = "${rung#*:}" ] && break
+  reason=$(awk -v n="${above#*:}" '$2 == n {for (i = 5; i <= NF; i++) printf "%s%s", $i, i < NF ? " " : ""; exit}' "$TMP/backends")
+  grep -qF "# sampler ${above%%:*} refused: $reason" "$TMP/err" ||
+    fail "no refusal note for ${above%%:*} (want '$reason'): $(cat "$TMP/err")"
+done
+pass "the rungs above ${rung%%:*} are noted as refused, with their probes' reasons"
 assert_runs "$pid"
