@@ -127,14 +127,11 @@ static const Dwfl_Callbacks proc_callbacks = {
     .find_debuginfo = dwfl_standard_find_debuginfo,
 };
 
-/* Look `name` up in every module of pid. 0, or -errno when the process's
- * modules cannot be read. */
-static int lookup_data(pid_t pid, struct data_lookup *q)
+/* Every module of pid through cb (libdwfl's view of the process). 0, or
+ * -errno when the process's modules cannot be read. */
+static int each_module(pid_t pid, int (*cb)(Dwfl_Module *, void **, const char *, Dwarf_Addr, void *),
+                       void *arg)
 {
-  char link[64];
-  snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
-  ssize_t n = readlink(link, q->exe, sizeof q->exe - 1);
-  q->exe[n > 0 ? n : 0] = 0;
   Dwfl *dwfl = dwfl_begin(&proc_callbacks);
   if (!dwfl)
     return -ENOMEM;
@@ -147,9 +144,57 @@ static int lookup_data(pid_t pid, struct data_lookup *q)
     dwfl_end(dwfl);
     return -EIO;
   }
-  dwfl_getmodules(dwfl, module_cb, q, 0);
+  dwfl_getmodules(dwfl, cb, arg, 0);
   dwfl_end(dwfl);
   return 0;
+}
+
+/* Look `name` up in every module of pid. 0, or -errno. */
+static int lookup_data(pid_t pid, struct data_lookup *q)
+{
+  char link[64];
+  snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+  ssize_t n = readlink(link, q->exe, sizeof q->exe - 1);
+  q->exe[n > 0 ? n : 0] = 0;
+  return each_module(pid, module_cb, q);
+}
+
+struct data_listing {
+  data_symbol_fn fn;
+  void *ctx;
+};
+
+/* Every defined data symbol a name lookup above could answer with an
+ * address (TLS has none: left out). */
+static int list_cb(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr start,
+                   void *arg)
+{
+  (void)userdata;
+  (void)start;
+  struct data_listing *l = arg;
+  const char *base = modname ? strrchr(modname, '/') : NULL;
+  base = base ? base + 1 : modname ? modname : "?";
+  int n = dwfl_module_getsymtab(mod);
+  for (int i = 1; i < n; i++) {
+    GElf_Sym sym;
+    GElf_Addr addr = 0;
+    GElf_Word shndx = 0;
+    const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
+    unsigned type = GELF_ST_TYPE(sym.st_info);
+    /* SHN_ABS: version markers (GLIBC_2.2.5), not storage */
+    if (!name || !name[0] || shndx == SHN_UNDEF || shndx == SHN_ABS || !addr ||
+        (type != STT_OBJECT && type != STT_COMMON))
+      continue;
+    if (l->fn(l->ctx, name, addr, sym.st_size, base))
+      return DWARF_CB_ABORT;
+  }
+  return DWARF_CB_OK;
+}
+
+int target_data_symbols(pid_t pid, data_symbol_fn fn, void *ctx)
+{
+  struct data_listing l = {fn, ctx};
+  return each_module(pid, list_cb, &l);
 }
 
 int target_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr,

@@ -427,6 +427,8 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
     return ASMSPY_RUN_SKIPPED;
   }
 
+  /* --sample with no --sampler: say which rungs were refused on the way */
+  if (c.sampler_walked) sampler_note_refused(e, ctx.out, c.backend);
   const struct asmspy_host_api *backend_host = codeimage_setup(&ctx, o, &s);
   rc = capture(&ctx, e, &c, backend_host, &s);
   int exit_status = finish_run(&ctx, &c, &s, rc);

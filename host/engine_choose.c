@@ -7,8 +7,8 @@
  *     for (view_ops.option_caps: "--count=calls needs an instruction
  *     stream"), plus what it wants when available (caps_wanted);
  *   - the backend: --backend=<b>; for a sampling view (caps IP_SAMPLES) the
- *     backend of its --sampler=<rung>, else the sampler ladder's first rung
- *     (host/sampler_ladder.c); else the build's preference list (meson
+ *     backend of its --sampler=<rung>, else the sampler ladder's first
+ *     usable rung (host/sampler_ladder.c); else the build's preference list (meson
  *     option preferred_backends) first, then any usable backend providing
  *     the caps, in registry order;
  *   - 1.9: a view with caps_alternative (the call views: function
@@ -138,14 +138,16 @@ static int choice_fail(struct engine_choice *c, int status, const char *fmt, ...
   return status;
 }
 
-/* A sampling view's backend: its --sampler=<rung>[:<arg>], else the
- * ladder's first rung (--sample is the highest-fidelity sampler unless
- * told: it does not fall down the ladder by itself). */
+/* A sampling view's backend: its --sampler=<rung>[:<arg>], else the first
+ * rung of the ladder that is usable here (IBS -> LBR -> software clock ->
+ * ptrace probes, as --dataflow --auto walks it): the view's header names
+ * the rung it got, and what its rows mean for that rung. */
 static int choose_sampler(struct asmspy_engine *e, const struct asmspy_view_ops *view, int argc,
                           char *const *argv, struct engine_choice *c) {
   int given = 0;
   const char *spec = given_value(view, "sampler", 1, argc, argv, &given);
-  c->backend = spec ? sampler_backend_for(e, spec, &c->sampler_arg) : sampler_default(e);
+  c->backend = spec ? sampler_backend_for(e, spec, &c->sampler_arg) : sampler_first_usable(e);
+  c->sampler_walked = !spec;
   if (c->backend) return 0;
   char names[256];
   sampler_rung_names(e, names, sizeof names);

@@ -36,6 +36,13 @@ int target_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *s
 /* data_symbols.c: --watch addresses (host->resolve_data) */
 int target_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr,
                         uint64_t *size, char *err, size_t errcap);
+/* Every data symbol (STT_OBJECT / STT_COMMON, defined, not TLS) of every
+ * module mapped into pid, the names target_resolve_data accepts (the TUI's
+ * watch prompt completes from them). fn returns non-zero to stop. 0, or
+ * -errno when pid's modules cannot be read. */
+typedef int (*data_symbol_fn)(void *ctx, const char *name, uint64_t addr, uint64_t size,
+                              const char *module);
+int target_data_symbols(pid_t pid, data_symbol_fn fn, void *ctx);
 
 /* ---- disasm.c: Capstone, Intel syntax, cached by (addr, bytes) --------- */
 int disasm_one(uint64_t addr, const uint8_t *bytes, size_t len, char *text, size_t cap);
@@ -156,6 +163,7 @@ struct engine_choice {
   uint64_t caps_needed;    /* caps_required | what the options ask for */
   uint64_t caps_wanted;    /* used when the backend has them */
   const char *sampler_arg; /* --sampler=<rung>:<arg>: points into argv */
+  int sampler_walked;      /* no --sampler: the backend is the ladder's first usable rung */
   const char *skip_reason; /* non-NULL: the backend cannot serve the mode here */
   char skip_why[160];
   char error[256]; /* when engine_choose fails: the one-line message */
@@ -190,6 +198,15 @@ const struct asmspy_plugin_info *sampler_backend_for(const struct asmspy_engine 
                                                      const char *spec, const char **arg);
 /* The rung used when none is named (--sample): the ladder's first. */
 const struct asmspy_plugin_info *sampler_default(const struct asmspy_engine *e);
+/* The rung --sample runs when none is named: the first of the walk whose
+ * probe says usable here (the same walk --dataflow --auto takes), else the
+ * ladder's first (unusable: its reason is the SKIP). Probes as it walks. */
+const struct asmspy_plugin_info *sampler_first_usable(struct asmspy_engine *e);
+/* The rungs the walk passed over before `used` (refused by their probes),
+ * each as an INFO note "sampler <rung> refused: <reason>" (the notes
+ * host->run_sampler writes), so the user sees why a weaker rung runs. */
+void sampler_note_refused(struct asmspy_engine *e, struct asmspy_out *out,
+                          const struct asmspy_plugin_info *used);
 /* "ibs|lbr|..." for usage messages, into buf. */
 const char *sampler_rung_names(const struct asmspy_engine *e, char *buf, size_t cap);
 int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_t window_ms,

@@ -99,6 +99,27 @@ const struct asmspy_plugin_info *sampler_default(const struct asmspy_engine *e) 
   return NULL;
 }
 
+const struct asmspy_plugin_info *sampler_first_usable(struct asmspy_engine *e) {
+  const struct asmspy_plugin_info *rungs[64];
+  size_t n = sampler_ladder(e, rungs, sizeof rungs / sizeof rungs[0]);
+  for (size_t i = 0; i < n; i++) {
+    if (order_of(rungs[i]) == 0) continue; /* only when named */
+    asmspy_probe_plugin(e, (struct asmspy_plugin_info *)rungs[i]);
+    if (rungs[i]->status == ASMSPY_USABLE) return rungs[i];
+  }
+  return sampler_default(e); /* none works here: the first rung's refusal is the answer */
+}
+
+void sampler_note_refused(struct asmspy_engine *e, struct asmspy_out *out,
+                          const struct asmspy_plugin_info *used) {
+  const struct asmspy_plugin_info *rungs[64];
+  size_t n = sampler_ladder(e, rungs, sizeof rungs / sizeof rungs[0]);
+  for (size_t i = 0; i < n && rungs[i] != used; i++) {
+    if (order_of(rungs[i]) == 0 || rungs[i]->status == ASMSPY_USABLE) continue;
+    out_note(out, ASMSPY_NOTE_INFO, "sampler %s refused: %s", rung_of(rungs[i]), rungs[i]->reason);
+  }
+}
+
 const char *sampler_rung_names(const struct asmspy_engine *e, char *buf, size_t cap) {
   const struct asmspy_plugin_info *rungs[64];
   size_t n = sampler_ladder(e, rungs, sizeof rungs / sizeof rungs[0]), k = 0;

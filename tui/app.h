@@ -20,8 +20,10 @@
 #include "tui/scroll.h"
 #include "tui/session.h"
 #include "tui/sym_list.h"
+#include "tui/watch_prompt.h"
 
-enum tui_screen { TUI_SCR_PROCS = 0, TUI_SCR_MODES, TUI_SCR_SYMS, TUI_SCR_LIVE, TUI_SCR_QUIT };
+enum tui_screen { TUI_SCR_PROCS = 0, TUI_SCR_MODES, TUI_SCR_SYMS, TUI_SCR_LIVE, TUI_SCR_QUIT,
+                  TUI_SCR_WATCH };
 
 #define TUI_FILTER_MAX 96
 #define TUI_SNAPSHOT_MS 250 /* frame period of snapshot views */
@@ -45,6 +47,8 @@ struct tui_live {
   struct tui_mode mode;   /* what runs */
   pid_t pid;
   char symbol[320];       /* modes 2 and 9: the region argument */
+  char args[3][320];      /* PICK_DATA: the address, --len=, --rw */
+  int nargs;
   char symbol_name[256];
   struct tui_session *sess;
   struct tui_model feed;  /* the session's feed (frozen while paused) */
@@ -80,6 +84,7 @@ struct tui_app {
   size_t mode_sel;
   struct tui_symscreen syms;
   struct tui_mode pending; /* the mode the symbol picker picks for */
+  struct tui_watchprompt watch; /* a PICK_DATA mode's prompt */
   struct tui_live live;
   int cycle_index; /* the TOPOLOGY mode's option value (kept across its restarts) */
   char msg[640];    /* the current screen's message line (a reason, an error) */
@@ -101,9 +106,17 @@ void tui_modes_key(struct tui_app *app, int ch);
 void tui_syms_enter(struct tui_app *app, const struct tui_mode *m);
 void tui_syms_draw(struct tui_app *app);
 void tui_syms_key(struct tui_app *app, int ch);
+/* watch_prompt.c: a PICK_DATA mode's address / width / access prompt */
+void tui_watch_enter(struct tui_app *app, const struct tui_mode *m);
+void tui_watch_draw(struct tui_app *app);
+void tui_watch_key(struct tui_app *app, int ch);
 /* screen_live.c */
 int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
                    const char *symbol_name);
+/* The same with the mode's arguments given whole (argv[0..argc), copied);
+ * what the header names it by. */
+int tui_live_start_args(struct tui_app *app, const struct tui_mode *m, pid_t pid, int argc,
+                        const char *const *argv, const char *name);
 void tui_live_stop(struct tui_app *app); /* detach, free the session and models */
 void tui_live_draw(struct tui_app *app);
 void tui_live_key(struct tui_app *app, int ch);

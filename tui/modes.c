@@ -50,8 +50,19 @@ static int entry_for(const struct asmspy_plugin_info *p, struct tui_mode *m) {
        t && t->title ? t->title : p->description && p->description[0] ? p->description : p->name);
   copy(m->mode, sizeof m->mode, v->mode);
   m->pick_symbol = t && (t->flags & ASMSPY_TUIF_PICK_SYMBOL);
+  m->pick_data = t && (t->flags & ASMSPY_TUIF_PICK_DATA);
   if (m->layout == ASMSPY_TUI_TOPOLOGY) cycle_from_option_caps(v, m);
   return 1;
+}
+
+/* The sampler rung the mode's backend serves (its descriptor's
+ * sampler_rung): what the ladder picked for a sampling mode. */
+static void rung_of(struct asmspy_engine *e, struct tui_mode *m) {
+  const struct asmspy_plugin_info *b =
+      m->backend[0] ? asmspy_find_plugin(e, ASMSPY_KIND_BACKEND, m->backend) : NULL;
+  const struct asmspy_backend_ops *ops = b && b->desc ? b->desc->backend : NULL;
+  if (ops && ASMSPY_HAS(ops, sampler_order) && ops->sampler_rung)
+    copy(m->rung, sizeof m->rung, ops->sampler_rung);
 }
 
 static void judge_entry(struct asmspy_engine *e, const struct procinfo *pi,
@@ -59,6 +70,7 @@ static void judge_entry(struct asmspy_engine *e, const struct procinfo *pi,
   const struct procinfo_mode *v = verdict(pi, m->mode);
   if (v) { /* the mode's --info verdict (its backend and gates) */
     copy(m->backend, sizeof m->backend, v->backend);
+    rung_of(e, m);
     m->available = v->status != PROCINFO_MODE_NO;
     m->maybe = v->status == PROCINFO_MODE_MAYBE;
     copy(m->reason, sizeof m->reason, v->reason);

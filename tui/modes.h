@@ -31,10 +31,12 @@ struct tui_mode {
   char title[64];
   char mode[32];   /* the headless mode: "log", "trace", ... */
   int pick_symbol; /* ASMSPY_TUIF_PICK_SYMBOL: trace one chosen function */
+  int pick_data;   /* ASMSPY_TUIF_PICK_DATA: watch one chosen address (watch_prompt.c) */
   int extra;       /* the key was assigned by the host (the view asked for none) */
   int available;   /* 0: reason says why it cannot start here */
   int maybe;       /* available, but a gate /proc cannot judge may refuse it */
   char backend[32];
+  char rung[32];   /* a sampler backend's --sampler=<rung> (hot edges: the ladder's pick) */
   char reason[512];
   /* TOPOLOGY: the option Tab cycles (the view's first option_caps option)
    * and its values, "" when none */

@@ -44,6 +44,13 @@ static int left_width(const struct tui_live *lv) {
   return lv->mode.layout == ASMSPY_TUI_CALLS ? COLS * 55 / 100 : COLS * 60 / 100;
 }
 
+/* A live feed pane follows its newest line, except the data flow capture:
+ * it reads top-down (its header, then step #0 onwards), so it opens at the
+ * top and the walk keys move from there. */
+static int follows_tail(const struct tui_live *lv, int pane, const struct tui_model *m) {
+  return pane == 0 && m == &lv->feed && lv->mode.layout != ASMSPY_TUI_DATAFLOW;
+}
+
 static struct tui_model *pane_model(struct tui_live *lv, int pane) {
   if (pane == 1) return &lv->aux;
   switch (lv->mode.layout) {
@@ -185,8 +192,10 @@ void tui_live_stop(struct tui_app *app) {
   tui_model_free(&lv->left);
 }
 
-int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
-                   const char *symbol_name) {
+/* Both starts: symbol (modes 2 and 9) or argv (PICK_DATA) become the
+ * session's arguments. */
+static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
+                      const char *symbol_name, int argc, const char *const *argv) {
   tui_live_stop(app);
   struct tui_live *lv = &app->live;
   memset(lv, 0, sizeof *lv);
@@ -194,7 +203,9 @@ int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, con
   lv->pid = pid;
   if (symbol) snprintf(lv->symbol, sizeof lv->symbol, "%s", symbol);
   if (symbol_name) snprintf(lv->symbol_name, sizeof lv->symbol_name, "%s", symbol_name);
-  lv->sc[0].tail = 1;
+  for (int i = 0; i < argc && lv->nargs < 3; i++)
+    snprintf(lv->args[lv->nargs++], sizeof lv->args[0], "%s", argv[i]);
+  lv->sc[0].tail = m->layout != ASMSPY_TUI_DATAFLOW;
   lv->sc[0].select = m->layout == ASMSPY_TUI_CALLS || m->layout == ASMSPY_TUI_TOPOLOGY ||
                      m->layout == ASMSPY_TUI_EDGES || m->layout == ASMSPY_TUI_DATAFLOW;
   lv->cycle_index = app->cycle_index;
@@ -219,7 +230,9 @@ int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, con
                                 .snapshot_ms = TUI_SNAPSHOT_MS};
   if (m->extra || m->layout == ASMSPY_TUI_DATAFLOW) cfg.max = 0; /* the view's own n */
   if (m->layout == ASMSPY_TUI_EDGES) cfg.max = SAMPLE_WINDOW_MS;
+  if (m->pick_data) cfg.max = -1; /* a watch runs until stopped */
   if (symbol) cfg.argv[cfg.argc++] = symbol;
+  for (int i = 0; i < lv->nargs; i++) cfg.argv[cfg.argc++] = lv->args[i];
   if (m->layout == ASMSPY_TUI_TOPOLOGY && m->n_cycle_values) {
     snprintf(lv->cycle_arg, sizeof lv->cycle_arg, "--%s=%s", m->cycle_option,
              m->cycle_values[lv->cycle_index % m->n_cycle_values]);
@@ -233,6 +246,16 @@ int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, con
     return -1;
   }
   return 0;
+}
+
+int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
+                   const char *symbol_name) {
+  return live_start(app, m, pid, symbol, symbol_name, 0, NULL);
+}
+
+int tui_live_start_args(struct tui_app *app, const struct tui_mode *m, pid_t pid, int argc,
+                        const char *const *argv, const char *name) {
+  return live_start(app, m, pid, NULL, name, argc, argv);
 }
 
 int tui_live_tick(struct tui_app *app) {
@@ -326,7 +349,7 @@ void tui_live_draw(struct tui_app *app) {
   int two = is_two_pane(lv);
   for (int p = 0; p < (two ? 2 : 1); p++) {
     struct tui_model *m = pane_model(lv, p);
-    if (!lv->sc[p].paused) lv->sc[p].tail = p == 0 && m == &lv->feed;
+    if (!lv->sc[p].paused) lv->sc[p].tail = follows_tail(lv, p, m);
     tui_scroll_fit(&lv->sc[p], m->nlines, body_rows(lv));
   }
   if (lv->mode.layout == ASMSPY_TUI_CALLS) {
@@ -340,6 +363,8 @@ void tui_live_draw(struct tui_app *app) {
            lv->symbol_name[0] ? ": " : "", lv->symbol_name);
   if (lv->cycle_arg[0]) /* the option decides the backend (its option_caps) */
     snprintf(right, sizeof right, "%s %s ", lv->mode.mode, lv->cycle_arg);
+  else if (lv->mode.rung[0]) /* a sampler: the rung the ladder picked (short: fits 80 columns) */
+    snprintf(right, sizeof right, "%s (rung %s) ", lv->mode.backend, lv->mode.rung);
   else
     snprintf(right, sizeof right, "%s via %s ", lv->mode.mode, lv->mode.backend);
   tui_bar(0, left, right);
@@ -439,19 +464,23 @@ static void procs_drill(struct tui_app *app) {
   tui_live_start(app, &g, (pid_t)tgid, NULL, NULL);
 }
 
-/* EDGES: Enter captures the DATAFLOW mode of the selected edge's function,
- * scoped to where control went (to), else where it came from (from). */
+/* EDGES: Enter captures the DATAFLOW mode of the selected row's function:
+ * an edge's (a sampled branch, or a call edge from sampled stacks) scoped to
+ * where control went (to), else where it came from (from); a residency row
+ * (a rung that saw only ips) to its site (ip) or its function (start). */
 static void sample_drill(struct tui_app *app) {
   struct tui_live *lv = &app->live;
   const struct tui_model *pm = pane_model(lv, 0);
   size_t at = lv->sc[0].cursor;
   uint64_t addr = 0, start = 0;
   const char *name = NULL;
-  int ok = (line_addr(pm, at, "to", &addr) && tui_function_at(lv->pid, addr, &start, &name)) ||
-           (line_addr(pm, at, "from", &addr) && tui_function_at(lv->pid, addr, &start, &name));
+  static const char *const keys[] = {"to", "from", "ip", "start"};
+  int ok = 0;
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0] && !ok; k++)
+    ok = line_addr(pm, at, keys[k], &addr) && tui_function_at(lv->pid, addr, &start, &name);
   const struct tui_mode *df = tui_modes_by_layout(&app->modes, ASMSPY_TUI_DATAFLOW);
   if (!ok) {
-    snprintf(app->msg, sizeof app->msg, "select an edge inside a sized function first");
+    snprintf(app->msg, sizeof app->msg, "select an edge (or a site) inside a sized function first");
     return;
   }
   if (!df || !df->available) {

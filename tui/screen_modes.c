@@ -28,6 +28,11 @@ void tui_modes_enter(struct tui_app *app, pid_t pid) {
     return;
   }
   app->have_pi = 1;
+  /* A new target (picked from the process list, or another pid) starts in
+   * the topology's safe default count (syscalls): a Tab to `calls`, which
+   * single-steps the whole tree, is a choice about one target, never
+   * carried over to the next. 'b' from a live view keeps it. */
+  if (pid != app->pid || app->screen == TUI_SCR_PROCS) app->cycle_index = 0;
   app->pid = pid;
   snprintf(app->comm, sizeof app->comm, "%s", app->pi.b.comm);
   tui_modes_judge(app->engine, &app->pi, &app->modes);
@@ -44,6 +49,10 @@ static void start_mode(struct tui_app *app, const struct tui_mode *m) {
   }
   if (m->pick_symbol) {
     tui_syms_enter(app, m);
+    return;
+  }
+  if (m->pick_data) {
+    tui_watch_enter(app, m);
     return;
   }
   tui_live_start(app, m, app->pid, NULL, NULL);
@@ -84,7 +93,8 @@ void tui_modes_draw(struct tui_app *app) {
     else if (m->maybe)
       snprintf(state, sizeof state, "maybe: %s", m->reason);
     else
-      snprintf(state, sizeof state, "ready%s", m->pick_symbol ? " (pick a function)" : "");
+      snprintf(state, sizeof state, "ready%s",
+               m->pick_symbol ? " (pick a function)" : m->pick_data ? " (pick an address)" : "");
     snprintf(line, sizeof line, " %c  %-28.28s %-9.9s %-11.11s ", m->key, m->title, m->mode, m->backend);
     int sel = i == app->mode_sel;
     int used = tui_put(y, 0, COLS, line, sel ? TUI_A_SELECT : TUI_A_NORMAL, 0);

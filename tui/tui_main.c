@@ -45,6 +45,7 @@ static void draw(struct tui_app *app) {
   case TUI_SCR_MODES: tui_modes_draw(app); break;
   case TUI_SCR_SYMS: tui_syms_draw(app); break;
   case TUI_SCR_LIVE: tui_live_draw(app); break;
+  case TUI_SCR_WATCH: tui_watch_draw(app); break;
   default: break;
   }
   refresh();
@@ -60,6 +61,7 @@ static void key(struct tui_app *app, int ch) {
   case TUI_SCR_MODES: tui_modes_key(app, ch); break;
   case TUI_SCR_SYMS: tui_syms_key(app, ch); break;
   case TUI_SCR_LIVE: tui_live_key(app, ch); break;
+  case TUI_SCR_WATCH: tui_watch_key(app, ch); break;
   default: break;
   }
 }
@@ -115,6 +117,7 @@ int tui_main(void) {
   tui_term_close();
   tui_disasm_close();
   tui_symlist_free(&app->syms.list);
+  tui_datalist_free(&app->watch.list);
   tui_proclist_free(&app->picker.list);
   if (app->have_pi) procinfo_free(&app->pi);
   asmspy_engine_close(app->engine);

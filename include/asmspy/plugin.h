@@ -982,6 +982,11 @@ enum asmspy_tui_layout {
 #define ASMSPY_TUI_DATAFLOW_STEPS "trace"
 #define ASMSPY_TUIF_PICK_SYMBOL 1u /* the mode starts by choosing a function */
 #define ASMSPY_TUIF_HIDDEN 2u      /* not in the menu: needs arguments it cannot ask for */
+/* 1.10: the mode starts by asking for a data address (a data symbol, sym+off
+ * or 0xADDR, completed from the target's data symbols), then --len=1|2|4|8
+ * and --rw; it then runs until stopped (watch). A host without it shows
+ * such a mode only when it is not also HIDDEN. */
+#define ASMSPY_TUIF_PICK_DATA 4u
 
 struct asmspy_tui_entry {
   char key;          /* the menu key ('1'..'9'); 0 = the host assigns a letter */

@@ -18,6 +18,16 @@
  * ASMSPY_EV_LOST, and one ASMSPY_EV_PROVENANCE (sampler "sw-clock") closes
  * the window (s->window_ms, default SWC_DEFAULT_WINDOW_MS).
  *
+ * Each sample also carries the thread's user call stack as the kernel walks
+ * it (PERF_SAMPLE_CALLCHAIN: frame pointers, at most SWC_MAX_STACK frames).
+ * Every adjacent pair (return address r in the caller, the callee's site
+ * below it) becomes an ASMSPY_EV_BRANCH flagged SAMPLED | BR_CALL and NOT
+ * BR_TAKEN: u.branch.from = r, u.branch.to = the callee's sampled site. It
+ * is a call in progress seen on the stack, never a sampled branch; code
+ * built without frame pointers yields garbage frames, so a consumer checks
+ * that the bytes before r are a call (the sample view does). --auto ignores
+ * these (it counts only TAKEN branches and unflagged call targets).
+ *
  * Kernel ABI: include/uapi/linux/perf_event.h (record layouts),
  * kernel/events/core.c (perf_mmap, perf_event_set_output, inherit). */
 #define _GNU_SOURCE
@@ -31,6 +41,7 @@
 #define SWC_RING_PAGES_LOG2 4       /* 16 data pages (64 KiB) per thread: > 2500 samples */
 #define SWC_PROBE_PERIOD_NS 100000ull /* 100 us: the probe wants many samples fast */
 #define SWC_PROBE_CPU_MS 20         /* CPU time the probe's child burns */
+#define SWC_MAX_STACK 16            /* user frames per sample's call chain */
 
 static void swc_attr(struct perf_event_attr *a, uint64_t period) {
   memset(a, 0, sizeof *a);
@@ -38,7 +49,9 @@ static void swc_attr(struct perf_event_attr *a, uint64_t period) {
   a->type = PERF_TYPE_SOFTWARE;
   a->config = PERF_COUNT_SW_TASK_CLOCK;
   a->sample_period = period;
-  a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+  a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+  a->exclude_callchain_kernel = 1; /* user frames only, like the IPs */
+  a->sample_max_stack = SWC_MAX_STACK;
   a->exclude_kernel = 1;
   a->exclude_hv = 1;
   a->disabled = 1;
@@ -52,7 +65,34 @@ struct swc {
   uint64_t samples;
 };
 
-/* PERF_SAMPLE_IP | PERF_SAMPLE_TID: { header; u64 ip; u32 pid, tid; } */
+/* The call chain after IP and TID: { u64 nr; u64 ips[nr]; }, the user
+ * context marker first, then the sampled ip, then return addresses. One
+ * BRANCH (SAMPLED | BR_CALL, not TAKEN) per caller frame: from = the
+ * return address, to = the site below it. */
+static int swc_callchain(struct swc *w, struct ps_cursor *c, uint32_t tid) {
+  uint64_t nr = 0, prev = 0;
+  if (ps_take(c, &nr, 8)) return 0;
+  for (uint64_t i = 0; i < nr; i++) {
+    uint64_t at;
+    if (ps_take(c, &at, 8)) return 0;
+    if (at >= (uint64_t)PERF_CONTEXT_MAX) continue; /* a context marker */
+    if (ps_is_kernel_ip(at) || !at) break;
+    if (prev) {
+      struct asmspy_event ev;
+      ps_event_init(&w->out, &ev, ASMSPY_EV_BRANCH, (int32_t)tid);
+      ev.flags = ASMSPY_EVF_SAMPLED | ASMSPY_EVF_BR_CALL;
+      ev.ip = at;
+      ev.u.branch.from = at;
+      ev.u.branch.to = prev;
+      if (ps_emit_event(&w->out, &ev)) return 1;
+    }
+    prev = at;
+  }
+  return 0;
+}
+
+/* PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN:
+ * { header; u64 ip; u32 pid, tid; u64 nr; u64 ips[nr]; } */
 static int swc_on_sample(void *arg, const uint8_t *rec, size_t len) {
   struct swc *w = arg;
   struct ps_cursor c = {rec, len};
@@ -70,7 +110,8 @@ static int swc_on_sample(void *arg, const uint8_t *rec, size_t len) {
   ev.ip = ip;
   ev.u.sample.weight = 1;
   ev.u.sample.period = SWC_PERIOD_NS;
-  return ps_emit_event(&w->out, &ev);
+  if (ps_emit_event(&w->out, &ev)) return 1;
+  return swc_callchain(w, &c, tid);
 }
 
 static int swc_on_lost(void *arg, uint64_t n) { return ps_emit_lost(&((struct swc *)arg)->out, n); }
@@ -109,7 +150,8 @@ static int swc_run(const struct asmspy_host_api *host, const struct asmspy_sessi
   struct ps_counts counts;
   memset(&counts, 0, sizeof counts);
   struct ps_window_result res;
-  uint8_t buf[1024] __attribute__((aligned(8))); /* one record: 24 bytes */
+  /* one record: 24 bytes, plus the chain (8 + 8 per frame and marker) */
+  uint8_t buf[1024] __attribute__((aligned(8)));
   int64_t window_ms = ASMSPY_HAS(s, window_ms) && s->window_ms > 0 ? s->window_ms
                                                                      : SWC_DEFAULT_WINDOW_MS;
   ps_run_window(&set, window_ms, s->stop, buf, sizeof buf, &consumer, &counts, &res);
@@ -187,7 +229,7 @@ static int swc_probe(const struct asmspy_host_api *host, struct asmspy_probe_res
     pp_probe_release(&ring, fd, &c);
     return st;
   }
-  uint8_t buf[256];
+  uint8_t buf[512]; /* a record with its call chain: < 200 bytes */
   unsigned long records = pp_ring_drain_samples(&ring, buf, sizeof buf, swc_probe_sample, &cnt);
   pp_probe_release(&ring, fd, &c);
   if (cnt.user == 0)

@@ -1,6 +1,6 @@
 #!/bin/bash
-# amd_ibs through the CLI on a live victim: `asmspy --sample <pid> 100`
-# (--sample defaults to the ibs rung). Where the probe says IBS is
+# amd_ibs through the CLI on a live victim: `asmspy --sample <pid> 100 --sampler=ibs`
+# (--sampler=ibs: the ibs rung by name; unnamed, --sample walks the ladder). Where the probe says IBS is
 # unusable the CLI prints "# SKIP amd_ibs: <reason>" and exits 0: this test
 # checks exactly that, prints the reason and exits 77. On an IBS host it
 # checks the run: exit 0, the victim untouched, --json valid.
@@ -9,7 +9,7 @@ start_victim victim_spin
 pid=$VICTIM_PID
 
 set +e
-"$ASMSPY" --sample "$pid" 100 >"$TMP/out" 2>"$TMP/err"
+"$ASMSPY" --sample "$pid" 100 --sampler=ibs >"$TMP/out" 2>"$TMP/err"
 rc=$?
 set -e
 cat "$TMP/out" "$TMP/err" >&2
@@ -25,7 +25,7 @@ if grep -q "^# SKIP amd_ibs: " "$TMP/out"; then
 fi
 
 # IBS is usable here: a real window
-"$ASMSPY" --sample "$pid" 100 --json >"$TMP/json" 2>"$TMP/err" || fail "--sample --json exited $?"
+"$ASMSPY" --sample "$pid" 100 --sampler=ibs --json >"$TMP/json" 2>"$TMP/err" || fail "--sample --json exited $?"
 "$ASMTRACE_CHECK" "$TMP/json" || fail "--sample --json is not a valid recording"
 assert_runs "$pid"
 pass "amd_ibs sampled pid $pid out of band"

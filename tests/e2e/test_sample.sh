@@ -3,14 +3,18 @@
 # (sw-clock: perf task-clock; ptrace: attach-and-sample probes), against
 # victim_auto, whose skew is fixed by instruction counts (grind_forever holds
 # ~90% of its user time, entered_often the rest, nothing else runs):
-#   - text: the residency header names the rung honestly (residency, not
-#     edges), the honesty line, grind_forever ranked above entered_often;
-#   - --json: a valid recording; samples == the rows' sum; the ranking;
+#   - text: the header names the rung honestly (call edges from sampled
+#     call stacks, not branches), the honesty line, the call edge
+#     main -> grind_forever, then residency with grind_forever ranked above
+#     entered_often (the residency part never speaks of edges);
+#   - --json: a valid recording; samples == the rows' sum; the ranking; no
+#     hot_edge (branch) rows, call_edge rows whose callees are the victim's;
 #   - ptrace: exactly window/10 probes, the decoded call target
 #     grind_forever -> entered_often (objdump is the oracle for the call);
 #     over the stop budget, probes are skipped and counted;
-#   - an idle victim: zero samples, said so; default --sample (AMD IBS) on a
-#     host without IBS: "# SKIP amd_ibs: <reason>", exit 0;
+#   - an idle victim: zero samples, said so; default --sample walks the
+#     ladder: the first usable rung of ibs, lbr, sw, ptrace (test_sample_ladder.sh
+#     checks what it delivers);
 #   - bad arguments: exit 2; a dead pid: exit 1; a target dying mid-window:
 #     no crash. The target always survives.
 . "$(dirname "$0")/lib.sh"
@@ -51,7 +55,13 @@ assert p["sampler"] == "sw-clock" and p["kind"] == "residency" and p["final"] is
 assert p["branch_samples"] == 0 and p["pid"] == pid and p["window_ns"] > 0, p
 fns = [e for e in evs if e["type"] == "hot_function"]
 sites = [e for e in evs if e["type"] == "residency"]
-assert [e for e in evs if e["type"] == "hot_edge"] == [], "a residency rung reported edges"
+assert [e for e in evs if e["type"] == "hot_edge"] == [], "a residency rung reported branch edges"
+calls = [e for e in evs if e["type"] == "call_edge"]
+assert p["call_edges"] == len(calls) > 0, (p, calls)
+assert any(c["from_sym"].startswith("main+") and c["to_sym"] == "grind_forever [victim_auto]"
+           for c in calls), calls
+for c in calls:  # every callee is a function's first byte
+    assert "+" not in c["to_sym"], c
 assert sum(s["count"] for s in sites) == p["samples"], "rows do not add up to the samples"
 assert sum(f["count"] for f in fns) == p["samples"], "every sample lies in a named function"
 names = [f["name"] for f in fns]
@@ -68,11 +78,15 @@ read -r total g e <"$TMP/facts"
 pass "sw-clock recording: $total samples in $window ms: grind_forever $g, entered_often $e; valid"
 
 # text: the human table of the same run
-grep -qE "^statistical residency \(software task-clock, out of band\) — [0-9]+ sites? in 2 functions, $total samples \(pid $pid\)$" "$TMP/sw.txt" \
-  || fail "no residency header: $(head -2 "$TMP/sw.txt")"
-grep -qx "statistical, not exact: code here WAS running; absence proves nothing, and residency is not entry evidence." "$TMP/sw.txt" \
+grep -qE "^statistical call edges \(software task-clock call stacks, out of band\) — [0-9]+ caller -> callee edges? from [0-9]+ stack frames, $total samples \(pid $pid\)$" "$TMP/sw.txt" \
+  || fail "no call-edge header: $(head -2 "$TMP/sw.txt")"
+grep -qx "sampled call stacks, not branches: caller -> callee means the callee was running inside a call made at that site; absence proves nothing." "$TMP/sw.txt" \
   || fail "no honesty line: $(sed -n 2p "$TMP/sw.txt")"
-grep -q "edges" "$TMP/sw.txt" && fail "a residency table speaks of edges: $(grep edges "$TMP/sw.txt")"
+grep -qE '^ +[0-9]+  main\+0x[0-9a-f]+ \[victim_auto\] +-> grind_forever \[victim_auto\]$' "$TMP/sw.txt" \
+  || fail "no call edge main -> grind_forever: $(cat "$TMP/sw.txt")"
+sed -n '/^  residency (where the samples ran; not entry evidence):$/,$p' "$TMP/sw.txt" >"$TMP/sw.res"
+[ -s "$TMP/sw.res" ] || fail "no residency section: $(cat "$TMP/sw.txt")"
+grep -q "edge" "$TMP/sw.res" && fail "the residency section speaks of edges: $(grep edge "$TMP/sw.res")"
 awk '/^  by function:/ {f = 1; next} /^  by site:/ {f = 0} f {print $2}' "$TMP/sw.txt" >"$TMP/fns"
 [ "$(tr '\n' ' ' <"$TMP/fns")" = "grind_forever entered_often " ] || fail "by function: $(cat "$TMP/fns")"
 grep -qE '^ +[0-9]+  grind_forever\+0x[0-9a-f]+ \[victim_auto\]$' "$TMP/sw.txt" || fail "no site rows: $(cat "$TMP/sw.txt")"
@@ -125,17 +139,18 @@ pass "idle victim: 0 samples, said so"
 [ "$(proc_state "$idle")" = S ] && grep -q "^TracerPid:[[:space:]]*0$" "/proc/$idle/status" \
   || fail "idle victim after the run: state $(proc_state "$idle"), $(grep TracerPid "/proc/$idle/status")"
 
-# default rung: AMD IBS-Op
+# a named rung that is unusable here is that rung's SKIP (no walk down the
+# ladder when the user chose): AMD IBS-Op where the host has none
 case "$(verdict amd_ibs)" in
   *" usable "*)
-    "$ASMSPY" --sample "$pid" 100 >"$TMP/ibs.txt" 2>"$TMP/err" || fail "IBS --sample failed: $(cat "$TMP/err")"
+    "$ASMSPY" --sample "$pid" 100 --sampler=ibs >"$TMP/ibs.txt" 2>"$TMP/err" || fail "IBS --sample failed: $(cat "$TMP/err")"
     grep -q "^statistical hot edges (AMD IBS-Op, out of band)" "$TMP/ibs.txt" || fail "IBS header: $(head -1 "$TMP/ibs.txt")"
-    pass "default --sample: AMD IBS-Op usable here, hot edges";;
+    pass "--sampler=ibs: AMD IBS-Op usable here, hot edges";;
   *)
-    expect_exit 0 "$ASMSPY" --sample "$pid" --record="$TMP/skip.ndjson"
+    expect_exit 0 "$ASMSPY" --sample "$pid" --sampler=ibs --record="$TMP/skip.ndjson"
     grep -q "^# SKIP amd_ibs: " "$TMP/out" || fail "no '# SKIP amd_ibs': $(cat "$TMP/out")"
     "$ASMTRACE_CHECK" "$TMP/skip.ndjson" >/dev/null || fail "SKIP --json invalid: $("$ASMTRACE_CHECK" "$TMP/skip.ndjson")"
-    pass "default --sample: '$(cut -c1-60 "$TMP/out")...', exit 0, a valid recording";;
+    pass "--sampler=ibs: '$(cut -c1-60 "$TMP/out")...', exit 0, a valid recording";;
 esac
 
 # bad arguments: exit 2 with one line, before anything is touched (the
@@ -180,7 +195,7 @@ done
 kill -9 "$doomed"
 set +e; wait "$spy"; rc=$?; set -e
 [ "$rc" = 0 ] || fail "a target dying mid-window: exit $rc: $(cat "$TMP/err")"
-grep -q "^statistical residency (software task-clock" "$TMP/doomed.txt" || fail "no table after the target died: $(cat "$TMP/doomed.txt")"
+grep -qE "^statistical (residency|call edges) \(software task-clock" "$TMP/doomed.txt" || fail "no table after the target died: $(cat "$TMP/doomed.txt")"
 pass "target killed mid-window: exit 0, the samples taken are shown"
 assert_runs "$pid"
 
@@ -198,7 +213,7 @@ prov = [e for e in evs if e["type"] == "provenance"][0]
 assert prov["samples"] > 0 and fns and fns[0]["name"] == "grind_forever", (prov, fns[:3])
 assert fns[0]["module"] == "victim_auto", fns[0]
 EOF2
-grep -q "^statistical residency (software task-clock" "$TMP/launch.txt" || fail "--launch sample text: $(head -3 "$TMP/launch.txt")"
+grep -q "^statistical call edges (software task-clock call stacks" "$TMP/launch.txt" || fail "--launch sample text: $(head -3 "$TMP/launch.txt")"
 pass "--launch sample: the exec'd program's own functions (grind_forever on top), command ran to its end"
 # a command that ends inside the window: its samples are still named (the
 # symbols were read while it ran)

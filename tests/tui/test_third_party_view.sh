@@ -46,5 +46,8 @@ key=${line%% *}
 # the built-in views keep their own numbers, '8' is the TUI's details screen
 awk '$3 == "log" && $1 == "1"' "$TMP/menu" | grep -q . || fail "log is not '1'"
 awk '$1 == "8" && $3 == "info"' "$TMP/menu" | grep -q . || fail "'8' is not the details screen"
-awk '$3 == "watch"' "$TMP/menu" | grep -q . && fail "watch (HIDDEN) is in the menu"
+# watch asks for its address in the TUI (PICK_DATA): a mode of its own, a
+# host-assigned letter, drawn as a feed
+awk '$3 == "watch" && $1 ~ /^[a-z]$/ && $2 == 1' "$TMP/menu" | grep -q . ||
+  fail "watch is not a lettered FEED mode: $(awk '$3 == "watch"' "$TMP/menu")"
 pass "the TUI menu lists hello under the host-assigned key '$key', FEED, its own title"

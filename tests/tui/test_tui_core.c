@@ -5,7 +5,12 @@
  *             moving up pauses, End and scrolling past the newest line
  *             resume a feed, `[PAUSED line/total]`;
  *   proc tree children under their parent with ├─ └─ │ connectors, the
- *             filter keeps rows per row. */
+ *             filter keeps rows per row;
+ *   data list the watch prompt's data symbols of a live process (this one:
+ *             its own globals are found, its functions are not), the filter
+ *             (prefix matches first, a 0x... input lists none) and Tab's
+ *             completion (common prefix, else the selected row; +off kept). */
+#include "tui/data_list.h"
 #include "tui/proc_list.h"
 #include "tui/records.h"
 #include "tui/scroll.h"
@@ -13,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int failures;
 #define CHECK(cond, ...)                                                                           \
@@ -163,7 +169,48 @@ static void test_proc_tree(void) {
   tui_proclist_free(&l);
 }
 
+/* Data the test watches for in its own symbol table. */
+long watch_me_counter = 1, watch_me_total = 2;
+int other_watch_me = 3;
+
+static int listed(const struct tui_datalist *l, const char *name) {
+  for (size_t r = 0; r < l->nrows; r++)
+    if (!strcmp(l->v[l->rows[r]].name, name)) return 1;
+  return 0;
+}
+
+static void test_data_list(void) {
+  struct tui_datalist l;
+  memset(&l, 0, sizeof l);
+  CHECK(tui_datalist_load(&l, getpid()) == 0, "load this process's data symbols");
+  CHECK(listed(&l, "watch_me_counter") && listed(&l, "failures"), "its globals are listed");
+  CHECK(!listed(&l, "main") && !listed(&l, "test_data_list"), "functions are not data");
+  tui_datalist_filter(&l, "watch_me");
+  CHECK(l.nrows >= 3, "the filter keeps the three watch_me globals: %zu", l.nrows);
+  CHECK(l.nrows && !strncmp(l.v[l.rows[0]].name, "watch_me", 8), "prefix matches first");
+  CHECK(listed(&l, "other_watch_me"), "substring matches too");
+  char out[256];
+  /* watch_me_counter / watch_me_total: the common prefix "watch_me_" */
+  CHECK(tui_datalist_complete(&l, "watch_me", 0, out, sizeof out) && !strcmp(out, "watch_me_"),
+        "Tab: the common prefix, got '%s'", out);
+  tui_datalist_filter(&l, "watch_me_c");
+  CHECK(tui_datalist_complete(&l, "watch_me_c", 0, out, sizeof out) &&
+            !strcmp(out, "watch_me_counter"), "Tab: the one match, got '%s'", out);
+  tui_datalist_filter(&l, "watch_me_c+4");
+  CHECK(tui_datalist_complete(&l, "watch_me_c+4", 0, out, sizeof out) &&
+            !strcmp(out, "watch_me_counter+4"), "Tab keeps +off, got '%s'", out);
+  tui_datalist_filter(&l, "me_total");
+  size_t sel = 0; /* the row of watch_me_total (ASan adds __odr_asan.* twins) */
+  while (sel < l.nrows && strcmp(l.v[l.rows[sel]].name, "watch_me_total")) sel++;
+  CHECK(sel < l.nrows && tui_datalist_complete(&l, "me_total", sel, out, sizeof out) &&
+            !strcmp(out, "watch_me_total"), "Tab: no prefix match, the selected row, got '%s'", out);
+  tui_datalist_filter(&l, "0x1000");
+  CHECK(l.nrows == 0, "a raw address lists no symbol");
+  tui_datalist_free(&l);
+}
+
 int main(void) {
+  test_data_list();
   test_records();
   test_scroll_feed();
   test_scroll_frame_select();
@@ -172,6 +219,6 @@ int main(void) {
     printf("%d failure(s)\n", failures);
     return 1;
   }
-  printf("ok: records, scroll, proc tree\n");
+  printf("ok: records, scroll, proc tree, data list\n");
   return 0;
 }

@@ -4,8 +4,8 @@
 #   - the process picker: filter-as-you-type, Tab sorts (PID, ACTIVE with a
 #     CPU% column, STR with the string-scan column), F2 tree with ├─/└─
 #     connectors, F3 re-scans, `!` rows with the reason on selection;
-#   - mode select: the nine numbered modes (the views' tui keys and '8'); 7 (hot edges) says why it cannot start
-#     here instead of starting (the amd_ibs probe's reason);
+#   - mode select: the nine numbered modes (the views' tui keys and '8'); 7 (hot edges) is ready on the
+#     sampler ladder's first usable rung, or says why it cannot start here (every rung's refusal);
 #   - 8 process details: the runtime badge, nothing attached;
 #   - a third-party view (examples/view_plugin, built here, found through
 #     ASMSPY_PLUGIN_PATH) is listed as a mode and runs with no TUI code;
@@ -72,12 +72,24 @@ for m in '1  syscall log' '2  assembly & functions' '3  live instruction stream'
          '9  data flow'; do
   grep -q "^ $m" "$TMP/screen" || fail "mode '$m' is not listed"
 done
-grep -Eq '^ 7  hot edges .*unavailable: .*(ibs|IBS)' "$TMP/screen" ||
-  fail "mode 7 does not show the IBS probe's reason: $(grep '^ 7' "$TMP/screen")"
+# mode 7 runs the first usable rung of the sampler ladder (--backends order)
+"$ASMSPY" --backends >"$TMP/backends"
+rung_backend=""
+for b in amd_ibs amd_lbr swclock ptsampler; do
+  if awk -v n="$b" '$2 == n && $4 == "usable"' "$TMP/backends" | grep -q .; then rung_backend=$b; break; fi
+done
 tui_save modes
-tui_keys 7
-tui_wait 'hot edges \(sampler\) cannot start here: amd_ibs unavailable: ' "mode 7's reason"
-pass "mode 7 (hot edges) shows the amd_ibs reason instead of starting"
+if [ -n "$rung_backend" ]; then
+  grep -Eq "^ 7  hot edges \(sampler\) +sample +$rung_backend +ready" "$TMP/screen" ||
+    fail "mode 7 is not ready on $rung_backend: $(grep '^ 7' "$TMP/screen")"
+  pass "mode 7 (hot edges) is ready on the ladder's first usable rung ($rung_backend)"
+else
+  grep -Eq '^ 7  hot edges .*unavailable: .*(ibs|IBS)' "$TMP/screen" ||
+    fail "mode 7 does not show the IBS probe's reason: $(grep '^ 7' "$TMP/screen")"
+  tui_keys 7
+  tui_wait 'hot edges \(sampler\) cannot start here: amd_ibs unavailable: ' "mode 7's reason"
+  pass "mode 7 (hot edges) shows the amd_ibs reason instead of starting (no rung usable here)"
+fi
 
 # the third-party view is a mode of its own
 grep -q 'views from plugins:' "$TMP/screen" || fail "no 'views from plugins' section"

@@ -13,6 +13,11 @@
  *   - BRANCH events marked ASMSPY_EVF_BR_CALL but not TAKEN (the ptrace
  *     rung's decoded direct calls in the hottest functions) into a separate
  *     list of static call targets: candidates, not observations;
+ *   - BRANCH events marked SAMPLED | BR_CALL but not TAKEN (the sw-clock
+ *     rung's call stacks: a return address above the sampled callee) into
+ *     caller -> callee call edges, checked and folded by stack_edges.c and
+ *     titled as what they are: calls in progress seen on sampled stacks,
+ *     not sampled branches;
  *   - the PROVENANCE event into the header (which sampler, samples, losses).
  * Every table is honest about what it proves: a sampled edge WAS taken, a
  * sampled site WAS running; absence proves nothing.
@@ -20,8 +25,13 @@
  * finish() renders once at the end; snapshot() renders the same tables
  * mid-window (the TUI's periodic frame). Text rows are capped by --top
  * (default SP_TOP_DEFAULT, 0 = all); the JSON rows are always complete:
- * `provenance`, then `hot_edge` or `hot_function` + `residency` rows, then
- * `call_target` rows (docs/asmtrace-schema.md). */
+ * `provenance`, then `hot_edge` rows, or `call_edge` rows then
+ * `hot_function` + `residency` rows, then `call_target` rows
+ * (docs/asmtrace-schema.md).
+ *
+ * Which rung runs is the engine's choice (host/engine_choose.c): the named
+ * --sampler, else the first usable rung of the ladder IBS -> LBR -> sw-clock
+ * -> ptrace. The header names the rung it got. */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
 
@@ -36,9 +46,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugins/common/record_emit.h"
+#include "plugins/views/sample/stack_edges.h"
 
 /* Its records (the `sample_records` table at the end of this file). */
-enum { SP_REC_PROVENANCE, SP_REC_HOT_EDGE, SP_REC_HOT_FUNCTION, SP_REC_RESIDENCY, SP_REC_CALL_TARGET, SP_REC_N };
+enum { SP_REC_PROVENANCE, SP_REC_HOT_EDGE, SP_REC_HOT_FUNCTION, SP_REC_RESIDENCY, SP_REC_CALL_TARGET,
+       SP_REC_CALL_EDGE, SP_REC_N };
+static const struct asmspy_field call_edge_fields[] = {
+    RF_INT("count", 1, 0, "stack frames showing this call in progress"),
+    RF_HEX("from", 0, "the caller's return address (just after its call)"),
+    RF_STR("from_sym", 0, "function+0xoff [module] of from"),
+    RF_HEX("to", 0, "the callee's first byte"),
+    RF_STR("to_sym", 0, "function [module] of to"),
+    RF_BOOL("indirect", 0, "an indirect call (its target not checked against the callee)"),
+    RF_END,
+};
+
 static const struct asmspy_record_schema sample_records[SP_REC_N + 1];
 
 /* Its positionals, and the options this mode accepts after them: parsing,
@@ -50,7 +72,8 @@ static const struct asmspy_option sample_options[] = {
     /* the engine picks the backend by it (a rung name, not a fixed list:
      * the sampler backends name their rungs) */
     [OPT_SAMPLER] = {"sampler", "<rung>",
-                     "the sampler: ibs (default), lbr, sw, ptrace or event:<perf event>"},
+                     "the sampler: ibs, lbr, sw, ptrace or event:<perf event> (default: the first "
+                     "usable of ibs, lbr, sw, ptrace)"},
     [OPT_TOP] = {"top", "<n>", "rows in the table (default 40; 0 = all)"},
     {NULL, NULL, NULL},
 };
@@ -66,6 +89,8 @@ struct sp_state {
   struct hr_table edges; /* (from, to): sampled taken branches */
   struct hr_table sites; /* (ip, 0): residency */
   struct hr_table calls; /* (site, target): static call targets */
+  struct hr_table stack_raw; /* (return address, callee site): sampled call stacks */
+  struct se_result stack;    /* stack_raw checked and folded, at render time */
   struct strbuf pending; /* text headings waiting for the next shown row */
   uint64_t branch_events, sample_events, lost_events;
   int have_prov;
@@ -82,6 +107,7 @@ static const char *sp_rung_text(const char *sampler) {
   if (!strcmp(sampler, "ibs")) return "AMD IBS-Op, out of band";
   if (!strcmp(sampler, "lbr")) return "AMD LBR branch stacks, out of band";
   if (!strcmp(sampler, "sw-clock")) return "software task-clock, out of band";
+  if (!strcmp(sampler, "sw-clock+stacks")) return "software task-clock call stacks, out of band";
   if (!strcmp(sampler, "ptrace")) return "ptrace attach-and-sample probes";
   return sampler;
 }
@@ -158,6 +184,42 @@ static void sp_render_edges(struct sp_state *st, struct strbuf *t) {
     v[6] = rv_bool(r->flags & ASMSPY_EVF_BR_RET);
     v[7] = rv_bool(r->flags & ASMSPY_EVF_BR_CALL);
     sp_emit(st, SP_REC_HOT_EDGE, v, t, shown);
+  }
+  free(rows);
+}
+
+/* Caller -> callee edges from the sampled call stacks (stack_edges.h): the
+ * caller's return site -> the callee's first byte. */
+static void sp_render_call_edges(struct sp_state *st, struct strbuf *t) {
+  const struct hr_row **rows = hr_sorted(&st->stack.edges);
+  size_t n = rows ? st->stack.edges.n : 0;
+  int width = SP_SITE_COLUMN;
+  for (size_t i = 0; i < n && sp_show(st, i); i++) {
+    char from[400];
+    hr_site_text(st->host, st->s->target, rows[i]->a, from, sizeof from);
+    int w = (int)strlen(from);
+    if (w > width) width = w;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const struct hr_row *r = rows[i];
+    int shown = sp_show(st, i), indirect = (r->flags & SE_INDIRECT) != 0;
+    char from[400], to[400];
+    if (shown) {
+      hr_site_text(st->host, st->s->target, r->a, from, sizeof from);
+      hr_site_text(st->host, st->s->target, r->b, to, sizeof to);
+      strbuf_addf(t, "%8" PRIu64 "  %-*s -> %s%s", r->count, width, from, to,
+                  indirect ? "  [indirect]" : "");
+      if (st->top && i + 1 == (size_t)st->top && n > (size_t)st->top)
+        strbuf_addf(t, "\n     ... %zu more call edges (--top=0 shows all; --json has all)",
+                    n - (size_t)st->top);
+    }
+    char from_sym[400], to_sym[400];
+    struct asmspy_value v[6];
+    v[0] = rv_int((int64_t)r->count);
+    sp_addr_values(st, r->a, from_sym, &v[1]);
+    sp_addr_values(st, r->b, to_sym, &v[3]);
+    v[5] = rv_bool(indirect);
+    sp_emit(st, SP_REC_CALL_EDGE, v, t, shown);
   }
   free(rows);
 }
@@ -254,11 +316,16 @@ static int sp_render(struct sp_state *st, int final) {
   const struct asmspy_host_api *h = st->host;
   struct strbuf t = {0};
   int edges = st->edges.n > 0;
+  /* an ip-only rung's call stacks: caller -> callee edges (never branches) */
+  if (!edges && st->stack_raw.n) se_fold(h, st->s->target, &st->stack_raw, &st->stack);
+  int call_edges = !edges && st->stack.edges.n > 0;
   const char *sampler = st->have_prov ? st->prov.sampler : NULL;
   uint64_t samples = st->have_prov ? st->prov.samples : st->sample_events + st->branch_events;
   uint64_t branch = st->have_prov ? st->prov.branch_samples : st->branch_events;
   char rung[96];
-  if (sampler)
+  if (sampler && call_edges && !strcmp(sampler, "sw-clock"))
+    snprintf(rung, sizeof rung, "%s", sp_rung_text("sw-clock+stacks"));
+  else if (sampler)
     snprintf(rung, sizeof rung, "%s", sp_rung_text(sampler));
   else
     snprintf(rung, sizeof rung, "%s", final ? "sampler unknown" : "sampling");
@@ -267,6 +334,12 @@ static int sp_render(struct sp_state *st, int final) {
             "statistical hot edges (%s) \u2014 %zu edge%s, %" PRIu64 "/%" PRIu64
             " branch/total samples (pid %d)",
             rung, st->edges.n, st->edges.n == 1 ? "" : "s", branch, samples, (int)st->s->pid);
+  } else if (call_edges) {
+    strbuf_addf(&t,
+            "statistical call edges (%s) \u2014 %zu caller -> callee edge%s from %" PRIu64
+            " stack frames, %" PRIu64 " samples (pid %d)",
+            rung, st->stack.edges.n, st->stack.edges.n == 1 ? "" : "s", st->stack.kept, samples,
+            (int)st->s->pid);
   } else {
     size_t nf = 0;
     struct hr_func *f = hr_functions(h, st->s->target, &st->sites, 0, NULL, &nf);
@@ -281,6 +354,9 @@ static int sp_render(struct sp_state *st, int final) {
     strbuf_addf(&t, "; %" PRIu64 " lost, %" PRIu64 " throttled", st->prov.lost, st->prov.throttled);
   if (edges)
     strbuf_addf(&t, "\nstatistical, not exact: an edge here WAS taken; absence proves nothing.");
+  else if (call_edges)
+    strbuf_addf(&t, "\nsampled call stacks, not branches: caller -> callee means the callee was "
+                "running inside a call made at that site; absence proves nothing.");
   else
     strbuf_addf(&t, "\nstatistical, not exact: code here WAS running; absence proves nothing, and "
                 "residency is not entry evidence.");
@@ -299,13 +375,19 @@ static int sp_render(struct sp_state *st, int final) {
       rv_int((int64_t)st->edges.n),
       rv_int((int64_t)st->sites.n),
       rv_bool(final),
+      rv_int((int64_t)(call_edges ? st->stack.edges.n : 0)),
   };
   strbuf_clear(&st->pending);
   sp_emit(st, SP_REC_PROVENANCE, v, &t, 1);
-  if (edges)
+  if (edges) {
     sp_render_edges(st, &t);
-  else if (st->sites.n)
+  } else if (st->sites.n) {
+    if (call_edges) {
+      sp_render_call_edges(st, &t);
+      sp_heading(st, "  residency (where the samples ran; not entry evidence):");
+    }
     sp_render_residency(st, &t);
+  }
   sp_render_calls(st, &t);
   free(t.s);
   return 0;
@@ -366,6 +448,10 @@ static int sp_consume(void *state, const struct asmspy_event *ev) {
   struct sp_state *st = state;
   switch (ev->type) {
   case ASMSPY_EV_BRANCH:
+    if (se_is_stack_pair(ev)) { /* a call in progress on a sampled stack */
+      hr_add(&st->stack_raw, ev->u.branch.from, ev->u.branch.to, 1, ev->flags);
+      break;
+    }
     if ((ev->flags & ASMSPY_EVF_BR_CALL) && !(ev->flags & (ASMSPY_EVF_BR_TAKEN | ASMSPY_EVF_SAMPLED))) {
       hr_add(&st->calls, ev->u.branch.from, ev->u.branch.to, 1, ev->flags);
       break;
@@ -409,6 +495,8 @@ static void sp_close(void *state) {
   hr_free(&st->edges);
   hr_free(&st->sites);
   hr_free(&st->calls);
+  hr_free(&st->stack_raw);
+  hr_free(&st->stack.edges);
   free(st->pending.s);
   free(st);
 }
@@ -429,6 +517,7 @@ static const struct asmspy_field provenance_fields[] = {
     RF_INT("edges", 0, OPT, "rows in the edge table"),
     RF_INT("sites", 0, OPT, "rows in the site table"),
     RF_BOOL("final", OPT, "the end-of-window table (not a periodic TUI frame)"),
+    RF_INT("call_edges", 0, OPT, "rows in the call-edge table (sampled call stacks)"),
     RF_END,
 };
 static const struct asmspy_field hot_edge_fields[] = {
@@ -474,6 +563,10 @@ static const struct asmspy_record_schema sample_records[SP_REC_N + 1] = {
     [SP_REC_CALL_TARGET] = {"call_target",
                             "a direct call decoded in the hottest functions (static: a candidate)",
                             call_target_fields, NULL},
+    [SP_REC_CALL_EDGE] = {"call_edge",
+                          "caller -> callee seen on sampled call stacks (a call in progress, "
+                          "not a branch)",
+                          call_edge_fields, NULL},
     [SP_REC_N] = {.type = NULL},
 };
 
@@ -503,7 +596,8 @@ static const struct asmspy_plugin sp_plugin = {
     .struct_size = sizeof(struct asmspy_plugin),
     .kind = ASMSPY_KIND_VIEW,
     .name = "sample",
-    .description = "statistical hot edges (IBS/LBR) or residency (sw-clock/ptrace) over a window",
+    .description = "statistical hot edges (IBS/LBR), call edges + residency (sw-clock) or "
+                   "residency (ptrace) over a window",
     .caps = ASMSPY_CAP_IP_SAMPLES,
     .view = &sp_ops,
     .plugin_version = "0.1.0",

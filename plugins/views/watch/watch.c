@@ -297,8 +297,10 @@ static const struct asmspy_record_schema watch_records[WATCH_REC_N + 1] = {
     [WATCH_REC_N] = {.type = NULL},
 };
 
-/* Its entry in the TUI's mode menu. */
-static const struct asmspy_tui_entry watch_tui = {0, ASMSPY_TUI_FEED, ASMSPY_TUIF_HIDDEN, "data watchpoints"};
+/* Its entry in the TUI's mode menu: the TUI asks for the address, the width
+ * and the access first (tui/watch_prompt.c), then runs it until stopped. */
+static const struct asmspy_tui_entry watch_tui = {0, ASMSPY_TUI_FEED, ASMSPY_TUIF_PICK_DATA,
+                                                  "data watchpoints"};
 
 static const struct asmspy_view_ops watch_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
