@@ -52,6 +52,28 @@ if [ "${ASMSPY_ASAN:-0}" = 1 ]; then
   dirs+=(build-asan)
 fi
 
+# AArch64: the tree cross-built (cross/aarch64-linux-gnu.ini) and its suite
+# run inside an emulated arm64 Debian machine (tests/arm64/ci.sh: qemu
+# -M virt -cpu max, Debian's arm64 kernel); its last line is the counts.
+# ASMSPY_ARM64=0 leaves it out.
+arm64_log=build-arm64.suite.log
+rm -f "$arm64_log"
+if [ "${ASMSPY_ARM64:-1}" = 1 ]; then
+  if [ ! -f build-arm64/build.ninja ]; then
+    meson setup build-arm64 --cross-file cross/aarch64-linux-gnu.ini >build-arm64.setup.log 2>&1 ||
+      { tail -20 build-arm64.setup.log; echo "arm64 cross build: meson setup failed" >"$arm64_log"; }
+  fi
+  if [ -f build-arm64/build.ninja ]; then
+    if ninja -C build-arm64 >build-arm64.ninja.log 2>&1; then
+      echo "== arm64 suite (emulated machine)"
+      tests/arm64/ci.sh build-arm64 2>&1 | tee "$arm64_log" | grep -E '^(not ok|skip|# [0-9]+_)|passed,' || true
+    else
+      tail -40 build-arm64.ninja.log
+      echo "0 passed, 1 failed, 0 skipped (the arm64 cross build failed)" >"$arm64_log"
+    fi
+  fi
+fi
+
 python3 - "${dirs[@]}" <<'PY'
 import glob, json, os, sys
 from collections import defaultdict
@@ -104,6 +126,16 @@ for d in sys.argv[1:]:
         for why in sorted(set(reasons)):
             matrix.append(f"  {'':10s} {'':11s}   skip {why}")
 
+# the emulated arm64 machine's suite (test.sh ran tests/arm64/ci.sh)
+if os.path.exists("build-arm64.suite.log"):
+    import re
+    last = [l for l in open("build-arm64.suite.log") if re.match(r"^\d+ passed, \d+ failed, \d+ skipped", l)]
+    if last:
+        p, f_, s = map(int, re.findall(r"\d+", last[-1])[:3])
+    else:
+        p, f_, s = 0, 1, 0  # it printed no counts: a failure
+    per["arm64 (emulated)"] = [p, f_, s]
+    passed += p; failed += f_; skipped += s
 print("per suite (all builds): passed / failed / skipped")
 for suite in sorted(per):
     p, f_, s = per[suite]

@@ -6,6 +6,8 @@ pkgs=(meson ninja-build gcc pkg-config
       libcapstone-dev libdw-dev libelf-dev libpfm4-dev libipt-dev libncurses-dev
       g++ binutils python3 bc util-linux procps strace valgrind graphviz gdb uftrace
       tmux jq groff man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+      # the emulated arm64 machine (tests/arm64/)
+      qemu-system-arm cpio
       # the scope bindings' toolchains (tests/scope/<lang>)
       rustc cargo golang-go mono-mcs mono-runtime ruby ruby-dev lua5.4 liblua5.4-dev
       python3-venv python3-pip default-jdk-headless)
