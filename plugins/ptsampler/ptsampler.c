@@ -33,6 +33,7 @@
  * a NOTE with the probe costs, then one ASMSPY_EV_PROVENANCE ("ptrace"). */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
+#include "common/arch_insn.h"
 
 #include "common/hot_rank.h"
 #include "plugins/common/insn_class.h" /* pi_class, pi_call_rel_target */
@@ -310,7 +311,7 @@ static int pts_probe(const struct asmspy_host_api *host, struct asmspy_probe_res
   int grc = host->seam->get_regs(sm, c.pid, &r);
   int64_t in_sys = grc == 0 ? pts_syscall_of(host, sm, c.pid, &r) : -1;
   host->seam->detach(sm);
-  int user = grc == 0 && in_sys == -1 && r.ip && r.ip < 0x800000000000ull;
+  int user = grc == 0 && in_sys == -1 && r.ip && r.ip < ARCH_USER_VA_END;
   /* still alive and running untraced after the detach? */
   pp_sleep_us(10000);
   char path[64], stat[512], status[4096];

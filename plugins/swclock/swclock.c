@@ -32,6 +32,7 @@
  * kernel/events/core.c (perf_mmap, perf_event_set_output, inherit). */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
+#include "common/arch_insn.h"
 
 #include "plugins/common/perf_probe.h"
 #include "plugins/common/perf_sampling.h"
@@ -190,7 +191,7 @@ static void swc_probe_sample(const uint8_t *rec, size_t len, void *arg) {
   memcpy(&pid, rec + 16, 4);
   if ((pid_t)pid != c->child) return;
   c->own++;
-  if (ip < 0x800000000000ull) c->user++; /* x86-64 user half */
+  if (ip < ARCH_USER_VA_END) c->user++; /* the user half of the address space */
 }
 
 /* Functional: sample a forked busy child the way run() samples a target
