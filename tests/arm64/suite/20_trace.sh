@@ -19,3 +19,23 @@ else
 fi
 why=$(runs_untraced "$pid")
 if [ -z "$why" ]; then ok trace_target_survives; else notok trace_target_survives "$why"; fi
+# the executed count against one computed from objdump alone: work()'s
+# instructions before its loop + 5 x the loop body (the victim's source runs
+# helper() 5 times; the body ends at the backward b.ne) + the rest
+dump="$ASMSPY_PAYLOAD/objdump/victim_loop.txt"
+if [ -s "$dump" ] && [ $rc -eq 0 ]; then
+  want=$(awk '
+    function hex(s,   i, c, v) { v = 0; s = tolower(s)
+      for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; v = v * 16 + c }
+      return v }
+    /<work>:$/ { on = 1; next }
+    on && /^$/ { on = 0 }
+    on && split($0, t, "\t") >= 3 { a = t[1]; gsub(/[ :]/, "", a); n++; addr[n] = hex(a); m[n] = t[3]
+      if (t[3] ~ /^b\./) { tgt = t[4]; sub(/ .*/, "", tgt); head = hex(tgt); tail = hex(a) } }
+    END { for (i = 1; i <= n; i++) c += (addr[i] >= head && addr[i] <= tail) ? 5 : 1; print c }' "$dump")
+  got=$(sed -n 's/^sample #1 .*(\([0-9]*\) executed).*/\1/p' /tmp/trace.out)
+  if [ -n "$want" ] && [ "$got" = "$want" ]; then ok trace_count_objdump
+  else notok trace_count_objdump "executed $got, objdump's loop structure says $want"; fi
+else
+  skip trace_count_objdump "no objdump of victim_loop in the payload"
+fi
