@@ -14,16 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
-      printf(__VA_ARGS__);                                                                         \
-      printf("\n");                                                                                \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "tests/unit/check.h" /* CHECK, failures, check_summary */
 
 static void check_cut(const char *s, int width, const char *want, int want_cut) {
   int cut = -1;
@@ -137,10 +128,5 @@ int main(void) {
   test_cut();
   test_wrap();
   test_footer();
-  if (failures) {
-    printf("%d failure(s)\n", failures);
-    return 1;
-  }
-  printf("PASS\n");
-  return 0;
+  return check_summary("tui_text_fit");
 }

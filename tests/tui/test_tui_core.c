@@ -20,16 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
-      printf(__VA_ARGS__);                                                                         \
-      printf("\n");                                                                                \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "tests/unit/check.h" /* CHECK, failures, check_summary */
 
 /* A typed record {"k":1} (what a view hands the TUI through emit_record). */
 static const struct asmspy_field k_fields[] = {
@@ -215,10 +206,5 @@ int main(void) {
   test_scroll_feed();
   test_scroll_frame_select();
   test_proc_tree();
-  if (failures) {
-    printf("%d failure(s)\n", failures);
-    return 1;
-  }
-  printf("ok: records, scroll, proc tree, data list\n");
-  return 0;
+  return check_summary("tui_core");
 }

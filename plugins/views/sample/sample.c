@@ -149,9 +149,9 @@ static void sp_emit(struct sp_state *st, int rec, const struct asmspy_value *v, 
 
 static int sp_show(const struct sp_state *st, size_t i) { return st->top == 0 || i < (size_t)st->top; }
 
-static void sp_render_edges(struct sp_state *st, struct strbuf *t) {
-  const struct hr_row **rows = hr_sorted(&st->edges);
-  size_t n = rows ? st->edges.n : 0;
+/* The width of the "from" column: the widest site text shown, at least
+ * SP_SITE_COLUMN (edge and call-edge tables line their arrows up on it). */
+static int sp_from_width(struct sp_state *st, const struct hr_row **rows, size_t n) {
   int width = SP_SITE_COLUMN;
   for (size_t i = 0; i < n && sp_show(st, i); i++) {
     char from[400];
@@ -159,6 +159,13 @@ static void sp_render_edges(struct sp_state *st, struct strbuf *t) {
     int w = (int)strlen(from);
     if (w > width) width = w;
   }
+  return width;
+}
+
+static void sp_render_edges(struct sp_state *st, struct strbuf *t) {
+  const struct hr_row **rows = hr_sorted(&st->edges);
+  size_t n = rows ? st->edges.n : 0;
+  int width = sp_from_width(st, rows, n);
   for (size_t i = 0; i < n; i++) {
     const struct hr_row *r = rows[i];
     int shown = sp_show(st, i);
@@ -193,13 +200,7 @@ static void sp_render_edges(struct sp_state *st, struct strbuf *t) {
 static void sp_render_call_edges(struct sp_state *st, struct strbuf *t) {
   const struct hr_row **rows = hr_sorted(&st->stack.edges);
   size_t n = rows ? st->stack.edges.n : 0;
-  int width = SP_SITE_COLUMN;
-  for (size_t i = 0; i < n && sp_show(st, i); i++) {
-    char from[400];
-    hr_site_text(st->host, st->s->target, rows[i]->a, from, sizeof from);
-    int w = (int)strlen(from);
-    if (w > width) width = w;
-  }
+  int width = sp_from_width(st, rows, n);
   for (size_t i = 0; i < n; i++) {
     const struct hr_row *r = rows[i];
     int shown = sp_show(st, i), indirect = (r->flags & SE_INDIRECT) != 0;
