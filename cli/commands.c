@@ -49,14 +49,13 @@ static const struct asmspy_option syms_options[] = {
  * the mapped ELF files only; never attaches. */
 static int cmd_syms(int argc, char **argv) {
   struct cli_mode_args a;
-  if (cli_parse_mode_args("syms", argc, argv, 1, syms_options, NULL, 1, &a))
+  if (cli_parse_mode_args("syms", argc, argv, 1, syms_options, NULL, 1, "<pid> [filter]", &a))
     return CLI_EXIT_USAGE;
   const char *filter = NULL;
   for (int i = 0; i < a.view_argc; i++) {
     if (filter) return cli_usage_error("--syms: unexpected argument '%s'", a.view_argv[i]);
     filter = a.view_argv[i];
   }
-  if (a.max) return cli_usage_error("--syms takes <pid> [filter], not a count");
   int err = 0;
   struct asmspy_target *t = target_open(a.pid, &err);
   if (!t) {
@@ -148,8 +147,10 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
   const struct asmspy_plugin_info *v = asmspy_find_view_for_mode(e, mode);
   struct cli_mode_args a;
   int rc = v ? cli_parse_mode_args(mode, argc, argv, launch_argv == NULL, cli_shared_options,
-                                   cli_view_options(v), cli_view_has_table(v), &a)
-             : cli_usage_error("unknown command or mode '--%s'", mode);
+                                   cli_view_options(v), cli_view_has_table(v),
+                                   v->desc->view->usage, &a)
+             : launch_argv ? cli_usage_error("--launch: unknown mode '%s'", mode)
+                           : cli_usage_error("unknown option '--%s': no command or mode of that name", mode);
   asmspy_engine_close(e);
   if (rc) return CLI_EXIT_USAGE;
   struct mode_session ms = {mode, &a, launch_argv};
