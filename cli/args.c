@@ -191,6 +191,10 @@ int cli_parse_mode_args(const char *mode, int argc, char **argv, int need_pid,
     }
   }
   if (need_pid && !have_pid) return cli_usage_error("--%s needs a <pid>", mode);
+  if (!need_pid && a->tid) /* need_pid 0: --launch, the pid is not known yet */
+    return cli_usage_error("--launch %s: --tid names a thread of a running process; a launched "
+                           "command has none yet (attach with --%s <pid> --tid=<t> instead)",
+                           mode, mode);
   if (a->follow && a->tid)
     return cli_usage_error("--follow and --tid are mutually exclusive: one says exactly this "
                            "thread, the other this process and everything it spawns");

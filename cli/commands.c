@@ -168,6 +168,10 @@ static int cmd_launch(int argc, char **argv) {
       dashdash = i;
       break;
     }
+  if (cli_find_command(mode))
+    return cli_usage_error("--launch: '%s' is a command, not a tracing mode (it reads a running "
+                           "pid: start the command, then asmspy --%s <pid>)",
+                           mode, mode);
   if (dashdash < 0 || dashdash == argc - 1)
     return cli_usage_error("--launch %s: give the command after '--'", mode);
   argv[argc] = NULL; /* main's argv is NULL-terminated; keep it so for execvp */
