@@ -105,7 +105,7 @@ static int refuse_zero(const char *mode, const char *positionals, const char *ar
     return cli_usage_error("--%s: invalid window '%s': [ms] is the sampling window in "
                            "milliseconds and must be positive",
                            mode, arg);
-  return cli_usage_error("--%s: invalid count '%s': [n] must be non-zero (negative = until the "
+  return cli_usage_error("--%s: [n] is '%s': count must be non-zero (negative = until the "
                          "target exits)",
                          mode, arg);
 }
