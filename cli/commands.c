@@ -198,7 +198,9 @@ const struct cli_command cli_commands[] = {
      "list processes (! = cannot trace); active = recent CPU, scan = string-rich memory first", 0,
      0},
     {"launch", cmd_launch, "<mode> [options] -- <cmd> [args...]", NULL,
-     "spawn <cmd> already traced from its first instruction", 0, 0},
+     "spawn <cmd> already traced from its first instruction (trace/dataflow/watch resolve "
+     "their symbol in <cmd>, once ld.so has mapped its libraries)",
+     0, 0},
     {"serve", cli_cmd_serve, "[=<socket>]", NULL,
      "capture host: NDJSON commands in, recordings out (stdin/stdout, or a unix socket)", 1, 0},
     {"replay", cli_cmd_replay, "<f.asmtrace|->", cli_replay_options,

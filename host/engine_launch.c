@@ -54,8 +54,9 @@ static int hold_at_entry(char *err, size_t errcap) {
     return L.hold_status;
   }
   L.tried = 1;
+  /* the seam the backend would have attached (its ptrace options: clone
+   * and --follow's fork following), run on to the entry point */
   L.session.flags |= ASMSPY_SESS_LAUNCHED | ASMSPY_SESS_TO_ENTRY;
-  L.session.flags &= ~ASMSPY_SESS_FOLLOW;
   L.session.tid = 0;
   L.hold_status = seam_api.attach(&L.session, &L.held);
   if (L.hold_status) {
