@@ -96,6 +96,9 @@ static int launch_attach(const struct asmspy_session *s, struct asmspy_seam **ou
     L.held = NULL;
     return 0;
   }
+  /* a backend attaching the launched pid itself (nothing was resolved
+   * first): from now on it is the tracer, so nothing may hold it */
+  if (L.pid && s->pid == L.pid) L.tried = 1;
   return L.base->seam->attach(s, out);
 }
 
