@@ -89,4 +89,5 @@ has "$TMP/o" "^# \[[0-9]+\] exited with 3$" "--stream: the exit status"
 run 0 --launch stream -1 -- /bin/sh -c 'kill -TERM $$'
 has "$TMP/o" "^# \[[0-9]+\] killed by SIGTERM$" "--stream: the killing signal"
 grep -q "exited (-" "$TMP/o" && fail "--stream still prints a negative exit code"
+has "$TMP/e" "^# pid [0-9]+ was KILLED by SIGTERM \(Terminated, signal 15\) while traced" "the seam's note names the signal"
 pass "--stream: 'exited with 3', 'killed by SIGTERM'"
