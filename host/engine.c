@@ -147,7 +147,7 @@ static void end_before_capture(struct run_ctx *ctx, struct asmspy_session *s, pi
   if (end_reason >= 0) out_set_end_reason(ctx->out, (enum out_end_reason)end_reason);
   ctx->view->close(ctx->view_state);
   out_close(ctx->out, footer_status);
-  launch_hold_end(); /* detached before the kill: the seam is freed */
+  launch_hold_end(launched != 0); /* killed while held: the program never runs */
   target_close(s->target);
   if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
 }
@@ -445,7 +445,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
 
   const struct asmspy_host_api *backend_host = codeimage_setup(&ctx, o, &s);
   rc = capture(&ctx, e, &c, backend_host, &s);
-  launch_hold_end(); /* a hold the backend never took over lets the command go */
+  launch_hold_end(0); /* a hold the backend never took over lets the command go */
   int exit_status = finish_run(&ctx, &c, &s, rc);
   if (launched) wait_launched(launched, o->launch_argv[0], o->stop);
   return exit_status;

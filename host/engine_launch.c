@@ -28,6 +28,7 @@
  * state is process-wide, like the sampler ladder's. */
 #include "host/host.h"
 
+#include <signal.h>
 #include <string.h>
 
 static struct {
@@ -104,7 +105,7 @@ static int launch_attach(const struct asmspy_session *s, struct asmspy_seam **ou
 
 const struct asmspy_host_api *launch_host_api(const struct asmspy_host_api *base,
                                               struct asmspy_session *s) {
-  launch_hold_end();
+  launch_hold_end(0);
   if (!(s->flags & ASMSPY_SESS_LAUNCHED)) return base;
   L.base = base;
   L.pid = s->pid;
@@ -123,9 +124,14 @@ const struct asmspy_host_api *launch_host_api(const struct asmspy_host_api *base
 
 int launch_held(pid_t pid) { return pid > 0 && L.held && L.pid == pid; }
 
-void launch_hold_end(void) {
-  /* a hold no backend took over (configure refused, a SKIP): detach it;
-   * the caller kills a command that never ran for real */
-  if (L.held) seam_api.detach(L.held);
+void launch_hold_end(int kill_held) {
+  /* a hold no backend took over (configure refused, a SKIP). A command
+   * that is to die dies while still held: detached first, it would run
+   * from its entry point until the kill (a refused --launch must not run
+   * the program at all). */
+  if (L.held) {
+    if (kill_held) kill(L.pid, SIGKILL);
+    seam_api.detach(L.held);
+  }
   memset(&L, 0, sizeof L);
 }

@@ -174,8 +174,9 @@ const struct asmspy_host_api *launch_host_api(const struct asmspy_host_api *base
                                               struct asmspy_session *s);
 /* pid is held at its entry point (no backend has taken it over yet). */
 int launch_held(pid_t pid);
-/* Detach a hold nobody took over and forget the launch. */
-void launch_hold_end(void);
+/* Detach a hold nobody took over (kill_held: SIGKILL the command first,
+ * so it never runs) and forget the launch. */
+void launch_hold_end(int kill_held);
 
 /* ---- sampler_ladder.c: host->run_sampler -------------------------------- */
 void sampler_ladder_set_engine(struct asmspy_engine *e);
