@@ -144,10 +144,12 @@ static int run_skipped(const struct asmspy_run_opts *o, const char *backend, con
  * < 0 leaves the writer's default. */
 static void end_before_capture(struct run_ctx *ctx, struct asmspy_session *s, pid_t launched,
                                int end_reason, int footer_status) {
+  /* killed while held: the program never runs (before the writer closes:
+   * the held seam notes into it) */
+  launch_hold_end(launched != 0);
   if (end_reason >= 0) out_set_end_reason(ctx->out, (enum out_end_reason)end_reason);
   ctx->view->close(ctx->view_state);
   out_close(ctx->out, footer_status);
-  launch_hold_end(launched != 0); /* killed while held: the program never runs */
   target_close(s->target);
   if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
 }

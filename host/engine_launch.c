@@ -130,7 +130,10 @@ void launch_hold_end(int kill_held) {
    * from its entry point until the kill (a refused --launch must not run
    * the program at all). */
   if (L.held) {
-    if (kill_held) kill(L.pid, SIGKILL);
+    if (kill_held) {
+      kill(L.pid, SIGKILL);
+      L.session.out = NULL; /* asmspy's own kill: no "KILLED while traced" note */
+    }
     seam_api.detach(L.held);
   }
   memset(&L, 0, sizeof L);
