@@ -129,6 +129,17 @@ int seam_write_sigaction(struct asmspy_target *tg, pid_t tid, uint64_t syscall_i
                          const struct seam_ksigaction *act, int *owed_sig);
 /* Run a seam_spawn_stopped command through its exec and detach (samplers). */
 int seam_release_after_exec(const struct asmspy_session *s);
+/* PTRACE_GETREGSET nt of tid, stopped under this tracer thread (any
+ * session's): 0 with *len = bytes filled, or -errno. (host->read_fpregs) */
+int seam_read_regset(pid_t tid, uint32_t nt, void *buf, size_t *len);
+
+/* ---- fpregs.c -------------------------------------------------------------- */
+int fpregs_read(struct asmspy_target *t, int32_t tid, struct asmspy_fpregs *out);
+size_t fpregs_vreg_value(const struct asmspy_fpregs *fp, uint16_t vreg, uint8_t *buf, size_t cap);
+const char *fpregs_vreg_name(uint16_t vreg, char *buf, size_t cap);
+/* The XSAVE image's parts into *out (the whole struct): exposed for the
+ * offline decode test. Returns the ASMSPY_FP_* parts filled. */
+uint32_t fpregs_decode_xsave(const uint8_t *img, size_t len, struct asmspy_fpregs *out);
 
 /* ---- syscall_names.c / fdinfo.c ------------------------------------------ */
 const char *host_syscall_name(int64_t nr);

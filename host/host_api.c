@@ -47,6 +47,11 @@ static const struct asmspy_host_api host_api = {
     .symbol_at = target_symbol_at,
     .undo_push = undo_push,
     .undo_clear = undo_clear,
+
+    /* 1.10: vector and x87 state (--dataflow --fpregs) */
+    .read_fpregs = fpregs_read,
+    .vreg_value = fpregs_vreg_value,
+    .vreg_name = fpregs_vreg_name,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

@@ -10,8 +10,8 @@
  * Registers come from cs_regs_access (explicit + implicit), mapped to the
  * index of their full 64-bit register in asmspy_regs.gpr (user_regs_struct
  * order); eflags is gpr 18; fs:/gs: are reported as fs_base/gs_base (gpr 21,
- * 22: what the segment prefix actually reads in 64-bit mode). Registers with
- * no gpr slot (xmm, x87, mask, control/debug) are skipped.
+ * 22: what the segment prefix actually reads in 64-bit mode). Control,
+ * debug and segment selector registers are skipped.
  *
  * Memory: each explicit memory operand (lea and hinting nops excluded: they
  * compute or name an address but do not touch it) with its effective address
@@ -19,8 +19,18 @@
  * instruction's address + disp; fs:/gs: add fs_base/gs_base), plus the
  * implicit stack slots: push/call write [rsp-8], pop/ret read [rsp], leave
  * reads [rbp] (8 bytes each). A zero idiom (xor eax, eax) reads nothing.
+ *
+ * Capstone 4's access flags are wrong for whole instruction classes (a
+ * `test [m], imm` "writes", an `fstp [m]` "reads"): operand_access.c holds
+ * the ISA's access for those, applied to the first operand here.
+ *
+ * 1.10: registers outside the gpr file (xmm/ymm/zmm, x87 st, mm, k, the
+ * x87 status word) go to vread/vwritten as ASMSPY_VREG ids, as Capstone
+ * names them: xmm<n>, ymm<n> and zmm<n> are views of one register n, so a
+ * view that follows definitions keys on the number for those classes.
  * Not thread-safe by design: one tracer thread. */
 #include "host/host.h"
+#include "host/operand_access.h"
 
 #include <capstone/capstone.h>
 #include <string.h>
@@ -32,7 +42,9 @@ enum {
   G_SS, G_FS_BASE, G_GS_BASE, G_DS, G_ES, G_FS, G_GS,
 };
 
-static csh cs_det;
+#if defined(__x86_64__)
+static csh cs_det; /* x86-64 only: AArch64 operand semantics are not written yet */
+#endif
 static int cs_det_ready = -1; /* -1 unknown, 0 failed, 1 ok */
 
 static int operands_init(void) {
@@ -85,6 +97,46 @@ static int gpr_of(unsigned reg) {
   }
 }
 
+/* A Capstone x86 register with no gpr slot -> its ASMSPY_VREG id, 0 when
+ * it is not one asmspy can read (control/debug/segment registers). */
+static uint16_t vreg_of(unsigned reg) {
+  if (reg >= X86_REG_XMM0 && reg <= X86_REG_XMM31) return ASMSPY_VREG(ASMSPY_VREG_XMM, reg - X86_REG_XMM0);
+  if (reg >= X86_REG_YMM0 && reg <= X86_REG_YMM31) return ASMSPY_VREG(ASMSPY_VREG_YMM, reg - X86_REG_YMM0);
+  if (reg >= X86_REG_ZMM0 && reg <= X86_REG_ZMM31) return ASMSPY_VREG(ASMSPY_VREG_ZMM, reg - X86_REG_ZMM0);
+  if (reg >= X86_REG_ST0 && reg <= X86_REG_ST7) return ASMSPY_VREG(ASMSPY_VREG_ST, reg - X86_REG_ST0);
+  if (reg >= X86_REG_MM0 && reg <= X86_REG_MM7) return ASMSPY_VREG(ASMSPY_VREG_MM, reg - X86_REG_MM0);
+  if (reg >= X86_REG_K0 && reg <= X86_REG_K7) return ASMSPY_VREG(ASMSPY_VREG_K, reg - X86_REG_K0);
+  if (reg == X86_REG_FPSW) return ASMSPY_VREG(ASMSPY_VREG_FPSW, 0);
+  return 0;
+}
+
+/* Lists that fit a 1.3 caller: the vector lists are written only when its
+ * struct_size holds them (operands_one copies within it). */
+static void add_vreg(uint16_t *list, uint8_t *n, uint16_t v) {
+  if (!v) return;
+  for (unsigned i = 0; i < *n; i++)
+    if (list[i] == v) return;
+  if (*n < 8) list[(*n)++] = v;
+}
+
+static void drop_vreg(uint16_t *list, uint8_t *n, uint16_t v) {
+  for (unsigned i = 0; i < *n; i++)
+    if (list[i] == v) {
+      memmove(&list[i], &list[i + 1], (size_t)(*n - i - 1) * sizeof list[0]);
+      (*n)--;
+      return;
+    }
+}
+
+static void drop_reg(uint8_t *list, uint8_t *n, int g) {
+  for (unsigned i = 0; i < *n; i++)
+    if (list[i] == (uint8_t)g) {
+      memmove(&list[i], &list[i + 1], (size_t)(*n - i - 1));
+      (*n)--;
+      return;
+    }
+}
+
 static void add_reg(uint8_t *list, uint8_t *n, int g) {
   if (g < 0) return;
   for (unsigned i = 0; i < *n; i++)
@@ -133,13 +185,86 @@ static void add_mem(struct asmspy_operands *o, uint64_t addr, uint32_t size, uin
                       X86_EFLAGS_PRIOR_CF | X86_EFLAGS_PRIOR_TF | X86_EFLAGS_PRIOR_IF |             \
                       X86_EFLAGS_PRIOR_DF | X86_EFLAGS_PRIOR_NT))
 
+/* Does this x87 instruction read st(0), the top of the stack? (A store or
+ * compare of the top; an arithmetic or unary operation on it.) Loads
+ * (fld, fild, fldz, ...) only push. */
+static int x87_reads_st0(unsigned id) {
+  switch (id) {
+  case X86_INS_FST: case X86_INS_FSTP: case X86_INS_FIST: case X86_INS_FISTP:
+  case X86_INS_FISTTP: case X86_INS_FBSTP: case X86_INS_FCOM: case X86_INS_FCOMP:
+  case X86_INS_FCOMPP: case X86_INS_FICOM: case X86_INS_FICOMP: case X86_INS_FUCOM:
+  case X86_INS_FUCOMP: case X86_INS_FUCOMPP: case X86_INS_FCOMI: case X86_INS_FCOMIP:
+  case X86_INS_FUCOMI: case X86_INS_FUCOMIP: case X86_INS_FTST: case X86_INS_FXAM:
+  case X86_INS_FADD: case X86_INS_FADDP: case X86_INS_FIADD: case X86_INS_FSUB:
+  case X86_INS_FSUBP: case X86_INS_FISUB: case X86_INS_FSUBR: case X86_INS_FSUBRP:
+  case X86_INS_FISUBR: case X86_INS_FMUL: case X86_INS_FMULP: case X86_INS_FIMUL:
+  case X86_INS_FDIV: case X86_INS_FDIVP: case X86_INS_FIDIV: case X86_INS_FDIVR:
+  case X86_INS_FDIVRP: case X86_INS_FIDIVR: case X86_INS_FCHS: case X86_INS_FABS:
+  case X86_INS_FSQRT: case X86_INS_FRNDINT: case X86_INS_FSIN: case X86_INS_FCOS:
+  case X86_INS_FSINCOS: case X86_INS_FPTAN: case X86_INS_FPATAN: case X86_INS_FYL2X:
+  case X86_INS_FYL2XP1: case X86_INS_F2XM1: case X86_INS_FSCALE: case X86_INS_FPREM:
+  case X86_INS_FPREM1: case X86_INS_FXTRACT: case X86_INS_FXCH:
+    return 1;
+  default: return 0;
+  }
+}
+
 static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmspy_operands *o) {
   const cs_x86 *x = &in->detail->x86;
   cs_regs rr, rw;
   uint8_t nr = 0, nw = 0;
   if (cs_regs_access(cs_det, in, rr, &nr, rw, &nw) == CS_ERR_OK) {
-    for (unsigned i = 0; i < nr; i++) add_reg(o->read, &o->nread, gpr_of(rr[i]));
-    for (unsigned i = 0; i < nw; i++) add_reg(o->written, &o->nwritten, gpr_of(rw[i]));
+    for (unsigned i = 0; i < nr; i++) {
+      add_reg(o->read, &o->nread, gpr_of(rr[i]));
+      add_vreg(o->vread, &o->nvread, vreg_of(rr[i]));
+    }
+    for (unsigned i = 0; i < nw; i++) {
+      add_reg(o->written, &o->nwritten, gpr_of(rw[i]));
+      add_vreg(o->vwritten, &o->nvwritten, vreg_of(rw[i]));
+    }
+  }
+  /* the ISA's access for op0 where Capstone's is wrong (operand_access.c) */
+  const struct oa_rule *rule = operand_access_rule(in->id);
+  const cs_x86_op *op0 = x->op_count ? &x->operands[0] : NULL;
+  if (rule && op0 && rule->mem_only && op0->type != X86_OP_MEM) rule = NULL;
+  if (rule && op0 && op0->type == X86_OP_REG) {
+    int g = gpr_of(op0->reg);
+    uint16_t v = vreg_of(op0->reg);
+    if (rule->op0 & OA_READ) {
+      add_reg(o->read, &o->nread, g);
+      add_vreg(o->vread, &o->nvread, v);
+    }
+    if (rule->op0 & OA_WRITE) {
+      add_reg(o->written, &o->nwritten, g);
+      add_vreg(o->vwritten, &o->nvwritten, v);
+    } else if (g >= 0) {
+      drop_reg(o->written, &o->nwritten, g);
+    } else {
+      drop_vreg(o->vwritten, &o->nvwritten, v);
+    }
+  }
+  /* x87: Capstone lists only the status word for most stack instructions;
+   * the top of the stack they read is implicit (SDM vol. 1 8.1). Only the
+   * read is added: what an instruction writes is named relative to the
+   * stack after it ran (a load pushes), which a view sees from the state
+   * itself (read_fpregs before and after), not from a name here. */
+  if (cs_insn_group(cs_det, in, X86_GRP_FPU) && x87_reads_st0(in->id))
+    add_vreg(o->vread, &o->nvread, ASMSPY_VREG(ASMSPY_VREG_ST, 0));
+  switch (in->id) { /* implicit registers Capstone leaves out */
+  case X86_INS_CMPXCHG: /* compares with rax; loads the old value into it on a mismatch */
+    add_reg(o->read, &o->nread, G_RAX);
+    add_reg(o->written, &o->nwritten, G_RAX);
+    break;
+  case X86_INS_CMPXCHG8B:
+  case X86_INS_CMPXCHG16B: /* compares with rdx:rax, stores rcx:rbx, loads rdx:rax */
+    add_reg(o->read, &o->nread, G_RAX);
+    add_reg(o->read, &o->nread, G_RDX);
+    add_reg(o->read, &o->nread, G_RBX);
+    add_reg(o->read, &o->nread, G_RCX);
+    add_reg(o->written, &o->nwritten, G_RAX);
+    add_reg(o->written, &o->nwritten, G_RDX);
+    break;
+  default: break;
   }
   /* the flags, from Capstone's per-flag effects (the FPU group reuses the
    * field for its own flags) */
@@ -184,6 +309,22 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
         break;
       }
   }
+  /* the vector zero idioms (pxor xmm0, xmm0 / vpxor xmm0, xmm1, xmm1) */
+  switch (in->id) {
+  case X86_INS_PXOR: case X86_INS_XORPS: case X86_INS_XORPD: case X86_INS_VPXOR:
+  case X86_INS_VXORPS: case X86_INS_VXORPD: case X86_INS_VPXORD: case X86_INS_VPXORQ:
+  case X86_INS_PSUBB: case X86_INS_PSUBW: case X86_INS_PSUBD: case X86_INS_PSUBQ:
+  case X86_INS_VPSUBB: case X86_INS_VPSUBW: case X86_INS_VPSUBD: case X86_INS_VPSUBQ:
+    if (x->op_count >= 2 && x->operands[x->op_count - 1].type == X86_OP_REG &&
+        x->operands[x->op_count - 2].type == X86_OP_REG &&
+        x->operands[x->op_count - 1].reg == x->operands[x->op_count - 2].reg &&
+        x->operands[x->op_count - 2].reg != X86_REG_INVALID) {
+      uint16_t v = vreg_of(x->operands[x->op_count - 1].reg);
+      if (v) drop_vreg(o->vread, &o->nvread, v);
+    }
+    break;
+  default: break;
+  }
   if (in->id == X86_INS_LEA || in->id == X86_INS_NOP) return; /* no access */
   for (unsigned i = 0; i < x->op_count; i++) {
     const cs_x86_op *op = &x->operands[i];
@@ -201,8 +342,11 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
     if (op->mem.segment == X86_REG_GS) ea += gpr_value(regs, G_GS_BASE);
     if (x->addr_size == 4) ea &= 0xffffffffu;
     uint32_t access = op->access & (CS_AC_READ | CS_AC_WRITE);
-    if (!access) access = ASMSPY_MEM_READ; /* Capstone does not know: assume a load */
-    add_mem(o, ea, op->size ? op->size : 8, access);
+    if (i == 0 && rule) access = rule->op0 & (OA_READ | OA_WRITE);
+    if (!access && !(i == 0 && rule && rule->op0 == OA_NONE))
+      access = ASMSPY_MEM_READ; /* Capstone does not know: assume a load */
+    uint32_t size = rule && rule->mem_size ? rule->mem_size : op->size ? op->size : 8;
+    if (access) add_mem(o, ea, size, access);
     /* the base/index registers are read to form the address */
     if (op->mem.base != X86_REG_RIP && op->mem.base != X86_REG_EIP)
       add_reg(o->read, &o->nread, gpr_of(op->mem.base));
@@ -243,6 +387,9 @@ int operands_one(uint64_t ip, const uint8_t *bytes, size_t len, const struct asm
       if (in[0].detail) fill(&in[0], regs, &o);
       cs_free(in, n);
     }
+#else
+    (void)ip;
+    (void)regs;
 #endif
   }
   if (!ilen) snprintf(o.text, sizeof o.text, "(bad)");

@@ -37,6 +37,7 @@
  */
 #define _GNU_SOURCE
 #include "host/host.h"
+#include "host/arch/arch.h"
 #include "host/seam_cpu.h"
 
 #include <dirent.h>
@@ -439,14 +440,12 @@ static int seam_attach(const struct asmspy_session *s, struct asmspy_seam **out)
     } else {
       task_add(sm, s->pid, s->pid);
       rc = run_to_exec(sm, s->pid);
-#if defined(__x86_64__)
       /* 1.9: on through ld.so to the entry point, still stopped there */
       if (!rc && (s->flags & ASMSPY_SESS_TO_ENTRY) && run_to_entry(s->pid) == 0) {
         struct seam_task *t = task_find(sm, s->pid);
         if (t && t->target) target_reload_symbols(t->target);
         if (t) t->in_syscall = 0;
       }
-#endif
     }
   } else if (s->tid) {
     char path[64];
@@ -489,38 +488,44 @@ enum trap_owner { TRAP_NOT_OURS = 0, TRAP_OUR_STEP, TRAP_OUR_BREAKPOINT, TRAP_OU
  * instruction once it is restored. Returns 1 and the address when it was
  * ours. A target's own int3 (asmspy never planted one there) is left. */
 static int rewind_planted_breakpoint(struct seam_task *t, uint64_t *addr) {
-#if defined(__x86_64__)
   if (!t->target) return 0;
-  struct user_regs_struct r;
-  if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) != 0) return 0;
-  uint64_t at = r.rip - 1;
+  struct arch_regs r;
+  if (arch_regs_get(t->tid, &r) != 0) return 0;
+  uint64_t at = arch_break_addr(arch_ip(&r));
   if (!target_planted_breakpoint(t->target, at)) return 0;
-  r.rip = at;
-  if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) != 0) return 0;
+  if (at != arch_ip(&r)) {
+    arch_set_ip(&r, at);
+    if (arch_regs_set(t->tid, &r) != 0) return 0;
+  }
   *addr = at;
   return 1;
-#else
-  (void)t;
-  (void)addr;
-  return 0;
-#endif
 }
 
 /* Whose SIGTRAP is this (t is stopped in its signal-delivery stop)?
  *   our step:        the step was armed and si_code says a step completed:
- *                    TRAP_TRACE (DR6.BS), TRAP_BRKPT (the step report at
- *                    syscall exit), SIGTRAP=5 (a handler frame was set up);
+ *                    TRAP_TRACE (DR6.BS), TRAP_BRKPT (x86-64's step report at
+ *                    syscall exit), SI_USER from pid 0 (AArch64's),
+ *                    SIGTRAP=5 (a handler frame was set up);
  *   our breakpoint:  SI_KERNEL (an int3) one byte past an int3 we planted —
  *                    rewound here, *bp_addr says where;
  *   our watchpoint:  TRAP_HWBKPT in a thread whose debug registers we wrote.
  * Anything else is the target's own (its int3, a raise(SIGTRAP)). */
 static enum trap_owner sigtrap_owner(struct seam_task *t, const siginfo_t *si, uint64_t *bp_addr) {
+  /* a planted trap first: on AArch64 `brk` raises TRAP_BRKPT, which a step
+   * report also uses (x86-64's int3 is SI_KERNEL, no step's code) */
+  if (si->si_code == arch_break_si_code && rewind_planted_breakpoint(t, bp_addr)) {
+    if (t->step_armed) t->step_owed = 0;
+    return TRAP_OUR_BREAKPOINT;
+  }
+  /* the kernel's generic user_single_step_report (AArch64: the step report
+   * at a syscall exit) sends SI_USER from pid 0, which no process can */
+  int kernel_step_report = si->si_code == SI_USER && si->si_pid == 0;
   if ((t->step_armed || t->step_owed) &&
-      (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP)) {
+      (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP ||
+       kernel_step_report)) {
     t->step_owed = 0;
     return TRAP_OUR_STEP;
   }
-  if (si->si_code == SI_KERNEL && rewind_planted_breakpoint(t, bp_addr)) return TRAP_OUR_BREAKPOINT;
   if (si->si_code == TRAP_HWBKPT && t->hw_armed) return TRAP_OUR_WATCH;
   return TRAP_NOT_OURS;
 }
@@ -774,17 +779,11 @@ static int seam_next_stop_timeout(struct asmspy_seam *sm, struct asmspy_stop *st
 
 static int seam_set_ip(struct asmspy_seam *sm, pid_t tid, uint64_t ip) {
   (void)sm;
-#if defined(__x86_64__)
-  struct user_regs_struct r;
-  if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0) return -errno;
-  r.rip = ip;
-  if (ptrace(PTRACE_SETREGS, tid, 0, &r) != 0) return -errno;
-  return 0;
-#else
-  (void)tid;
-  (void)ip;
-  return -ENOSYS;
-#endif
+  struct arch_regs r;
+  int rc = arch_regs_get(tid, &r);
+  if (rc) return rc;
+  arch_set_ip(&r, ip);
+  return arch_regs_set(tid, &r);
 }
 
 static int seam_interrupt_all(struct asmspy_seam *sm, pid_t except) {
@@ -819,6 +818,13 @@ static int seam_poke_user(struct asmspy_seam *sm, pid_t tid, uint64_t offset, ui
 static int seam_get_regset(struct asmspy_seam *sm, pid_t tid, uint32_t nt, void *buf,
                            size_t *len) {
   if (!task_find(sm, tid)) return -ESRCH;
+  struct iovec iov = {buf, *len};
+  if (ptrace(PTRACE_GETREGSET, tid, (void *)(uintptr_t)nt, &iov) != 0) return -errno;
+  *len = iov.iov_len;
+  return 0;
+}
+
+int seam_read_regset(pid_t tid, uint32_t nt, void *buf, size_t *len) {
   struct iovec iov = {buf, *len};
   if (ptrace(PTRACE_GETREGSET, tid, (void *)(uintptr_t)nt, &iov) != 0) return -errno;
   *len = iov.iov_len;
@@ -891,31 +897,17 @@ static int seam_resume_all(struct asmspy_seam *sm, int how_step) {
 
 static int seam_get_regs(struct asmspy_seam *sm, pid_t tid, struct asmspy_regs *regs) {
   (void)sm;
-#if defined(__x86_64__)
-  struct user_regs_struct r;
-  if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0) return -errno;
+  struct arch_regs r;
+  int rc = arch_regs_get(tid, &r);
+  if (rc) return rc;
   size_t want = regs->struct_size;
   struct asmspy_regs tmp;
   memset(&tmp, 0, sizeof tmp);
   tmp.abi_version = regs->abi_version;
   tmp.struct_size = regs->struct_size;
-  tmp.ip = r.rip;
-  tmp.sp = r.rsp;
-  tmp.fp = r.rbp;
-  tmp.flags = r.eflags;
-  tmp.retval = r.rax;
-  const uint64_t *raw = (const uint64_t *)&r;
-  size_t n = sizeof r / sizeof(uint64_t);
-  if (n > 32) n = 32;
-  for (size_t i = 0; i < n; i++) tmp.gpr[i] = raw[i];
-  tmp.ngpr = (uint32_t)n;
+  arch_export(&r, &tmp);
   memcpy(regs, &tmp, want < sizeof tmp ? want : sizeof tmp);
   return 0;
-#else
-  (void)tid;
-  (void)regs;
-  return -ENOSYS;
-#endif
 }
 
 static uint32_t seam_thread_count(struct asmspy_seam *sm) { return (uint32_t)sm->ntasks; }
@@ -960,31 +952,33 @@ static int seam_syscall_info(struct asmspy_seam *sm, pid_t tid, struct asmspy_sy
     }
   }
 #endif
-#if defined(__x86_64__)
   {
-    struct user_regs_struct r;
-    if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0) return -errno;
+    struct arch_regs r;
+    int rc = arch_regs_get(tid, &r);
+    if (rc) return rc;
     info.from_toggle = 1;
-    info.ip = r.rip;
-    info.sp = r.rsp;
-    /* rax == -ENOSYS marks an entry stop on x86-64 (the kernel presets it),
+    info.ip = arch_ip(&r);
+    info.sp = arch_sp(&r);
+    /* x86-64's rax == -ENOSYS marks an entry stop (the kernel presets it),
      * which re-synchronises the toggle when we attached mid-syscall. */
-    int entry = !t->in_syscall || (int64_t)r.rax == -ENOSYS;
+    int hint = 0;
+    int64_t nr = 0, rval = 0;
+    uint64_t args[6];
+    arch_syscall_regs(&r, &hint, &nr, args, &rval);
+    int entry = !t->in_syscall || hint;
     t->in_syscall = entry;
     if (entry) {
       info.op = ASMSPY_SYSCALL_ENTRY;
-      info.nr = (int64_t)r.orig_rax;
-      uint64_t a[6] = {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
-      memcpy(info.args, a, sizeof a);
+      info.nr = nr;
+      memcpy(info.args, args, sizeof info.args);
       t->toggle_nr = info.nr;
     } else {
       info.op = ASMSPY_SYSCALL_EXIT;
       info.nr = t->toggle_nr;
-      info.rval = (int64_t)r.rax;
+      info.rval = rval;
       info.is_error = info.rval < 0 && info.rval >= -4095;
     }
   }
-#endif
   goto done;
 done:;
   uint32_t caller = out->struct_size;
@@ -1362,7 +1356,8 @@ static int run_to_entry(pid_t pid) {
   errno = 0;
   long word = ptrace(PTRACE_PEEKTEXT, pid, (void *)(uintptr_t)entry, 0);
   if (errno) return -1;
-  long trap = (word & ~0xffL) | 0xcc;
+  long trap = word; /* the trap instruction over the entry's first bytes */
+  memcpy(&trap, arch_break_insn, arch_break_len);
   if (ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)entry, (void *)trap) != 0) return -1;
   int deliver = 0, rc = -1;
   for (;;) {
@@ -1373,11 +1368,11 @@ static int run_to_entry(pid_t pid) {
       break;
     }
     if (!WIFSTOPPED(status)) return -1; /* it died before its entry point */
-    struct user_regs_struct r;
-    if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0 &&
-        ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 && r.rip == entry + 1) {
-      r.rip = entry;
-      rc = ptrace(PTRACE_SETREGS, pid, 0, &r) == 0 ? 0 : -1;
+    struct arch_regs r;
+    if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0 && arch_regs_get(pid, &r) == 0 &&
+        arch_break_addr(arch_ip(&r)) == entry) {
+      arch_set_ip(&r, entry);
+      rc = arch_regs_set(pid, &r) == 0 ? 0 : -1;
       break;
     }
     int sig = WSTOPSIG(status);
@@ -1398,9 +1393,7 @@ int seam_release_after_exec(const struct asmspy_session *s) {
   struct asmspy_seam *sm = NULL;
   int rc = seam_api.attach(&launch, &sm);
   if (rc) return rc;
-#if defined(__x86_64__)
   (void)run_to_entry(s->pid);
-#endif
   seam_api.detach(sm);
   return 0;
 }
@@ -1499,9 +1492,8 @@ int seam_seize_errno(pid_t pid) {
  * the red zone is the scratch memory for the struct. Only this thread is
  * waited for (waitpid(tid)); a signal that arrives meanwhile is kept and
  * owed to the thread. */
-#if defined(__x86_64__)
-
-/* Scan the target's executable mappings for the bytes 0f 05 (`syscall`);
+/* Scan the target's executable mappings for the system call instruction
+ * (arch_syscall_insn: `syscall` 0f 05, `svc #0` on AArch64, 4-aligned);
  * the vdso first (it is small and always has one), then the rest, with a
  * read budget so a huge JIT heap is never walked. 0 when none is found. */
 uint64_t seam_find_syscall_insn(struct asmspy_target *tg, pid_t pid) {
@@ -1525,8 +1517,10 @@ uint64_t seam_find_syscall_insn(struct asmspy_target *tg, pid_t pid) {
         ssize_t n = target_read_mem(tg, a, buf, want);
         if (n < 2) break;
         budget = budget > (size_t)n ? budget - (size_t)n : 0;
-        for (ssize_t i = 0; i + 1 < n; i++)
-          if (buf[i] == 0x0f && buf[i + 1] == 0x05) {
+        ssize_t len = (ssize_t)arch_syscall_len;
+        for (ssize_t i = 0; i + len <= n; i++)
+          if (((a + (uint64_t)i) % arch_insn_align) == 0 && /* AArch64: whole instructions */
+              memcmp(buf + i, arch_syscall_insn, arch_syscall_len) == 0) {
             found = a + (uint64_t)i;
             break;
           }
@@ -1543,22 +1537,19 @@ uint64_t seam_find_syscall_insn(struct asmspy_target *tg, pid_t pid) {
  * arrived during the injection (0 if none): the caller delivers it later. */
 int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_t args[6],
                         int64_t *ret, int *owed_sig) {
-  struct user_regs_struct saved, r;
+  struct arch_regs saved, r;
   *owed_sig = 0;
   if (!syscall_insn) return -ENOENT;
-  if (ptrace(PTRACE_GETREGS, tid, 0, &saved) != 0) return -errno;
+  int rc = arch_regs_get(tid, &saved);
+  if (rc) return rc;
   r = saved;
-  r.rip = syscall_insn;
-  r.rax = (unsigned long long)nr;
-  r.orig_rax = (unsigned long long)-1; /* no syscall restart logic on our regs */
-  r.rdi = args[0];
-  r.rsi = args[1];
-  r.rdx = args[2];
-  r.r10 = args[3];
-  r.r8 = args[4];
-  r.r9 = args[5];
-  if (ptrace(PTRACE_SETREGS, tid, 0, &r) != 0) return -errno;
-  int rc = -EIO;
+  arch_syscall_setup(&r, syscall_insn, nr, args);
+  if ((rc = arch_regs_set(tid, &r)) != 0) return rc;
+  if ((rc = arch_syscall_prepare(tid)) != 0) {
+    arch_regs_set(tid, &saved);
+    return rc;
+  }
+  rc = -EIO;
   for (int tries = 0; tries < 16; tries++) {
     if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) != 0) {
       rc = -errno;
@@ -1575,32 +1566,31 @@ int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_
     if (!WIFSTOPPED(status)) return -ESRCH; /* it died: nothing to restore */
     int sig = WSTOPSIG(status);
     if (sig == SIGTRAP && !(status >> 16)) {
-      struct user_regs_struct now;
-      if (ptrace(PTRACE_GETREGS, tid, 0, &now) != 0) {
-        rc = -errno;
-        break;
-      }
-      if (now.rip != syscall_insn) { /* the syscall ran */
-        *ret = (int64_t)now.rax;
+      struct arch_regs now;
+      if ((rc = arch_regs_get(tid, &now)) != 0) break;
+      if (arch_ip(&now) != syscall_insn) { /* the syscall ran */
+        *ret = arch_syscall_result(&now);
         rc = 0;
         break;
       }
+      rc = -EIO;
       continue;
     }
     /* a signal (or an event) came before the instruction ran: keep the
      * signal for later, step again */
     if (!(status >> 16) && sig != SIGTRAP && sig != SIGSTOP) *owed_sig = sig;
   }
-  if (ptrace(PTRACE_SETREGS, tid, 0, &saved) != 0 && rc == 0) rc = -errno;
+  int restored = arch_regs_set(tid, &saved);
+  if (restored != 0 && rc == 0) rc = restored;
   return rc;
 }
 
 /* Scratch memory for a struct the injected call reads or writes: under the
  * red zone of the thread's stack, 16-byte aligned. */
 static uint64_t scratch_below_sp(pid_t tid) {
-  struct user_regs_struct r;
-  if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0) return 0;
-  return (r.rsp - 1024) & ~(uint64_t)15;
+  struct arch_regs r;
+  if (arch_regs_get(tid, &r) != 0) return 0;
+  return (arch_sp(&r) - 1024) & ~(uint64_t)15;
 }
 
 int seam_read_sigaction(struct asmspy_target *tg, pid_t tid, uint64_t syscall_insn, int sig,
@@ -1627,29 +1617,4 @@ int seam_write_sigaction(struct asmspy_target *tg, pid_t tid, uint64_t syscall_i
   return (int)ret;
 }
 
-#else /* not x86-64: no injection yet; the guard stays off */
 
-uint64_t seam_find_syscall_insn(struct asmspy_target *tg, pid_t pid) {
-  (void)tg;
-  (void)pid;
-  return 0;
-}
-int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_t args[6],
-                        int64_t *ret, int *owed_sig) {
-  (void)tid, (void)syscall_insn, (void)nr, (void)args, (void)ret;
-  *owed_sig = 0;
-  return -ENOSYS;
-}
-int seam_read_sigaction(struct asmspy_target *tg, pid_t tid, uint64_t syscall_insn, int sig,
-                        struct seam_ksigaction *out, int *owed_sig) {
-  (void)tg, (void)tid, (void)syscall_insn, (void)sig, (void)out;
-  *owed_sig = 0;
-  return -ENOSYS;
-}
-int seam_write_sigaction(struct asmspy_target *tg, pid_t tid, uint64_t syscall_insn, int sig,
-                         const struct seam_ksigaction *act, int *owed_sig) {
-  (void)tg, (void)tid, (void)syscall_insn, (void)sig, (void)act;
-  *owed_sig = 0;
-  return -ENOSYS;
-}
-#endif

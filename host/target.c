@@ -6,6 +6,7 @@
  * mapped without PROT_READ (execute-only code) when we are its tracer. */
 #define _GNU_SOURCE
 #include "host/host.h"
+#include "common/arch_insn.h"
 #include "host/fdinfo.h"
 #include "host/symbols.h"
 
@@ -218,7 +219,8 @@ int target_planted_breakpoint(const struct asmspy_target *t, uint64_t addr) {
 int target_breakpoint_count(const struct asmspy_target *t) { return t ? (int)t->nbp : 0; }
 
 ssize_t target_write_mem(struct asmspy_target *t, uint64_t addr, const void *buf, size_t len) {
-  if (len == 1 && ((const uint8_t *)buf)[0] == 0xcc) note_breakpoint(t, addr);
+  static const uint8_t brk[] = ARCH_BREAK_INSN;
+  if (len == ARCH_BREAK_LEN && memcmp(buf, brk, ARCH_BREAK_LEN) == 0) note_breakpoint(t, addr);
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/mem", (int)t->pid);
   int fd = open(path, O_RDWR | O_CLOEXEC);

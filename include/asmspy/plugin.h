@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 9u
+#define ASMSPY_ABI_MINOR 10u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -593,6 +593,47 @@ struct asmspy_operands {
   } mem[4];                        /* explicit memory operands and implicit stack slots */
   char text[96];                   /* the disassembly */
   /* --- ABI 1.3 ends here; append below --- */
+  /* 1.10: the registers with no gpr slot (vector, x87, mmx, opmask,
+   * mxcsr) that it reads and writes, as ASMSPY_VREG ids; their values come
+   * from host->read_fpregs + vreg_value. */
+  uint8_t nvread, nvwritten, vpad[2];
+  uint16_t vread[8], vwritten[8];
+  /* --- ABI 1.10 ends here; append below --- */
+};
+
+/* 1.10: a register outside the gpr file: class << 8 | number. */
+#define ASMSPY_VREG_XMM 1u   /* xmm0-31: 16 bytes */
+#define ASMSPY_VREG_YMM 2u   /* ymm0-31: 32 bytes */
+#define ASMSPY_VREG_ZMM 3u   /* zmm0-31: 64 bytes */
+#define ASMSPY_VREG_ST 4u    /* x87 st(0)-st(7), stack-relative: 10 bytes (80-bit extended) */
+#define ASMSPY_VREG_MM 5u    /* mm0-7 (the low 8 bytes of x87 physical register n) */
+#define ASMSPY_VREG_K 6u     /* AVX-512 opmask k0-7: 8 bytes */
+#define ASMSPY_VREG_MXCSR 7u /* number 0: 4 bytes */
+#define ASMSPY_VREG_FPSW 8u  /* x87 status word (number 0): 2 bytes */
+#define ASMSPY_VREG(cls, n) ((uint16_t)(((unsigned)(cls) << 8) | ((unsigned)(n)&0xffu)))
+#define ASMSPY_VREG_CLASS(v) ((unsigned)(v) >> 8)
+#define ASMSPY_VREG_NUM(v) ((unsigned)(v)&0xffu)
+
+/* 1.10: one thread's x87 / SSE / AVX / AVX-512 state (host->read_fpregs),
+ * read from the kernel's XSAVE image of a stopped thread. */
+#define ASMSPY_FP_X87 1u    /* fcw..fdp, st[] */
+#define ASMSPY_FP_SSE 2u    /* mxcsr, the low 16 bytes of zmm[0..15] */
+#define ASMSPY_FP_AVX 4u    /* bytes 16..31 of zmm[0..15] */
+#define ASMSPY_FP_AVX512 8u /* k[], bytes 32..63 of zmm[0..15], zmm[16..31] */
+struct asmspy_fpregs {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  uint32_t have;  /* ASMSPY_FP_*: the parts this CPU has and the read filled */
+  uint32_t nvec;  /* vector registers that exist: 16, or 32 with AVX-512 */
+  uint32_t mxcsr, mxcsr_mask;
+  uint16_t fcw, fsw;
+  uint16_t ftw;   /* the abridged tag (FXSAVE): bit i set = physical register i valid */
+  uint16_t fop;
+  uint64_t fip, fdp;
+  uint8_t st[8][16];   /* st(0)..st(7) in stack order, 10 bytes used */
+  uint8_t zmm[32][64]; /* register n: xmm = bytes 0..15, ymm = 0..31, zmm = 0..63 */
+  uint64_t k[8];
+  /* --- ABI 1.10 ends here; append below --- */
 };
 
 /* Host services, one append-only table (the sqlite3_api_routines model). */
@@ -724,6 +765,18 @@ struct asmspy_host_api {
                    const void *now_bytes, size_t len);
   void (*undo_clear)(struct asmspy_target *t);
   /* --- ABI 1.9 ends here; append below --- */
+  /* 1.10: the x87/SSE/AVX state of thread tid of t, which must be stopped
+   * under this tracer (during a sink call for an event of tid). Fills
+   * within out->struct_size; 0, or -errno (ESRCH: not stopped under us;
+   * EIO/ENODEV: the kernel gives no such register set). */
+  int (*read_fpregs)(struct asmspy_target *t, int32_t tid, struct asmspy_fpregs *out);
+  /* 1.10: the value of ASMSPY_VREG id `vreg` in fp, little-endian, into
+   * buf (at most cap bytes): the register's size in bytes, 0 when fp does
+   * not hold it (the part is not in fp->have, or no such register). */
+  size_t (*vreg_value)(const struct asmspy_fpregs *fp, uint16_t vreg, uint8_t *buf, size_t cap);
+  /* 1.10: its name ("xmm3", "st(1)", "mm2", "k1", "mxcsr"), into buf. */
+  const char *(*vreg_name)(uint16_t vreg, char *buf, size_t cap);
+  /* --- ABI 1.10 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */

@@ -11,6 +11,10 @@
  * sp == slot and the 8 bytes at [sp] == the fall-through (ip == fall-through
  * is `call $+5; pop`, a get-pc, never a call). A pending call whose slot sp
  * has risen above is dropped (the return address is gone).
+ * AArch64 (common/arch_insn.h ARCH_LINK_GPR): `bl`/`blr` leave the stack
+ * alone and the return address in x30, and a leaf never stores it nor moves
+ * sp, so a return cannot be seen in sp: the views follow calls there in flow
+ * mode (cc_flow_mode), by the address each ret reaches.
  *
  *   decode   the host's instruction class of an INSN event's bytes
  *            (plugins/common/insn_class.h: CALL / RET bits and the
@@ -32,6 +36,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "common/arch_insn.h"
 #include "plugins/common/insn_class.h"
 
 #define CC_PEND_MAX 32
@@ -128,6 +133,12 @@ static inline void cc_arm(struct cc_thread *t, const struct asmspy_host_api *h,
  * between a call and its target's first instruction (the handler would be
  * taken for the callee). */
 enum { CC_FLOW_NONE = 0, CC_FLOW_CALL = 1, CC_FLOW_RET = 2 };
+
+/* Does session s follow calls by control flow? Without exact sp, and
+ * always where a call leaves the stack alone (AArch64's link register). */
+static inline int cc_flow_mode(const struct asmspy_session *s) {
+  return ARCH_LINK_GPR >= 0 || !(s->flags & ASMSPY_SESS_EXACT_SP);
+}
 
 /* One instruction event of t in flow mode. Returns CC_FLOW_CALL when the
  * call armed by t's previous event lands here (*pc: that call), or

@@ -48,8 +48,24 @@
 #define PTS_EXPAND_FUNCS 3    /* hottest functions whose calls are decoded */
 #define PTS_MAX_FUNC_BYTES (64 * 1024)
 #define PTS_MAX_CALLS_PER_FUNC 256
-#define PTS_GPR_ORIG_RAX 15   /* user_regs_struct index */
 #define PTS_STOP_BUDGET_PCT 10.0 /* of the elapsed window the target may spend stopped */
+
+/* The system call tid is stopped inside, or -1 when it was interrupted in
+ * user code: x86-64's orig_rax (user_regs_struct index 15); AArch64 keeps
+ * it out of the general registers, in the NT_ARM_SYSTEM_CALL regset. */
+static int64_t pts_syscall_of(const struct asmspy_host_api *host, struct asmspy_seam *sm, pid_t tid,
+                              const struct asmspy_regs *r) {
+#if defined(__x86_64__)
+  (void)host, (void)sm, (void)tid;
+  return r->ngpr > 15 ? (int64_t)r->gpr[15] : -1;
+#else
+  (void)r;
+  int no = -1;
+  size_t len = sizeof no;
+  if (host->seam->get_regset(sm, tid, 0x404 /* NT_ARM_SYSTEM_CALL */, &no, &len) != 0) return -1;
+  return no;
+#endif
+}
 
 struct pts {
   const struct asmspy_host_api *host;
@@ -108,7 +124,7 @@ static int pts_probe_once(struct pts *p, uint64_t period_ns) {
     memset(&r, 0, sizeof r);
     ASMSPY_INIT_HEADER(&r);
     if (seam->get_regs(sm, tids[i], &r) != 0) continue;
-    if (r.ngpr > PTS_GPR_ORIG_RAX && r.gpr[PTS_GPR_ORIG_RAX] != (uint64_t)-1) {
+    if (pts_syscall_of(p->host, sm, tids[i], &r) != -1) {
       p->in_syscall++;
       continue;
     }
@@ -292,9 +308,9 @@ static int pts_probe(const struct asmspy_host_api *host, struct asmspy_probe_res
   memset(&r, 0, sizeof r);
   ASMSPY_INIT_HEADER(&r);
   int grc = host->seam->get_regs(sm, c.pid, &r);
+  int64_t in_sys = grc == 0 ? pts_syscall_of(host, sm, c.pid, &r) : -1;
   host->seam->detach(sm);
-  int user = grc == 0 && r.ngpr > PTS_GPR_ORIG_RAX && r.gpr[PTS_GPR_ORIG_RAX] == (uint64_t)-1 &&
-             r.ip && r.ip < 0x800000000000ull;
+  int user = grc == 0 && in_sys == -1 && r.ip && r.ip < 0x800000000000ull;
   /* still alive and running untraced after the detach? */
   pp_sleep_us(10000);
   char path[64], stat[512], status[4096];
@@ -312,9 +328,9 @@ static int pts_probe(const struct asmspy_host_api *host, struct asmspy_probe_res
                       pp_errno_name(-grc));
   if (!user)
     return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
-                      "ptrace sampler: a busy child read ip=0x%" PRIx64 " orig_rax=0x%" PRIx64
+                      "ptrace sampler: a busy child read ip=0x%" PRIx64 " in syscall %" PRId64
                       " (expected user code outside a syscall)",
-                      r.ip, r.gpr[PTS_GPR_ORIG_RAX]);
+                      r.ip, in_sys);
   if (!(state == 'R' || state == 'S') || !untraced)
     return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
                       "ptrace sampler: after the detach the child is in state '%c'%s", state,

@@ -39,8 +39,10 @@
 #include "plugins/common/insn_class.h"
 #include "plugins/singlestep/lost_trap.h"
 #include "plugins/singlestep/region.h"
+#include "common/arch_insn.h"
 
-#define INT3 0xcc
+/* the trap planted at the entry and at a call-out's return (int3; brk #0) */
+static const uint8_t BREAK_INSN[] = ARCH_BREAK_INSN;
 
 struct region_state {
   const struct asmspy_host_api *host;
@@ -48,10 +50,10 @@ struct region_state {
   struct asmspy_seam *sm;
   uint64_t seq;
   int sink_stop;
-  /* breakpoints currently planted: address -> original byte */
+  /* breakpoints currently planted: address -> original bytes */
   struct {
     uint64_t addr;
-    uint8_t orig;
+    uint8_t orig[ARCH_BREAK_LEN];
     int live;
   } bp[2]; /* [0] entry, [1] step-over return */
   struct asmspy_target *target;
@@ -68,18 +70,19 @@ static int emit(struct region_state *rs, struct asmspy_event *ev) {
 }
 
 static int bp_plant(struct region_state *rs, int slot, uint64_t addr) {
-  uint8_t orig, int3 = INT3;
-  if (rs->host->read_mem(rs->target, addr, &orig, 1) != 1) return -1;
-  if (rs->host->write_mem(rs->target, addr, &int3, 1) != 1) return -1;
+  uint8_t orig[ARCH_BREAK_LEN];
+  if (rs->host->read_mem(rs->target, addr, orig, ARCH_BREAK_LEN) != ARCH_BREAK_LEN) return -1;
+  if (rs->host->write_mem(rs->target, addr, BREAK_INSN, ARCH_BREAK_LEN) != ARCH_BREAK_LEN)
+    return -1;
   rs->bp[slot].addr = addr;
-  rs->bp[slot].orig = orig;
+  memcpy(rs->bp[slot].orig, orig, ARCH_BREAK_LEN);
   rs->bp[slot].live = 1;
   return 0;
 }
 
 static void bp_remove(struct region_state *rs, int slot) {
   if (!rs->bp[slot].live) return;
-  rs->host->write_mem(rs->target, rs->bp[slot].addr, &rs->bp[slot].orig, 1);
+  rs->host->write_mem(rs->target, rs->bp[slot].addr, rs->bp[slot].orig, ARCH_BREAK_LEN);
   rs->bp[slot].live = 0;
 }
 
@@ -249,7 +252,10 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
   const struct asmspy_session *s = rs->s;
   struct asmspy_regs r;
   if (get_regs(rs, tid, &r) != 0) return -1;
-  uint64_t entry_sp = r.sp; /* the return address sits here */
+  uint64_t entry_sp = r.sp; /* x86-64: the return address sits here */
+#if ARCH_LINK_GPR >= 0
+  uint64_t entry_ret = r.gpr[ARCH_LINK_GPR]; /* AArch64: the caller's return address is in x30 */
+#endif
   emit_region(rs, ASMSPY_EV_REGION_ENTER, tid, sample, 0, 0, 1, r.ip);
   int64_t steps = 0;
   for (;;) {
@@ -267,7 +273,11 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
       steps++;
     }
     uint64_t call_ip = r.ip, call_sp = r.sp;
+#if defined(__x86_64__)
     int cpuid = nb > 0 && ss_is_cpuid(bytes, (size_t)nb);
+#else
+    int cpuid = 0; /* only x86's cpuid can swallow a trap under a hypervisor */
+#endif
     int syscall_insn = (cls & ASMSPY_INSN_SYSCALL) != 0;
     seam->step(rs->sm, tid, 0);
     struct asmspy_stop st;
@@ -293,14 +303,26 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
     }
     if (get_regs(rs, tid, &r) != 0) return -1;
     if (cpuid && r.ip != call_ip + 2) emit_unobserved(rs, tid, call_ip, r.ip);
-    if (r.sp > entry_sp) { /* the entry frame is gone: the invocation returned */
+    int returned = r.sp > entry_sp; /* the entry frame is gone */
+#if ARCH_LINK_GPR >= 0
+    /* a `ret` to the caller's x30 with the stack as it was at entry (a leaf
+     * never moves sp) */
+    returned = returned || ((cls & ASMSPY_INSN_RET) && r.ip == entry_ret && r.sp >= entry_sp);
+#endif
+    if (returned) { /* the invocation returned */
       emit_region(rs, ASMSPY_EV_REGION_EXIT, tid, sample, r.retval, 0, 1, r.ip);
       return 0;
     }
     if (call && in_region(s, call_ip) && !in_region(s, r.ip)) {
-      uint64_t ret_addr = call_ip + (uint64_t)ilen, on_stack = 0;
-      if (r.sp == call_sp - 8 && rs->host->read_mem(rs->target, r.sp, &on_stack, 8) == 8 &&
-          on_stack == ret_addr) {
+      uint64_t ret_addr = call_ip + (uint64_t)ilen;
+#if ARCH_LINK_GPR >= 0
+      int called = r.sp == call_sp && r.gpr[ARCH_LINK_GPR] == ret_addr; /* bl/blr set x30 */
+#else
+      uint64_t on_stack = 0;
+      int called = r.sp == call_sp - 8 && rs->host->read_mem(rs->target, r.sp, &on_stack, 8) == 8 &&
+                   on_stack == ret_addr; /* call pushed the return address */
+#endif
+      if (called) {
         struct asmspy_event ev;
         memset(&ev, 0, sizeof ev);
         ev.type = ASMSPY_EV_CALLOUT;
@@ -406,8 +428,9 @@ int region_run(const struct asmspy_host_api *host, const struct asmspy_session *
   if (rc) return rc;
   int result = 0;
   uint64_t sample = 0;
-  uint8_t first = 0;
-  if (host->read_mem(s->target, s->region_start, &first, 1) == 1 && first == INT3) {
+  uint8_t first[ARCH_BREAK_LEN] = {0};
+  if (host->read_mem(s->target, s->region_start, first, ARCH_BREAK_LEN) == ARCH_BREAK_LEN &&
+      memcmp(first, BREAK_INSN, ARCH_BREAK_LEN) == 0) {
     /* the target's own int3 sits there: a breakpoint of ours would be
      * indistinguishable from it */
     host->note(s->out, ASMSPY_NOTE_WARN,

@@ -35,7 +35,6 @@ static void __attribute__((noinline)) probe_spin(void) {
 #define PROBE_STEPS 16
 #define PROBE_SPAWN_MS 3000
 
-#if defined(__x86_64__)
 /* The probe child (spawn_child runs it right after its self-stop). */
 static int probe_child(void *arg) {
   (void)arg;
@@ -43,16 +42,15 @@ static int probe_child(void *arg) {
   return 0;
 }
 
-/* rcx among the seam's raw registers (user_regs_struct order). */
+#if defined(__x86_64__)
+/* rcx among the seam's raw registers (user_regs_struct order): a `rep`
+ * string instruction counts it down with rip unchanged. */
 #define PROBE_GPR_RCX (offsetof(struct user_regs_struct, rcx) / sizeof(uint64_t))
+#else
+#define PROBE_GPR_RCX 0 /* AArch64 has no repeated instruction: rip alone must move */
 #endif
 
 static int singlestep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res) {
-#if !defined(__x86_64__)
-  (void)host;
-  ASMSPY_PROBE_SET(res, ASMSPY_E_NO_HW, 0, "ptrace single-step is only built for x86-64 here");
-  return 0;
-#else
   /* The seam's child stops itself before it runs probe_child, so we do not
    * step the kernel's and libc's post-fork work. Runtime code can still run
    * on the way to the loop (ASan sets up its fake stack with a `rep stosb`
@@ -118,7 +116,6 @@ static int singlestep_probe(const struct asmspy_host_api *host, struct asmspy_pr
                      steps, advanced);
   }
   return 0;
-#endif
 }
 
 /* --------------------------------------------------------------- run -- */
@@ -303,6 +300,22 @@ static void record_next(struct step_state *st, struct pending_insn *p, const str
         st->host->read_mem(stop->target, regs.ip - 2, prev, 2) == 2 && prev[0] == 0x0f &&
         prev[1] == 0x05)
       p->ip = regs.ip - 2;
+  }
+#elif defined(__aarch64__)
+  /* The same on AArch64: x0 holds -ERESTART*, and the kernel rewinds pc by 4
+   * onto the `svc #0` when the call number (NT_ARM_SYSTEM_CALL) is one. */
+  if (stop->kind == ASMSPY_STOP_GROUP || stop->kind == ASMSPY_STOP_SIGNAL) {
+    int64_t x0 = (int64_t)regs.gpr[0];
+    int no = -1;
+    size_t nlen = sizeof no;
+    uint8_t prev[4];
+    static const uint8_t svc0[4] = {0x01, 0x00, 0x00, 0xd4};
+    if (x0 >= -516 && x0 <= -512 && stop->target &&
+        st->host->seam->get_regset(st->seam, stop->tid, 0x404 /* NT_ARM_SYSTEM_CALL */, &no,
+                                   &nlen) == 0 &&
+        no >= 0 && st->host->read_mem(stop->target, regs.ip - 4, prev, 4) == 4 &&
+        memcmp(prev, svc0, 4) == 0)
+      p->ip = regs.ip - 4;
   }
 #endif
   load_pending_bytes(st, p, stop->target, stop->kind == ASMSPY_STOP_STEP);

@@ -725,10 +725,63 @@ ENDS(asmspy_view_ops, caps_alternative, SIZE_1_9_asmspy_view_ops);
 #define SIZE_1_9_asmspy_inproc_req SIZE_1_8_asmspy_inproc_req
 #define SIZE_1_9_asmspy_backend_ops SIZE_1_8_asmspy_backend_ops
 
+/* ========================== ABI 1.10 ========================== */
+/* Data-flow streams: vector/x87 operands (ASMSPY_VREG ids) and the thread's
+ * FP state (host read_fpregs / vreg_value / vreg_name). */
+PIN(asmspy_operands, nvread, 208);
+NEW(asmspy_operands, nvread, SIZE_1_9_asmspy_operands);
+PIN(asmspy_operands, nvwritten, 209);
+PIN(asmspy_operands, vpad, 210);
+PIN(asmspy_operands, vread, 212);
+PIN(asmspy_operands, vwritten, 228);
+#define SIZE_1_10_asmspy_operands 248
+ENDS(asmspy_operands, vwritten, SIZE_1_10_asmspy_operands);
+PIN(asmspy_host_api, read_fpregs, 200);
+NEW(asmspy_host_api, read_fpregs, SIZE_1_9_asmspy_host_api);
+PIN(asmspy_host_api, vreg_value, 208);
+PIN(asmspy_host_api, vreg_name, 216);
+#define SIZE_1_10_asmspy_host_api 224
+ENDS(asmspy_host_api, vreg_name, SIZE_1_10_asmspy_host_api);
+/* struct asmspy_fpregs: new in 1.10. */
+HEADER(asmspy_fpregs);
+PIN(asmspy_fpregs, have, 8);
+PIN(asmspy_fpregs, nvec, 12);
+PIN(asmspy_fpregs, mxcsr, 16);
+PIN(asmspy_fpregs, mxcsr_mask, 20);
+PIN(asmspy_fpregs, fcw, 24);
+PIN(asmspy_fpregs, fsw, 26);
+PIN(asmspy_fpregs, ftw, 28);
+PIN(asmspy_fpregs, fop, 30);
+PIN(asmspy_fpregs, fip, 32);
+PIN(asmspy_fpregs, fdp, 40);
+PIN(asmspy_fpregs, st, 48);
+PIN(asmspy_fpregs, zmm, 176);
+PIN(asmspy_fpregs, k, 2224);
+#define SIZE_1_10_asmspy_fpregs 2288
+ENDS(asmspy_fpregs, k, SIZE_1_10_asmspy_fpregs);
+_Static_assert(ASMSPY_VREG(ASMSPY_VREG_ZMM, 31) == 0x31f && ASMSPY_VREG_CLASS(0x31f) == 3 &&
+                   ASMSPY_VREG_NUM(0x31f) == 31 && ASMSPY_VREG_XMM == 1 && ASMSPY_VREG_YMM == 2 &&
+                   ASMSPY_VREG_ST == 4 && ASMSPY_VREG_MM == 5 && ASMSPY_VREG_K == 6 &&
+                   ASMSPY_VREG_MXCSR == 7 && ASMSPY_VREG_FPSW == 8,
+               "the ASMSPY_VREG encoding is ABI");
+/* Unchanged in 1.10. */
+#define SIZE_1_10_asmspy_probe_result SIZE_1_9_asmspy_probe_result
+#define SIZE_1_10_asmspy_event SIZE_1_9_asmspy_event
+#define SIZE_1_10_asmspy_session SIZE_1_9_asmspy_session
+#define SIZE_1_10_asmspy_regs SIZE_1_9_asmspy_regs
+#define SIZE_1_10_asmspy_stop SIZE_1_9_asmspy_stop
+#define SIZE_1_10_asmspy_seam_api SIZE_1_9_asmspy_seam_api
+#define SIZE_1_10_asmspy_symbol SIZE_1_9_asmspy_symbol
+#define SIZE_1_10_asmspy_plugin SIZE_1_9_asmspy_plugin
+#define SIZE_1_10_asmspy_syscall_info SIZE_1_9_asmspy_syscall_info
+#define SIZE_1_10_asmspy_inproc_req SIZE_1_9_asmspy_inproc_req
+#define SIZE_1_10_asmspy_backend_ops SIZE_1_9_asmspy_backend_ops
+#define SIZE_1_10_asmspy_view_ops SIZE_1_9_asmspy_view_ops
+
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */
-#if ASMSPY_ABI_MINOR == 9
-#define CUR(S) SIZE_1_9_##S
+#if ASMSPY_ABI_MINOR == 10
+#define CUR(S) SIZE_1_10_##S
 #else
 #error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
 #endif
@@ -746,6 +799,7 @@ SIZE(asmspy_plugin, CUR(asmspy_plugin));
 SIZE(asmspy_syscall_info, CUR(asmspy_syscall_info));
 SIZE(asmspy_operands, CUR(asmspy_operands));
 SIZE(asmspy_inproc_req, CUR(asmspy_inproc_req));
+SIZE(asmspy_fpregs, CUR(asmspy_fpregs));
 
 /* Boundary structs are 8-aligned (ENDS() rounds to 8). */
 _Static_assert(alignof(struct asmspy_plugin) == 8 && alignof(struct asmspy_event) == 8 &&

@@ -1,28 +1,41 @@
-/* victim_selftrap: executes int3 itself and counts the SIGTRAPs its own
+/* victim_selftrap: executes int3 (brk #0 on AArch64) itself and counts the SIGTRAPs its own
  * handler receives — a target with its own breakpoints. While traced, its
  * traps must be delivered back (not swallowed as asmspy's step traps), so
  * the handled count keeps rising and the process never dies of SIGTRAP. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 volatile sig_atomic_t traps_handled;
 
-static void on_trap(int sig) {
+static void on_trap(int sig, siginfo_t *si, void *ucv) {
   (void)sig;
+  (void)si;
+#if defined(__aarch64__)
+  /* brk reports its own address: step over it, as a debugger would */
+  ((ucontext_t *)ucv)->uc_mcontext.pc += 4;
+#else
+  (void)ucv; /* int3 reports the next instruction */
+#endif
   traps_handled++;
 }
 
 int main(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_trap;
+  sa.sa_sigaction = on_trap;
+  sa.sa_flags = SA_SIGINFO;
   sigaction(SIGTRAP, &sa, NULL);
   printf("%d\n", (int)getpid());
   fflush(stdout);
   for (unsigned long i = 0;; i++) {
+#if defined(__aarch64__)
+    __asm__ volatile("brk #0");
+#else
     __asm__ volatile("int3");
+#endif
     if (i % 50 == 0) {
       char buf[64];
       int n = snprintf(buf, sizeof buf, "traps=%d\n", (int)traps_handled);

@@ -53,7 +53,11 @@ static void workload(const char *dir) {
   int rc = close(fd);
   want("close(fd=%d) = %d", fd, rc);
   rc = access(path, R_OK);
+#ifdef SYS_access
   want("access(\"%s\", R_OK) = %d", path, rc);
+#else /* AArch64: libc's access() is faccessat */
+  want("faccessat(AT_FDCWD, \"%s\", R_OK) = %d", path, rc);
+#endif
   fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
   want("openat(AT_FDCWD, \"%s\", O_RDONLY) = %d", path, fd);
   char buf[64];

@@ -337,7 +337,7 @@ static int on_insn(struct graph_state *st, const struct asmspy_event *ev) {
   if (!t) return ASMSPY_CONSUME_MORE;
   int done = ASMSPY_CONSUME_MORE;
   struct cc_pending pc;
-  if (!(st->s->flags & ASMSPY_SESS_EXACT_SP)) { /* flow mode */
+  if (cc_flow_mode(st->s)) { /* flow mode */
     if (cc_flow_step(t, h, ev, &pc) == CC_FLOW_CALL && record_edge(st, &pc, ev) == 0) {
       st->recorded++;
       if (st->want > 0 && st->recorded >= (uint64_t)st->want) done = ASMSPY_CONSUME_DONE;

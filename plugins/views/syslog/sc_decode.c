@@ -708,7 +708,8 @@ static int open_has_mode(uint64_t flags) {
   return (flags & O_CREAT) || (flags & K_O_TMPFILE_BIT);
 }
 
-static void en_open(struct dc *d) { /* open(path, flags[, mode]) */
+/* used by a syscall some arches lack (AArch64: only the *at forms) */
+static void __attribute__((unused)) en_open(struct dc *d) { /* open(path, flags[, mode]) */
   put_path(d, A(0));
   next(d);
   put_open_flags(d->o, A(1));
@@ -728,7 +729,8 @@ static void en_openat(struct dc *d) { /* openat(dirfd, path, flags[, mode]) */
     put_octmode(d->o, A(3));
   }
 }
-static void en_path_mode(struct dc *d) { /* creat, mkdir: (path, mode) */
+/* used by a syscall some arches lack (AArch64: only the *at forms) */
+static void __attribute__((unused)) en_path_mode(struct dc *d) { /* creat, mkdir: (path, mode) */
   put_path(d, A(0));
   next(d);
   put_octmode(d->o, A(1));
@@ -786,7 +788,8 @@ static void ex_statx(struct dc *d) {
   }
 }
 
-static void en_access(struct dc *d) { /* access(path, mode) */
+/* used by a syscall some arches lack (AArch64: only the *at forms) */
+static void __attribute__((unused)) en_access(struct dc *d) { /* access(path, mode) */
   put_path(d, A(0));
   next(d);
   put_flags(d->o, sc_access_modes, (uint32_t)A(1), "F_OK");
@@ -975,14 +978,16 @@ static void ex_wait4(struct dc *d) { /* wait4(pid, wstatus, options, rusage) */
   put_addr(d->o, A(3));
 }
 
-static void en_arch_prctl(struct dc *d) { /* arch_prctl(code, addr) */
+/* used by a syscall some arches lack (AArch64: only the *at forms) */
+static void __attribute__((unused)) en_arch_prctl(struct dc *d) { /* arch_prctl(code, addr) */
   put_xval(d->o, sc_arch_prctl_codes, (uint32_t)A(0), XHEX);
   if ((uint32_t)A(0) != 0x1003 && (uint32_t)A(0) != 0x1004) { /* not ARCH_GET_FS/GS */
     next(d);
     put_addr(d->o, A(1));
   }
 }
-static void ex_arch_prctl(struct dc *d) {
+/* used by a syscall some arches lack (AArch64: only the *at forms) */
+static void __attribute__((unused)) ex_arch_prctl(struct dc *d) {
   uint64_t v;
   if ((uint32_t)A(0) != 0x1003 && (uint32_t)A(0) != 0x1004) return;
   next(d);
@@ -1482,7 +1487,8 @@ static void put_fd_pair(struct dc *d, uint64_t addr) {
   else
     put_addr(d->o, addr);
 }
-static void ex_pipe(struct dc *d) { put_fd_pair(d, A(0)); }
+/* used by a syscall some arches lack (AArch64: only the *at forms) */
+static void __attribute__((unused)) ex_pipe(struct dc *d) { put_fd_pair(d, A(0)); }
 static void ex_pipe2(struct dc *d) {
   put_fd_pair(d, A(0));
   next(d);
@@ -1510,7 +1516,8 @@ static void en_mkdirat(struct dc *d) {
   next(d);
   put_octmode(d->o, A(2));
 }
-static void en_rename(struct dc *d) {
+/* used by a syscall some arches lack (AArch64: only the *at forms) */
+static void __attribute__((unused)) en_rename(struct dc *d) {
   put_path(d, A(0));
   next(d);
   put_path(d, A(1));
@@ -1540,7 +1547,8 @@ static void put_link_result(struct dc *d, uint64_t buf, uint64_t size) {
   next(d);
   put_ulong(d->o, size);
 }
-static void ex_readlink(struct dc *d) { put_link_result(d, A(1), A(2)); }
+/* used by a syscall some arches lack (AArch64: only the *at forms) */
+static void __attribute__((unused)) ex_readlink(struct dc *d) { put_link_result(d, A(1), A(2)); }
 static void ex_readlinkat(struct dc *d) { put_link_result(d, A(2), A(3)); }
 
 static void ex_getcwd(struct dc *d) { /* getcwd(buf, size): all at exit */
@@ -1584,7 +1592,8 @@ static int put_pollfds(struct dc *d, uint64_t addr, uint64_t nfds, int revents) 
   return 1;
 }
 
-static void en_poll(struct dc *d) { /* poll(fds, nfds, timeout_ms) */
+/* used by a syscall some arches lack (AArch64: only the *at forms) */
+static void __attribute__((unused)) en_poll(struct dc *d) { /* poll(fds, nfds, timeout_ms) */
   put_pollfds(d, A(0), (uint32_t)A(1), 0);
   next(d);
   put_uint(d->o, A(1));
@@ -1647,7 +1656,8 @@ static void en_select_sets(struct dc *d) {
   }
   next(d);
 }
-static void en_select(struct dc *d) { /* select(nfds, r, w, e, timeval) */
+/* used by a syscall some arches lack (AArch64: only the *at forms) */
+static void __attribute__((unused)) en_select(struct dc *d) { /* select(nfds, r, w, e, timeval) */
   en_select_sets(d);
   put_timeval(d, A(4));
 }
@@ -1692,7 +1702,8 @@ static void rt_select_common(struct dc *d, int timespec) {
   }
   ob_putc(o, ')');
 }
-static void rt_select(struct dc *d) { rt_select_common(d, 0); }
+/* used by a syscall some arches lack (AArch64: only the *at forms) */
+static void __attribute__((unused)) rt_select(struct dc *d) { rt_select_common(d, 0); }
 static void rt_pselect6(struct dc *d) { rt_select_common(d, 1); }
 
 struct __attribute__((packed)) k_epoll_event {
@@ -1803,16 +1814,26 @@ static const struct sc_desc descs[] = {
     D(writev, 3, RV_DEC, en_writev, NULL, NULL),
     D(preadv, 5, RV_DEC, en_preadv, NULL, rt_readv),
     D(pwritev, 5, RV_DEC, en_pwritev, NULL, NULL),
+#ifdef __NR_open /* not on every arch (AArch64 has only the *at forms) */
     D(open, 3, RV_DEC, en_open, NULL, NULL),
+#endif
     D(openat, 4, RV_DEC, en_openat, NULL, NULL),
+#ifdef __NR_creat
     D(creat, 2, RV_DEC, en_path_mode, NULL, NULL),
+#endif
     D(close, 1, RV_DEC, en_close, NULL, NULL),
+#ifdef __NR_stat
     D(stat, 2, RV_DEC, en_path, ex_stat1, NULL),
+#endif
+#ifdef __NR_lstat
     D(lstat, 2, RV_DEC, en_path, ex_stat1, NULL),
+#endif
     D(fstat, 2, RV_DEC, en_fd, ex_stat1, NULL),
     D(newfstatat, 4, RV_DEC, en_dirfd_path, ex_newfstatat, NULL),
     D(statx, 5, RV_DEC, en_statx, ex_statx, NULL),
+#ifdef __NR_access
     D(access, 2, RV_DEC, en_access, NULL, NULL),
+#endif
     D(faccessat, 3, RV_DEC, en_faccessat, NULL, NULL),
     D(faccessat2, 4, RV_DEC, en_faccessat2, NULL, NULL),
     D(lseek, 3, RV_DEC, en_lseek, NULL, NULL),
@@ -1828,8 +1849,12 @@ static const struct sc_desc descs[] = {
     /* processes */
     D(clone, 5, RV_DEC, en_clone, NULL, NULL),
     D(clone3, 2, RV_DEC, en_clone3, NULL, NULL),
+#ifdef __NR_fork
     NOARGS(fork),
+#endif
+#ifdef __NR_vfork
     NOARGS(vfork),
+#endif
     D(execve, 3, RV_DEC, en_execve, NULL, NULL),
     D(execveat, 5, RV_DEC, en_execveat, NULL, NULL),
     D(exit, 1, RV_DEC, en_int, NULL, NULL),
@@ -1837,7 +1862,9 @@ static const struct sc_desc descs[] = {
     D(wait4, 4, RV_DEC, en_int, ex_wait4, NULL),
     D(set_tid_address, 1, RV_DEC, en_addr, NULL, NULL),
     D(set_robust_list, 2, RV_DEC, en_addr_len, NULL, NULL),
+#ifdef __NR_arch_prctl
     D(arch_prctl, 2, RV_DEC, en_arch_prctl, ex_arch_prctl, NULL),
+#endif
     D(prlimit64, 4, RV_DEC, en_prlimit64, ex_prlimit64, NULL),
     D(getrandom, 3, RV_DEC, NULL, ex_getrandom, NULL),
     NOARGS(getpid),
@@ -1847,14 +1874,20 @@ static const struct sc_desc descs[] = {
     NOARGS(geteuid),
     NOARGS(getgid),
     NOARGS(getegid),
+#ifdef __NR_getpgrp
     NOARGS(getpgrp),
+#endif
     NOARGS(setsid),
     NOARGS(sched_yield),
+#ifdef __NR_pause
     NOARGS(pause),
+#endif
     NOARGS(sync),
     NOARGS(munlockall),
     NOARGS(vhangup),
+#ifdef __NR_inotify_init
     NOARGS(inotify_init),
+#endif
     NOARGS(rt_sigreturn),
     NOARGS(restart_syscall),
     /* signals */
@@ -1870,10 +1903,14 @@ static const struct sc_desc descs[] = {
     D(ioctl, 3, RV_DEC, en_ioctl, ex_ioctl, NULL),
     D(fcntl, 3, RV_DEC, en_fcntl, ex_fcntl, rt_fcntl),
     D(futex, 6, RV_DEC, en_futex, NULL, NULL),
+#ifdef __NR_pipe
     D(pipe, 1, RV_DEC, NULL, ex_pipe, NULL),
+#endif
     D(pipe2, 2, RV_DEC, NULL, ex_pipe2, NULL),
     D(dup, 1, RV_DEC, en_fd, NULL, NULL),
+#ifdef __NR_dup2
     D(dup2, 2, RV_DEC, en_dup2, NULL, NULL),
+#endif
     D(dup3, 3, RV_DEC, en_dup3, NULL, NULL),
     /* sockets */
     D(socket, 3, RV_DEC, en_socket, NULL, NULL),
@@ -1888,28 +1925,46 @@ static const struct sc_desc descs[] = {
     D(recvfrom, 6, RV_DEC, en_recvfrom, ex_recvfrom, rt_readbuf),
     D(shutdown, 2, RV_DEC, en_shutdown, NULL, NULL),
     /* paths */
+#ifdef __NR_unlink
     D(unlink, 1, RV_DEC, en_path, NULL, NULL),
+#endif
     D(unlinkat, 3, RV_DEC, en_unlinkat, NULL, NULL),
+#ifdef __NR_rmdir
     D(rmdir, 1, RV_DEC, en_path, NULL, NULL),
+#endif
+#ifdef __NR_mkdir
     D(mkdir, 2, RV_DEC, en_path_mode, NULL, NULL),
+#endif
     D(mkdirat, 3, RV_DEC, en_mkdirat, NULL, NULL),
+#ifdef __NR_rename
     D(rename, 2, RV_DEC, en_rename, NULL, NULL),
+#endif
     D(renameat, 4, RV_DEC, en_renameat, NULL, NULL),
     D(renameat2, 5, RV_DEC, en_renameat2, NULL, NULL),
     D(chdir, 1, RV_DEC, en_path, NULL, NULL),
     D(fchdir, 1, RV_DEC, en_fd, NULL, NULL),
+#ifdef __NR_readlink
     D(readlink, 3, RV_DEC, en_path, ex_readlink, NULL),
+#endif
     D(readlinkat, 4, RV_DEC, en_dirfd_path, ex_readlinkat, NULL),
     D(getcwd, 2, RV_DEC, NULL, ex_getcwd, NULL),
     /* readiness */
+#ifdef __NR_poll
     D(poll, 3, RV_DEC, en_poll, NULL, rt_poll),
+#endif
     D(ppoll, 5, RV_DEC, en_ppoll, NULL, rt_poll),
+#ifdef __NR_select
     D(select, 5, RV_DEC, en_select, NULL, rt_select),
+#endif
     D(pselect6, 6, RV_DEC, en_pselect6, NULL, rt_pselect6),
+#ifdef __NR_epoll_wait
     D(epoll_wait, 4, RV_DEC, en_fd, ex_epoll_wait, NULL),
+#endif
     D(epoll_pwait, 6, RV_DEC, en_fd, ex_epoll_pwait, NULL),
     D(epoll_ctl, 4, RV_DEC, en_epoll_ctl, NULL, NULL),
+#ifdef __NR_epoll_create
     D(epoll_create, 1, RV_DEC, en_int, NULL, NULL),
+#endif
     D(epoll_create1, 1, RV_DEC, en_epoll_create1, NULL, NULL),
 };
 

@@ -83,7 +83,7 @@ const struct sc_xlat sc_mmap_prot[] = {X(PROT_READ), X(PROT_WRITE), X(PROT_EXEC)
 const struct sc_xlat sc_mmap_type[] = {X(MAP_SHARED), X(MAP_PRIVATE), L(0x3, "MAP_SHARED_VALIDATE"),
                                        END};
 const struct sc_xlat sc_mmap_flags[] = {
-    X(MAP_FIXED),    X(MAP_ANONYMOUS), X(MAP_32BIT),     X(MAP_GROWSDOWN), X(MAP_DENYWRITE),
+    X(MAP_FIXED),    X(MAP_ANONYMOUS), L(0x40, "MAP_32BIT") /* x86-64 only */, X(MAP_GROWSDOWN), X(MAP_DENYWRITE),
     X(MAP_EXECUTABLE), X(MAP_LOCKED),  X(MAP_NORESERVE), X(MAP_POPULATE),  X(MAP_NONBLOCK),
     X(MAP_STACK),    X(MAP_HUGETLB),   L(0x80000, "MAP_SYNC"), L(0x100000, "MAP_FIXED_NOREPLACE"),
     L(0x4000000, "MAP_UNINITIALIZED"), END};

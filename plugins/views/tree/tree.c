@@ -279,7 +279,7 @@ static int on_insn(struct tree_state *st, const struct asmspy_event *ev) {
   if (!t) return ASMSPY_CONSUME_MORE;
   int done = ASMSPY_CONSUME_MORE;
   struct cc_pending pc;
-  if (!(st->s->flags & ASMSPY_SESS_EXACT_SP)) { /* flow mode */
+  if (cc_flow_mode(st->s)) { /* flow mode */
     switch (cc_flow_step(&t->cc, h, ev, &pc)) {
     case CC_FLOW_CALL: return on_call(st, t, ev, pc.ft, pc.site);
     case CC_FLOW_RET: /* pop to the frame whose return address this is, if any */

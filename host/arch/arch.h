@@ -1,0 +1,63 @@
+/* host/arch: what differs between the architectures asmspy runs on, behind
+ * one interface (one file per arch, chosen by meson: arch_x86_64.c,
+ * arch_aarch64.c). The ptrace seam, the symbol and disassembly services and
+ * the views ask this shim; nothing else in the host names a register.
+ *
+ *   registers     a thread's general registers, read and written whole
+ *                 (x86-64: PTRACE_GETREGS, user_regs_struct; AArch64:
+ *                 PTRACE_GETREGSET NT_PRSTATUS, user_pt_regs), exported to
+ *                 the ABI's struct asmspy_regs (gpr[] in the kernel's order);
+ *   breakpoints   the trap instruction asmspy plants (x86-64 `int3`, one
+ *                 byte 0xcc, reported one byte past it; AArch64 `brk #0`,
+ *                 four bytes, reported at it) and the si_code it raises;
+ *   system calls  the instruction (`syscall` / `svc #0`), where its number,
+ *                 arguments and result live, and how an injected one is set
+ *                 up so the kernel's restart logic leaves it alone. */
+#ifndef ASMSPY_HOST_ARCH_H
+#define ASMSPY_HOST_ARCH_H
+
+#include <asmspy/plugin.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One thread's registers in the kernel's own layout (big enough for every
+ * supported arch: x86-64 has 27 words, AArch64 34). */
+struct arch_regs {
+  uint64_t w[40];
+};
+
+extern const char arch_name[];                /* "x86_64", "aarch64" */
+extern const uint8_t arch_break_insn[];       /* the trap asmspy plants */
+extern const size_t arch_break_len;
+extern const uint8_t arch_syscall_insn[];     /* the system call instruction */
+extern const size_t arch_syscall_len;
+extern const size_t arch_insn_align;          /* where instructions start */
+extern const int arch_break_si_code;          /* the si_code of a planted trap */
+
+int arch_regs_get(pid_t tid, struct arch_regs *r);
+int arch_regs_set(pid_t tid, const struct arch_regs *r);
+uint64_t arch_ip(const struct arch_regs *r);
+void arch_set_ip(struct arch_regs *r, uint64_t ip);
+uint64_t arch_sp(const struct arch_regs *r);
+/* The ABI view of r (ip, sp, fp, flags, retval, gpr[] and ngpr). */
+void arch_export(const struct arch_regs *r, struct asmspy_regs *out);
+
+/* Where a planted trap that stopped the thread at pc was planted. */
+uint64_t arch_break_addr(uint64_t pc);
+
+/* An injected system call: point r at insn with number nr and args.
+ * arch_syscall_prepare also tells the kernel this is no interrupted call to
+ * restart (x86-64: orig_rax = -1; AArch64: the NT_ARM_SYSTEM_CALL regset). */
+void arch_syscall_setup(struct arch_regs *r, uint64_t insn, long nr, const uint64_t args[6]);
+int arch_syscall_prepare(pid_t tid);
+int64_t arch_syscall_result(const struct arch_regs *r);
+
+/* The classic entry/exit toggle (kernels without PTRACE_GET_SYSCALL_INFO):
+ * *entry_hint = 1 when the registers themselves prove an entry stop
+ * (x86-64's rax = -ENOSYS), the number, arguments and result. */
+void arch_syscall_regs(const struct arch_regs *r, int *entry_hint, int64_t *nr, uint64_t args[6],
+                       int64_t *rval);
+
+#endif

@@ -1,0 +1,96 @@
+/* The arch shim for AArch64 (host/arch/arch.h).
+ *
+ * Registers are NT_PRSTATUS's struct user_pt_regs: x0-x30, sp, pc, pstate.
+ * The ABI's gpr[32] holds x0-x30 and sp (gpr[31]); pc is ip, pstate flags,
+ * x29 the frame pointer, x0 the return value. `brk #0` stops the thread
+ * AT the instruction (pc is not advanced) with TRAP_BRKPT. A system call is
+ * `svc #0` with its number in x8, arguments in x0-x5 and its result in x0;
+ * the kernel's view of the current call number (what a restart would
+ * re-run) is the NT_ARM_SYSTEM_CALL regset, set to -1 for an injected call
+ * so a stop inside an interrupted call does not rewind it. */
+#include "host/arch/arch.h"
+#include "common/arch_insn.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#ifndef TRAP_BRKPT
+#define TRAP_BRKPT 1 /* <asm-generic/siginfo.h>: a process breakpoint */
+#endif
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <asm/ptrace.h>
+
+#ifndef NT_ARM_SYSTEM_CALL
+#define NT_ARM_SYSTEM_CALL 0x404
+#endif
+
+_Static_assert(sizeof(struct user_pt_regs) <= sizeof(struct arch_regs),
+               "struct arch_regs holds user_pt_regs");
+
+const char arch_name[] = "aarch64";
+const uint8_t arch_break_insn[] = ARCH_BREAK_INSN;
+const size_t arch_break_len = ARCH_BREAK_LEN;
+const uint8_t arch_syscall_insn[] = ARCH_SYSCALL_INSN;
+const size_t arch_insn_align = ARCH_INSN_ALIGN;
+const size_t arch_syscall_len = ARCH_SYSCALL_LEN;
+const int arch_break_si_code = TRAP_BRKPT;
+
+static struct user_pt_regs *U(struct arch_regs *r) { return (struct user_pt_regs *)r->w; }
+static const struct user_pt_regs *CU(const struct arch_regs *r) {
+  return (const struct user_pt_regs *)r->w;
+}
+
+int arch_regs_get(pid_t tid, struct arch_regs *r) {
+  memset(r, 0, sizeof *r);
+  struct iovec iov = {U(r), sizeof(struct user_pt_regs)};
+  return ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov) == 0 ? 0 : -errno;
+}
+
+int arch_regs_set(pid_t tid, const struct arch_regs *r) {
+  struct iovec iov = {(void *)CU(r), sizeof(struct user_pt_regs)};
+  return ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &iov) == 0 ? 0 : -errno;
+}
+
+uint64_t arch_ip(const struct arch_regs *r) { return CU(r)->pc; }
+void arch_set_ip(struct arch_regs *r, uint64_t ip) { U(r)->pc = ip; }
+uint64_t arch_sp(const struct arch_regs *r) { return CU(r)->sp; }
+
+void arch_export(const struct arch_regs *r, struct asmspy_regs *out) {
+  const struct user_pt_regs *u = CU(r);
+  out->ip = u->pc;
+  out->sp = u->sp;
+  out->fp = u->regs[29];
+  out->flags = u->pstate;
+  out->retval = u->regs[0];
+  memcpy(out->gpr, u->regs, 31 * sizeof(uint64_t));
+  out->gpr[31] = u->sp;
+  out->ngpr = 32;
+}
+
+uint64_t arch_break_addr(uint64_t pc) { return pc - ARCH_BREAK_REWIND; } /* brk: its own address */
+
+void arch_syscall_setup(struct arch_regs *r, uint64_t insn, long nr, const uint64_t args[6]) {
+  struct user_pt_regs *u = U(r);
+  u->pc = insn;
+  u->regs[8] = (uint64_t)nr;
+  for (int i = 0; i < 6; i++) u->regs[i] = args[i];
+}
+
+int arch_syscall_prepare(pid_t tid) {
+  int no = -1;
+  struct iovec iov = {&no, sizeof no};
+  return ptrace(PTRACE_SETREGSET, tid, (void *)NT_ARM_SYSTEM_CALL, &iov) == 0 ? 0 : -errno;
+}
+
+int64_t arch_syscall_result(const struct arch_regs *r) { return (int64_t)CU(r)->regs[0]; }
+
+void arch_syscall_regs(const struct arch_regs *r, int *entry_hint, int64_t *nr, uint64_t args[6],
+                       int64_t *rval) {
+  const struct user_pt_regs *u = CU(r);
+  *entry_hint = 0; /* x0 is the first argument at entry: nothing marks it */
+  *nr = (int64_t)u->regs[8];
+  for (int i = 0; i < 6; i++) args[i] = u->regs[i];
+  *rval = (int64_t)u->regs[0];
+}

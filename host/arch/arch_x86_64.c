@@ -1,0 +1,84 @@
+/* The arch shim for x86-64 (host/arch/arch.h). */
+#include "host/arch/arch.h"
+#include "common/arch_insn.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+
+_Static_assert(sizeof(struct user_regs_struct) <= sizeof(struct arch_regs),
+               "struct arch_regs holds user_regs_struct");
+
+const char arch_name[] = "x86_64";
+const uint8_t arch_break_insn[] = ARCH_BREAK_INSN;
+const size_t arch_break_len = ARCH_BREAK_LEN;
+const uint8_t arch_syscall_insn[] = ARCH_SYSCALL_INSN;
+const size_t arch_insn_align = ARCH_INSN_ALIGN;
+const size_t arch_syscall_len = ARCH_SYSCALL_LEN;
+const int arch_break_si_code = SI_KERNEL; /* int3 raises SIGTRAP/SI_KERNEL */
+
+static struct user_regs_struct *U(struct arch_regs *r) { return (struct user_regs_struct *)r->w; }
+static const struct user_regs_struct *CU(const struct arch_regs *r) {
+  return (const struct user_regs_struct *)r->w;
+}
+
+int arch_regs_get(pid_t tid, struct arch_regs *r) {
+  memset(r, 0, sizeof *r);
+  return ptrace(PTRACE_GETREGS, tid, 0, U(r)) == 0 ? 0 : -errno;
+}
+
+int arch_regs_set(pid_t tid, const struct arch_regs *r) {
+  return ptrace(PTRACE_SETREGS, tid, 0, CU(r)) == 0 ? 0 : -errno;
+}
+
+uint64_t arch_ip(const struct arch_regs *r) { return CU(r)->rip; }
+void arch_set_ip(struct arch_regs *r, uint64_t ip) { U(r)->rip = ip; }
+uint64_t arch_sp(const struct arch_regs *r) { return CU(r)->rsp; }
+
+void arch_export(const struct arch_regs *r, struct asmspy_regs *out) {
+  const struct user_regs_struct *u = CU(r);
+  out->ip = u->rip;
+  out->sp = u->rsp;
+  out->fp = u->rbp;
+  out->flags = u->eflags;
+  out->retval = u->rax;
+  size_t n = sizeof *u / sizeof(uint64_t); /* gpr[] = user_regs_struct order */
+  if (n > 32) n = 32;
+  memcpy(out->gpr, r->w, n * sizeof(uint64_t));
+  out->ngpr = (uint32_t)n;
+}
+
+uint64_t arch_break_addr(uint64_t pc) { return pc - ARCH_BREAK_REWIND; } /* int3: the next byte */
+
+void arch_syscall_setup(struct arch_regs *r, uint64_t insn, long nr, const uint64_t args[6]) {
+  struct user_regs_struct *u = U(r);
+  u->rip = insn;
+  u->rax = (unsigned long long)nr;
+  u->orig_rax = (unsigned long long)-1; /* no syscall restart logic on our regs */
+  u->rdi = args[0];
+  u->rsi = args[1];
+  u->rdx = args[2];
+  u->r10 = args[3];
+  u->r8 = args[4];
+  u->r9 = args[5];
+}
+
+int arch_syscall_prepare(pid_t tid) {
+  (void)tid; /* orig_rax = -1 in the registers does it */
+  return 0;
+}
+
+int64_t arch_syscall_result(const struct arch_regs *r) { return (int64_t)CU(r)->rax; }
+
+void arch_syscall_regs(const struct arch_regs *r, int *entry_hint, int64_t *nr, uint64_t args[6],
+                       int64_t *rval) {
+  const struct user_regs_struct *u = CU(r);
+  /* the kernel presets rax = -ENOSYS at an entry stop */
+  *entry_hint = (int64_t)u->rax == -ENOSYS;
+  *nr = (int64_t)u->orig_rax;
+  uint64_t a[6] = {u->rdi, u->rsi, u->rdx, u->r10, u->r8, u->r9};
+  memcpy(args, a, sizeof a);
+  *rval = (int64_t)u->rax;
+}
