@@ -97,9 +97,22 @@ static int view_arg(struct cli_mode_args *a, const char *name, const char *value
   return 0;
 }
 
+/* The numeric positional after <pid> is a count of events for most modes
+ * ("[n]") but a window in milliseconds for --sample ("[ms]"): a refusal
+ * names it as the mode's usage does, so a duration is never called a count. */
+static int refuse_zero(const char *mode, const char *positionals, const char *arg) {
+  if (positionals && strstr(positionals, "[ms]"))
+    return cli_usage_error("--%s: invalid window '%s': [ms] is the sampling window in "
+                           "milliseconds and must be positive",
+                           mode, arg);
+  return cli_usage_error("--%s: [n] is '%s': count must be non-zero (negative = until the "
+                         "target exits)",
+                         mode, arg);
+}
+
 int cli_parse_mode_args(const char *mode, int argc, char **argv, int need_pid,
                         const struct asmspy_option *shared, const struct asmspy_option *view,
-                        int view_has_table, struct cli_mode_args *a) {
+                        int view_has_table, const char *positionals, struct cli_mode_args *a) {
   memset(a, 0, sizeof *a);
   /* One table: the shared options, then the view's (a view option that
    * shadows a shared one is the shared one). */
@@ -159,21 +172,29 @@ int cli_parse_mode_args(const char *mode, int argc, char **argv, int need_pid,
   /* positionals, in order: the pid, the first number (the count), then the
    * view's own (a region, an address) */
   int have_pid = 0, have_max = 0;
+  /* a mode whose usage names no [n] or [ms] (--syms <pid> [filter], --info
+   * <pid>) takes no count: a number there is its own argument */
+  int takes_count = !positionals || strstr(positionals, "[n]") || strstr(positionals, "[ms]");
   for (uint32_t i = 0; i < ov.npos; i++) {
     const char *arg = ov.pos[i];
     if (need_pid && !have_pid) {
       if (cli_parse_pid(arg, &a->pid)) return CLI_EXIT_USAGE;
       have_pid = 1;
-    } else if (!have_max && looks_numeric(arg)) {
-      if (parse_int64(arg, &a->max) != 0) return cli_usage_error("invalid count '%s'", arg);
-      if (a->max == 0)
-        return cli_usage_error("count must be non-zero (negative = until the target exits)");
+    } else if (takes_count && !have_max && looks_numeric(arg)) {
+      if (parse_int64(arg, &a->max) != 0)
+        return cli_usage_error("--%s: invalid number '%s': out of range", mode, arg);
+      if (a->max == 0) return refuse_zero(mode, positionals, arg);
+      a->max_text = arg;
       have_max = 1;
     } else if (view_arg(a, NULL, arg)) {
       return CLI_EXIT_USAGE;
     }
   }
   if (need_pid && !have_pid) return cli_usage_error("--%s needs a <pid>", mode);
+  if (!need_pid && a->tid) /* need_pid 0: --launch, the pid is not known yet */
+    return cli_usage_error("--launch %s: --tid names a thread of a running process; a launched "
+                           "command has none yet (attach with --%s <pid> --tid=<t> instead)",
+                           mode, mode);
   if (a->follow && a->tid)
     return cli_usage_error("--follow and --tid are mutually exclusive: one says exactly this "
                            "thread, the other this process and everything it spawns");

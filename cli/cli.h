@@ -20,7 +20,8 @@
 /* Options every mode shares; the rest goes to the view as argc/argv. */
 struct cli_mode_args {
   pid_t pid;
-  int64_t max; /* 0 = the view's default */
+  int64_t max;          /* 0 = the view's default */
+  const char *max_text; /* max as typed (--syms: a numeric filter), or NULL */
   pid_t tid;
   int follow;
   int json;
@@ -39,13 +40,14 @@ extern const struct asmspy_option cli_shared_options[];
 /* Parse argv[0..argc) for `mode`: the `shared` options (cli_shared_options
  * for a mode, a command's own table for --syms / --info) and the view's
  * `view` table, in one getopt_long pass; the positionals are the <pid>
- * (need_pid), the count, then the view's own. The view's options reach it
+ * (need_pid), the count, then the view's own. positionals is the mode's
+ * usage ("<pid> [ms]"): a refused number is named as it says (NULL: "[n]"). The view's options reach it
  * in view_argv as "--name" / "--name=value". view_has_table 0 (a view from
  * before ABI 1.8) passes unknown --options through unchecked. Returns 0 or
  * CLI_EXIT_USAGE (one line printed). */
 int cli_parse_mode_args(const char *mode, int argc, char **argv, int need_pid,
                         const struct asmspy_option *shared, const struct asmspy_option *view,
-                        int view_has_table, struct cli_mode_args *out);
+                        int view_has_table, const char *positionals, struct cli_mode_args *out);
 /* A command's options against its table: 0, or CLI_EXIT_USAGE with
  * "asmspy: --<cmd>: <reason>" printed. */
 int cli_parse_options(const char *cmd, const struct asmspy_option *table, int argc, char **argv,

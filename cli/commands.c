@@ -49,14 +49,13 @@ static const struct asmspy_option syms_options[] = {
  * the mapped ELF files only; never attaches. */
 static int cmd_syms(int argc, char **argv) {
   struct cli_mode_args a;
-  if (cli_parse_mode_args("syms", argc, argv, 1, syms_options, NULL, 1, &a))
+  if (cli_parse_mode_args("syms", argc, argv, 1, syms_options, NULL, 1, "<pid> [filter]", &a))
     return CLI_EXIT_USAGE;
   const char *filter = NULL;
   for (int i = 0; i < a.view_argc; i++) {
     if (filter) return cli_usage_error("--syms: unexpected argument '%s'", a.view_argv[i]);
     filter = a.view_argv[i];
   }
-  if (a.max) return cli_usage_error("--syms takes <pid> [filter], not a count");
   int err = 0;
   struct asmspy_target *t = target_open(a.pid, &err);
   if (!t) {
@@ -148,8 +147,10 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
   const struct asmspy_plugin_info *v = asmspy_find_view_for_mode(e, mode);
   struct cli_mode_args a;
   int rc = v ? cli_parse_mode_args(mode, argc, argv, launch_argv == NULL, cli_shared_options,
-                                   cli_view_options(v), cli_view_has_table(v), &a)
-             : cli_usage_error("unknown command or mode '--%s'", mode);
+                                   cli_view_options(v), cli_view_has_table(v),
+                                   v->desc->view->usage, &a)
+             : launch_argv ? cli_usage_error("--launch: unknown mode '%s'", mode)
+                           : cli_usage_error("unknown option '--%s': no command or mode of that name", mode);
   asmspy_engine_close(e);
   if (rc) return CLI_EXIT_USAGE;
   struct mode_session ms = {mode, &a, launch_argv};
@@ -167,6 +168,10 @@ static int cmd_launch(int argc, char **argv) {
       dashdash = i;
       break;
     }
+  if (cli_find_command(mode))
+    return cli_usage_error("--launch: '%s' is a command, not a tracing mode (it reads a running "
+                           "pid: start the command, then asmspy --%s <pid>)",
+                           mode, mode);
   if (dashdash < 0 || dashdash == argc - 1)
     return cli_usage_error("--launch %s: give the command after '--'", mode);
   argv[argc] = NULL; /* main's argv is NULL-terminated; keep it so for execvp */
@@ -193,7 +198,9 @@ const struct cli_command cli_commands[] = {
      "list processes (! = cannot trace); active = recent CPU, scan = string-rich memory first", 0,
      0},
     {"launch", cmd_launch, "<mode> [options] -- <cmd> [args...]", NULL,
-     "spawn <cmd> already traced from its first instruction", 0, 0},
+     "spawn <cmd> already traced from its first instruction (trace/dataflow/watch resolve "
+     "their symbol in <cmd>, once ld.so has mapped its libraries)",
+     0, 0},
     {"serve", cli_cmd_serve, "[=<socket>]", NULL,
      "capture host: NDJSON commands in, recordings out (stdin/stdout, or a unix socket)", 1, 0},
     {"replay", cli_cmd_replay, "<f.asmtrace|->", cli_replay_options,

@@ -417,7 +417,8 @@ static int check_start(struct server *sv, const struct serve_cmd *cmd, struct cl
    * the view's */
   const struct asmspy_plugin_info *v = asmspy_find_view_for_mode(sv->engine, cmd->view_mode);
   int rc = cli_parse_mode_args(cmd->view_mode, cmd->argc, cmd->argv, cmd->launch == NULL,
-                               cli_shared_options, cli_view_options(v), cli_view_has_table(v), a);
+                               cli_shared_options, cli_view_options(v), cli_view_has_table(v),
+                               v->desc->view->usage, a);
   if (captured) capture_end(&cap, why->msg, sizeof why->msg);
   if (rc) {
     snprintf(why->rule, sizeof why->rule, "usage");

@@ -36,6 +36,9 @@ struct run_ctx {
   uint64_t snapshot_every_ns, next_snapshot_ns;
   /* region sessions with a JSON channel: the code's bytes as they ran */
   struct codeimage_set *codeimage;
+  /* the host table configure and the backend use (engine_launch.c: a
+   * launched command's symbols are resolved after its exec) */
+  const struct asmspy_host_api *host;
 };
 
 static uint64_t mono_ns(void) {
@@ -141,6 +144,9 @@ static int run_skipped(const struct asmspy_run_opts *o, const char *backend, con
  * < 0 leaves the writer's default. */
 static void end_before_capture(struct run_ctx *ctx, struct asmspy_session *s, pid_t launched,
                                int end_reason, int footer_status) {
+  /* killed while held: the program never runs (before the writer closes:
+   * the held seam notes into it) */
+  launch_hold_end(launched != 0);
   if (end_reason >= 0) out_set_end_reason(ctx->out, (enum out_end_reason)end_reason);
   ctx->view->close(ctx->view_state);
   out_close(ctx->out, footer_status);
@@ -278,8 +284,9 @@ static int view_configure(struct run_ctx *ctx, struct asmspy_engine *e,
                           struct asmspy_session *s, pid_t launched, int *result) {
   const struct asmspy_view_ops *view = ctx->view;
   sampler_ladder_set_engine(e); /* configure may sample first (--auto) */
+  ctx->host = launch_host_api(asmspy_host_api(), s);
   if (!ASMSPY_HAS(view, configure) || !view->configure) return 0;
-  int rc = view->configure(ctx->view_state, asmspy_host_api(), s);
+  int rc = view->configure(ctx->view_state, ctx->host, s);
   /* configure sampled a launched command (--auto): it runs free now */
   if (launched && sampler_ladder_released(s->pid)) s->flags &= ~ASMSPY_SESS_LAUNCHED;
   if (!rc) return 0;
@@ -307,7 +314,7 @@ static int view_configure(struct run_ctx *ctx, struct asmspy_engine *e,
 static const struct asmspy_host_api *codeimage_setup(struct run_ctx *ctx,
                                                      const struct asmspy_run_opts *o,
                                                      const struct asmspy_session *s) {
-  const struct asmspy_host_api *host = asmspy_host_api();
+  const struct asmspy_host_api *host = ctx->host ? ctx->host : asmspy_host_api();
   if (!(ctx->view->caps_required & ASMSPY_CAP_REGION) ||
       !((o->flags & ASMSPY_SESS_JSON) || o->record_path))
     return host;
@@ -372,12 +379,23 @@ static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
   return exit_status;
 }
 
-/* --launch: like strace, the command runs to completion after we detach. */
-static void wait_launched(pid_t launched, const volatile int *stop) {
+/* --launch: like strace, the command runs to completion after we detach.
+ * An end that is not a plain exit 0 is said as strace says it ("exited
+ * with 3", "killed by SIGTERM"): the command's status is the user's, and
+ * asmspy's own exit status only says whether asmspy answered. */
+static void wait_launched(pid_t launched, const char *cmd, const volatile int *stop) {
   int st;
-  while (waitpid(launched, &st, 0) < 0 && errno == EINTR) {
+  pid_t got;
+  while ((got = waitpid(launched, &st, 0)) < 0 && errno == EINTR) {
     if (stop && *stop) kill(launched, SIGTERM);
   }
+  if (got != launched) return;
+  if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+    fprintf(stderr, "asmspy: launched '%s' (pid %d) exited with %d\n", cmd, (int)launched,
+            WEXITSTATUS(st));
+  else if (WIFSIGNALED(st))
+    fprintf(stderr, "asmspy: launched '%s' (pid %d) killed by SIG%s\n", cmd, (int)launched,
+            sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
 }
 
 int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
@@ -431,8 +449,9 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   if (c.sampler_walked) sampler_note_refused(e, ctx.out, c.backend);
   const struct asmspy_host_api *backend_host = codeimage_setup(&ctx, o, &s);
   rc = capture(&ctx, e, &c, backend_host, &s);
+  launch_hold_end(0); /* a hold the backend never took over lets the command go */
   int exit_status = finish_run(&ctx, &c, &s, rc);
-  if (launched) wait_launched(launched, o->stop);
+  if (launched) wait_launched(launched, o->launch_argv[0], o->stop);
   return exit_status;
 }
 

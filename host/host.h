@@ -183,6 +183,20 @@ uint64_t engine_option_caps(const struct asmspy_view_ops *view, int argc, char *
 const struct asmspy_plugin_info *engine_probed(struct asmspy_engine *e,
                                                const struct asmspy_plugin_info *row);
 
+/* ---- engine_launch.c: --launch of a mode that names a symbol ------------- */
+/* The host table a launched session's view and backend use: a resolve on
+ * the launched target first runs the command through its exec and ld.so to
+ * its entry point and holds it there (so the symbol is the program's); the
+ * backend's seam.attach of that pid adopts the held seam. s not launched:
+ * base itself. Call once s->target and s->out are set. */
+const struct asmspy_host_api *launch_host_api(const struct asmspy_host_api *base,
+                                              struct asmspy_session *s);
+/* pid is held at its entry point (no backend has taken it over yet). */
+int launch_held(pid_t pid);
+/* Detach a hold nobody took over (kill_held: SIGKILL the command first,
+ * so it never runs) and forget the launch. */
+void launch_hold_end(int kill_held);
+
 /* ---- sampler_ladder.c: host->run_sampler -------------------------------- */
 void sampler_ladder_set_engine(struct asmspy_engine *e);
 /* The --launch'ed pid the ladder let go (it is a running pid from then on). */

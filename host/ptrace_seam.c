@@ -144,9 +144,12 @@ static void note_killed(struct asmspy_seam *sm, const struct seam_task *t, int s
   snprintf(armed, sizeof armed, "%s%s%s", stepping ? ", a single-step armed" : "",
            hw ? ", debug registers written" : "",
            bps > 0 ? ", int3 breakpoint(s) planted this session" : "");
-  out_note(sm->session->out, ASMSPY_NOTE_WARN, "pid %d was KILLED by %s (signal %d) while traced%s%s",
-           (int)t->tgid, strsignal(sig), sig, armed[0] ? "; asmspy had" : "",
-           armed[0] ? armed + 1 : "");
+  /* the signal by its name first (SIGSEGV), as strace's "+++ killed by
+   * SIGSEGV +++", then its description */
+  out_note(sm->session->out, ASMSPY_NOTE_WARN,
+           "pid %d was KILLED by SIG%s (%s, signal %d) while traced%s%s", (int)t->tgid,
+           sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", strsignal(sig), sig,
+           armed[0] ? "; asmspy had" : "", armed[0] ? armed + 1 : "");
   if ((pid_t)t->tgid == sm->session->pid) out_set_target_death(sm->session->out, sig);
 }
 

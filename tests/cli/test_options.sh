@@ -24,7 +24,9 @@ usage "missing value" "--record needs a value" --stream 1 --record
 usage "empty value" "--record= needs a value" --stream 1 --record=
 usage "flag with a value" "option '--follow' takes no value" --stream 1 --follow=yes
 usage "short option" "unknown option '-x'" --stream 1 -x
-usage "unknown mode" "unknown command or mode '--nosuch'" --nosuch 1
+usage "unknown mode" "unknown option '--nosuch': no command or mode of that name" --nosuch 1
+usage "unknown option alone" "unknown option '--bogus'" --bogus
+usage "unknown --launch mode" "--launch: unknown mode 'nosuch'" --launch nosuch -- true
 usage "command option" "--list: unknown option '--tid'" --list --tid=3
 usage "--info is no mode" "--info: unknown option '--follow'" --info 1 --follow
 

@@ -145,6 +145,6 @@ pass "a shell forking /bin/true: --procs and --log --follow end and release it (
 run 60 "$ASMSPY" --launch log -1 --record="$TMP/killed.asmtrace" -- /bin/sh -c 'kill -SEGV $$'
 tail -1 "$TMP/killed.asmtrace" | grep -q '"reason":"target_killed"' \
   || fail "footer of a target killed while traced: $(tail -1 "$TMP/killed.asmtrace")"
-grep -q 'KILLED by Segmentation fault' "$TMP/killed.asmtrace" || fail "no note naming the signal"
+grep -q 'KILLED by SIGSEGV (Segmentation fault, signal 11)' "$TMP/killed.asmtrace" || fail "no note naming the signal"
 "$ASMTRACE_CHECK" "$TMP/killed.asmtrace" >/dev/null || fail "recording invalid: $("$ASMTRACE_CHECK" "$TMP/killed.asmtrace")"
 pass "a target killed by SIGSEGV while traced: note names the signal, footer target_killed"

@@ -60,15 +60,22 @@ tail -n +2 "$TMP/g.txt" | sed -E 's/.* inv=([0-9]+) .*/\1/' | sort -c -n -r \
   || fail "not sorted by invocations: $(cat "$TMP/g.txt")"
 pass "text table: title, [int]/[EXT] tags, columns, invocation order"
 
-# 3. --sort=fanout (and its alias): fan-out non-increasing, main (work + usleep@plt) first
-for s in fanout functions-called; do
-  "$ASMSPY" --graph "$pid" 120 --sort=$s >"$TMP/f.txt" || fail "--sort=$s failed"
-  head -n1 "$TMP/f.txt" | grep -q "sorted by fanout" || fail "--sort=$s title: $(head -n1 "$TMP/f.txt")"
-  tail -n +2 "$TMP/f.txt" | sed -E 's/.* fanout=([0-9]+) .*/\1/' | sort -c -n -r \
-    || fail "--sort=$s not by fanout: $(cat "$TMP/f.txt")"
-  [ "$(sed -n 2p "$TMP/f.txt" | awk '{print $2}')" = main ] || fail "--sort=$s: main not first: $(cat "$TMP/f.txt")"
-done
-pass "--sort=fanout / functions-called order by fan-out"
+# 3. --sort=fanout: fan-out non-increasing, main (work + usleep@plt) first
+"$ASMSPY" --graph "$pid" 120 --sort=fanout >"$TMP/f.txt" || fail "--sort=fanout failed"
+head -n1 "$TMP/f.txt" | grep -q "sorted by fanout" || fail "--sort=fanout title: $(head -n1 "$TMP/f.txt")"
+tail -n +2 "$TMP/f.txt" | sed -E 's/.* fanout=([0-9]+) .*/\1/' | sort -c -n -r \
+  || fail "--sort=fanout not by fanout: $(cat "$TMP/f.txt")"
+[ "$(sed -n 2p "$TMP/f.txt" | awk '{print $2}')" = main ] || fail "--sort=fanout: main not first: $(cat "$TMP/f.txt")"
+pass "--sort=fanout orders by fan-out"
+# --sort=functions-called: by reach (distinct functions called directly or
+# through callees): main reaches work, helper and usleep@plt (reach 3 > its fanout 2)
+"$ASMSPY" --graph "$pid" 120 --sort=functions-called >"$TMP/r.txt" || fail "--sort=functions-called failed"
+head -n1 "$TMP/r.txt" | grep -q "sorted by functions-called" || fail "functions-called title: $(head -n1 "$TMP/r.txt")"
+tail -n +2 "$TMP/r.txt" | sed -E 's/.* reach=([0-9]+) .*/\1/' | sort -c -n -r \
+  || fail "--sort=functions-called not by reach: $(cat "$TMP/r.txt")"
+grep -qE '^\[int\] main +inv=0 +calls=[0-9]+ +fanout=2 +reach=3 +\[victim_loop\]$' "$TMP/r.txt" \
+  || fail "main's reach is not 3: $(cat "$TMP/r.txt")"
+pass "--sort=functions-called orders by reach (callees' callees counted)"
 
 # 4. --dot: a digraph that Graphviz renders
 "$ASMSPY" --graph "$pid" 80 --dot >"$TMP/g.dot" || fail "--dot failed"

@@ -1,5 +1,7 @@
 /* victim_exit: runs a bounded loop then exits, so a trace of it ends with
- * "target exited" instead of n. argv[1] = number of loop iterations. */
+ * "target exited" instead of n. argv[1] = number of loop iterations,
+ * argv[2] = microseconds to sleep first, argv[3] = its exit status (a
+ * --launch test checks the command's own status survives the tracing). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -14,5 +16,5 @@ int main(int argc, char **argv) {
   fflush(stdout);
   if (argc > 2) usleep((useconds_t)atol(argv[2])); /* give a tracer time to attach */
   for (long i = 0; i < n; i++) step_once(i);
-  return 0;
+  return argc > 3 ? atoi(argv[3]) : 0;
 }

@@ -17,7 +17,13 @@
  * The call checks and the thread table: plugins/common/callcheck.h.
  *
  * Per function and process: inv (times called), calls (calls made), fanout
- * (distinct callees). Under --follow a forked child's calls are its own rows
+ * (distinct callees), and with --sort=functions-called reach: the distinct
+ * functions it calls directly or through its callees (the functions
+ * reachable from it over the recorded edges). The three sorts rank by three
+ * different questions: invocations = who is called most, fanout = who calls
+ * the most different functions itself, functions-called = whose calls end
+ * up in the most different functions (a dispatcher calling one helper that
+ * calls fifty has fanout 1 but reach 51). Under --follow a forked child's calls are its own rows
  * (same code, same addresses, another process): every node and edge carries
  * its pid in JSON, and once the graph spans several processes each text row
  * starts with "[pid] ". n counts verified calls (default 200, negative = until exit).
@@ -48,7 +54,9 @@ static const struct asmspy_record_schema graph_records[2];
  * and edges before that and say so ("truncated":true). */
 #define JSON_BUDGET (1000u * 1000u)
 
-enum sort_by { SORT_INVOCATIONS, SORT_FANOUT };
+enum sort_by { SORT_INVOCATIONS, SORT_FANOUT, SORT_FUNCTIONS_CALLED };
+/* --sort's spellings, in enum order (also the record's `sort` token) */
+static const char *const sort_names[] = {"invocations", "fanout", "functions-called"};
 
 
 /* ---------------------------------------------------------- hash map -- */
@@ -114,6 +122,7 @@ struct node {
   char *module;
   uint32_t kind; /* enum asmspy_sym_kind */
   uint64_t inv, calls, fanout;
+  uint64_t reach; /* --sort=functions-called: distinct functions reachable (render time) */
 };
 
 struct edge {
@@ -156,7 +165,9 @@ struct graph_state {
 enum { OPT_SORT, OPT_DOT, OPT_CALL_SELECT };
 static const struct asmspy_option graph_options[] = {
     [OPT_SORT] = {"sort", "invocations|fanout|functions-called",
-                  "row order: times called (default) or distinct callees"},
+                  "row order: times called (default), distinct direct callees (fanout), or "
+                  "distinct functions reached through its calls, callees' callees too "
+                  "(functions-called: adds a reach= column)"},
     [OPT_DOT] = {"dot", NULL, "a Graphviz digraph instead of the table"},
     CALL_SELECT_OPTIONS,
     {NULL, NULL, NULL},
@@ -409,7 +420,12 @@ static int cmp_nodes(const void *pa, const void *pb, void *ctx) {
   const struct node *a = &st->nodes[*(const uint32_t *)pa], *b = &st->nodes[*(const uint32_t *)pb];
 #define DESC(f)                                                                                    \
   if (a->f != b->f) return a->f > b->f ? -1 : 1
-  if (st->sort == SORT_FANOUT) {
+  if (st->sort == SORT_FUNCTIONS_CALLED) {
+    DESC(reach);
+    DESC(fanout);
+    DESC(calls);
+    DESC(inv);
+  } else if (st->sort == SORT_FANOUT) {
     DESC(fanout);
     DESC(calls);
     DESC(inv);
@@ -494,8 +510,7 @@ static size_t count_pids(const struct graph_state *st) {
  * prefix of the other views, and the title counts the processes. */
 static void render_text(struct graph_state *st, const uint32_t *order, size_t npids, struct strbuf *b) {
   strbuf_addf(b, "call graph \xe2\x80\x94 %zu function%s, sorted by %s (pid %d", st->nnodes,
-          st->nnodes == 1 ? "" : "s", st->sort == SORT_FANOUT ? "fanout" : "invocations",
-          (int)st->s->pid);
+          st->nnodes == 1 ? "" : "s", sort_names[st->sort], (int)st->s->pid);
   if (npids > 1) strbuf_addf(b, "; %zu processes, rows by [pid]", npids);
   strbuf_addf(b, ")");
   for (size_t i = 0; i < st->nnodes; i++) {
@@ -503,8 +518,10 @@ static void render_text(struct graph_state *st, const uint32_t *order, size_t np
     char nb[32], mod[256], prefix[24] = "";
     module_col(mod, sizeof mod, n->module);
     if (npids > 1) snprintf(prefix, sizeof prefix, "[%d] ", (int)n->pid);
-    strbuf_addf(b, "\n%s%s %-30s inv=%-7" PRIu64 " calls=%-7" PRIu64 " fanout=%-5" PRIu64 " %s", prefix,
-            kind_marker(n->kind), display_name(n, nb, sizeof nb), n->inv, n->calls, n->fanout, mod);
+    strbuf_addf(b, "\n%s%s %-30s inv=%-7" PRIu64 " calls=%-7" PRIu64 " fanout=%-5" PRIu64, prefix,
+            kind_marker(n->kind), display_name(n, nb, sizeof nb), n->inv, n->calls, n->fanout);
+    if (st->sort == SORT_FUNCTIONS_CALLED) strbuf_addf(b, " reach=%-5" PRIu64, n->reach);
+    strbuf_addf(b, " %s", mod);
   }
 }
 
@@ -526,8 +543,10 @@ static void render_dot(struct graph_state *st, const uint32_t *order, const stru
     add_dot_str(b, display_name(n, nb, sizeof nb));
     strbuf_addf(b, "\\n");
     add_dot_str(b, mod);
-    strbuf_addf(b, "\\ninv=%" PRIu64 " calls=%" PRIu64 " fanout=%" PRIu64 "\", fillcolor=\"%s\"];\n",
-            n->inv, n->calls, n->fanout, dot_colour(n->kind));
+    strbuf_addf(b, "\\ninv=%" PRIu64 " calls=%" PRIu64 " fanout=%" PRIu64, n->inv, n->calls,
+                n->fanout);
+    if (st->sort == SORT_FUNCTIONS_CALLED) strbuf_addf(b, " reach=%" PRIu64, n->reach);
+    strbuf_addf(b, "\", fillcolor=\"%s\"];\n", dot_colour(n->kind));
   }
   for (size_t i = 0; i < st->nedges; i++)
     strbuf_addf(b, "  n%" PRIu32 " -> n%" PRIu32 " [label=\"%" PRIu64 "\"];\n", edges[i].caller,
@@ -556,8 +575,10 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
     add_json_str(st, b, n->name);
     strbuf_addf(b, ",\"module\":");
     add_json_str(st, b, n->module);
-    strbuf_addf(b, ",\"kind\":\"%s\",\"inv\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"fanout\":%" PRIu64 "}",
+    strbuf_addf(b, ",\"kind\":\"%s\",\"inv\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"fanout\":%" PRIu64,
             kind_token(n->kind), n->inv, n->calls, n->fanout);
+    if (st->sort == SORT_FUNCTIONS_CALLED) strbuf_addf(b, ",\"reach\":%" PRIu64, n->reach);
+    strbuf_addf(b, "}");
   }
   strbuf_addf(nb, "]");
   /* the body so far: head, the nodes, then `,"edges":[` */
@@ -579,6 +600,43 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
   strbuf_addf(eb, "]");
 }
 
+/* --sort=functions-called: per node, how many distinct functions its calls
+ * reach over the recorded edges (a breadth-first walk per node over the
+ * edges grouped by caller; itself counted only when a cycle leads back).
+ * O(nodes x edges) at render time, only when this sort is asked for. */
+static int compute_reach(struct graph_state *st) {
+  size_t n = st->nnodes;
+  if (n == 0) return 0;
+  uint32_t *first = calloc(n + 1, sizeof *first); /* out-edges of i: adj[first[i]..first[i+1]) */
+  uint32_t *adj = malloc((st->nedges ? st->nedges : 1) * sizeof *adj);
+  uint32_t *seen = calloc(n, sizeof *seen); /* the walk that last visited it (1-based) */
+  uint32_t *queue = malloc(n * sizeof *queue);
+  if (!first || !adj || !seen || !queue) {
+    free(first), free(adj), free(seen), free(queue);
+    return -1;
+  }
+  for (size_t e = 0; e < st->nedges; e++) first[st->edges[e].caller + 1]++;
+  for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
+  uint32_t *fill = queue; /* borrowed as a per-caller cursor while filling adj */
+  memcpy(fill, first, n * sizeof *fill);
+  for (size_t e = 0; e < st->nedges; e++) adj[fill[st->edges[e].caller]++] = st->edges[e].callee;
+  for (size_t root = 0; root < n; root++) {
+    uint32_t walk = (uint32_t)root + 1;
+    size_t head = 0, tail = 0;
+    uint64_t count = 0;
+    for (uint32_t k = first[root]; k < first[root + 1]; k++)
+      if (seen[adj[k]] != walk) seen[adj[k]] = walk, queue[tail++] = adj[k], count++;
+    while (head < tail) {
+      uint32_t v = queue[head++];
+      for (uint32_t k = first[v]; k < first[v + 1]; k++)
+        if (seen[adj[k]] != walk) seen[adj[k]] = walk, queue[tail++] = adj[k], count++;
+    }
+    st->nodes[root].reach = count;
+  }
+  free(first), free(adj), free(seen), free(queue);
+  return 0;
+}
+
 /* Render the graph as it stands through host->emit: finish() at the end,
  * snapshot() while the capture runs. The state is left untouched (the edge
  * map indexes st->edges, so the edges are sorted in a copy), so a capture
@@ -588,6 +646,12 @@ static int graph_render(struct graph_state *st) {
   uint32_t *order = malloc((st->nnodes ? st->nnodes : 1) * sizeof *order);
   struct edge *edges = malloc((st->nedges ? st->nedges : 1) * sizeof *edges);
   if (!order || !edges) {
+    free(order);
+    free(edges);
+    note_oom(st);
+    return -ASMSPY_E_NOMEM;
+  }
+  if (st->sort == SORT_FUNCTIONS_CALLED && compute_reach(st) != 0) {
     free(order);
     free(edges);
     note_oom(st);
@@ -609,7 +673,7 @@ static int graph_render(struct graph_state *st) {
     else
       render_text(st, order, npids, &text);
   }
-  const char *sort = st->sort == SORT_FANOUT ? "fanout" : "invocations";
+  const char *sort = sort_names[st->sort];
   int truncated = 0;
   if (want_json) {
     /* the length of the body before the nodes' rows, for the budget */
@@ -665,8 +729,9 @@ static int graph_open(const struct asmspy_host_api *host, const struct asmspy_se
   if (rc) return rc;
   if (ov.npos)
     return vo_refuse(host, s, graph_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
-  /* the parser checked the choices: anything but invocations sorts by fanout */
-  if (ov.value[OPT_SORT] && strcmp(ov.value[OPT_SORT], "invocations") != 0) sort = SORT_FANOUT;
+  /* the parser checked the value is one of the choices */
+  for (int i = 0; ov.value[OPT_SORT] && i <= SORT_FUNCTIONS_CALLED; i++)
+    if (strcmp(ov.value[OPT_SORT], sort_names[i]) == 0) sort = (enum sort_by)i;
   dot = ov.value[OPT_DOT] != NULL;
   struct call_select select;
   if (call_select_read(&ov, OPT_CALL_SELECT, &select) != 0)
@@ -722,6 +787,8 @@ static const struct asmspy_field graph_node_fields[] = {
     RF_INT("inv", 0, OPT, "times called"),
     RF_INT("calls", 0, OPT, "calls it made"),
     RF_INT("fanout", 0, OPT, "distinct callees"),
+    RF_INT("reach", 0, OPT,
+           "--sort=functions-called: distinct functions it calls directly or through its callees"),
     RF_END,
 };
 static const struct asmspy_field graph_edge_fields[] = {
@@ -733,7 +800,7 @@ static const struct asmspy_field graph_edge_fields[] = {
 };
 static const struct asmspy_field graph_fields[] = {
     RF_INT("pid", 0, OPT, "the target"),
-    RF_ENUM("sort", "invocations|fanout", OPT, "the row order"),
+    RF_ENUM("sort", "invocations|fanout|functions-called", OPT, "the row order"),
     RF_INT("functions", 0, OPT, "node count"),
     RF_INT("calls", 0, OPT, "verified calls recorded"),
     RF_ENUM("format", "dot", OPT, "--dot: the human text is a Graphviz digraph"),

@@ -5,6 +5,7 @@
  * other than the session's own (a --follow child, down to its last step).
  * --json emits the same as `insn` events. Symbols and disassembly come from host services,
  * both cached per address there, so a hot loop costs a table hit per step. */
+#define _GNU_SOURCE /* sigabbrev_np */
 #include <asmspy/plugin.h>
 #include "plugins/common/view_options.h"
 #include "plugins/common/task_prefix.h"
@@ -98,8 +99,13 @@ static int stream_task(struct stream_state *st, const struct asmspy_event *ev) {
   char text[160];
   const struct asmspy_value v[] = {rv_str(what), rv_int(ev->tid), rv_int(ev->u.task.child),
                                    rv_int(ev->u.task.code)};
-  if (ev->u.task.what == ASMSPY_TASK_EXIT)
-    snprintf(text, sizeof text, "# [%d] exited (%d)", ev->tid, ev->u.task.code);
+  /* u.task.code is the exit status, or -signal: said as strace says it
+   * ("exited with 3", "killed by SIGTERM"), never as a bare negative number */
+  if (ev->u.task.what == ASMSPY_TASK_EXIT && ev->u.task.code >= 0)
+    snprintf(text, sizeof text, "# [%d] exited with %d", ev->tid, ev->u.task.code);
+  else if (ev->u.task.what == ASMSPY_TASK_EXIT)
+    snprintf(text, sizeof text, "# [%d] killed by SIG%s", ev->tid,
+             sigabbrev_np(-ev->u.task.code) ? sigabbrev_np(-ev->u.task.code) : "?");
   else if (ev->u.task.what == ASMSPY_TASK_EXEC)
     snprintf(text, sizeof text, "# [%d] exec", ev->tid);
   else
