@@ -225,16 +225,19 @@ pass "--procs n, --count=syscalls|calls, --json, --dot"
 
 # ---- --sample <pid> [ms] [--json] --------------------------------------------
 run 0 --sample "$AU" 200
-grep -qE "^# SKIP amd_ibs: |^statistical hot edges \(AMD IBS-Op" "$TMP/o" || fail "--sample: neither edges nor a SKIP: $(cat "$TMP/o")"
+# no --sampler: the first usable rung of the ladder (IBS edges on AMD; here
+# the software clock's call edges), or a SKIP when no rung works
+grep -qE "^# SKIP |^statistical hot edges \(AMD IBS-Op|^statistical (call edges|residency) \(" "$TMP/o" ||
+  fail "--sample: neither a rung's table nor a SKIP: $(cat "$TMP/o")"
 run 0 --sample "$AU" 200 --json
 json_check "--sample --json"
-grep -qE '"level":"skip"|"type":"edge"' "$TMP/o" || fail "--sample --json: neither a SKIP note nor edges"
+grep -qE '"level":"skip"|"type":"(edge|call_edge|site)"' "$TMP/o" || fail "--sample --json: neither a SKIP note nor rows"
 run 0 --sample "$AU" 300 --sampler=sw
-has "$TMP/o" "^statistical residency \(software task-clock" "--sample --sampler=sw"
+has "$TMP/o" "^statistical (call edges|residency) \(software task-clock" "--sample --sampler=sw"
 has "$TMP/o" "\[victim_auto\]" "--sample --sampler=sw names the victim's code"
 run 2 --sample "$AU" 0
 grep -q "window" "$TMP/e" || fail "--sample 0: the refusal does not say window: $(cat "$TMP/e")"
-pass "--sample ms, --json (SKIP on a non-IBS host), --sampler=sw; ms=0 refused as a window"
+pass "--sample ms (the first usable rung), --json, --sampler=sw; ms=0 refused as a window"
 assert_runs "$AU"
 kill -9 "$AU" # the spinner's CPU back for the rest
 
@@ -278,8 +281,9 @@ run 0 --launch tree -1 -- "$VICTIM_DIR/victim_exit" 20
 [ "$(grep -c '^  -> step_once \[victim_exit\]$' "$TMP/o")" = 20 ] || fail "--launch tree: want 20 step_once lines"
 run 0 --launch procs -1 -- "$VICTIM_DIR/victim_exit" 20
 has "$TMP/o" "^node [0-9]+ \[victim_exit\] +inv=[0-9]+ +exited 0$" "--launch procs"
-run 0 --launch sample 200 -- "$VICTIM_DIR/victim_loop"
-grep -qE "^# SKIP amd_ibs: |^statistical hot edges" "$TMP/o" || fail "--launch sample: $(cat "$TMP/o")"
+# a bounded run (500 rounds, ~1 s): --launch waits for the command's end
+run 0 --launch sample 200 -- "$VICTIM_DIR/victim_loop" 2000 500
+grep -qE "^# SKIP |^statistical (hot edges|call edges|residency)" "$TMP/o" || fail "--launch sample: $(cat "$TMP/o")"
 pass "--launch log|stream|graph|tree|procs|sample"
 
 # ---- malformed arguments: exit 2, one line --------------------------------------
