@@ -4,7 +4,8 @@
  *   - every STT_FUNC / STT_GNU_IFUNC symbol of every ELF module mapped into the
  *     pid, found through libdw's Dwfl (which prefers .symtab, including one in
  *     a separate debug file, and falls back to .dynsym), at runtime addresses;
- *   - synthesized `name@plt` stubs for .plt, .plt.sec and .plt.got (x86-64);
+ *   - synthesized `name@plt` stubs for .plt, .plt.sec and .plt.got (x86-64)
+ *     and .plt (AArch64);
  *   - the JIT perf-map /tmp/perf-<pid>.map, kept in its own array and only
  *     consulted when no ELF symbol covers an address;
  *   - the executable mappings of /proc/<pid>/maps, to name the module of an
@@ -447,7 +448,7 @@ struct module_info {
 /* A dynamic relocation that fills a GOT slot a PLT stub jumps through. */
 struct got_reloc {
   uint64_t slot;    /* r_offset: link-time address of the GOT slot */
-  uint32_t type;    /* R_X86_64_JUMP_SLOT / GLOB_DAT / IRELATIVE */
+  uint32_t type;    /* GOT_JUMP_SLOT / GOT_GLOB_DAT / GOT_IRELATIVE (per machine below) */
   const char *name; /* symbol name from the dynamic symbol table (libelf-owned), or NULL */
   int64_t addend;   /* IRELATIVE: link-time address of the ifunc resolver */
 };
@@ -489,6 +490,22 @@ static const struct got_reloc *got_reloc_find(const struct got_reloc_list *sorte
   return lo < sorted->n && sorted->items[lo].slot == slot ? &sorted->items[lo] : NULL;
 }
 
+/* The relocation kinds a PLT stub or GOT slot can carry, whatever the
+ * machine calls them (x86-64 R_X86_64_*, AArch64 R_AARCH64_*). */
+enum { GOT_OTHER = 0, GOT_JUMP_SLOT, GOT_GLOB_DAT, GOT_IRELATIVE };
+
+static uint32_t got_kind(GElf_Half machine, uint32_t type) {
+  if (machine == EM_AARCH64)
+    return type == R_AARCH64_JUMP_SLOT ? GOT_JUMP_SLOT
+           : type == R_AARCH64_GLOB_DAT ? GOT_GLOB_DAT
+           : type == R_AARCH64_IRELATIVE ? GOT_IRELATIVE
+                                         : GOT_OTHER;
+  return type == R_X86_64_JUMP_SLOT ? GOT_JUMP_SLOT
+         : type == R_X86_64_GLOB_DAT ? GOT_GLOB_DAT
+         : type == R_X86_64_IRELATIVE ? GOT_IRELATIVE
+                                      : GOT_OTHER;
+}
+
 /* Read the dynamic relocations of one SHT_RELA section. Every index taken from
  * the file (sh_link, symbol index, st_name) is checked against the sizes libelf
  * reports, because the file may be hostile. Relocations of .rela.plt are also
@@ -503,6 +520,8 @@ static void collect_got_relocs(Elf *elf, Elf_Scn *rela_scn, const GElf_Shdr *rel
   if (rela_size == 0)
     return;
   size_t rela_count = rela_data->d_size / rela_size;
+  GElf_Ehdr ehdr;
+  GElf_Half machine = gelf_getehdr(elf, &ehdr) ? ehdr.e_machine : EM_NONE;
 
   /* The symbol table the relocations index (normally .dynsym). */
   Elf_Data *sym_data = NULL;
@@ -527,10 +546,10 @@ static void collect_got_relocs(Elf *elf, Elf_Scn *rela_scn, const GElf_Shdr *rel
     if (i > INT_MAX || !gelf_getrela(rela_data, (int)i, &rela))
       break;
     struct got_reloc r = {.slot = rela.r_offset,
-                          .type = (uint32_t)GELF_R_TYPE(rela.r_info),
+                          .type = got_kind(machine, (uint32_t)GELF_R_TYPE(rela.r_info)),
                           .name = NULL,
                           .addend = rela.r_addend};
-    if (r.type == R_X86_64_JUMP_SLOT || r.type == R_X86_64_GLOB_DAT) {
+    if (r.type == GOT_JUMP_SLOT || r.type == GOT_GLOB_DAT) {
       size_t sym_index = GELF_R_SYM(rela.r_info);
       if (sym_index != 0 && sym_index < sym_count && sym_index <= INT_MAX) {
         GElf_Sym sym;
@@ -540,12 +559,12 @@ static void collect_got_relocs(Elf *elf, Elf_Scn *rela_scn, const GElf_Shdr *rel
             r.name = name;
         }
       }
-    } else if (r.type != R_X86_64_IRELATIVE) {
+    } else if (r.type != GOT_IRELATIVE) {
       continue; /* RELATIVE, 64, TPOFF...: never behind a PLT stub */
     }
     if (in_order && !got_reloc_push(in_order, &r))
       return;
-    if (r.type == R_X86_64_GLOB_DAT && !r.name)
+    if (r.type == GOT_GLOB_DAT && !r.name)
       continue;
     if (!got_reloc_push(by_slot, &r))
       return;
@@ -568,6 +587,27 @@ static uint64_t decode_stub_got_slot(const uint8_t *stub, size_t stub_size, uint
   int32_t disp;
   memcpy(&disp, stub + off + 2, sizeof(disp));
   return stub_vaddr + off + 6 + (uint64_t)(int64_t)disp;
+}
+
+/* The same for an AArch64 stub: `[bti c] adrp x16, page; ldr x17, [x16,
+ * #off]; add x16, x16, #off; br x17` — the slot is page + off. */
+static uint64_t decode_stub_got_slot_a64(const uint8_t *stub, size_t stub_size,
+                                         uint64_t stub_vaddr) {
+  size_t off = 0;
+  uint32_t w[2];
+  if (stub_size >= 4) {
+    memcpy(&w[0], stub, 4);
+    if (w[0] == 0xd503245fu) off = 4; /* bti c */
+  }
+  if (off + 8 > stub_size) return 0;
+  memcpy(w, stub + off, 8);
+  if ((w[0] & 0x9f00001fu) != 0x90000010u) return 0;  /* adrp x16, ... */
+  if ((w[1] & 0xffc003ffu) != 0xf9400211u) return 0;  /* ldr x17, [x16, #imm] */
+  uint64_t immlo = (w[0] >> 29) & 3u, immhi = (w[0] >> 5) & 0x7ffffu;
+  int64_t pages = (int64_t)((immhi << 2) | immlo);
+  if (pages & (1 << 20)) pages -= (int64_t)1 << 21; /* 21-bit signed */
+  uint64_t page = ((stub_vaddr + off) & ~(uint64_t)0xfff) + (uint64_t)(pages * 4096);
+  return page + (uint64_t)((w[1] >> 10) & 0xfffu) * 8;
 }
 
 /* The name for an IRELATIVE stub: the ifunc symbol at the resolver address
@@ -595,6 +635,7 @@ struct plt_context {
   struct candidate_list *out;
   const struct module_info *module;
   GElf_Addr bias;
+  GElf_Half machine; /* EM_X86_64 or EM_AARCH64: the stub encodings differ */
   const struct sym_candidate *module_syms; /* sorted; for IRELATIVE names */
   size_t n_module_syms;
   struct got_reloc_list relocs_by_slot; /* sorted by slot */
@@ -648,7 +689,7 @@ static void add_stub_for_reloc(struct plt_context *ctx, uint64_t link_addr, uint
   char buf[512];
   if (reloc->name) {
     snprintf(buf, sizeof(buf), "%s@plt", reloc->name);
-  } else if (reloc->type == R_X86_64_IRELATIVE) {
+  } else if (reloc->type == GOT_IRELATIVE) {
     const char *ifunc = ifunc_name_at(ctx->module_syms, ctx->n_module_syms,
                                       (uint64_t)reloc->addend + ctx->bias);
     if (ifunc)
@@ -685,6 +726,20 @@ static void add_plt_section_stubs(struct plt_context *ctx, Elf_Scn *scn, const G
   size_t entries = bytes / entry_size;
 
   size_t first = 0;
+  if (ctx->machine == EM_AARCH64) {
+    /* AArch64: PLT0 is 32 bytes (the resolver call), then 16-byte entries
+     * decoded from their adrp/ldr; no .plt.sec / .plt.got */
+    if (kind != PLT_LAZY || bytes < 32) return;
+    add_stub(ctx, shdr->sh_addr, 32, ".plt");
+    for (size_t i = 0; 32 + (i + 1) * 16 <= bytes; i++) {
+      uint64_t link_addr = shdr->sh_addr + 32 + i * 16;
+      uint64_t slot = decode_stub_got_slot_a64(base + 32 + i * 16, 16, link_addr);
+      const struct got_reloc *reloc = slot ? got_reloc_find(&ctx->relocs_by_slot, slot) : NULL;
+      if (!reloc && i < ctx->jmprel_order.n) reloc = &ctx->jmprel_order.items[i];
+      if (reloc) add_stub_for_reloc(ctx, link_addr, 16, reloc);
+    }
+    return;
+  }
   if (kind == PLT_LAZY) {
     if (ctx->have_plt_sec) {
       /* IBT layout: .plt holds only the resolver stub and the lazy-binding
@@ -719,8 +774,8 @@ static void add_plt_stubs(struct asmspy_symtab *table, struct candidate_list *ou
                           const struct sym_candidate *module_syms, size_t n_module_syms) {
   GElf_Ehdr ehdr;
   if (!gelf_getehdr(elf, &ehdr) || gelf_getclass(elf) != ELFCLASS64 ||
-      ehdr.e_machine != EM_X86_64)
-    return; /* the stub encodings below are x86-64 ones */
+      (ehdr.e_machine != EM_X86_64 && ehdr.e_machine != EM_AARCH64))
+    return; /* the stub encodings below are x86-64 and AArch64 ones */
   size_t section_count, shstrndx;
   if (elf_getshdrnum(elf, &section_count) != 0 || elf_getshdrstrndx(elf, &shstrndx) != 0)
     return;
@@ -729,6 +784,7 @@ static void add_plt_stubs(struct asmspy_symtab *table, struct candidate_list *ou
                             .out = out,
                             .module = module,
                             .bias = bias,
+                            .machine = ehdr.e_machine,
                             .module_syms = module_syms,
                             .n_module_syms = n_module_syms};
   Elf_Scn *plt = NULL, *plt_sec = NULL, *plt_got = NULL;
