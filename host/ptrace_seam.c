@@ -478,6 +478,21 @@ static int seam_attach(const struct asmspy_session *s, struct asmspy_seam **out)
 
 /* ------------------------------------------------------------ next_stop -- */
 
+/* ----------------------------------------------------------- registers -- */
+
+/* A thread's general registers, whole: the NT_PRSTATUS regset on every
+ * arch (host/arch says what the bytes mean). */
+static int regs_get(pid_t tid, struct arch_regs *r) {
+  memset(r, 0, sizeof *r);
+  struct iovec iov = {r->w, arch_gregs_size};
+  return ptrace(PTRACE_GETREGSET, tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) == 0 ? 0 : -errno;
+}
+
+static int regs_set(pid_t tid, const struct arch_regs *r) {
+  struct iovec iov = {(void *)r->w, arch_gregs_size};
+  return ptrace(PTRACE_SETREGSET, tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) == 0 ? 0 : -errno;
+}
+
 /* ------------------------------------------------------ trap ownership -- */
 
 enum trap_owner { TRAP_NOT_OURS = 0, TRAP_OUR_STEP, TRAP_OUR_BREAKPOINT, TRAP_OUR_WATCH };
@@ -490,12 +505,12 @@ enum trap_owner { TRAP_NOT_OURS = 0, TRAP_OUR_STEP, TRAP_OUR_BREAKPOINT, TRAP_OU
 static int rewind_planted_breakpoint(struct seam_task *t, uint64_t *addr) {
   if (!t->target) return 0;
   struct arch_regs r;
-  if (arch_regs_get(t->tid, &r) != 0) return 0;
+  if (regs_get(t->tid, &r) != 0) return 0;
   uint64_t at = arch_break_addr(arch_ip(&r));
   if (!target_planted_breakpoint(t->target, at)) return 0;
   if (at != arch_ip(&r)) {
     arch_set_ip(&r, at);
-    if (arch_regs_set(t->tid, &r) != 0) return 0;
+    if (regs_set(t->tid, &r) != 0) return 0;
   }
   *addr = at;
   return 1;
@@ -780,10 +795,10 @@ static int seam_next_stop_timeout(struct asmspy_seam *sm, struct asmspy_stop *st
 static int seam_set_ip(struct asmspy_seam *sm, pid_t tid, uint64_t ip) {
   (void)sm;
   struct arch_regs r;
-  int rc = arch_regs_get(tid, &r);
+  int rc = regs_get(tid, &r);
   if (rc) return rc;
   arch_set_ip(&r, ip);
-  return arch_regs_set(tid, &r);
+  return regs_set(tid, &r);
 }
 
 static int seam_interrupt_all(struct asmspy_seam *sm, pid_t except) {
@@ -898,7 +913,7 @@ static int seam_resume_all(struct asmspy_seam *sm, int how_step) {
 static int seam_get_regs(struct asmspy_seam *sm, pid_t tid, struct asmspy_regs *regs) {
   (void)sm;
   struct arch_regs r;
-  int rc = arch_regs_get(tid, &r);
+  int rc = regs_get(tid, &r);
   if (rc) return rc;
   size_t want = regs->struct_size;
   struct asmspy_regs tmp;
@@ -954,7 +969,7 @@ static int seam_syscall_info(struct asmspy_seam *sm, pid_t tid, struct asmspy_sy
 #endif
   {
     struct arch_regs r;
-    int rc = arch_regs_get(tid, &r);
+    int rc = regs_get(tid, &r);
     if (rc) return rc;
     info.from_toggle = 1;
     info.ip = arch_ip(&r);
@@ -1369,10 +1384,10 @@ static int run_to_entry(pid_t pid) {
     }
     if (!WIFSTOPPED(status)) return -1; /* it died before its entry point */
     struct arch_regs r;
-    if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0 && arch_regs_get(pid, &r) == 0 &&
+    if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0 && regs_get(pid, &r) == 0 &&
         arch_break_addr(arch_ip(&r)) == entry) {
       arch_set_ip(&r, entry);
-      rc = arch_regs_set(pid, &r) == 0 ? 0 : -1;
+      rc = regs_set(pid, &r) == 0 ? 0 : -1;
       break;
     }
     int sig = WSTOPSIG(status);
@@ -1540,14 +1555,21 @@ int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_
   struct arch_regs saved, r;
   *owed_sig = 0;
   if (!syscall_insn) return -ENOENT;
-  int rc = arch_regs_get(tid, &saved);
+  int rc = regs_get(tid, &saved);
   if (rc) return rc;
   r = saved;
   arch_syscall_setup(&r, syscall_insn, nr, args);
-  if ((rc = arch_regs_set(tid, &r)) != 0) return rc;
-  if ((rc = arch_syscall_prepare(tid)) != 0) {
-    arch_regs_set(tid, &saved);
-    return rc;
+  if ((rc = regs_set(tid, &r)) != 0) return rc;
+  uint32_t nt = 0;
+  uint64_t nobuf[2];
+  size_t nolen = sizeof nobuf;
+  if (arch_syscall_norestart(&nt, nobuf, &nolen)) { /* AArch64: no restart of our call */
+    struct iovec iov = {nobuf, nolen};
+    if (ptrace(PTRACE_SETREGSET, tid, (void *)(uintptr_t)nt, &iov) != 0) {
+      rc = -errno;
+      regs_set(tid, &saved);
+      return rc;
+    }
   }
   rc = -EIO;
   for (int tries = 0; tries < 16; tries++) {
@@ -1567,7 +1589,7 @@ int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_
     int sig = WSTOPSIG(status);
     if (sig == SIGTRAP && !(status >> 16)) {
       struct arch_regs now;
-      if ((rc = arch_regs_get(tid, &now)) != 0) break;
+      if ((rc = regs_get(tid, &now)) != 0) break;
       if (arch_ip(&now) != syscall_insn) { /* the syscall ran */
         *ret = arch_syscall_result(&now);
         rc = 0;
@@ -1580,7 +1602,7 @@ int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_
      * signal for later, step again */
     if (!(status >> 16) && sig != SIGTRAP && sig != SIGSTOP) *owed_sig = sig;
   }
-  int restored = arch_regs_set(tid, &saved);
+  int restored = regs_set(tid, &saved);
   if (restored != 0 && rc == 0) rc = restored;
   return rc;
 }
@@ -1589,7 +1611,7 @@ int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_
  * red zone of the thread's stack, 16-byte aligned. */
 static uint64_t scratch_below_sp(pid_t tid) {
   struct arch_regs r;
-  if (arch_regs_get(tid, &r) != 0) return 0;
+  if (regs_get(tid, &r) != 0) return 0;
   return (arch_sp(&r) - 1024) & ~(uint64_t)15;
 }
 

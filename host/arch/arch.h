@@ -3,10 +3,12 @@
  * arch_aarch64.c). The ptrace seam, the symbol and disassembly services and
  * the views ask this shim; nothing else in the host names a register.
  *
- *   registers     a thread's general registers, read and written whole
- *                 (x86-64: PTRACE_GETREGS, user_regs_struct; AArch64:
- *                 PTRACE_GETREGSET NT_PRSTATUS, user_pt_regs), exported to
- *                 the ABI's struct asmspy_regs (gpr[] in the kernel's order);
+ *   registers     the layout of a thread's general registers (the
+ *                 NT_PRSTATUS regset: x86-64 user_regs_struct, AArch64
+ *                 user_pt_regs), exported to the ABI's struct asmspy_regs
+ *                 (gpr[] in the kernel's order). The shim never calls
+ *                 ptrace: the seam (host/ptrace_seam.c) reads and writes the
+ *                 regsets, the shim says what the bytes mean;
  *   breakpoints   the trap instruction asmspy plants (x86-64 `int3`, one
  *                 byte 0xcc, reported one byte past it; AArch64 `brk #0`,
  *                 four bytes, reported at it) and the si_code it raises;
@@ -36,8 +38,7 @@ extern const size_t arch_syscall_len;
 extern const size_t arch_insn_align;          /* where instructions start */
 extern const int arch_break_si_code;          /* the si_code of a planted trap */
 
-int arch_regs_get(pid_t tid, struct arch_regs *r);
-int arch_regs_set(pid_t tid, const struct arch_regs *r);
+extern const size_t arch_gregs_size; /* bytes of the NT_PRSTATUS regset */
 uint64_t arch_ip(const struct arch_regs *r);
 void arch_set_ip(struct arch_regs *r, uint64_t ip);
 uint64_t arch_sp(const struct arch_regs *r);
@@ -47,11 +48,13 @@ void arch_export(const struct arch_regs *r, struct asmspy_regs *out);
 /* Where a planted trap that stopped the thread at pc was planted. */
 uint64_t arch_break_addr(uint64_t pc);
 
-/* An injected system call: point r at insn with number nr and args.
- * arch_syscall_prepare also tells the kernel this is no interrupted call to
- * restart (x86-64: orig_rax = -1; AArch64: the NT_ARM_SYSTEM_CALL regset). */
+/* An injected system call: point r at insn with number nr and args. The
+ * kernel must also be told it is no interrupted call to restart: x86-64's
+ * orig_rax = -1 is in r itself; AArch64's is the NT_ARM_SYSTEM_CALL
+ * regset, which arch_syscall_norestart describes (1 = the seam writes
+ * *len bytes of buf as regset *nt; 0 = nothing more to write). */
 void arch_syscall_setup(struct arch_regs *r, uint64_t insn, long nr, const uint64_t args[6]);
-int arch_syscall_prepare(pid_t tid);
+int arch_syscall_norestart(uint32_t *nt, void *buf, size_t *len);
 int64_t arch_syscall_result(const struct arch_regs *r);
 
 /* The classic entry/exit toggle (kernels without PTRACE_GET_SYSCALL_INFO):

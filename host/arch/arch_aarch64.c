@@ -18,8 +18,6 @@
 #define TRAP_BRKPT 1 /* <asm-generic/siginfo.h>: a process breakpoint */
 #endif
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/uio.h>
 #include <asm/ptrace.h>
 
 #ifndef NT_ARM_SYSTEM_CALL
@@ -42,16 +40,7 @@ static const struct user_pt_regs *CU(const struct arch_regs *r) {
   return (const struct user_pt_regs *)r->w;
 }
 
-int arch_regs_get(pid_t tid, struct arch_regs *r) {
-  memset(r, 0, sizeof *r);
-  struct iovec iov = {U(r), sizeof(struct user_pt_regs)};
-  return ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov) == 0 ? 0 : -errno;
-}
-
-int arch_regs_set(pid_t tid, const struct arch_regs *r) {
-  struct iovec iov = {(void *)CU(r), sizeof(struct user_pt_regs)};
-  return ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &iov) == 0 ? 0 : -errno;
-}
+const size_t arch_gregs_size = sizeof(struct user_pt_regs);
 
 uint64_t arch_ip(const struct arch_regs *r) { return CU(r)->pc; }
 void arch_set_ip(struct arch_regs *r, uint64_t ip) { U(r)->pc = ip; }
@@ -78,10 +67,13 @@ void arch_syscall_setup(struct arch_regs *r, uint64_t insn, long nr, const uint6
   for (int i = 0; i < 6; i++) u->regs[i] = args[i];
 }
 
-int arch_syscall_prepare(pid_t tid) {
-  int no = -1;
-  struct iovec iov = {&no, sizeof no};
-  return ptrace(PTRACE_SETREGSET, tid, (void *)NT_ARM_SYSTEM_CALL, &iov) == 0 ? 0 : -errno;
+int arch_syscall_norestart(uint32_t *nt, void *buf, size_t *len) {
+  int no = -1; /* the kernel's "no system call": nothing to restart */
+  if (*len < sizeof no) return 0;
+  memcpy(buf, &no, sizeof no);
+  *nt = NT_ARM_SYSTEM_CALL;
+  *len = sizeof no;
+  return 1;
 }
 
 int64_t arch_syscall_result(const struct arch_regs *r) { return (int64_t)CU(r)->regs[0]; }

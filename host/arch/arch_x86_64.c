@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/user.h>
 
 _Static_assert(sizeof(struct user_regs_struct) <= sizeof(struct arch_regs),
@@ -24,14 +23,7 @@ static const struct user_regs_struct *CU(const struct arch_regs *r) {
   return (const struct user_regs_struct *)r->w;
 }
 
-int arch_regs_get(pid_t tid, struct arch_regs *r) {
-  memset(r, 0, sizeof *r);
-  return ptrace(PTRACE_GETREGS, tid, 0, U(r)) == 0 ? 0 : -errno;
-}
-
-int arch_regs_set(pid_t tid, const struct arch_regs *r) {
-  return ptrace(PTRACE_SETREGS, tid, 0, CU(r)) == 0 ? 0 : -errno;
-}
+const size_t arch_gregs_size = sizeof(struct user_regs_struct);
 
 uint64_t arch_ip(const struct arch_regs *r) { return CU(r)->rip; }
 void arch_set_ip(struct arch_regs *r, uint64_t ip) { U(r)->rip = ip; }
@@ -65,8 +57,8 @@ void arch_syscall_setup(struct arch_regs *r, uint64_t insn, long nr, const uint6
   u->r9 = args[5];
 }
 
-int arch_syscall_prepare(pid_t tid) {
-  (void)tid; /* orig_rax = -1 in the registers does it */
+int arch_syscall_norestart(uint32_t *nt, void *buf, size_t *len) {
+  (void)nt, (void)buf, (void)len; /* orig_rax = -1 in the registers does it */
   return 0;
 }
 
