@@ -7,15 +7,7 @@
 # captured. The command then runs to its end with its own exit status.
 . "$(dirname "$0")/../e2e/lib.sh"
 
-run() { # run WANT ARGS...
-  local want=$1; shift
-  set +e
-  "$ASMSPY" "$@" </dev/null >"$TMP/o" 2>"$TMP/e"
-  local rc=$?
-  set -e
-  [ "$rc" = "$want" ] || fail "'asmspy $*' exited $rc, want $want: $(head -c 600 "$TMP/e")"
-}
-has() { grep -qE -- "$2" "$1" || fail "$3: no line matching '$2' in: $(head -c 800 "$1")"; }
+. "$(dirname "$0")/run_lib.sh" # run WANT ARGS..., has FILE ERE WHAT
 EXITV="$VICTIM_DIR/victim_exit"
 
 # 1. trace: a symbol of the executable, from its first call (ret=0: i=0, total 0)

@@ -6,17 +6,7 @@
 # README's seed-surface table lists the same flags with this file's verdicts.
 . "$(dirname "$0")/../e2e/lib.sh"
 
-# run WANT ARGS...: asmspy ARGS, stdout in $TMP/o, stderr in $TMP/e, exit WANT.
-run() {
-  local want=$1; shift
-  set +e
-  "$ASMSPY" "$@" </dev/null >"$TMP/o" 2>"$TMP/e"
-  local rc=$?
-  set -e
-  [ "$rc" = "$want" ] || fail "'asmspy $*' exited $rc, want $want: $(head -c 600 "$TMP/e")"
-}
-# has FILE ERE WHAT: FILE has a line matching ERE.
-has() { grep -qE -- "$2" "$1" || fail "$3: no line matching '$2' in: $(head -c 800 "$1")"; }
+. "$(dirname "$0")/run_lib.sh" # run WANT ARGS..., has FILE ERE WHAT
 # lines FILE: its number of lines.
 lines() { grep -c '' "$1" || true; }
 # json_check: $TMP/o is a valid recording.
