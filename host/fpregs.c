@@ -139,10 +139,16 @@ int fpregs_read(struct asmspy_target *t, int32_t tid, struct asmspy_fpregs *out)
   memset(&full, 0, sizeof full);
   ASMSPY_INIT_HEADER(&full);
 #if defined(__x86_64__)
-  const struct xs_layout *l = layout();
-  size_t size = l->size > XS_LEGACY + XS_HEADER ? l->size : 4096;
-  uint8_t *img = calloc(1, size);
-  if (!img) return -ENOMEM;
+  /* one image buffer for the process (one tracer thread; --fpregs reads
+   * it at every step, so no allocation per call) */
+  static uint8_t *img;
+  static size_t size;
+  if (!img) {
+    const struct xs_layout *l = layout();
+    size_t want = l->size > XS_LEGACY + XS_HEADER ? l->size : 4096;
+    if (!(img = calloc(1, want))) return -ENOMEM;
+    size = want;
+  }
   size_t len = size;
   int rc = seam_read_regset(tid, NT_X86_XSTATE, img, &len);
   if (rc == -EIO || rc == -EINVAL || rc == -ENODEV) { /* no XSAVE: the FXSAVE area alone */
@@ -150,7 +156,6 @@ int fpregs_read(struct asmspy_target *t, int32_t tid, struct asmspy_fpregs *out)
     rc = seam_read_regset(tid, NT_PRFPREG, img, &len);
   }
   if (rc == 0) full.have = fpregs_decode_xsave(img, len, &full);
-  free(img);
   if (rc != 0) return rc;
 #else
   (void)tid;
