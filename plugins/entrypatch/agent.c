@@ -8,18 +8,19 @@
  * tables, no stack protector, no sanitizer hooks (meson.build compiles this
  * file alone with the flags that guarantee it, and entrypatch's probe
  * disassembles the blob and refuses it if any branch or rip-relative operand
- * leaves it). Its state is reached through the pointer at the blob's start
+ * leaves it). The blob starts with AGENT_CODE_MAGIC (how a later session
+ * recognises an agent left in a process) and the state's address
  * (asmspy_agent_ctx), which asmspy writes after the copy.
  *
  * The flow, per patched function f (uftrace's mcount return hook, moved to
  * the function's first bytes so that no recompilation is needed):
  *   f:       jmp stub_f                      (5 bytes written over f's prologue)
- *   stub_f:  mov r11d, <index of f>; jmp asmspy_agent_entry
- *   entry:   save the argument registers; on_entry() records ENTRY in the
+ *   stub_f:  push $<index of f>; jmp asmspy_agent_entry
+ *   entry:   save every register; on_entry() records ENTRY in the
  *            thread's ring, pushes {slot, real return address} on the
  *            thread's shadow stack and puts asmspy_agent_return in the
- *            slot; restore; jump to f's relocated prologue, which jumps
- *            back into f after the patched bytes
+ *            slot; restore; return into f's relocated prologue, which
+ *            jumps back into f after the patched bytes
  *   f's ret lands in asmspy_agent_return: on_return() pops the frame,
  *            records EXIT and hands back the real return address.
  *
@@ -33,54 +34,83 @@
 
 #define AGENT_FN __attribute__((section("asmspy_agent"), visibility("hidden"), noinline, used))
 #define INL static inline __attribute__((always_inline))
+#define AGENT_STR(x) #x
+#define AGENT_XSTR(x) AGENT_STR(x)
 
 /* The thunks: the only way in. Hand-written because they run between a
  * call and a function's first instruction (or a ret and the caller), where
- * only the ABI's scratch register r11 and the flags may be touched. */
+ * the program may keep live values in ANY register: gcc's -fipa-ra lets a
+ * caller keep values in call-clobbered registers across a call to a local
+ * function it knows does not touch them, and hand-written assembly callers
+ * assume even more. So nothing is scratch here: every general register and
+ * the flags are saved and restored, the stub passes the function's index on
+ * the stack (push imm32), and the thunk leaves by `ret` through a stack word
+ * instead of an indirect jump through a register. The agent's C code is
+ * compiled with -mgeneral-regs-only, so vector and x87 registers are never
+ * touched at all.
+ *
+ * Entry, from stub_f (push $index; jmp asmspy_agent_entry):
+ *     [rsp] = index, [rsp+8] = f's return slot
+ *   the index word becomes the address of f's relocated prologue, and the
+ *   final `ret` goes there with rsp back at the return slot, every register
+ *   as the caller left it.
+ * Return, when a hooked f returns: rsp = slot + 8. The slot receives the
+ *   real return address and the final `ret` goes there. */
 __asm__(".pushsection asmspy_agent,\"ax\",@progbits\n"
         ".balign 16\n"
+        ".globl asmspy_agent_header\n"
+        ".hidden asmspy_agent_header\n"
+        "asmspy_agent_header: .quad " AGENT_XSTR(AGENT_CODE_MAGIC_HEX) "\n"
         ".globl asmspy_agent_ctx\n"
         ".hidden asmspy_agent_ctx\n"
         "asmspy_agent_ctx: .quad 0\n"
         ".balign 16\n"
         ".globl asmspy_agent_entry\n"
         ".hidden asmspy_agent_entry\n"
-        "asmspy_agent_entry:\n" /* r11 = function index, (%rsp) = return address */
+        "asmspy_agent_entry:\n"
+        "  pushfq\n"               /* [rsp]=flags [+8]=index [+16]=slot */
         "  push %rbp\n"
-        "  mov %rsp, %rbp\n"
+        "  mov %rsp, %rbp\n"        /* [rbp+8]=flags [rbp+16]=index [rbp+24]=slot */
         "  and $-16, %rsp\n"
-        "  push %rax\n  push %rcx\n  push %rdx\n  push %rsi\n"
-        "  push %rdi\n  push %r8\n  push %r9\n  push %r10\n"
+        "  push %rax\n  push %rcx\n  push %rdx\n  push %rsi\n  push %rdi\n"
+        "  push %r8\n  push %r9\n  push %r10\n  push %r11\n"
+        "  sub $8, %rsp\n"          /* 16-byte aligned at the call */
+        "  cld\n"
         "  mov asmspy_agent_ctx(%rip), %rdi\n"
-        "  mov %r11, %rsi\n"
-        "  lea 8(%rbp), %rdx\n" /* the return slot */
+        "  mov 16(%rbp), %rsi\n"
+        "  lea 24(%rbp), %rdx\n"
         "  call asmspy_agent_on_entry\n"
-        "  mov %rax, %r11\n"
-        "  pop %r10\n  pop %r9\n  pop %r8\n  pop %rdi\n"
+        "  mov %rax, 16(%rbp)\n"    /* the index word: where `ret` goes */
+        "  add $8, %rsp\n"
+        "  pop %r11\n  pop %r10\n  pop %r9\n  pop %r8\n  pop %rdi\n"
         "  pop %rsi\n  pop %rdx\n  pop %rcx\n  pop %rax\n"
         "  mov %rbp, %rsp\n"
         "  pop %rbp\n"
-        "  jmp *%r11\n"
+        "  popfq\n"
+        "  ret\n"
         ".balign 16\n"
         ".globl asmspy_agent_return\n"
         ".hidden asmspy_agent_return\n"
-        "asmspy_agent_return:\n" /* a hooked function returned: rsp = its slot + 8 */
-        "  sub $8, %rsp\n"        /* back onto the slot: the real address goes there */
+        "asmspy_agent_return:\n"
+        "  lea -8(%rsp), %rsp\n"    /* back onto the slot (lea: the flags are the callee's) */
+        "  pushfq\n"
         "  push %rbp\n"
-        "  mov %rsp, %rbp\n"
+        "  mov %rsp, %rbp\n"        /* [rbp+8]=flags [rbp+16]=slot */
         "  and $-16, %rsp\n"
-        "  push %rax\n  push %rdx\n  push %rcx\n  push %rsi\n  push %rdi\n"
+        "  push %rax\n  push %rcx\n  push %rdx\n  push %rsi\n  push %rdi\n"
         "  push %r8\n  push %r9\n  push %r10\n  push %r11\n"
         "  sub $8, %rsp\n"
+        "  cld\n"
         "  mov asmspy_agent_ctx(%rip), %rdi\n"
-        "  lea 8(%rbp), %rsi\n"
+        "  lea 16(%rbp), %rsi\n"
         "  call asmspy_agent_on_return\n"
-        "  mov %rax, 8(%rbp)\n"
+        "  mov %rax, 16(%rbp)\n"    /* the real return address into the slot */
         "  add $8, %rsp\n"
-        "  pop %r11\n  pop %r10\n  pop %r9\n  pop %r8\n"
-        "  pop %rdi\n  pop %rsi\n  pop %rcx\n  pop %rdx\n  pop %rax\n"
+        "  pop %r11\n  pop %r10\n  pop %r9\n  pop %r8\n  pop %rdi\n"
+        "  pop %rsi\n  pop %rdx\n  pop %rcx\n  pop %rax\n"
         "  mov %rbp, %rsp\n"
         "  pop %rbp\n"
+        "  popfq\n"
         "  ret\n"
         ".popsection\n");
 
@@ -90,12 +120,32 @@ INL uint64_t rdtsc(void) {
   return (uint64_t)hi << 32 | lo;
 }
 
-/* The thread pointer: glibc and musl keep the TCB's own address at fs:0. */
+/* The thread pointer: glibc and musl keep the TCB's own address at fs:0
+ * (the session refuses a thread whose fs base is 0). */
 INL uint64_t thread_pointer(void) {
   uint64_t p;
   __asm__ volatile("mov %%fs:0, %0" : "=r"(p));
   return p;
 }
+
+INL long agent_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5) {
+  register long r10 __asm__("r10") = a3;
+  register long r8 __asm__("r8") = a4;
+  register long r9 __asm__("r9") = a5;
+  long r;
+  __asm__ volatile("syscall"
+                   : "=a"(r)
+                   : "a"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10), "r"(r8), "r"(r9)
+                   : "rcx", "r11", "memory");
+  return r;
+}
+#define SYS_GETPID 39L
+#define SYS_SCHED_YIELD 24L
+#define SYS_GETTID 186L
+#define SYS_TGKILL 234L
+#define SYS_PROCESS_VM_READV 310L
+#define SYS_PROCESS_VM_WRITEV 311L
+#define AGENT_ESRCH 3L
 
 INL int32_t current_tid(const struct agent_state *st) {
   if (st->tid_offset) {
@@ -103,9 +153,29 @@ INL int32_t current_tid(const struct agent_state *st) {
     __asm__ volatile("movl %%fs:(%1), %0" : "=r"(t) : "r"((uint64_t)st->tid_offset));
     return t;
   }
-  long r;
-  __asm__ volatile("syscall" : "=a"(r) : "a"(186L /* gettid */) : "rcx", "r11", "memory");
-  return (int32_t)r;
+  return (int32_t)agent_syscall(SYS_GETTID, 0, 0, 0, 0, 0, 0);
+}
+
+/* Is thread `tid` of this process gone? (tgkill with signal 0 only checks;
+ * a tid of another process, as in a forked child's copy of its parent's
+ * slots, is gone too.) */
+INL int thread_gone(int32_t tid) {
+  long pid = agent_syscall(SYS_GETPID, 0, 0, 0, 0, 0, 0);
+  return agent_syscall(SYS_TGKILL, pid, tid, 0, 0, 0, 0) == -AGENT_ESRCH;
+}
+
+/* 8 bytes of our own memory that may be unmapped (a coroutine's freed
+ * stack): through process_vm_readv/writev on ourselves, which fail with
+ * EFAULT instead of faulting. */
+struct agent_iovec {
+  uint64_t base, len;
+};
+INL int self_copy(long nr, uint64_t local, uint64_t remote) {
+  struct agent_iovec l, r;
+  l.base = local, l.len = 8;
+  r.base = remote, r.len = 8;
+  long pid = agent_syscall(SYS_GETPID, 0, 0, 0, 0, 0, 0);
+  return agent_syscall(nr, pid, (long)&l, 1, (long)&r, 1, 0) == 8;
 }
 
 #define VOLATILE(x) (*(volatile __typeof__(x) *)&(x))
@@ -141,12 +211,10 @@ INL void emit(struct agent_state *st, struct agent_thread *t, uint32_t idx, uint
         h->lost++;
         return;
       }
-      if (spin % 64 == 63) {
-        long r;
-        __asm__ volatile("syscall" : "=a"(r) : "a"(24L /* sched_yield */) : "rcx", "r11", "memory");
-      } else {
+      if (spin % 64 == 63)
+        agent_syscall(SYS_SCHED_YIELD, 0, 0, 0, 0, 0, 0);
+      else
         __asm__ volatile("pause");
-      }
       h->tail_seen = VOLATILE(h->tail);
     }
   }
@@ -163,50 +231,168 @@ INL void emit(struct agent_state *st, struct agent_thread *t, uint32_t idx, uint
   VOLATILE(r->seq) = (uint32_t)(my + 1);
 }
 
-/* This thread's slot: found by its thread pointer, claimed when new. */
-INL struct agent_thread *thread_slot(struct agent_state *st, int claim, uint32_t *idx) {
-  uint64_t key = thread_pointer();
-  uint32_t h = (uint32_t)(((key >> 6) * 0x9E3779B97F4A7C15ull) >> 40);
-  for (uint32_t i = 0; i < AGENT_THREADS; i++) {
-    uint32_t k = (h + i) & (AGENT_THREADS - 1);
+/* ------------------------------------------------------ thread slots -- *
+ * A thread's slot is found by its thread pointer and, when the tid's place
+ * in the TCB is known, its tid: a new thread that reuses a dead one's TCB
+ * (glibc caches stacks) takes the dead one's slot over, frames and all, as
+ * does a forked child (its private copy of the state holds the frames it
+ * returns through). Slots of dead threads are reclaimed when the table is
+ * full, so any number of threads over a session is served; a call that
+ * still finds no slot is counted (claim_fail) and reported by asmspy.
+ *
+ * Keys change only by compare-and-swap, and a tid only by compare-and-swap
+ * from the dead owner's, so a takeover and a reclaim of the same slot
+ * cannot both win. A slot's key never goes back to FREE: lookups stop at
+ * FREE, so no chain is ever cut short. */
+
+INL uint32_t slot_hash(uint64_t key) {
+  return (uint32_t)(((key >> 6) * 0x9E3779B97F4A7C15ull) >> 40);
+}
+
+/* The slot is `tid`'s now: tell the reader (a used ring gets a record in
+ * order, so what the old owner wrote stays the old owner's). */
+INL void announce(struct agent_state *st, struct agent_thread *t, uint32_t k, int32_t tid) {
+  struct agent_gate *g = st->gate;
+  struct ring_area *ra = VOLATILE(g->armed) ? VOLATILE(g->ring) : NULL;
+  if (!ra) return;
+  if (VOLATILE(ra->heads[k].used)) {
+    emit(st, t, k, (uint64_t)(uint32_t)tid, 0, REC_WORD(0, REC_TID, 0));
+  } else {
+    ra->heads[k].tid = tid;
+    __atomic_store_n(&ra->heads[k].used, 1u, __ATOMIC_RELEASE);
+  }
+}
+
+/* Dead threads' slots become DEAD (claimable). Returns how many. */
+INL uint32_t reclaim_dead(struct agent_state *st) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < AGENT_THREADS; k++) {
     struct agent_thread *t = &st->threads[k];
     uint64_t cur = __atomic_load_n(&t->key, __ATOMIC_ACQUIRE);
-    if (cur == key) {
+    int32_t owner = VOLATILE(t->tid);
+    if (cur <= AGENT_KEY_DEAD || owner <= 0 || !thread_gone(owner)) continue;
+    if (!__atomic_compare_exchange_n(&t->tid, &owner, -1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      continue; /* taken over meanwhile */
+    if (!__atomic_compare_exchange_n(&t->key, &cur, AGENT_KEY_BUSY, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+      continue;
+    t->depth = 0; /* a dead thread's frames return nowhere */
+    t->ngrave = 0;
+    __atomic_store_n(&t->key, AGENT_KEY_DEAD, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&st->reclaimed, 1, __ATOMIC_RELAXED);
+    n++;
+  }
+  return n;
+}
+
+INL struct agent_thread *claim_slot(struct agent_state *st, uint64_t key, int32_t tid, uint32_t h,
+                                    uint32_t *idx) {
+  for (int pass = 0; pass < 2; pass++) {
+    for (uint32_t i = 0; i < AGENT_THREADS; i++) {
+      uint32_t k = (h + i) & (AGENT_THREADS - 1);
+      struct agent_thread *t = &st->threads[k];
+      uint64_t cur = __atomic_load_n(&t->key, __ATOMIC_ACQUIRE);
+      if (cur != AGENT_KEY_FREE && cur != AGENT_KEY_DEAD) continue;
+      if (!__atomic_compare_exchange_n(&t->key, &cur, AGENT_KEY_BUSY, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE))
+        continue;
+      t->depth = 0;
+      t->ngrave = 0;
+      VOLATILE(t->tid) = tid;
+      __atomic_store_n(&t->key, key, __ATOMIC_RELEASE);
+      announce(st, t, k, tid);
       *idx = k;
       return t;
     }
-    if (cur != 0) continue;
-    if (!claim) return NULL;
-    uint64_t expected = 0;
-    if (__atomic_compare_exchange_n(&t->key, &expected, key, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
-      t->tid = current_tid(st);
-      *idx = k;
-      struct agent_gate *g = st->gate;
-      struct ring_area *ra = VOLATILE(g->armed) ? VOLATILE(g->ring) : NULL;
-      if (ra) {
-        ra->heads[k].tid = t->tid;
-        VOLATILE(ra->heads[k].used) = 1;
-      }
-      return t;
-    }
-    if (expected == key) {
-      *idx = k;
-      return t;
-    }
+    /* full: reclaim dead threads' slots once (only when a tid identifies
+     * the owner: without it a slot's tid may be stale) */
+    if (pass == 1 || !st->tid_offset || reclaim_dead(st) == 0) break;
   }
   __atomic_fetch_add(&st->claim_fail, 1, __ATOMIC_RELAXED);
   return NULL;
 }
 
+/* This thread's slot: found, taken over from a dead thread with the same
+ * thread pointer, or (claim) claimed. */
+INL struct agent_thread *thread_slot(struct agent_state *st, int claim, uint32_t *idx) {
+  uint64_t key = thread_pointer();
+  int32_t tid = st->tid_offset ? current_tid(st) : 0;
+  uint32_t h = slot_hash(key), same_k = 0;
+  struct agent_thread *same = NULL;
+  for (uint32_t i = 0; i < AGENT_THREADS; i++) {
+    uint32_t k = (h + i) & (AGENT_THREADS - 1);
+    struct agent_thread *t = &st->threads[k];
+    uint64_t cur = __atomic_load_n(&t->key, __ATOMIC_ACQUIRE);
+    if (cur == AGENT_KEY_FREE) break;
+    if (cur != key) continue;
+    int32_t owner = VOLATILE(t->tid);
+    if (!tid || owner == tid) {
+      *idx = k;
+      return t;
+    }
+    if (!same && owner > 0) same = t, same_k = k;
+  }
+  if (same) {
+    int32_t owner = VOLATILE(same->tid);
+    if (owner > 0 && thread_gone(owner) &&
+        __atomic_compare_exchange_n(&same->tid, &owner, tid, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE) &&
+        __atomic_load_n(&same->key, __ATOMIC_ACQUIRE) == key) {
+      announce(st, same, same_k, tid);
+      *idx = same_k;
+      return same;
+    }
+  }
+  if (!claim) return NULL;
+  return claim_slot(st, key, tid ? tid : current_tid(st), h, idx);
+}
+
+/* ------------------------------------------------------------ graves -- */
+
+/* A grave entry pushed out of the ring: unless a live frame or a newer
+ * entry owns its slot, its real return address goes back into the slot,
+ * so a late return there needs no record at all. */
+INL void evict(struct agent_state *st, struct agent_thread *t, struct agent_frame *g) {
+  uint64_t slot = g->slot, ret = g->ret;
+  g->slot = 0;
+  if (!slot || !ret) return;
+  uint32_t d = t->depth < AGENT_SHADOW ? t->depth : AGENT_SHADOW;
+  for (uint32_t i = 0; i < d; i++)
+    if (t->frames[i].slot == slot) return;
+  for (uint32_t i = 0; i < AGENT_GRAVE; i++)
+    if (t->grave[i].slot == slot) return;
+  uint64_t now = 0;
+  if (!self_copy(SYS_PROCESS_VM_READV, (uint64_t)&now, slot) || now != st->ret_hook) return;
+  if (self_copy(SYS_PROCESS_VM_WRITEV, (uint64_t)&ret, slot))
+    __atomic_fetch_add(&st->unhooked, 1, __ATOMIC_RELAXED);
+}
+
 /* A frame that left without returning: its exit is recorded now, and it is
- * kept in the grave a while (a return through it would still find its
- * real address: another stack, a coroutine). */
+ * kept in the grave (a return through it would still find its real
+ * address: another stack, a coroutine). */
 INL void bury(struct agent_state *st, struct agent_thread *t, uint32_t idx,
               const struct agent_frame *f) {
-  frame_copy(&t->grave[t->ngrave & (AGENT_GRAVE - 1)], f);
-  t->ngrave++;
+  uint32_t n = t->ngrave;
+  t->ngrave = n + 1; /* claim first: a signal handler buries into the next one */
+  struct agent_frame *g = &t->grave[n & (AGENT_GRAVE - 1)];
+  if (n >= AGENT_GRAVE) evict(st, t, g);
+  frame_copy(g, f);
   emit(st, t, idx, f->ret, f->slot, REC_WORD(f->func, REC_EXIT, REC_F_UNWOUND));
+}
+
+/* The real return address of a buried frame with this slot (newest
+ * first), taken out of the grave; 0 if none. */
+INL uint64_t unbury(struct agent_thread *t, uint64_t slot) {
+  uint32_t n = t->ngrave < AGENT_GRAVE ? t->ngrave : AGENT_GRAVE;
+  for (uint32_t i = 0; i < n; i++) {
+    struct agent_frame *g = &t->grave[(t->ngrave - 1 - i) & (AGENT_GRAVE - 1)];
+    if (g->slot == slot && g->ret) {
+      uint64_t ret = g->ret;
+      g->slot = 0;
+      return ret;
+    }
+  }
+  return 0;
 }
 
 /* _Unwind_RaiseException is about to walk this thread's stack: every
@@ -240,7 +426,9 @@ INL void rehook_after_catch(struct agent_state *st, uint64_t catcher) {
     struct agent_frame *f = &t->frames[i];
     if (f->flags & AGENT_FRAME_RESTORED) {
       if (f->slot < catcher) {
-        bury(st, t, idx, f);
+        /* unwound: its slot holds the real address (restored), so it is
+         * recorded as left, never kept for a return through the hook */
+        emit(st, t, idx, f->ret, f->slot, REC_WORD(f->func, REC_EXIT, REC_F_UNWOUND));
         continue;
       }
       if (f->ret) {
@@ -269,24 +457,17 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
   uint32_t idx;
   struct agent_thread *t = thread_slot(st, 1, &idx);
   if (!t) return fn->resume;
-  /* Another tid behind the same thread pointer: a new thread reusing a dead
-   * one's TCB, or a forked (or vfork'ed) child. Only the recorded tid
-   * changes: the frames stay, because a forked child still returns through
-   * the ones it inherited, and a vfork child shares them with its parent. */
-  if (st->tid_offset) {
-    int32_t now = current_tid(st);
-    if (now != t->tid) {
-      t->tid = now;
-      emit(st, t, idx, (uint64_t)(uint32_t)now, 0, REC_WORD(0, REC_TID, 0));
-    }
-  }
   uint64_t slot = (uint64_t)slotp, ret = *slotp;
   int tail = ret == st->ret_hook;
   uint32_t d = t->depth;
-  if (!tail) /* frames whose slot this call overwrote are gone (longjmp, a throw) */
+  /* frames whose slot this call overwrote are gone (longjmp, a throw): the
+   * slot holds this call's return address now, so nothing can return
+   * through their hook any more (no grave) */
+  if (!tail)
     while (d > 0 && d <= AGENT_SHADOW && t->frames[d - 1].slot == slot) {
       t->depth = --d;
-      bury(st, t, idx, &t->frames[d]);
+      const struct agent_frame *f = &t->frames[d];
+      emit(st, t, idx, f->ret, f->slot, REC_WORD(f->func, REC_EXIT, REC_F_UNWOUND));
     }
   uint64_t real_ret = ret;
   if (tail) /* the real return address is with the frame that owns the slot */
@@ -311,11 +492,26 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
   return fn->resume;
 }
 
+/* Another thread's record of a frame returning through `slot` (a
+ * coroutine resumed on another thread, a thread pointer that changed). */
+INL uint64_t find_anywhere(struct agent_state *st, uint64_t slot) {
+  for (uint32_t k = 0; k < AGENT_THREADS; k++) {
+    struct agent_thread *o = &st->threads[k];
+    if (__atomic_load_n(&o->key, __ATOMIC_ACQUIRE) <= AGENT_KEY_DEAD) continue;
+    for (uint32_t i = o->depth < AGENT_SHADOW ? o->depth : AGENT_SHADOW; i-- > 0;)
+      if (o->frames[i].slot == slot && o->frames[i].ret) return o->frames[i].ret;
+    uint64_t r = unbury(o, slot);
+    if (r) return r;
+  }
+  return 0;
+}
+
 /* A hooked frame returned through `slot`. Returns where it really returns
  * to. The matching frame is the highest one with that slot; frames above it
- * that sit deeper on the stack (lower slot) were left by longjmp and are
- * buried; frames above it with a higher slot live on another stack and are
- * kept. A tail chain (ret 0) shares the slot and exits with it. */
+ * that sit deeper on the stack (lower slot) were left by longjmp (or live
+ * on a coroutine's stack below this one) and are buried; frames above it
+ * with a higher slot live on another stack and are kept. A tail chain
+ * (ret 0) shares the slot and exits with it. */
 AGENT_FN uint64_t asmspy_agent_on_return(struct agent_state *st, uint64_t slot) {
   uint32_t idx;
   struct agent_thread *t = thread_slot(st, 0, &idx);
@@ -332,8 +528,7 @@ AGENT_FN uint64_t asmspy_agent_on_return(struct agent_state *st, uint64_t slot) 
       uint32_t base = m;
       while (base > 0 && !t->frames[base].ret && t->frames[base - 1].slot == slot) base--;
       uint64_t real = t->frames[base].ret;
-      /* frames above m deeper on this stack were left by a longjmp: their
-       * exits come first (they are inner) */
+      /* frames above m deeper on this stack: their exits come first (inner) */
       for (uint32_t j = m + 1; j < d; j++)
         if (t->frames[j].slot < slot) bury(st, t, idx, &t->frames[j]);
       for (uint32_t j = m + 1; j-- > base;)
@@ -345,18 +540,15 @@ AGENT_FN uint64_t asmspy_agent_on_return(struct agent_state *st, uint64_t slot) 
       t->depth = keep;
       if (real) return real;
     }
-    /* not on the shadow stack: dropped earlier as unwound, yet it returned */
-    for (uint32_t n = 0; n < AGENT_GRAVE && n < t->ngrave; n++) {
-      const struct agent_frame *g = &t->grave[(t->ngrave - 1 - n) & (AGENT_GRAVE - 1)];
-      if (g->slot == slot && g->ret) return g->ret;
-    }
+    /* not on the shadow stack: buried earlier, yet it returned */
+    uint64_t r = unbury(t, slot);
+    if (r) return r;
   }
-  /* Last resort: any thread's frames (a thread pointer changed under us). */
-  for (uint32_t k = 0; k < AGENT_THREADS; k++) {
-    struct agent_thread *o = &st->threads[k];
-    if (!o->key) continue;
-    for (uint32_t i = o->depth < AGENT_SHADOW ? o->depth : AGENT_SHADOW; i-- > 0;)
-      if (o->frames[i].slot == slot && o->frames[i].ret) return o->frames[i].ret;
-  }
-  __builtin_trap(); /* no record of this frame: nowhere correct to go */
+  uint64_t r = find_anywhere(st, slot);
+  if (r) return r;
+  /* Unreachable by construction: every hooked slot is on a shadow stack or
+   * in a grave, and a grave entry pushed out puts the real address back
+   * into its slot. Counted for asmspy, then the only honest stop. */
+  __atomic_fetch_add(&st->unmatched, 1, __ATOMIC_RELAXED);
+  __builtin_trap();
 }

@@ -1,37 +1,59 @@
 /* agent_layout.h: the memory the entrypatch agent shares with asmspy, and
  * the layout both sides compile against (agent.c runs inside the target,
- * entrypatch.c / ring_reader.c inside asmspy).
+ * session.c / reader.c / agents.c inside asmspy).
  *
  * Four regions are mapped into the target (inject.c):
  *   code    r-x  private  near each patched module (rel32 reach): a copy of
- *                         the agent's code, then one stub + relocated
- *                         prologue per patched function
- *   state   rw-  private  struct agent_state: the function table and the
- *                         per-thread shadow stacks. Private on purpose: a
- *                         forked child gets its own copy, so the frames it
- *                         inherited still return through their own entries
+ *                         the agent's code (starting with AGENT_CODE_MAGIC
+ *                         and the state's address), then one stub +
+ *                         relocated prologue per patched function
+ *   state   rw-  private  struct agent_state: the function table (with each
+ *                         entry's original bytes), the per-thread shadow
+ *                         stacks, and everything a later session needs to
+ *                         undo this one. Private on purpose: a forked child
+ *                         gets its own copy, so the frames it inherited
+ *                         still return through their own entries
  *   wipe    rw-  private, MADV_WIPEONFORK: struct agent_gate. Zero in a
  *                         forked child, so the child never writes into a
  *                         ring its parent's reader owns (its events are
  *                         dropped and counted in its own state)
  *   ring    rw-  shared memfd, also mapped by asmspy: struct ring_area
- * Every region stays mapped after asmspy leaves: a thread still inside a
- * patched function returns through the agent (its return address was
- * substituted), so neither the code nor its shadow stack may ever go away
- * while such a frame can exist. Only the ring is unmapped, and only when no
- * thread stood inside agent code at the leave. */
+ * At the leave every hooked frame gets its real return address back; once
+ * no thread is inside agent code and no stack holds an address of it, all
+ * four are unmapped (session.c). What a killed session left behind, the
+ * next session finds by the code magic and undoes first (agents.c). */
 #ifndef ASMSPY_ENTRYPATCH_AGENT_LAYOUT_H
 #define ASMSPY_ENTRYPATCH_AGENT_LAYOUT_H
 
 #include <stdint.h>
 
-#define AGENT_MAGIC 0x31746761707361ull /* "aspagt1" */
+/* The layout version: a session meets only agents of its own layout (a
+ * state of another layout is refused, never read). */
+#define AGENT_LAYOUT_VERSION 2u
+#define AGENT_MAGIC (0x0074617473707361ull | (uint64_t)AGENT_LAYOUT_VERSION << 56)      /* "asp" "stat" */
+/* "aspcode" + the version byte; a literal, because the agent's assembly
+ * writes it too (agent.c) */
+#define AGENT_CODE_MAGIC_HEX 0x0265646f63707361
+#define AGENT_CODE_MAGIC ((uint64_t)AGENT_CODE_MAGIC_HEX)
+#define AGENT_MAGIC_VERSION(m) ((uint32_t)((m) >> 56))
+#define AGENT_MAGIC_KIND(m) ((m) & 0x00ffffffffffffffull)
+_Static_assert(AGENT_MAGIC_VERSION(AGENT_CODE_MAGIC) == AGENT_LAYOUT_VERSION,
+               "AGENT_CODE_MAGIC_HEX carries the layout version in its top byte");
+
 #define AGENT_MAX_FUNCS 8192u          /* patched functions per session (hard cap) */
-#define AGENT_THREADS 256u             /* thread slots (a hash of the thread pointer) */
+#define AGENT_MAX_REGIONS 16u          /* code regions per session */
+#define AGENT_THREADS 256u             /* thread slots (reclaimed when their thread dies) */
 #define AGENT_SHADOW 512u              /* frames per thread whose return is hooked */
-#define AGENT_GRAVE 64u                /* entries dropped as unwound, kept for a late return */
+#define AGENT_GRAVE 256u               /* frames left without returning, kept for a late return */
 #define AGENT_RING 8192u               /* records per thread ring (power of two) */
 #define AGENT_STUB_BYTES 96u           /* per function: stub + relocated prologue + jmp back */
+#define AGENT_STUB_HEAD 10u            /* push imm32 <index>; jmp rel32 <entry thunk> */
+#define AGENT_ORIG_MAX 24u             /* the longest displaced prologue */
+
+/* Thread slot keys besides a thread pointer. */
+#define AGENT_KEY_FREE 0ull
+#define AGENT_KEY_BUSY 1ull  /* being claimed or reclaimed */
+#define AGENT_KEY_DEAD 2ull  /* its thread is gone: free to claim, but lookups go on past it */
 
 /* function kinds (agent_func.kind) */
 #define AGENT_FN_CALL 0u       /* record entry and (through the return hook) exit */
@@ -44,7 +66,9 @@ struct agent_func {
   uint64_t addr;      /* the function's entry (what the views name) */
   uint64_t resume;    /* where its relocated prologue starts (in a code region) */
   uint32_t kind;      /* AGENT_FN_* */
-  uint32_t pad;
+  uint32_t len;       /* bytes overwritten at addr */
+  uint64_t stub;      /* its stub (the jmp at addr goes there) */
+  uint8_t orig[AGENT_ORIG_MAX]; /* the bytes the jmp replaced: a later session puts them back */
 };
 
 /* One hooked frame: its return slot on the stack and the real return
@@ -58,13 +82,16 @@ struct agent_frame {
 #define AGENT_FRAME_RESTORED 1u /* the real return address is back in the slot (a throw) */
 
 struct agent_thread {
-  uint64_t key;        /* the thread pointer (fs:0), 0 = free */
-  int32_t tid;
+  uint64_t key;        /* the thread pointer (fs:0), or AGENT_KEY_* */
+  int32_t tid;         /* with the key, the slot's identity (when tid_offset is known) */
   uint32_t depth;      /* frames in use */
-  uint32_t ngrave;     /* entries in grave (a ring: ngrave counts all ever dropped) */
+  uint32_t ngrave;     /* entries ever put in grave (a ring of AGENT_GRAVE) */
   uint32_t pad;
   uint64_t dropped;    /* events not written: no ring (forked child, asmspy gone) */
   struct agent_frame frames[AGENT_SHADOW];
+  /* frames that left without returning (longjmp, another stack). A
+   * return through one still finds its real address here; one pushed out
+   * of the ring gets its real address put back into its slot instead. */
   struct agent_frame grave[AGENT_GRAVE];
 };
 
@@ -105,7 +132,7 @@ struct ring_rec {
 #define REC_FLAGS(w) ((w) >> 28)
 #define REC_ENTRY 1u
 #define REC_EXIT 2u
-#define REC_TID 3u     /* the slot's thread pointer now belongs to a new thread: func = tid */
+#define REC_TID 3u     /* the slot belongs to another thread from here on: ret = its tid */
 #define REC_F_UNWOUND 1u
 #define REC_F_TAIL 2u
 #define REC_F_NOEXIT 4u
@@ -123,18 +150,31 @@ struct ring_area {
   struct ring_rec recs[AGENT_THREADS][AGENT_RING];
 };
 
+/* A mapping of the agent's, as a later session must unmap it. */
+struct agent_mapping {
+  uint64_t base, size;
+};
+
 /* The agent's state region. The agent's code reaches it through the
- * pointer at the very start of its code copy (agent_ctx, agent.c). */
+ * pointer after the code magic (asmspy_agent_ctx, agent.c). The header up
+ * to `threads` is what another session reads to find and undo this one. */
 struct agent_state {
-  uint64_t magic;
+  uint64_t magic;              /* AGENT_MAGIC, written last at install */
   struct agent_gate *gate;     /* wipe-on-fork page */
   uint64_t ret_hook;           /* the return hook's address in the main code region */
-  uint64_t nret_hooks;         /* every region's return hook (a tail call sees any) */
-  uint64_t ret_hooks[8];
   uint32_t tid_offset;         /* the thread's tid in its thread control block
                                   (glibc struct pthread), 0 = unknown: gettid */
   uint32_t nfuncs;
-  uint64_t claim_fail;         /* calls not recorded: no free thread slot */
+  uint64_t claim_fail;         /* calls not recorded: no thread slot free, even after
+                                  reclaiming those of dead threads */
+  uint64_t reclaimed;          /* thread slots taken over from dead threads */
+  uint64_t unhooked;           /* frames pushed out of a grave: real return put back */
+  uint64_t unmatched;          /* returns with no record of their frame (never expected) */
+  int32_t owner_pid;           /* the asmspy process reading the ring */
+  uint32_t nregions;
+  struct agent_mapping regions[AGENT_MAX_REGIONS]; /* the code regions */
+  struct agent_mapping state_map, gate_map, ring_map;
+  uint64_t pad[4];
   struct agent_thread threads[AGENT_THREADS];
   struct agent_func funcs[AGENT_MAX_FUNCS];
 };

@@ -7,7 +7,11 @@
  *   - 100 calls of outer() -> inner() come back as 200 entries and 200
  *     exits, nested, with the functions' results unchanged;
  *   - a forked child calls them too: it writes nothing into the ring, and
- *     its results are right.
+ *     its results are right;
+ *   - every register survives: an assembly caller keeps values in every
+ *     call-clobbered general and vector register across a call to a
+ *     patched leaf that touches only rax (what gcc's -fipa-ra assumes of
+ *     a local callee), and finds them all unchanged.
  * Only the remote half (mapping through the seam's injected system calls)
  * is not exercised here: that is the seam's own, and the live tests run it. */
 #define _GNU_SOURCE
@@ -44,6 +48,67 @@ __attribute__((noipa, visibility("hidden"))) long ep_probe_outer(long x) {
   return f(x) + f(x + 1) - x;
 }
 
+/* The register check: ep_probe_leaf(x) = x + 7 touches rax and the flags
+ * only; ep_probe_regcheck(out) loads a pattern into rcx, rdx, rsi, r8-r11
+ * and xmm0-15, calls the leaf with rdi = 5, and stores what it finds after
+ * the call into out[0..24] (rax, rdi, rcx, rdx, rsi, r8-r11, xmm0-15). */
+extern long ep_probe_leaf(long x);
+extern void ep_probe_regcheck(uint64_t *out);
+#define REGCHECK_WORDS 25
+#define REGCHECK_PATTERN(i) (0x5a5a000000000000ull | (uint64_t)(i) * 0x0101010101ull)
+__asm__(".text\n"
+        ".balign 16\n"
+        ".type ep_probe_leaf, @function\n"
+        "ep_probe_leaf:\n"
+        "  mov %rdi, %rax\n"
+        "  add $7, %rax\n"
+        "  ret\n"
+        ".size ep_probe_leaf, .-ep_probe_leaf\n"
+        ".balign 16\n"
+        ".type ep_probe_regcheck, @function\n"
+        "ep_probe_regcheck:\n"
+        "  push %rbx\n"
+        "  mov %rdi, %rbx\n"
+        "  movabs $0x5a5a000202020202, %rcx\n"
+        "  movabs $0x5a5a000303030303, %rdx\n"
+        "  movabs $0x5a5a000404040404, %rsi\n"
+        "  movabs $0x5a5a000505050505, %r8\n"
+        "  movabs $0x5a5a000606060606, %r9\n"
+        "  movabs $0x5a5a000707070707, %r10\n"
+        "  movabs $0x5a5a000808080808, %r11\n"
+        "  movq %rcx, %xmm0\n  movq %rdx, %xmm1\n  movq %rsi, %xmm2\n  movq %r8, %xmm3\n"
+        "  movq %r9, %xmm4\n  movq %r10, %xmm5\n  movq %r11, %xmm6\n  movq %rcx, %xmm7\n"
+        "  movq %rdx, %xmm8\n  movq %rsi, %xmm9\n  movq %r8, %xmm10\n  movq %r9, %xmm11\n"
+        "  movq %r10, %xmm12\n  movq %r11, %xmm13\n  movq %rcx, %xmm14\n  movq %rdx, %xmm15\n"
+        "  mov $5, %edi\n"
+        "  call ep_probe_leaf\n"
+        "  mov %rax, 0(%rbx)\n  mov %rdi, 8(%rbx)\n  mov %rcx, 16(%rbx)\n  mov %rdx, 24(%rbx)\n"
+        "  mov %rsi, 32(%rbx)\n  mov %r8, 40(%rbx)\n  mov %r9, 48(%rbx)\n  mov %r10, 56(%rbx)\n"
+        "  mov %r11, 64(%rbx)\n"
+        "  movq %xmm0, 72(%rbx)\n  movq %xmm1, 80(%rbx)\n  movq %xmm2, 88(%rbx)\n"
+        "  movq %xmm3, 96(%rbx)\n  movq %xmm4, 104(%rbx)\n  movq %xmm5, 112(%rbx)\n"
+        "  movq %xmm6, 120(%rbx)\n  movq %xmm7, 128(%rbx)\n  movq %xmm8, 136(%rbx)\n"
+        "  movq %xmm9, 144(%rbx)\n  movq %xmm10, 152(%rbx)\n  movq %xmm11, 160(%rbx)\n"
+        "  movq %xmm12, 168(%rbx)\n  movq %xmm13, 176(%rbx)\n  movq %xmm14, 184(%rbx)\n"
+        "  movq %xmm15, 192(%rbx)\n"
+        "  pop %rbx\n"
+        "  ret\n"
+        ".size ep_probe_regcheck, .-ep_probe_regcheck\n");
+
+/* What ep_probe_regcheck must find: 0 when it did, else the first word
+ * that differs (1-based). */
+static int regcheck_mismatch(void) {
+  static const uint8_t xmm_src[16] = {2, 3, 4, 5, 6, 7, 8, 2, 3, 4, 5, 6, 7, 8, 2, 3};
+  uint64_t got[REGCHECK_WORDS], want[REGCHECK_WORDS];
+  want[0] = 12, want[1] = 5;
+  for (int i = 2; i <= 8; i++) want[i] = REGCHECK_PATTERN(i);
+  for (int i = 0; i < 16; i++) want[9 + i] = REGCHECK_PATTERN(xmm_src[i]);
+  ep_probe_regcheck(got);
+  for (int i = 0; i < REGCHECK_WORDS; i++)
+    if (got[i] != want[i]) return i + 1;
+  return 0;
+}
+
 static int fail(struct asmspy_probe_result *res, int status, int err, const char *what) {
   ASMSPY_PROBE_SET(res, status, err, "%s", what);
   return 0;
@@ -74,13 +139,14 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
     cs_close(&cs);
     return fail(res, ASMSPY_E_INTERNAL, 0, why);
   }
-  struct ep_patch p[2];
+  struct ep_patch p[3];
   if (plan_self(cs, ep_probe_outer, &p[0], why, sizeof why) != 0 ||
-      plan_self(cs, ep_probe_inner, &p[1], why, sizeof why) != 0) {
+      plan_self(cs, ep_probe_inner, &p[1], why, sizeof why) != 0 ||
+      plan_self(cs, ep_probe_leaf, &p[2], why, sizeof why) != 0) {
     cs_close(&cs);
     return fail(res, ASMSPY_E_INTERNAL, 0, why);
   }
-  p[0].kind = p[1].kind = AGENT_FN_CALL;
+  p[0].kind = p[1].kind = p[2].kind = AGENT_FN_CALL;
   /* the memory a capture maps into a target, mapped here */
   struct agent_state *st = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE,
                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -98,9 +164,13 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
     return fail(res, ASMSPY_E_NO_KERNEL, errno,
                 "a shared memfd ring or MADV_WIPEONFORK (kernel 4.14+) is unavailable");
   }
-  uint64_t lo = p[0].addr < p[1].addr ? p[0].addr : p[1].addr;
-  uint64_t hi = (p[0].addr > p[1].addr ? p[0].addr : p[1].addr) + 32;
-  size_t rsize = ep_region_size(2);
+  uint64_t lo = p[0].addr, hi = p[0].addr;
+  for (int i = 1; i < 3; i++) {
+    if (p[i].addr < lo) lo = p[i].addr;
+    if (p[i].addr > hi) hi = p[i].addr;
+  }
+  hi += 32;
+  size_t rsize = ep_region_size(3);
   uint64_t gap = ep_find_gap_near(getpid(), lo, hi, rsize);
   void *code = gap ? mmap((void *)(uintptr_t)gap, rsize, PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)
@@ -110,7 +180,7 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
     return fail(res, ASMSPY_E_INTERNAL, errno, "no code region within reach of the probe's code");
   }
   uint32_t bad = 0;
-  if (ep_region_build(cs, code, rsize, gap, (uint64_t)(uintptr_t)st, p, 2, 0, st->funcs, &bad,
+  if (ep_region_build(cs, code, rsize, gap, (uint64_t)(uintptr_t)st, p, 3, 0, st->funcs, &bad,
                       why, sizeof why) != 0 ||
       mprotect(code, rsize, PROT_READ | PROT_EXEC) != 0) {
     cs_close(&cs);
@@ -120,10 +190,10 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
   st->magic = AGENT_MAGIC;
   st->gate = gate;
   st->ret_hook = gap + ep_blob_return_off();
-  st->nfuncs = 2;
+  st->nfuncs = 3;
   gate->ring = ring;
   gate->armed = 1;
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 3; i++) {
     uint8_t bytes[sizeof p[i].orig];
     ep_entry_patch_bytes(&p[i], bytes);
     if (patch_self(p[i].addr, bytes, p[i].len) != 0)
@@ -170,9 +240,18 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
       return fail(res, ASMSPY_E_INTERNAL, 0, why);
     }
   }
+  int bad_reg = regcheck_mismatch();
+  if (bad_reg) {
+    snprintf(why, sizeof why,
+             "a register the caller kept across a call to a patched function changed (word %d "
+             "of rax, rdi, rcx, rdx, rsi, r8-r11, xmm0-15)",
+             bad_reg);
+    return fail(res, ASMSPY_E_INTERNAL, 0, why);
+  }
   ASMSPY_PROBE_SET(res, ASMSPY_USABLE, 0,
-                   "patched 2 functions in the probe: %d calls recorded entry/exit, nested; a "
-                   "forked child ran on, its events dropped",
+                   "patched 3 functions in the probe: %d calls recorded entry/exit, nested; "
+                   "every register kept across a patched call; a forked child ran on, its "
+                   "events dropped",
                    3 * PROBE_CALLS);
   return 0;
 }

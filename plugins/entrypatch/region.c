@@ -7,6 +7,7 @@
 /* The linker's bounds of the agent section (agent.c) and its entry points. */
 extern const uint8_t __start_asmspy_agent[] __attribute__((visibility("hidden")));
 extern const uint8_t __stop_asmspy_agent[] __attribute__((visibility("hidden")));
+extern const uint8_t asmspy_agent_header[] __attribute__((visibility("hidden")));
 extern const uint8_t asmspy_agent_ctx[] __attribute__((visibility("hidden")));
 extern const uint8_t asmspy_agent_entry[] __attribute__((visibility("hidden")));
 extern const uint8_t asmspy_agent_return[] __attribute__((visibility("hidden")));
@@ -47,25 +48,29 @@ int ep_region_build(csh cs, uint8_t *img, size_t size, uint64_t base, uint64_t s
     uint8_t *s = img + (stub - base);
     uint32_t index = first + i;
     int32_t rel;
-    s[0] = 0x41, s[1] = 0xbb; /* mov r11d, imm32 */
-    memcpy(s + 2, &index, 4);
-    s[6] = 0xe9; /* jmp rel32 */
-    if (!ep_rel32(stub + 11, entry, &rel)) {
+    s[0] = 0x68; /* push imm32: the index, on the stack (no register is free) */
+    memcpy(s + 1, &index, 4);
+    s[5] = 0xe9; /* jmp rel32 */
+    if (!ep_rel32(stub + AGENT_STUB_HEAD, entry, &rel)) {
       snprintf(why, whycap, "stub cannot reach the agent");
       *bad = i;
       return -1;
     }
-    memcpy(s + 7, &rel, 4);
-    size_t got = ep_relocate(cs, &patches[i], stub + 11, s + 11, AGENT_STUB_BYTES - 11, why, whycap);
+    memcpy(s + 6, &rel, 4);
+    size_t got = ep_relocate(cs, &patches[i], stub + AGENT_STUB_HEAD, s + AGENT_STUB_HEAD,
+                             AGENT_STUB_BYTES - AGENT_STUB_HEAD, why, whycap);
     if (!got) {
       *bad = i;
       return -1;
     }
     patches[i].stub = stub;
     funcs[index].addr = patches[i].addr;
-    funcs[index].resume = stub + 11;
+    funcs[index].resume = stub + AGENT_STUB_HEAD;
     funcs[index].kind = patches[i].kind;
-    funcs[index].pad = 0;
+    funcs[index].len = patches[i].len;
+    funcs[index].stub = stub;
+    memset(funcs[index].orig, 0, sizeof funcs[index].orig);
+    memcpy(funcs[index].orig, patches[i].orig, patches[i].len);
   }
   return 0;
 }
@@ -79,9 +84,15 @@ void ep_entry_patch_bytes(const struct ep_patch *p, uint8_t *out) {
 }
 
 int ep_blob_self_check(csh cs, char *why, size_t whycap) {
-  const uint8_t *code = ep_blob();
-  size_t left = ep_blob_size();
-  uint64_t base = 0x100000, ip = base, end = base + left;
+  /* the header (code magic, state pointer) is data: decode after it */
+  size_t skip = (size_t)(asmspy_agent_ctx - __start_asmspy_agent) + 8;
+  if ((uintptr_t)asmspy_agent_header != (uintptr_t)__start_asmspy_agent || skip > ep_blob_size()) {
+    snprintf(why, whycap, "the agent blob does not start with its header");
+    return -1;
+  }
+  const uint8_t *code = ep_blob() + skip;
+  size_t left = ep_blob_size() - skip;
+  uint64_t base = 0x100000, ip = base + skip, end = base + ep_blob_size();
   cs_insn *in = cs_malloc(cs);
   if (!in) return -1;
   int rc = 0;

@@ -1,12 +1,13 @@
 /* region.h: the bytes of one code region (region.c), built in asmspy and
  * then written into the target (session.c) or into the probe's own memory
  * (probe.c):
- *   [agent blob: asmspy_agent_ctx, the thunks, the agent's C code][pad to 64]
+ *   [agent blob: AGENT_CODE_MAGIC, asmspy_agent_ctx, the thunks, the
+ *    agent's C code][pad to 64]
  *   [stub 0][stub 1]...    AGENT_STUB_BYTES each:
- *      mov r11d, <function index>   41 bb imm32
+ *      push $<function index>       68 imm32   (no register is touched)
  *      jmp asmspy_agent_entry       e9 rel32
  *      <the displaced prologue, relocated>; jmp <entry + patched length>
- * The blob's first word (asmspy_agent_ctx) is the agent state's address. */
+ * The blob's second word (asmspy_agent_ctx) is the agent state's address. */
 #ifndef ASMSPY_ENTRYPATCH_REGION_H
 #define ASMSPY_ENTRYPATCH_REGION_H
 
