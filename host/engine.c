@@ -277,6 +277,25 @@ static int prepare_sampling(struct run_ctx *ctx, const struct asmspy_run_opts *o
   return 0;
 }
 
+/* Step 2b (1.11): a backend the engine chose itself, as the view's
+ * caps_alternative, is asked whether it suits this target; if not, the
+ * view's instruction backend runs instead and *note says why (one line,
+ * written once the output is open). Returns 0, or a status with c->error. */
+static int check_suits(struct asmspy_engine *e, struct engine_choice *c,
+                       const struct asmspy_session *s, char *note, size_t cap) {
+  if (!c->alternative || c->skip_reason) return 0;
+  const struct asmspy_backend_ops *ops = c->backend->desc->backend;
+  if (!ASMSPY_HAS(ops, suits) || !ops->suits) return 0;
+  char why[512] = "";
+  if (ops->suits(asmspy_host_api(), s, why, sizeof why) != ASMSPY_FACT_UNSUITED) return 0;
+  const char *was = c->backend->name;
+  int rc = engine_choose_fallback(e, c);
+  if (rc) return rc;
+  snprintf(note, cap, "%s: %s; --%s runs on %s instead", was, why[0] ? why : "unsuited",
+           s->mode, c->backend->name);
+  return 0;
+}
+
 /* Step 5: the view's configure() (symbols, regions, --auto's sampling).
  * Returns 0 to go on to the capture; otherwise the run has ended (writer,
  * view and target closed) and *result is asmspy_run's return value. */
@@ -340,6 +359,22 @@ static int capture(struct run_ctx *ctx, struct asmspy_engine *e, const struct en
   return rc;
 }
 
+/* Does a tracer ptrace pid now (TracerPid in its status)? */
+static int target_traced(pid_t pid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE *f = fopen(path, "re");
+  if (!f) return 0;
+  int traced = 0;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "TracerPid:", 10)) {
+      traced = atoi(line + 10) != 0;
+      break;
+    }
+  fclose(f);
+  return traced;
+}
+
 /* Step 8: why the capture ended, said once in the recording's footer and
  * notes; the view's final render; everything closed. Returns the run's
  * status (a target that exited is a normal end). */
@@ -355,7 +390,12 @@ static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
     why = OUT_END_TARGET_EXITED;
   else if (rc < 0)
     why = OUT_END_ERROR;
-  if (rc == -ASMSPY_E_ATTACH_PERM || rc == -ASMSPY_E_ATTACH_BUSY) {
+  if (rc == -ASMSPY_E_ATTACH_BUSY && !target_traced(s->pid)) {
+    /* nobody ptraces it: the backend found another tool in the way and
+     * said who in its note */
+    out_note(ctx->out, ASMSPY_NOTE_WARN, "pid %d: %s: busy (see the note above)", (int)s->pid,
+             c->backend->name);
+  } else if (rc == -ASMSPY_E_ATTACH_PERM || rc == -ASMSPY_E_ATTACH_BUSY) {
     char refusal[768]; /* the measured reason, not the generic status text */
     attach_explain_refusal(s->pid, refusal, sizeof refusal);
     out_note(ctx->out, ASMSPY_NOTE_WARN, "pid %d: attach refused: %s", (int)s->pid, refusal);
@@ -433,8 +473,18 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   pid_t launched = 0;
   rc = target_acquire(&ctx, o, &s, &launched);
   if (rc) return rc;
+  char unsuited[640] = "";
+  rc = check_suits(e, &c, &s, unsuited, sizeof unsuited);
+  if (rc) {
+    fprintf(stderr, "asmspy: %s\n", c.error);
+    ctx.view->close(ctx.view_state);
+    target_close(s.target);
+    if (launched) kill(launched, SIGKILL), waitpid(launched, NULL, 0);
+    return rc;
+  }
   rc = writer_open(&ctx, o, &c, &s, launched);
   if (rc) return rc;
+  if (unsuited[0]) out_note(ctx.out, ASMSPY_NOTE_INFO, "%s", unsuited);
   rc = prepare_sampling(&ctx, o, &s, launched);
   if (rc) return rc;
   int result = 0;

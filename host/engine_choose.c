@@ -161,6 +161,29 @@ int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend
   return engine_choose_for(e, mode, backend, argc, argv, 0, 0, c);
 }
 
+/* The best backend for c->caps_needed, preferring one that also has
+ * c->caps_wanted. */
+static int pick_instruction_backend(struct asmspy_engine *e, struct engine_choice *c,
+                                    const char *mode) {
+  c->backend = c->caps_wanted ? pick_backend(e, c->caps_needed | c->caps_wanted) : NULL;
+  if (c->backend && c->backend->status != ASMSPY_USABLE) c->backend = NULL; /* any that can */
+  if (!c->backend) c->backend = pick_backend(e, c->caps_needed);
+  if (!c->backend)
+    return choice_fail(c, -ASMSPY_E_INTERNAL, "no backend provides what mode '%s' needs", mode);
+  return 0;
+}
+
+/* An unusable backend is the answer (# SKIP), once the view has checked
+ * its arguments (asmspy_run). */
+static void judge_backend(struct engine_choice *c, const char *mode) {
+  if (c->backend->status != ASMSPY_USABLE) {
+    c->skip_reason = c->backend->reason;
+  } else if ((c->backend->caps & c->caps_needed) != c->caps_needed) {
+    snprintf(c->skip_why, sizeof c->skip_why, "does not provide what mode '%s' needs", mode);
+    c->skip_reason = c->skip_why;
+  }
+}
+
 int engine_choose_for(struct asmspy_engine *e, const char *mode, const char *backend, int argc,
                       char *const *argv, uint32_t sess_flags, int32_t tid,
                       struct engine_choice *c) {
@@ -210,26 +233,28 @@ int engine_choose_for(struct asmspy_engine *e, const char *mode, const char *bac
     }
   } else if (alt_backend) {
     c->backend = alt_backend;
+    c->alternative = 1;
+    c->caps_instr = c->caps_needed, c->caps_instr_wanted = c->caps_wanted;
     c->caps_needed = alt, c->caps_wanted = 0;
   } else if (view->caps_required & ASMSPY_CAP_IP_SAMPLES) {
     int rc = choose_sampler(e, view, argc, argv, c);
     if (rc) return rc;
     engine_probed(e, c->backend);
   } else {
-    c->backend = c->caps_wanted ? pick_backend(e, c->caps_needed | c->caps_wanted) : NULL;
-    if (c->backend && c->backend->status != ASMSPY_USABLE) c->backend = NULL; /* any that can */
-    if (!c->backend) c->backend = pick_backend(e, c->caps_needed);
-    if (!c->backend)
-      return choice_fail(c, -ASMSPY_E_INTERNAL, "no backend provides what mode '%s' needs",
-                         mode);
+    int rc = pick_instruction_backend(e, c, mode);
+    if (rc) return rc;
   }
-  /* An unusable backend is the answer (# SKIP), once the view has checked
-   * its arguments (asmspy_run). */
-  if (c->backend->status != ASMSPY_USABLE) {
-    c->skip_reason = c->backend->reason;
-  } else if ((c->backend->caps & c->caps_needed) != c->caps_needed) {
-    snprintf(c->skip_why, sizeof c->skip_why, "does not provide what mode '%s' needs", mode);
-    c->skip_reason = c->skip_why;
-  }
+  judge_backend(c, mode);
+  return 0;
+}
+
+int engine_choose_fallback(struct asmspy_engine *e, struct engine_choice *c) {
+  const char *mode = c->view->desc->view->mode;
+  c->alternative = 0;
+  c->caps_needed = c->caps_instr, c->caps_wanted = c->caps_instr_wanted;
+  c->skip_reason = NULL;
+  int rc = pick_instruction_backend(e, c, mode);
+  if (rc) return rc;
+  judge_backend(c, mode);
   return 0;
 }

@@ -167,6 +167,11 @@ struct engine_choice {
   const char *skip_reason; /* non-NULL: the backend cannot serve the mode here */
   char skip_why[160];
   char error[256]; /* when engine_choose fails: the one-line message */
+  /* 1.11: the backend serves the view's caps_alternative, chosen by the
+   * engine (not --backend): it is asked whether it suits the target, and
+   * engine_choose_fallback() picks the instruction backend instead */
+  int alternative;
+  uint64_t caps_instr, caps_instr_wanted; /* what the instruction backend needs / wants */
 };
 /* Fill c for `asmspy --<mode> [--backend=<backend>] <argv>`. 0, or a
  * negative status with c->error set (usage: unknown mode/backend/rung). */
@@ -177,6 +182,10 @@ int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend
 int engine_choose_for(struct asmspy_engine *e, const char *mode, const char *backend, int argc,
                       char *const *argv, uint32_t sess_flags, int32_t tid,
                       struct engine_choice *c);
+/* The backend chosen as a view's caps_alternative does not suit the target:
+ * choose the backend for the view's instruction capabilities instead, as if
+ * no alternative existed. 0, or a negative status with c->error set. */
+int engine_choose_fallback(struct asmspy_engine *e, struct engine_choice *c);
 /* The capabilities a view's options ask for (view_ops.option_caps). */
 uint64_t engine_option_caps(const struct asmspy_view_ops *view, int argc, char *const *argv);
 /* row, probed now if the engine probes lazily. */

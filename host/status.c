@@ -13,6 +13,7 @@ static const struct {
     {ASMSPY_FACT_EXITED, "the target exited"},
     {ASMSPY_FACT_NO_EVENTS, "the target ran but produced no events of the requested kind"},
     {ASMSPY_FACT_I386, "32-bit tracee: refused rather than decoded against the wrong syscall table"},
+    {ASMSPY_FACT_UNSUITED, "this backend does not trace this target safely (see its note)"},
     {ASMSPY_E_ATTACH_PERM, "attach refused: permission (Yama ptrace_scope, uid, or capability)"},
     {ASMSPY_E_ATTACH_BUSY, "attach refused: the target is already traced"},
     {ASMSPY_E_ATTACH_GONE, "no such process"},

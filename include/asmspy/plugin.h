@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 10u
+#define ASMSPY_ABI_MINOR 11u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -69,6 +69,8 @@ enum asmspy_status {
   ASMSPY_FACT_EXITED = 102,      /* the target exited */
   ASMSPY_FACT_NO_EVENTS = 103,   /* it ran, but produced nothing of the requested kind */
   ASMSPY_FACT_I386 = 104,        /* 32-bit tracee: refused rather than mis-decoded */
+  ASMSPY_FACT_UNSUITED = 105,    /* 1.11: this backend does not trace this target safely
+                                    (it said why); one of another kind may */
 
   ASMSPY_E_ATTACH_PERM = 201, /* EPERM: ptrace_scope, uid, perf_event_paranoid */
   ASMSPY_E_ATTACH_BUSY = 202, /* already traced; slots taken */
@@ -1041,7 +1043,16 @@ struct asmspy_backend_ops {
    * strongest tier first, inproc_order breaking ties (ascending). */
   uint32_t inproc_tier; /* enum asmspy_tier */
   uint32_t inproc_order;
-  /* --- ABI 1.8 ends here; append below --- */
+  /* --- ABI 1.8 ends here --- */
+  /* 1.11: can this backend trace this target without harming it? Asked
+   * before the capture (the target is acquired, not yet attached) when the
+   * engine chose the backend itself, as a view's caps_alternative. 0: yes;
+   * ASMSPY_FACT_UNSUITED with the reason in why: the engine runs the
+   * view's instruction backend instead and says why in one note. Optional
+   * (NULL: every target). */
+  int (*suits)(const struct asmspy_host_api *host, const struct asmspy_session *s, char *why,
+               size_t whycap);
+  /* --- ABI 1.11 ends here; append below --- */
 };
 
 enum asmspy_consume { ASMSPY_CONSUME_MORE = 0, ASMSPY_CONSUME_DONE = 1 };

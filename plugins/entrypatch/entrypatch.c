@@ -12,6 +12,9 @@
  *   region.c        the bytes of a code region (blob + stubs)
  *   inject.c        mapping memory into the target through the seam
  *   reader.c        draining the rings into ASMSPY_EV_CALL events
+ *   agents.c        agents already in the process: a live one refused, a
+ *                   killed session's leftovers undone first
+ *   undo.c          taking an agent out: entries, hooked frames, memory
  *   session.c       one capture: attach, install, run free, leave
  *   probe.c         the functional probe (the agent installed in itself) */
 #include <asmspy/plugin.h>
@@ -23,6 +26,7 @@ static const struct asmspy_backend_ops entrypatch_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_backend_ops),
     .run = ep_session_run,
+    .suits = ep_session_suits,
 };
 
 static const struct asmspy_plugin entrypatch_plugin = {

@@ -1,28 +1,33 @@
 /* session.c: one call capture of a running process (or a --launch'ed one,
  * run through ld.so to its entry point first).
  *
- *   1. attach: every thread stopped (the seam);
+ *   1. attach: every thread stopped (the seam); an agent already in the
+ *      process is refused (a live session) or undone first (agents.c);
  *   2. choose and plan the functions (select.c, plan.c): none whose
- *      patched bytes hold a thread's ip;
+ *      patched bytes hold a thread's ip, none already jumping into
+ *      anonymous code (another tool's patch);
  *   3. map the agent's memory (inject.c) and write the code regions, the
  *      function table and the gate; then the jumps over each entry;
  *   4. detach: the target runs at native speed outside the trampolines;
  *   5. read the rings (reader.c) until the view has enough, the session is
  *      stopped (Ctrl-C, SIGTERM, asmspy's supervisor killed) or the target
  *      is gone;
- *   6. attach again: restore every patched byte that still holds our jump
- *      (an exec may have replaced the image), disarm the gate, unmap the
- *      ring when no thread stands inside agent code, read the last
- *      records, detach. Code regions and shadow stacks stay mapped: a
- *      frame entered through a patch still returns through them. */
+ *   6. attach again (no thread inside agent code) and undo (undo.c):
+ *      disarm the gate, restore every patched byte that still holds our
+ *      jump (an exec may have replaced the image), give every hooked
+ *      frame its real return address back, and unmap all of the agent's
+ *      memory unless a stack still refers to it; read the last records,
+ *      detach. */
 #define _GNU_SOURCE
 #include "plugins/entrypatch/session.h"
 #include "plugins/entrypatch/agent_layout.h"
+#include "plugins/entrypatch/agents.h"
 #include "plugins/entrypatch/inject.h"
 #include "plugins/entrypatch/plan.h"
 #include "plugins/entrypatch/reader.h"
 #include "plugins/entrypatch/region.h"
 #include "plugins/entrypatch/select.h"
+#include "plugins/entrypatch/undo.h"
 
 #include <capstone/capstone.h>
 #include <errno.h>
@@ -36,7 +41,6 @@
 #include <unistd.h>
 
 #define MAX_THREADS 4096
-#define MAX_REGIONS 16
 #define REGION_SPAN (1ull << 30) /* functions one code region serves span at most 1 GiB */
 #define SCAN_MAX (256u << 10)    /* bytes of a function body scanned for branches */
 #define GPR_FS_BASE 21           /* asmspy_regs.gpr index (user_regs_struct order) */
@@ -57,10 +61,11 @@ struct ep_run {
   csh cs;
   struct ep_patch *patches;
   uint32_t npatches;
-  struct region regions[MAX_REGIONS];
+  struct region regions[AGENT_MAX_REGIONS];
   uint32_t nregions;
   struct agent_func *funcs;
   uint64_t state, gate, ring;
+  uint64_t state_size;
   void *ring_local;
   uint64_t ring_size;
   pid_t tids[MAX_THREADS];
@@ -174,14 +179,35 @@ static int plan_all(struct ep_run *r) {
   return 0;
 }
 
+/* A function whose first bytes already jump into anonymous executable
+ * memory was patched by someone else (uftrace -P, frida, a JIT's hook):
+ * patching over it would make our leave restore their jump, or theirs
+ * restore ours. Refused. */
+static void drop_foreign_patches(struct ep_run *r) {
+  struct ep_anon_exec anon;
+  if (ep_anon_exec_load(r->s->pid, &anon) != 0) return;
+  uint32_t keep = 0;
+  for (uint32_t i = 0; i < r->npatches; i++) {
+    uint64_t to;
+    if (ep_foreign_jump(&anon, r->patches[i].addr, r->patches[i].orig, r->patches[i].len, &to)) {
+      refuse(r, r->patches[i].name,
+             "its first bytes already jump into anonymous code (another tool's patch)");
+      continue;
+    }
+    r->patches[keep++] = r->patches[i];
+  }
+  r->npatches = keep;
+  ep_anon_exec_free(&anon);
+}
+
 /* Patches are in address order: cut them into regions of at most
  * REGION_SPAN, each mapped in a free gap within rel32 reach. */
 static int place_regions(struct ep_run *r, struct ep_remote *rem) {
   for (uint32_t i = 0; i < r->npatches;) {
-    if (r->nregions == MAX_REGIONS) {
+    if (r->nregions == AGENT_MAX_REGIONS) {
       note(r, ASMSPY_NOTE_WARN, "functions spread over more than %d GiB-wide areas: the rest "
                                 "are not patched",
-           MAX_REGIONS);
+           AGENT_MAX_REGIONS);
       r->npatches = i;
       break;
     }
@@ -226,8 +252,8 @@ static int journal(struct ep_run *r, uint64_t addr, const void *old_bytes, const
 
 static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t whycap) {
   /* the private state, the wipe-on-fork gate, the shared ring */
-  uint64_t state_size = (sizeof(struct agent_state) + 4095) & ~4095ull;
-  r->state = ep_remote_map(rem, 0, state_size, PROT_READ | PROT_WRITE, "asmspy-agent-state");
+  r->state_size = (sizeof(struct agent_state) + 4095) & ~4095ull;
+  r->state = ep_remote_map(rem, 0, r->state_size, PROT_READ | PROT_WRITE, "asmspy-agent-state");
   r->gate = ep_remote_map(rem, 0, 4096, PROT_READ | PROT_WRITE, "asmspy-agent-gate");
   if (!r->state || !r->gate) {
     snprintf(why, whycap, "mmap in the target failed");
@@ -279,7 +305,22 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
   uint64_t magic = AGENT_MAGIC, armed = 1, disarmed = 0;
   uint64_t ret_hook = r->regions[0].base + ep_blob_return_off();
   uint32_t nfuncs = r->npatches;
-  if (write_field(r, r->state + offsetof(struct agent_state, gate), &r->gate, 8) ||
+  /* what a later session needs to undo this one, should asmspy be killed */
+  int32_t owner = (int32_t)getpid();
+  uint32_t nregions = r->nregions;
+  struct agent_mapping maps[AGENT_MAX_REGIONS + 3];
+  memset(maps, 0, sizeof maps);
+  for (uint32_t g = 0; g < r->nregions; g++) maps[g] = (struct agent_mapping){r->regions[g].base, r->regions[g].size};
+  maps[AGENT_MAX_REGIONS] = (struct agent_mapping){r->state, r->state_size};
+  maps[AGENT_MAX_REGIONS + 1] = (struct agent_mapping){r->gate, 4096};
+  maps[AGENT_MAX_REGIONS + 2] = (struct agent_mapping){r->ring, r->ring_size};
+  _Static_assert(offsetof(struct agent_state, state_map) ==
+                     offsetof(struct agent_state, regions) + AGENT_MAX_REGIONS * sizeof maps[0],
+                 "regions, state_map, gate_map, ring_map are consecutive");
+  if (write_field(r, r->state + offsetof(struct agent_state, owner_pid), &owner, 4) ||
+      write_field(r, r->state + offsetof(struct agent_state, nregions), &nregions, 4) ||
+      write_field(r, r->state + offsetof(struct agent_state, regions), maps, sizeof maps) ||
+      write_field(r, r->state + offsetof(struct agent_state, gate), &r->gate, 8) ||
       write_field(r, r->state + offsetof(struct agent_state, ret_hook), &ret_hook, 8) ||
       write_field(r, r->state + offsetof(struct agent_state, tid_offset), &r->tid_offset, 4) ||
       write_field(r, r->state + offsetof(struct agent_state, nfuncs), &nfuncs, 4) ||
@@ -376,46 +417,6 @@ static int capture(struct ep_run *r, struct ep_reader *rd) {
   }
 }
 
-/* Give every hooked frame its real return address back (every thread is
- * stopped): after the leave nothing returns through the agent, so a C++
- * exception thrown later through such a frame finds real return addresses
- * (the unwinder hooks are restored too), and their exits are simply not
- * recorded. Tail entries share their base frame's slot. */
-static void unhook_frames(struct ep_run *r) {
-  uint64_t ret_hook = r->regions[0].base + ep_blob_return_off();
-  for (uint32_t k = 0; k < AGENT_THREADS; k++) {
-    uint64_t base = r->state + offsetof(struct agent_state, threads) +
-                    (uint64_t)k * sizeof(struct agent_thread);
-    struct {
-      uint64_t key;
-      int32_t tid;
-      uint32_t depth;
-    } head;
-    if (r->host->read_mem(r->s->target, base, &head, sizeof head) != (ssize_t)sizeof head) return;
-    if (!head.key || !head.depth) continue;
-    uint32_t d = head.depth < AGENT_SHADOW ? head.depth : AGENT_SHADOW;
-    /* newest first, each slot once: a dead thread's frames may still sit
-     * below a new thread's (same TCB, same cached stack, same slots) */
-    uint64_t done[AGENT_SHADOW];
-    uint32_t ndone = 0;
-    for (uint32_t i = d; i-- > 0;) {
-      struct agent_frame f;
-      uint64_t at = base + offsetof(struct agent_thread, frames) + (uint64_t)i * sizeof f;
-      if (r->host->read_mem(r->s->target, at, &f, sizeof f) != (ssize_t)sizeof f) break;
-      if (!f.ret) continue; /* a tail entry: its base frame below owns the slot */
-      int seen = 0;
-      for (uint32_t j = 0; j < ndone && !seen; j++) seen = done[j] == f.slot;
-      if (seen) continue;
-      done[ndone++] = f.slot;
-      uint64_t now = 0;
-      if (r->host->read_mem(r->s->target, f.slot, &now, 8) != 8 || now != ret_hook) continue;
-      write_field(r, f.slot, &f.ret, 8);
-    }
-    uint32_t zero = 0;
-    write_field(r, base + offsetof(struct agent_thread, depth), &zero, 4);
-  }
-}
-
 /* Attach for the leave: never cut short by the session's stop flag (it is
  * usually what brought us here), and not while a thread stands inside agent
  * code (it could be about to hook a return): let it run a moment, retry. */
@@ -448,31 +449,93 @@ static struct asmspy_seam *attach_for_leave(struct ep_run *r) {
   return NULL;
 }
 
+/* What the undo said, where it matters to the user. */
+static void report_undo(struct ep_run *r, const struct ep_undo_report *u) {
+  if (u->claim_fail)
+    note(r, ASMSPY_NOTE_WARN,
+         "%llu calls not recorded: no thread slot was free (more than %u threads alive at once)",
+         (unsigned long long)u->claim_fail, AGENT_THREADS);
+  if (u->reclaimed)
+    note(r, ASMSPY_NOTE_INFO, "%llu thread slots of exited threads were reused",
+         (unsigned long long)u->reclaimed);
+  if (u->unmatched)
+    note(r, ASMSPY_NOTE_WARN, "%llu returns found no record of their frame",
+         (unsigned long long)u->unmatched);
+  if (!u->unmapped)
+    note(r, ASMSPY_NOTE_INFO,
+         "the agent's memory stays mapped in the target (%s); the next session removes it",
+         u->kept);
+}
+
 static void leave(struct ep_run *r, struct ep_reader *rd, int reader_ready) {
   struct asmspy_seam *sm = attach_for_leave(r);
   if (sm) {
-    uninstall(r);
-    int inside = 0;
-    for (uint32_t g = 0; g < r->nregions; g++)
-      inside |= ip_inside(r, r->regions[g].base, r->regions[g].base + r->regions[g].size);
-    /* only with no thread inside agent code: one there may be between
-     * hooking a slot and recording its frame (or popping one): its frames
-     * must stay as they are, and it returns through the agent as before */
-    if (!inside) unhook_frames(r);
-    if (r->ring && !inside) { /* nobody can be holding the ring's address */
-      uint64_t zero = 0;
-      struct ep_remote rem = {r->host, sm, r->s->target, r->s->pid, r->tids[0]};
-      if (write_field(r, r->gate + offsetof(struct agent_gate, ring), &zero, 8) == 0)
-        ep_remote_call(&rem, SYS_munmap, r->ring, r->ring_size, 0, 0, 0, 0);
-    }
+    struct ep_remote rem = {r->host, sm, r->s->target, r->s->pid, r->tids[0]};
+    struct ep_undo_report u;
+    if (ep_undo_agent(&rem, r->state, 0, &u) == 0)
+      report_undo(r, &u);
+    else
+      uninstall(r); /* the state cannot be read: put back what we know */
+    if (ASMSPY_HAS(r->host, undo_clear)) r->host->undo_clear(r->s->target);
   }
   if (reader_ready) ep_reader_drain(rd, 1);
   if (sm) r->host->seam->detach(sm);
 }
 
+/* What an earlier session left comes first (agents.c): undone, retried
+ * while a thread stands inside its code (a return through a hooked frame
+ * takes a moment), each retry after letting the target run briefly. */
+static int clear_leftovers(struct ep_run *r, const struct asmspy_session *first,
+                           struct asmspy_seam **sm, struct ep_remote *rem, char *why,
+                           size_t whycap) {
+  uint32_t undone = 0, restored = 0, total = 0, total_restored = 0;
+  int inside = 0;
+  for (int tries = 0;; tries++) {
+    if (ep_agents_clear(rem, &undone, &restored, &inside, why, whycap) != 0) {
+      note(r, ASMSPY_NOTE_WARN, "%s", why);
+      return -ASMSPY_E_ATTACH_BUSY;
+    }
+    total += undone, total_restored += restored;
+    if (!undone) break;
+    if (!inside || tries == 100) {
+      if (read_threads(r, *sm) != 0) return -ASMSPY_E_ATTACH_GONE; /* stepped by the undo */
+      break;
+    }
+    r->host->seam->detach(*sm);
+    *sm = NULL;
+    sleep_ms(1);
+    if (r->host->seam->attach(first, sm) != 0 || read_threads(r, *sm) != 0)
+      return -ASMSPY_E_ATTACH_GONE;
+    rem->seam = *sm;
+    rem->tid = r->tids[0];
+  }
+  if (total)
+    note(r, ASMSPY_NOTE_INFO,
+         "removed what an earlier asmspy left in this process (%u entries restored)",
+         total_restored);
+  return 0;
+}
+
+int ep_session_suits(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                     char *why, size_t whycap) {
+  (void)host, (void)s, (void)why, (void)whycap;
+  return 0;
+}
+
 int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   const struct asmspy_seam_api *seam = host->seam;
   if (!ASMSPY_HAS(seam, inject_syscall) || !ASMSPY_HAS(host, symbol_at)) return -ASMSPY_E_ABI;
+  char unsuited[512] = "";
+  if (ep_session_suits(host, s, unsuited, sizeof unsuited) != 0) {
+    host->note(s->out, ASMSPY_NOTE_WARN, "entrypatch: %s", unsuited);
+    return ASMSPY_FACT_UNSUITED;
+  }
+  /* another asmspy's live agent: refused before any attach (no fallback:
+   * any other backend would trace through that agent's code) */
+  if (ep_agents_in_the_way(host, s->target, s->pid, unsuited, sizeof unsuited) != 0) {
+    host->note(s->out, ASMSPY_NOTE_WARN, "entrypatch: %s", unsuited);
+    return -ASMSPY_E_ATTACH_BUSY;
+  }
   struct ep_run *r = calloc(1, sizeof *r);
   if (!r) return -ASMSPY_E_NOMEM;
   r->host = host;
@@ -504,11 +567,18 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
            (int)r->tids[i]);
       rc = -ASMSPY_E_NO_KERNEL;
     }
+  struct ep_remote rem = {host, sm, s->target, s->pid, r->tids[0]};
+  if (!rc) rc = clear_leftovers(r, &first, &sm, &rem, why, sizeof why);
+  if (!sm) { /* the target went away between two attaches */
+    cs_close(&r->cs);
+    free(r);
+    return rc;
+  }
   if (!rc) {
     r->tid_offset = ep_probe_tid_offset(host, s->target, r->tids, r->fs, r->nthreads);
     rc = plan_all(r);
+    drop_foreign_patches(r);
   }
-  struct ep_remote rem = {host, sm, s->target, s->pid, r->tids[0]};
   if (!rc && r->npatches == 0) {
     summary(r);
     note(r, ASMSPY_NOTE_SKIP, "nothing to patch (see the refusals above; --module, --filter)");
@@ -526,7 +596,7 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
      * of its memory can go */
     for (uint32_t g = 0; g < r->nregions; g++)
       ep_remote_call(&rem, SYS_munmap, r->regions[g].base, r->regions[g].size, 0, 0, 0, 0);
-    if (r->state) ep_remote_call(&rem, SYS_munmap, r->state, sizeof(struct agent_state), 0, 0, 0, 0);
+    if (r->state) ep_remote_call(&rem, SYS_munmap, r->state, r->state_size, 0, 0, 0, 0);
     if (r->gate) ep_remote_call(&rem, SYS_munmap, r->gate, 4096, 0, 0, 0, 0);
     if (r->ring) ep_remote_call(&rem, SYS_munmap, r->ring, r->ring_size, 0, 0, 0, 0);
     seam->detach(sm);

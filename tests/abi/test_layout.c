@@ -778,10 +778,33 @@ _Static_assert(ASMSPY_VREG(ASMSPY_VREG_ZMM, 31) == 0x31f && ASMSPY_VREG_CLASS(0x
 #define SIZE_1_10_asmspy_backend_ops SIZE_1_9_asmspy_backend_ops
 #define SIZE_1_10_asmspy_view_ops SIZE_1_9_asmspy_view_ops
 
+/* ========================== ABI 1.11 ========================== */
+/* struct asmspy_backend_ops gained suits() (a call backend refuses a target
+ * it cannot trace safely; the engine falls back); ASMSPY_FACT_UNSUITED. */
+#define SIZE_1_11_asmspy_probe_result SIZE_1_10_asmspy_probe_result
+#define SIZE_1_11_asmspy_event SIZE_1_10_asmspy_event
+#define SIZE_1_11_asmspy_host_api SIZE_1_10_asmspy_host_api
+#define SIZE_1_11_asmspy_operands SIZE_1_10_asmspy_operands
+#define SIZE_1_11_asmspy_session SIZE_1_10_asmspy_session
+#define SIZE_1_11_asmspy_regs SIZE_1_10_asmspy_regs
+#define SIZE_1_11_asmspy_stop SIZE_1_10_asmspy_stop
+#define SIZE_1_11_asmspy_seam_api SIZE_1_10_asmspy_seam_api
+#define SIZE_1_11_asmspy_symbol SIZE_1_10_asmspy_symbol
+#define SIZE_1_11_asmspy_plugin SIZE_1_10_asmspy_plugin
+#define SIZE_1_11_asmspy_syscall_info SIZE_1_10_asmspy_syscall_info
+#define SIZE_1_11_asmspy_inproc_req SIZE_1_10_asmspy_inproc_req
+#define SIZE_1_11_asmspy_view_ops SIZE_1_10_asmspy_view_ops
+#define SIZE_1_11_asmspy_fpregs SIZE_1_10_asmspy_fpregs
+PIN(asmspy_backend_ops, suits, 56);
+NEW(asmspy_backend_ops, suits, SIZE_1_10_asmspy_backend_ops);
+#define SIZE_1_11_asmspy_backend_ops 64
+ENDS(asmspy_backend_ops, suits, SIZE_1_11_asmspy_backend_ops);
+_Static_assert(ASMSPY_FACT_UNSUITED == 105, "a status code never changes");
+
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */
-#if ASMSPY_ABI_MINOR == 10
-#define CUR(S) SIZE_1_10_##S
+#if ASMSPY_ABI_MINOR == 11
+#define CUR(S) SIZE_1_11_##S
 #else
 #error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
 #endif
