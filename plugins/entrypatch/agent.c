@@ -185,6 +185,7 @@ INL int self_copy(long nr, uint64_t local, uint64_t remote) {
 INL void frame_copy(struct agent_frame *dst, const struct agent_frame *src) {
   dst->slot = src->slot;
   dst->ret = src->ret;
+  dst->seq = src->seq;
   dst->func = src->func;
   dst->flags = src->flags;
 }
@@ -347,20 +348,52 @@ INL struct agent_thread *thread_slot(struct agent_state *st, int claim, uint32_t
   return claim_slot(st, key, tid ? tid : current_tid(st), h, idx);
 }
 
-/* ------------------------------------------------------------ graves -- */
+/* ------------------------------------------------------------ graves -- *
+ * Frames that left without returning (longjmp, a throw, or a coroutine's
+ * frames buried when another stack returned) are kept in a ring, so a late
+ * return still finds its real address. Several records may name one slot
+ * (a slot is hooked, buried, hooked again); the newest (seq) is the live
+ * one, and hooking a slot makes every older grave record of it stale. */
 
-/* A grave entry pushed out of the ring: unless a live frame or a newer
- * entry owns its slot, its real return address goes back into the slot,
- * so a late return there needs no record at all. */
+INL uint64_t grave_bit(uint64_t slot) { return 1ull << ((slot >> 3) & 63); }
+
+/* The newest grave record of slot, or NULL; the mask is rebuilt on the way. */
+INL struct agent_frame *grave_newest(struct agent_thread *t, uint64_t slot) {
+  struct agent_frame *best = NULL;
+  uint64_t mask = 0;
+  for (uint32_t i = 0; i < AGENT_GRAVE; i++) {
+    struct agent_frame *g = &t->grave[i];
+    if (!g->slot) continue;
+    mask |= grave_bit(g->slot);
+    if (g->slot == slot && g->ret && (!best || g->seq > best->seq)) best = g;
+  }
+  t->grave_mask = mask;
+  return best;
+}
+
+/* slot is hooked anew: its older grave records are stale. */
+INL void grave_forget(struct agent_thread *t, uint64_t slot) {
+  uint64_t mask = 0;
+  for (uint32_t i = 0; i < AGENT_GRAVE; i++) {
+    struct agent_frame *g = &t->grave[i];
+    if (g->slot == slot) g->slot = 0;
+    if (g->slot) mask |= grave_bit(g->slot);
+  }
+  t->grave_mask = mask;
+}
+
+/* A grave entry pushed out of the ring: unless a newer record owns its
+ * slot, its real return address goes back into the slot, so a late return
+ * there needs no record at all. */
 INL void evict(struct agent_state *st, struct agent_thread *t, struct agent_frame *g) {
-  uint64_t slot = g->slot, ret = g->ret;
+  uint64_t slot = g->slot, ret = g->ret, seq = g->seq;
   g->slot = 0;
   if (!slot || !ret) return;
   uint32_t d = t->depth < AGENT_SHADOW ? t->depth : AGENT_SHADOW;
   for (uint32_t i = 0; i < d; i++)
-    if (t->frames[i].slot == slot) return;
+    if (t->frames[i].slot == slot && t->frames[i].seq > seq) return;
   for (uint32_t i = 0; i < AGENT_GRAVE; i++)
-    if (t->grave[i].slot == slot) return;
+    if (t->grave[i].slot == slot && t->grave[i].seq > seq) return;
   uint64_t now = 0;
   if (!self_copy(SYS_PROCESS_VM_READV, (uint64_t)&now, slot) || now != st->ret_hook) return;
   if (self_copy(SYS_PROCESS_VM_WRITEV, (uint64_t)&ret, slot))
@@ -368,8 +401,7 @@ INL void evict(struct agent_state *st, struct agent_thread *t, struct agent_fram
 }
 
 /* A frame that left without returning: its exit is recorded now, and it is
- * kept in the grave (a return through it would still find its real
- * address: another stack, a coroutine). */
+ * kept in the grave. */
 INL void bury(struct agent_state *st, struct agent_thread *t, uint32_t idx,
               const struct agent_frame *f) {
   uint32_t n = t->ngrave;
@@ -377,22 +409,8 @@ INL void bury(struct agent_state *st, struct agent_thread *t, uint32_t idx,
   struct agent_frame *g = &t->grave[n & (AGENT_GRAVE - 1)];
   if (n >= AGENT_GRAVE) evict(st, t, g);
   frame_copy(g, f);
+  t->grave_mask |= grave_bit(f->slot);
   emit(st, t, idx, f->ret, f->slot, REC_WORD(f->func, REC_EXIT, REC_F_UNWOUND));
-}
-
-/* The real return address of a buried frame with this slot (newest
- * first), taken out of the grave; 0 if none. */
-INL uint64_t unbury(struct agent_thread *t, uint64_t slot) {
-  uint32_t n = t->ngrave < AGENT_GRAVE ? t->ngrave : AGENT_GRAVE;
-  for (uint32_t i = 0; i < n; i++) {
-    struct agent_frame *g = &t->grave[(t->ngrave - 1 - i) & (AGENT_GRAVE - 1)];
-    if (g->slot == slot && g->ret) {
-      uint64_t ret = g->ret;
-      g->slot = 0;
-      return ret;
-    }
-  }
-  return 0;
 }
 
 /* _Unwind_RaiseException is about to walk this thread's stack: every
@@ -481,10 +499,12 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
          REC_WORD(index, REC_ENTRY, REC_F_NOEXIT | (tail ? REC_F_TAIL : 0)));
     return fn->resume;
   }
+  if (!tail && (t->grave_mask & grave_bit(slot))) grave_forget(t, slot);
   t->depth = d + 1; /* claim first: a signal handler pushes above */
   struct agent_frame *f = &t->frames[d];
   f->slot = slot;
   f->ret = tail ? 0 : ret;
+  f->seq = rdtsc();
   f->func = (uint32_t)index;
   f->flags = 0;
   if (!tail) *slotp = st->ret_hook;
@@ -492,26 +512,36 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
   return fn->resume;
 }
 
-/* Another thread's record of a frame returning through `slot` (a
- * coroutine resumed on another thread, a thread pointer that changed). */
+/* Any thread's newest record of a frame returning through `slot` (a
+ * coroutine resumed on another thread, a thread pointer that changed);
+ * a grave record found is taken out. 0 if none. */
 INL uint64_t find_anywhere(struct agent_state *st, uint64_t slot) {
+  uint64_t best_seq = 0, best_ret = 0;
+  struct agent_frame *best_grave = NULL;
   for (uint32_t k = 0; k < AGENT_THREADS; k++) {
     struct agent_thread *o = &st->threads[k];
     if (__atomic_load_n(&o->key, __ATOMIC_ACQUIRE) <= AGENT_KEY_DEAD) continue;
-    for (uint32_t i = o->depth < AGENT_SHADOW ? o->depth : AGENT_SHADOW; i-- > 0;)
-      if (o->frames[i].slot == slot && o->frames[i].ret) return o->frames[i].ret;
-    uint64_t r = unbury(o, slot);
-    if (r) return r;
+    for (uint32_t i = o->depth < AGENT_SHADOW ? o->depth : AGENT_SHADOW; i-- > 0;) {
+      const struct agent_frame *f = &o->frames[i];
+      if (f->slot == slot && f->ret && (!best_ret || f->seq > best_seq))
+        best_seq = f->seq, best_ret = f->ret, best_grave = NULL;
+    }
+    struct agent_frame *g = grave_newest(o, slot);
+    if (g && (!best_ret || g->seq > best_seq))
+      best_seq = g->seq, best_ret = g->ret, best_grave = g;
   }
-  return 0;
+  if (best_grave) best_grave->slot = 0;
+  return best_ret;
 }
 
 /* A hooked frame returned through `slot`. Returns where it really returns
- * to. The matching frame is the highest one with that slot; frames above it
- * that sit deeper on the stack (lower slot) were left by longjmp (or live
- * on a coroutine's stack below this one) and are buried; frames above it
- * with a higher slot live on another stack and are kept. A tail chain
- * (ret 0) shares the slot and exits with it. */
+ * to. The matching frame is the newest record of that slot: the highest
+ * one on the shadow stack, unless the grave holds a newer one (a coroutine
+ * frame buried while its stack was suspended). On the shadow stack, frames
+ * above the match that sit deeper on the stack (lower slot) were left by
+ * longjmp (or live on a coroutine's stack below this one) and are buried;
+ * frames above it with a higher slot live on another stack and are kept. A
+ * tail chain (ret 0) shares the slot and exits with it. */
 AGENT_FN uint64_t asmspy_agent_on_return(struct agent_state *st, uint64_t slot) {
   uint32_t idx;
   struct agent_thread *t = thread_slot(st, 0, &idx);
@@ -523,7 +553,8 @@ AGENT_FN uint64_t asmspy_agent_on_return(struct agent_state *st, uint64_t slot) 
         m = i;
         break;
       }
-    if (m < d) {
+    struct agent_frame *g = t->grave_mask & grave_bit(slot) ? grave_newest(t, slot) : NULL;
+    if (m < d && !(g && g->seq > t->frames[m].seq)) {
       /* the chain sharing the slot: m down to the frame holding the address */
       uint32_t base = m;
       while (base > 0 && !t->frames[base].ret && t->frames[base - 1].slot == slot) base--;
@@ -540,9 +571,11 @@ AGENT_FN uint64_t asmspy_agent_on_return(struct agent_state *st, uint64_t slot) 
       t->depth = keep;
       if (real) return real;
     }
-    /* not on the shadow stack: buried earlier, yet it returned */
-    uint64_t r = unbury(t, slot);
-    if (r) return r;
+    if (g) { /* buried earlier (or newer than the shadow stack's), yet it returned */
+      uint64_t r = g->ret;
+      g->slot = 0;
+      return r;
+    }
   }
   uint64_t r = find_anywhere(st, slot);
   if (r) return r;

@@ -76,6 +76,9 @@ struct agent_func {
 struct agent_frame {
   uint64_t slot;
   uint64_t ret;        /* 0: a tail call (its caller's entry below owns the slot) */
+  uint64_t seq;        /* when the slot was hooked (tsc): of several records of one
+                          slot, the newest is the live one (coroutines leave stale
+                          ones on the shadow stack and in the grave) */
   uint32_t func;       /* index into funcs */
   uint32_t flags;      /* AGENT_FRAME_* */
 };
@@ -88,6 +91,8 @@ struct agent_thread {
   uint32_t ngrave;     /* entries ever put in grave (a ring of AGENT_GRAVE) */
   uint32_t pad;
   uint64_t dropped;    /* events not written: no ring (forked child, asmspy gone) */
+  uint64_t grave_mask; /* bit (slot >> 3) & 63 of every grave entry in use: a
+                          return or a call looks in the grave only on a hit */
   struct agent_frame frames[AGENT_SHADOW];
   /* frames that left without returning (longjmp, another stack). A
    * return through one still finds its real address here; one pushed out

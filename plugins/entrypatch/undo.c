@@ -96,13 +96,18 @@ static void restore_entries(struct undo *u, struct ep_undo_report *rep) {
 /* One recorded frame: its slot gets the real return address back if it
  * still holds the hook. */
 static void give_back(struct undo *u, const struct agent_frame *f, struct ep_undo_report *rep) {
-  if (!f->slot || !f->ret || slot_done(u, f->slot)) return;
+  if (slot_done(u, f->slot)) return;
   uint64_t now = 0;
   if (rd(u, f->slot, &now, 8) != 8 || now != u->st->ret_hook) return;
   if (wr(u, f->slot, &f->ret, 8) == 0)
     rep->unhooked++;
   else
     u->still_hooked++;
+}
+
+static int newest_first(const void *a, const void *b) {
+  const struct agent_frame *x = a, *y = b;
+  return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
 }
 
 static void unhook_threads(struct undo *u, struct ep_undo_report *rep) {
@@ -115,7 +120,7 @@ static void unhook_threads(struct undo *u, struct ep_undo_report *rep) {
       uint64_t key;
       int32_t tid;
       uint32_t depth, ngrave, pad;
-      uint64_t dropped;
+      uint64_t dropped, grave_mask;
     } head;
     _Static_assert(offsetof(struct agent_thread, frames) == sizeof head, "agent_thread head");
     if (rd(u, base, &head, sizeof head) != (ssize_t)sizeof head) break;
@@ -123,20 +128,18 @@ static void unhook_threads(struct undo *u, struct ep_undo_report *rep) {
     /* a dead thread's frames return nowhere, and its stack may be a new
      * thread's now: its slots are never written */
     if (head.key <= AGENT_KEY_DEAD || !thread_live(u, head.tid)) continue;
-    uint32_t d = head.depth < AGENT_SHADOW ? head.depth : AGENT_SHADOW;
-    uint32_t g = head.ngrave < AGENT_GRAVE ? head.ngrave : AGENT_GRAVE;
-    struct agent_frame *grave = frames + AGENT_SHADOW;
-    if (d && rd(u, base + offsetof(struct agent_thread, frames), frames, d * sizeof *frames) !=
+    uint32_t d = head.depth < AGENT_SHADOW ? head.depth : AGENT_SHADOW, n = 0;
+    if (d && rd(u, base + offsetof(struct agent_thread, frames), frames, d * sizeof *frames) ==
                  (ssize_t)(d * sizeof *frames))
-      d = 0;
-    if (g && rd(u, base + offsetof(struct agent_thread, grave), grave,
-                AGENT_GRAVE * sizeof *grave) != (ssize_t)(AGENT_GRAVE * sizeof *grave))
-      g = 0;
-    /* newest first: the shadow stack from the top, then the grave from
-     * its last entry; tail entries (ret 0) share their base's slot */
-    for (uint32_t i = d; i-- > 0;) give_back(u, &frames[i], rep);
-    for (uint32_t i = 0; i < g; i++)
-      give_back(u, &grave[(head.ngrave - 1 - i) & (AGENT_GRAVE - 1)], rep);
+      n = d;
+    if (head.ngrave && rd(u, base + offsetof(struct agent_thread, grave), frames + n,
+                          AGENT_GRAVE * sizeof *frames) == (ssize_t)(AGENT_GRAVE * sizeof *frames))
+      n += AGENT_GRAVE;
+    /* of several records of one slot the newest is the live one: newest
+     * first, each slot once (tail entries, ret 0, share their base's slot) */
+    qsort(frames, n, sizeof *frames, newest_first);
+    for (uint32_t i = 0; i < n; i++)
+      if (frames[i].slot && frames[i].ret) give_back(u, &frames[i], rep);
     uint32_t zero[2] = {0, 0}; /* depth, ngrave */
     wr(u, base + offsetof(struct agent_thread, depth), zero, sizeof zero);
   }
@@ -262,6 +265,16 @@ int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
   if (!why) {
     unmap_all(u, skip_ring);
     rep->unmapped = 1;
+  } else if (!inside && !skip_ring && u->st->gate && u->st->ring_map.base) {
+    /* the code stays for what may still return through it, but the ring
+     * (most of the memory) can go: the agent reaches it only through the
+     * gate, read by a thread inside its code, and none is */
+    if (wr(u, (uint64_t)u->st->gate + offsetof(struct agent_gate, ring), &zero, 8) == 0 &&
+        ep_remote_call(rem, SYS_munmap, u->st->ring_map.base, u->st->ring_map.size, 0, 0, 0,
+                       0) == 0) {
+      struct agent_mapping none = {0, 0};
+      wr(u, state + offsetof(struct agent_state, ring_map), &none, sizeof none);
+    }
   }
 out:
   free(u->done);
