@@ -318,6 +318,8 @@ INL struct agent_thread *claim_slot(struct agent_state *st, uint64_t key, int32_
 INL struct agent_thread *thread_slot(struct agent_state *st, int claim, uint32_t *idx) {
   uint64_t key = thread_pointer();
   int32_t tid = st->tid_offset ? current_tid(st) : 0;
+  if (key <= AGENT_KEY_DEAD) /* a runtime whose fs:0 is no TCB pointer: the tid is the key */
+    key = 1ull << 63 | (uint64_t)(uint32_t)(tid ? tid : current_tid(st));
   uint32_t h = slot_hash(key), same_k = 0;
   struct agent_thread *same = NULL;
   for (uint32_t i = 0; i < AGENT_THREADS; i++) {

@@ -173,9 +173,21 @@ static uint64_t mapping_end(pid_t pid, uint64_t addr) {
   return end;
 }
 
+/* A word of agent code on a stack that something will return to: the
+ * return hook (a hooked slot), or the instruction pointer saved in a
+ * signal frame (ucontext's gregs: rip, then eflags with its always-one bit
+ * 1, then cs/gs/fs with the 64-bit user cs 0x33). Any other agent address
+ * above sp is a stale word inside a live frame's uninitialised locals (the
+ * thunk's own pushes, the resume address its `ret` consumed) and refers
+ * to nothing. */
+static int live_reference(const struct undo *u, const uint64_t *w, size_t i, size_t n) {
+  if (!in_code(u, w[i])) return 0;
+  if (w[i] == u->st->ret_hook) return 1;
+  return i + 2 < n && (w[i + 1] & 2) && w[i + 1] < (1ull << 22) && (w[i + 2] & 0xffff) == 0x33;
+}
+
 /* Why the agent's memory must stay, or NULL: a thread inside its code, or
- * an address of its code on a thread's stack (the frame of a signal
- * handler that interrupted it, a return address into it). */
+ * a live reference to it on a thread's stack (live_reference). */
 static const char *still_used(struct undo *u, char *why, size_t cap) {
   if (u->still_hooked) {
     snprintf(why, cap, "%u hooked return slot(s) could not be given back", u->still_hooked);
@@ -202,7 +214,7 @@ static const char *still_used(struct undo *u, char *why, size_t cap) {
       ssize_t got = rd(u, at, buf, n);
       if (got <= 0) break;
       for (size_t w = 0; w < (size_t)got / 8; w++)
-        if (in_code(u, buf[w])) {
+        if (live_reference(u, buf, w, (size_t)got / 8)) {
           snprintf(why, cap, "thread %d's stack holds an address of the agent's code at 0x%llx",
                    (int)u->tids[i], (unsigned long long)(at + w * 8));
           res = why;
