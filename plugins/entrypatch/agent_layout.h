@@ -42,7 +42,7 @@ _Static_assert(AGENT_MAGIC_VERSION(AGENT_CODE_MAGIC) == AGENT_LAYOUT_VERSION,
 
 #define AGENT_MAX_FUNCS 8192u          /* patched functions per session (hard cap) */
 #define AGENT_MAX_REGIONS 16u          /* code regions per session */
-#define AGENT_THREADS 256u             /* thread slots (reclaimed when their thread dies) */
+#define AGENT_THREADS 512u             /* thread slots (reclaimed when their thread dies) */
 #define AGENT_SHADOW 512u              /* frames per thread whose return is hooked */
 #define AGENT_GRAVE 256u               /* frames left without returning, kept for a late return */
 #define AGENT_RING 8192u               /* records per thread ring (power of two) */
