@@ -19,8 +19,8 @@
  *   entry:   save every register; on_entry() records ENTRY in the
  *            thread's ring, pushes {slot, real return address} on the
  *            thread's shadow stack and puts asmspy_agent_return in the
- *            slot; restore; return into f's relocated prologue, which
- *            jumps back into f after the patched bytes
+ *            slot; restore; jump to f's relocated prologue, which jumps
+ *            back into f after the patched bytes
  *   f's ret lands in asmspy_agent_return: on_return() pops the frame,
  *            records EXIT and hands back the real return address.
  *
@@ -44,18 +44,23 @@
  * function it knows does not touch them, and hand-written assembly callers
  * assume even more. So nothing is scratch here: every general register and
  * the flags are saved and restored, the stub passes the function's index on
- * the stack (push imm32), and the thunk leaves by `ret` through a stack word
- * instead of an indirect jump through a register. The agent's C code is
+ * the stack (push imm32), and the thunk leaves by an indirect jump through
+ * the stack word it has just popped (`lea 8(%rsp), %rsp; jmp *-8(%rsp)`):
+ * no register is needed, and unlike a `ret` it leaves the CPU's return
+ * stack buffer in step with the program's calls, so the program's own
+ * returns stay predicted. The word is below rsp for one instruction, inside
+ * the red zone, which the kernel never overwrites when it delivers a signal
+ * (it places the signal frame 128 bytes further down). The agent's C code is
  * compiled with -mgeneral-regs-only, so vector and x87 registers are never
  * touched at all.
  *
  * Entry, from stub_f (push $index; jmp asmspy_agent_entry):
  *     [rsp] = index, [rsp+8] = f's return slot
  *   the index word becomes the address of f's relocated prologue, and the
- *   final `ret` goes there with rsp back at the return slot, every register
+ *   final jump goes there with rsp back at the return slot, every register
  *   as the caller left it.
  * Return, when a hooked f returns: rsp = slot + 8. The slot receives the
- *   real return address and the final `ret` goes there. */
+ *   real return address and the final jump goes there, rsp = slot + 8. */
 __asm__(".pushsection asmspy_agent,\"ax\",@progbits\n"
         ".balign 16\n"
         ".globl asmspy_agent_header\n"
@@ -80,14 +85,15 @@ __asm__(".pushsection asmspy_agent,\"ax\",@progbits\n"
         "  mov 16(%rbp), %rsi\n"
         "  lea 24(%rbp), %rdx\n"
         "  call asmspy_agent_on_entry\n"
-        "  mov %rax, 16(%rbp)\n"    /* the index word: where `ret` goes */
+        "  mov %rax, 16(%rbp)\n"    /* the index word: where the final jump goes */
         "  add $8, %rsp\n"
         "  pop %r11\n  pop %r10\n  pop %r9\n  pop %r8\n  pop %rdi\n"
         "  pop %rsi\n  pop %rdx\n  pop %rcx\n  pop %rax\n"
         "  mov %rbp, %rsp\n"
         "  pop %rbp\n"
         "  popfq\n"
-        "  ret\n"
+        "  lea 8(%rsp), %rsp\n"   /* lea: the flags stay restored */
+        "  jmp *-8(%rsp)\n"
         ".balign 16\n"
         ".globl asmspy_agent_return\n"
         ".hidden asmspy_agent_return\n"
@@ -111,7 +117,8 @@ __asm__(".pushsection asmspy_agent,\"ax\",@progbits\n"
         "  mov %rbp, %rsp\n"
         "  pop %rbp\n"
         "  popfq\n"
-        "  ret\n"
+        "  lea 8(%rsp), %rsp\n"   /* lea: the flags stay restored */
+        "  jmp *-8(%rsp)\n"
         ".popsection\n");
 
 INL uint64_t rdtsc(void) {
