@@ -41,10 +41,28 @@ int cli_supervise(int (*session)(void *arg), void *arg) {
    * (host/undo_journal.h): put back below if it dies without leaving */
   (void)undo_journal_create(UNDO_JOURNAL_BYTES);
   fflush(NULL);
+  /* A stop signal landing between fork() and the forwarding handler below
+   * would only raise the supervisor's own flag, which nothing reads: the
+   * session would run on (issue 24, 3/120 at 20-55 ms after start). So the
+   * stop signals are held blocked across the fork: one that arrived before
+   * it set the flag the child inherits; one that arrives after it stays
+   * pending until forward_signal is in place, then reaches the child. */
+  sigset_t stops, saved_mask;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  sigaddset(&stops, SIGHUP);
+  sigprocmask(SIG_BLOCK, &stops, &saved_mask);
   pid_t child = fork();
-  if (child < 0) return session(arg); /* cannot fork: trace in-process */
+  if (child < 0) { /* cannot fork: trace in-process */
+    sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+    return session(arg);
+  }
   if (child == 0) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
+    /* the child keeps the inherited stop handlers (its flag); a signal sent
+     * to it meanwhile was held pending and is delivered here */
+    sigprocmask(SIG_SETMASK, &saved_mask, NULL);
     if (getppid() != supervisor) raise(SIGTERM); /* it died before prctl took effect */
     prctl(PR_SET_NAME, "asmspy-tracer");
     int rc = session(arg);
@@ -60,6 +78,7 @@ int cli_supervise(int (*session)(void *arg), void *arg) {
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
   signal(SIGPIPE, SIG_IGN); /* the child owns stdout's fate */
+  sigprocmask(SIG_SETMASK, &saved_mask, NULL); /* a held stop signal is forwarded now */
   int status;
   while (waitpid(child, &status, 0) < 0)
     if (errno != EINTR) return CLI_EXIT_FAIL;

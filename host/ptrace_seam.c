@@ -565,12 +565,41 @@ static void trap_guard_arm(struct asmspy_seam *sm, pid_t tgid) {
   if (seam_read_sigaction(p->target, t->tid, p->syscall_insn, SIGTRAP, &p->trap_act, &owed) == 0)
     p->trap_act_saved = 1;
   if (owed) t->owed_sig = owed;
+  /* Our own injection must never cost the target its handler (it steps
+   * with SIGTRAP unblocked for that); should a kernel reset it anyway, put
+   * it back now: in a mode that plants no breakpoint nothing else would. */
+  if (p->trap_act_saved && !thread_sigmask_has(t->tid, "SigCgt:", SIGTRAP)) {
+    owed = 0;
+    seam_write_sigaction(p->target, t->tid, p->syscall_insn, SIGTRAP, &p->trap_act, &owed);
+    if (owed && !t->owed_sig) t->owed_sig = owed;
+  }
+}
+
+/* Is t executing the target's own SIGTRAP handler (its ip in the function
+ * the saved action names)? Only there was SIGTRAP blocked by the kernel when
+ * one of our traps reset the action; anywhere else, blocking it would make
+ * the target's next int3 fatal. */
+static int thread_in_trap_handler(struct seam_proc *p, struct seam_task *t) {
+  struct arch_regs r;
+  if (!p->target || !p->trap_act.handler || regs_get(t->tid, &r) != 0) return 0;
+  struct asmspy_symbol at, h;
+  memset(&at, 0, sizeof at);
+  memset(&h, 0, sizeof h);
+  ASMSPY_INIT_HEADER(&at);
+  ASMSPY_INIT_HEADER(&h);
+  if (target_symbolize(p->target, arch_ip(&r), &at) != 0 ||
+      target_symbolize(p->target, p->trap_act.handler, &h) != 0)
+    return 0;
+  return at.kind != ASMSPY_SYM_UNKNOWN && h.kind != ASMSPY_SYM_UNKNOWN && at.start == h.start;
 }
 
 /* After one of our traps (breakpoint, watchpoint) in t: if the target
- * caught SIGTRAP at attach and no longer does, the trap landed where
- * SIGTRAP was blocked and the kernel reset the handler. Put the action
- * back and block SIGTRAP again. Returns ASMSPY_STOPF_IN_TRAP_HANDLER then. */
+ * caught SIGTRAP at attach and no longer does, a trap landed where SIGTRAP
+ * was blocked and the kernel reset the handler (and unblocked SIGTRAP in
+ * that thread). Put the action back; block SIGTRAP again only when t is
+ * inside that handler — the reset may have come from another thread, and
+ * main-line code with SIGTRAP blocked dies at its next int3 (issue 24).
+ * Returns ASMSPY_STOPF_IN_TRAP_HANDLER then. */
 static uint32_t trap_guard_check(struct asmspy_seam *sm, struct seam_task *t) {
   struct seam_proc *p = proc_find(sm, t->tgid);
   if (!p || !p->trap_act_saved || thread_sigmask_has(t->tid, "SigCgt:", SIGTRAP)) return 0;
@@ -578,7 +607,8 @@ static uint32_t trap_guard_check(struct asmspy_seam *sm, struct seam_task *t) {
   int rc = seam_write_sigaction(p->target, t->tid, p->syscall_insn, SIGTRAP, &p->trap_act, &owed);
   if (owed) t->owed_sig = owed;
   uint64_t mask = 0;
-  if (ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof mask, &mask) == 0) {
+  if (thread_in_trap_handler(p, t) &&
+      ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof mask, &mask) == 0) {
     mask |= 1ull << (SIGTRAP - 1);
     ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof mask, &mask);
   }
@@ -1571,6 +1601,20 @@ int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_
       return rc;
     }
   }
+  /* The step's own trap must not land with SIGTRAP blocked (the thread may
+   * sit in the target's SIGTRAP handler): force_sig_info_to_task would reset
+   * the target's SIGTRAP action to SIG_DFL (issue 24). So SIGTRAP is
+   * unblocked for the one step and the thread's mask put back after. */
+  uint64_t mask = 0;
+  int mask_saved = ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof mask, &mask) == 0;
+  uint64_t trap_bit = 1ull << (SIGTRAP - 1);
+  if (mask_saved && (mask & trap_bit)) {
+    uint64_t open_mask = mask & ~trap_bit;
+    if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof open_mask, &open_mask) != 0) mask_saved = 0;
+  } else {
+    mask_saved = 0; /* nothing to undo */
+  }
+  int stop_again = 0;
   rc = -EIO;
   for (int tries = 0; tries < 16; tries++) {
     if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) != 0) {
@@ -1595,13 +1639,26 @@ int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_
         rc = 0;
         break;
       }
+      /* a SIGTRAP of the target's own (queued while it was blocked) came
+       * before the instruction ran: it is owed, not ours */
+      siginfo_t si;
+      if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 && si.si_code != TRAP_TRACE &&
+          si.si_code != TRAP_BRKPT && !*owed_sig)
+        *owed_sig = SIGTRAP;
       rc = -EIO;
       continue;
     }
     /* a signal (or an event) came before the instruction ran: keep the
-     * signal for later, step again */
-    if (!(status >> 16) && sig != SIGTRAP && sig != SIGSTOP) *owed_sig = sig;
+     * signal for later, step again. A SIGSTOP (someone stopped the target
+     * while we drove it: it must end up stopped, issue 24) is queued again
+     * below, so its own delivery stop reaches the backend, which passes it
+     * on like any signal; the interrupt stop the thread sits in would
+     * ignore a signal handed to its resume. */
+    if (!(status >> 16) && sig == SIGSTOP) stop_again = 1;
+    else if (!(status >> 16) && sig != SIGTRAP) *owed_sig = sig;
   }
+  if (mask_saved) ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof mask, &mask);
+  if (stop_again) syscall(SYS_tkill, tid, SIGSTOP);
   int restored = regs_set(tid, &saved);
   if (restored != 0 && rc == 0) rc = restored;
   return rc;

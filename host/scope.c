@@ -4,8 +4,8 @@
  * backend's in-process ops (ABI 1.4) found through the ordinary engine: no
  * second capture stack. On end the recorded instruction addresses are
  * rendered as `function+0xoff [module]  disasm` (host describe + Capstone),
- * written to $TMPDIR/asmspy-scope-<name>-<pid>.txt and (unless quiet) to
- * stdout.
+ * printed to stdout (unless quiet) and, only when ASMSPY_SCOPE_FILE asks for
+ * it, written to a file (scope_file.c: where, and how safely).
  *
  * Two rules keep asmspy's own instructions out of the capture:
  *   - asmspy_scope_begin() does nothing after the backend's inproc_begin()
@@ -23,6 +23,7 @@
 
 #include "common/exec_segment.h"
 #include "host/host.h"
+#include "host/scope_file.h"
 #include "common/strbuf.h"
 
 #include <errno.h>
@@ -126,9 +127,7 @@ static size_t register_slot(const char *name) {
   if (!sl->name) return (size_t)-1;
   char clean[128];
   sanitize(name, clean, sizeof clean);
-  const char *tmp = getenv("TMPDIR");
-  if (!tmp || !*tmp) tmp = "/tmp";
-  snprintf(sl->path, sizeof sl->path, "%s/asmspy-scope-%s-%d.txt", tmp, clean, (int)getpid());
+  scope_file_path(clean, sl->path, sizeof sl->path); /* "" unless a file is asked for */
   sl->uses = 1;
   return g_nslots++;
 }
@@ -500,15 +499,7 @@ __attribute__((no_sanitize_address)) int asmspy_scope_end(asmspy_scope *s) {
   render(s);
   pthread_mutex_unlock(&g_lock);
   free_recs(s);
-  if (s->path[0]) {
-    FILE *f = fopen(s->path, "w");
-    if (f) {
-      fputs(s->text, f);
-      fclose(f);
-    } else {
-      s->path[0] = 0;
-    }
-  }
+  if (s->path[0] && scope_file_write(s->path, s->text) != 0) s->path[0] = 0;
   const char *emit = getenv("ASMSPY_SCOPE_EMIT");
   if (!(s->flags & ASMSPY_SCOPE_QUIET) && !(emit && !strcmp(emit, "0"))) {
     fputs(s->text, stdout);

@@ -115,7 +115,7 @@ pub const Scope = struct {
     raw: ?*c.asmspy_scope,
     ended: bool = false,
 
-    /// End the capture now (idempotent): render, write the text file,
+    /// End the capture now (idempotent): render, write the listing file (if asked),
     /// print it if the scope was made with emit = true.
     pub fn end(self: *Scope) void {
         if (self.ended) return;

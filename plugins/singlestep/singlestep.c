@@ -129,6 +129,7 @@ struct pending_insn {
    * (rt_sigreturn, or sigprocmask after a siglongjmp), then stepping resumes.
    * Stepping it meanwhile would make the kernel reset its handler. */
   int in_trap_handler;
+  int seen; /* its first stop was looked at (attach may land in that handler) */
   uint64_t ip, sp;
   uint8_t bytes[16];
   uint8_t len;
@@ -444,6 +445,14 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
     }
     int deliver = 0;
     uint64_t lost_after = 0; /* the fall-through of a cpuid that just ran */
+    /* A thread first met with SIGTRAP blocked is inside the target's own
+     * SIGTRAP handler (attach landed there, issue 24): run it natively like
+     * one entered under our eyes, or its first step resets the handler. */
+    if (!p->seen) {
+      p->seen = 1;
+      if (ASMSPY_HAS(seam, signal_blocked) && seam->signal_blocked(sm, stop.tid, SIGTRAP))
+        p->in_trap_handler = 1;
+    }
     switch (stop.kind) {
     case ASMSPY_STOP_STEP:
       if (step_executed_pending(p, &stop)) {

@@ -20,8 +20,10 @@
 //! * `code`: [`Code::Window`] (everything the thread ran: faithful but
 //!   noisy), [`Code::function`] (the extent of the symbol covering the
 //!   address), [`Code::range`] (exactly `[addr, addr + len)`).
-//! * `emit`: print the listing to stdout when the scope ends (it is always
-//!   written to `$TMPDIR/asmspy-scope-<name>-<pid>.txt`).
+//! * `emit`: print the listing to stdout when the scope ends. A listing file
+//!   (`asmspy-scope-<name>-<pid>.txt`) is written only when `ASMSPY_SCOPE_FILE`
+//!   asks for one (`1`: a private directory; a directory: there); `path()`
+//!   is `""` otherwise (docs/scope.md).
 //! * Auto-name: `#[track_caller]` + `std::panic::Location::caller()`, so the
 //!   scope is named `file.rs:LINE` of the call to `HwTrace::scope`.
 //! * libasmspy is loaded lazily with `dlopen`: `$ASMSPY_LIB` (a path), then
@@ -331,7 +333,7 @@ impl ScopedTrace {
         t
     }
 
-    /// End the capture now (idempotent): render, write the text file, and
+    /// End the capture now (idempotent): render, write the listing file (if asked), and
     /// print it when the scope was made with emit = true.
     pub fn end(&mut self) -> &mut Self {
         if !self.ended {

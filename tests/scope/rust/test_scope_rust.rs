@@ -167,7 +167,8 @@ fn main() {
     let t = HwTrace::scope_named("rust-hop-drop", &Code::Window, QUIET);
     (v.work)(2);
     std::thread::spawn(move || drop(t)).join().unwrap();
-    let tmp = std::env::var("TMPDIR").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "/tmp".into());
+    // the listing file is opt-in: ASMSPY_SCOPE_FILE names the directory (meson sets it)
+    let tmp = std::env::var("ASMSPY_SCOPE_FILE").ok().filter(|s| s.len() > 1).unwrap_or_else(|| "/nonexistent".into());
     let file = format!("{}/asmspy-scope-rust-hop-drop-{}.txt", tmp, std::process::id());
     let body = std::fs::read_to_string(&file).unwrap_or_default();
     println!("# rust hop (Drop on another thread): {}", body.lines().last().unwrap_or("(no file)"));

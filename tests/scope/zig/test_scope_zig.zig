@@ -175,8 +175,9 @@ pub fn main() !void {
         _ = work(2);
         const th = try std.Thread.spawn(.{}, hopDeinit, .{&s});
         th.join();
-        const tmp = std.os.getenv("TMPDIR") orelse "/tmp";
-        const file = try std.fmt.allocPrint(alloc, "{s}/asmspy-scope-zig-hop-deinit-{d}.txt", .{ if (tmp.len > 0) tmp else "/tmp", std.os.linux.getpid() });
+        // the listing file is opt-in: ASMSPY_SCOPE_FILE names the directory (meson sets it)
+        const tmp = std.os.getenv("ASMSPY_SCOPE_FILE") orelse "/nonexistent";
+        const file = try std.fmt.allocPrint(alloc, "{s}/asmspy-scope-zig-hop-deinit-{d}.txt", .{ tmp, std.os.linux.getpid() });
         defer alloc.free(file);
         const body = std.fs.cwd().readFileAlloc(alloc, file, 1 << 20) catch "";
         defer if (body.len > 0) alloc.free(body);
@@ -214,7 +215,7 @@ pub fn main() !void {
         defer std.fs.deleteTreeAbsolute(dir) catch {};
         var env = try std.process.getEnvMap(alloc);
         defer env.deinit();
-        try env.put("TMPDIR", dir);
+        try env.put("ASMSPY_SCOPE_FILE", dir); // the children's listings land in dir
         const term = try runChild(alloc, "--panic", &env);
         const n = try countScopeFiles(dir);
         try out.print("# zig panic child: {any}, scope files in {s}: {d}\n", .{ term, dir, n });
