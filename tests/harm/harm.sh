@@ -53,8 +53,9 @@
 #   HARM_SRC    this directory (sources, helpers)
 #   CALLS_SRC   tests/calls (lib.sh, code_equals_elf.py)
 #   HARM_FULL=1 the whole matrix;  REPS=2 its repetitions
-#   SESSION_TIMEOUT=60  s a session may take (its expiry is a hang failure)
-#   ROUND_WAIT=30       s to wait for 2 more rounds
+#   SESSION_TIMEOUT=20  s a session may take (its expiry is a hang failure)
+#   ROUND_WAIT=15       s to wait for 2 more rounds (while patched too: a
+#                       program that makes no round under the capture hangs)
 #   ARTIFACTS=<dir>     keep failing sessions' files (asmspy out/err, maps)
 #   RESULTS=<file>      also append `RESULT group prog mode:ending verdict`
 #                       lines there (scripts/soak.sh --harm counts them)
@@ -72,8 +73,8 @@ CALLS_SRC=${CALLS_SRC:-$HERE/../calls}
 . "$HERE/../survival/proc_lib.sh"
 set +e
 set -u
-SESSION_TIMEOUT=${SESSION_TIMEOUT:-60}
-ROUND_WAIT=${ROUND_WAIT:-30}
+SESSION_TIMEOUT=${SESSION_TIMEOUT:-20}
+ROUND_WAIT=${ROUND_WAIT:-15}
 SIGNAL_WAIT=${SIGNAL_WAIT:-20}
 HARM_FULL=${HARM_FULL:-0}
 REPS=${REPS:-${HARM_DEFAULT_REPS:-2}}
@@ -123,6 +124,7 @@ start_prog() {
   P_REF=$(sed -n 's/.* ready reference=\([^ ]*\).*/\1/p' "$P_OUT" | head -1)
   PIDS="$PIDS $P_PID"
   P_CORRUPT_SEEN=0
+  P_RESTARTED=${P_RESTARTED:-0}
   wait_rounds 2 >/dev/null || { echo "HARNESS ERROR: $P_NAME printed no rounds on its own: $(tail -3 "$P_OUT")" >&2; return 1; }
   baseline
 }
@@ -251,7 +253,7 @@ session() {
   else
     wait_patched_or_gone "$a" "$before"
     case $? in
-      0) wait_rounds 2 >/dev/null || true;;    # let the patched code run
+      0) local w; w=$(wait_rounds 2) || EV+=("while patched: $w (a hang under the capture)");;
       1) NOTES+=("asmspy ended before it patched anything");;
       2) EV+=("hang: asmspy never patched the program in ${SESSION_TIMEOUT}s");;
     esac
@@ -272,8 +274,11 @@ rc_note() {
         NOTES+=("asmspy exit $rc")
       fi;;
   esac
-  if grep -qiE 'refus|SKIP|fall(ing)? ?back|singlestep' "$S_ERR" "$S_OUT" 2>/dev/null; then
-    NOTES+=("asmspy said: $(grep -hiE 'refus|SKIP|fall(ing)? ?back|singlestep' "$S_ERR" "$S_OUT" | grep -v '^#   refused' | head -3 | cut -c1-200 | tr '\n' ' ')")
+  # a refusal or a fallback (not entrypatch's per-function "refused N")
+  local re='refus(es|ing|ed to)|SKIP|fall(ing|s)? ?back|--backend=singlestep|will not'
+  local what; what=$({ cat "$S_ERR"; grep '^#' "$S_OUT"; } 2>/dev/null | grep -iE "$re" | grep -v '^# entrypatch: ')
+  if [ -n "$what" ]; then
+    NOTES+=("asmspy said: $(head -3 <<<"$what" | cut -c1-200 | tr '\n' ' ')")
   fi
 }
 
@@ -301,11 +306,12 @@ check_after() {
     local rc=$? how
     if [ $rc -gt 128 ]; then how="killed by SIG$(kill -l $((rc - 128)) 2>/dev/null) (status $rc)"; else how="exited with status $rc"; fi
     [ "$P_BG" = "$P_PID" ] || how="gone (not our child: status unknown)"
-    EV+=("the program died: $how; its last lines: $(tail -n 3 "$P_OUT" "$P_OUT.err" 2>/dev/null | grep -v '^==>' | tr '\n' ' ' | cut -c1-300)")
+    local why; why=$(grep -m3 -hE 'fatal error|unknown pc|^SIG|signal|panic|terminate|what\(\)' "$P_OUT.err" 2>/dev/null | tr '\n' ' ' | cut -c1-300)
+    EV+=("the program died: $how; ${why:+its stderr: $why; }its last lines: $(tail -n 3 "$P_OUT" 2>/dev/null | tr '\n' ' ' | cut -c1-300)")
   fi
   local c; c=$(grep -c 'CORRUPT' "$P_OUT")
   if [ "$c" -gt "$P_CORRUPT_SEEN" ]; then
-    EV+=("$((c - P_CORRUPT_SEEN)) CORRUPT round(s): $(grep -m1 CORRUPT "$P_OUT" | cut -c1-300)")
+    EV+=("$((c - P_CORRUPT_SEEN)) new CORRUPT round(s): $(grep CORRUPT "$P_OUT" | sed -n "$((P_CORRUPT_SEEN + 1))p" | cut -c1-300)")
     P_CORRUPT_SEEN=$c
   fi
   if [ $alive = 1 ]; then
@@ -317,7 +323,7 @@ check_after() {
       eq=$(python3 "$CALLS_SRC/code_equals_elf.py" "$P_PID" "$m" 2>&1) || clean+=("code of $m differs: $eq")
     done
     eq=$(python3 "$HARM_SRC/maps_equal_files.py" "$P_PID" 2>&1) || clean+=("a read-only file mapping was written: $(head -3 <<<"$eq" | tr '\n' ' ')")
-    local left; left=$(grep -i 'asmspy' "/proc/$P_PID/maps" 2>/dev/null)
+    local left; left=$(grep -E 'asmspy-agent|memfd:asmspy|anon:asmspy' "/proc/$P_PID/maps" 2>/dev/null)
     [ -z "$left" ] || clean+=("asmspy mappings left: $(tr '\n' ';' <<<"$left" | cut -c1-600)")
     if [ "$JIT" = 0 ]; then
       local ax; ax=$(anon_x)
@@ -334,6 +340,7 @@ check_after() {
   if [ $alive = 0 ]; then
     stop_prog
     echo "     (restarting $P_NAME)"
+    P_RESTARTED=1
     start_prog "$P_NAME" "${P_CMD[@]}" || true
   fi
 }
@@ -343,7 +350,7 @@ report() {
   local desc=$1 t0=$2
   local n=${#NOTES[@]}
   if [ ${#EV[@]} -gt 0 ]; then
-    echo "FAIL $GROUP/$P_NAME $desc: $SCMD"
+    echo "FAIL $GROUP/$P_NAME $desc [$(elapsed_since "$t0") s]: $SCMD"
     local e
     for e in "${EV[@]}"; do echo "     evidence: $e"; done
     [ "$n" = 0 ] || echo "     notes: ${NOTES[*]}"
@@ -356,6 +363,7 @@ report() {
     result fail "$P_NAME" "$desc"
   else
     echo "ok   $GROUP/$P_NAME $desc [$(elapsed_since "$t0") s]${NOTES[*]:+ — note: ${NOTES[*]}}"
+    [ "${S_RC:-0}" = 0 ] || [ "$S_RC" = 130 ] || [ "$S_RC" = 143 ] || [ "$S_RC" = 137 ] || echo "     asmspy exit $S_RC; stderr: $(said)"
     result pass "$P_NAME" "$desc"
   fi
 }
@@ -363,6 +371,11 @@ report() {
 # growth_check: after the program's sessions, against the first baseline
 growth_check() {
   [ -n "$P_PID" ] || return 0
+  if [ "${P_RESTARTED:-0}" = 1 ]; then
+    echo "SKIP $GROUP/$P_NAME growth over $1 sessions: the program died and was restarted in between"
+    result skip "$P_NAME" growth
+    return 0
+  fi
   local t0; t0=$(now)
   EV=(); NOTES=(); SCMD="(the sessions above)"; S_RC=0; SDIR="$TMP/growth"; mkdir -p "$SDIR"; : >"$SDIR/main.err"; S_ERR=$SDIR/main.err
   local m v; m=$(maps_count); v=$(vm_kb)
@@ -389,6 +402,7 @@ run_plan() {
 # program NAME PLAN CMD...: start, run the plan, stop
 program() {
   local name=$1 plan=$2; shift 2
+  P_RESTARTED=0
   start_prog "$name" "$@" || { EV=("could not start: $*"); NOTES=(); SCMD=""; S_RC=0; S_ERR=/dev/null; report start "$(now)"; return; }
   echo "== $GROUP/$name: pid $P_PID, reference $P_REF; ${MODULES:+--module=$MODULES; }plan: $([ "$HARM_FULL" = 1 ] && echo "full x$REPS" || echo "$plan")"
   # shellcheck disable=SC2086
@@ -396,9 +410,14 @@ program() {
   stop_prog
 }
 
-# launch_session NAME ENDING CMD...: `asmspy --launch calls [n] -- CMD`
-# (the program writes to HARM_OUT); then the usual checks on it, and its
-# reference must equal WANT_REF (the same program run untraced)
+# launch_session NAME ENDING CMD...: `asmspy --launch calls -1 -- CMD` (the
+# program writes to HARM_OUT). A launched command is asmspy's to end: once
+# the program has run ROUNDS rounds traced, asmspy gets SIGTERM (term) or
+# its group SIGINT (int) and the program must end by that signal (asmspy
+# passes it on), never by another one (SIGILL, SIGSEGV, ...); its rounds must
+# all be OK and its first round's checksum (computed traced from the start)
+# must equal WANT_REF (the same program untraced). A program still running
+# after asmspy ended is checked like an attached one.
 launch_session() {
   local name=$1 ending=$2; shift 2
   local t0; t0=$(now)
@@ -406,10 +425,9 @@ launch_session() {
   SDIR="$TMP/launch.$name.$ending.$RANDOM"; mkdir -p "$SDIR"
   EV=(); NOTES=()
   P_OUT="$SDIR/program.out"; : >"$P_OUT"
-  local n=2000; [ "$ending" = count ] || n=-1
-  SCMD="HARM_OUT=... asmspy --launch calls $n -- $*"
+  SCMD="HARM_OUT=<file> asmspy --launch calls -1 -- $*"
   S_OUT="$SDIR/main.out"; S_ERR="$SDIR/main.err"
-  HARM_OUT=$P_OUT setsid "$ASMSPY" --launch calls "$n" -- "$@" >"$S_OUT" 2>"$S_ERR" &
+  HARM_OUT=$P_OUT setsid "$ASMSPY" --launch calls -1 -- "$@" >"$S_OUT" 2>"$S_ERR" &
   local a=$!
   local i=0
   while ! grep -q ' ready reference=' "$P_OUT" && [ $i -lt $((SESSION_TIMEOUT * 20)) ]; do
@@ -419,25 +437,35 @@ launch_session() {
   P_PID=$(awk '/ ready reference=/ {print $1; exit}' "$P_OUT")
   P_BG=$a
   S_RC=0
+  local desc="launch calls:$ending"
   if [ -z "$P_PID" ]; then
-    EV+=("the launched program never said ready: $(tail -3 "$P_OUT" "$S_ERR" | tr '\n' ' ')")
+    EV+=("the launched program never said ready (its first round): $(grep -h 'launched\|target exited' "$S_ERR" | tr '\n' ' ') $(tail -2 "$P_OUT")")
     end_session "$a" kill
-    report "launch calls:$ending" "$t0"
+    report "$desc" "$t0"
     return
   fi
   PIDS="$PIDS $P_PID"
   local ref; ref=$(sed -n 's/.* ready reference=\([^ ]*\).*/\1/p' "$P_OUT" | head -1)
-  [ "$ref" = "$WANT_REF" ] || EV+=("its first round under asmspy computed $ref, untraced $WANT_REF")
-  P_CORRUPT_SEEN=0
-  if [ "$ending" = count ]; then
-    wait_count_session "$a"
-  else
-    wait_rounds 2 >/dev/null || true
-    end_session "$a" "$ending"
+  [ "$ref" = "$WANT_REF" ] || EV+=("its first round, traced from the start, computed $ref; untraced $WANT_REF")
+  local w; w=$(wait_rounds 3) || EV+=("under the launch: $w")
+  end_session "$a" "$ending"
+  if kill -0 "$P_PID" 2>/dev/null; then
+    NOTES+=("the program outlived asmspy: checked as attached")
+    B_ANONX=0; P_CORRUPT_SEEN=0
+    check_after "$desc" "$ending" "$t0"
+    stop_prog
+    return
   fi
-  B_ANONX=0
-  check_after "launch calls:$ending" "$ending" "$t0"
-  stop_prog
+  local sig=TERM; [ "$ending" = int ] && sig=INT
+  local how; how=$(grep -o "launched .* killed by SIG[A-Z0-9]*\|launched .* exited .*" "$S_ERR" | head -1)
+  case "$how" in
+    *"killed by SIG$sig") NOTES+=("${how#*) }");;
+    *) EV+=("the program did not end by the SIG$sig asmspy got: ${how:-asmspy said nothing about how it ended} (exit $S_RC)");;
+  esac
+  local c; c=$(grep -c CORRUPT "$P_OUT")
+  [ "$c" = 0 ] || EV+=("$c CORRUPT round(s): $(grep -m1 CORRUPT "$P_OUT" | cut -c1-300)")
+  report "$desc" "$t0"
+  P_PID=""
 }
 
 # ---------------------------------------------------------------- groups
@@ -464,7 +492,7 @@ group_c() {
   fi
   program harm_nopie "graph:count calls:int" "$HARM_DIR/harm_nopie"
   start_prog harm_ipara "$HARM_DIR/harm_ipara" && WANT_REF=$P_REF && stop_prog
-  launch_session harm_ipara count "$HARM_DIR/harm_ipara"
+  launch_session harm_ipara term "$HARM_DIR/harm_ipara"
 }
 
 group_cxx() {
@@ -481,8 +509,8 @@ group_cxx() {
   MODULES=""
   WANT_REF=""
   start_prog harm_cxx "$HARM_DIR/harm_cxx" && WANT_REF=$P_REF && stop_prog
-  launch_session harm_cxx count "$HARM_DIR/harm_cxx"
   launch_session harm_cxx term "$HARM_DIR/harm_cxx"
+  [ "$HARM_FULL" = 1 ] && launch_session harm_cxx int "$HARM_DIR/harm_cxx"
 }
 
 group_rust() {
@@ -545,13 +573,18 @@ counted_session() {
   local want; want=$(grep '^batch calls=' "$P_OUT" | tail -1 | sed 's/batch calls=\([0-9]*\).*/\1/')
   if [ $w = 0 ] && [ "$(grep -c '^batch calls=' "$P_OUT")" -gt "$batches" ]; then
     local got; got=$(awk '$2 == "counted_fn" {for (i = 3; i <= NF; i++) if ($i ~ /^inv=/) {sub("inv=", "", $i); print $i}}' "$S_OUT" | head -1)
-    local loud; loud=$(grep -hiE 'lost|not recorded|missed|dropped|undercount|no free thread slot|slots? (are )?full' "$S_ERR" "$S_OUT" | head -2 | tr '\n' ' ')
+    # a loss is reported loudly when asmspy's notes say so with a number at
+    # least as large as what is missing (records lost for another reason,
+    # fewer than the calls missing, do not account for it)
+    local loud; loud=$(grep -hiE 'lost|not recorded|missed|dropped|undercount|no free thread slot|slots? (are )?full' "$S_ERR" | sort -u | head -3 | tr '\n' ' ')
+    local said_lost; said_lost=$(grep -hiE 'lost|not recorded|missed|dropped|undercount|no free thread slot' "$S_ERR" | grep -oE '[0-9]+ (call|record|call record)s? (were )?(lost|not recorded|missed|dropped)' | sort -u | awk '{s += $1} END {print s + 0}')
+    local miss=$(( want - ${got:-0} ))
     if [ "${got:-0}" = "$want" ]; then
       NOTES+=("asmspy counted $got of $want counted_fn calls")
-    elif [ -n "$loud" ]; then
+    elif [ "$miss" -gt 0 ] && [ "$said_lost" -ge "$miss" ]; then
       NOTES+=("asmspy counted ${got:-none} of $want calls and said so: $loud")
     else
-      EV+=("silent undercount: asmspy reported ${got:-no} calls of counted_fn, the program made $want ($(awk '{print $1}' <<<"$P_NAME") over $(ls /proc/"$P_PID"/task | wc -l) threads now), and said nothing about a loss")
+      EV+=("undercount: asmspy reported ${got:-no} calls of counted_fn, the program made $want over $(ls /proc/"$P_PID"/task | wc -l) live threads (${P_NAME#harm_threads_}); $miss missing, and asmspy reported ${said_lost} lost${loud:+ ($loud)}")
     fi
   elif [ $w = 0 ]; then
     EV+=("the counted batch never finished in ${SESSION_TIMEOUT}s (last line: $(tail -1 "$P_OUT"))")
