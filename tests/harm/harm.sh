@@ -643,14 +643,15 @@ concurrent_pair() { # DESC MODE1 MODE2 STAGGER(0|1)
 group_concurrent() {
   reset_knobs
   start_prog harm_o3 "$HARM_DIR/harm_o3" || return
-  echo "== $GROUP/harm_o3: pid $P_PID"
+  echo "== $GROUP/harm_o3: pid $P_PID; five --graph sessions, then two at once, then one after a group SIGKILL"
+  P_RESTARTED=0
+  local k
+  for k in 1 2 3 4 5; do session graph:count; done
+  growth_check 5
   concurrent_pair "graph+calls started together" graph calls 0
   concurrent_pair "tree inside a graph session" graph tree 1
   session graph:kill
   session calls:count
-  local k
-  for k in 1 2 3 4 5; do session graph:count; done
-  growth_check 5
   stop_prog
 }
 
