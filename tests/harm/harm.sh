@@ -92,7 +92,7 @@ now() { date +%s.%N; }
 elapsed_since() { awk -v a="$1" -v b="$(now)" 'BEGIN {printf "%.1f", b - a}'; }
 
 result() { # verdict prog desc
-  [ -n "$RESULTS" ] && echo "RESULT $GROUP $2 $3 $1" >>"$RESULTS"
+  [ -n "$RESULTS" ] && echo "RESULT $GROUP $2 ${3// /_} $1" >>"$RESULTS"
   case $1 in pass) PASSED=$((PASSED + 1));; fail) FAILED=$((FAILED + 1));; skip) SKIPPED=$((SKIPPED + 1));; esac
 }
 
