@@ -253,7 +253,7 @@ session() {
   else
     wait_patched_or_gone "$a" "$before"
     case $? in
-      0) local w; w=$(wait_rounds 2) || EV+=("while patched: $w (a hang under the capture)");;
+      0) local w; w=$(wait_rounds 2) || { [[ $w == "no new round"* ]] && w="$w (a hang under the capture)"; EV+=("while patched: $w"); };;
       1) NOTES+=("asmspy ended before it patched anything");;
       2) EV+=("hang: asmspy never patched the program in ${SESSION_TIMEOUT}s");;
     esac
