@@ -21,6 +21,15 @@
 #   --kinds / --modes  a subset (survive.sh's names; default all)
 #   --artifacts  keep the files of failing sessions there
 #
+#   scripts/soak.sh --harm [N] [--groups="c threads ..."] [--hogs[=K]] [--build=DIR]
+#
+# --harm soaks the harm suite instead (tests/harm/harm.sh, docs/harm.md):
+# each group (default: all of c cxx rust go coroutines signals threads
+# concurrent interp) runs its whole matrix — every mode x every ending,
+# HARM_FULL=1 — N times (REPS=N, default 200), and one row per program and
+# cell is printed: runs, passes, failures (each failure is printed as it
+# happens, with the program, mode, ending and evidence).
+#
 # Failures are printed as they happen (cell, run, command, evidence); the
 # raw RESULT lines are kept in $SOAK_RESULTS (default: a file in /tmp whose
 # name is printed). Exit 0 when every run of every cell passed or skipped.
@@ -31,6 +40,8 @@ HOGS=0
 BUILD=build
 KINDS="c hammer python node jvm forkloop selftrap stopped"
 MODES_ARG=""
+HARM=0
+GROUPS_ARG="c cxx rust go coroutines signals threads concurrent interp"
 ARTIFACTS_ARG=""
 TIMEOUT_ARG=""
 for a in "$@"; do
@@ -39,6 +50,8 @@ for a in "$@"; do
     --hogs=*) HOGS=${a#--hogs=};;
     --build=*) BUILD=${a#--build=};;
     --kinds=*) KINDS=${a#--kinds=};;
+    --harm) HARM=1;;
+    --groups=*) GROUPS_ARG=${a#--groups=};;
     --modes=*) MODES_ARG=${a#--modes=};;
     --artifacts=*) ARTIFACTS_ARG=${a#--artifacts=};;
     --timeout=*) TIMEOUT_ARG=${a#--timeout=};;
@@ -48,6 +61,39 @@ for a in "$@"; do
   esac
 done
 B=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "soak.sh: no build directory '$BUILD' (meson setup $BUILD && ninja -C $BUILD)" >&2; exit 2; }
+if [ "$HARM" = 1 ]; then
+  [ -x "$B/cli/asmspy" ] && [ -d "$B/tests/harm" ] ||
+    { echo "soak.sh: $B/cli/asmspy or $B/tests/harm is not built (ninja -C $BUILD)" >&2; exit 2; }
+  export ASMSPY=$B/cli/asmspy HARM_DIR=$B/tests/harm HARM_SRC=$PWD/tests/harm CALLS_SRC=$PWD/tests/calls
+  export HARM_FULL=1 REPS=$N
+  [ -n "$ARTIFACTS_ARG" ] && export ARTIFACTS=$ARTIFACTS_ARG
+  [ -n "$TIMEOUT_ARG" ] && export SESSION_TIMEOUT=$TIMEOUT_ARG
+  RESULTS=${SOAK_RESULTS:-$(mktemp /tmp/asmspy-soak-harm.XXXXXX)}
+  : >"$RESULTS"
+  export RESULTS
+  HOG_PIDS=""
+  end_hogs() { local p; for p in $HOG_PIDS; do kill "$p" 2>/dev/null; done; HOG_PIDS=""; }
+  trap end_hogs EXIT
+  trap 'exit 130' INT TERM
+  for _ in $(seq 1 "$HOGS"); do sh -c 'while :; do :; done' & HOG_PIDS="$HOG_PIDS $!"; done
+  echo "soak --harm: $N run(s) of every mode x ending per program; groups: $GROUPS_ARG; hogs: $HOGS; RESULT lines in $RESULTS"
+  start=$(date +%s)
+  for g in $GROUPS_ARG; do
+    echo "soak: harm group $g ..."
+    tests/harm/harm.sh "$g" | grep -E '^(FAIL|     |SKIP|harm:)'
+  done
+  end_hogs
+  echo
+  echo "soak --harm: $(( ($(date +%s) - start) / 60 )) min; per program and cell:"
+  awk '$1 == "RESULT" { c = $2 " " $3 " " $4; if (!(c in runs)) order[++n] = c; runs[c]++; v[c, $5]++ }
+    END {
+      printf "%-12s %-22s %-36s %5s %5s %5s %5s\n", "group", "program", "cell", "runs", "pass", "fail", "skip"
+      for (j = 1; j <= n; j++) { c = order[j]; split(c, p, " "); bad += v[c, "fail"]
+        printf "%-12s %-22s %-36s %5d %5d %5d %5d\n", p[1], p[2], p[3], runs[c], v[c, "pass"], v[c, "fail"], v[c, "skip"] }
+      exit bad > 0
+    }' "$RESULTS"
+  exit $?
+fi
 export HAMMER=${HAMMER:-$B/tests/survival/victim_hammer}
 for f in "$B/cli/asmspy" "$B/tools/asmtrace-check" "$B/tests/victims/victim_loop" "$HAMMER"; do
   [ -x "$f" ] || { echo "soak.sh: $f is not built (ninja -C $BUILD)" >&2; exit 2; }
