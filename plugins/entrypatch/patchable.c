@@ -1,0 +1,173 @@
+/* patchable.c: a planned patch against the whole process (patchable.h). */
+#define _GNU_SOURCE
+#include "plugins/entrypatch/patchable.h"
+#include "plugins/entrypatch/branchscan.h"
+#include "plugins/entrypatch/savedips.h"
+
+#include <capstone/capstone.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define READ_CHUNK (1u << 20) /* code read from the target per read_mem */
+
+enum module_state { MODULE_SCANNED, MODULE_TOO_BIG, MODULE_UNREADABLE };
+
+struct module_scan {
+  const struct ep_mapping *first; /* its first executable mapping (the key) */
+  enum module_state state;
+  struct ep_branch_map branches;
+};
+
+struct ep_patchable {
+  const struct asmspy_host_api *host;
+  struct asmspy_target *t;
+  struct ep_maps maps;
+  csh cs; /* detail off: the sweep only needs lengths and bytes */
+  struct module_scan *modules;
+  size_t nmodules, modcap;
+  struct ep_addr_set saved;
+  uint8_t *chunk;
+};
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+struct ep_patchable *ep_patchable_open(const struct asmspy_host_api *host,
+                                       struct asmspy_target *t, pid_t pid, const uint64_t *sps,
+                                       uint32_t nthreads) {
+  struct ep_patchable *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  g->host = host, g->t = t;
+  g->chunk = malloc(READ_CHUNK);
+  if (!g->chunk || ep_maps_read(pid, &g->maps) != 0 ||
+      cs_open(CS_ARCH_X86, CS_MODE_64, &g->cs) != CS_ERR_OK) {
+    ep_maps_free(&g->maps);
+    free(g->chunk), free(g);
+    return NULL;
+  }
+  if (ep_saved_ips_collect(host, t, &g->maps, sps, nthreads, &g->saved) != 0) {
+    ep_patchable_close(g);
+    return NULL;
+  }
+  ep_addr_set_seal(&g->saved);
+  return g;
+}
+
+const struct ep_maps *ep_patchable_maps(const struct ep_patchable *g) { return &g->maps; }
+
+/* Sweep every executable mapping of m's file into m->branches. */
+static void scan_module(struct ep_patchable *g, struct module_scan *m) {
+  uint64_t lo = UINT64_MAX, hi = 0, bytes = 0;
+  for (size_t i = 0; i < g->maps.n; i++) {
+    const struct ep_mapping *x = &g->maps.v[i];
+    if (!x->exec || !ep_mapping_same_file(x, m->first)) continue;
+    lo = x->lo < lo ? x->lo : lo;
+    hi = x->hi > hi ? x->hi : hi;
+    bytes += x->hi - x->lo;
+  }
+  if (bytes > EP_BRANCH_SCAN_MAX) {
+    m->state = MODULE_TOO_BIG;
+    return;
+  }
+  if (ep_branch_map_init(&m->branches, lo, hi) != 0) {
+    m->state = MODULE_UNREADABLE;
+    return;
+  }
+  double t0 = now_ms();
+  m->state = MODULE_SCANNED;
+  for (size_t i = 0; i < g->maps.n && m->state == MODULE_SCANNED; i++) {
+    const struct ep_mapping *x = &g->maps.v[i];
+    if (!x->exec || !ep_mapping_same_file(x, m->first)) continue;
+    for (uint64_t at = x->lo; at < x->hi;) {
+      size_t want = x->hi - at < READ_CHUNK ? (size_t)(x->hi - at) : READ_CHUNK;
+      ssize_t got = g->host->read_mem(g->t, at, g->chunk, want);
+      if (got <= 0) {
+        m->state = MODULE_UNREADABLE;
+        break;
+      }
+      int last = at + (uint64_t)got >= x->hi;
+      size_t used = ep_branch_scan_code(g->cs, g->chunk, (size_t)got, at, last, &m->branches);
+      at += used ? used : (size_t)got; /* a short read that ends mid-instruction */
+    }
+  }
+  if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
+    fprintf(stderr, "entrypatch: branch scan of %s: %llu bytes of code in %.1f ms\n",
+            m->first->path, (unsigned long long)bytes, now_ms() - t0);
+}
+
+static struct module_scan *module_of(struct ep_patchable *g, const struct ep_mapping *x) {
+  for (size_t i = 0; i < g->nmodules; i++)
+    if (ep_mapping_same_file(g->modules[i].first, x)) return &g->modules[i];
+  if (g->nmodules == g->modcap) {
+    size_t cap = g->modcap ? g->modcap * 2 : 16;
+    struct module_scan *nv = realloc(g->modules, cap * sizeof *nv);
+    if (!nv) return NULL;
+    g->modules = nv, g->modcap = cap;
+  }
+  struct module_scan *m = &g->modules[g->nmodules++];
+  memset(m, 0, sizeof *m);
+  /* the key: the file's first executable mapping (maps are in address order) */
+  m->first = x;
+  for (size_t i = 0; i < g->maps.n; i++)
+    if (g->maps.v[i].exec && ep_mapping_same_file(&g->maps.v[i], x)) {
+      m->first = &g->maps.v[i];
+      break;
+    }
+  scan_module(g, m);
+  return m;
+}
+
+int ep_patchable_check(struct ep_patchable *g, const struct ep_patch *p, char *why, size_t cap) {
+  const struct ep_mapping *x = ep_maps_find(&g->maps, p->addr);
+  if (!x || !ep_mapping_is_exec_file(x) || p->addr + p->len > x->hi) {
+    snprintf(why, cap, "not in an executable file mapping");
+    return -1;
+  }
+  struct module_scan *m = module_of(g, x);
+  if (!m) {
+    snprintf(why, cap, "out of memory");
+    return -1;
+  }
+  if (m->state == MODULE_TOO_BIG) {
+    snprintf(why, cap,
+             "its module has too much code to scan for branches into its first bytes (over %llu "
+             "MiB)",
+             (unsigned long long)(EP_BRANCH_SCAN_MAX >> 20));
+    return -1;
+  }
+  if (m->state == MODULE_UNREADABLE) {
+    snprintf(why, cap, "its module's code cannot be read to scan for branches into it");
+    return -1;
+  }
+  uint64_t hit = ep_branch_map_hit(&m->branches, p->addr, p->addr + p->len);
+  if (hit) {
+    snprintf(why, cap, "a direct branch in its module lands in its first bytes (+%llu)",
+             (unsigned long long)(hit - p->addr));
+    return -1;
+  }
+  hit = ep_addr_set_hit(&g->saved, p->addr, p->addr + p->len);
+  if (hit) {
+    snprintf(why, cap,
+             "an instruction pointer saved on a thread's stack, by a signal frame or a context, "
+             "is inside its first bytes (+%llu)",
+             (unsigned long long)(hit - p->addr));
+    return -1;
+  }
+  return 0;
+}
+
+void ep_patchable_close(struct ep_patchable *g) {
+  if (!g) return;
+  for (size_t i = 0; i < g->nmodules; i++) ep_branch_map_free(&g->modules[i].branches);
+  free(g->modules);
+  ep_addr_set_free(&g->saved);
+  ep_maps_free(&g->maps);
+  cs_close(&g->cs);
+  free(g->chunk);
+  free(g);
+}
