@@ -63,7 +63,7 @@ uint64_t ep_direct_branch_target(const uint8_t *b, size_t size, uint64_t addr) {
 }
 
 size_t ep_branch_scan_code(csh cs, const uint8_t *code, size_t n, uint64_t addr, int last,
-                           struct ep_branch_map *m) {
+                           struct ep_branch_map *maps, size_t nmaps) {
   cs_insn *in = cs_malloc(cs);
   if (!in) return n;
   const uint8_t *p = code;
@@ -75,9 +75,12 @@ size_t ep_branch_scan_code(csh cs, const uint8_t *code, size_t n, uint64_t addr,
       continue;
     }
     uint64_t t = ep_direct_branch_target(in->bytes, in->size, in->address);
-    if (t >= m->lo && t < m->hi) {
+    for (size_t k = 0; t && k < nmaps; k++) {
+      struct ep_branch_map *m = &maps[k];
+      if (t < m->lo || t >= m->hi) continue;
       uint64_t o = t - m->lo;
       m->bits[o / 8] |= (uint8_t)(1u << (o % 8));
+      break;
     }
   }
   cs_free(in, 1);

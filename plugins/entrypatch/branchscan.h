@@ -31,12 +31,14 @@ void ep_branch_map_free(struct ep_branch_map *m);
 uint64_t ep_direct_branch_target(const uint8_t *bytes, size_t size, uint64_t addr);
 
 /* Sweep code[0, n) (at address addr) with cs (detail off is enough, and
- * faster), marking the branch targets that fall inside m. With last == 0
- * the code continues past n: the sweep stops before an instruction that
- * could be cut off there. Returns the offset where it stopped (where the
- * next call resumes). */
+ * faster), marking the branch targets that fall inside one of maps[0,
+ * nmaps) (a module's executable mappings need not be adjacent: node maps
+ * part of its text a second time far away). With last == 0 the code
+ * continues past n: the sweep stops before an instruction that could be
+ * cut off there. Returns the offset where it stopped (where the next call
+ * resumes). */
 size_t ep_branch_scan_code(csh cs, const uint8_t *code, size_t n, uint64_t addr, int last,
-                           struct ep_branch_map *m);
+                           struct ep_branch_map *maps, size_t nmaps);
 
 /* The lowest marked target strictly inside (lo, hi), or 0. */
 uint64_t ep_branch_map_hit(const struct ep_branch_map *m, uint64_t lo, uint64_t hi);

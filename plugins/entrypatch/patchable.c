@@ -17,7 +17,8 @@ enum module_state { MODULE_SCANNED, MODULE_TOO_BIG, MODULE_UNREADABLE };
 struct module_scan {
   const struct ep_mapping *first; /* its first executable mapping (the key) */
   enum module_state state;
-  struct ep_branch_map branches;
+  struct ep_branch_map *branches; /* one per executable mapping of the file */
+  size_t nbranches;
 };
 
 struct ep_patchable {
@@ -62,36 +63,41 @@ const struct ep_maps *ep_patchable_maps(const struct ep_patchable *g) { return &
 
 /* Sweep every executable mapping of m's file into m->branches. */
 static void scan_module(struct ep_patchable *g, struct module_scan *m) {
-  uint64_t lo = UINT64_MAX, hi = 0, bytes = 0;
+  uint64_t bytes = 0;
+  size_t n = 0;
   for (size_t i = 0; i < g->maps.n; i++) {
     const struct ep_mapping *x = &g->maps.v[i];
     if (!x->exec || !ep_mapping_same_file(x, m->first)) continue;
-    lo = x->lo < lo ? x->lo : lo;
-    hi = x->hi > hi ? x->hi : hi;
     bytes += x->hi - x->lo;
+    n++;
   }
   if (bytes > EP_BRANCH_SCAN_MAX) {
     m->state = MODULE_TOO_BIG;
     return;
   }
-  if (ep_branch_map_init(&m->branches, lo, hi) != 0) {
-    m->state = MODULE_UNREADABLE;
-    return;
+  m->state = MODULE_UNREADABLE;
+  m->branches = calloc(n, sizeof *m->branches);
+  if (!m->branches) return;
+  for (size_t i = 0; i < g->maps.n; i++) {
+    const struct ep_mapping *x = &g->maps.v[i];
+    if (!x->exec || !ep_mapping_same_file(x, m->first)) continue;
+    if (ep_branch_map_init(&m->branches[m->nbranches], x->lo, x->hi) != 0) return;
+    m->nbranches++;
   }
   double t0 = now_ms();
   m->state = MODULE_SCANNED;
-  for (size_t i = 0; i < g->maps.n && m->state == MODULE_SCANNED; i++) {
-    const struct ep_mapping *x = &g->maps.v[i];
-    if (!x->exec || !ep_mapping_same_file(x, m->first)) continue;
-    for (uint64_t at = x->lo; at < x->hi;) {
-      size_t want = x->hi - at < READ_CHUNK ? (size_t)(x->hi - at) : READ_CHUNK;
+  for (size_t k = 0; k < m->nbranches && m->state == MODULE_SCANNED; k++) {
+    uint64_t lo = m->branches[k].lo, hi = m->branches[k].hi;
+    for (uint64_t at = lo; at < hi;) {
+      size_t want = hi - at < READ_CHUNK ? (size_t)(hi - at) : READ_CHUNK;
       ssize_t got = g->host->read_mem(g->t, at, g->chunk, want);
       if (got <= 0) {
         m->state = MODULE_UNREADABLE;
         break;
       }
-      int last = at + (uint64_t)got >= x->hi;
-      size_t used = ep_branch_scan_code(g->cs, g->chunk, (size_t)got, at, last, &m->branches);
+      int last = at + (uint64_t)got >= hi;
+      size_t used = ep_branch_scan_code(g->cs, g->chunk, (size_t)got, at, last, m->branches,
+                                        m->nbranches);
       at += used ? used : (size_t)got; /* a short read that ends mid-instruction */
     }
   }
@@ -144,7 +150,9 @@ int ep_patchable_check(struct ep_patchable *g, const struct ep_patch *p, char *w
     snprintf(why, cap, "its module's code cannot be read to scan for branches into it");
     return -1;
   }
-  uint64_t hit = ep_branch_map_hit(&m->branches, p->addr, p->addr + p->len);
+  uint64_t hit = 0;
+  for (size_t k = 0; k < m->nbranches && !hit; k++)
+    hit = ep_branch_map_hit(&m->branches[k], p->addr, p->addr + p->len);
   if (hit) {
     snprintf(why, cap, "a direct branch in its module lands in its first bytes (+%llu)",
              (unsigned long long)(hit - p->addr));
@@ -163,7 +171,11 @@ int ep_patchable_check(struct ep_patchable *g, const struct ep_patch *p, char *w
 
 void ep_patchable_close(struct ep_patchable *g) {
   if (!g) return;
-  for (size_t i = 0; i < g->nmodules; i++) ep_branch_map_free(&g->modules[i].branches);
+  for (size_t i = 0; i < g->nmodules; i++) {
+    for (size_t k = 0; k < g->modules[i].nbranches; k++)
+      ep_branch_map_free(&g->modules[i].branches[k]);
+    free(g->modules[i].branches);
+  }
   free(g->modules);
   ep_addr_set_free(&g->saved);
   ep_maps_free(&g->maps);

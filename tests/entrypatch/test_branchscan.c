@@ -70,7 +70,7 @@ int main(void) {
 
   struct ep_branch_map m;
   CHECK(ep_branch_map_init(&m, BASE, BASE + sizeof code) == 0, "map");
-  size_t used = ep_branch_scan_code(cs, code, sizeof code, BASE, 1, &m);
+  size_t used = ep_branch_scan_code(cs, code, sizeof code, BASE, 1, &m, 1);
   CHECK(used == sizeof code, "a last sweep covers everything (%zu)", used);
   CHECK(ep_branch_map_hit(&m, BASE + 0x10, BASE + 0x10 + len_b) == BASE + 0x13,
         "jmp rel32 into B+3: B refused");
@@ -92,7 +92,7 @@ int main(void) {
   put(0x34, (const uint8_t[]){0xe2, (uint8_t)(0x23 - 0x36)}, 2);            /* loop C+3 */
   ep_branch_map_free(&m);
   CHECK(ep_branch_map_init(&m, BASE, BASE + sizeof code) == 0, "map");
-  ep_branch_scan_code(cs, code, sizeof code, BASE, 1, &m);
+  ep_branch_scan_code(cs, code, sizeof code, BASE, 1, &m, 1);
   CHECK(ep_branch_map_hit(&m, BASE, BASE + 5) == BASE + 2, "jmp rel8 into A+2");
   CHECK(ep_branch_map_hit(&m, BASE + 0x10, BASE + 0x16) == BASE + 0x14, "je rel8 into B+4");
   CHECK(ep_branch_map_hit(&m, BASE + 0x20, BASE + 0x25) == BASE + 0x23, "loop into C+3");
@@ -100,10 +100,30 @@ int main(void) {
   /* in chunks (as read from the target): the same bits */
   struct ep_branch_map m2;
   CHECK(ep_branch_map_init(&m2, BASE, BASE + sizeof code) == 0, "map");
-  size_t off = ep_branch_scan_code(cs, code, 0x33, BASE, 0, &m2);
+  size_t off = ep_branch_scan_code(cs, code, 0x33, BASE, 0, &m2, 1);
   CHECK(off <= 0x33 && off + 15 >= 0x33, "a chunk stops before an instruction it may cut (%zu)", off);
-  ep_branch_scan_code(cs, code + off, sizeof code - off, BASE + off, 1, &m2);
+  ep_branch_scan_code(cs, code + off, sizeof code - off, BASE + off, 1, &m2, 1);
   CHECK(memcmp(m.bits, m2.bits, sizeof code / 8) == 0, "chunked sweep marks the same targets");
+
+  /* a module's mappings apart (node maps part of its text again far
+   * away): a sweep of one marks a target in the other, and no bitmap spans
+   * the hole between them */
+  struct ep_branch_map two[2];
+  const uint64_t other = BASE + 0x200000;
+  CHECK(ep_branch_map_init(&two[0], BASE, BASE + 0x10) == 0 &&
+            ep_branch_map_init(&two[1], other, other + 0x1000) == 0,
+        "maps");
+  uint8_t jmp_other[16];
+  memset(jmp_other, 0x90, sizeof jmp_other);
+  jmp_other[0] = 0xe9; /* at BASE: jmp other+3 */
+  int32_t rel = (int32_t)(other + 3 - (BASE + 5));
+  memcpy(jmp_other + 1, &rel, 4);
+  ep_branch_scan_code(cs, jmp_other, sizeof jmp_other, BASE, 1, two, 2);
+  CHECK(ep_branch_map_hit(&two[1], other, other + 5) == other + 3,
+        "a jump into another mapping of the module");
+  CHECK(ep_branch_map_hit(&two[0], BASE, BASE + 0x10) == 0, "nothing lands in the first");
+  ep_branch_map_free(&two[0]);
+  ep_branch_map_free(&two[1]);
 
   /* the decoder alone */
   const uint8_t ind[] = {0xff, 0x25, 0, 0, 0, 0};
