@@ -17,6 +17,16 @@ void ep_branch_map_free(struct ep_branch_map *m) {
   memset(m, 0, sizeof *m);
 }
 
+static void mark(struct ep_branch_map *maps, size_t nmaps, uint64_t t) {
+  for (size_t k = 0; k < nmaps; k++) {
+    struct ep_branch_map *m = &maps[k];
+    if (t < m->lo || t >= m->hi) continue;
+    uint64_t o = t - m->lo;
+    m->bits[o / 8] |= (uint8_t)(1u << (o % 8));
+    return;
+  }
+}
+
 static int is_legacy_prefix(uint8_t b) {
   switch (b) {
   case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65: /* segments, notrack */
@@ -75,16 +85,27 @@ size_t ep_branch_scan_code(csh cs, const uint8_t *code, size_t n, uint64_t addr,
       continue;
     }
     uint64_t t = ep_direct_branch_target(in->bytes, in->size, in->address);
-    for (size_t k = 0; t && k < nmaps; k++) {
-      struct ep_branch_map *m = &maps[k];
-      if (t < m->lo || t >= m->hi) continue;
-      uint64_t o = t - m->lo;
-      m->bits[o / 8] |= (uint8_t)(1u << (o % 8));
-      break;
-    }
+    if (t) mark(maps, nmaps, t);
   }
   cs_free(in, 1);
   return n - left;
+}
+
+size_t ep_branch_scan_rel32_bytes(const uint8_t *code, size_t n, uint64_t addr, int last,
+                                  struct ep_branch_map *maps, size_t nmaps) {
+  const size_t longest = 6; /* 0f 8x rel32 */
+  size_t limit = last ? n : (n > longest ? n - longest : 0);
+  for (size_t i = 0; i < limit; i++) {
+    int32_t rel;
+    if ((code[i] == 0xe8 || code[i] == 0xe9) && i + 5 <= n) {
+      memcpy(&rel, code + i + 1, 4);
+      mark(maps, nmaps, addr + i + 5 + (uint64_t)(int64_t)rel);
+    } else if (code[i] == 0x0f && i + 6 <= n && (code[i + 1] & 0xf0) == 0x80) {
+      memcpy(&rel, code + i + 2, 4);
+      mark(maps, nmaps, addr + i + 6 + (uint64_t)(int64_t)rel);
+    }
+  }
+  return limit;
 }
 
 uint64_t ep_branch_map_hit(const struct ep_branch_map *m, uint64_t lo, uint64_t hi) {

@@ -145,9 +145,14 @@ static int plan_all(struct ep_run *r) {
     ep_patchable_close(whole);
     return -ASMSPY_E_NOMEM;
   }
+  /* every candidate's entry: rel8 branches into it are looked for nearby */
+  uint64_t *entries = malloc(((size_t)n + 1) * sizeof *entries);
+  for (long i = 0; entries && i < n; i++) entries[i] = cand[i].addr;
+  int expected = entries && ep_patchable_expect(whole, entries, (size_t)n) == 0;
+  free(entries);
   r->patches = calloc((size_t)n + 1, sizeof *r->patches);
   uint8_t *buf = malloc(SCAN_MAX);
-  if (!r->patches || !buf) {
+  if (!r->patches || !buf || !expected) {
     free(cand), free(buf);
     ep_patchable_close(whole);
     return -ASMSPY_E_NOMEM;
@@ -166,6 +171,8 @@ static int plan_all(struct ep_run *r) {
       refuse(r, cand[i].name, why);
       continue;
     }
+    p.kind = cand[i].kind;
+    p.name = cand[i].name;
     if (ip_inside(r, p.addr + 1, p.addr + p.len)) {
       refuse(r, cand[i].name, "a thread's instruction pointer is inside its first bytes");
       continue;
@@ -174,8 +181,6 @@ static int plan_all(struct ep_run *r) {
       refuse(r, cand[i].name, why);
       continue;
     }
-    p.kind = cand[i].kind;
-    p.name = cand[i].name;
     r->patches[r->npatches++] = p;
   }
   free(buf);

@@ -3,7 +3,7 @@
  * bytes: each function whose planned patch (plan.c) covers a branch target
  * is hit; targets at an entry or past the patch are not. rel8 and rel32,
  * jmp, jcc, call, loop; prefixed forms; a sweep in chunks marks the same
- * targets as one sweep. */
+ * targets as one sweep; the rel32 byte pass finds the rel32 ones. */
 #include "../unit/check.h"
 #include "plugins/entrypatch/branchscan.h"
 #include "plugins/entrypatch/plan.h"
@@ -82,6 +82,19 @@ int main(void) {
   CHECK(ep_branch_map_hit(&m, BASE + 0x30, BASE + 0x30 + len_d) == 0,
         "a jcc to D+5 lands past D's patch");
 
+  /* the rel32 byte pass alone finds the same rel32 targets, without
+   * decoding; in chunks too */
+  struct ep_branch_map bytes_only;
+  CHECK(ep_branch_map_init(&bytes_only, BASE, BASE + sizeof code) == 0, "map");
+  size_t resume = ep_branch_scan_rel32_bytes(code, 0x46, BASE, 0, &bytes_only, 1);
+  CHECK(resume == 0x40, "a chunk leaves the positions a pattern could overrun (%zu)", resume);
+  ep_branch_scan_rel32_bytes(code + resume, sizeof code - resume, BASE + resume, 1, &bytes_only, 1);
+  CHECK(ep_branch_map_hit(&bytes_only, BASE + 0x10, BASE + 0x16) == BASE + 0x13, "B+3 by bytes");
+  CHECK(ep_branch_map_hit(&bytes_only, BASE + 0x14, BASE + 0x16) == BASE + 0x15, "B+5 by bytes");
+  CHECK(ep_branch_map_hit(&bytes_only, BASE, BASE + 5) == BASE + 1, "A+1 by bytes");
+  CHECK(ep_branch_map_hit(&bytes_only, BASE + 0x20, BASE + 0x25) == 0, "C's entry is fine");
+  ep_branch_map_free(&bytes_only);
+
   /* rel8 forms and loop: a second module of their own */
   memset(code, 0xcc, sizeof code);
   put(0x00, (const uint8_t[]){0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3}, 6);      /* A */
@@ -96,6 +109,12 @@ int main(void) {
   CHECK(ep_branch_map_hit(&m, BASE, BASE + 5) == BASE + 2, "jmp rel8 into A+2");
   CHECK(ep_branch_map_hit(&m, BASE + 0x10, BASE + 0x16) == BASE + 0x14, "je rel8 into B+4");
   CHECK(ep_branch_map_hit(&m, BASE + 0x20, BASE + 0x25) == BASE + 0x23, "loop into C+3");
+  struct ep_branch_map rel8_bytes;
+  CHECK(ep_branch_map_init(&rel8_bytes, BASE, BASE + sizeof code) == 0, "map");
+  ep_branch_scan_rel32_bytes(code, sizeof code, BASE, 1, &rel8_bytes, 1);
+  CHECK(ep_branch_map_hit(&rel8_bytes, BASE, BASE + 0x30) == 0,
+        "rel8 branches are the decoding's (the byte pass looks for rel32 only)");
+  ep_branch_map_free(&rel8_bytes);
 
   /* in chunks (as read from the target): the same bits */
   struct ep_branch_map m2;
