@@ -13,7 +13,9 @@
  *     return into the middle of the jmp), loop/jrcxz, or an unconditional
  *     jump with more displaced bytes after it;
  *   - a rip-relative operand would not reach from the stub (rel32);
- *   - a thread's instruction pointer is inside the patched bytes now. */
+ *   - a thread's instruction pointer is inside the patched bytes now.
+ * What only the whole process shows (another function's branch into these
+ * bytes, an ip saved on a thread's stack) is patchable.h's. */
 #ifndef ASMSPY_ENTRYPATCH_PLAN_H
 #define ASMSPY_ENTRYPATCH_PLAN_H
 

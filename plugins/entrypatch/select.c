@@ -59,6 +59,26 @@ int ep_returns_twice(const char *name) {
   return 0;
 }
 
+/* gcc's split-off parts of a function: `foo.cold`, `foo.cold.0`,
+ * `foo.part.0`, demangled `foo() [clone .cold]` / `[clone .part.0]` (the
+ * host shows C++ names demangled). A .cold part is only jumped to from its
+ * function or entered by the unwinder as a landing pad; patched, each entry
+ * counts as a fake call and a landing pad's frame is not a frame. A .part is
+ * the outlined body partial inlining leaves: its function's inlined head
+ * enters it, often by a jump. Neither is a function of the program. */
+int ep_is_fragment(const char *name) {
+  static const char *const parts[] = {".cold", ".part", NULL};
+  for (size_t i = 0; parts[i]; i++) {
+    size_t n = strlen(parts[i]);
+    for (const char *at = strstr(name, parts[i]); at; at = strstr(at + 1, parts[i])) {
+      char next = at[n];
+      if (at != name && (next == '\0' || next == '.' || next == ']' || next == ' ' || next == '@'))
+        return 1;
+    }
+  }
+  return 0;
+}
+
 static uint32_t unwinder_hook(const char *name) {
   /* every entry into libgcc's unwinder that walks the stack */
   static const char *const walkers[] = {"_Unwind_RaiseException", "_Unwind_ForcedUnwind",
@@ -86,8 +106,19 @@ static void main_module(pid_t pid, char *out, size_t cap) {
   out[len] = '\0';
 }
 
+/* A symbol's first bytes lie in an executable mapping of a file: not a
+ * symbol of a file mapped only to be read (a .debug file a Rust backtrace
+ * maps; its addresses are data), nor of anonymous memory. */
+static int in_exec_file(const struct ep_maps *maps, uint64_t addr, uint64_t size) {
+  if (!maps) return 1;
+  const struct ep_mapping *g = ep_maps_find(maps, addr);
+  uint64_t head = size < 5 ? size : 5;
+  return g && ep_mapping_is_exec_file(g) && addr + head <= g->hi;
+}
+
 long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *s,
-               struct ep_candidate **out, uint64_t *capped, uint64_t *twice) {
+               const struct ep_maps *maps, struct ep_candidate **out, uint64_t *capped,
+               uint64_t *twice) {
   char exe[256];
   main_module(s->pid, exe, sizeof exe);
   const char *module = ASMSPY_HAS(s, call_module) ? s->call_module : NULL;
@@ -108,6 +139,9 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
     ASMSPY_INIT_HEADER(&sym);
     if (host->symbol_at(s->target, i, &sym) != 0) break;
     if (!sym.name || !sym.module || sym.kind == ASMSPY_SYM_JIT || sym.start == last) continue;
+    /* what is not code to be called is never a candidate, not even an
+     * unwinder hook */
+    if (!in_exec_file(maps, sym.start, sym.size) || ep_is_fragment(sym.name)) continue;
     uint32_t kind = unwinder_hook(sym.name);
     if (kind == AGENT_FN_CALL) {
       int in_module = strcmp(sym.module, exe) == 0 || (module && strstr(sym.module, module));

@@ -9,11 +9,16 @@
  * function name, like uftrace -F / -N) and call_max_funcs (a cap; the
  * default is EP_DEFAULT_MAX). Never patched: the program's entry (_start,
  * whose stack top is argc, not a return address) and the ELF init/fini
- * glue. The unwinder hooks (every _Unwind_* entry that walks the stack,
- * and __cxa_begin_catch) are added whenever they are mapped, so C++ exceptions
- * and thread cancellation can unwind through patched frames. */
+ * glue; gcc's .cold / .part parts of a function (ep_is_fragment); any
+ * symbol whose first bytes are not in an executable file mapping (a .debug
+ * file mapped for reading, anonymous memory). The unwinder hooks (every
+ * _Unwind_* entry that walks the stack, and __cxa_begin_catch) are added
+ * whenever they are mapped as code, so C++ exceptions and thread
+ * cancellation can unwind through patched frames. */
 #ifndef ASMSPY_ENTRYPATCH_SELECT_H
 #define ASMSPY_ENTRYPATCH_SELECT_H
+
+#include "plugins/entrypatch/maps.h"
 
 #include <asmspy/plugin.h>
 #include <stdint.h>
@@ -28,11 +33,16 @@ struct ep_candidate {
 };
 
 /* Fills *out (malloc'd) with the candidates in address order, aliases
- * folded. *capped: how many matching functions the cap left out; *twice:
+ * folded; maps: the target's, to keep only code (NULL: no such check). *capped: how many matching functions the cap left out; *twice:
  * how many were left out because they return twice (setjmp, vfork: see
  * ep_returns_twice). Returns the count, or -1 (out of memory). */
 long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *s,
-               struct ep_candidate **out, uint64_t *capped, uint64_t *twice);
+               const struct ep_maps *maps, struct ep_candidate **out, uint64_t *capped,
+               uint64_t *twice);
+
+/* gcc's split-off parts (`foo.cold`, `foo.part.0`, `foo() [clone .cold]`):
+ * not functions, never patched. */
+int ep_is_fragment(const char *name);
 
 /* setjmp, sigsetjmp, getcontext, vfork, ... (with or without @plt). */
 int ep_returns_twice(const char *name);

@@ -3,9 +3,10 @@
  *
  *   1. attach: every thread stopped (the seam); an agent already in the
  *      process is refused (a live session) or undone first (agents.c);
- *   2. choose and plan the functions (select.c, plan.c): none whose
- *      patched bytes hold a thread's ip, none already jumping into
- *      anonymous code (another tool's patch);
+ *   2. choose and plan the functions (select.c, plan.c, patchable.c): none
+ *      whose patched bytes hold a thread's ip, an ip saved on a thread's
+ *      stack, or the target of a branch anywhere in its module, none
+ *      already jumping into anonymous code (another tool's patch);
  *   3. map the agent's memory (inject.c) and write the code regions, the
  *      function table and the gate; then the jumps over each entry;
  *   4. detach: the target runs at native speed outside the trampolines;
@@ -23,8 +24,10 @@
 #include "plugins/entrypatch/agent_layout.h"
 #include "plugins/entrypatch/agents.h"
 #include "plugins/entrypatch/inject.h"
+#include "plugins/entrypatch/patchable.h"
 #include "plugins/entrypatch/plan.h"
 #include "plugins/entrypatch/reader.h"
+#include "plugins/entrypatch/runtime.h"
 #include "plugins/entrypatch/region.h"
 #include "plugins/entrypatch/select.h"
 #include "plugins/entrypatch/undo.h"
@@ -69,7 +72,7 @@ struct ep_run {
   void *ring_local;
   uint64_t ring_size;
   pid_t tids[MAX_THREADS];
-  uint64_t ips[MAX_THREADS], fs[MAX_THREADS];
+  uint64_t ips[MAX_THREADS], sps[MAX_THREADS], fs[MAX_THREADS];
   uint32_t nthreads;
   uint32_t tid_offset;
   /* refusals, by reason (the first of each reason is named) */
@@ -123,6 +126,7 @@ static int read_threads(struct ep_run *r, struct asmspy_seam *sm) {
     ASMSPY_INIT_HEADER(&regs);
     if (seam->get_regs(sm, r->tids[i], &regs) != 0) return -1;
     r->ips[i] = regs.ip;
+    r->sps[i] = regs.sp;
     r->fs[i] = regs.ngpr > GPR_FS_BASE ? regs.gpr[GPR_FS_BASE] : 0;
   }
   return 0;
@@ -139,12 +143,24 @@ static int ip_inside(const struct ep_run *r, uint64_t lo, uint64_t hi) {
 static int plan_all(struct ep_run *r) {
   struct ep_candidate *cand = NULL;
   uint64_t capped = 0, twice = 0;
-  long n = ep_select(r->host, r->s, &cand, &capped, &twice);
-  if (n < 0) return -ASMSPY_E_NOMEM;
+  struct ep_patchable *whole =
+      ep_patchable_open(r->host, r->s->target, r->s->pid, r->sps, r->nthreads);
+  if (!whole) return -ASMSPY_E_NOMEM;
+  long n = ep_select(r->host, r->s, ep_patchable_maps(whole), &cand, &capped, &twice);
+  if (n < 0) {
+    ep_patchable_close(whole);
+    return -ASMSPY_E_NOMEM;
+  }
+  /* every candidate's entry: rel8 branches into it are looked for nearby */
+  uint64_t *entries = malloc(((size_t)n + 1) * sizeof *entries);
+  for (long i = 0; entries && i < n; i++) entries[i] = cand[i].addr;
+  int expected = entries && ep_patchable_expect(whole, entries, (size_t)n) == 0;
+  free(entries);
   r->patches = calloc((size_t)n + 1, sizeof *r->patches);
   uint8_t *buf = malloc(SCAN_MAX);
-  if (!r->patches || !buf) {
+  if (!r->patches || !buf || !expected) {
     free(cand), free(buf);
+    ep_patchable_close(whole);
     return -ASMSPY_E_NOMEM;
   }
   for (long i = 0; i < n; i++) {
@@ -161,16 +177,21 @@ static int plan_all(struct ep_run *r) {
       refuse(r, cand[i].name, why);
       continue;
     }
+    p.kind = cand[i].kind;
+    p.name = cand[i].name;
     if (ip_inside(r, p.addr + 1, p.addr + p.len)) {
       refuse(r, cand[i].name, "a thread's instruction pointer is inside its first bytes");
       continue;
     }
-    p.kind = cand[i].kind;
-    p.name = cand[i].name;
+    if (ep_patchable_check(whole, &p, why, sizeof why) != 0) {
+      refuse(r, cand[i].name, why);
+      continue;
+    }
     r->patches[r->npatches++] = p;
   }
   free(buf);
   free(cand);
+  ep_patchable_close(whole);
   for (uint64_t i = 0; i < twice; i++)
     refuse(r, "setjmp", "returns twice (setjmp, vfork: the second return has no frame)");
   if (capped)
@@ -518,7 +539,9 @@ static int clear_leftovers(struct ep_run *r, const struct asmspy_session *first,
 
 int ep_session_suits(const struct asmspy_host_api *host, const struct asmspy_session *s,
                      char *why, size_t whycap) {
-  (void)host, (void)s, (void)why, (void)whycap;
+  (void)host;
+  /* a runtime that walks or moves its stacks (runtime.c) */
+  if (ep_runtime_refusal(s->pid, why, whycap)) return ASMSPY_FACT_UNSUITED;
   return 0;
 }
 
