@@ -398,15 +398,19 @@ INL void evict(struct agent_state *st, struct agent_thread *t, struct agent_fram
   uint64_t slot = g->slot, ret = g->ret, seq = g->seq;
   g->slot = 0;
   if (!slot || !ret) return;
+  /* a newer record that knows the real address owns the slot (a newer
+   * tail frame whose caller's address is unknown does not) */
   uint32_t d = t->depth < AGENT_SHADOW ? t->depth : AGENT_SHADOW;
   for (uint32_t i = 0; i < d; i++)
-    if (t->frames[i].slot == slot && t->frames[i].seq > seq) return;
+    if (t->frames[i].slot == slot && t->frames[i].ret && t->frames[i].seq > seq) return;
   for (uint32_t i = 0; i < AGENT_GRAVE; i++)
-    if (t->grave[i].slot == slot && t->grave[i].seq > seq) return;
+    if (t->grave[i].slot == slot && t->grave[i].ret && t->grave[i].seq > seq) return;
   uint64_t now = 0;
   if (!self_copy(SYS_PROCESS_VM_READV, (uint64_t)&now, slot) || now != st->ret_hook) return;
   if (self_copy(SYS_PROCESS_VM_WRITEV, (uint64_t)&ret, slot))
     __atomic_fetch_add(&st->unhooked, 1, __ATOMIC_RELAXED);
+  else
+    __atomic_fetch_add(&st->unhook_failed, 1, __ATOMIC_RELAXED);
 }
 
 /* A frame that left without returning: its exit is recorded now, and it is
@@ -437,6 +441,7 @@ INL void unhook_all(struct agent_state *st) {
     if (*slot == st->ret_hook) *slot = f->ret;
     f->flags |= AGENT_FRAME_RESTORED;
   }
+  /* tail frames whose caller's address is unknown share a restored slot */
   for (uint32_t i = 0; i < t->depth && i < AGENT_SHADOW; i++)
     if (!t->frames[i].ret) t->frames[i].flags |= AGENT_FRAME_RESTORED;
 }
@@ -497,12 +502,18 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
       emit(st, t, idx, f->ret, f->slot, REC_WORD(f->func, REC_EXIT, REC_F_UNWOUND));
     }
   uint64_t real_ret = ret;
-  if (tail) /* the real return address is with the frame that owns the slot */
+  if (tail) { /* the real return address is with the newest record of the slot */
+    real_ret = 0;
+    uint64_t best = 0;
     for (uint32_t i = d; i-- > 0 && i < AGENT_SHADOW;)
       if (t->frames[i].slot == slot && t->frames[i].ret) {
-        real_ret = t->frames[i].ret;
+        real_ret = t->frames[i].ret, best = t->frames[i].seq;
         break;
       }
+    const struct agent_frame *g =
+        t->grave_mask & grave_bit(slot) ? grave_newest(t, slot) : NULL;
+    if (g && (!real_ret || g->seq > best)) real_ret = g->ret;
+  }
   if (d >= AGENT_SHADOW) {
     emit(st, t, idx, real_ret, slot,
          REC_WORD(index, REC_ENTRY, REC_F_NOEXIT | (tail ? REC_F_TAIL : 0)));
@@ -512,10 +523,10 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
   t->depth = d + 1; /* claim first: a signal handler pushes above */
   struct agent_frame *f = &t->frames[d];
   f->slot = slot;
-  f->ret = tail ? 0 : ret;
+  f->ret = real_ret; /* a tail frame carries its caller's: every record of a slot knows it */
   f->seq = rdtsc();
   f->func = (uint32_t)index;
-  f->flags = 0;
+  f->flags = tail ? AGENT_FRAME_TAIL : 0;
   if (!tail) *slotp = st->ret_hook;
   emit(st, t, idx, real_ret, slot, REC_WORD(index, REC_ENTRY, tail ? REC_F_TAIL : 0));
   return fn->resume;
@@ -564,10 +575,13 @@ AGENT_FN uint64_t asmspy_agent_on_return(struct agent_state *st, uint64_t slot) 
       }
     struct agent_frame *g = t->grave_mask & grave_bit(slot) ? grave_newest(t, slot) : NULL;
     if (m < d && !(g && g->seq > t->frames[m].seq)) {
-      /* the chain sharing the slot: m down to the frame holding the address */
+      /* the chain sharing the slot: m down to the frame the tail calls
+       * started from (every one of them carries the real address) */
       uint32_t base = m;
-      while (base > 0 && !t->frames[base].ret && t->frames[base - 1].slot == slot) base--;
-      uint64_t real = t->frames[base].ret;
+      while (base > 0 && (t->frames[base].flags & AGENT_FRAME_TAIL) &&
+             t->frames[base - 1].slot == slot)
+        base--;
+      uint64_t real = t->frames[m].ret ? t->frames[m].ret : t->frames[base].ret;
       /* frames above m deeper on this stack: their exits come first (inner) */
       for (uint32_t j = m + 1; j < d; j++)
         if (t->frames[j].slot < slot) bury(st, t, idx, &t->frames[j]);

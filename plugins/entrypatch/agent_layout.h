@@ -75,7 +75,8 @@ struct agent_func {
  * address the hook took from it. */
 struct agent_frame {
   uint64_t slot;
-  uint64_t ret;        /* 0: a tail call (its caller's entry below owns the slot) */
+  uint64_t ret;        /* the real return address; for a tail call (AGENT_FRAME_TAIL,
+                          sharing its caller's slot) the caller's, 0 if unknown */
   uint64_t seq;        /* when the slot was hooked (tsc): of several records of one
                           slot, the newest is the live one (coroutines leave stale
                           ones on the shadow stack and in the grave) */
@@ -83,6 +84,7 @@ struct agent_frame {
   uint32_t flags;      /* AGENT_FRAME_* */
 };
 #define AGENT_FRAME_RESTORED 1u /* the real return address is back in the slot (a throw) */
+#define AGENT_FRAME_TAIL 2u     /* entered by a tail jump: the slot is its caller's frame's */
 
 struct agent_thread {
   uint64_t key;        /* the thread pointer (fs:0), or AGENT_KEY_* */
@@ -175,11 +177,13 @@ struct agent_state {
   uint64_t reclaimed;          /* thread slots taken over from dead threads */
   uint64_t unhooked;           /* frames pushed out of a grave: real return put back */
   uint64_t unmatched;          /* returns with no record of their frame (never expected) */
+  uint64_t unhook_failed;      /* grave entries pushed out whose slot could not be written:
+                                  a hook may remain that no record knows (keeps the agent) */
   int32_t owner_pid;           /* the asmspy process reading the ring */
   uint32_t nregions;
   struct agent_mapping regions[AGENT_MAX_REGIONS]; /* the code regions */
   struct agent_mapping state_map, gate_map, ring_map;
-  uint64_t pad[4];
+  uint64_t pad[3];
   struct agent_thread threads[AGENT_THREADS];
   struct agent_func funcs[AGENT_MAX_FUNCS];
 };

@@ -173,16 +173,17 @@ static uint64_t mapping_end(pid_t pid, uint64_t addr) {
   return end;
 }
 
-/* A word of agent code on a stack that something will return to: the
- * return hook (a hooked slot), or the instruction pointer saved in a
- * signal frame (ucontext's gregs: rip, then eflags with its always-one bit
- * 1, then cs/gs/fs with the 64-bit user cs 0x33). Any other agent address
- * above sp is a stale word inside a live frame's uninitialised locals (the
- * thunk's own pushes, the resume address its `ret` consumed) and refers
- * to nothing. */
+/* A word of agent code on a stack that something will resume: the
+ * instruction pointer saved in a signal frame that interrupted the agent
+ * (ucontext's gregs: rip, then eflags with its always-one bit 1, then
+ * cs/gs/fs with the 64-bit user cs 0x33). A hooked slot is not looked for:
+ * every hook is recorded before it is written, and every record was given
+ * back above (one whose give-back failed is counted in still_hooked and
+ * keeps the memory). Any other agent address above sp is a stale word in a
+ * live frame's uninitialised locals (the agent's own spills, the resume
+ * address its jump consumed) and refers to nothing. */
 static int live_reference(const struct undo *u, const uint64_t *w, size_t i, size_t n) {
   if (!in_code(u, w[i])) return 0;
-  if (w[i] == u->st->ret_hook) return 1;
   return i + 2 < n && (w[i + 1] & 2) && w[i + 1] < (1ull << 22) && (w[i + 2] & 0xffff) == 0x33;
 }
 
@@ -191,6 +192,11 @@ static int live_reference(const struct undo *u, const uint64_t *w, size_t i, siz
 static const char *still_used(struct undo *u, char *why, size_t cap) {
   if (u->still_hooked) {
     snprintf(why, cap, "%u hooked return slot(s) could not be given back", u->still_hooked);
+    return why;
+  }
+  if (u->st->unhook_failed) {
+    snprintf(why, cap, "the agent could not give %llu frame(s) their return address back",
+             (unsigned long long)u->st->unhook_failed);
     return why;
   }
   for (uint32_t i = 0; i < u->nthreads; i++)
@@ -215,6 +221,12 @@ static const char *still_used(struct undo *u, char *why, size_t cap) {
       if (got <= 0) break;
       for (size_t w = 0; w < (size_t)got / 8; w++)
         if (live_reference(u, buf, w, (size_t)got / 8)) {
+          if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
+            fprintf(stderr, "entrypatch: stack word 0x%llx = 0x%llx (ret_hook 0x%llx), next 0x%llx 0x%llx\n",
+                    (unsigned long long)(at + w * 8), (unsigned long long)buf[w],
+                    (unsigned long long)u->st->ret_hook,
+                    (unsigned long long)(w + 1 < (size_t)got / 8 ? buf[w + 1] : 0),
+                    (unsigned long long)(w + 2 < (size_t)got / 8 ? buf[w + 2] : 0));
           snprintf(why, cap, "thread %d's stack holds an address of the agent's code at 0x%llx",
                    (int)u->tids[i], (unsigned long long)(at + w * 8));
           res = why;
