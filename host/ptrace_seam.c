@@ -1601,18 +1601,22 @@ int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_
       return rc;
     }
   }
-  /* The step's own trap must not land with SIGTRAP blocked (the thread may
-   * sit in the target's SIGTRAP handler): force_sig_info_to_task would reset
-   * the target's SIGTRAP action to SIG_DFL (issue 24). So SIGTRAP is
-   * unblocked for the one step and the thread's mask put back after. */
+  /* The thread's mask for the one step: every signal blocked but SIGTRAP.
+   *  - SIGTRAP open: the step's own trap must not land with SIGTRAP blocked
+   *    (the thread may sit in the target's SIGTRAP handler):
+   *    force_sig_info_to_task would reset the target's SIGTRAP action to
+   *    SIG_DFL (issue 24).
+   *  - the rest blocked: a signal pending now (a 20 kHz itimer's SIGALRM)
+   *    would otherwise stop the thread before the instruction on every
+   *    try; blocked, it stays pending and is delivered once the mask is
+   *    back, exactly as if it had come a moment later.
+   * The thread's own mask is put back after. */
   uint64_t mask = 0;
   int mask_saved = ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof mask, &mask) == 0;
   uint64_t trap_bit = 1ull << (SIGTRAP - 1);
-  if (mask_saved && (mask & trap_bit)) {
-    uint64_t open_mask = mask & ~trap_bit;
-    if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof open_mask, &open_mask) != 0) mask_saved = 0;
-  } else {
-    mask_saved = 0; /* nothing to undo */
+  if (mask_saved) {
+    uint64_t step_mask = ~trap_bit;
+    if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof step_mask, &step_mask) != 0) mask_saved = 0;
   }
   int stop_again = 0;
   rc = -EIO;

@@ -48,7 +48,12 @@ uint64_t ep_remote_map(struct ep_remote *r, uint64_t hint, uint64_t len, int pro
                        const char *name) {
   uint64_t flags = MAP_PRIVATE | MAP_ANONYMOUS | (hint ? MAP_FIXED_NOREPLACE : 0);
   int64_t a = ep_remote_call(r, SYS_mmap, hint, len, (uint64_t)prot, flags, (uint64_t)-1, 0);
-  if (a < 0 && a > -4096) return 0;
+  if (a < 0 && a > -4096) {
+    if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
+      fprintf(stderr, "entrypatch: mmap(0x%llx, %llu) in the target: %lld\n",
+              (unsigned long long)hint, (unsigned long long)len, (long long)a);
+    return 0;
+  }
   if (hint && (uint64_t)a != hint) { /* a kernel before 4.17 took it as a hint only */
     ep_remote_call(r, SYS_munmap, (uint64_t)a, len, 0, 0, 0, 0);
     return 0;

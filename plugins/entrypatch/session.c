@@ -460,9 +460,11 @@ static struct asmspy_seam *attach_for_leave(struct ep_run *r) {
      * (backpressure) drops its record and leaves the agent */
     uint64_t zero = 0;
     if (r->gate) write_field(r, r->gate + offsetof(struct agent_gate, armed), &zero, 8);
+    char why[256];
+    struct ep_remote rem = {r->host, sm, r->s->target, r->s->pid, 0};
     int inside = read_threads(r, sm) != 0;
-    for (uint32_t g = 0; g < r->nregions && !inside; g++)
-      inside = ip_inside(r, r->regions[g].base, r->regions[g].base + r->regions[g].size);
+    rem.tid = r->tids[0];
+    if (!inside) inside = ep_agent_busy(&rem, r->state, why, sizeof why);
     if (!inside || tries == 199) return sm;
     seam->detach(sm);
     sleep_ms(1);

@@ -187,18 +187,12 @@ static int live_reference(const struct undo *u, const uint64_t *w, size_t i, siz
   return i + 2 < n && (w[i + 1] & 2) && w[i + 1] < (1ull << 22) && (w[i + 2] & 0xffff) == 0x33;
 }
 
-/* Why the agent's memory must stay, or NULL: a thread inside its code, or
- * a live reference to it on a thread's stack (live_reference). */
-static const char *still_used(struct undo *u, char *why, size_t cap) {
-  if (u->still_hooked) {
-    snprintf(why, cap, "%u hooked return slot(s) could not be given back", u->still_hooked);
-    return why;
-  }
-  if (u->st->unhook_failed) {
-    snprintf(why, cap, "the agent could not give %llu frame(s) their return address back",
-             (unsigned long long)u->st->unhook_failed);
-    return why;
-  }
+/* Is a thread inside agent code, or suspended inside it by a signal whose
+ * handler runs now (its signal frame holds the interrupted rip)? Such a
+ * thread may be between claiming a shadow-stack entry and hooking the slot
+ * (or popping one): its frames must not be given back, nor the agent
+ * unmapped, until it has left. Returns why, or NULL. */
+static const char *busy(struct undo *u, char *why, size_t cap) {
   for (uint32_t i = 0; i < u->nthreads; i++)
     if (in_code(u, u->ips[i])) {
       snprintf(why, cap, "thread %d is inside the agent's code", (int)u->tids[i]);
@@ -221,13 +215,9 @@ static const char *still_used(struct undo *u, char *why, size_t cap) {
       if (got <= 0) break;
       for (size_t w = 0; w < (size_t)got / 8; w++)
         if (live_reference(u, buf, w, (size_t)got / 8)) {
-          if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
-            fprintf(stderr, "entrypatch: stack word 0x%llx = 0x%llx (ret_hook 0x%llx), next 0x%llx 0x%llx\n",
-                    (unsigned long long)(at + w * 8), (unsigned long long)buf[w],
-                    (unsigned long long)u->st->ret_hook,
-                    (unsigned long long)(w + 1 < (size_t)got / 8 ? buf[w + 1] : 0),
-                    (unsigned long long)(w + 2 < (size_t)got / 8 ? buf[w + 2] : 0));
-          snprintf(why, cap, "thread %d's stack holds an address of the agent's code at 0x%llx",
+          snprintf(why, cap,
+                   "thread %d runs a signal handler that interrupted the agent's code (frame at "
+                   "0x%llx)",
                    (int)u->tids[i], (unsigned long long)(at + w * 8));
           res = why;
           break;
@@ -237,6 +227,20 @@ static const char *still_used(struct undo *u, char *why, size_t cap) {
   }
   free(buf);
   return res;
+}
+
+/* Why the agent's memory must stay after the give-back, or NULL. */
+static const char *still_used(struct undo *u, char *why, size_t cap) {
+  if (u->still_hooked) {
+    snprintf(why, cap, "%u hooked return slot(s) could not be given back", u->still_hooked);
+    return why;
+  }
+  if (u->st->unhook_failed) {
+    snprintf(why, cap, "the agent could not give %llu frame(s) their return address back",
+             (unsigned long long)u->st->unhook_failed);
+    return why;
+  }
+  return NULL;
 }
 
 static void unmap_all(struct undo *u, int skip_ring) {
@@ -277,15 +281,16 @@ int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
   if (u->st->gate) wr(u, (uint64_t)u->st->gate + offsetof(struct agent_gate, armed), &zero, 8);
   /* 2. the entries */
   restore_entries(u, rep);
-  /* 3. the frames, only when no thread is inside agent code (one there may
-   * be between hooking a slot and recording its frame): then they stay as
-   * they are and return through the agent as before */
-  int inside = 0;
-  for (uint32_t i = 0; i < u->nthreads; i++) inside |= in_code(u, u->ips[i]);
+  /* 3. the frames, only when no thread is inside agent code (busy): then
+   * they stay as they are and return through the agent as before */
+  const char *why = busy(u, rep->kept, sizeof rep->kept);
+  int inside = why != NULL;
   rep->inside = inside;
-  if (!inside) unhook_threads(u, rep);
+  if (!inside) {
+    unhook_threads(u, rep);
+    why = still_used(u, rep->kept, sizeof rep->kept);
+  }
   /* 4. the memory */
-  const char *why = still_used(u, rep->kept, sizeof rep->kept);
   if (!why) {
     unmap_all(u, skip_ring);
     rep->unmapped = 1;
@@ -305,4 +310,22 @@ out:
   free(u->st);
   free(u);
   return rc;
+}
+
+int ep_agent_busy(struct ep_remote *rem, uint64_t state, char *why, size_t whycap) {
+  struct undo *u = calloc(1, sizeof *u);
+  if (!u) return 1;
+  u->rem = rem;
+  u->state = state;
+  u->st = malloc(sizeof *u->st);
+  size_t head = offsetof(struct agent_state, threads);
+  int res = 1;
+  if (u->st && rd(u, state, u->st, head) == (ssize_t)head && u->st->magic == AGENT_MAGIC &&
+      read_threads(u) == 0)
+    res = busy(u, why, whycap) != NULL;
+  else
+    snprintf(why, whycap, "the agent's state cannot be read");
+  free(u->st);
+  free(u);
+  return res;
 }

@@ -39,4 +39,9 @@ struct ep_undo_report {
 int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
                   struct ep_undo_report *rep);
 
+/* 1 (with why) while a stopped thread is inside the agent's code or runs a
+ * signal handler that interrupted it: the caller lets the target run a
+ * moment and looks again before undoing. */
+int ep_agent_busy(struct ep_remote *rem, uint64_t state, char *why, size_t whycap);
+
 #endif
