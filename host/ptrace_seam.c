@@ -84,8 +84,12 @@ struct seam_task {
   int step_owed;    /* a step was armed and another stop came first (an
                      * interrupt inside a blocking syscall): its trap may
                      * still be queued and is ours when it comes */
+  uint64_t sig_step_ip; /* stepped with a signal from here: a handler frame may
+                           keep our trap flag (scrub_sigframe_step) */
   struct asmspy_target *target;
 };
+
+static void scrub_sigframe_step(struct seam_task *t);
 
 struct seam_proc {
   pid_t tgid;
@@ -717,6 +721,7 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
       if (!t) continue;
     }
     t->state = TASK_STOPPED;
+    if (t->sig_step_ip && !getenv("X_NO_SCRUB")) scrub_sigframe_step(t);
     int armed = t->step_armed;
     int sig = WSTOPSIG(status), event = status >> 16;
     t->pending_sig = 0;
@@ -894,6 +899,34 @@ static uint32_t seam_list_threads(struct asmspy_seam *sm, pid_t *tids, uint32_t 
 
 /* --------------------------------------------------------------- resume -- */
 
+/* The first stop after a single-step that delivered a signal: if it built
+ * a handler frame for the instruction we stepped from, the frame's saved
+ * flags carry our trap flag, and sigreturn would restore it when nobody
+ * steps any more: the step trap would then be the program's (Go's async
+ * preemption rewrites the frame's ip and dies with "SIGTRAP: trace trap").
+ * The flag is ours (the program's own was not set), so it is cleared in the
+ * frame. A restarted system call may have moved the saved ip back by the
+ * syscall instruction's length. */
+static void scrub_sigframe_step(struct seam_task *t) {
+  uint64_t from = t->sig_step_ip, ip_at, flags_at, bit, saved_ip = 0, flags = 0;
+  t->sig_step_ip = 0;
+  struct arch_regs r;
+  if (!t->target || regs_get(t->tid, &r) != 0 ||
+      !arch_sigframe_step_flag(arch_sp(&r), &ip_at, &flags_at, &bit))
+    return;
+  if (target_read_mem(t->target, ip_at, &saved_ip, 8) != 8 ||
+      target_read_mem(t->target, flags_at, &flags, 8) != 8)
+    return;
+  if (getenv("ASMSPY_SEAM_DEBUG"))
+    fprintf(stderr, "seam: tid %d stepped with a signal from 0x%llx: now ip 0x%llx, frame ip 0x%llx flags 0x%llx\n",
+            (int)t->tid, (unsigned long long)from, (unsigned long long)arch_ip(&r),
+            (unsigned long long)saved_ip, (unsigned long long)flags);
+  if ((saved_ip != from && saved_ip != from - arch_syscall_len) || !(flags & bit)) return;
+  flags &= ~bit;
+  if (getenv("ASMSPY_SEAM_DEBUG")) fprintf(stderr, "seam: scrubbed\n");
+  target_write_mem(t->target, flags_at, &flags, 8);
+}
+
 static int do_resume(struct asmspy_seam *sm, pid_t tid, int request, int sig) {
   struct seam_task *t = task_find(sm, tid);
   if (!t) return -ESRCH;
@@ -905,6 +938,13 @@ static int do_resume(struct asmspy_seam *sm, pid_t tid, int request, int sig) {
     t->owed_sig = sig;
     request = PTRACE_LISTEN;
     sig = 0;
+  }
+  if (sig && getenv("ASMSPY_SEAM_DEBUG"))
+    fprintf(stderr, "seam: resume tid %d req %d sig %d\n", (int)tid, request, sig);
+  t->sig_step_ip = 0;
+  if (request == PTRACE_SINGLESTEP && sig && !getenv("X_NO_GET")) {
+    struct arch_regs r;
+    if (regs_get(tid, &r) == 0 && !arch_own_trap_flag(&r)) t->sig_step_ip = arch_ip(&r);
   }
   if (ptrace(request, tid, 0, (void *)(uintptr_t)sig) != 0) return -errno;
   t->state = TASK_RUNNING;

@@ -207,6 +207,13 @@ INL void emit(struct agent_state *st, struct agent_thread *t, uint32_t idx, uint
     return;
   }
   struct ring_head *h = &ra->heads[idx];
+  /* A signal handler may interrupt an emit of this thread after its claim
+   * and before its publication: the reader then waits for that record, and
+   * a nested emit that waited for the reader would wait forever. Nested,
+   * a full ring drops. */
+  uint32_t nested = t->in_emit;
+  t->in_emit = nested + 1;
+  __asm__ volatile("" ::: "memory");
   uint64_t head = VOLATILE(h->head);
   if (head - h->tail_seen >= AGENT_RING) { /* full by the old tail: look again */
     h->tail_seen = VOLATILE(h->tail);
@@ -215,8 +222,9 @@ INL void emit(struct agent_state *st, struct agent_thread *t, uint32_t idx, uint
       /* signed: a beat stamped after our rdtsc (or on a CPU slightly
        * ahead) is fresh, not 2^64 ticks old */
       int64_t age = (int64_t)(rdtsc() - VOLATILE(ra->reader_beat));
-      if (!VOLATILE(g->armed) || age > (int64_t)VOLATILE(ra->beat_ticks)) {
+      if (nested || !VOLATILE(g->armed) || age > (int64_t)VOLATILE(ra->beat_ticks)) {
         h->lost++;
+        t->in_emit = nested;
         return;
       }
       if (spin % 64 == 63)
@@ -237,6 +245,8 @@ INL void emit(struct agent_state *st, struct agent_thread *t, uint32_t idx, uint
   r->word = word;
   __asm__ volatile("" ::: "memory");
   VOLATILE(r->seq) = (uint32_t)(my + 1);
+  __asm__ volatile("" ::: "memory");
+  t->in_emit = nested;
 }
 
 /* ------------------------------------------------------ thread slots -- *

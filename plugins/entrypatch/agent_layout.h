@@ -91,7 +91,8 @@ struct agent_thread {
   int32_t tid;         /* with the key, the slot's identity (when tid_offset is known) */
   uint32_t depth;      /* frames in use */
   uint32_t ngrave;     /* entries ever put in grave (a ring of AGENT_GRAVE) */
-  uint32_t pad;
+  uint32_t in_emit;    /* > 0 while emit() runs: a signal handler's emit on the
+                          same thread never waits for the reader */
   uint64_t dropped;    /* events not written: no ring (forked child, asmspy gone) */
   uint64_t grave_mask; /* bit (slot >> 3) & 63 of every grave entry in use: a
                           return or a call looks in the grave only on a hit */

@@ -119,7 +119,7 @@ static void unhook_threads(struct undo *u, struct ep_undo_report *rep) {
     struct {
       uint64_t key;
       int32_t tid;
-      uint32_t depth, ngrave, pad;
+      uint32_t depth, ngrave, in_emit;
       uint64_t dropped, grave_mask;
     } head;
     _Static_assert(offsetof(struct agent_thread, frames) == sizeof head, "agent_thread head");

@@ -38,6 +38,7 @@
 
 #include "plugins/common/insn_class.h"
 #include "plugins/singlestep/lost_trap.h"
+#include "plugins/singlestep/pushf_trap.h"
 #include "plugins/singlestep/region.h"
 #include "common/arch_insn.h"
 
@@ -279,6 +280,8 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
     int cpuid = 0; /* only x86's cpuid can swallow a trap under a hypervisor */
 #endif
     int syscall_insn = (cls & ASMSPY_INSN_SYSCALL) != 0;
+    int pushf_width = 0, pushf = nb > 0 && ss_is_pushf(bytes, (size_t)nb, &pushf_width);
+    uint64_t flags_before = r.flags;
     seam->step(rs->sm, tid, 0);
     struct asmspy_stop st;
     int w = wait_for_tid_within(rs, tid, &st, syscall_insn ? REGION_SYSCALL_BLOCK_MS : 0);
@@ -298,9 +301,11 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
     if (st.kind == ASMSPY_STOP_SIGNAL || st.kind == ASMSPY_STOP_TARGET_TRAP) {
       /* hand the signal back; the handler runs stepped, like any code */
       cpuid = 0; /* the stop came before the cpuid ran: no trap was lost */
+      pushf = 0; /* nor the pushf */
       seam->step(rs->sm, tid, st.sig);
       if (wait_for_tid(rs, tid, &st) != 0) return -1;
     }
+    if (pushf) ss_unleak_pushf(rs->host, rs->sm, rs->target, tid, pushf_width, flags_before);
     if (get_regs(rs, tid, &r) != 0) return -1;
     if (cpuid && r.ip != call_ip + 2) emit_unobserved(rs, tid, call_ip, r.ip);
     int returned = r.sp > entry_sp; /* the entry frame is gone */
