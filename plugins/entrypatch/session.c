@@ -456,14 +456,14 @@ static struct asmspy_seam *attach_for_leave(struct ep_run *r) {
       sleep_ms(5);
       continue;
     }
-    /* disarmed first: a thread waiting for the reader inside agent code
-     * (backpressure) drops its record and leaves the agent */
-    uint64_t zero = 0;
-    if (r->gate) write_field(r, r->gate + offsetof(struct agent_gate, armed), &zero, 8);
+    /* disarmed and the entries put back first: a thread waiting for the
+     * reader inside agent code (backpressure) drops its record and leaves,
+     * and no new call enters the agent, so those inside it soon leave */
     char why[256];
     struct ep_remote rem = {r->host, sm, r->s->target, r->s->pid, 0};
     int inside = read_threads(r, sm) != 0;
     rem.tid = r->tids[0];
+    if (!inside) ep_undo_entries(&rem, r->state);
     if (!inside) inside = ep_agent_busy(&rem, r->state, why, sizeof why);
     if (!inside || tries == 199) return sm;
     seam->detach(sm);

@@ -312,6 +312,27 @@ out:
   return rc;
 }
 
+int ep_undo_entries(struct ep_remote *rem, uint64_t state) {
+  struct undo *u = calloc(1, sizeof *u);
+  if (!u) return -1;
+  u->rem = rem;
+  u->state = state;
+  u->st = malloc(sizeof *u->st);
+  size_t head = offsetof(struct agent_state, threads);
+  int rc = -1;
+  if (u->st && rd(u, state, u->st, head) == (ssize_t)head && u->st->magic == AGENT_MAGIC) {
+    struct ep_undo_report rep;
+    memset(&rep, 0, sizeof rep);
+    uint64_t zero = 0;
+    if (u->st->gate) wr(u, (uint64_t)u->st->gate + offsetof(struct agent_gate, armed), &zero, 8);
+    restore_entries(u, &rep);
+    rc = (int)rep.restored;
+  }
+  free(u->st);
+  free(u);
+  return rc;
+}
+
 int ep_agent_busy(struct ep_remote *rem, uint64_t state, char *why, size_t whycap) {
   struct undo *u = calloc(1, sizeof *u);
   if (!u) return 1;

@@ -39,6 +39,11 @@ struct ep_undo_report {
 int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
                   struct ep_undo_report *rep);
 
+/* Steps 1 and 2 alone (disarm, put the entries back): no new call enters
+ * the agent after this, so the threads inside it soon leave. Returns the
+ * entries restored, or -1 when the state cannot be read. */
+int ep_undo_entries(struct ep_remote *rem, uint64_t state);
+
 /* 1 (with why) while a stopped thread is inside the agent's code or runs a
  * signal handler that interrupted it: the caller lets the target run a
  * moment and looks again before undoing. */
