@@ -84,12 +84,11 @@ struct seam_task {
   int step_owed;    /* a step was armed and another stop came first (an
                      * interrupt inside a blocking syscall): its trap may
                      * still be queued and is ours when it comes */
-  uint64_t sig_step_ip; /* stepped with a signal from here: a handler frame may
-                           keep our trap flag (scrub_sigframe_step) */
+  int tf_known;     /* own_tf was read (at its first resume, before any step) */
+  int own_tf;       /* the program had the trap flag set itself */
+  int ever_stepped; /* single-stepped in this session (end_stepping) */
   struct asmspy_target *target;
 };
-
-static void scrub_sigframe_step(struct seam_task *t);
 
 struct seam_proc {
   pid_t tgid;
@@ -497,6 +496,34 @@ static int regs_set(pid_t tid, const struct arch_regs *r) {
   return ptrace(PTRACE_SETREGSET, tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) == 0 ? 0 : -errno;
 }
 
+/* The trap flag the kernel leaves behind. Stepping a popf (or iret) makes
+ * the kernel forget that the trap flag is the tracer's (step.c's
+ * is_setting_trap_flag clears TIF_FORCED_TF), and every later step then
+ * sets TF as if the program had; and a pushf stepped by us pushes TF, which
+ * the program's popf later puts back. Either way the thread may carry TF
+ * when nobody steps it any more (after a resume that does not step, or the
+ * detach): the next instruction traps and the program receives a SIGTRAP it
+ * never asked for (Go's runtime.asyncPreempt is pushf ... popf: every Go
+ * program died in the first session of any stepping mode, issue 24).
+ * So a thread that did not have TF set itself when we first met it, and
+ * that we have stepped, has a TF still visible in its flags cleared
+ * whenever stepping ends (ptrace's set_flags with TF clear), and a trace
+ * trap it takes with no step of ours armed is ours (tf_phantom). */
+static void learn_own_tf(struct seam_task *t) {
+  if (t->tf_known) return;
+  struct arch_regs r;
+  t->tf_known = 1;
+  t->own_tf = regs_get(t->tid, &r) == 0 && arch_own_trap_flag(&r);
+}
+
+static void end_stepping(struct seam_task *t) {
+  if (!t->ever_stepped || t->own_tf) return;
+  struct arch_regs r;
+  if (regs_get(t->tid, &r) != 0 || !arch_own_trap_flag(&r)) return;
+  arch_clear_trap_flag(&r);
+  regs_set(t->tid, &r);
+}
+
 /* ------------------------------------------------------ trap ownership -- */
 
 enum trap_owner { TRAP_NOT_OURS = 0, TRAP_OUR_STEP, TRAP_OUR_BREAKPOINT, TRAP_OUR_WATCH };
@@ -546,6 +573,12 @@ static enum trap_owner sigtrap_owner(struct seam_task *t, const siginfo_t *si, u
     return TRAP_OUR_STEP;
   }
   if (si->si_code == TRAP_HWBKPT && t->hw_armed) return TRAP_OUR_WATCH;
+  /* a trace trap with no step armed, in a thread we stepped that never set
+   * TF itself: the trap flag the kernel left (end_stepping) */
+  if (si->si_code == TRAP_TRACE && t->ever_stepped && !t->own_tf) {
+    end_stepping(t);
+    return TRAP_OUR_STEP;
+  }
   return TRAP_NOT_OURS;
 }
 
@@ -721,7 +754,6 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
       if (!t) continue;
     }
     t->state = TASK_STOPPED;
-    if (t->sig_step_ip && !getenv("X_NO_SCRUB")) scrub_sigframe_step(t);
     int armed = t->step_armed;
     int sig = WSTOPSIG(status), event = status >> 16;
     t->pending_sig = 0;
@@ -899,34 +931,6 @@ static uint32_t seam_list_threads(struct asmspy_seam *sm, pid_t *tids, uint32_t 
 
 /* --------------------------------------------------------------- resume -- */
 
-/* The first stop after a single-step that delivered a signal: if it built
- * a handler frame for the instruction we stepped from, the frame's saved
- * flags carry our trap flag, and sigreturn would restore it when nobody
- * steps any more: the step trap would then be the program's (Go's async
- * preemption rewrites the frame's ip and dies with "SIGTRAP: trace trap").
- * The flag is ours (the program's own was not set), so it is cleared in the
- * frame. A restarted system call may have moved the saved ip back by the
- * syscall instruction's length. */
-static void scrub_sigframe_step(struct seam_task *t) {
-  uint64_t from = t->sig_step_ip, ip_at, flags_at, bit, saved_ip = 0, flags = 0;
-  t->sig_step_ip = 0;
-  struct arch_regs r;
-  if (!t->target || regs_get(t->tid, &r) != 0 ||
-      !arch_sigframe_step_flag(arch_sp(&r), &ip_at, &flags_at, &bit))
-    return;
-  if (target_read_mem(t->target, ip_at, &saved_ip, 8) != 8 ||
-      target_read_mem(t->target, flags_at, &flags, 8) != 8)
-    return;
-  if (getenv("ASMSPY_SEAM_DEBUG"))
-    fprintf(stderr, "seam: tid %d stepped with a signal from 0x%llx: now ip 0x%llx, frame ip 0x%llx flags 0x%llx\n",
-            (int)t->tid, (unsigned long long)from, (unsigned long long)arch_ip(&r),
-            (unsigned long long)saved_ip, (unsigned long long)flags);
-  if ((saved_ip != from && saved_ip != from - arch_syscall_len) || !(flags & bit)) return;
-  flags &= ~bit;
-  if (getenv("ASMSPY_SEAM_DEBUG")) fprintf(stderr, "seam: scrubbed\n");
-  target_write_mem(t->target, flags_at, &flags, 8);
-}
-
 static int do_resume(struct asmspy_seam *sm, pid_t tid, int request, int sig) {
   struct seam_task *t = task_find(sm, tid);
   if (!t) return -ESRCH;
@@ -939,13 +943,11 @@ static int do_resume(struct asmspy_seam *sm, pid_t tid, int request, int sig) {
     request = PTRACE_LISTEN;
     sig = 0;
   }
-  if (sig && getenv("ASMSPY_SEAM_DEBUG"))
-    fprintf(stderr, "seam: resume tid %d req %d sig %d\n", (int)tid, request, sig);
-  t->sig_step_ip = 0;
-  if (request == PTRACE_SINGLESTEP && sig && !getenv("X_NO_GET")) {
-    struct arch_regs r;
-    if (regs_get(tid, &r) == 0 && !arch_own_trap_flag(&r)) t->sig_step_ip = arch_ip(&r);
-  }
+  learn_own_tf(t);
+  if (request == PTRACE_SINGLESTEP)
+    t->ever_stepped = 1;
+  else
+    end_stepping(t);
   if (ptrace(request, tid, 0, (void *)(uintptr_t)sig) != 0) return -errno;
   t->state = TASK_RUNNING;
   t->resumed_since_queue = 1;
@@ -1168,6 +1170,7 @@ static int detach_collect_one(struct asmspy_seam *sm, int64_t deadline_ns) {
  * or watchpoint hit whose stop never came) is dequeued — that happens
  * before any user instruction runs — and swallowed when it is ours. */
 static void detach_drain_trap(struct seam_task *t) {
+  end_stepping(t);
   for (int tries = 0; tries < 4 && !t->group_stopped && thread_signal_pending(t->tid, SIGTRAP);
        tries++) {
     int owed = t->pending_sig;
@@ -1197,6 +1200,7 @@ static void detach_drain_trap(struct seam_task *t) {
  * stop it, fold its stop in, and try once more. */
 static void detach_release(struct asmspy_seam *sm, struct seam_task *t) {
   int sig = t->pending_sig ? t->pending_sig : t->owed_sig;
+  end_stepping(t);
   if (ptrace(PTRACE_DETACH, t->tid, 0, (void *)(uintptr_t)sig) == 0 || errno != ESRCH) return;
   if (!still_traced_by_us(t->tid)) return;
   pid_t tid = t->tid;

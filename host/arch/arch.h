@@ -57,16 +57,11 @@ void arch_syscall_setup(struct arch_regs *r, uint64_t insn, long nr, const uint6
 int arch_syscall_norestart(uint32_t *nt, void *buf, size_t *len);
 int64_t arch_syscall_result(const struct arch_regs *r);
 
-/* A signal delivered while the tracer single-steps: the kernel saves the
- * thread's flags, trap flag included, in the signal frame, and sigreturn
- * would set it again after the tracer has stopped stepping (a stray step
- * trap: Go's async preemption rewrites the frame's ip and dies of it).
- * At the handler's first instruction (sp = its sp), where the frame keeps
- * the interrupted ip and flags, and the flags' trap bit: 1, or 0 when this
- * arch's frame keeps no such bit. own: the thread had the trap flag set
- * itself before the step (then it is the program's, and stays). */
-int arch_sigframe_step_flag(uint64_t sp, uint64_t *ip_at, uint64_t *flags_at, uint64_t *bit);
+/* The trap flag as PTRACE_GETREGS shows it: set only when the kernel
+ * counts it as the program's (a flag ptrace forced is hidden), and how to
+ * clear it (0 / nothing on arm64: PSTATE.SS is not in the user regs). */
 int arch_own_trap_flag(const struct arch_regs *r);
+void arch_clear_trap_flag(struct arch_regs *r);
 
 /* The classic entry/exit toggle (kernels without PTRACE_GET_SYSCALL_INFO):
  * *entry_hint = 1 when the registers themselves prove an entry stop

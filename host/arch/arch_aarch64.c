@@ -46,18 +46,12 @@ uint64_t arch_ip(const struct arch_regs *r) { return CU(r)->pc; }
 void arch_set_ip(struct arch_regs *r, uint64_t ip) { U(r)->pc = ip; }
 uint64_t arch_sp(const struct arch_regs *r) { return CU(r)->sp; }
 
-/* The kernel keeps the single-step state (PSTATE.SS) out of the signal
- * frame's pstate on arm64: nothing to scrub. */
-int arch_sigframe_step_flag(uint64_t sp, uint64_t *ip_at, uint64_t *flags_at, uint64_t *bit) {
-  (void)sp;
-  *ip_at = *flags_at = *bit = 0;
-  return 0;
-}
-
+/* PSTATE.SS is the kernel's, never shown in the user regs. */
 int arch_own_trap_flag(const struct arch_regs *r) {
   (void)r;
   return 0;
 }
+void arch_clear_trap_flag(struct arch_regs *r) { (void)r; }
 
 void arch_export(const struct arch_regs *r, struct asmspy_regs *out) {
   const struct user_pt_regs *u = CU(r);

@@ -29,19 +29,10 @@ uint64_t arch_ip(const struct arch_regs *r) { return CU(r)->rip; }
 void arch_set_ip(struct arch_regs *r, uint64_t ip) { U(r)->rip = ip; }
 uint64_t arch_sp(const struct arch_regs *r) { return CU(r)->rsp; }
 
-/* struct rt_sigframe: pretcode, then ucontext (uc_flags, uc_link, uc_stack:
- * 40 bytes) whose sigcontext starts r8..r15, rdi, rsi, rbp, rbx, rdx, rax,
- * rcx, rsp (16 words), then rip and eflags. */
-int arch_sigframe_step_flag(uint64_t sp, uint64_t *ip_at, uint64_t *flags_at, uint64_t *bit) {
-  *ip_at = sp + 8 + 40 + 16 * 8;
-  *flags_at = *ip_at + 8;
-  *bit = 0x100; /* EFLAGS.TF */
-  return 1;
-}
-
 /* PTRACE_GETREGS hides a trap flag ptrace forced (TIF_FORCED_TF): what
  * is left is the program's own. */
 int arch_own_trap_flag(const struct arch_regs *r) { return (CU(r)->eflags & 0x100) != 0; }
+void arch_clear_trap_flag(struct arch_regs *r) { U(r)->eflags &= ~0x100ull; }
 
 void arch_export(const struct arch_regs *r, struct asmspy_regs *out) {
   const struct user_regs_struct *u = CU(r);

@@ -10,9 +10,11 @@
  * stepping mode (issue 24). gdb clears the pushed TF the same way after
  * stepping a pushf.
  *
- * After every stepped pushf the pushed word loses TF, unless the program
- * had TF set itself (ptrace's forced TF is hidden from PTRACE_GETREGS, so
- * the flags read before the step show only the program's own). x86 only:
+ * After every stepped pushf the pushed word loses TF. The flags read before
+ * the step cannot tell whether TF is the program's own: once a popf has
+ * been stepped the kernel shows our TF as the program's (see the seam's
+ * end_stepping), so a program that single-steps itself is not told apart
+ * (it could not be stepped by a tracer meaningfully anyway). x86 only:
  * AArch64 has no instruction that stores PSTATE.SS. */
 #ifndef ASMSPY_SINGLESTEP_PUSHF_TRAP_H
 #define ASMSPY_SINGLESTEP_PUSHF_TRAP_H
@@ -47,12 +49,10 @@ static inline int ss_is_pushf(const uint8_t *b, size_t n, int *width) {
   return 0;
 }
 
-/* tid has just stepped a pushf of `width` bytes (its flags before the step
- * in own_flags): clear the leaked TF in the pushed word at its sp. */
+/* tid has just stepped a pushf of `width` bytes: clear the leaked TF in the
+ * pushed word at its sp. */
 static inline void ss_unleak_pushf(const struct asmspy_host_api *host, struct asmspy_seam *sm,
-                                   struct asmspy_target *target, pid_t tid, int width,
-                                   uint64_t own_flags) {
-  if (own_flags & SS_EFLAGS_TF) return; /* the program's own trap flag */
+                                   struct asmspy_target *target, pid_t tid, int width) {
   struct asmspy_regs r;
   __builtin_memset(&r, 0, sizeof r);
   ASMSPY_INIT_HEADER(&r);

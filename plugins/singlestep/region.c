@@ -281,7 +281,6 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
 #endif
     int syscall_insn = (cls & ASMSPY_INSN_SYSCALL) != 0;
     int pushf_width = 0, pushf = nb > 0 && ss_is_pushf(bytes, (size_t)nb, &pushf_width);
-    uint64_t flags_before = r.flags;
     seam->step(rs->sm, tid, 0);
     struct asmspy_stop st;
     int w = wait_for_tid_within(rs, tid, &st, syscall_insn ? REGION_SYSCALL_BLOCK_MS : 0);
@@ -305,7 +304,7 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
       seam->step(rs->sm, tid, st.sig);
       if (wait_for_tid(rs, tid, &st) != 0) return -1;
     }
-    if (pushf) ss_unleak_pushf(rs->host, rs->sm, rs->target, tid, pushf_width, flags_before);
+    if (pushf) ss_unleak_pushf(rs->host, rs->sm, rs->target, tid, pushf_width);
     if (get_regs(rs, tid, &r) != 0) return -1;
     if (cpuid && r.ip != call_ip + 2) emit_unobserved(rs, tid, call_ip, r.ip);
     int returned = r.sp > entry_sp; /* the entry frame is gone */

@@ -459,9 +459,8 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
       if (step_executed_pending(p, &stop)) {
         int width;
         if (p->valid && ss_is_cpuid(p->bytes, p->len)) lost_after = p->fallthrough;
-        if (p->valid && ss_is_pushf(p->bytes, p->len, &width) && stop.target)
-          ss_unleak_pushf(st.host, sm, stop.target, stop.tid, width,
-                          p->sp_known ? p->regs.flags : 0);
+        if (p->valid && p->target && ss_is_pushf(p->bytes, p->len, &width))
+          ss_unleak_pushf(st.host, sm, p->target, stop.tid, width);
         emit_completed(&st, p, stop.pid, stop.nthreads);
       }
       /* si_code 5: a handler frame was just set up. If the handler runs with
