@@ -27,8 +27,11 @@
  *     step trap (a step that completed across a blocking syscall queues its
  *     SIGTRAP until the syscall returns), then release them all. Releasing
  *     one at a time while siblings are frozen mid-step is what kills JIT
- *     runtimes; a leftover queued SIGTRAP kills anything. Every wait of the
- *     detach is bounded; a task that is gone (ESRCH) is done.
+ *     runtimes; a leftover queued SIGTRAP kills anything — also one queued
+ *     behind a job-control stop, which kills the target at SIGCONT: that
+ *     one is drained too, and the thread stops again as the user left it
+ *     (detach_drain_trap_stopped). Every wait of the detach is bounded; a
+ *     task that is gone (ESRCH) is done.
  *   - the tracer thread's CPU (seam_cpu.h): every stop is handed to
  *     seam_cpu_stop(), which may pin the TRACER thread (never the target) to
  *     the CPU of the thread that stops most, when a per-session trial
