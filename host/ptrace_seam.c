@@ -27,8 +27,11 @@
  *     step trap (a step that completed across a blocking syscall queues its
  *     SIGTRAP until the syscall returns), then release them all. Releasing
  *     one at a time while siblings are frozen mid-step is what kills JIT
- *     runtimes; a leftover queued SIGTRAP kills anything. Every wait of the
- *     detach is bounded; a task that is gone (ESRCH) is done.
+ *     runtimes; a leftover queued SIGTRAP kills anything — also one queued
+ *     behind a job-control stop, which kills the target at SIGCONT: that
+ *     one is drained too, and the thread stops again as the user left it
+ *     (detach_drain_trap_stopped). Every wait of the detach is bounded; a
+ *     task that is gone (ESRCH) is done.
  *   - the tracer thread's CPU (seam_cpu.h): every stop is handed to
  *     seam_cpu_stop(), which may pin the TRACER thread (never the target) to
  *     the CPU of the thread that stops most, when a per-session trial
@@ -1195,6 +1198,70 @@ static void detach_drain_trap(struct seam_task *t) {
   }
 }
 
+/* Is the SIGTRAP queued in t's private set asmspy's, by the rules the
+ * detach applies (detach_drain_trap)? Read in place (PTRACE_PEEKSIGINFO),
+ * nothing dequeued or rewound: a step report (a step was armed before the
+ * stop came), an int3 of ours just behind ip, a debug-register hit in a
+ * thread whose registers we wrote. */
+static int queued_trap_is_ours(struct seam_task *t) {
+  siginfo_t q[32];
+  struct __ptrace_peeksiginfo_args a = {.off = 0, .flags = 0, .nr = 32};
+  long n = ptrace(PTRACE_PEEKSIGINFO, t->tid, &a, q);
+  for (long i = 0; i < n; i++) {
+    const siginfo_t *si = &q[i];
+    if (si->si_signo != SIGTRAP) continue;
+    struct arch_regs r;
+    if (si->si_code == arch_break_si_code && t->target && regs_get(t->tid, &r) == 0 &&
+        target_planted_breakpoint(t->target, arch_break_addr(arch_ip(&r))))
+      return 1;
+    if (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP ||
+        (si->si_code == SI_USER && si->si_pid == 0))
+      return 1;
+    return si->si_code == TRAP_HWBKPT && t->hw_armed;
+  }
+  return 0;
+}
+
+/* Phase 2 for a thread in a job-control stop (someone SIGSTOPped the
+ * target) with a SIGTRAP of ours queued behind that stop: a step that
+ * completed just as the stop came (the kernel takes the stop before it
+ * dequeues signals), an int3 or watchpoint hit of ours. Detached so, the
+ * thread stays stopped, and dies of that SIGTRAP at SIGCONT (issue 24).
+ * Only the thread can dequeue it: resumed out of the group-stop, it takes
+ * the SIGTRAP first (a synchronous signal, dequeued before any other and
+ * before any user instruction runs) and stops for its delivery, where it
+ * is swallowed. Detached from there, the thread does not run on: while the
+ * group-stop is in effect the kernel's detach sets its stop pending again
+ * (__ptrace_unlink), so it stops as the user left it, and a SIGCONT that
+ * came meanwhile lets it run, as it should. A SIGTRAP that is the
+ * target's own stays queued, as it would untraced. */
+static void detach_drain_trap_stopped(struct seam_task *t) {
+  if (!thread_signal_pending(t->tid, SIGTRAP) || !queued_trap_is_ours(t)) return;
+  if (ptrace(PTRACE_CONT, t->tid, 0, 0) != 0) return;
+  int status;
+  pid_t w = wait_until(t->tid, &status, now_ns() + (int64_t)DETACH_WAIT_MS * 1000000);
+  if (w != t->tid || !WIFSTOPPED(status)) return;
+  int sig = WSTOPSIG(status), event = status >> 16;
+  if (event == PTRACE_EVENT_STOP) { /* stopped again before dequeuing */
+    t->group_stopped = is_stop_signal(sig);
+    return;
+  }
+  t->group_stopped = 0; /* in a signal-delivery stop now */
+  if (event) return;
+  if (sig == SIGTRAP) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    uint64_t bp = 0;
+    t->step_armed = 1; /* as detach_drain_trap: a queued step trap is ours */
+    if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0 ||
+        sigtrap_owner(t, &si, &bp) == TRAP_NOT_OURS)
+      t->pending_sig = SIGTRAP;
+    t->step_armed = 0;
+  } else {
+    t->pending_sig = sig; /* handed on at detach; the pending stop comes first */
+  }
+}
+
 /* Phase 3 for one thread: PTRACE_DETACH (which also clears TF). ESRCH
  * means it is not in a ptrace-stop: gone (done), or running again — then
  * stop it, fold its stop in, and try once more. */
@@ -1247,8 +1314,14 @@ static int seam_detach(struct asmspy_seam *sm) {
     i++;
   }
   /* Phase 2: drain a trap of ours still queued behind a stop. */
-  for (size_t i = 0; i < sm->ntasks; i++)
-    if (sm->tasks[i].state == TASK_STOPPED) detach_drain_trap(&sm->tasks[i]);
+  for (size_t i = 0; i < sm->ntasks; i++) {
+    struct seam_task *t = &sm->tasks[i];
+    if (t->state != TASK_STOPPED) continue;
+    if (t->group_stopped)
+      detach_drain_trap_stopped(t);
+    else
+      detach_drain_trap(t);
+  }
   /* Phase 3: release all at once. */
   /* (by tid: a release that has to re-stop a thread may add or drop tasks) */
   size_t n = sm->ntasks;

@@ -5,9 +5,7 @@
  *   1. an int3 at the region's entry; every thread runs at native speed until
  *      one arrives (bounded wait: session entry_wait_ms);
  *   2. the entry byte is restored; the other threads run on (a sampled
- *      thread blocked in a syscall must not freeze the target); one that
- *      reaches a temporary breakpoint below is held there, rewound onto it,
- *      until the sample ends;
+ *      thread blocked in a syscall must not freeze the target);
  *   3. the sampled thread is single-stepped; every instruction inside the
  *      region becomes an INSN event carrying the registers before it ran;
  *   4. a verified call out of the region (sp dropped one slot, the return
@@ -15,16 +13,22 @@
  *      native speed: int3 at the return address, continue, and accept the hit
  *      only when sp is back at the caller's level — a recursive call or a
  *      callback into the region hitting the same address deeper in the stack
- *      is stepped past, so it cannot hijack the resume;
+ *      is stepped past, so it cannot hijack the resume; another thread
+ *      that meets that breakpoint is never held there (it may own a lock
+ *      the sampled thread waits for inside the call): the sampled thread is
+ *      stopped, the other stepped past with the breakpoint out, the
+ *      breakpoint put back, and both run on (step_over_call);
  *   5. the sample ends when sp rises above the entry frame (ret, tail call
  *      then ret, longjmp), with the return register as the result.
  * Breakpoint bytes are always restored before detaching.
  *
  * Threads racing into the region: the seam names every int3 of ours
  * (ASMSPY_STOP_BREAKPOINT) and has already rewound the thread onto it, so
- * an arrival that is not sampled now is simply left stopped (held) or
- * resumed onto the breakpoint again: it comes back, it is never lost and
- * never handed a SIGTRAP. An arrival inside the target's own SIGTRAP
+ * an arrival that is not sampled now is stepped past the original
+ * instruction or resumed onto the breakpoint again: it comes back, it is
+ * never lost and never handed a SIGTRAP. No thread other than the sampled
+ * one is ever left stopped for the length of a sample (issue 24: it may
+ * hold what the sampled thread needs). An arrival inside the target's own SIGTRAP
  * handler (SIGTRAP blocked: the kernel resets the handler at any trap
  * there; the seam puts it back) is refused with that reason: stepping it
  * would reset the handler at every step. */
@@ -208,12 +212,96 @@ static int wait_for_tid_within(struct region_state *rs, pid_t tid, struct asmspy
   }
 }
 
-static int wait_for_tid(struct region_state *rs, pid_t tid, struct asmspy_stop *out) {
-  return wait_for_tid_within(rs, tid, out, 0);
+/* How many interrupt stops in a row one step may meet before its stop is
+ * taken as it is (each is a real stop of the thread; this only bounds the
+ * loop). */
+#define STEP_GROUP_RETRIES 64
+
+/* Single-step tid once (sig delivered) and wait for its stop, as
+ * wait_for_tid_within. An ASMSPY_STOP_GROUP stop before the step's own is
+ * no step: an interrupt (interrupt_all, below) still pending when the step
+ * was asked for, or a job-control stop and its SIGCONT wake-up, each taken
+ * before any instruction ran (or, for a step whose trap was already queued,
+ * reported ahead of that trap). Stepping again then executes the one
+ * instruction, or collects the queued trap, so the caller never sees the
+ * same instruction as stepped twice. */
+static int step_tid(struct region_state *rs, pid_t tid, int sig, struct asmspy_stop *out,
+                    int64_t timeout_ms) {
+  for (int tries = 0;; tries++) {
+    if (rs->host->seam->step(rs->sm, tid, sig) != 0) return -1;
+    sig = 0;
+    int w = wait_for_tid_within(rs, tid, out, timeout_ms);
+    if (w != 0 || out->kind != ASMSPY_STOP_GROUP || tries >= STEP_GROUP_RETRIES) return w;
+  }
+}
+
+/* How many threads met at the step-over breakpoint are passed in one go;
+ * more arrive at it again (they are resumed onto it) and go in the next. */
+#define HELD_MAX 64
+
+/* Step a thread sitting on the step-over return address (bp[1] out) past
+ * the original instruction. *last gets its final stop, which the caller
+ * resumes it from: a signal that came before the instruction ran is then
+ * delivered and the thread meets the breakpoint again later. */
+static void pass_over(struct region_state *rs, pid_t tid, struct asmspy_stop *last) {
+  memset(last, 0, sizeof *last);
+  ASMSPY_INIT_HEADER(last);
+  last->tid = tid;
+  last->kind = ASMSPY_STOP_GROUP; /* resumed without a signal unless one came */
+  if (step_tid(rs, tid, 0, last, 0) != 0) last->tid = 0; /* gone */
+}
+
+/* Another thread, held, sits on the step-over breakpoint while the sampled
+ * thread tid runs the call natively. It must not stay there: it may own
+ * what tid waits for inside the call (a lock taken in the callee and held
+ * across its return: issue 24's freeze). Stepping it past with the
+ * breakpoint out would open a window in which tid returns unseen, so tid
+ * is stopped first (interrupt_all); every thread that reaches the
+ * breakpoint meanwhile is passed with it, then the breakpoint goes back and
+ * they all run on. *tid_stop receives tid's first stop since the interrupt:
+ * the interrupt's own (ASMSPY_STOP_GROUP), or one that beat it (its return
+ * to the breakpoint, a signal) — then the interrupt stays pending and is
+ * reported at tid's next resume (step_tid absorbs it). 0, or -1 when tid
+ * is gone or the session must stop. */
+static int release_held(struct region_state *rs, pid_t tid, pid_t held,
+                        struct asmspy_stop *tid_stop) {
+  const struct asmspy_seam_api *seam = rs->host->seam;
+  pid_t hold[HELD_MAX];
+  struct asmspy_stop last[HELD_MAX];
+  int n = 0;
+  hold[n++] = held;
+  seam->interrupt_all(rs->sm, held);
+  for (;;) {
+    struct asmspy_stop st;
+    memset(&st, 0, sizeof st);
+    ASMSPY_INIT_HEADER(&st);
+    if (seam->next_stop(rs->sm, &st) != 0) return -1;
+    if (st.kind == ASMSPY_STOP_INTERRUPTED || st.kind == ASMSPY_STOP_NONE) return -1;
+    if (st.kind == ASMSPY_STOP_EXITED) {
+      if (st.tid == tid) return -1;
+      continue;
+    }
+    if (st.tid == tid) {
+      *tid_stop = st;
+      break;
+    }
+    if (hit_bp(rs, 1, &st) && n < HELD_MAX)
+      hold[n++] = st.tid;
+    else
+      resume_for(rs, &st); /* onto the breakpoint again, if that is where it was */
+  }
+  bp_remove(rs, 1);
+  for (int i = 0; i < n; i++) pass_over(rs, hold[i], &last[i]);
+  int rc = bp_plant(rs, 1, rs->bp[1].addr) == 0 ? 0 : -1;
+  for (int i = 0; i < n; i++)
+    if (last[i].tid) resume_for(rs, &last[i]);
+  return rc;
 }
 
 /* Run the sampled thread natively until it returns from a call out of the
- * region: the return breakpoint hit with sp back at call_sp + 8. */
+ * region: the return breakpoint hit with sp back at call_sp + 8. Other
+ * threads run on throughout; one that meets the return breakpoint is
+ * passed over it (release_held), never kept. */
 static int step_over_call(struct region_state *rs, pid_t tid, uint64_t ret_addr, uint64_t sp_after_ret) {
   const struct asmspy_seam_api *seam = rs->host->seam;
   if (bp_plant(rs, 1, ret_addr) != 0) return -1;
@@ -228,18 +316,27 @@ static int step_over_call(struct region_state *rs, pid_t tid, uint64_t ret_addr,
       if (st.tid == tid) return -1;
       continue;
     }
-    if (st.tid != tid) continue; /* a held thread's late interrupt stop: leave it held */
+    if (st.tid != tid) {
+      if (!hit_bp(rs, 1, &st)) {
+        resume_for(rs, &st); /* a signal, a clone, an interrupt: it runs on */
+        continue;
+      }
+      struct asmspy_stop mine;
+      if (release_held(rs, tid, st.tid, &mine) != 0) return -1;
+      st = mine; /* tid is stopped now: go on from its stop */
+    }
     if (hit_bp(rs, 1, &st)) {
       struct asmspy_regs r;
       if (get_regs(rs, tid, &r) != 0) return -1;
       bp_remove(rs, 1);
       if (r.sp == sp_after_ret) return 0; /* our frame's return */
       /* the same address reached deeper (recursion, a callback): step the
-       * original instruction once, re-plant, keep running */
-      seam->step(rs->sm, tid, 0);
-      if (wait_for_tid(rs, tid, NULL) != 0) return -1;
+       * original instruction once, re-plant, keep running (a signal that
+       * came before it ran is delivered: the thread comes back here) */
+      struct asmspy_stop after;
+      if (step_tid(rs, tid, 0, &after, 0) != 0) return -1;
       if (bp_plant(rs, 1, ret_addr) != 0) return -1;
-      seam->resume(rs->sm, tid, 0);
+      resume_for(rs, &after);
       continue;
     }
     resume_for(rs, &st);
@@ -281,9 +378,8 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
 #endif
     int syscall_insn = (cls & ASMSPY_INSN_SYSCALL) != 0;
     int pushf_width = 0, pushf = nb > 0 && ss_is_pushf(bytes, (size_t)nb, &pushf_width);
-    seam->step(rs->sm, tid, 0);
     struct asmspy_stop st;
-    int w = wait_for_tid_within(rs, tid, &st, syscall_insn ? REGION_SYSCALL_BLOCK_MS : 0);
+    int w = step_tid(rs, tid, 0, &st, syscall_insn ? REGION_SYSCALL_BLOCK_MS : 0);
     if (w == 1) {
       /* blocked in the kernel: cut the sample here and let the thread go
        * (interrupted, its syscall restarts when the next round resumes it) */
@@ -301,8 +397,7 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
       /* hand the signal back; the handler runs stepped, like any code */
       cpuid = 0; /* the stop came before the cpuid ran: no trap was lost */
       pushf = 0; /* nor the pushf */
-      seam->step(rs->sm, tid, st.sig);
-      if (wait_for_tid(rs, tid, &st) != 0) return -1;
+      if (step_tid(rs, tid, st.sig, &st, 0) != 0) return -1;
     }
     if (pushf) ss_unleak_pushf(rs->host, rs->sm, rs->target, tid, pushf_width);
     if (get_regs(rs, tid, &r) != 0) return -1;
@@ -358,7 +453,8 @@ static int64_t now_ms(void) {
 static int step_past_entry(struct region_state *rs, pid_t tid) {
   const struct asmspy_seam_api *seam = rs->host->seam;
   bp_remove(rs, 0);
-  int rc = seam->step(rs->sm, tid, 0) == 0 ? wait_for_tid(rs, tid, NULL) : 0;
+  struct asmspy_stop st;
+  int rc = step_tid(rs, tid, 0, &st, 0);
   if (bp_plant(rs, 0, rs->s->region_start) != 0) return -1;
   seam->resume_all(rs->sm, 0);
   return rc;
