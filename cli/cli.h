@@ -83,6 +83,10 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
 int cli_exit_code_for(int rc);
 /* Run session(arg) in a supervised child (see supervise.c); returns its exit code. */
 int cli_supervise(int (*session)(void *arg), void *arg);
+/* The same, with the tracer in a process group of its own (headless modes:
+ * a SIGKILL of asmspy's process group then still ends the session cleanly;
+ * supervise.c says why). */
+int cli_supervise_own_group(int (*session)(void *arg), void *arg);
 /* cli_supervise for the TUI: also restores the terminal if the child died
  * without doing so. */
 int cli_supervise_terminal(int (*session)(void *arg), void *arg);

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 volatile int cli_stop_flag;
 
@@ -154,7 +155,10 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
   asmspy_engine_close(e);
   if (rc) return CLI_EXIT_USAGE;
   struct mode_session ms = {mode, &a, launch_argv};
-  return cli_supervise(run_mode_session, &ms);
+  /* a launched command shares the tracer's group: it stays in the
+   * terminal's foreground when it may read the terminal */
+  if (launch_argv && isatty(STDIN_FILENO)) return cli_supervise(run_mode_session, &ms);
+  return cli_supervise_own_group(run_mode_session, &ms);
 }
 
 /* --launch <mode> [options] -- <cmd> [args...] */

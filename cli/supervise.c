@@ -11,7 +11,17 @@
  * tracer itself is SIGKILLed (or crashes) after a backend patched the
  * target (entrypatch's function entries), the supervisor puts the old bytes
  * back from the undo journal the two share (host/undo_journal.h).
- * Ctrl-C, SIGTERM and SIGHUP to the supervisor are forwarded to the child. */
+ * Ctrl-C, SIGTERM and SIGHUP to the supervisor are forwarded to the child.
+ *
+ * The headless modes also put the tracer in a process group of its own
+ * (cli_supervise_own_group): `kill -9 -<pgid>` of asmspy's job (a shell's
+ * `kill -9 %1`, a harness ending a process group) then kills only the
+ * supervisor, and the tracer leaves as above. In asmspy's group, a stepping
+ * tracer killed with it left every thread it stopped at a step with a
+ * SIGTRAP that the kernel delivers once the tracer is gone: a Go program
+ * (which catches SIGTRAP to crash), like any other, died of it (6/6). The
+ * TUI, and a --launch whose command reads the terminal, stay in the
+ * terminal's foreground group. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "host/undo_journal.h"
@@ -34,7 +44,7 @@ static void forward_signal(int sig) {
   if (supervised_child > 0) kill(supervised_child, sig);
 }
 
-int cli_supervise(int (*session)(void *arg), void *arg) {
+static int supervise(int (*session)(void *arg), void *arg, int own_group) {
   if (getenv("ASMSPY_NO_SUPERVISOR")) return session(arg); /* debugging: one process */
   pid_t supervisor = getpid();
   /* what the tracer's backends patch is journaled here, shared with it
@@ -64,6 +74,8 @@ int cli_supervise(int (*session)(void *arg), void *arg) {
      * to it meanwhile was held pending and is delivered here */
     sigprocmask(SIG_SETMASK, &saved_mask, NULL);
     if (getppid() != supervisor) raise(SIGTERM); /* it died before prctl took effect */
+    if (own_group && setpgid(0, 0) == 0)
+      signal(SIGTTOU, SIG_IGN); /* a background group writes to the terminal all the same */
     prctl(PR_SET_NAME, "asmspy-tracer");
     int rc = session(arg);
     fflush(NULL);
@@ -88,6 +100,12 @@ int cli_supervise(int (*session)(void *arg), void *arg) {
   if (sig == SIGPIPE) return CLI_EXIT_OK; /* output closed (| head): not a failure */
   fprintf(stderr, "asmspy: tracer process died: %s\n", strsignal(sig));
   return CLI_EXIT_FAIL;
+}
+
+int cli_supervise(int (*session)(void *arg), void *arg) { return supervise(session, arg, 0); }
+
+int cli_supervise_own_group(int (*session)(void *arg), void *arg) {
+  return supervise(session, arg, 1);
 }
 
 /* The TUI under the same supervisor: its tracer thread single-steps too, so

@@ -1560,6 +1560,33 @@ int seam_release_after_exec(const struct asmspy_session *s) {
   return 0;
 }
 
+/* 1.11: emulate the instruction at ip instead of stepping it, where the
+ * kernel's step would harm the program (arch_flag_pop: x86-64's popf; see
+ * learn_own_tf above for what a stepped popf leaves behind). The thread stays
+ * stopped; a STEP stop is queued for it as if the step had run. */
+static int seam_emulate_step(struct asmspy_seam *sm, pid_t tid, uint64_t ip, const uint8_t *bytes,
+                             size_t len) {
+  struct seam_task *t = task_find(sm, tid);
+  int width;
+  size_t ilen;
+  if (!t || t->state != TASK_STOPPED || t->group_stopped || t->owed_sig || !t->target ||
+      !arch_flag_pop(bytes, len, &width, &ilen))
+    return 0;
+  struct arch_regs r;
+  uint64_t word = 0;
+  if (regs_get(tid, &r) != 0 || arch_ip(&r) != ip ||
+      target_read_mem(t->target, arch_sp(&r), &word, (size_t)width) != width ||
+      !arch_apply_flag_pop(&r, word, width, ilen) || regs_set(tid, &r) != 0)
+    return 0;
+  learn_own_tf(t);
+  t->ever_stepped = 1;
+  struct asmspy_stop st;
+  stop_init(&st, ASMSPY_STOP_STEP, t);
+  st.si_code = TRAP_TRACE;
+  queue_push(sm, &st);
+  return 1;
+}
+
 /* 1.9: one system call inside a stopped thread of the session, at a
  * `syscall` instruction found once per process (syscall injection, below). */
 static int seam_inject_syscall_api(struct asmspy_seam *sm, pid_t tid, long nr,
@@ -1600,6 +1627,7 @@ const struct asmspy_seam_api seam_api = {
     .list_threads = seam_list_threads,
     .spawn_child = seam_spawn_child,
     .inject_syscall = seam_inject_syscall_api,
+    .emulate_step = seam_emulate_step,
 };
 
 /* ------------------------------------------------------ attach probe -- */

@@ -63,6 +63,16 @@ int64_t arch_syscall_result(const struct arch_regs *r);
 int arch_own_trap_flag(const struct arch_regs *r);
 void arch_clear_trap_flag(struct arch_regs *r);
 
+/* An instruction the seam emulates instead of stepping (see the seam's
+ * emulate_step): x86-64's popf. arch_flag_pop: 1 when bytes[n] start with
+ * one, with the bytes it pops (*width) and its length (*len).
+ * arch_apply_flag_pop: pop `word` into r as the CPU would in user mode
+ * (flags, sp, ip); 0 when ptrace cannot do it faithfully (the word sets
+ * the trap flag itself, or changes the ID flag, which ptrace cannot
+ * write): then it is stepped. AArch64: never. */
+int arch_flag_pop(const uint8_t *bytes, size_t n, int *width, size_t *len);
+int arch_apply_flag_pop(struct arch_regs *r, uint64_t word, int width, size_t len);
+
 /* The classic entry/exit toggle (kernels without PTRACE_GET_SYSCALL_INFO):
  * *entry_hint = 1 when the registers themselves prove an entry stop
  * (x86-64's rax = -ENOSYS), the number, arguments and result. */

@@ -53,6 +53,16 @@ int arch_own_trap_flag(const struct arch_regs *r) {
 }
 void arch_clear_trap_flag(struct arch_regs *r) { (void)r; }
 
+/* Nothing on AArch64 stores or loads PSTATE.SS: every step is the kernel's. */
+int arch_flag_pop(const uint8_t *bytes, size_t n, int *width, size_t *len) {
+  (void)bytes, (void)n, (void)width, (void)len;
+  return 0;
+}
+int arch_apply_flag_pop(struct arch_regs *r, uint64_t word, int width, size_t len) {
+  (void)r, (void)word, (void)width, (void)len;
+  return 0;
+}
+
 void arch_export(const struct arch_regs *r, struct asmspy_regs *out) {
   const struct user_pt_regs *u = CU(r);
   out->ip = u->pc;

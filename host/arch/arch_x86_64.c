@@ -34,6 +34,38 @@ uint64_t arch_sp(const struct arch_regs *r) { return CU(r)->rsp; }
 int arch_own_trap_flag(const struct arch_regs *r) { return (CU(r)->eflags & 0x100) != 0; }
 void arch_clear_trap_flag(struct arch_regs *r) { U(r)->eflags &= ~0x100ull; }
 
+/* popf (9d), popfw (66 9d), with any REX prefix (the operand is 64-bit in
+ * long mode either way). */
+int arch_flag_pop(const uint8_t *bytes, size_t n, int *width, size_t *len) {
+  int w = 8;
+  for (size_t i = 0; i < n && i < 4; i++) {
+    if (bytes[i] == 0x66) {
+      w = 2;
+      continue;
+    }
+    if ((bytes[i] & 0xf0) == 0x40) continue;
+    if (bytes[i] != 0x9d) return 0;
+    *width = w;
+    *len = i + 1;
+    return 1;
+  }
+  return 0;
+}
+
+int arch_apply_flag_pop(struct arch_regs *r, uint64_t word, int width, size_t len) {
+  /* what popf may change at CPL 3 with IOPL 0: CF PF AF ZF SF TF DF OF NT
+   * AC ID (IF and IOPL are silently kept, RF is cleared) */
+  const uint64_t TF = 0x100, ID = 0x200000;
+  uint64_t m = 0x1 | 0x4 | 0x10 | 0x40 | 0x80 | TF | 0x400 | 0x800 | 0x4000 | 0x40000 | ID;
+  if (width == 2) m &= 0xffff, word &= 0xffff;
+  struct user_regs_struct *u = U(r);
+  if ((word & TF) || ((word ^ u->eflags) & m & ID)) return 0;
+  u->eflags = ((u->eflags & ~m) | (word & m)) & ~(uint64_t)0x10000; /* RF */
+  u->rsp += (uint64_t)width;
+  u->rip += len;
+  return 1;
+}
+
 void arch_export(const struct arch_regs *r, struct asmspy_regs *out) {
   const struct user_regs_struct *u = CU(r);
   out->ip = u->rip;

@@ -549,7 +549,17 @@ struct asmspy_seam_api {
    * Returns 0, or -errno when the thread could not be driven. */
   int (*inject_syscall)(struct asmspy_seam *seam, pid_t tid, long nr, const uint64_t args[6],
                         int64_t *ret);
-  /* --- ABI 1.9 ends here; append below --- */
+  /* --- ABI 1.9 ends here --- */
+  /* 1.11: a step the seam may do without the kernel. The caller has read the
+   * instruction at ip (bytes[len]) and is about to step(tid, 0) it. Returns
+   * 1 when the seam emulated it instead: its effect is applied, and a STEP
+   * stop for tid comes from next_stop exactly as after step(); 0 when the
+   * caller must step it. x86-64's popf is emulated: the kernel, stepping a
+   * popf, forgets that the trap flag is the tracer's and leaves it set
+   * after the tracer is gone (a SIGTRAP the program never asked for). */
+  int (*emulate_step)(struct asmspy_seam *seam, pid_t tid, uint64_t ip, const uint8_t *bytes,
+                      size_t len);
+  /* --- ABI 1.11 ends here; append below --- */
 };
 
 /* Resolved symbol for one address. Strings are host-owned, stable while the

@@ -379,7 +379,12 @@ static int capture_sample(struct region_state *rs, pid_t tid, uint64_t sample) {
     int syscall_insn = (cls & ASMSPY_INSN_SYSCALL) != 0;
     int pushf_width = 0, pushf = nb > 0 && ss_is_pushf(bytes, (size_t)nb, &pushf_width);
     struct asmspy_stop st;
-    int w = step_tid(rs, tid, 0, &st, syscall_insn ? REGION_SYSCALL_BLOCK_MS : 0);
+    /* the seam emulates what the kernel must not step (x86 popf, 1.11) */
+    const struct asmspy_seam_api *sa = rs->host->seam;
+    int w = nb > 0 && ASMSPY_HAS(sa, emulate_step) &&
+                    sa->emulate_step(rs->sm, tid, r.ip, bytes, (size_t)nb) == 1
+                ? wait_for_tid_within(rs, tid, &st, 0)
+                : step_tid(rs, tid, 0, &st, syscall_insn ? REGION_SYSCALL_BLOCK_MS : 0);
     if (w == 1) {
       /* blocked in the kernel: cut the sample here and let the thread go
        * (interrupted, its syscall restarts when the next round resumes it) */

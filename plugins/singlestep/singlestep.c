@@ -507,6 +507,10 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
     if (!(plain_stop && !deliver && predict_next(&st, p, &stop))) record_next(&st, p, &stop);
     if (lost_after && p->valid && p->ip != lost_after) emit_unobserved(&st, p, lost_after, &stop);
     int plain = !deliver && plain_stop && p->valid && !p->can_trap && ASMSPY_HAS(seam, step_plain);
+    /* the seam emulates what the kernel must not step (x86 popf, 1.11) */
+    if (!deliver && p->valid && ASMSPY_HAS(seam, emulate_step) &&
+        seam->emulate_step(sm, stop.tid, p->ip, p->bytes, p->len) == 1)
+      continue;
     if ((plain ? seam->step_plain(sm, stop.tid) : seam->step(sm, stop.tid, deliver)) != 0) {
       /* the thread died under us: its exit arrives via next_stop */
       p->valid = 0;

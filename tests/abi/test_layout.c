@@ -780,7 +780,8 @@ _Static_assert(ASMSPY_VREG(ASMSPY_VREG_ZMM, 31) == 0x31f && ASMSPY_VREG_CLASS(0x
 
 /* ========================== ABI 1.11 ========================== */
 /* struct asmspy_backend_ops gained suits() (a call backend refuses a target
- * it cannot trace safely; the engine falls back); ASMSPY_FACT_UNSUITED. */
+ * it cannot trace safely; the engine falls back); ASMSPY_FACT_UNSUITED;
+ * struct asmspy_seam_api gained emulate_step() (x86-64's popf). */
 #define SIZE_1_11_asmspy_probe_result SIZE_1_10_asmspy_probe_result
 #define SIZE_1_11_asmspy_event SIZE_1_10_asmspy_event
 #define SIZE_1_11_asmspy_host_api SIZE_1_10_asmspy_host_api
@@ -788,7 +789,10 @@ _Static_assert(ASMSPY_VREG(ASMSPY_VREG_ZMM, 31) == 0x31f && ASMSPY_VREG_CLASS(0x
 #define SIZE_1_11_asmspy_session SIZE_1_10_asmspy_session
 #define SIZE_1_11_asmspy_regs SIZE_1_10_asmspy_regs
 #define SIZE_1_11_asmspy_stop SIZE_1_10_asmspy_stop
-#define SIZE_1_11_asmspy_seam_api SIZE_1_10_asmspy_seam_api
+PIN(asmspy_seam_api, emulate_step, 184);
+NEW(asmspy_seam_api, emulate_step, SIZE_1_10_asmspy_seam_api);
+#define SIZE_1_11_asmspy_seam_api 192
+ENDS(asmspy_seam_api, emulate_step, SIZE_1_11_asmspy_seam_api);
 #define SIZE_1_11_asmspy_symbol SIZE_1_10_asmspy_symbol
 #define SIZE_1_11_asmspy_plugin SIZE_1_10_asmspy_plugin
 #define SIZE_1_11_asmspy_syscall_info SIZE_1_10_asmspy_syscall_info

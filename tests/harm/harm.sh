@@ -163,14 +163,19 @@ reset_knobs() { MODULES=""; JIT=0; MAPS_SLACK=6; VM_SLACK_KB=8192; EXTRA=(); }
 count_of() { case $1 in tree) echo 200;; *) echo 2000;; esac; }
 
 # wait_patched_or_gone APID BEFORE: until asmspy has patched the program
-# (a new call ring mapped, nobody tracing it) or asmspy ended (refused)
+# (a new call ring mapped, nobody tracing it) or asmspy ended (refused);
+# 3: it fell back to a stepping backend (its note says so) and is tracing
 wait_patched_or_gone() {
   local a=$1 before=$2 i=0
   while [ $i -lt $((SESSION_TIMEOUT * 20)) ]; do
     kill -0 "$a" 2>/dev/null || return 1
-    if [ "$(rings "$P_PID")" -gt "$before" ] &&
-       [ "$(awk '/^TracerPid:/ {print $2}' "/proc/$P_PID/status" 2>/dev/null)" = 0 ]; then
+    local tracer; tracer=$(awk '/^TracerPid:/ {print $2}' "/proc/$P_PID/status" 2>/dev/null)
+    if [ "$(rings "$P_PID")" -gt "$before" ] && [ "$tracer" = 0 ]; then
       return 0
+    fi
+    if [ -n "$tracer" ] && [ "$tracer" != 0 ] &&
+       grep -qs 'runs on [a-z_]* instead' "$S_ERR" "$S_OUT"; then
+      return 3
     fi
     sleep 0.05; i=$((i + 1))
   done
@@ -256,6 +261,8 @@ session() {
       0) local w; w=$(wait_rounds 2) || { [[ $w == "no new round"* ]] && w="$w (a hang under the capture)"; EV+=("while patched: $w"); };;
       1) NOTES+=("asmspy ended before it patched anything");;
       2) EV+=("hang: asmspy never patched the program in ${SESSION_TIMEOUT}s");;
+      3) NOTES+=("fell back to stepping: $(grep -hs 'runs on [a-z_]* instead' "$S_ERR" "$S_OUT" | head -1 | cut -c1-200)")
+         sleep 0.5;; # a stepped program prints its rounds slowly: let it be stepped a while
     esac
     end_session "$a" "$ending"
   fi
@@ -286,8 +293,9 @@ rc_note() {
 check_after() {
   local desc=$1 ending=$2 t0=$3 i=0 tv bad st
   rc_note "$S_RC" "$ending"
-  # a tracer may still be finishing its detach
-  while [ $i -lt 60 ]; do
+  # a tracer may still be finishing its detach (after a SIGKILL of asmspy's
+  # group, its tracer, in a group of its own, leaves on its own)
+  while [ $i -lt $((SIGNAL_WAIT * 20)) ]; do
     tv=$(threads_view "$P_PID")
     any_traced "$tv" >/dev/null || any_state "$tv" t >/dev/null || break
     sleep 0.05; i=$((i + 1))
