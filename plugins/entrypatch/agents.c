@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "plugins/entrypatch/agents.h"
 #include "plugins/entrypatch/agent_layout.h"
+#include "plugins/entrypatch/proc_stat.h"
 #include "plugins/entrypatch/undo.h"
 
 #include <errno.h>
@@ -78,20 +79,10 @@ int ep_foreign_jump(const struct ep_anon_exec *m, uint64_t addr, const uint8_t *
 /* Is the asmspy that owns an agent still running? (its pid alive and not
  * a zombie, and still an asmspy: a reused pid is not) */
 static int owner_alive(pid_t owner) {
-  if (owner <= 0) return 0;
-  if (kill(owner, 0) != 0 && errno != EPERM) return 0;
-  char path[64], stat[512] = "";
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)owner);
-  FILE *f = fopen(path, "re");
-  if (!f) return 0;
-  size_t n = fread(stat, 1, sizeof stat - 1, f);
-  fclose(f);
-  stat[n] = '\0';
-  /* "pid (comm) S ...": the name, then the state */
-  const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
-  if (!open || !close || close[1] != ' ') return 0;
-  if (close[2] == 'Z' || close[2] == 'X') return 0;
-  return strncmp(open + 1, "asmspy", 6) == 0;
+  char state, comm[32];
+  if (owner <= 0 || (kill(owner, 0) != 0 && errno != EPERM)) return 0;
+  if (ep_proc_stat(owner, &state, comm, sizeof comm) != 0 || state == 'Z' || state == 'X') return 0;
+  return strncmp(comm, "asmspy", 6) == 0;
 }
 
 /* What stands in a session's way: each agent found is refused (-1, why)

@@ -15,6 +15,7 @@
  *   agents.c        agents already in the process: a live one refused, a
  *                   killed session's leftovers undone first
  *   undo.c          taking an agent out: entries, hooked frames, memory
+ *   proc_stat.c     a process's state and name (/proc/<pid>/stat)
  *   session.c       one capture: attach, install, run free, leave
  *   probe.c         the functional probe (the agent installed in itself) */
 #include <asmspy/plugin.h>

@@ -26,6 +26,7 @@
 #include "plugins/entrypatch/inject.h"
 #include "plugins/entrypatch/patchable.h"
 #include "plugins/entrypatch/plan.h"
+#include "plugins/entrypatch/proc_stat.h"
 #include "plugins/entrypatch/reader.h"
 #include "plugins/entrypatch/runtime.h"
 #include "plugins/entrypatch/region.h"
@@ -393,17 +394,7 @@ static void uninstall(struct ep_run *r) {
 
 /* Gone, or a zombie nobody reaped yet (a launched child is ours to reap:
  * the engine does it after the run). */
-static int target_gone(pid_t pid) {
-  char path[64], buf[512];
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  FILE *f = fopen(path, "re");
-  if (!f) return 1;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  const char *rp = strrchr(buf, ')');
-  return !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
-}
+static int target_gone(pid_t pid) { return ep_proc_gone(pid); }
 
 static void summary(struct ep_run *r) {
   note(r, ASMSPY_NOTE_INFO, "%u functions patched in %u code region(s), %u refused",

@@ -256,20 +256,34 @@ static void unmap_all(struct undo *u, int skip_ring) {
     ep_remote_call(u->rem, SYS_munmap, st->state_map.base, st->state_map.size, 0, 0, 0, 0);
 }
 
-int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
-                  struct ep_undo_report *rep) {
-  memset(rep, 0, sizeof *rep);
+/* The agent's state header read from the target (and, with threads, every
+ * thread's registers), or NULL: no such state, or another layout. */
+static struct undo *undo_open(struct ep_remote *rem, uint64_t state, int threads) {
   struct undo *u = calloc(1, sizeof *u);
-  if (!u) return -1;
+  if (!u) return NULL;
   u->rem = rem;
   u->state = state;
   u->st = malloc(sizeof *u->st);
   size_t head = offsetof(struct agent_state, threads);
-  int rc = -1;
-  if (!u->st || rd(u, state, u->st, head) != (ssize_t)head || u->st->magic != AGENT_MAGIC ||
-      read_threads(u) != 0)
-    goto out;
-  rc = 0;
+  if (u->st && rd(u, state, u->st, head) == (ssize_t)head && u->st->magic == AGENT_MAGIC &&
+      (!threads || read_threads(u) == 0))
+    return u;
+  free(u->st);
+  free(u);
+  return NULL;
+}
+
+static void undo_close(struct undo *u) {
+  free(u->done);
+  free(u->st);
+  free(u);
+}
+
+int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
+                  struct ep_undo_report *rep) {
+  memset(rep, 0, sizeof *rep);
+  struct undo *u = undo_open(rem, state, 1);
+  if (!u) return -1;
   rep->nfuncs = u->st->nfuncs;
   rep->owner_pid = u->st->owner_pid;
   rep->claim_fail = u->st->claim_fail;
@@ -305,48 +319,29 @@ int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
       wr(u, state + offsetof(struct agent_state, ring_map), &none, sizeof none);
     }
   }
-out:
-  free(u->done);
-  free(u->st);
-  free(u);
-  return rc;
+  undo_close(u);
+  return 0;
 }
 
 int ep_undo_entries(struct ep_remote *rem, uint64_t state) {
-  struct undo *u = calloc(1, sizeof *u);
+  struct undo *u = undo_open(rem, state, 0);
   if (!u) return -1;
-  u->rem = rem;
-  u->state = state;
-  u->st = malloc(sizeof *u->st);
-  size_t head = offsetof(struct agent_state, threads);
-  int rc = -1;
-  if (u->st && rd(u, state, u->st, head) == (ssize_t)head && u->st->magic == AGENT_MAGIC) {
-    struct ep_undo_report rep;
-    memset(&rep, 0, sizeof rep);
-    uint64_t zero = 0;
-    if (u->st->gate) wr(u, (uint64_t)u->st->gate + offsetof(struct agent_gate, armed), &zero, 8);
-    restore_entries(u, &rep);
-    rc = (int)rep.restored;
-  }
-  free(u->st);
-  free(u);
-  return rc;
+  struct ep_undo_report rep;
+  memset(&rep, 0, sizeof rep);
+  uint64_t zero = 0;
+  if (u->st->gate) wr(u, (uint64_t)u->st->gate + offsetof(struct agent_gate, armed), &zero, 8);
+  restore_entries(u, &rep);
+  undo_close(u);
+  return (int)rep.restored;
 }
 
 int ep_agent_busy(struct ep_remote *rem, uint64_t state, char *why, size_t whycap) {
-  struct undo *u = calloc(1, sizeof *u);
-  if (!u) return 1;
-  u->rem = rem;
-  u->state = state;
-  u->st = malloc(sizeof *u->st);
-  size_t head = offsetof(struct agent_state, threads);
-  int res = 1;
-  if (u->st && rd(u, state, u->st, head) == (ssize_t)head && u->st->magic == AGENT_MAGIC &&
-      read_threads(u) == 0)
-    res = busy(u, why, whycap) != NULL;
-  else
+  struct undo *u = undo_open(rem, state, 1);
+  if (!u) {
     snprintf(why, whycap, "the agent's state cannot be read");
-  free(u->st);
-  free(u);
+    return 1;
+  }
+  int res = busy(u, why, whycap) != NULL;
+  undo_close(u);
   return res;
 }

@@ -235,6 +235,18 @@ static int step_tid(struct region_state *rs, pid_t tid, int sig, struct asmspy_s
   }
 }
 
+/* The next stop of any thread while tid runs natively: -1 when the session
+ * must end (stopped, nothing left to trace, or tid itself exited); another
+ * thread's exit comes back as an EXITED stop for the caller to pass over. */
+static int next_stop_while(struct region_state *rs, pid_t tid, struct asmspy_stop *st) {
+  memset(st, 0, sizeof *st);
+  ASMSPY_INIT_HEADER(st);
+  if (rs->host->seam->next_stop(rs->sm, st) != 0) return -1;
+  if (st->kind == ASMSPY_STOP_INTERRUPTED || st->kind == ASMSPY_STOP_NONE) return -1;
+  if (st->kind == ASMSPY_STOP_EXITED && st->tid == tid) return -1;
+  return 0;
+}
+
 /* How many threads met at the step-over breakpoint are passed in one go;
  * more arrive at it again (they are resumed onto it) and go in the next. */
 #define HELD_MAX 64
@@ -273,14 +285,8 @@ static int release_held(struct region_state *rs, pid_t tid, pid_t held,
   seam->interrupt_all(rs->sm, held);
   for (;;) {
     struct asmspy_stop st;
-    memset(&st, 0, sizeof st);
-    ASMSPY_INIT_HEADER(&st);
-    if (seam->next_stop(rs->sm, &st) != 0) return -1;
-    if (st.kind == ASMSPY_STOP_INTERRUPTED || st.kind == ASMSPY_STOP_NONE) return -1;
-    if (st.kind == ASMSPY_STOP_EXITED) {
-      if (st.tid == tid) return -1;
-      continue;
-    }
+    if (next_stop_while(rs, tid, &st) != 0) return -1;
+    if (st.kind == ASMSPY_STOP_EXITED) continue; /* another thread's */
     if (st.tid == tid) {
       *tid_stop = st;
       break;
@@ -308,14 +314,8 @@ static int step_over_call(struct region_state *rs, pid_t tid, uint64_t ret_addr,
   seam->resume(rs->sm, tid, 0);
   for (;;) {
     struct asmspy_stop st;
-    memset(&st, 0, sizeof st);
-    ASMSPY_INIT_HEADER(&st);
-    if (seam->next_stop(rs->sm, &st) != 0) return -1;
-    if (st.kind == ASMSPY_STOP_INTERRUPTED || st.kind == ASMSPY_STOP_NONE) return -1;
-    if (st.kind == ASMSPY_STOP_EXITED) {
-      if (st.tid == tid) return -1;
-      continue;
-    }
+    if (next_stop_while(rs, tid, &st) != 0) return -1;
+    if (st.kind == ASMSPY_STOP_EXITED) continue; /* another thread's */
     if (st.tid != tid) {
       if (!hit_bp(rs, 1, &st)) {
         resume_for(rs, &st); /* a signal, a clone, an interrupt: it runs on */

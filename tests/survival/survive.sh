@@ -24,6 +24,11 @@
 #             watched last_made_pid; a forked child killed is a failure too
 #   selftrap  victim_selftrap (int3 in a loop, a SIGTRAP handler); on_trap
 #             (runs inside the handler), watched traps_handled
+#   go        a Go program (built offline into the temp dir): 4 goroutines
+#             call main.work in a loop (async preemption: SIGURG, and
+#             runtime.asyncPreempt's pushf/popf under the step); main.work,
+#             watched main.counter. --graph/--tree fall back to singlestep
+#             (entrypatch refuses Go: its runtime walks and moves stacks)
 #   stopped   victim_loop SIGSTOPped before every session: sessions are
 #             Ctrl-C'd after GRACE s; after: still 'T', sink unchanged (it
 #             did not run), then SIGCONT must resume it
@@ -76,7 +81,7 @@ RESULTS=${RESULTS:-}
 ARTIFACTS=${ARTIFACTS:-}
 QUIET=${QUIET:-0}
 PY=/usr/bin/python3
-ALL_KINDS="c hammer python node jvm forkloop selftrap stopped"
+ALL_KINDS="c hammer python node jvm forkloop selftrap go stopped"
 ALL_MODES="stream log trace trace-tid dataflow graph tree procs watch sample-sw sample-ptrace serve int-stream term-log int-trace term-watch"
 MODES=${MODES:-$ALL_MODES}
 
@@ -154,6 +159,49 @@ public class Spin {
 EOF
         javac -d "$TMP" "$TMP/Spin.java" >"$TMP/javac.log" 2>&1 ||
           harness_error "javac failed: $(cat "$TMP/javac.log")"
+      fi;;
+    go)
+      if ! command -v go >/dev/null; then
+        KIND_SKIP="go is not installed (Debian package golang-go)"
+      else
+        cat >"$TMP/spin.go" <<'EOF'
+// survival target: four goroutines call work() in a loop; counter moves
+package main
+
+import (
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+var counter int64
+var sink int64
+
+//go:noinline
+func work(x int64) int64 { return x*3 + 1 }
+
+func main() {
+	fmt.Println(os.Getpid())
+	for g := 0; g < 4; g++ {
+		go func(k int64) {
+			for {
+				s := int64(0)
+				for i := int64(0); i < 20000; i++ {
+					s += work(i ^ k)
+				}
+				atomic.StoreInt64(&sink, s)
+				atomic.AddInt64(&counter, 1)
+				time.Sleep(time.Millisecond)
+			}
+		}(int64(g))
+	}
+	select {}
+}
+EOF
+        (cd "$TMP" && GOCACHE="$TMP/gocache" GOPATH="$TMP/gopath" GO111MODULE=off GOTOOLCHAIN=local \
+          GOFLAGS= go build -o spin_go spin.go) >"$TMP/go.log" 2>&1 ||
+          harness_error "go build failed: $(tail -5 "$TMP/go.log")"
       fi;;
   esac
 }
@@ -253,6 +301,12 @@ setInterval(() => { let s = 0; for (let i = 0; i < 2000; i++) s += Date.now() % 
       wait_pid_line "$out" "$TARGET_PID" victim_selftrap
       TARGET_DESC="victim_selftrap (int3 in a loop; its SIGTRAP handler on_trap counts)"
       FN=on_trap; WATCH="traps_handled"; MEM_MODULE=/victim_selftrap; MEM_SYM=traps_handled; PROG=all;;
+    go)
+      "$TMP/spin_go" >"$out" 2>"$TARGET_ERR" &
+      TARGET_PID=$!
+      wait_pid_line "$out" "$TARGET_PID" spin_go
+      TARGET_DESC="a Go program: 4 goroutines calling main.work (async preemption)"
+      FN=main.work; WATCH="main.counter --len=8"; MEM_MODULE=/spin_go; MEM_SYM=main.counter;;
     *) harness_error "unknown kind $kind";;
   esac
   if [ "$STOPPED" = 1 ]; then
