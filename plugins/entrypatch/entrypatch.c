@@ -9,6 +9,10 @@
  *                   shadow stacks, rings)
  *   select.c        which functions (main executable + PLT by default)
  *   plan.c          can an entry be patched; relocating its prologue
+ *   patchable.c     what only the whole process shows: branch targets in
+ *                   the module (branchscan.c), ips saved on stacks
+ *                   (savedips.c), over the process's maps (maps.c)
+ *   runtime.c       runtimes that forbid patching (Go): refused whole
  *   region.c        the bytes of a code region (blob + stubs)
  *   inject.c        mapping memory into the target through the seam
  *   reader.c        draining the rings into ASMSPY_EV_CALL events
