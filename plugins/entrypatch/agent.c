@@ -444,7 +444,10 @@ INL void unhook_all(struct agent_state *st) {
   uint32_t idx;
   struct agent_thread *t = thread_slot(st, 0, &idx);
   if (!t) return;
-  for (uint32_t i = 0; i < t->depth && i < AGENT_SHADOW; i++) {
+  /* newest first: of several records of one slot (a stale one below, the
+   * live one above) the live one's address is the slot's */
+  uint32_t d = t->depth < AGENT_SHADOW ? t->depth : AGENT_SHADOW;
+  for (uint32_t i = d; i-- > 0;) {
     struct agent_frame *f = &t->frames[i];
     if (f->flags & AGENT_FRAME_RESTORED || !f->ret) continue;
     uint64_t *slot = (uint64_t *)f->slot;

@@ -99,6 +99,7 @@ static void note(struct ep_run *r, int level, const char *fmt, ...) {
 
 static void refuse(struct ep_run *r, const char *name, const char *why) {
   r->nrefused++;
+  if (getenv("ASMSPY_ENTRYPATCH_DEBUG")) fprintf(stderr, "entrypatch: refused %s: %s\n", name, why);
   /* the reason without its "+N" detail, so equal reasons fold */
   char key[160];
   snprintf(key, sizeof key, "%s", why);

@@ -67,7 +67,10 @@ static int slot_done(struct undo *u, uint64_t slot) {
 
 /* ------------------------------------------------------- 2. entries -- */
 
-static void restore_entries(struct undo *u, struct ep_undo_report *rep) {
+/* calls_only: keep the unwinder hooks (they give hooked frames their real
+ * return addresses before anything walks the stack) while frames are
+ * still hooked. */
+static void restore_entries(struct undo *u, struct ep_undo_report *rep, int calls_only) {
   uint32_t n = u->st->nfuncs < AGENT_MAX_FUNCS ? u->st->nfuncs : AGENT_MAX_FUNCS;
   struct agent_func *fn = calloc(n ? n : 1, sizeof *fn);
   if (!fn) return;
@@ -76,6 +79,7 @@ static void restore_entries(struct undo *u, struct ep_undo_report *rep) {
   for (uint32_t i = 0; i < n; i++) {
     const struct agent_func *f = &fn[i];
     if (f->len < 5 || f->len > AGENT_ORIG_MAX || !f->stub) continue;
+    if (calls_only && f->kind != AGENT_FN_CALL) continue;
     uint8_t now[AGENT_ORIG_MAX], ours[AGENT_ORIG_MAX];
     int64_t rel = (int64_t)(f->stub - (f->addr + 5));
     int32_t rel32 = (int32_t)rel;
@@ -293,13 +297,13 @@ int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
   /* 1. no more records */
   uint64_t zero = 0;
   if (u->st->gate) wr(u, (uint64_t)u->st->gate + offsetof(struct agent_gate, armed), &zero, 8);
-  /* 2. the entries */
-  restore_entries(u, rep);
-  /* 3. the frames, only when no thread is inside agent code (busy): then
-   * they stay as they are and return through the agent as before */
+  /* 2. the entries; 3. the frames, only when no thread is inside agent
+   * code (busy): then they stay as they are and return through the agent
+   * as before, and the unwinder hooks stay with them (restore_entries) */
   const char *why = busy(u, rep->kept, sizeof rep->kept);
   int inside = why != NULL;
   rep->inside = inside;
+  restore_entries(u, rep, inside);
   if (!inside) {
     unhook_threads(u, rep);
     why = still_used(u, rep->kept, sizeof rep->kept);
@@ -330,7 +334,7 @@ int ep_undo_entries(struct ep_remote *rem, uint64_t state) {
   memset(&rep, 0, sizeof rep);
   uint64_t zero = 0;
   if (u->st->gate) wr(u, (uint64_t)u->st->gate + offsetof(struct agent_gate, armed), &zero, 8);
-  restore_entries(u, &rep);
+  restore_entries(u, &rep, 1);
   undo_close(u);
   return (int)rep.restored;
 }

@@ -39,8 +39,10 @@ struct ep_undo_report {
 int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
                   struct ep_undo_report *rep);
 
-/* Steps 1 and 2 alone (disarm, put the entries back): no new call enters
- * the agent after this, so the threads inside it soon leave. Returns the
+/* Steps 1 and 2 alone (disarm, put the call entries back): no new call
+ * enters the agent after this, so the threads inside it soon leave. The
+ * unwinder hooks stay until the frames are given back (step 3): a throw or
+ * a backtrace meanwhile must still find real return addresses. Returns the
  * entries restored, or -1 when the state cannot be read. */
 int ep_undo_entries(struct ep_remote *rem, uint64_t state);
 
