@@ -25,7 +25,8 @@
 #   selftrap  victim_selftrap (int3 in a loop, a SIGTRAP handler); on_trap
 #             (runs inside the handler), watched traps_handled
 #   go        a Go program (built offline into the temp dir): 4 goroutines
-#             call main.work in a loop (async preemption: SIGURG, and
+#             (main's locked to the main thread, for trace-tid) call
+#             main.work in a loop (async preemption: SIGURG, and
 #             runtime.asyncPreempt's pushf/popf under the step); main.work,
 #             watched main.counter. --graph/--tree fall back to singlestep
 #             (entrypatch refuses Go: its runtime walks and moves stacks)
@@ -171,6 +172,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -181,22 +183,27 @@ var sink int64
 //go:noinline
 func work(x int64) int64 { return x*3 + 1 }
 
-func main() {
-	fmt.Println(os.Getpid())
-	for g := 0; g < 4; g++ {
-		go func(k int64) {
-			for {
-				s := int64(0)
-				for i := int64(0); i < 20000; i++ {
-					s += work(i ^ k)
-				}
-				atomic.StoreInt64(&sink, s)
-				atomic.AddInt64(&counter, 1)
-				time.Sleep(time.Millisecond)
-			}
-		}(int64(g))
+func spin(k int64) {
+	for {
+		s := int64(0)
+		for i := int64(0); i < 20000; i++ {
+			s += work(i ^ k)
+		}
+		atomic.StoreInt64(&sink, s)
+		atomic.AddInt64(&counter, 1)
+		time.Sleep(time.Millisecond)
 	}
-	select {}
+}
+
+func main() {
+	// the main goroutine keeps the main thread (trace-tid pins the main
+	// thread: goroutines otherwise move between threads)
+	runtime.LockOSThread()
+	fmt.Println(os.Getpid())
+	for g := 1; g < 4; g++ {
+		go spin(int64(g))
+	}
+	spin(0)
 }
 EOF
         (cd "$TMP" && GOCACHE="$TMP/gocache" GOPATH="$TMP/gopath" GO111MODULE=off GOTOOLCHAIN=local \
