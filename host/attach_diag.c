@@ -347,3 +347,18 @@ int elf_file_is_32bit(const char *path) {
   close(fd);
   return n == EI_NIDENT && memcmp(ident, ELFMAG, SELFMAG) == 0 && ident[EI_CLASS] == ELFCLASS32;
 }
+
+pid_t tracer_pid_of(pid_t tid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+  FILE *f = fopen(path, "re");
+  if (!f) return -1;
+  pid_t tracer = 0;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "TracerPid:", 10) == 0) {
+      tracer = (pid_t)atoi(line + 10);
+      break;
+    }
+  fclose(f);
+  return tracer;
+}

@@ -22,5 +22,7 @@ int attach_precheck(pid_t pid, char *why, size_t cap);
  * whether the kernel's ptrace access check lets asmspy read the target's
  * memory at all (process_vm_readv). */
 void attach_explain_refusal(pid_t pid, char *buf, size_t cap);
+/* The TracerPid of task tid (0: not traced), or -1 when it is gone. */
+pid_t tracer_pid_of(pid_t tid);
 
 #endif

@@ -359,21 +359,6 @@ static int capture(struct run_ctx *ctx, struct asmspy_engine *e, const struct en
   return rc;
 }
 
-/* Does a tracer ptrace pid now (TracerPid in its status)? */
-static int target_traced(pid_t pid) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-  FILE *f = fopen(path, "re");
-  if (!f) return 0;
-  int traced = 0;
-  while (fgets(line, sizeof line, f))
-    if (!strncmp(line, "TracerPid:", 10)) {
-      traced = atoi(line + 10) != 0;
-      break;
-    }
-  fclose(f);
-  return traced;
-}
 
 /* Step 8: why the capture ended, said once in the recording's footer and
  * notes; the view's final render; everything closed. Returns the run's
@@ -390,7 +375,7 @@ static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
     why = OUT_END_TARGET_EXITED;
   else if (rc < 0)
     why = OUT_END_ERROR;
-  if (rc == -ASMSPY_E_ATTACH_BUSY && !target_traced(s->pid)) {
+  if (rc == -ASMSPY_E_ATTACH_BUSY && tracer_pid_of(s->pid) <= 0) {
     /* nobody ptraces it: the backend found another tool in the way and
      * said who in its note */
     out_note(ctx->out, ASMSPY_NOTE_WARN, "pid %d: %s: busy (see the note above)", (int)s->pid,

@@ -41,6 +41,7 @@
 #define _GNU_SOURCE
 #include "host/host.h"
 #include "host/arch/arch.h"
+#include "host/attach_diag.h"
 #include "host/seam_cpu.h"
 
 #include <dirent.h>
@@ -1087,20 +1088,7 @@ done:;
 #define DETACH_WAIT_MS 3000
 
 /* Is tid still a task traced by us (alive, TracerPid == our pid)? */
-static int still_traced_by_us(pid_t tid) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-  FILE *f = fopen(path, "re");
-  if (!f) return 0;
-  int ours = 0;
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, "TracerPid:", 10) == 0) {
-      ours = (pid_t)atoi(line + 10) == getpid();
-      break;
-    }
-  fclose(f);
-  return ours;
-}
+static int still_traced_by_us(pid_t tid) { return tracer_pid_of(tid) == getpid(); }
 
 /* Fold one wait status into the detach: a stop is recorded (with the
  * signal owed, unless the SIGTRAP is ours: a step, our int3 — rewound —, a
