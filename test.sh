@@ -79,6 +79,7 @@ import glob, json, os, sys
 from collections import defaultdict
 passed = failed = skipped = 0
 per = defaultdict(lambda: [0, 0, 0])  # suite -> passed / failed / skipped
+failed_names = []  # "build: test (result)", listed just above the counts
 
 def skip_reason(rec):
     """The reason a skipped test printed: its last line naming SKIP, else its last line."""
@@ -99,6 +100,9 @@ def tally(path):
         r = rec["result"]
         k = 0 if r in ("OK", "EXPECTEDFAIL") else 2 if r == "SKIP" else 1
         counts[k] += 1
+        if k == 1:
+            failed_names.append(os.path.basename(os.path.dirname(os.path.dirname(path)))
+                                + ": " + rec["name"].split(" / ", 1)[-1] + " (" + r + ")")
         if k == 2:
             reasons.append(rec["name"].split(" / ", 1)[-1] + ": " + skip_reason(rec))
         short = rec["name"].split(" / ", 1)[-1]
@@ -135,6 +139,8 @@ if os.path.exists("build-arm64.suite.log"):
     else:
         p, f_, s = 0, 1, 0  # it printed no counts: a failure
     per["arm64 (emulated)"] = [p, f_, s]
+    failed_names += ["arm64: " + l.strip()[:160] for l in open("build-arm64.suite.log")
+                     if l.startswith("not ok")]
     passed += p; failed += f_; skipped += s
 print("per suite (all builds): passed / failed / skipped")
 for suite in sorted(per):
@@ -142,6 +148,8 @@ for suite in sorted(per):
     print(f"  {suite:12s} {p:3d} / {f_:3d} / {s:3d}")
 print("per backend (meson test --suite <backend>, the registry's backends):")
 print("\n".join(matrix))
+for name in failed_names:
+    print(f"FAILED {name}")
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed else 0)
 PY

@@ -643,6 +643,7 @@ static int thread_in_trap_handler(struct seam_proc *p, struct seam_task *t) {
  * Returns ASMSPY_STOPF_IN_TRAP_HANDLER then. */
 static uint32_t trap_guard_check(struct asmspy_seam *sm, struct seam_task *t) {
   struct seam_proc *p = proc_find(sm, t->tgid);
+  if (t->group_stopped) return 0; /* no injection from a group-stop */
   if (!p || !p->trap_act_saved || thread_sigmask_has(t->tid, "SigCgt:", SIGTRAP)) return 0;
   int owed = 0;
   int rc = seam_write_sigaction(p->target, t->tid, p->syscall_insn, SIGTRAP, &p->trap_act, &owed);
@@ -1310,6 +1311,12 @@ static int seam_detach(struct asmspy_seam *sm) {
     else
       detach_drain_trap(t);
   }
+  /* A trap of ours swallowed just above (a watchpoint hit inside the
+   * target's SIGTRAP handler as the session ended) cost the target its
+   * handler the moment the kernel sent it: put it back before leaving, or
+   * the target's next int3 kills it. */
+  for (size_t i = 0; i < sm->ntasks; i++)
+    if (sm->tasks[i].state == TASK_STOPPED) trap_guard_check(sm, &sm->tasks[i]);
   /* Phase 3: release all at once. */
   /* (by tid: a release that has to re-stop a thread may add or drop tasks) */
   size_t n = sm->ntasks;

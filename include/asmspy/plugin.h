@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define ASMSPY_ABI_MAJOR 1u
-#define ASMSPY_ABI_MINOR 11u
+#define ASMSPY_ABI_MINOR 12u
 #define ASMSPY_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define ASMSPY_ABI_VERSION ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR)
 #define ASMSPY_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -167,8 +167,13 @@ enum asmspy_event_type {
   ASMSPY_EV_CALL = 16,        /* a function was entered or left (ip = its entry; u.call) */
 };
 
-/* u.call.what (1.9) */
-enum asmspy_call_what { ASMSPY_CALL_ENTRY = 1, ASMSPY_CALL_EXIT = 2 };
+/* u.call.what (1.9). A view ignores a value it does not know.
+ * 1.12: ASMSPY_CALL_REFUSED — the backend selected the function at
+ * u.call.func but could not trace it (u.call.why says why, e.g. "a call in
+ * its first 5 bytes"); sent once per function, before the session's first
+ * ENTRY, with tid 0. A view lists such a function as not traced, never as
+ * "called 0 times". */
+enum asmspy_call_what { ASMSPY_CALL_ENTRY = 1, ASMSPY_CALL_EXIT = 2, ASMSPY_CALL_REFUSED = 3 };
 
 enum asmspy_task_what {
   ASMSPY_TASK_CLONE = 1, /* new thread: u.task.child */
@@ -280,6 +285,8 @@ struct asmspy_event {
       uint64_t ts_ns;        /* CLOCK_MONOTONIC, ns */
       uint32_t what;         /* enum asmspy_call_what */
       uint32_t depth;        /* recorded frames of this thread below this one */
+      /* --- 1.12 (inside the fixed union: the event's size is unchanged) --- */
+      const char *why;       /* REFUSED: why it is not traced (valid during the sink call) */
     } call;
     uint8_t pad[128]; /* fixes the union's size for ABI 1.x */
   } u;
@@ -353,12 +360,20 @@ struct asmspy_session {
    * record. NULL / 0 = the backend's default (every function of the main
    * executable and its PLT entries, up to its cap). Set by the view's
    * configure(). */
-  const char *call_module;  /* also modules whose basename contains this (e.g. "libc") */
-  const char *call_include; /* comma-separated glob patterns: only these (uftrace -F) */
-  const char *call_exclude; /* comma-separated glob patterns: never these (uftrace -N) */
+  const char *call_module;  /* comma-separated globs on module basenames ("libpython3*,libc.so*");
+                               a pattern without * ? [ matches as a substring (e.g. "libc") */
+  /* 1.12: call_include / call_exclude are uftrace's -F / -N, applied by the
+   * view: the backend patches their matches in addition to what it patches
+   * anyway (so the calls inside an -F function are seen), never only them. */
+  const char *call_include; /* comma-separated globs: show only calls inside these (uftrace -F) */
+  const char *call_exclude; /* comma-separated globs: hide these and their callees (uftrace -N) */
   uint32_t call_max_funcs;  /* patch at most this many functions (0 = the default cap) */
   uint32_t call_pad_;
-  /* --- ABI 1.9 ends here; append below --- */
+  /* --- ABI 1.9 ends here --- */
+  /* 1.12: comma-separated globs: patch only these (uftrace -P); NULL = the
+   * backend's default selection. */
+  const char *call_patch;
+  /* --- ABI 1.12 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */

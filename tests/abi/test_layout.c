@@ -805,10 +805,35 @@ NEW(asmspy_backend_ops, suits, SIZE_1_10_asmspy_backend_ops);
 ENDS(asmspy_backend_ops, suits, SIZE_1_11_asmspy_backend_ops);
 _Static_assert(ASMSPY_FACT_UNSUITED == 105, "a status code never changes");
 
+/* ========================== ABI 1.12 ========================== */
+/* Call tracing as uftrace does it: ASMSPY_CALL_REFUSED with u.call.why
+ * (inside the fixed union), session call_patch (uftrace -P); call_include /
+ * call_exclude became view-side -F / -N. */
+PIN(asmspy_event, u.call.why, 88);
+_Static_assert(ASMSPY_CALL_REFUSED == 3, "a call kind never changes");
+PIN(asmspy_session, call_patch, 200);
+NEW(asmspy_session, call_patch, SIZE_1_11_asmspy_session);
+#define SIZE_1_12_asmspy_session 208
+ENDS(asmspy_session, call_patch, SIZE_1_12_asmspy_session);
+#define SIZE_1_12_asmspy_probe_result SIZE_1_11_asmspy_probe_result
+#define SIZE_1_12_asmspy_event SIZE_1_11_asmspy_event
+#define SIZE_1_12_asmspy_host_api SIZE_1_11_asmspy_host_api
+#define SIZE_1_12_asmspy_operands SIZE_1_11_asmspy_operands
+#define SIZE_1_12_asmspy_regs SIZE_1_11_asmspy_regs
+#define SIZE_1_12_asmspy_stop SIZE_1_11_asmspy_stop
+#define SIZE_1_12_asmspy_seam_api SIZE_1_11_asmspy_seam_api
+#define SIZE_1_12_asmspy_symbol SIZE_1_11_asmspy_symbol
+#define SIZE_1_12_asmspy_plugin SIZE_1_11_asmspy_plugin
+#define SIZE_1_12_asmspy_syscall_info SIZE_1_11_asmspy_syscall_info
+#define SIZE_1_12_asmspy_inproc_req SIZE_1_11_asmspy_inproc_req
+#define SIZE_1_12_asmspy_view_ops SIZE_1_11_asmspy_view_ops
+#define SIZE_1_12_asmspy_fpregs SIZE_1_11_asmspy_fpregs
+#define SIZE_1_12_asmspy_backend_ops SIZE_1_11_asmspy_backend_ops
+
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */
-#if ASMSPY_ABI_MINOR == 11
-#define CUR(S) SIZE_1_11_##S
+#if ASMSPY_ABI_MINOR == 12
+#define CUR(S) SIZE_1_12_##S
 #else
 #error "ASMSPY_ABI_MINOR changed: add an 'ABI 1.N' block to this file and a row to docs/ABI.md"
 #endif
