@@ -112,6 +112,8 @@ struct ss_handle {
   uint64_t after_cpuid; /* the fall-through of the cpuid recorded last, else 0 */
   uint64_t gaps;
   uint64_t region_start, region_len;
+  uint64_t end_entry, end_arg; /* the host's end entry and its argument (ABI 1.12) */
+  uint64_t traps;              /* every trap taken (ASMSPY_SCOPE_DEBUG) */
   pid_t tid;
   volatile sig_atomic_t stopped;  /* TF cleared by the handler */
   volatile sig_atomic_t orphaned; /* end() ran on another thread */
@@ -167,6 +169,22 @@ __asm__(".text\n"
         "  popq %rax\n"
         "  ret\n"
         ".size ss_resume_tramp, .-ss_resume_tramp\n");
+
+/* ss_arm_tail: the host's begin jumps here instead of returning (ABI 1.12
+ * arm_tail), rsp at its caller's return address, rax its result. popfq sets
+ * TF; the trap comes after the instruction that follows it, the ret, so the
+ * first trap is at the caller's next instruction. The flags word is pushed
+ * below the return address, where the returned-from frame was: not the
+ * caller's red zone (a function that calls keeps nothing below its rsp). */
+void ss_arm_tail(void) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+        ".type ss_arm_tail, @function\n"
+        "ss_arm_tail:\n"
+        "  pushfq\n"
+        "  orq $0x100, (%rsp)\n"
+        "  popfq\n"
+        "  ret\n"
+        ".size ss_arm_tail, .-ss_arm_tail\n");
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction g_old;   /* the disposition before us (SIG_DFL/SIG_IGN) */
@@ -246,6 +264,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
     return;
   }
   uint64_t ip = (uint64_t)g[REG_RIP];
+  h->traps++;
   if (h->after_cpuid) {
     /* lost_trap.h: no trap came after the cpuid, so the instruction after
      * it ran unobserved; this trap is the one after that instruction. */
@@ -261,7 +280,10 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
     note_call(h, (uint64_t)g[REG_RSP], ip);
     h->prev_call = 0;
   }
-  if (ip == (uint64_t)(uintptr_t)&ss_inproc_end && (uint64_t)g[REG_RDI] == (uint64_t)(uintptr_t)h) {
+  /* The end: the host's end entry called for this scope (ABI 1.12: no host
+   * code is stepped), or our own entry (an older host). */
+  if ((h->end_entry && ip == h->end_entry && (uint64_t)g[REG_RDI] == h->end_arg) ||
+      (ip == (uint64_t)(uintptr_t)&ss_inproc_end && (uint64_t)g[REG_RDI] == (uint64_t)(uintptr_t)h)) {
     clear_tf(g);
     h->stopped = 1;
     return;
@@ -387,6 +409,17 @@ int ss_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inpr
 
   tl_cur = h;
   *handle = h;
+  if (req && ASMSPY_HAS(req, arm_tail)) {
+    h->end_entry = req->end_entry;
+    h->end_arg = req->end_arg;
+    if (req->arm_tail) {
+      /* The host jumps to ss_arm_tail in place of its return: TF goes on
+       * as control returns to the scope's caller, so no instruction of the
+       * host's begin is stepped. */
+      *req->arm_tail = ss_arm_tail;
+      return 0;
+    }
+  }
   /* Step over the red zone: pushfq would clobber a leaf's locals there. The
    * first trap comes after the instruction following popfq (still ours). */
   __asm__ volatile("sub $128, %%rsp\n\tpushfq\n\torq $0x100, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp"
@@ -487,6 +520,11 @@ int ss_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
     ev.u.insn.len = got > 0 ? (uint8_t)got : 0;
     if (sink(sink_ctx, &ev)) break;
     ev.seq++;
+  }
+  if (getenv("ASMSPY_SCOPE_DEBUG")) {
+    snprintf(note, sizeof note, "debug: singlestep: %llu traps, %llu instructions recorded",
+             (unsigned long long)h->traps, (unsigned long long)h->n);
+    emit_note(sink, sink_ctx, &ev, note);
   }
   if (h->why == WHY_MAX) {
     snprintf(note, sizeof note, "truncated: max_insns (%llu) reached; recording stopped there",
