@@ -11,7 +11,9 @@
  *   exit | _exit | pthread_exit | execl | abort
  *             main -> goes_away -> exit(0) / _exit(0) / pthread_exit in a
  *             thread / execl("/bin/true") — calls that never return
- *   hang      main -> hangs -> sleeps until killed (open at detach)
+ *   hang      main -> hangs -> sleeps until killed (open at detach); says
+ *             "hanging" on stdout first
+ * A last argument --wait: print the pid and wait for SIGUSR1 first.
  * Built without inlining and sibling calls, like calls_workload. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -19,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "wait_start.h"
 
 volatile long sink;
 
@@ -104,6 +108,7 @@ __attribute__((noinline)) void hangs(void) {
 int main(int argc, char **argv) {
   sink += 12;
   const char *mode = argc > 1 ? argv[1] : "filter";
+  if (argc > 2 && !strcmp(argv[argc - 1], "--wait")) wait_start();
   if (!strcmp(mode, "filter")) {
     a();
     c();
@@ -120,7 +125,7 @@ int main(int argc, char **argv) {
     pthread_join(t, NULL);
     d();
   } else if (!strcmp(mode, "hang")) {
-    printf("%d\n", (int)getpid());
+    printf("hanging\n");
     fflush(stdout);
     hangs();
   } else {
