@@ -527,7 +527,7 @@ group_cxx() {
 
 group_rust() {
   reset_knobs
-  command -v rustc >/dev/null || skip "rustc is not installed (scripts/install-deps.sh installs it)"
+  command -v rustc >/dev/null || skip "rustc is not installed (scripts/install-deps.sh --dev installs it)"
   local d="$TMP/rust"; mkdir -p "$d"
   (cd "$d" && rustc -C opt-level=2 -g -o harm_rust "$HARM_SRC/harm_rust.rs") >"$d/build.log" 2>&1 ||
     skip "rustc could not build harm_rust.rs offline: $(tail -3 "$d/build.log")"
@@ -536,7 +536,7 @@ group_rust() {
 
 group_go() {
   reset_knobs
-  command -v go >/dev/null || skip "go is not installed (golang-go; scripts/install-deps.sh installs it)"
+  command -v go >/dev/null || skip "go is not installed (golang-go; scripts/install-deps.sh --dev installs it)"
   local d="$TMP/go"; mkdir -p "$d"
   cp "$HARM_SRC/harm_go.go" "$d/"
   (cd "$d" && GOCACHE=$d/cache GOPATH=$d/gopath GOPROXY=off GOFLAGS=-mod=mod GO111MODULE=off \
