@@ -212,8 +212,10 @@ def parse_asmspy_calls(text):
 def parse_asmspy_tree(text, module):
     """asmspy --tree --json (singlestep): call records only (no exits); the
     depth says the nesting. Only calls into the program's module (its own
-    functions and its PLT stubs) are kept here."""
+    functions and its PLT stubs) and calls made from the program's code
+    (into libc through the GOT) are kept here."""
     ev, notes = [], []
+    parents = {}  # tid -> [(depth, module)]: the enclosing calls
     for line in text.splitlines():
         if not line.startswith("{"):
             continue
@@ -224,7 +226,14 @@ def parse_asmspy_tree(text, module):
         if r.get("type") == "call":
             d = r.get("depth", 0)
             name = r.get("name") or r.get("addr") or "?"
-            ev.append((r["tid"], "call" if r.get("module") == module else "foreign", d, name))
+            st = parents.setdefault(r["tid"], [])
+            while st and st[-1][0] >= d:
+                st.pop()
+            # the program's own code, or a call made directly from it (into
+            # libc through the GOT: -fno-plt)
+            direct = r.get("module") == module or (st and st[-1][1] == module)
+            st.append((d, r.get("module")))
+            ev.append((r["tid"], "call" if direct else "foreign", d, name))
         elif r.get("type") == "note":
             notes.append(r.get("text", ""))
     return ev, notes
