@@ -398,6 +398,9 @@ def main(argv):
         print("SKIP: entrypatch is not usable here: %s" % (line[0] if line else "not built"))
         return 77
 
+    for a in argv:
+        if a.startswith("--only="):
+            full = True  # --only picks from the whole corpus
     progs = C_PROGS + CXX_PROGS if full else DEFAULT_PROGS
     runs = []
     for p in progs:
@@ -443,7 +446,7 @@ def main(argv):
                 if status != "ok":
                     failures.append((key, status))
             print("%-28s %-8s %5.1fs  %s%s" % (key, v, res["seconds"], status,
-                                              ("  (known: %s)" % exp[1]) if exp and v != "equal" else ""))
+                                              ("  (known: %s)" % (exp[1] if len(exp[1]) < 90 else exp[1][:87] + "...")) if exp and v != "equal" else ""))
             if v != "equal" and (verbose or status != "ok"):
                 for n in res["notes"]:
                     print("    # " + n)
