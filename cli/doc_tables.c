@@ -37,6 +37,8 @@ const struct cli_env_var cli_env_vars[] = {
      "scopes: instructions recorded before the scope is truncated (default 1048576)"},
     {"ASMSPY_SCOPE_FILE", "1|<dir>",
      "scopes: also write each listing to a file (1: a private directory; default: no file)"},
+    {"ASMSPY_SCOPE_DEBUG", "1",
+     "scopes: the capture tier's own accounting on stderr (the stepping tier's traps per scope)"},
     {"ASMSPY_LIB", "<path>", "scope bindings: the libasmspy.so to load (default: the linker's search)"},
     {0, 0, 0},
 };
