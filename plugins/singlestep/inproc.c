@@ -207,6 +207,48 @@ static int is_call(const uint8_t *p) {
   return p[k] == 0xe8 || (p[k] == 0xff && ((p[k + 1] >> 3) & 7) == 2);
 }
 
+/* Where the call at p (about to run, registers g) goes, seen through a PLT
+ * stub or a GOT slot: e8 rel32 (to the function or its PLT stub: `jmp
+ * *slot(%rip)`, after an optional endbr64 / bnd prefix), ff 15 (`call
+ * *slot(%rip)`, -fno-plt), ff /2 with a register (a call through a function
+ * pointer: ctypes, ffi). 0 when the shape is none of these. Every address
+ * read comes from an instruction about to run: its code and its GOT slot
+ * are mapped. */
+static uint64_t call_target(const uint8_t *p, const greg_t *g) {
+  uint64_t ip = (uint64_t)(uintptr_t)p;
+  int rexb = 0;
+  if ((p[0] & 0xf0) == 0x40) { /* REX */
+    rexb = p[0] & 1;
+    p++;
+    ip++;
+  }
+  if (p[0] == 0xe8) {
+    int32_t rel;
+    memcpy(&rel, p + 1, 4);
+    uint64_t t = ip + 5 + (int64_t)rel;
+    const uint8_t *q = (const uint8_t *)(uintptr_t)t;
+    if (q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e && q[3] == 0xfa) q += 4; /* endbr64 */
+    if (q[0] == 0xf2) q++;                                                   /* bnd */
+    if (q[0] == 0xff && q[1] == 0x25) {                                      /* PLT: jmp *slot */
+      memcpy(&rel, q + 2, 4);
+      return *(const uint64_t *)(uintptr_t)((uint64_t)(uintptr_t)q + 6 + (int64_t)rel);
+    }
+    return t;
+  }
+  if (p[0] == 0xff && p[1] == 0x15) { /* call *slot(%rip) */
+    int32_t rel;
+    memcpy(&rel, p + 2, 4);
+    return *(const uint64_t *)(uintptr_t)(ip + 6 + (int64_t)rel);
+  }
+  if (p[0] == 0xff && (p[1] & 0xf8) == 0xd0) { /* call *%reg */
+    static const int regs[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP,
+                                 REG_RSI, REG_RDI, REG_R8,  REG_R9,  REG_R10, REG_R11,
+                                 REG_R12, REG_R13, REG_R14, REG_R15};
+    return (uint64_t)g[regs[(p[1] & 7) | (rexb << 3)]];
+  }
+  return 0;
+}
+
 /* The trap after a call: the return address is at rsp. Frames at or below
  * this slot are dead (a new call reuses their stack). */
 static void note_call(struct ss_handle *h, uint64_t rsp, uint64_t target) {
@@ -280,9 +322,11 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
     note_call(h, (uint64_t)g[REG_RSP], ip);
     h->prev_call = 0;
   }
-  /* The end: the host's end entry called for this scope (ABI 1.12: no host
+  /* The end: the caller's call of the host's end entry for this scope, or
+   * that entry itself (ABI 1.12: neither the call, its PLT stub nor any host
    * code is stepped), or our own entry (an older host). */
-  if ((h->end_entry && ip == h->end_entry && (uint64_t)g[REG_RDI] == h->end_arg) ||
+  if ((h->end_entry && (uint64_t)g[REG_RDI] == h->end_arg &&
+       (ip == h->end_entry || call_target((const uint8_t *)(uintptr_t)ip, g) == h->end_entry)) ||
       (ip == (uint64_t)(uintptr_t)&ss_inproc_end && (uint64_t)g[REG_RDI] == (uint64_t)(uintptr_t)h)) {
     clear_tf(g);
     h->stopped = 1;
