@@ -6,6 +6,7 @@
 #include "host/attach_diag.h"
 #include "host/host.h"
 #include "host/symbols.h"
+#include "common/option_parse.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -163,6 +164,19 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
 
 /* --launch <mode> [options] -- <cmd> [args...] */
 static int cmd_launch(int argc, char **argv) {
+  /* options may come before the mode (--launch --follow log -- cmd): the
+   * mode is the first word that is neither an option nor a shared
+   * option's value; it moves to the front */
+  for (int i = 0; i < argc && argv[0][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
+    const char *t = argv[i];
+    if (t[0] == '-') {
+      int sh = t[1] == '-' ? asmspy_option_index(cli_shared_options, t + 2) : -1;
+      if (sh >= 0 && cli_shared_options[sh].arg && !strchr(t, '=')) i++;
+      continue;
+    }
+    memmove(argv + 1, argv, (size_t)i * sizeof *argv);
+    argv[0] = (char *)t;
+  }
   if (argc < 1 || argv[0][0] == '-')
     return cli_usage_error("--launch needs a <mode>: --launch <mode> [options] -- <cmd> [args...]");
   const char *mode = argv[0];
