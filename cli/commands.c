@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,6 +110,7 @@ struct mode_session {
   const char *mode;
   struct cli_mode_args *args;
   char *const *launch_argv;
+  int *launch_status; /* shared with the supervisor: the command's wait status, -1 none */
 };
 
 /* One tracing session, run inside the supervised child. */
@@ -134,7 +138,30 @@ static int run_mode_session(void *arg) {
   };
   int rc = asmspy_run(e, &o);
   asmspy_engine_close(e);
+  int st = launch_take_status();
+  if (launch_argv && ms->launch_status) *ms->launch_status = st;
   return cli_exit_code_for(rc);
+}
+
+/* The launched command's end as asmspy's own, strace's rule: its exit code,
+ * or, killed by a signal, asmspy ends by the same signal (no core dump of
+ * asmspy's own). Only when asmspy itself answered (exit 0): a usage error
+ * (2) or a failure (1) of asmspy's keeps its code. */
+static int exit_like_launched(int rc, int st) {
+  if (rc != CLI_EXIT_OK || st < 0) return rc;
+  if (WIFEXITED(st)) return WEXITSTATUS(st);
+  if (!WIFSIGNALED(st)) return rc;
+  int sig = WTERMSIG(st);
+  fflush(NULL);
+  struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  signal(sig, SIG_DFL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  sigprocmask(SIG_UNBLOCK, &one, NULL);
+  raise(sig);
+  return 128 + sig; /* a signal that does not end a process by default */
 }
 
 int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv) {
@@ -155,11 +182,20 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
                            : cli_usage_error("unknown option '--%s': no command or mode of that name", mode);
   asmspy_engine_close(e);
   if (rc) return CLI_EXIT_USAGE;
-  struct mode_session ms = {mode, &a, launch_argv};
+  /* the launched command's status crosses from the supervised child in a
+   * shared page */
+  int *shared = MAP_FAILED;
+  if (launch_argv)
+    shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  struct mode_session ms = {mode, &a, launch_argv, shared == MAP_FAILED ? NULL : shared};
+  if (ms.launch_status) *ms.launch_status = -1;
   /* a launched command shares the tracer's group: it stays in the
    * terminal's foreground when it may read the terminal */
-  if (launch_argv && isatty(STDIN_FILENO)) return cli_supervise(run_mode_session, &ms);
-  return cli_supervise_own_group(run_mode_session, &ms);
+  if (launch_argv && isatty(STDIN_FILENO))
+    rc = cli_supervise(run_mode_session, &ms);
+  else
+    rc = cli_supervise_own_group(run_mode_session, &ms);
+  return ms.launch_status ? exit_like_launched(rc, *ms.launch_status) : rc;
 }
 
 /* --launch <mode> [options] -- <cmd> [args...] */

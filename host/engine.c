@@ -404,25 +404,6 @@ static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
   return exit_status;
 }
 
-/* --launch: like strace, the command runs to completion after we detach.
- * An end that is not a plain exit 0 is said as strace says it ("exited
- * with 3", "killed by SIGTERM"): the command's status is the user's, and
- * asmspy's own exit status only says whether asmspy answered. */
-static void wait_launched(pid_t launched, const char *cmd, const volatile int *stop) {
-  int st;
-  pid_t got;
-  while ((got = waitpid(launched, &st, 0)) < 0 && errno == EINTR) {
-    if (stop && *stop) kill(launched, SIGTERM);
-  }
-  if (got != launched) return;
-  if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
-    fprintf(stderr, "asmspy: launched '%s' (pid %d) exited with %d\n", cmd, (int)launched,
-            WEXITSTATUS(st));
-  else if (WIFSIGNALED(st))
-    fprintf(stderr, "asmspy: launched '%s' (pid %d) killed by SIG%s\n", cmd, (int)launched,
-            sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
-}
-
 int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   /* A boundary struct: another major, or a caller built before the size
    * prefix (its first words are then the mode pointer), is refused. */
@@ -486,7 +467,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   rc = capture(&ctx, e, &c, backend_host, &s);
   launch_hold_end(0); /* a hold the backend never took over lets the command go */
   int exit_status = finish_run(&ctx, &c, &s, rc);
-  if (launched) wait_launched(launched, o->launch_argv[0], o->stop);
+  if (launched) launch_wait(launched, o->launch_argv[0], o->stop);
   return exit_status;
 }
 

@@ -26,10 +26,14 @@
  *
  * One session per tracer process (asmspy_run is not re-entered), so the
  * state is process-wide, like the sampler ladder's. */
+#define _GNU_SOURCE
+#include "common/ctl_escape.h"
 #include "host/host.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static struct {
   const struct asmspy_host_api *base; /* the table wrapped */
@@ -137,4 +141,40 @@ void launch_hold_end(int kill_held) {
     seam_api.detach(L.held);
   }
   memset(&L, 0, sizeof L);
+}
+
+/* The launched command's wait status, for the CLI's exit (-1: none). Apart
+ * from L: launch_hold_end forgets L before the command ends. */
+static int launch_status = -1;
+
+/* --launch: like strace, the command runs to completion after we detach.
+ * An end that is not a plain exit 0 is noted as strace says it ("exited
+ * with 3", "killed by SIGTERM"); the status itself is the CLI's exit
+ * status (strace's rule: the command's exit code, its signal re-raised). */
+void launch_wait(pid_t launched, const char *cmd, const volatile int *stop) {
+  int st;
+  pid_t got;
+  launch_status = -1;
+  while ((got = waitpid(launched, &st, 0)) < 0 && errno == EINTR) {
+    if (stop && *stop) kill(launched, SIGTERM);
+  }
+  if (got != launched) return;
+  launch_status = st;
+  char line[1024];
+  if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+    snprintf(line, sizeof line, "# launched '%s' exited with %d (asmspy exits with it)", cmd,
+             WEXITSTATUS(st));
+  else if (WIFSIGNALED(st))
+    snprintf(line, sizeof line, "# launched '%s' killed by SIG%s (asmspy ends by it too)", cmd,
+             sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
+  else
+    return;
+  ctl_text_fput(stderr, line, strlen(line), 0); /* the command's name, escaped */
+  fputc('\n', stderr);
+}
+
+int launch_take_status(void) {
+  int st = launch_status;
+  launch_status = -1;
+  return st;
 }

@@ -205,6 +205,13 @@ int launch_held(pid_t pid);
 /* Detach a hold nobody took over (kill_held: SIGKILL the command first,
  * so it never runs) and forget the launch. */
 void launch_hold_end(int kill_held);
+/* --launch: like strace, the command runs to completion after the capture;
+ * wait for it (a stop flag raised meanwhile sends it SIGTERM) and note an
+ * end that is not a plain exit 0. Its wait status is kept for the caller. */
+void launch_wait(pid_t launched, const char *cmd, const volatile int *stop);
+/* The wait status launch_wait last collected (and forgets it), or -1: the
+ * CLI exits with it (the command's exit code, or its killing signal). */
+int launch_take_status(void);
 
 /* ---- sampler_ladder.c: host->run_sampler -------------------------------- */
 void sampler_ladder_set_engine(struct asmspy_engine *e);
