@@ -305,7 +305,11 @@ static int view_configure(struct run_ctx *ctx, struct asmspy_engine *e,
   sampler_ladder_set_engine(e); /* configure may sample first (--auto) */
   ctx->host = launch_host_api(asmspy_host_api(), s);
   if (!ASMSPY_HAS(view, configure) || !view->configure) return 0;
+  /* the warning a failing configure leaves last is the error that ends the
+   * run: "asmspy: ", not a "# " note */
+  out_hold_warning(ctx->out);
   int rc = view->configure(ctx->view_state, ctx->host, s);
+  out_release_warning(ctx->out, rc < 0 && ASMSPY_STATUS_CLASS(rc) != 3);
   /* configure sampled a launched command (--auto): it runs free now */
   if (launched && sampler_ladder_released(s->pid)) s->flags &= ~ASMSPY_SESS_LAUNCHED;
   if (!rc) return 0;

@@ -81,16 +81,43 @@ static int ensure_program(struct asmspy_target *t, char *err, size_t errcap) {
   return hold_at_entry(err, errcap);
 }
 
+/* A refusal names the launched program, not its pid (one the user never
+ * saw): " in pid N (see asmspy --syms)" becomes " in '<cmd>' (or the
+ * libraries it maps)", "pid N ..." at the start "'<cmd>' ...". */
+static int name_the_command(int rc, char *err, size_t errcap) {
+  const char *cmd = L.session.launch_argv && L.session.launch_argv[0] ? L.session.launch_argv[0]
+                                                                      : NULL;
+  if (!rc || !err || !errcap || !cmd) return rc;
+  char pid_in[32], pid_at[32], out[1024];
+  snprintf(pid_in, sizeof pid_in, " in pid %d", (int)L.pid);
+  snprintf(pid_at, sizeof pid_at, "pid %d", (int)L.pid);
+  char *at = strstr(err, pid_in);
+  if (at) {
+    const char *rest = at + strlen(pid_in);
+    if (strncmp(rest, " (see asmspy --syms)", 20) == 0) rest += 20;
+    snprintf(out, sizeof out, "%.*s in '%s' (or the libraries it maps)%s", (int)(at - err), err,
+             cmd, rest);
+  } else if (strncmp(err, pid_at, strlen(pid_at)) == 0) {
+    snprintf(out, sizeof out, "'%s'%s", cmd, err + strlen(pid_at));
+  } else {
+    return rc;
+  }
+  snprintf(err, errcap, "%s", out);
+  return rc;
+}
+
 static int launch_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *start,
                                  uint64_t *len, char *err, size_t errcap) {
   int rc = ensure_program(t, err, errcap);
-  return rc ? rc : L.base->resolve_region(t, spec, start, len, err, errcap);
+  if (!rc) rc = L.base->resolve_region(t, spec, start, len, err, errcap);
+  return t == L.target ? name_the_command(rc, err, errcap) : rc;
 }
 
 static int launch_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr,
                                uint64_t *size, char *err, size_t errcap) {
   int rc = ensure_program(t, err, errcap);
-  return rc ? rc : L.base->resolve_data(t, spec, addr, size, err, errcap);
+  if (!rc) rc = L.base->resolve_data(t, spec, addr, size, err, errcap);
+  return t == L.target ? name_the_command(rc, err, errcap) : rc;
 }
 
 /* The backend's attach of the held pid takes the held seam over (it owns

@@ -101,6 +101,12 @@ int out_emit_record(struct asmspy_out *out, const struct asmspy_record *rec);
 void out_note(struct asmspy_out *out, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap);
+/* Around a step whose failure ends the run (a view's configure): its last
+ * warning is held off stderr until out_release_warning says whether it was
+ * the error that ended the run ("asmspy: <text>", also in --json) or a note
+ * ("# <text>"). The JSON channels get it as a note at once either way. */
+void out_hold_warning(struct asmspy_out *out);
+void out_release_warning(struct asmspy_out *out, int failed);
 /* Writes the footer and closes the record file. */
 void out_close(struct asmspy_out *out, int status);
 uint64_t out_event_count(const struct asmspy_out *out);
