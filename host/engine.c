@@ -443,6 +443,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   pid_t launched = 0;
   rc = target_acquire(&ctx, o, &s, &launched);
   if (rc) return rc;
+  launch_track(launched);
   char unsuited[640] = "";
   rc = check_suits(e, &c, &s, unsuited, sizeof unsuited);
   if (rc) {

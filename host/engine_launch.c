@@ -173,6 +173,19 @@ void launch_hold_end(int kill_held) {
 /* The launched command's wait status, for the CLI's exit (-1: none). Apart
  * from L: launch_hold_end forgets L before the command ends. */
 static int launch_status = -1;
+/* The launched pid, and its wait status if the seam reaped it while tracing
+ * it to its end (then launch_wait's own waitpid finds no child). */
+static pid_t tracked_pid;
+static int reaped_status = -1;
+
+void launch_track(pid_t pid) {
+  tracked_pid = pid;
+  reaped_status = launch_status = -1;
+}
+
+void launch_reaped(pid_t pid, int status) {
+  if (pid > 0 && pid == tracked_pid) reaped_status = status;
+}
 
 /* --launch: like strace, the command runs to completion after we detach.
  * An end that is not a plain exit 0 is noted as strace says it ("exited
@@ -185,7 +198,10 @@ void launch_wait(pid_t launched, const char *cmd, const volatile int *stop) {
   while ((got = waitpid(launched, &st, 0)) < 0 && errno == EINTR) {
     if (stop && *stop) kill(launched, SIGTERM);
   }
-  if (got != launched) return;
+  if (got != launched) {
+    if (launched != tracked_pid || reaped_status == -1) return;
+    st = reaped_status; /* reaped while traced to its end */
+  }
   launch_status = st;
   char line[1024];
   if (WIFEXITED(st) && WEXITSTATUS(st) != 0)

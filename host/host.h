@@ -218,6 +218,10 @@ void launch_wait(pid_t launched, const char *cmd, const volatile int *stop);
 /* The wait status launch_wait last collected (and forgets it), or -1: the
  * CLI exits with it (the command's exit code, or its killing signal). */
 int launch_take_status(void);
+/* The launched pid (0: none), and a wait status the seam collected for a
+ * pid it reaped (kept when it is the launched one). */
+void launch_track(pid_t pid);
+void launch_reaped(pid_t pid, int status);
 
 /* ---- sampler_ladder.c: host->run_sampler -------------------------------- */
 void sampler_ladder_set_engine(struct asmspy_engine *e);
