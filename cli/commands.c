@@ -8,6 +8,7 @@
 #include "host/symbols.h"
 #include "common/option_parse.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -23,6 +24,9 @@ volatile int cli_stop_flag;
 int cli_exit_code_for(int rc) {
   if (rc == 0 || rc == ASMSPY_RUN_SKIPPED) return CLI_EXIT_OK;
   if (rc == -ASMSPY_E_USAGE) return CLI_EXIT_USAGE;
+  /* nothing captured: the region was never entered (the wait ran out, or
+   * it cannot be entered at all); the lines above say which */
+  if (rc == ASMSPY_FACT_NOT_REACHED) return CLI_EXIT_FAIL;
   if (rc > 0 && rc != ASMSPY_FACT_I386) return CLI_EXIT_OK; /* a fact is an answer */
   return CLI_EXIT_FAIL;
 }
@@ -164,6 +168,31 @@ static int exit_like_launched(int rc, int st) {
   return 128 + sig; /* a signal that does not end a process by default */
 }
 
+/* --tid=<t> names a thread of <pid>: one that is not there is refused at
+ * once (nothing would ever be seen waiting for it). 0, or 1 with one line
+ * said. A pid that is not there is left to the run's own message. */
+static int check_tid(pid_t pid, pid_t tid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  DIR *d = opendir(path);
+  if (!d) return 0;
+  char list[256] = "";
+  size_t n = 0;
+  int found = 0, count = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
+    if (atoi(de->d_name) == tid) found = 1;
+    if (count++ < 8 && n < sizeof list)
+      n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? " " : "", de->d_name);
+  }
+  closedir(d);
+  if (found) return 0;
+  cli_fail("--tid=%d: no thread %d in process %d (its threads: %s%s)", (int)tid, (int)tid,
+           (int)pid, list, count > 8 ? " ..." : "");
+  return 1;
+}
+
 int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv) {
   /* `asmspy --<mode> ... --help` is `asmspy --help <mode>` */
   for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -182,6 +211,7 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
                            : cli_usage_error("unknown option '--%s': no command or mode of that name", mode);
   asmspy_engine_close(e);
   if (rc) return CLI_EXIT_USAGE;
+  if (a.tid && check_tid(a.pid, a.tid)) return CLI_EXIT_USAGE;
   /* the launched command's status crosses from the supervised child in a
    * shared page */
   int *shared = MAP_FAILED;

@@ -309,7 +309,8 @@ static int view_configure(struct run_ctx *ctx, struct asmspy_engine *e,
    * run: "asmspy: ", not a "# " note */
   out_hold_warning(ctx->out);
   int rc = view->configure(ctx->view_state, ctx->host, s);
-  out_release_warning(ctx->out, rc < 0 && ASMSPY_STATUS_CLASS(rc) != 3);
+  out_release_warning(ctx->out, (rc < 0 && ASMSPY_STATUS_CLASS(rc) != 3) ||
+                                    rc == ASMSPY_FACT_NOT_REACHED);
   /* configure sampled a launched command (--auto): it runs free now */
   if (launched && sampler_ladder_released(s->pid)) s->flags &= ~ASMSPY_SESS_LAUNCHED;
   if (!rc) return 0;
@@ -390,6 +391,12 @@ static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
     out_note(ctx->out, ASMSPY_NOTE_WARN, "pid %d: attach refused: %s", (int)s->pid, refusal);
   } else if (rc < 0) {
     out_note(ctx->out, ASMSPY_NOTE_WARN, "%s: %s", c->backend->name, asmspy_strerror(rc));
+  } else if (rc == ASMSPY_FACT_NOT_REACHED) {
+    /* the run ends with nothing captured: an error line (exit 1), not a note */
+    out_note(NULL, ASMSPY_NOTE_WARN,
+             "nothing captured: the region was not entered in pid %d within %lld ms "
+             "(ASMSPY_ENTRY_WAIT_MS=<ms> waits longer)",
+             (int)s->pid, (long long)s->entry_wait_ms);
   } else if (rc == ASMSPY_FACT_EXITED) {
     out_note(ctx->out, ASMSPY_NOTE_INFO, "target %s after %llu events",
              out_target_signal(ctx->out) ? "was killed (see above)" : "exited",
