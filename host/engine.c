@@ -380,6 +380,8 @@ static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
     why = OUT_END_TARGET_EXITED;
   else if (rc < 0)
     why = OUT_END_ERROR;
+  /* a failure's warning below ends the run: "asmspy: ", not "# " */
+  if (rc < 0) out_hold_warning(ctx->out);
   if (rc == -ASMSPY_E_ATTACH_BUSY && tracer_pid_of(s->pid) <= 0) {
     /* nobody ptraces it: the backend found another tool in the way and
      * said who in its note */
@@ -402,6 +404,7 @@ static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
              out_target_signal(ctx->out) ? "was killed (see above)" : "exited",
              (unsigned long long)ctx->events);
   }
+  out_release_warning(ctx->out, rc < 0);
   out_set_end_reason(ctx->out, why);
   /* a snapshot view's final render is its last frame */
   if (ctx->snapshot && o->on_frame) o->on_frame(o->record_ctx, 1);
