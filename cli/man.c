@@ -134,13 +134,23 @@ int cli_cmd_man(int argc, char **argv) {
         "An option takes its value as\n.BI \\-\\-name= value\n"
         "or\n.BI \\-\\-name \" value\"\\fR;\n"
         "names are spelled out in full.\n"
+        "Options may come before the command or mode, or between its arguments\n"
+        "(\\fBasmspy \\-\\-follow \\-\\-log\\fR \\fIpid\\fR);\n"
+        ".B \\-h\n"
+        "anywhere is\n.BR \\-\\-help .\n"
         ".SH EXIT STATUS\n"
         ".TP\n.B 0\n"
         "answered (including a \"# SKIP\" line for a backend this host cannot run)\n"
         ".TP\n.B 1\n"
         "tracer failure (no such process, permission)\n"
         ".TP\n.B 2\n"
-        "usage error (one line on standard error)\n",
+        "usage error (one line on standard error)\n"
+        ".PP\n"
+        "Under\n.BR \\-\\-launch ,\n"
+        "once asmspy has answered, its status is the command's, as with\n"
+        ".BR strace (1):\n"
+        "the command's exit code, or, killed by a signal, asmspy ends by the same signal\n"
+        "(128+N to a shell). asmspy's own usage error (2) or failure (1) keeps its code.\n",
         f);
   fputs(".SH ENVIRONMENT\n", f);
   for (const struct cli_env_var *v = cli_env_vars; v->name; v++) {

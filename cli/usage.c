@@ -46,7 +46,9 @@ static void print_shared(FILE *f) {
   print_option_lines(f, cli_shared_options, 2);
   fprintf(f, "  n < 0            run until the target exits or Ctrl-C\n"
              "\nexit status: 0 answered (including a '# SKIP' for an unavailable backend),\n"
-             "1 tracer failure (no such process, permission), 2 usage error.\n"
+             "1 tracer failure (no such process, permission), 2 usage error. Under --launch,\n"
+             "once asmspy answered: the command's exit code, or its killing signal re-raised\n"
+             "(strace's rule). Options may precede the mode; -h is --help.\n"
              "environment variables: asmspy --help env\n");
 }
 
