@@ -24,6 +24,9 @@
 #include <stdint.h>
 
 #define EP_DEFAULT_MAX 4096u
+/* The cap when a launcher's interpreter library is chosen (choose.h): all
+ * the agent takes (AGENT_MAX_FUNCS less the unwinder hooks' room). */
+#define EP_INTERP_MAX 8184u
 
 struct ep_candidate {
   uint64_t addr, size;
