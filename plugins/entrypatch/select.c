@@ -117,6 +117,20 @@ static int in_exec_file(const struct ep_maps *maps, uint64_t addr, uint64_t size
   return g && ep_mapping_is_exec_file(g) && addr + head <= g->hi;
 }
 
+/* Generated code of a managed runtime that lies in a file mapping: its
+ * frames are walked by the runtime through their return addresses (a
+ * hooked one points into the agent, where the runtime finds no code object
+ * and aborts), so it is never patched, whatever was asked. The reason, or
+ * NULL. */
+const char *ep_runtime_unsafe(const char *name) {
+  /* V8's embedded builtins (node, libnode, chromium): JS frames. V8 maps
+   * the pc of each frame to its builtin for safepoints, deoptimization and
+   * exception handling; node died of SIGILL (a V8 CHECK) under --graph */
+  if (!strncmp(name, "Builtins_", 9))
+    return "a V8 embedded builtin (V8 walks its frames by their return addresses)";
+  return NULL;
+}
+
 /* A name matches a glob list as itself or, for a PLT stub, as the function
  * it calls: "malloc" matches "malloc@plt". */
 static int name_matches(const char *list, const char *name) {
@@ -230,7 +244,8 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
 
   /* 2. the candidates, in address order */
   struct pick *v = NULL;
-  size_t n = 0, vcap = 0, nfuncs = 0;
+  size_t n = 0, vcap = 0, nfuncs = 0, nunsafe = 0;
+  const char *unsafe_why = NULL, *unsafe_eg = NULL;
   uint64_t last = 0;
   for (size_t i = 0;; i++) {
     struct asmspy_symbol sym;
@@ -257,6 +272,14 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
         cls = m->chosen == EP_MOD_ASKED ? CLS_MODULE : CLS_AUTO;
       if (ep_returns_twice(sym.name)) {
         (*twice)++;
+        continue;
+      }
+      const char *unsafe = ep_runtime_unsafe(sym.name);
+      if (unsafe) {
+        if (!nunsafe++) {
+          unsafe_why = unsafe;
+          unsafe_eg = sym.name;
+        }
         continue;
       }
       nfuncs++;
@@ -317,6 +340,11 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
     if (inc || exc)
       snprintf(extra, sizeof extra, "; plus what -F/-N name anywhere (%s%s%s)", inc ? inc : "",
                inc && exc ? "," : "", exc ? exc : "");
+    if (nunsafe) {
+      size_t l = strlen(extra);
+      snprintf(extra + l, sizeof extra - l, "; never %zu: %s, e.g. %s", nunsafe, unsafe_why,
+               unsafe_eg);
+    }
     if (*capped) {
       size_t l = strlen(extra);
       snprintf(extra + l, sizeof extra - l, "; over the cap of %u, kept those >= %llu bytes", cap,
