@@ -122,12 +122,27 @@ static int in_exec_file(const struct ep_maps *maps, uint64_t addr, uint64_t size
  * hooked one points into the agent, where the runtime finds no code object
  * and aborts), so it is never patched, whatever was asked. The reason, or
  * NULL. */
-const char *ep_runtime_unsafe(const char *name) {
+const char *ep_runtime_unsafe(const char *name, const char *module) {
   /* V8's embedded builtins (node, libnode, chromium): JS frames. V8 maps
    * the pc of each frame to its builtin for safepoints, deoptimization and
    * exception handling; node died of SIGILL (a V8 CHECK) under --graph */
   if (!strncmp(name, "Builtins_", 9))
     return "a V8 embedded builtin (V8 walks its frames by their return addresses)";
+  /* HotSpot's runtime entries, called straight from the interpreter, the
+   * compiled code and the stubs (call_VM): the last Java frame's pc is
+   * read from the slot under last_Java_sp, which is their return address;
+   * hooked, frame::sender finds no code blob there and the JVM dies
+   * (SIGSEGV in frame::sender, seen with java 17) */
+  static const char *const hotspot[] = {
+      "InterpreterRuntime::*", "SharedRuntime::*", "OptoRuntime::*", "Runtime1::*",
+      "JVMCIRuntime::*", "*BarrierSetRuntime::*", "ShenandoahRuntime::*", "Deoptimization::*",
+      "JvmtiExport::*", "BarrierSetNMethod::*", "SafepointSynchronize::*", "StubRoutines::*",
+      "MacroAssembler::*", "JavaThread::check_special_condition*", NULL};
+  if (module && !strncmp(module, "libjvm", 6))
+    for (size_t i = 0; hotspot[i]; i++)
+      if (fnmatch(hotspot[i], name, 0) == 0)
+        return "a HotSpot runtime entry (the JVM reads the return address of a call from Java "
+               "code)";
   return NULL;
 }
 
@@ -274,7 +289,7 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
         (*twice)++;
         continue;
       }
-      const char *unsafe = ep_runtime_unsafe(sym.name);
+      const char *unsafe = ep_runtime_unsafe(sym.name, sym.module);
       if (unsafe) {
         if (!nunsafe++) {
           unsafe_why = unsafe;

@@ -47,10 +47,12 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
  * not functions, never patched. */
 int ep_is_fragment(const char *name);
 
-/* Generated code of a managed runtime shipped in a file (V8's embedded
- * Builtins_*): its frames are found by return address; never patched. The
+/* What a managed runtime finds by its return address, never patched: V8's
+ * embedded Builtins_* (JS frames), HotSpot's runtime entries in libjvm
+ * (InterpreterRuntime::, SharedRuntime::, OptoRuntime::, ...: called from
+ * Java code, their return address is the last Java frame's pc). The
  * reason, or NULL. */
-const char *ep_runtime_unsafe(const char *name);
+const char *ep_runtime_unsafe(const char *name, const char *module);
 
 /* setjmp, sigsetjmp, getcontext, vfork, ... (with or without @plt). */
 int ep_returns_twice(const char *name);
