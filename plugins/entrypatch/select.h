@@ -1,17 +1,24 @@
-/* select.h: which functions a call session patches (select.c).
+/* select.h: which functions a call session patches (select.c; the modules:
+ * choose.c; docs/entrypatch.md "What is patched by default").
  *
  * Default: every function of the main executable and its PLT entries
- * (`name@plt`: calls into libraries, recorded where they leave). The
- * session narrows or widens it (asmspy_session 1.9): call_module (also the
- * modules whose basename contains it: the executable stays, so calls into
- * them nest at their true depth),
- * call_include / call_exclude (comma-separated fnmatch globs on the
- * function name, like uftrace -F / -N) and call_max_funcs (a cap; the
- * default is EP_DEFAULT_MAX). Never patched: the program's entry (_start,
+ * (`name@plt`: calls into libraries, recorded where they leave); when the
+ * executable is a launcher, also the library its code is in (choose.h).
+ * The session (asmspy_session 1.12): call_module (comma-separated globs on
+ * module basenames: more modules; the executable stays, so calls into them
+ * nest at their true depth), call_patch (uftrace -P: only its matches, in
+ * those modules), call_include / call_exclude (uftrace -F / -N, applied by
+ * the view: their matches in any module are patched on top) and
+ * call_max_funcs (the cap: EP_DEFAULT_MAX, EP_INTERP_MAX when a launcher's
+ * library was chosen; over it the -F/-N/-P matches, then the executable's
+ * PLT stubs, its functions, --module's, the automatic ones, the larger
+ * first within a class). One note line says what was chosen and why.
+ * Never patched: the program's entry (_start,
  * whose stack top is argc, not a return address) and the ELF init/fini
  * glue; gcc's .cold / .part parts of a function (ep_is_fragment); any
  * symbol whose first bytes are not in an executable file mapping (a .debug
- * file mapped for reading, anonymous memory). The unwinder hooks (every
+ * file mapped for reading, anonymous memory); what a managed runtime finds
+ * by return address (ep_runtime_unsafe). The unwinder hooks (every
  * _Unwind_* entry that walks the stack, and __cxa_begin_catch) are added
  * whenever they are mapped as code, so C++ exceptions and thread
  * cancellation can unwind through patched frames. */
