@@ -99,7 +99,7 @@ void ep_choose_modules(pid_t pid, struct ep_module *mods, size_t n, const char *
     }
   }
   if (exe)
-    add(why, whycap, "%s (%u functions)", exe->name, exe->funcs);
+    add(why, whycap, "%s (%u function%s)", exe->name, exe->funcs, exe->funcs == 1 ? "" : "s");
   else
     add(why, whycap, "the executable (no symbols)");
   size_t nasked = 0;
@@ -115,7 +115,7 @@ void ep_choose_modules(pid_t pid, struct ep_module *mods, size_t n, const char *
   for (size_t i = 0; i < n; i++)
     if (mods[i].chosen == EP_MOD_NO && ep_interpreter_lib(mods[i].name)) {
       mods[i].chosen = EP_MOD_AUTO;
-      add(why, whycap, "%s%s (%u)", nauto ? ", " : " + ", mods[i].name, mods[i].funcs);
+      add(why, whycap, "%s%s (%u functions)", nauto ? ", " : " + ", mods[i].name, mods[i].funcs);
       nauto++;
     }
   if (nauto) {
@@ -140,7 +140,7 @@ void ep_choose_modules(pid_t pid, struct ep_module *mods, size_t n, const char *
   close(fd);
   if (!best) return;
   best->chosen = EP_MOD_AUTO;
-  add(why, whycap, " + %s (%u): the executable has under %u functions of its own, and this is "
+  add(why, whycap, " + %s (%u functions): the executable has under %u functions of its own, and this is "
                    "the largest library it needs",
       best->name, best->funcs, EP_LITTLE_FUNCS);
 }

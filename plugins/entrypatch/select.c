@@ -252,8 +252,10 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
   char why[1024];
   ep_choose_modules(s->pid, mt.v, mt.n, module, why, sizeof why);
   int any_auto = 0;
-  for (size_t i = 0; i < mt.n; i++) any_auto |= mt.v[i].chosen == EP_MOD_AUTO;
-  /* the interpreter default patches all the agent takes (see select.h) */
+  for (size_t i = 0; i < mt.n; i++)
+    any_auto |= mt.v[i].chosen == EP_MOD_AUTO ||
+                (mt.v[i].chosen == EP_MOD_ASKED && ep_interpreter_lib(mt.v[i].name));
+  /* an interpreter library: all the agent takes (see select.h) */
   uint32_t cap = asked_cap ? s->call_max_funcs : any_auto ? EP_INTERP_MAX : EP_DEFAULT_MAX;
   if (cap > AGENT_MAX_FUNCS - 8) cap = AGENT_MAX_FUNCS - 8; /* room for the unwinder hooks */
 
