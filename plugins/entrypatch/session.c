@@ -151,6 +151,9 @@ static void emit_refused(struct ep_run *r, uint64_t *seq) {
     ev.ip = ev.u.call.func = r->refused_fns[i].addr;
     ev.u.call.what = ASMSPY_CALL_REFUSED;
     ev.u.call.why = r->refused_fns[i].why;
+    if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
+      fprintf(stderr, "entrypatch: REFUSED event 0x%llx: %s\n", (unsigned long long)ev.ip,
+              ev.u.call.why);
     if (r->s->sink(r->s->sink_ctx, &ev)) break;
   }
 }

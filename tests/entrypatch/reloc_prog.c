@@ -37,6 +37,8 @@ __attribute__((noinline)) long run(void) {
   return acc;
 }
 
+/* 1 byte: refused ("too short"), so the session sends its REFUSED event */
+__attribute__((naked, noinline)) void tiny(void) { __asm__("ret"); }
 __attribute__((noinline)) void report(long sum) { printf("rounds %ld\nchecksum %ld\n", done, sum); }
 
 /* no locals: its prologue is push rbp; mov rbp,rsp; call init */

@@ -28,6 +28,10 @@ launched() {
   for f in main step pid_touch; do
     if grep -q "refused $f:" "$err"; then fail "$1: $f refused: $(grep "refused $f:" "$err")"; fi
   done
+  # the refused one (tiny: 1 byte) is sent as an ASMSPY_CALL_REFUSED event
+  local tiny_addr
+  tiny_addr=$(grep -o "REFUSED event 0x[0-9a-f]*: too short" "$err" | head -1)
+  [ -n "$tiny_addr" ] || fail "$1: no REFUSED event for tiny: $(grep -i refused "$err" | head -5)"
   # the tree: main { init; run { step { bump { leaf } } x20, pid_touch x2 }; report }
   # (20 rounds: a launched program this short has its first ~400 events
   # shown, the rest of its ring is not drained after it exits)
