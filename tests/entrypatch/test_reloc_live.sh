@@ -60,21 +60,31 @@ RELOC_ROUNDS=-1 "$prog" >"$TMP/run.out" 2>&1 &
 VPID=$!
 PIDS="$PIDS $VPID"
 sleep 0.2
+nested=0
 for k in 1 2 3; do
-  timeout -s INT 60 "$ASMSPY" --calls "$VPID" 3000 >"$TMP/att.$k.out" 2>"$TMP/att.$k.err" || true
+  ASMSPY_ENTRYPATCH_DEBUG=1 timeout -s INT 60 "$ASMSPY" --calls "$VPID" 3000 \
+    >"$TMP/att.$k.out" 2>"$TMP/att.$k.err" || true
   kill -0 "$VPID" 2>/dev/null || fail "session $k: the target died: $(cat "$TMP/run.out")"
   grep -q "functions patched" "$TMP/att.$k.err" || fail "session $k patched nothing: $(tail -3 "$TMP/att.$k.err")"
+  i=0
+  until grep -q "^TracerPid:[[:space:]]*0$" "/proc/$VPID/status"; do
+    sleep 0.02; i=$((i + 1)); [ $i -lt 500 ] || fail "session $k: still traced"
+  done
+  # a thread stopped inside step's or bump's first bytes refuses that one
+  # for the session ("a thread's instruction pointer is inside ...")
+  if grep -qE "refused (step|bump): " "$TMP/att.$k.err"; then
+    echo "# session $k: $(grep -E "refused (step|bump): " "$TMP/att.$k.err" | head -1)"
+    continue
+  fi
   sed -n 's/^.*| //p' "$TMP/att.$k.out" >"$TMP/att.$k.tree"
   # whatever depth the session started at, bump nests one level under step
   awk '/step\(\) \{$/ {d = index($0, "s"); next}
        /bump\(\) \{$/ && d {if (index($0, "b") == d + 2) ok++; else bad++}
        END {exit !(ok > 100 && !bad)}' "$TMP/att.$k.tree" \
     || fail "session $k: bump not nested under step: $(head -12 "$TMP/att.$k.tree")"
-  i=0
-  until grep -q "^TracerPid:[[:space:]]*0$" "/proc/$VPID/status"; do
-    sleep 0.02; i=$((i + 1)); [ $i -lt 500 ] || fail "session $k: still traced"
-  done
+  nested=$((nested + 1))
 done
+[ "$nested" -gt 0 ] || fail "no session patched both step and bump"
 kill -TERM "$VPID"
 wait "$VPID" || fail "the target exited non-zero: $(cat "$TMP/run.out")"
 rounds=$(awk '/^rounds/ {print $2}' "$TMP/run.out")
@@ -82,4 +92,4 @@ rounds=$(awk '/^rounds/ {print $2}' "$TMP/run.out")
 RELOC_ROUNDS=$rounds "$prog" >"$TMP/run.plain"
 [ "$(checksum "$TMP/run.out")" = "$(checksum "$TMP/run.plain")" ] \
   || fail "after 3 sessions: checksum $(checksum "$TMP/run.out"), untraced $(checksum "$TMP/run.plain") ($rounds rounds)"
-pass "3 --calls sessions on a running -O0 program: nested, checksum right after $rounds rounds"
+pass "3 --calls sessions on a running -O0 program: nested ($nested checked), checksum right after $rounds rounds"
