@@ -382,8 +382,13 @@ static int module_column(const char *line, int width, char *out, size_t cap) {
   char head[2048], inner[512], m[512];
   snprintf(head, sizeof head, "%.*s", (int)before, line);
   snprintf(inner, sizeof inner, "%.*s", (int)(len - (size_t)(open - line) - 3), open + 2);
+  if (strchr(inner, ' ')) return 0; /* an operand ("[rip + 0x10]"), not a module */
   int gap = (int)((size_t)(open - line) - before) + 1; /* the spaces before '[' */
   int room = width - tf_width(head) - gap;
+  if (room < MODULE_MIN_COLS && gap > 2) { /* its padding goes first */
+    gap = 2;
+    room = width - tf_width(head) - gap;
+  }
   if (room >= MODULE_MIN_COLS) {
     tf_elide_left(inner, room - 2, m, sizeof m);
     snprintf(out, cap, "%s%*s[%s]", head, gap, "", m);
@@ -508,7 +513,7 @@ void tui_live_draw(struct tui_app *app) {
     tui_scroll_fit(&lv->sc[1], lv->aux.nlines, body_rows(lv));
   }
 
-  char left[512], right[128];
+  char left[512], right[160];
   snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s%s%s", (int)lv->pid,
            lv->pid == app->pid ? app->comm : "", lv->mode.key, lv->mode.title,
            lv->symbol_name[0] ? ": " : "", lv->symbol_name);
@@ -516,6 +521,9 @@ void tui_live_draw(struct tui_app *app) {
     snprintf(right, sizeof right, "%s %s ", lv->mode.mode, lv->cycle_arg);
   else if (lv->mode.rung[0]) /* a sampler: the rung the ladder picked (short: fits 80 columns) */
     snprintf(right, sizeof right, "%s (rung %s) ", lv->mode.backend, lv->mode.rung);
+  else if (lv->module_arg[0]) /* the module chooser's pick, patched too */
+    snprintf(right, sizeof right, "%s +%.60s via %s ", lv->mode.mode, lv->module_arg + strlen("--module="),
+             lv->mode.backend);
   else
     snprintf(right, sizeof right, "%s via %s ", lv->mode.mode, lv->mode.backend);
   tui_bar(0, left, right);
