@@ -329,6 +329,7 @@ static void carried_text(const struct tui_rec *r, char *out, size_t cap) {
 #define STREAM_WHERE_COLS 20 /* the stream's columns: "{-20:where} {-24:[module]} " */
 #define STREAM_MODULE_COLS 24
 #define MODULE_MIN_COLS 6
+#define MODULE_BUDGET_COLS 16 /* a row's module column is given this much first */
 
 static const char *rfind(const char *hay, const char *needle) {
   const char *last = NULL;
@@ -384,6 +385,18 @@ static int module_column(const char *line, int width, char *out, size_t cap) {
   snprintf(inner, sizeof inner, "%.*s", (int)(len - (size_t)(open - line) - 3), open + 2);
   if (strchr(inner, ' ')) return 0; /* an operand ("[rip + 0x10]"), not a module */
   int gap = (int)((size_t)(open - line) - before) + 1; /* the spaces before '[' */
+  /* the column where '[' is: the same on every row of a table */
+  int need = tf_width_n(line, (size_t)(open - line) + 1) + MODULE_BUDGET_COLS - width;
+  /* the name column's padding (the run of spaces before "inv=") gives
+   * columns first: the same amount on every row keeps the counts aligned */
+  char *counts = strstr(head, " inv=");
+  if (need > 0 && counts) {
+    char *run = counts;
+    while (run > head && run[-1] == ' ') run--;
+    int spare = (int)(counts - run) - 1; /* two spaces stay */
+    int take = need < spare ? need : spare;
+    if (take > 0) memmove(counts - take, counts, strlen(counts) + 1);
+  }
   int room = width - tf_width(head) - gap;
   if (room < MODULE_MIN_COLS && gap > 2) { /* its padding goes first */
     gap = 2;
@@ -395,7 +408,7 @@ static int module_column(const char *line, int width, char *out, size_t cap) {
     return 1;
   }
   /* no room for the module: drop it; counts ("inv=", "calls=") stay, the name is cut */
-  const char *counts = strstr(head, "inv=");
+  counts = strstr(head, "inv=");
   if (counts && tf_width(head) > width) {
     size_t t = (size_t)(counts - head);
     while (t && head[t - 1] == ' ') t--;
