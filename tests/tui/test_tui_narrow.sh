@@ -15,6 +15,8 @@
 #   picker          q typed into a filter, ESC leaves it, q then quits;
 #                   kernel threads after every user process;
 #   symbol picker   a fresh filter each time it opens;
+#   3 stream        a symbol longer than its 20 columns is elided (its
+#                   +0xoff kept) and the module column stays in place;
 #   watch           the hits' "old -> new" on screen (when hwwatch works).
 # Every check polls the screen a bounded number of times; none times anything.
 . "$ASMSPY_SOURCE_ROOT/tests/e2e/lib.sh"
@@ -157,6 +159,23 @@ tui_wait '^ 1  syscall log' "ESC: the modes"
 pass "symbol picker: a fresh filter each time"
 tui_keys q
 tui_wait 'pick a process' "the process list"
+
+# ---- 3 stream: a name longer than its column keeps the columns ---------------------------
+tui_victim victim_hostile_names
+H=$VICTIM_PID
+tui_pick victim_hostile "$H"
+tui_keys 3
+tui_wait '\[jit\] +(add|dec|jnz|xor|mov|ret)' "the stream inside the long-named JIT function"
+# the where column is 20 wide: "[jit]" starts in column 22 on every such row
+awk '/\[jit\] +(add|dec|jnz|xor|mov|ret)/ { n++; if (index($0, "[jit]") != 22) { print "misaligned: " $0; bad = 1 } }
+     END { exit bad || n < 5 }' "$TMP/screen" || { cat "$TMP/screen" >&2; fail "the stream's columns break on a long name"; }
+grep -Eq '…\+0x[0-9a-f]+ +\[jit\]' "$TMP/screen" || fail "the long name is not elided before its +0xoff"
+tui_save narrow/stream_long_name
+tui_keys q
+tui_wait 'pick a process' "the process list"
+assert_untraced "$H"
+rm -f "/tmp/perf-$H.map"
+pass "3 stream at 80x24: a long name elided to its column, +0xoff kept, the columns aligned"
 
 # ---- watch: old -> new at 80 columns ----------------------------------------------------
 if usable hwwatch; then
