@@ -51,7 +51,9 @@ static int entry_for(const struct asmspy_plugin_info *p, struct tui_mode *m) {
   copy(m->mode, sizeof m->mode, v->mode);
   m->pick_symbol = t && (t->flags & ASMSPY_TUIF_PICK_SYMBOL);
   m->pick_data = t && (t->flags & ASMSPY_TUIF_PICK_DATA);
-  m->has_tui = t != NULL;
+  /* a plain feed or snapshot of a plugin's view may summarise at its own n
+   * (hello); a view asking for a live layout (the call log) runs live */
+  m->live = t && t->layout && t->layout != ASMSPY_TUI_FEED && t->layout != ASMSPY_TUI_SNAPSHOT;
   /* a call mode (graph, tree, calls): it takes the call backend's --module;
    * a function-picking mode's --module means something else (dataflow --auto) */
   const struct asmspy_option *opts = ASMSPY_HAS(v, options) ? v->options : NULL;

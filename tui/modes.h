@@ -35,7 +35,8 @@ struct tui_mode {
   int pick_symbol; /* ASMSPY_TUIF_PICK_SYMBOL: trace one chosen function */
   int pick_data;   /* ASMSPY_TUIF_PICK_DATA: watch one chosen address (watch_prompt.c) */
   int extra;       /* the key was assigned by the host (the view asked for none) */
-  int has_tui;     /* the view has a tui entry (a feed it meant for the TUI: runs live) */
+  int live;        /* a plugin's view drawn with one of the host's live layouts (CALLS: the
+                      call log): runs until stopped like the built-in modes */
   int takes_module; /* a call mode: the view takes --module=<globs> (the module chooser's) */
   int available;   /* 0: reason says why it cannot start here */
   int maybe;       /* available, but a gate /proc cannot judge may refuse it */

@@ -231,9 +231,9 @@ static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, 
 
   struct tui_session_cfg cfg = {.mode = m->mode, .pid = pid, .max = -1,
                                 .snapshot_ms = TUI_SNAPSHOT_MS};
-  /* a plugin's view without a tui entry runs to its own n; one made for the
-   * TUI (calls) is live like the built-in modes */
-  if ((m->extra && !m->has_tui) || m->layout == ASMSPY_TUI_DATAFLOW) cfg.max = 0;
+  /* a plugin's feed runs to its own n; one drawn with a live layout (the
+   * call log) is live like the built-in modes */
+  if ((m->extra && !m->live) || m->layout == ASMSPY_TUI_DATAFLOW) cfg.max = 0;
   if (m->layout == ASMSPY_TUI_EDGES) cfg.max = SAMPLE_WINDOW_MS;
   if (m->pick_data) cfg.max = -1; /* a watch runs until stopped */
   if (symbol) cfg.argv[cfg.argc++] = symbol;
@@ -349,26 +349,36 @@ static const char *rec_str(const struct tui_rec *r, const char *name) {
 
 static void copy_out(char *out, size_t cap, const char *s) { snprintf(out, cap, "%s", s); }
 
-/* "{-20:where} {-24:[module]} disasm" with each column held to its width. */
+/* "{-20:where} {-24:[module]} disasm" with each column held to its width.
+ * The columns are taken from the line itself (the host escaped what a
+ * hostile name holds), found by the record's module. */
 static int insn_columns(const struct tui_rec *r, const char *line, char *out, size_t cap) {
   const char *module = rec_str(r, "module"), *dis = rec_str(r, "disasm"), *sym = rec_str(r, "sym");
-  const struct asmspy_value *ip = tui_rec_get(r, "ip"), *off = tui_rec_get(r, "off");
-  if (!module || !dis || !ip || ip->state != ASMSPY_VALUE_SET) return 0;
-  char where[512], w[512], mod[600], m[512];
-  if (sym)
-    snprintf(where, sizeof where, "%s+0x%" PRIx64, sym, off && off->state == ASMSPY_VALUE_SET ? (uint64_t)off->u.i : 0);
-  else
-    snprintf(where, sizeof where, "0x%" PRIx64, ip->u.u);
-  const char *at = strstr(line, where);
-  if (!at) return 0; /* not the line this record printed */
+  if (!module || !dis) return 0;
+  size_t pfx = 0; /* a "[tid] " prefix */
+  if (line[0] == '[') {
+    size_t d = 1;
+    while (line[d] >= '0' && line[d] <= '9') d++;
+    if (d > 1 && line[d] == ']' && line[d + 1] == ' ') pfx = d + 2;
+  }
+  char pat[300];
+  snprintf(pat, sizeof pat, " [%s]", module);
+  const char *mcol = line[pfx] ? strstr(line + pfx + 1, pat) : NULL;
+  if (!mcol) return 0;
+  size_t wlen = (size_t)(mcol - line) - pfx;
+  while (wlen && line[pfx + wlen - 1] == ' ') wlen--;
+  char where[1024], w[512], mod[600], m[512];
+  snprintf(where, sizeof where, "%.*s", (int)wlen, line + pfx);
+  const char *rest = mcol + strlen(pat);
+  while (*rest == ' ') rest++;
   if (tf_width(where) <= STREAM_WHERE_COLS && tf_width(module) + 2 <= STREAM_MODULE_COLS) return 0;
   const char *plus = sym ? rfind(where, "+0x") : NULL;
   tf_keep_tail(where, plus ? (size_t)(plus - where) : strlen(where), STREAM_WHERE_COLS, w, sizeof w);
   tf_elide_left(module, STREAM_MODULE_COLS - 2, m, sizeof m);
   snprintf(mod, sizeof mod, "[%s]", m);
   int pw = STREAM_WHERE_COLS - tf_width(w), pm = STREAM_MODULE_COLS - tf_width(mod);
-  snprintf(out, cap, "%.*s%s%*s %s%*s %s", (int)(at - line), line, w, pw > 0 ? pw : 0, "", mod,
-           pm > 0 ? pm : 0, "", dis);
+  snprintf(out, cap, "%.*s%s%*s %s%*s %s", (int)pfx, line, w, pw > 0 ? pw : 0, "", mod, pm > 0 ? pm : 0, "",
+           rest);
   return 1;
 }
 

@@ -39,7 +39,7 @@ tui_start "ASMSPY_PLUGIN_PATH=$PLUG"
 tui_wait 'pick a process +sort: PID' "the process picker"
 # kernel threads sort after every user process: End shows them
 tui_keys End
-tui_wait '^!.* kthreadd ' "kernel threads marked '!' (at the end)"
+tui_wait '^! +[0-9]+ root .* \[kworker' "kernel threads marked '!' (at the end)"
 tui_keys Home
 tui_keys Tab
 tui_wait 'sort: ACTIVE' "the ACTIVE sort"
