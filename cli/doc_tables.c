@@ -75,16 +75,18 @@ const struct cli_example cli_examples[] = {
 };
 
 const struct cli_tui_key cli_tui_keys[] = {
-    {"type, Backspace", "process and symbol pickers: filter the list"},
+    {"type, Backspace", "process and symbol pickers: filter the list (q too; ESC clears it)"},
     {"Enter", "select; in data flow, walk to the step that defined the selected read"},
     {"Tab", "picker: change the sort; live view: switch pane or the view's alternative"},
     {"F2", "process picker: tree view"},
     {"F3", "rescan the processes, reload the symbols, re-read the details"},
     {"1-9, a, c, ...", "mode select: start a mode"},
+    {"m", "mode select: choose the modules the call modes patch (space, c, Enter)"},
     {"space", "live view: pause or resume"},
+    {"Left, Right, h, l", "live view: scroll sideways (h, l in data flow)"},
     {"Up, Down, PgUp, PgDn, Home, End", "move; in a live view, scroll the last 2048 lines"},
     {"b", "live view: detach and go back to the modes"},
-    {"q, ESC", "detach and go back to the process list; q there quits"},
+    {"q, ESC", "detach and go back to the process list; q there quits once no filter is typed"},
     {"Ctrl-C", "quit (the target is detached and runs on)"},
     {0, 0},
 };
