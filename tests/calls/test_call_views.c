@@ -15,6 +15,7 @@
  *   5. names: C++ without parameter lists (--demangle=full keeps them),
  *      name@plt for PLT entries.
  * argv[1..3]: the built calls, tree and graph plugins (dlopen'd). */
+#include "../unit/load_view.h"
 #include "check.h"
 #include "fake_sampling_host.h"
 
@@ -23,18 +24,7 @@
 #define PID 1234
 
 static const struct asmspy_view_ops *load_view(const char *path, const char *mode) {
-  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!dl) {
-    printf("FAIL - dlopen %s: %s\n", path, dlerror());
-    exit(1);
-  }
-  asmspy_plugin_entry_fn entry = (asmspy_plugin_entry_fn)dlsym(dl, "asmspy_plugin_entry");
-  const struct asmspy_plugin *p = entry ? entry(ASMSPY_ABI_VERSION, &fake_host) : NULL;
-  if (!p || !p->view || strcmp(p->view->mode, mode)) {
-    printf("FAIL - %s is not the %s view\n", path, mode);
-    exit(1);
-  }
-  return p->view;
+  return load_view_with(path, mode, &fake_host);
 }
 
 /* the victim's functions: entry = 0x401000 + 0x100 * index */
