@@ -290,7 +290,10 @@ static int relative_plugin_dir(char *out, size_t outlen) {
   int n = rel[0] == '/' ? snprintf(out, outlen, "%s", rel)
                         : snprintf(out, outlen, "%s/%s", real, rel);
   struct stat st;
-  return n > 0 && (size_t)n < outlen && stat(out, &st) == 0 && S_ISDIR(st.st_mode);
+  if (n <= 0 || (size_t)n >= outlen || stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
+  char clean[PATH_MAX]; /* <bindir>/../lib/...: the plugins' paths read without the detour */
+  if (realpath(out, clean) && strlen(clean) < outlen) snprintf(out, outlen, "%s", clean);
+  return 1;
 }
 
 struct asmspy_engine *asmspy_engine_open(unsigned flags) {
