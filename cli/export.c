@@ -22,11 +22,24 @@
  *     "caller" / "callee" / "count"): counts only, no order — dot, and
  *     folded one level deep; the last such record is used.
  *
- * Time: the records carry no per-event clock (only the header's start and
- * the footer's end instant), so the time base is the record's seq (one unit
- * = one recorded event, written as 1 µs in the trace-event "ts"); the output
- * says so (perfetto's "otherData", a '#' note on stderr for folded and a
- * comment in the DOT). Folded weights are call counts.
+ * Time: a call log's records (the calls view: entry / leaf / exit with
+ * "ts_ns") carry CLOCK_MONOTONIC time: the trace-event "ts" is that time and
+ * a folded line's weight is the stack's self time in ns (the time in that
+ * function at that stack, its callees' excluded: what `uftrace dump
+ * --flame-graph` and inferno give), so the graph's widths are time. Other
+ * call records and executed instructions carry no per-event clock (only the
+ * header's start and the footer's end instant): the time base is then the
+ * record's seq (one unit = one recorded event, written as 1 µs in "ts") and
+ * folded weights are call counts; the output says which (perfetto's
+ * "otherData", a '#' note on stderr for folded, a comment in the DOT).
+ *
+ * Names: perfetto gets "M" metadata events (process_name, thread_name and
+ * their sort indexes) for every process and thread with calls, from what
+ * the recording knows, best first: a record's "comm" for its tid / pid
+ * ("tgid" or "pid", "leader"), a process's "exe" basename, the launched
+ * command (header argv after "--"), else the module of the process's first
+ * call (its executable when the main program's functions are traced).
+ * A thread without its own name gets its process's (Linux's default comm).
  *
  * Input is data from elsewhere: every name is sanitized (ctl_escape.h) when
  * first seen, so no control byte or broken UTF-8 reaches the output, and
@@ -159,6 +172,7 @@ static uint32_t intern(struct names *t, const char *raw, size_t len) {
 struct frame {
   uint32_t name, node;
   int64_t depth;
+  uint64_t start, child; /* timed: when it opened; time spent in its callees */
 };
 struct thread {
   int64_t tid, pid;
@@ -166,10 +180,22 @@ struct thread {
   size_t n, cap;
   int pending_call; /* the last instruction was a call: the next one names the callee */
   uint64_t last_ts;  /* timed: the latest instant seen on this thread */
+  uint32_t tname;    /* its own name (a recorded comm), when tprio > 0 */
+  int tprio, seen;   /* seen: it has calls (perfetto names it) */
 };
+/* A process's name: the best source seen so far (prio: 4 comm, 3 exe, 2 the
+ * launched command, 1 the module of its first call). */
+struct proc {
+  int64_t pid;
+  uint32_t name;
+  int prio, emitted;
+  int64_t order, nthreads; /* perfetto: its sort index, threads named so far */
+};
+#define MAX_PROCS 4096
 struct node { /* the folded trie: one per distinct stack */
   uint32_t parent, name, depth;
   uint64_t count;
+  uint64_t self_ns; /* timed: time in this stack's own frame */
 };
 struct edge {
   uint32_t caller, callee;
@@ -193,10 +219,12 @@ struct ex {
   size_t capcalls;
   uint64_t calls, deep, last_seq, events;
   int64_t header_pid;
+  struct proc *procs;
+  size_t nprocs, capprocs;
   FILE *out;    /* perfetto: the events, written as they come */
   int first_ev; /* perfetto: no event written yet */
   int timed;    /* call records carry ts_ns (a call backend's log): ts is time, in ns */
-  uint64_t t0;  /* the first ts_ns seen (timed) */
+  uint64_t t0;  /* timed: the first call's start (perfetto's ts 0) */
   int oom;
 };
 
@@ -228,6 +256,7 @@ static struct thread *thread_of(struct ex *x, int64_t tid, int64_t pid) {
 static void perfetto_event(struct ex *x, const char *ph, uint64_t ts, const struct thread *t,
                            uint32_t name) {
   struct strbuf b = {0};
+  if (x->timed) ts = ts > x->t0 ? ts - x->t0 : 0;
   if (x->timed) /* microseconds, as the trace-event format wants them */
     strbuf_addf(&b, "%s\n{\"ph\":\"%s\",\"ts\":%" PRIu64 ".%03u,\"pid\":%" PRId64
                 ",\"tid\":%" PRId64 ",\"name\":",
@@ -247,6 +276,11 @@ static void perfetto_event(struct ex *x, const char *ph, uint64_t ts, const stru
 static void pop(struct ex *x, struct thread *t, uint64_t ts) {
   struct frame *f = &t->stk[--t->n];
   x->frames--;
+  if (x->timed) {
+    uint64_t dur = ts > f->start ? ts - f->start : 0;
+    x->nodes[f->node].self_ns += dur > f->child ? dur - f->child : 0;
+    if (t->n) t->stk[t->n - 1].child += dur;
+  }
   if (x->fmt == FMT_PERFETTO) perfetto_event(x, "E", ts, t, f->name);
 }
 
@@ -264,6 +298,7 @@ static uint32_t trie_child(struct ex *x, uint32_t parent, uint32_t name) {
   nd->name = name;
   nd->depth = x->nodes[parent].depth + 1;
   nd->count = 0;
+  nd->self_ns = 0;
   return (uint32_t)x->nnodes++;
 }
 
@@ -301,7 +336,8 @@ static void push(struct ex *x, struct thread *t, uint32_t name, int64_t depth, u
       x->calls_of[name]++;
     if (t->n) count_edge(x, t->stk[t->n - 1].name, name, 1);
   }
-  t->stk[t->n++] = (struct frame){name, node, depth};
+  t->stk[t->n++] = (struct frame){name, node, depth, ts, 0};
+  t->seen = 1;
   x->frames++;
   if (x->fmt == FMT_PERFETTO) perfetto_event(x, "B", ts, t, name);
 }
@@ -385,6 +421,123 @@ static int64_t int_or(const struct json_value *ev, const char *key, int64_t dflt
   return json_get_int(ev, key, &v) ? v : dflt;
 }
 
+/* ---- names of processes and threads (perfetto's "M" events) ---- */
+static struct proc *proc_of(struct ex *x, int64_t pid) {
+  for (size_t i = 0; i < x->nprocs; i++)
+    if (x->procs[i].pid == pid) return &x->procs[i];
+  if (x->nprocs >= MAX_PROCS || grow((void **)&x->procs, &x->capprocs, x->nprocs + 1, sizeof *x->procs))
+    return NULL;
+  struct proc *p = &x->procs[x->nprocs++];
+  memset(p, 0, sizeof *p);
+  p->pid = pid;
+  return p;
+}
+/* The last path component of s[0..len) (a path or a bare name). */
+static const char *base_name(const char *s, size_t *len) {
+  while (*len > 1 && s[*len - 1] == '/') (*len)--;
+  const char *b = memrchr(s, '/', *len);
+  if (b && (size_t)(b + 1 - s) < *len) {
+    *len -= (size_t)(b + 1 - s);
+    return b + 1;
+  }
+  return s;
+}
+static void name_proc(struct ex *x, int64_t pid, const char *s, size_t len, int prio, int base) {
+  if (!s || !len || pid <= 0) return;
+  if (base) s = base_name(s, &len);
+  struct proc *p = proc_of(x, pid);
+  if (!p || p->prio >= prio) return;
+  uint32_t id = intern(&x->names, s, len);
+  if (id == UINT32_MAX) return;
+  p->name = id;
+  p->prio = prio;
+}
+static void name_thread(struct ex *x, int64_t tid, int64_t pid, const struct json_value *comm) {
+  if (tid <= 0 || !comm || comm->type != JSON_STRING || !comm->u.str.len) return;
+  struct thread *t = thread_of(x, tid, pid);
+  if (!t) return;
+  uint32_t id = intern(&x->names, comm->u.str.s, comm->u.str.len);
+  if (id == UINT32_MAX) return;
+  t->tname = id;
+  t->tprio = 1;
+  if (tid == pid) name_proc(x, pid, comm->u.str.s, comm->u.str.len, 4, 0); /* the leader's comm */
+}
+/* What one record (of any type) says about names: "comm" of a tid or a
+ * pid, "exe", a "threads" array of {tid, comm}. */
+static void learn_names(struct ex *x, const struct json_value *ev) {
+  const struct json_value *comm = json_get(ev, "comm");
+  const struct json_value *thr = json_get(ev, "threads");
+  const char *exe = json_get_str(ev, "exe");
+  if (!comm && !exe && (!thr || thr->type != JSON_ARRAY)) return;
+  int64_t pid = int_or(ev, "tgid", int_or(ev, "pid", -1)), tid = int_or(ev, "tid", -1);
+  if (pid <= 0 && tid <= 0) pid = x->header_pid;
+  if (comm && comm->type == JSON_STRING) {
+    if (tid > 0) name_thread(x, tid, pid > 0 ? pid : tid, comm);
+    else name_proc(x, pid, comm->u.str.s, comm->u.str.len, 4, 0);
+  }
+  if (exe && (tid <= 0 || tid == pid)) name_proc(x, pid > 0 ? pid : tid, exe, strlen(exe), 3, 1);
+  for (size_t i = 0; thr && thr->type == JSON_ARRAY && i < json_array_len(thr); i++) {
+    const struct json_value *o = json_array_at(thr, i);
+    name_thread(x, int_or(o, "tid", -1), pid, json_get(o, "comm"));
+  }
+}
+/* The launched command (header argv: asmspy ... -- <cmd> ...) names the header's pid. */
+static void learn_header_names(struct ex *x, const struct json_value *hdr) {
+  const struct json_value *argv = json_get(hdr, "argv");
+  for (size_t i = 0; argv && argv->type == JSON_ARRAY && i + 1 < json_array_len(argv); i++) {
+    const struct json_value *a = json_array_at(argv, i), *cmd = json_array_at(argv, i + 1);
+    if (a && a->type == JSON_STRING && a->u.str.len == 2 && !memcmp(a->u.str.s, "--", 2) && cmd &&
+        cmd->type == JSON_STRING) {
+      name_proc(x, x->header_pid, cmd->u.str.s, cmd->u.str.len, 2, 1);
+      break;
+    }
+  }
+}
+/* The last resort: the module of a process's first call. */
+static void learn_module(struct ex *x, const struct thread *t, const struct json_value *ev) {
+  const struct json_value *m = json_get(ev, "module");
+  if (!t->seen && m && m->type == JSON_STRING)
+    name_proc(x, t->pid, m->u.str.s, m->u.str.len, 1, 1);
+}
+
+static void meta_event(struct strbuf *b, int *first, int64_t pid, int64_t tid, const char *what,
+                       const char *name, int64_t index) {
+  strbuf_addf(b, "%s\n{\"ph\":\"M\",\"ts\":0,\"pid\":%" PRId64 ",\"tid\":%" PRId64
+              ",\"name\":\"%s\",\"args\":{",
+              *first ? "" : ",", pid, tid, what);
+  if (name) {
+    strbuf_addf(b, "\"name\":");
+    strbuf_json_str(b, name);
+  } else {
+    strbuf_addf(b, "\"sort_index\":%" PRId64, index);
+  }
+  strbuf_addf(b, "}}");
+  *first = 0;
+}
+/* perfetto's metadata: every process and thread with calls, named. */
+static void perfetto_meta(struct ex *x, struct strbuf *b) {
+  int first = 1;
+  for (size_t i = 0; i < x->nthr; i++) {
+    const struct thread *t = &x->thr[i];
+    if (!t->seen) continue;
+    struct proc *p = proc_of(x, t->pid);
+    if (!p) {
+      x->oom = 1;
+      return;
+    }
+    if (!p->emitted) { /* its first thread with calls: the process's own events */
+      p->emitted = 1;
+      p->order = (int64_t)(p - x->procs);
+      if (p->prio) meta_event(b, &first, t->pid, t->tid, "process_name", x->names.s[p->name], 0);
+      meta_event(b, &first, t->pid, t->tid, "process_sort_index", NULL, p->order);
+    }
+    const char *tn = t->tprio ? x->names.s[t->tname] : p->prio ? x->names.s[p->name] : NULL;
+    if (tn) meta_event(b, &first, t->pid, t->tid, "thread_name", tn, 0);
+    meta_event(b, &first, t->pid, t->tid, "thread_sort_index", NULL,
+               t->tid == t->pid ? 0 : ++p->nthreads);
+  }
+}
+
 static void on_call(struct ex *x, const struct json_value *ev, uint64_t seq) {
   int64_t tid = int_or(ev, "tid", 0), depth = int_or(ev, "depth", 0);
   struct thread *t = thread_of(x, tid, int_or(ev, "pid", x->header_pid));
@@ -392,6 +545,7 @@ static void on_call(struct ex *x, const struct json_value *ev, uint64_t seq) {
     x->oom = 1;
     return;
   }
+  learn_module(x, t, ev);
   const struct json_value *nv = json_get(ev, "name");
   const char *addr = json_get_str(ev, "addr");
   uint32_t name = nv && nv->type == JSON_STRING ? intern(&x->names, nv->u.str.s, nv->u.str.len)
@@ -405,17 +559,19 @@ static void on_call(struct ex *x, const struct json_value *ev, uint64_t seq) {
   const char *what = json_get_str(ev, "what");
   int64_t ts_ns = int_or(ev, "ts_ns", -1);
   if (what && ts_ns >= 0) {
-    if (!x->timed && !x->calls) x->timed = 1, x->t0 = (uint64_t)ts_ns;
+    /* instants stay absolute (the folded self times are exact differences);
+     * perfetto's ts is taken from the first call's start, t0 */
+    int64_t dur = int_or(ev, "duration_ns", 0);
+    uint64_t at = (uint64_t)ts_ns;
+    uint64_t start = !strcmp(what, "leaf") && dur > 0 && (uint64_t)dur <= at ? at - (uint64_t)dur : at;
+    if (!x->timed && !x->calls) x->timed = 1, x->t0 = start;
     if (x->timed) {
-      uint64_t at = (uint64_t)ts_ns >= x->t0 ? (uint64_t)ts_ns - x->t0 : 0;
       if (at > t->last_ts) t->last_ts = at;
-      int64_t dur = int_or(ev, "duration_ns", 0);
       if (!strcmp(what, "exit")) {
         while (t->n && t->stk[t->n - 1].depth > depth) pop(x, t, at);
         if (t->n && t->stk[t->n - 1].depth == depth) pop(x, t, at);
         return;
       }
-      uint64_t start = !strcmp(what, "leaf") && dur > 0 && (uint64_t)dur <= at ? at - (uint64_t)dur : at;
       while (t->n && t->stk[t->n - 1].depth >= depth) pop(x, t, start);
       push(x, t, name, depth, start, 1);
       if (!strcmp(what, "leaf")) pop(x, t, at);
@@ -434,6 +590,7 @@ static void on_insn(struct ex *x, const struct json_value *ev, uint64_t seq,
     x->oom = 1;
     return;
   }
+  learn_module(x, t, ev);
   const struct json_value *sv = json_get(ev, "sym");
   const char *ip = json_get_str(ev, flagged(s->fields, ASMSPY_FIELDF_INSN_ADDR)->name);
   const char *dis = json_get_str(ev, flagged(s->fields, ASMSPY_FIELDF_INSN_TEXT)->name);
@@ -522,7 +679,8 @@ static void write_folded(struct ex *x, FILE *f) {
     }
   }
   for (size_t i = 1; x->kind != K_GRAPH && i < x->nnodes; i++) {
-    if (!x->nodes[i].count) continue;
+    uint64_t w = x->timed ? x->nodes[i].self_ns : x->nodes[i].count;
+    if (!w) continue;
     size_t n = 0;
     for (uint32_t k = (uint32_t)i; k && n < FOLD_MAX_DEPTH + 1; k = x->nodes[k].parent)
       path[n++] = x->nodes[k].name;
@@ -530,7 +688,7 @@ static void write_folded(struct ex *x, FILE *f) {
       put_folded_name(f, x->names.s[path[n]]);
       if (n) fputc(';', f);
     }
-    fprintf(f, " %" PRIu64 "\n", x->nodes[i].count);
+    fprintf(f, " %" PRIu64 "\n", w);
   }
   free(path);
 }
@@ -603,6 +761,7 @@ static void ex_free(struct ex *x) {
   free(x->edges);
   map_free(&x->edge_map);
   free(x->calls_of);
+  free(x->procs);
 }
 
 int cli_cmd_export(int argc, char **argv) {
@@ -649,10 +808,10 @@ int cli_cmd_export(int argc, char **argv) {
   x.out = tmp;
   x.first_ev = 1;
   x.header_pid = int_or(recording_header(rec), "pid", 0);
+  learn_header_names(&x, recording_header(rec));
   /* node 0: the root of the folded trie */
   if (grow((void **)&x.nodes, &x.capnodes, 1, sizeof *x.nodes)) x.oom = 1;
   x.nnodes = 1;
-  if (x.fmt == FMT_PERFETTO) fputs("{\"traceEvents\":[", tmp);
 
   struct type_cache tc[RECORDING_MAX_TYPES];
   size_t ntc = 0;
@@ -664,6 +823,7 @@ int cli_cmd_export(int argc, char **argv) {
     if (seq > 0) x.last_seq = (uint64_t)seq;
     const struct asmspy_record_schema *schema = NULL;
     enum kind k = kind_of(tc, &ntc, type ? type : "", &schema);
+    if (x.fmt == FMT_PERFETTO) learn_names(&x, ev);
     if (k == K_OTHER) continue;
     if (x.kind == K_NONE) x.kind = k;
     if (k != x.kind) continue; /* one source per export: the first kind seen */
@@ -727,9 +887,16 @@ int cli_cmd_export(int argc, char **argv) {
                                           : "executed instructions (call / ret)");
     } else if (x.fmt == FMT_FOLDED) {
       write_folded(&x, tmp);
-      fprintf(stderr, "# folded: weight = number of calls (the recording has no per-event "
-                      "timestamps)%s\n",
-              x.kind == K_GRAPH ? "; a call graph gives one level: caller;callee" : "");
+      if (x.timed)
+        fputs("# folded: weight = self time in ns (the call log's timestamps: the time in each "
+              "stack's own function, its callees' time excluded)\n",
+              stderr);
+      else
+        fprintf(stderr, "# folded: weight = number of calls (%s)\n",
+                x.kind == K_GRAPH ? "a call-graph record holds counts, no time; it gives one "
+                                    "level: caller;callee"
+                : x.kind == K_INSN ? "executed instructions carry no timestamps"
+                                   : "these call records carry no timestamps");
       if (x.deep)
         fprintf(stderr, "# folded: %" PRIu64 " calls deeper than %d frames are left out\n", x.deep,
                 FOLD_MAX_DEPTH);
@@ -738,11 +905,20 @@ int cli_cmd_export(int argc, char **argv) {
     }
     if (x.oom) rc = fail(path, "%s", "out of memory");
   }
+  struct strbuf head = {0}; /* perfetto: the array's opening and the metadata events */
+  if (rc == CLI_EXIT_OK && x.fmt == FMT_PERFETTO) {
+    strbuf_addf(&head, "{\"traceEvents\":[");
+    size_t empty = head.len;
+    perfetto_meta(&x, &head);
+    if (head.len > empty && !x.first_ev) strbuf_addf(&head, ",");
+    if (head.oom || x.oom) rc = fail(path, "%s", "out of memory");
+  }
   if (rc == CLI_EXIT_OK) {
     FILE *dst = stdout;
     if (outpath && !(dst = fopen(outpath, "we"))) rc = fail(outpath, "cannot write: %s", strerror(errno));
     if (dst) {
       rewind(tmp);
+      if (head.s) fwrite(head.s, 1, head.len, dst);
       char buf[65536];
       size_t n;
       while ((n = fread(buf, 1, sizeof buf, tmp)) > 0) fwrite(buf, 1, n, dst);
@@ -750,6 +926,7 @@ int cli_cmd_export(int argc, char **argv) {
         rc = fail(outpath ? outpath : "-", "write failed: %s", strerror(errno));
     }
   }
+  free(head.s);
   fclose(tmp);
   recording_close(rec);
   ex_free(&x);

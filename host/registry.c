@@ -4,7 +4,11 @@
  * The host knows no plugin by name. It scans, in order:
  *   1. every directory in $ASMSPY_PLUGIN_PATH (':'-separated),
  *   2. <build root>/plugins when libasmspy itself runs from the build tree,
- *   3. the installed plugin directory,
+ *   3. the installed plugin directory: the one beside the libasmspy (or the
+ *      asmspy command) that runs, <libdir>/asmspy/plugins found from its own
+ *      file, so a relocated prefix (`meson install` anywhere, a copied tree)
+ *      finds its own plugins; when that does not exist, the configured
+ *      <prefix>/<libdir>/asmspy/plugins,
  * ($ASMSPY_PLUGIN_PATH_ONLY=1 skips 2 and 3: a caller, a test or a scope
  * binding that wants exactly the plugins it names, or none at all)
  * for files named asmspy_*.so (recursively, a few levels, so the build tree's
@@ -268,6 +272,30 @@ static int running_from_build_tree(void) {
   return strncmp(real, root, n) == 0 && real[n] == '/';
 }
 
+/* The plugin directory relative to the file this code runs from: the
+ * installed libasmspy.so (<libdir>/asmspy/plugins) or, libasmspy.a linked
+ * into an installed program, that program (<bindir>/../<libdir>/asmspy/plugins).
+ * 1 and the directory in out when it exists. */
+static int relative_plugin_dir(char *out, size_t outlen) {
+  Dl_info info;
+  if (!dladdr((void *)&asmspy_engine_open, &info) || !info.dli_fname) return 0;
+  char real[PATH_MAX], exe[PATH_MAX];
+  const char *self = strchr(info.dli_fname, '/') ? info.dli_fname : "/proc/self/exe";
+  if (!realpath(self, real)) return 0;
+  int is_exe = realpath("/proc/self/exe", exe) && strcmp(exe, real) == 0;
+  char *slash = strrchr(real, '/');
+  if (!slash) return 0;
+  *slash = '\0';
+  const char *rel = is_exe ? ASMSPY_PLUGIN_DIR_FROM_BINDIR : ASMSPY_PLUGIN_DIR_FROM_LIBDIR;
+  int n = rel[0] == '/' ? snprintf(out, outlen, "%s", rel)
+                        : snprintf(out, outlen, "%s/%s", real, rel);
+  struct stat st;
+  if (n <= 0 || (size_t)n >= outlen || stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
+  char clean[PATH_MAX]; /* <bindir>/../lib/...: the plugins' paths read without the detour */
+  if (realpath(out, clean) && strlen(clean) < outlen) snprintf(out, outlen, "%s", clean);
+  return 1;
+}
+
 struct asmspy_engine *asmspy_engine_open(unsigned flags) {
   struct asmspy_engine *e = calloc(1, sizeof *e);
   if (!e) return NULL;
@@ -282,7 +310,8 @@ struct asmspy_engine *asmspy_engine_open(unsigned flags) {
   const char *only = getenv("ASMSPY_PLUGIN_PATH_ONLY");
   if (!(only && strcmp(only, "1") == 0)) {
     if (running_from_build_tree()) scan_dir(e, ASMSPY_BUILD_ROOT "/plugins", 0);
-    scan_dir(e, ASMSPY_PLUGIN_DIR, 0);
+    char rel[PATH_MAX];
+    scan_dir(e, relative_plugin_dir(rel, sizeof rel) ? rel : ASMSPY_PLUGIN_DIR, 0);
   }
   if (!(flags & (ASMSPY_ENGINE_NO_PROBE | ASMSPY_ENGINE_LAZY_PROBE)))
     for (size_t i = 0; i < e->nrows; i++) asmspy_probe_plugin(e, &e->rows[i]->info);

@@ -7,6 +7,7 @@
 #include <asmspy/scope.h>
 
 #include <stdio.h>
+#include <string.h>
 
 __attribute__((noinline)) static long dot(const long *a, const long *b, int n) {
   long s = 0;
@@ -24,6 +25,8 @@ int main(void) {
   printf("dot = %ld: %llu instructions, tier %s, written to %s\n", r,
          (unsigned long long)asmspy_scope_insn_count(s), asmspy_scope_tier(s),
          asmspy_scope_path(s));
+  if (!strcmp(asmspy_scope_tier(s), "NONE")) /* a no-op scope: say why */
+    printf("not captured: %s\n", asmspy_scope_reason(s));
   asmspy_scope_free(s);
 
   /* Whole-window block form (faithful, noisier): ends and frees at the brace. */

@@ -4,6 +4,7 @@
 #include <asmspy/scope.hpp>
 
 #include <cstdio>
+#include <cstring>
 
 __attribute__((noinline)) static long square_sum(long n) {
   long s = 0;
@@ -16,7 +17,10 @@ int main() {
   {
     asmspy::ScopedTrace t(reinterpret_cast<const void *>(&square_sum));  // region: its extent
     r = square_sum(4);
-  }  // the destructor ends the scope and prints the assembly that ran
+    t.end();  // ends the scope and prints the assembly that ran (the destructor would too)
+    std::printf("tier %s, %llu instructions\n", t.tier(), static_cast<unsigned long long>(t.insn_count()));
+    if (!std::strcmp(t.tier(), "NONE")) std::printf("not captured: %s\n", t.reason());
+  }
   std::printf("square_sum(4) = %ld\n", r);
   return 0;
 }

@@ -14,3 +14,5 @@ with asmspy.HwTrace.scope(libc.labs, flags=asmspy.QUIET) as t:
     libc.labs(-42)
 print(t.text)
 print("tier %s, %d instructions, written to %s" % (t.tier, t.insn_count, t.path))
+if t.tier == "NONE":  # a no-op scope: say why
+    print("not captured: %s" % t.reason)

@@ -5,9 +5,11 @@
 #   2. C and C++ examples compiled with pkg-config from the destdir
 #      (PKG_CONFIG_SYSROOT_DIR makes its -I/-L point into it)
 #   3. the Python example with PYTHONPATH=<datadir>/asmspy/python
-# Each must capture in tier WEAK. The destdir is not the configured prefix,
-# so the plugins are found through ASMSPY_PLUGIN_PATH; without it a scope is
-# a recorded no-op whose reason names the variable, and the program runs on.
+# Each must capture in tier WEAK. The destdir is not the configured prefix:
+# the installed libasmspy finds its plugins beside itself (<libdir>/asmspy/
+# plugins, host/registry.c); with ASMSPY_PLUGIN_PATH_ONLY=1 and no
+# ASMSPY_PLUGIN_PATH no plugin is reachable, and a scope is a recorded no-op
+# whose reason names the variable, while the program runs on.
 # usage: test_scope_installed.sh <build-root> <source-root>
 set -eu
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -64,7 +66,7 @@ grep -qE '^tier WEAK, [1-9][0-9]* instructions' "$TMP/py.out" || fail "Python ex
 pass "Python example from <datadir>/asmspy/python: tier WEAK, labs traced"
 
 # no plugin reachable: a recorded no-op with the reason, the program runs on
-env -u ASMSPY_PLUGIN_PATH -u LD_LIBRARY_PATH "$TMP/scope_c" >"$TMP/none.out" 2>&1 || fail "C example without plugins failed"
+env -u ASMSPY_PLUGIN_PATH -u LD_LIBRARY_PATH ASMSPY_PLUGIN_PATH_ONLY=1 "$TMP/scope_c" >"$TMP/none.out" 2>&1 || fail "C example without plugins failed"
 grep -qE '^dot = 70: 0 instructions, tier NONE' "$TMP/none.out" || fail "no-plugin run: $(grep '^dot' "$TMP/none.out")"
 grep -q 'ASMSPY_PLUGIN_PATH' "$TMP/none.out" || fail "the no-op reason does not say where plugins are looked for"
 pass "without reachable plugins: tier NONE, the reason names ASMSPY_PLUGIN_PATH, dot = 70 still"

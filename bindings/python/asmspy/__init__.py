@@ -23,7 +23,10 @@ Library lookup (first that loads; docs/scope/python.md):
   3. ctypes.util.find_library("asmspy") (also searches gcc's/ld's paths),
   4. the libdir recorded when this package was pip-installed
      (asmspy/_config.py, from pkg-config asmspy),
-  5. the standard library directories (/usr/local/lib/<multiarch>, ...).
+  5. the prefix this module is installed in (`meson install` puts it in
+     <prefix>/<datadir>/asmspy/python/asmspy: <prefix>/lib/<multiarch>,
+     lib64, lib), so a relocated prefix needs no ASMSPY_LIB,
+  6. the standard library directories (/usr/local/lib/<multiarch>, ...).
 When none loads, importing still works and every scope is a recorded no-op
 (tier NONE, `reason` says why): the traced code runs on, untouched.
 """
@@ -59,6 +62,17 @@ def _std_libdirs():
     return dirs
 
 
+def _own_prefix_libdirs():
+    # <prefix>/share/asmspy/python/asmspy/__init__.py -> <prefix>
+    here = os.path.dirname(os.path.abspath(__file__))
+    parts = here.split(os.sep)
+    if len(parts) < 5 or parts[-2:] != ["python", "asmspy"] or parts[-3] != "asmspy":
+        return []
+    prefix = os.sep.join(parts[:-4]) or os.sep
+    multiarch = sysconfig.get_config_var("MULTIARCH") or "x86_64-linux-gnu"
+    return [os.path.join(prefix, sub) for sub in ("lib/" + multiarch, "lib64", "lib")]
+
+
 def _candidates():
     env = os.environ.get("ASMSPY_LIB")
     if env:
@@ -69,7 +83,7 @@ def _candidates():
     if found:
         yield found
     recorded = _recorded_libdir()
-    for d in ([recorded] if recorded else []) + _std_libdirs():
+    for d in ([recorded] if recorded else []) + _own_prefix_libdirs() + _std_libdirs():
         yield os.path.join(d, "libasmspy.so.0")
 
 

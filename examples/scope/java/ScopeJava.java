@@ -19,5 +19,6 @@ public final class ScopeJava {
     System.out.println("labs(-42) = " + v + ": " + t.insnCount() + " insns, tier " + t.tier()
         + ", scope " + t.name());
     System.out.println("written to " + t.path() + (t.truncated() ? " (truncated: " + t.reason() + ")" : ""));
+    if (t.tier().equals("NONE")) System.out.println("not captured: " + t.reason()); // a no-op: say why
   }
 }

@@ -13,3 +13,4 @@ const t = tr.scope(labs, () => labs(-42)); // region: labs's extent; auto-named 
 console.log(t.text);
 console.log(`labs(-42) = ${t.value}: ${t.insnCount} insns, tier ${t.tier}, scope ${t.name}`);
 console.log(`written to ${t.path}${t.truncated ? ' (truncated: ' + t.reason + ')' : ''}`);
+if (t.tier === 'NONE') console.log(`not captured: ${t.reason}`); // a no-op: say why

@@ -29,4 +29,7 @@ fn main() {
     let r2 = collatz_steps(n + 1);
     let res = t.finish(); // end now, keep the results
     println!("collatz_steps({}) = {}: {} insns, tier {} ({}), written to {}", n + 1, r2, res.insn_count, res.tier, res.name, res.path);
+    if res.tier.to_string() == "NONE" {
+        println!("not captured: {}", res.reason); // a no-op: say why
+    }
 }

@@ -35,4 +35,5 @@ pub fn main() void {
     const r2 = collatz_steps(n + 1);
     scope.end(); // end now to read the results before deinit
     out.print("collatz_steps({d}) = {d}: {d} insns, tier {s} ({s}), written to {s}\n", .{ n + 1, r2, scope.insnCount(), scope.tier().name(), scope.name(), scope.path() }) catch {};
+    if (scope.tier() == .none) out.print("not captured: {s}\n", .{scope.reason()}) catch {}; // a no-op: say why
 }
