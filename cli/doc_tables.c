@@ -39,7 +39,7 @@ const struct cli_env_var cli_env_vars[] = {
      "scopes: also write each listing to a file (1: a private directory; default: no file)"},
     {"ASMSPY_SCOPE_DEBUG", "1",
      "scopes: the capture tier's own accounting on stderr (the stepping tier's traps per scope)"},
-    {"ASMSPY_LIB", "<path>", "scope bindings: the libasmspy.so to load (default: the linker's search)"},
+    {"ASMSPY_LIB", "<path>", "scope bindings: the libasmspy.so to load (default: the library next to the binding's install, then the linker's search)"},
     {0, 0, 0},
 };
 
