@@ -40,13 +40,13 @@ struct sc_desc {
 
 static const struct sc_desc descs[] = {
     /* file I/O */
-    D(read, 3, RV_DEC, en_read, NULL, rt_readbuf),
+    D(read, 3, RV_DEC, en_read, ex_read, rt_readbuf),
     D(write, 3, RV_DEC, en_write, NULL, NULL),
-    D(pread64, 4, RV_DEC, en_pread, NULL, rt_readbuf),
+    D(pread64, 4, RV_DEC, en_pread, ex_pread, rt_readbuf),
     D(pwrite64, 4, RV_DEC, en_pwrite, NULL, NULL),
-    D(readv, 3, RV_DEC, en_readv, NULL, rt_readv),
+    D(readv, 3, RV_DEC, en_readv, ex_readv, rt_readv),
     D(writev, 3, RV_DEC, en_writev, NULL, NULL),
-    D(preadv, 5, RV_DEC, en_preadv, NULL, rt_readv),
+    D(preadv, 5, RV_DEC, en_preadv, ex_preadv, rt_readv),
     D(pwritev, 5, RV_DEC, en_pwritev, NULL, NULL),
 #ifdef __NR_open /* not on every arch (AArch64 has only the *at forms) */
     D(open, 3, RV_DEC, en_open, NULL, NULL),
@@ -215,9 +215,13 @@ static const struct sc_desc *lookup(int64_t nr) {
 int sc_is_error(int64_t ret) { return ret >= -4095 && ret <= -1; }
 
 int sc_nargs(int64_t nr) {
+  const struct sc_sysent *e = sc_sysent_of(nr);
+  if (e) return e->nargs;
   const struct sc_desc *s = lookup(nr);
   return s ? s->nargs : -1;
 }
+
+int sc_decoded(int64_t nr) { return lookup(nr) != NULL; }
 
 const char *sc_errno_name(int err) { return sc_errno_table_name(err); }
 
@@ -227,6 +231,10 @@ const char *sc_name(const struct sc_env *env, int64_t nr, char *buf, size_t cap)
   if (!n) {
     const struct sc_desc *s = lookup(nr);
     if (s) n = s->name;
+  }
+  if (!n) {
+    const struct sc_sysent *e = sc_sysent_of(nr);
+    if (e) n = e->name;
   }
   if (n) return n;
   if (buf && cap) {
@@ -288,6 +296,9 @@ void sc_enter(const struct sc_env *env, struct sc_call *c, int64_t nr, const uin
   }
   c->priv_savedok = 0;
   c->priv_saved[0] = c->priv_saved[1] = 0;
+  c->priv_flags = env ? env->flags : 0;
+  c->priv_strlim = env && env->string_limit ? env->string_limit
+                   : (c->priv_flags & SC_ENV_STRACE) ? SC_STRACE_STR_DEFAULT : 0;
 
   struct ob o;
   ob_init(&o, c->text, sizeof c->text);
@@ -296,11 +307,17 @@ void sc_enter(const struct sc_env *env, struct sc_call *c, int64_t nr, const uin
   ob_puts(&o, sc_name(env, nr, nbuf, sizeof nbuf));
   ob_putc(&o, '(');
   const struct sc_desc *s = lookup(nr);
-  if (!s) /* not modelled: three raw words, no claim about the arity */
-    ob_printf(&o, "0x%llx, 0x%llx, 0x%llx, ...", (unsigned long long)c->args[0],
-              (unsigned long long)c->args[1], (unsigned long long)c->args[2]);
-  else if (s->entry)
-    s->entry(&d);
+  const struct sc_sysent *e = sc_sysent_of(nr);
+  if (s) {
+    if (s->entry) s->entry(&d);
+  } else if (e) { /* no decoder: each argument at its kind (syscalls.in) */
+    put_args_generic(&d, e);
+  } else { /* a number the table does not know: all six registers */
+    for (int i = 0; i < 6; i++) {
+      next(&d);
+      put_xnum(&o, c->args[i]);
+    }
+  }
   c->priv_textlen = (uint32_t)o.len;
   c->priv_magic = SC_MAGIC;
 }
@@ -313,7 +330,9 @@ static void finish_line(const struct sc_env *env, struct sc_call *c, int have_re
   if (c->priv_magic != SC_MAGIC) { /* no entry seen (attached mid-call) */
     char nbuf[32];
     ob_puts(&o, sc_name(env, c->nr, nbuf, sizeof nbuf));
-    ob_puts(&o, "(...) = ");
+    ob_puts(&o, "(...)");
+    c->eq_at = (uint32_t)o.len;
+    ob_puts(&o, " = ");
     if (!have_ret)
       ob_putc(&o, '?');
     else if (sc_is_error(ret))
@@ -328,7 +347,9 @@ static void finish_line(const struct sc_env *env, struct sc_call *c, int have_re
   struct dc d = {.env = env, .c = c, .o = &o, .have_ret = have_ret,
                  .failed = have_ret && sc_is_error(ret), .ret = ret};
   if (s && s->exit) s->exit(&d);
-  ob_puts(&o, ") = ");
+  ob_putc(&o, ')');
+  c->eq_at = (uint32_t)o.len;
+  ob_puts(&o, " = ");
   if (have_ret)
     put_ret(&d, s);
   else

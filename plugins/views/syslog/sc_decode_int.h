@@ -12,6 +12,8 @@
  *   sc_time.c    timespec/timeval, nanosleep, clock_nanosleep
  *   sc_ioctl.c   ioctl requests
  *   sc_misc.c    futex and the rest
+ *   sc_sysent.c  the generated table (syscalls.in): arity, kinds, classes;
+ *                the generic printer for syscalls without a decoder
  *   sc_decode.c  the dispatch table and the public sc_enter/sc_exit
  *
  * A decoder is a function of one `struct dc` (the call, the output, whether
@@ -66,6 +68,39 @@ enum xfmt { XDEC, XSDEC, XHEX };
 
 typedef void (*sc_fn)(struct dc *d);
 
+/* ---- the generated syscall table (syscalls.in -> sc_syscalls_gen.h) ---- */
+enum sc_kind {
+  SK_NONE, SK_INT, SK_UINT, SK_LONG, SK_ULONG, SK_HEX, SK_FD, SK_DIRFD, SK_PATH, SK_STR, SK_PTR,
+  SK_SIZE, SK_OFF, SK_MODE, SK_SIGNAL, SK_PID, SK_UID, SK_CLOCKID, SK_FLAGS
+};
+struct sc_argspec {
+  uint8_t kind;             /* SK_* */
+  const struct sc_xlat *x;  /* SK_FLAGS: the names (NULL: hex) */
+  const char *name;         /* the kernel's name for it */
+};
+struct sc_sysent {
+  const char *name;
+  uint8_t nargs;
+  uint16_t cls; /* SC_CLS_* */
+  struct sc_argspec a[6];
+};
+
+/* sc_sysent.c */
+const struct sc_sysent *sc_sysent_of(int64_t nr);
+void put_arg(struct dc *d, const struct sc_argspec *a, uint64_t v);
+void put_args_generic(struct dc *d, const struct sc_sysent *e);
+
+/* ---- the options in force (fixed at entry, kept in the call) ---- */
+static inline int dc_strace(const struct dc *d) { return (d->c->priv_flags & SC_ENV_STRACE) != 0; }
+/* describe fds: the house style always, strace mode with --decode-fds */
+static inline int dc_fdpaths(const struct dc *d) {
+  return !dc_strace(d) || (d->c->priv_flags & SC_ENV_DECODE_FDS);
+}
+/* put_quoted's hex: 0 none, 1 the whole string if non-ASCII, 2 always */
+static inline int dc_hex(const struct dc *d) {
+  return d->c->priv_flags & SC_ENV_HEX_ALL ? 2 : d->c->priv_flags & SC_ENV_HEX_NONASCII ? 1 : 0;
+}
+
 /* sc_out.c */
 void ob_init(struct ob *o, char *p, size_t cap);
 void ob_putn(struct ob *o, const char *s, size_t n);
@@ -86,7 +121,8 @@ void put_xval(struct ob *o, const struct sc_xlat *x, uint64_t v, enum xfmt f);
 void put_flags_tail(struct ob *o, const struct sc_xlat *x, uint64_t v, int first);
 void put_flags(struct ob *o, const struct sc_xlat *x, uint64_t v, const char *zero_name);
 void put_field_flags(struct ob *o, const struct sc_xlat *field, uint64_t mask, const struct sc_xlat *flags, uint64_t v);
-void put_quoted(struct ob *o, const unsigned char *s, size_t n, int force_hex);
+void put_quoted(struct ob *o, const unsigned char *s, size_t n, int hex);
+void put_str(struct dc *d, uint64_t addr);
 void carry(struct dc *d, const void *p, size_t n, int more);
 void put_path(struct dc *d, uint64_t addr);
 void put_buf(struct dc *d, uint64_t addr, uint64_t len, int how);
@@ -125,6 +161,12 @@ void en_fd(struct dc *d);
 void en_read(struct dc *d);
 void en_pread(struct dc *d);
 void rt_readbuf(struct dc *d);
+void put_read_result(struct dc *d, uint64_t addr);
+void ex_read(struct dc *d);
+void ex_pread(struct dc *d);
+void put_iov(struct dc *d, uint64_t addr, uint64_t cnt, uint64_t valid);
+void ex_readv(struct dc *d);
+void ex_preadv(struct dc *d);
 void en_write(struct dc *d);
 void en_pwrite(struct dc *d);
 void en_writev(struct dc *d);

@@ -11,18 +11,48 @@
 /* ---- read / write ---- */
 void en_fd(struct dc *d) { put_fd(d, A(0)); }
 
-void en_read(struct dc *d) { /* read(fd, count): the data follows " = " */
+/* Two styles for what a read-style call returned. The house style prints
+ * read(fd=3</x>, 64) = "data" [4]: the data after the return value. strace
+ * mode prints it in its argument position at the exit stop,
+ * read(3, "data", 64) = 4, and the buffer's address when the call failed. */
+void en_read(struct dc *d) { /* read(fd, count) */
   put_fd(d, A(0));
+  if (dc_strace(d)) return; /* the rest at the exit */
   next(d);
   put_ulong(d->o, A(2));
 }
 void en_pread(struct dc *d) {
   en_read(d);
+  if (dc_strace(d)) return;
   next(d);
   put_long(d->o, A(3));
 }
-/* `"data" [n]` after the return: what the call actually read. */
+/* strace mode: the buffer, filled with ret bytes, where it belongs */
+void put_read_result(struct dc *d, uint64_t addr) {
+  if (OUT_OK(d))
+    put_buf(d, addr, (uint64_t)d->ret, PUT_CARRY);
+  else
+    put_addr(d->o, addr);
+}
+void ex_read(struct dc *d) {
+  if (!dc_strace(d)) return;
+  next(d);
+  put_read_result(d, A(1));
+  next(d);
+  put_ulong(d->o, A(2));
+}
+void ex_pread(struct dc *d) {
+  if (!dc_strace(d)) return;
+  ex_read(d);
+  next(d);
+  put_long(d->o, A(3));
+}
+/* House style: `"data" [n]` after the return: what the call actually read. */
 void rt_readbuf(struct dc *d) {
+  if (dc_strace(d)) {
+    put_long(d->o, (uint64_t)d->ret);
+    return;
+  }
   put_buf(d, A(1), (uint64_t)d->ret, PUT_CARRY);
   ob_printf(d->o, " [%lld]", (long long)d->ret);
 }
@@ -47,7 +77,7 @@ struct k_iovec {
 
 /* [{iov_base="...", iov_len=N}, ...] with SC_STR_MAX bytes of contents in
  * total; valid bounds the bytes the kernel filled (readv's return). */
-static void put_iov(struct dc *d, uint64_t addr, uint64_t cnt, uint64_t valid) {
+void put_iov(struct dc *d, uint64_t addr, uint64_t cnt, uint64_t valid) {
   struct ob *o = d->o;
   struct k_iovec iov[SC_ARRAY_MAX];
   int icnt = (int)cnt;
@@ -115,15 +145,37 @@ void en_pwritev(struct dc *d) { /* pwritev(fd, iov, iovcnt, offset) */
 }
 void en_readv(struct dc *d) { /* readv(fd, iovcnt): the data follows " = " */
   put_fd(d, A(0));
+  if (dc_strace(d)) return;
   next(d);
   put_int(d->o, A(2));
 }
 void en_preadv(struct dc *d) {
   en_readv(d);
+  if (dc_strace(d)) return;
+  next(d);
+  put_long(d->o, A(3));
+}
+void ex_readv(struct dc *d) { /* strace mode: readv(3, [{iov_base=...}], 2) */
+  if (!dc_strace(d)) return;
+  next(d);
+  if (OUT_OK(d))
+    put_iov(d, A(1), A(2), (uint64_t)d->ret);
+  else
+    put_addr(d->o, A(1));
+  next(d);
+  put_int(d->o, A(2));
+}
+void ex_preadv(struct dc *d) {
+  if (!dc_strace(d)) return;
+  ex_readv(d);
   next(d);
   put_long(d->o, A(3));
 }
 void rt_readv(struct dc *d) {
+  if (dc_strace(d)) {
+    put_long(d->o, (uint64_t)d->ret);
+    return;
+  }
   put_iov(d, A(1), A(2), (uint64_t)d->ret);
   ob_printf(d->o, " [%lld]", (long long)d->ret);
 }

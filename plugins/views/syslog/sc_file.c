@@ -72,7 +72,9 @@ void __attribute__((unused)) en_path_mode(struct dc *d) { /* creat, mkdir: (path
   put_octmode(d->o, A(1));
 }
 void en_close(struct dc *d) {
-  put_fd_as(d, A(0), d->env && (d->env->flags & SC_ENV_DESCRIBE_CLOSED_FD));
+  /* strace -y describes it too: at the entry stop it is still open */
+  put_fd_as(d, A(0), (d->env && (d->env->flags & SC_ENV_DESCRIBE_CLOSED_FD)) ||
+                         (dc_strace(d) && dc_fdpaths(d)));
 }
 
 /* ---- stat family ---- */

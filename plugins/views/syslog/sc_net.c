@@ -172,13 +172,22 @@ void en_sendto(struct dc *d) { /* sendto(fd, buf, len, flags, addr, addrlen) */
 }
 void en_recvfrom(struct dc *d) { /* recvfrom(fd, len, flags): data follows " = " */
   put_fd(d, A(0));
+  save_socklen(d, A(5));
+  if (dc_strace(d)) return; /* strace mode: buf, len, flags at the exit */
   next(d);
   put_ulong(d->o, A(2));
   next(d);
   put_flags(d->o, sc_msg_flags, (uint32_t)A(3), "0");
-  save_socklen(d, A(5));
 }
 void ex_recvfrom(struct dc *d) {
+  if (dc_strace(d)) {
+    next(d);
+    put_read_result(d, A(1));
+    next(d);
+    put_ulong(d->o, A(2));
+    next(d);
+    put_flags(d->o, sc_msg_flags, (uint32_t)A(3), "0");
+  }
   next(d);
   put_sockaddr_result(d, A(4), A(5));
   next(d);

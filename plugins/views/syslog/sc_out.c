@@ -116,7 +116,8 @@ void put_int(struct ob *o, uint64_t v) { ob_printf(o, "%d", (int)v); }
 void put_uint(struct ob *o, uint64_t v) { ob_printf(o, "%u", (unsigned)v); }
 void put_long(struct ob *o, uint64_t v) { ob_printf(o, "%lld", (long long)v); }
 void put_ulong(struct ob *o, uint64_t v) { ob_printf(o, "%llu", (unsigned long long)v); }
-void put_octmode(struct ob *o, uint64_t v) { ob_printf(o, "%#03o", (unsigned)v); }
+/* umode_t: 16 bits whatever the register held above them (strace: %#03o) */
+void put_octmode(struct ob *o, uint64_t v) { ob_printf(o, "%#03o", (unsigned)(uint16_t)v); }
 
 /* printxval: the name of v, else the number. */
 void put_xval(struct ob *o, const struct sc_xlat *x, uint64_t v, enum xfmt f) {
@@ -164,12 +165,17 @@ void put_field_flags(struct ob *o, const struct sc_xlat *field, uint64_t mask,
 }
 
 /* C-escaped, quoted (strace's rules: octal escapes widened to three digits
- * when a digit follows; hex for every byte when force_hex). */
-void put_quoted(struct ob *o, const unsigned char *s, size_t n, int force_hex) {
+ * when a digit follows). hex: 0 never; 1 (strace -x) the whole string in
+ * \xNN when any byte is neither printable ASCII nor \t\n\v\f\r; 2 (-xx,
+ * PUT_HEX) always. */
+void put_quoted(struct ob *o, const unsigned char *s, size_t n, int hex) {
+  int usehex = hex >= 2;
+  for (size_t i = 0; hex == 1 && i < n && !usehex; i++)
+    usehex = s[i] > 0x7e || (s[i] < 0x20 && (s[i] < 9 || s[i] > 13));
   ob_putc(o, '"');
   for (size_t i = 0; i < n && !o->over; i++) {
     unsigned char ch = s[i];
-    if (force_hex) {
+    if (usehex) {
       ob_printf(o, "\\x%02x", ch);
       continue;
     }
@@ -204,27 +210,47 @@ void carry(struct dc *d, const void *p, size_t n, int more) {
   c->carried_more[i] = (uint8_t)(more != 0);
 }
 
-/* A NUL-terminated string (a path): up to SC_STR_MAX bytes then "...". */
-void put_path(struct dc *d, uint64_t addr) {
-  char buf[SC_STR_MAX + 1];
+/* The bytes of a string argument shown before "...": --string-limit, else
+ * the style's default. */
+static size_t str_limit(const struct dc *d) {
+  return d->c->priv_strlim ? d->c->priv_strlim : SC_STR_MAX;
+}
+
+/* A NUL-terminated string of at most lim bytes shown: "text", "text"...
+ * when longer (or running into unreadable memory), the address when
+ * nothing can be read. */
+static void put_cstr(struct dc *d, uint64_t addr, size_t lim) {
+  char stackbuf[SC_STR_MAX + 1];
+  static __thread char bigbuf[SC_PATH_MAX + 1];
+  char *buf = lim < sizeof stackbuf ? stackbuf : bigbuf;
+  if (lim > SC_PATH_MAX) lim = SC_PATH_MAX;
   if (!addr) {
     ob_puts(d->o, "NULL");
     return;
   }
-  size_t got = mem_upto(d, addr, buf, sizeof buf);
+  size_t got = mem_upto(d, addr, buf, lim + 1);
   if (!got) {
     put_addr(d->o, addr);
     return;
   }
   const char *nul = memchr(buf, '\0', got);
-  size_t len = nul ? (size_t)(nul - buf) : (got > SC_STR_MAX ? SC_STR_MAX : got);
+  size_t len = nul ? (size_t)(nul - buf) : (got > lim ? lim : got);
   int more = !nul; /* longer than the cap, or runs into unreadable memory */
-  put_quoted(d->o, (const unsigned char *)buf, len, 0);
+  put_quoted(d->o, (const unsigned char *)buf, len, dc_hex(d));
   if (more) ob_puts(d->o, "...");
   carry(d, buf, len, more);
 }
 
-/* A counted buffer (write data, read data): up to SC_STR_MAX bytes. */
+/* A path: whole up to SC_PATH_MAX in strace mode (strace does not cut
+ * paths at -s), SC_STR_MAX bytes in the house style. */
+void put_path(struct dc *d, uint64_t addr) {
+  put_cstr(d, addr, dc_strace(d) ? SC_PATH_MAX : SC_STR_MAX);
+}
+
+/* Any other NUL-terminated string: cut at --string-limit. */
+void put_str(struct dc *d, uint64_t addr) { put_cstr(d, addr, str_limit(d)); }
+
+/* A counted buffer (write data, read data): up to --string-limit bytes. */
 void put_buf(struct dc *d, uint64_t addr, uint64_t len, int how) {
   unsigned char buf[SC_STR_MAX];
   if (len == 0) {
@@ -236,14 +262,16 @@ void put_buf(struct dc *d, uint64_t addr, uint64_t len, int how) {
     ob_puts(d->o, "NULL");
     return;
   }
-  size_t want = len > SC_STR_MAX ? SC_STR_MAX : (size_t)len;
+  size_t lim = str_limit(d);
+  if (lim > sizeof buf) lim = sizeof buf;
+  size_t want = len > lim ? lim : (size_t)len;
   size_t got = mem_upto(d, addr, buf, want);
   if (!got) {
     put_addr(d->o, addr);
     return;
   }
   int more = got < len;
-  put_quoted(d->o, buf, got, how & PUT_HEX);
+  put_quoted(d->o, buf, got, (how & PUT_HEX) ? 2 : dc_hex(d));
   if (more) ob_puts(d->o, "...");
   if (how & PUT_CARRY) carry(d, buf, got, more);
 }
@@ -256,8 +284,8 @@ void put_fd_as(struct dc *d, uint64_t v, int describe) {
     ob_printf(o, "%d", fd);
     return;
   }
-  ob_printf(o, "fd=%d", fd);
-  if (!describe || !d->env || !d->env->describe_fd) return;
+  ob_printf(o, dc_strace(d) ? "%d" : "fd=%d", fd);
+  if (!describe || !dc_fdpaths(d) || !d->env || !d->env->describe_fd) return;
   char buf[SC_FDDESC_MAX];
   buf[0] = '\0';
   const char *s = d->env->describe_fd(d->env->ctx, fd, buf, sizeof buf);
