@@ -133,6 +133,8 @@ static const struct sc_desc descs[] = {
     /* time */
     D(nanosleep, 2, RV_DEC, en_nanosleep, ex_nanosleep, NULL),
     D(clock_nanosleep, 4, RV_DEC, en_clock_nanosleep, ex_clock_nanosleep, NULL),
+    D(clock_gettime, 2, RV_DEC, en_clockid, ex_clock_get, NULL),
+    D(clock_getres, 2, RV_DEC, en_clockid, ex_clock_get, NULL),
     /* fd control */
     D(ioctl, 3, RV_DEC, en_ioctl, ex_ioctl, NULL),
     D(fcntl, 3, RV_DEC, en_fcntl, ex_fcntl, rt_fcntl),
@@ -148,6 +150,7 @@ static const struct sc_desc descs[] = {
     D(dup3, 3, RV_DEC, en_dup3, NULL, NULL),
     /* sockets */
     D(socket, 3, RV_DEC, en_socket, NULL, NULL),
+    D(socketpair, 4, RV_DEC, en_socket, ex_socketpair, NULL),
     D(connect, 3, RV_DEC, en_connect, NULL, NULL),
     D(bind, 3, RV_DEC, en_connect, NULL, NULL),
     D(listen, 2, RV_DEC, en_fd_int, NULL, NULL),
@@ -182,6 +185,7 @@ static const struct sc_desc descs[] = {
 #endif
     D(readlinkat, 4, RV_DEC, en_dirfd_path, ex_readlinkat, NULL),
     D(getcwd, 2, RV_DEC, NULL, ex_getcwd, NULL),
+    D(umask, 1, RV_DEC, en_umask, NULL, rt_octal),
     /* readiness */
 #ifdef __NR_poll
     D(poll, 3, RV_DEC, en_poll, NULL, rt_poll),
@@ -302,6 +306,7 @@ void sc_enter(const struct sc_env *env, struct sc_call *c, int64_t nr, const uin
 
   struct ob o;
   ob_init(&o, c->text, sizeof c->text);
+  o.strace = (c->priv_flags & SC_ENV_STRACE) != 0;
   struct dc d = {.env = env, .c = c, .o = &o};
   char nbuf[32];
   ob_puts(&o, sc_name(env, nr, nbuf, sizeof nbuf));
@@ -327,6 +332,7 @@ static void finish_line(const struct sc_env *env, struct sc_call *c, int have_re
                         char *line, size_t cap) {
   struct ob o;
   ob_init(&o, line, cap);
+  o.strace = c->priv_magic == SC_MAGIC && (c->priv_flags & SC_ENV_STRACE);
   if (c->priv_magic != SC_MAGIC) { /* no entry seen (attached mid-call) */
     char nbuf[32];
     ob_puts(&o, sc_name(env, c->nr, nbuf, sizeof nbuf));

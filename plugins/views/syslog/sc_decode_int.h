@@ -42,7 +42,8 @@
 struct ob {
   char *p;
   size_t cap, len;
-  int over; /* something did not fit */
+  int over;   /* something did not fit */
+  int strace; /* SC_ENV_STRACE: strace's spellings where the styles differ */
 };
 
 /* Decoding context */
@@ -155,6 +156,8 @@ void en_renameat2(struct dc *d);
 void ex_readlink(struct dc *d);
 void ex_readlinkat(struct dc *d);
 void ex_getcwd(struct dc *d);
+void en_umask(struct dc *d);
+void rt_octal(struct dc *d);
 
 /* sc_fd.c */
 void en_fd(struct dc *d);
@@ -235,6 +238,7 @@ void ex_sock_result(struct dc *d);
 void ex_accept4(struct dc *d);
 void en_fd_int(struct dc *d);
 void en_shutdown(struct dc *d);
+void ex_socketpair(struct dc *d);
 
 /* sc_time.c */
 void put_timespec(struct dc *d, uint64_t addr);
@@ -243,6 +247,8 @@ void en_nanosleep(struct dc *d);
 void ex_nanosleep(struct dc *d);
 void en_clock_nanosleep(struct dc *d);
 void ex_clock_nanosleep(struct dc *d);
+void en_clockid(struct dc *d);
+void ex_clock_get(struct dc *d);
 
 /* sc_ioctl.c */
 void en_ioctl(struct dc *d);

@@ -7,6 +7,7 @@
 #include "sc_decode_int.h"
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 /* ---- stat ---- */
 static void put_mode(struct ob *o, uint32_t mode) {
@@ -27,9 +28,20 @@ static void put_stat(struct dc *d, uint64_t addr) {
   else if (!OUT_OK(d) || !mem_full(d, addr, &st, sizeof st))
     put_addr(d->o, addr);
   else {
-    ob_puts(d->o, "{st_mode=");
+    int verbose = dc_strace(d) && (d->c->priv_flags & SC_ENV_VERBOSE);
+    if (verbose)
+      ob_printf(d->o, "{st_dev=makedev(%#x, %#x), st_ino=%llu, st_mode=", major(st.st_dev),
+                minor(st.st_dev), (unsigned long long)st.st_ino);
+    else
+      ob_puts(d->o, "{st_mode=");
     put_mode(d->o, st.st_mode);
-    ob_printf(d->o, ", st_size=%lld}", (long long)st.st_size);
+    if (verbose)
+      ob_printf(d->o, ", st_nlink=%llu, st_uid=%u, st_gid=%u, st_blksize=%lld, st_blocks=%lld",
+                (unsigned long long)st.st_nlink, st.st_uid, st.st_gid, (long long)st.st_blksize,
+                (long long)st.st_blocks);
+    ob_printf(d->o, ", st_size=%lld", (long long)st.st_size);
+    /* strace abbreviates the rest (-v: the times too, not printed yet) */
+    ob_puts(d->o, dc_strace(d) && !verbose ? ", ...}" : "}");
   }
 }
 
@@ -122,7 +134,8 @@ void ex_statx(struct dc *d) {
     put_flags(d->o, sc_statx_masks, sx.mask, "0");
     ob_puts(d->o, ", stx_mode=");
     put_mode(d->o, sx.mode);
-    ob_printf(d->o, ", stx_size=%llu}", (unsigned long long)sx.size);
+    ob_printf(d->o, ", stx_size=%llu", (unsigned long long)sx.size);
+    ob_puts(d->o, dc_strace(d) ? ", ...}" : "}");
   }
 }
 
@@ -206,3 +219,7 @@ void ex_getcwd(struct dc *d) { /* getcwd(buf, size): all at exit */
   next(d);
   put_ulong(d->o, A(1));
 }
+
+/* umask(mask) = old mask, both octal */
+void en_umask(struct dc *d) { put_octmode(d->o, A(0)); }
+void rt_octal(struct dc *d) { put_octmode(d->o, (uint64_t)d->ret); }

@@ -33,7 +33,7 @@ static void put_sockaddr(struct dc *d, uint64_t addr, int64_t len) {
   char host[INET6_ADDRSTRLEN];
   switch (family) {
   case AF_UNSPEC:
-    ob_puts(o, "{AF_UNSPEC}");
+    ob_puts(o, o->strace ? "{sa_family=AF_UNSPEC}" : "{AF_UNSPEC}");
     return;
   case AF_INET: {
     struct sockaddr_in in;
@@ -41,7 +41,11 @@ static void put_sockaddr(struct dc *d, uint64_t addr, int64_t len) {
     memset(&in, 0, sizeof in);
     memcpy(&in, sa, n < sizeof in ? n : sizeof in);
     inet_ntop(AF_INET, &in.sin_addr, host, sizeof host);
-    ob_printf(o, "{AF_INET, %s:%u}", host, ntohs(in.sin_port));
+    if (o->strace)
+      ob_printf(o, "{sa_family=AF_INET, sin_port=htons(%u), sin_addr=inet_addr(\"%s\")}",
+                ntohs(in.sin_port), host);
+    else
+      ob_printf(o, "{AF_INET, %s:%u}", host, ntohs(in.sin_port));
     return;
   }
   case AF_INET6: {
@@ -50,7 +54,12 @@ static void put_sockaddr(struct dc *d, uint64_t addr, int64_t len) {
     memset(&in6, 0, sizeof in6);
     memcpy(&in6, sa, n < sizeof in6 ? n : sizeof in6);
     inet_ntop(AF_INET6, &in6.sin6_addr, host, sizeof host);
-    if (in6.sin6_scope_id)
+    if (o->strace)
+      ob_printf(o,
+                "{sa_family=AF_INET6, sin6_port=htons(%u), sin6_flowinfo=htonl(%u), "
+                "inet_pton(AF_INET6, \"%s\", &sin6_addr), sin6_scope_id=%u}",
+                ntohs(in6.sin6_port), ntohl(in6.sin6_flowinfo), host, in6.sin6_scope_id);
+    else if (in6.sin6_scope_id)
       ob_printf(o, "{AF_INET6, [%s%%%u]:%u}", host, in6.sin6_scope_id, ntohs(in6.sin6_port));
     else
       ob_printf(o, "{AF_INET6, [%s]:%u}", host, ntohs(in6.sin6_port));
@@ -58,7 +67,7 @@ static void put_sockaddr(struct dc *d, uint64_t addr, int64_t len) {
   }
   case AF_UNIX: {
     if (n <= 2) { /* unnamed */
-      ob_puts(o, "{AF_UNIX}");
+      ob_puts(o, o->strace ? "{sa_family=AF_UNIX}" : "{AF_UNIX}");
       return;
     }
     unsigned char path[SC_SOCKADDR_MAX + 1];
@@ -73,8 +82,13 @@ static void put_sockaddr(struct dc *d, uint64_t addr, int64_t len) {
       plen = nul ? (size_t)(nul - (sa + 2)) : n - 2;
       memcpy(path, sa + 2, plen);
     }
-    ob_puts(o, "{AF_UNIX, ");
-    put_quoted(o, path, plen, 0);
+    if (o->strace && path[0] == '@') { /* sun_path=@"name" */
+      ob_puts(o, "{sa_family=AF_UNIX, sun_path=@");
+      put_quoted(o, path + 1, plen - 1, 0);
+    } else {
+      ob_puts(o, o->strace ? "{sa_family=AF_UNIX, sun_path=" : "{AF_UNIX, ");
+      put_quoted(o, path, plen, 0);
+    }
     ob_putc(o, '}');
     carry(d, path, plen, 0);
     return;
@@ -217,4 +231,14 @@ void en_shutdown(struct dc *d) {
   put_fd(d, A(0));
   next(d);
   put_xval(d->o, sc_shutdown_how, (uint32_t)A(1), XSDEC);
+}
+
+/* socketpair(domain, type, protocol, [fd0, fd1]) */
+void ex_socketpair(struct dc *d) {
+  int32_t fds[2];
+  next(d);
+  if (A(3) && OUT_OK(d) && mem_full(d, A(3), fds, sizeof fds))
+    ob_printf(d->o, "[%d, %d]", fds[0], fds[1]);
+  else
+    put_addr(d->o, A(3));
 }

@@ -21,6 +21,7 @@ void ob_init(struct ob *o, char *p, size_t cap) {
   o->cap = cap;
   o->len = 0;
   o->over = 0;
+  o->strace = 0;
   if (cap) p[0] = '\0';
 }
 
@@ -135,6 +136,7 @@ void put_xval(struct ob *o, const struct sc_xlat *x, uint64_t v, enum xfmt f) {
 /* printflags without the zero case: "|NAME" per set flag, then "|0x<rest>".
  * Entries are tried in table order; a multi-bit entry matches only whole. */
 void put_flags_tail(struct ob *o, const struct sc_xlat *x, uint64_t v, int first) {
+  const struct sc_xlat *x0 = x;
   for (; x && x->name && v; x++) {
     if (x->val && (v & x->val) == x->val) {
       if (!first) ob_putc(o, '|');
@@ -146,6 +148,12 @@ void put_flags_tail(struct ob *o, const struct sc_xlat *x, uint64_t v, int first
   if (v) {
     if (!first) ob_putc(o, '|');
     put_xnum(o, v);
+    /* strace marks bits no name covers: 0x800 / * SA_??? * / (the table's
+     * prefix, up to its first '_') */
+    if (o->strace && x0 && x0->name) {
+      const char *us = strchr(x0->name, '_');
+      if (us) ob_printf(o, " /* %.*s_??? */", (int)(us - x0->name), x0->name);
+    }
   }
 }
 

@@ -57,3 +57,13 @@ void ex_clock_nanosleep(struct dc *d) {
   next(d);
   put_rem(d, A(3));
 }
+
+/* clock_gettime / clock_getres (clockid, tp): the time at the exit */
+void en_clockid(struct dc *d) { put_xval(d->o, sc_clocks, (uint32_t)A(0), XSDEC); }
+void ex_clock_get(struct dc *d) {
+  next(d);
+  if (A(1) && !OUT_OK(d))
+    put_addr(d->o, A(1));
+  else
+    put_timespec(d, A(1));
+}
