@@ -378,7 +378,7 @@ static void test_seed_examples(void) {
   T("openat(AT_FDCWD, \"/nope\", O_RDONLY) = -1 ENOENT (No such file or directory)", ERR(ENOENT),
     __NR_openat, FD_CWD, P_NOPE, O_RDONLY);
   T("getpid() = 1234", 1234, __NR_getpid);
-  T("mincore(0x1, 0x7ffd1000, 0x0, ...) = 0", 0, __NR_mincore, 1, 0x7ffd1000, 0, 4, 5, 6);
+  T("mincore(0x1, 2147291136, NULL) = 0", 0, __NR_mincore, 1, 0x7ffd1000, 0, 4, 5, 6);
 }
 
 static void test_file_io(void) {
@@ -868,12 +868,12 @@ static void test_unfinished_and_edges(void) {
   TU("futex(0x7f1ebd2dea4c, FUTEX_WAIT_PRIVATE, 2, NULL) = ?", __NR_futex, 0x7f1ebd2dea4c, 128, 2,
      0);
 
-  /* unmodelled: three raw words, then ... */
-  T("getxattr(0x10000, 0x10200, 0x0, ...) = -1 ENODATA (No data available)", ERR(ENODATA),
+  /* no decoder: each argument by its kind (syscalls.in); an unknown number: six raw words */
+  T("getxattr(\"/tmp/notes.txt\", \"/nope\", NULL, 64) = -1 ENODATA (No data available)", ERR(ENODATA),
     __NR_getxattr, P_NOTES, P_NOPE, 0, 64);
-  T("syscall_0x270f(0x0, 0x0, 0x0, ...) = -1 ENOSYS (Function not implemented)", ERR(ENOSYS), 9999,
+  T("syscall_0x270f(0, 0, 0, 0, 0, 0) = -1 ENOSYS (Function not implemented)", ERR(ENOSYS), 9999,
     0);
-  T("syscall_0xffffffffffffffff(0x1, 0x2, 0x3, ...) = -1 ENOSYS (Function not implemented)",
+  T("syscall_0xffffffffffffffff(0x1, 0x2, 0x3, 0, 0, 0) = -1 ENOSYS (Function not implemented)",
     ERR(ENOSYS), -1, 1, 2, 3);
 
   /* an exit with no entry (attached mid-call): the caller set only nr */
@@ -897,11 +897,11 @@ static void test_unfinished_and_edges(void) {
   const uint64_t wa[6] = {3, P_HELLO, 20};
   run(__LINE__, &none, __NR_write, wa, 20, NULL, "write(fd=3, 0x10100, 20) = 20");
   const uint64_t ua[6] = {1, 2, 3};
-  run(__LINE__, &none, __NR_mincore, ua, 0, NULL, "syscall_0x1b(0x1, 0x2, 0x3, ...) = 0");
+  run(__LINE__, &none, __NR_mincore, ua, 0, NULL, "mincore(0x1, 2, 0x3) = 0");
   run(__LINE__, NULL, __NR_getpid, ua, 42, NULL, "getpid() = 42");
 
   /* a hostile read_mem that claims more than it was asked for */
-  CHECK(sc_nargs(__NR_openat) == 4 && sc_nargs(__NR_getpid) == 0 && sc_nargs(__NR_mincore) == -1 &&
+  CHECK(sc_nargs(__NR_openat) == 4 && sc_nargs(__NR_getpid) == 0 && sc_nargs(__NR_mincore) == 3 &&
             sc_nargs(-5) == -1 && sc_nargs(100000) == -1,
         "sc_nargs");
   CHECK(sc_is_error(-1) && sc_is_error(-4095) && !sc_is_error(-4096) && !sc_is_error(0), "sc_is_error");
@@ -995,7 +995,7 @@ int main(void) {
   test_errno_names();
   { /* the count the --log description and the docs quote */
     int decoded = 0;
-    for (int64_t nr = 0; nr < 4096; nr++) decoded += sc_nargs(nr) >= 0;
+    for (int64_t nr = 0; nr < 4096; nr++) decoded += sc_decoded(nr);
     if (decoded != SC_DECODED_COUNT) {
       fprintf(stderr, "FAIL: descs[] decodes %d syscalls, SC_DECODED_COUNT says %d\n", decoded,
               SC_DECODED_COUNT);

@@ -21,7 +21,9 @@
  * prints the address in hex; every length is capped, so a hostile pointer or
  * a 1 GB write costs at most a few hundred bytes of reads.
  *
- * x86-64 only (syscall numbers and struct layouts are the x86-64 ABI).
+ * Syscall numbers, arities and argument kinds come from syscalls.in through
+ * the generated sc_syscalls_gen.h (x86-64 and AArch64); the hand-written
+ * decoders assume the 64-bit Linux struct layouts.
  */
 #ifndef ASMSPY_SC_DECODE_H
 #define ASMSPY_SC_DECODE_H
@@ -43,6 +45,10 @@ struct sc_env {
   const char *(*syscall_name)(void *ctx, int64_t nr);
   /* SC_ENV_* bits (0 = the documented defaults). */
   unsigned flags;
+  /* Bytes of a string or buffer argument shown before "..." (strace -s):
+   * 0 = the style's default (SC_STR_MAX, or SC_STRACE_STR_DEFAULT with
+   * SC_ENV_STRACE). Paths are not cut by it. */
+  unsigned string_limit;
 };
 
 /* close(fd=3</tmp/x>) instead of close(fd=3). Off by default: the seed's
@@ -50,6 +56,21 @@ struct sc_env {
  * exit, the descriptor is already gone"). Every other fd argument is
  * described at entry. */
 #define SC_ENV_DESCRIBE_CLOSED_FD (1u << 0)
+
+/* strace's line format instead of asmspy's house style: fds print as plain
+ * numbers, the data a read-style call returned prints in its argument
+ * position (read(3, "hello\n", 64) = 6), strings stop at string_limit. */
+#define SC_ENV_STRACE (1u << 1)
+/* With SC_ENV_STRACE: fds as 3</tmp/x> (strace -y). */
+#define SC_ENV_DECODE_FDS (1u << 2)
+/* Unabbreviated structures (strace -v). */
+#define SC_ENV_VERBOSE (1u << 3)
+/* Strings in hex: the whole string when it holds a non-ASCII byte (strace
+ * -x), or always (strace -xx). */
+#define SC_ENV_HEX_NONASCII (1u << 4)
+#define SC_ENV_HEX_ALL (1u << 5)
+#define SC_STRACE_STR_DEFAULT 32
+#define SC_PATH_MAX 4096 /* a path is shown whole up to this (strace: PATH_MAX) */
 
 /* Caps (bytes): decoded string / buffer contents, fd descriptions. */
 #define SC_STR_MAX 200
@@ -78,6 +99,10 @@ struct sc_call {
   uint32_t priv_textlen; /* strlen(text) */
   int64_t priv_saved[2]; /* values captured at entry for the exit (e.g. addrlen in) */
   uint32_t priv_savedok; /* bit i: priv_saved[i] is valid */
+  uint32_t eq_at;        /* after sc_exit/sc_unfinished: offset of " = " in the line
+                          * (strace mode aligns it to column 40) */
+  uint32_t priv_flags;   /* env->flags at entry (sc_unfinished has no env) */
+  uint32_t priv_strlim;  /* the string limit in force at entry */
 };
 
 void sc_enter(const struct sc_env *env, struct sc_call *c, int64_t nr, const uint64_t args[6]);
@@ -102,18 +127,40 @@ const char *sc_errno_name(int err);
 /* 1 when ret is an error return (-4095..-1), as the line will show it. */
 int sc_is_error(int64_t ret);
 
-/* How many arguments the library decodes for nr: 0..6, or -1 when nr is not
- * modelled (the line then shows three raw words and "..."). */
+/* The kernel's arity of nr (syscalls.in): 0..6, or -1 for a number the
+ * table does not know (the line then shows six raw words). */
 int sc_nargs(int64_t nr);
+
+/* 1 when a hand-written decoder (descs[] in sc_decode.c) knows nr; the
+ * others print their arguments by kind from syscalls.in. */
+int sc_decoded(int64_t nr);
+
+/* Trace classes (syscalls.in; strace's -e trace=%class). */
+#define SC_CLS_DESC (1u << 0)
+#define SC_CLS_FILE (1u << 1)
+#define SC_CLS_NETWORK (1u << 2)
+#define SC_CLS_PROCESS (1u << 3)
+#define SC_CLS_SIGNAL (1u << 4)
+#define SC_CLS_MEMORY (1u << 5)
+#define SC_CLS_IPC (1u << 6)
+#define SC_CLS_CREDS (1u << 7)
+#define SC_CLS_CLOCK (1u << 8)
+/* SC_CLS_* bits of nr (0 when unknown); the class of a name ("file"), 0 if none. */
+unsigned sc_classes(int64_t nr);
+unsigned sc_class_by_name(const char *name);
+/* The number of the syscall called name on this arch, or -1. */
+int64_t sc_nr_by_name(const char *name);
+/* One past the highest number the table knows. */
+int64_t sc_nr_max(void);
 
 /* How many syscalls sc_decode.c decodes argument by argument (its descs[]
  * table; every other one prints three raw words and "..."). The --log
  * description prints it, README.md and docs/cli-reference.md quote the
  * x86-64 number, and test_sc_decode counts the table against it. */
 #if defined(__x86_64__)
-#define SC_DECODED_COUNT 108
+#define SC_DECODED_COUNT 112
 #else /* AArch64: the asm-generic table, without open, stat, poll, ... */
-#define SC_DECODED_COUNT 86
+#define SC_DECODED_COUNT 90
 #endif
 
 /* Name this library would print for nr (env->syscall_name first, then its own

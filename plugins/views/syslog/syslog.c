@@ -34,8 +34,11 @@ static const struct asmspy_record_schema syslog_records[SYSLOG_REC_N + 1];
 struct thread_call {
   int32_t tid;
   int in_flight;
+  int skipping; /* the call in flight is filtered out by --trace */
   struct sc_call call;
 };
+
+#define SYSLOG_NSIG 65
 
 struct syslog_state {
   const struct asmspy_host_api *host;
@@ -43,6 +46,11 @@ struct syslog_state {
   int64_t want, shown;
   struct thread_call *threads;
   size_t nthreads, cap;
+  unsigned env_flags;    /* SC_ENV_* from the options */
+  unsigned string_limit; /* --string-limit (0: the style's default) */
+  uint8_t *traced;       /* --trace: 1 per syscall number shown; NULL = all */
+  int64_t ntraced;
+  uint8_t sigshown[SYSLOG_NSIG]; /* --signal: 1 per signal number shown */
 };
 
 /* ----------------------------------------------------- decoder env -- */
@@ -70,12 +78,20 @@ static const char *env_syscall_name(void *ctx, int64_t nr) {
   return ASMSPY_HAS(c->host, syscall_name) ? c->host->syscall_name(nr) : NULL;
 }
 
-static struct sc_env make_env(struct env_ctx *c) {
+static struct sc_env make_env(const struct syslog_state *st, struct env_ctx *c) {
   struct sc_env env = {.ctx = c,
                        .read_mem = env_read_mem,
                        .describe_fd = env_describe_fd,
-                       .syscall_name = env_syscall_name};
+                       .syscall_name = env_syscall_name,
+                       .flags = st->env_flags,
+                       .string_limit = st->string_limit};
   return env;
+}
+
+/* --trace: is syscall nr shown? */
+static int traced(const struct syslog_state *st, int64_t nr) {
+  if (!st->traced) return 1;
+  return nr >= 0 && nr < st->ntraced && st->traced[nr];
 }
 
 /* --------------------------------------------------------- threads -- */
@@ -115,6 +131,9 @@ static void thread_drop(struct syslog_state *st, int32_t tid) {
 static void prefix_for(const struct syslog_state *st, const struct asmspy_event *ev, char *buf,
                        size_t cap) {
   task_prefix(st->s, ev, buf, cap);
+  int tid;
+  if ((st->env_flags & SC_ENV_STRACE) && sscanf(buf, "[%d]", &tid) == 1)
+    snprintf(buf, cap, "[pid %5d] ", tid); /* strace -f's prefix */
 }
 
 /* One completed (or unfinished) syscall line through the writer. */
@@ -123,7 +142,15 @@ static int emit_line(struct syslog_state *st, const struct asmspy_event *ev, con
   const struct asmspy_host_api *h = st->host;
   char prefix[32], text[5000];
   prefix_for(st, ev, prefix, sizeof prefix);
-  snprintf(text, sizeof text, "%s%s", prefix, line);
+  size_t eq = c->eq_at;
+  if ((st->env_flags & SC_ENV_STRACE) && eq < strlen(line) && strncmp(line + eq, " = ", 3) == 0) {
+    /* strace's layout: "= " at column 40 when the call is shorter */
+    int col = (int)(strlen(prefix) + eq);
+    snprintf(text, sizeof text, "%s%.*s%*s= %s", prefix, (int)eq, line, col < 40 ? 40 - col : 1, "",
+             line + eq + 3);
+  } else {
+    snprintf(text, sizeof text, "%s%s", prefix, line);
+  }
   st->shown++;
   int done = st->want > 0 && st->shown >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
   const char *name = ASMSPY_HAS(h, syscall_name) ? h->syscall_name(c->nr) : NULL;
@@ -146,8 +173,14 @@ static int emit_line(struct syslog_state *st, const struct asmspy_event *ev, con
 static int on_enter(struct syslog_state *st, const struct asmspy_event *ev) {
   struct thread_call *t = thread_for(st, ev->tid);
   if (!t) return ASMSPY_CONSUME_MORE;
+  if (!traced(st, ev->u.sys.nr)) { /* not decoded at all: --trace costs nothing */
+    t->in_flight = 0;
+    t->skipping = 1;
+    return ASMSPY_CONSUME_MORE;
+  }
+  t->skipping = 0;
   struct env_ctx c = {st->host, ev->target};
-  struct sc_env env = make_env(&c);
+  struct sc_env env = make_env(st, &c);
   sc_enter(&env, &t->call, ev->u.sys.nr, ev->u.sys.args);
   t->in_flight = 1;
   return ASMSPY_CONSUME_MORE;
@@ -158,7 +191,12 @@ static int on_exit_event(struct syslog_state *st, const struct asmspy_event *ev)
   if (!t) return ASMSPY_CONSUME_MORE;
   char line[5000];
   struct env_ctx c = {st->host, ev->target};
-  struct sc_env env = make_env(&c);
+  struct sc_env env = make_env(st, &c);
+  if (t->skipping) {
+    t->skipping = 0;
+    return ASMSPY_CONSUME_MORE;
+  }
+  if (!t->in_flight && !traced(st, ev->u.sys.nr)) return ASMSPY_CONSUME_MORE;
   if (!t->in_flight) {
     /* We arrived mid-syscall (its entry happened before we attached, or it
      * is the execve that started a --launch): only the result is known. */
@@ -167,6 +205,7 @@ static int on_exit_event(struct syslog_state *st, const struct asmspy_event *ev)
     t->call.nr = ev->u.sys.nr;
     const char *name = env.syscall_name(env.ctx, ev->u.sys.nr);
     snprintf(line, sizeof line, "%s(...) = %" PRId64, name ? name : "syscall", ev->u.sys.ret);
+    t->call.eq_at = (uint32_t)(strstr(line, "(...)") - line + 5);
     return emit_line(st, ev, &t->call, line, ev->u.sys.ret, 1);
   }
   t->in_flight = 0;
@@ -204,13 +243,46 @@ static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
   return done;
 }
 
+/* si_code's name where strace would print one (the event carries the code,
+ * not the rest of the siginfo). */
+static const char *si_code_name(int signo, int code) {
+  switch (code) {
+  case 0: return "SI_USER";
+  case 0x80: return "SI_KERNEL";
+  case -1: return "SI_QUEUE";
+  case -2: return "SI_TIMER";
+  case -3: return "SI_MESGQ";
+  case -4: return "SI_ASYNCIO";
+  case -5: return "SI_SIGIO";
+  case -6: return "SI_TKILL";
+  default: break;
+  }
+  static const char *const cld[] = {NULL, "CLD_EXITED", "CLD_KILLED", "CLD_DUMPED",
+                                    "CLD_TRAPPED", "CLD_STOPPED", "CLD_CONTINUED"};
+  static const char *const segv[] = {NULL, "SEGV_MAPERR", "SEGV_ACCERR", "SEGV_BNDERR",
+                                     "SEGV_PKUERR"};
+  if (signo == SIGCHLD && code > 0 && code <= 6) return cld[code];
+  if (signo == SIGSEGV && code > 0 && code <= 4) return segv[code];
+  return NULL;
+}
+
 static int on_signal(struct syslog_state *st, const struct asmspy_event *ev) {
-  char prefix[32], text[128], name[48];
+  char prefix[32], text[256], name[48];
+  int signo = ev->u.signal.signo;
+  if (signo > 0 && signo < SYSLOG_NSIG && !st->sigshown[signo]) return ASMSPY_CONSUME_MORE;
   prefix_for(st, ev, prefix, sizeof prefix);
-  const char *abbrev = sigabbrev_np(ev->u.signal.signo);
-  snprintf(text, sizeof text, "%s--- SIG%s ---", prefix, abbrev ? abbrev : "?");
+  const char *abbrev = sigabbrev_np(signo);
   snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
-  const struct asmspy_value v[] = {rv_int(ev->tid), rv_int(ev->u.signal.signo), rv_str(name),
+  if (st->env_flags & SC_ENV_STRACE) { /* --- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_TKILL} --- */
+    const char *cn = si_code_name(signo, ev->u.signal.code);
+    char code[16];
+    if (!cn) snprintf(code, sizeof code, "%d", ev->u.signal.code);
+    snprintf(text, sizeof text, "%s--- %s {si_signo=%s, si_code=%s} ---", prefix, name, name,
+             cn ? cn : code);
+  } else {
+    snprintf(text, sizeof text, "%s--- %s ---", prefix, name);
+  }
+  const struct asmspy_value v[] = {rv_int(ev->tid), rv_int(signo), rv_str(name),
                                    rv_int(ev->u.signal.code)};
   rec_emit(st->host, st->s->out, &syslog_records[SYSLOG_REC_SIGNAL], v, text);
   return ASMSPY_CONSUME_MORE;
@@ -219,13 +291,118 @@ static int on_signal(struct syslog_state *st, const struct asmspy_event *ev) {
 /* ------------------------------------------------------------ view -- */
 
 /* Its positionals (the CLI takes <pid> and n before the view sees the rest),
- * and its options: none of its own (the shared --tid/--follow/--json/...
- * are the CLI's). The table feeds parsing, --help, the man page, shell
- * completion and serve's checks. */
+ * and its options: strace's own, under their long names (docs/syslog.md);
+ * the shared --tid/--follow/--json/... are the CLI's. The table feeds
+ * parsing, --help, the man page, shell completion and serve's checks. */
 #define POSITIONALS "<pid> [n]"
+enum { OPT_STRACE, OPT_STRLIM, OPT_HEX, OPT_VERBOSE, OPT_DECODE_FDS, OPT_TRACE, OPT_SIGNAL };
 static const struct asmspy_option syslog_options[] = {
+    [OPT_STRACE] = {"strace", NULL,
+                    "strace's line format: fds as numbers, read data in place, strings cut at 32"},
+    [OPT_STRLIM] = {"string-limit", "<n>", "bytes of a string or buffer shown (strace -s)"},
+    [OPT_HEX] = {"hex", "non-ascii|all", "strings in hex: when non-ASCII, or always (strace -x/-xx)"},
+    [OPT_VERBOSE] = {"verbose", NULL, "unabbreviated structures (strace -v)"},
+    [OPT_DECODE_FDS] = {"decode-fds", NULL, "with --strace: fds as 3</path> (strace -y)"},
+    [OPT_TRACE] = {"trace", "<set>",
+                   "syscalls shown: names, %file %network %process %signal %memory %ipc %desc "
+                   "%creds %clock, ! negates (strace -e trace=)"},
+    [OPT_SIGNAL] = {"signal", "<set>", "signals shown: names or numbers, ! negates (strace -e signal=)"},
     {NULL, NULL, NULL},
 };
+
+/* --trace=<set>: a comma list of names, %classes, all, none; a leading !
+ * negates the whole set (strace's -e trace=). NULL and a message on error. */
+static uint8_t *parse_trace(const char *spec, int64_t *n, char *err, size_t errcap) {
+  int neg = 0;
+  if (*spec == '!') {
+    neg = 1;
+    spec++;
+  }
+  *n = sc_nr_max();
+  uint8_t *set = calloc((size_t)*n + 1, 1);
+  if (!set) {
+    snprintf(err, errcap, "out of memory");
+    return NULL;
+  }
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", spec);
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int optional = 0;
+    if (*tok == '?') {
+      optional = 1;
+      tok++;
+    }
+    if (strcmp(tok, "all") == 0) {
+      memset(set, 1, (size_t)*n);
+    } else if (strcmp(tok, "none") == 0) {
+      memset(set, 0, (size_t)*n);
+    } else if (*tok == '%' || sc_class_by_name(tok)) {
+      unsigned cls = sc_class_by_name(*tok == '%' ? tok + 1 : tok);
+      if (!cls) {
+        snprintf(err, errcap, "--trace: unknown class '%s'", tok);
+        free(set);
+        return NULL;
+      }
+      for (int64_t nr = 0; nr < *n; nr++)
+        if (sc_classes(nr) & cls) set[nr] = 1;
+    } else {
+      int64_t nr = sc_nr_by_name(tok);
+      if (nr < 0 && !optional) {
+        snprintf(err, errcap, "--trace: unknown syscall '%s'", tok);
+        free(set);
+        return NULL;
+      }
+      if (nr >= 0) set[nr] = 1;
+    }
+  }
+  if (neg)
+    for (int64_t nr = 0; nr < *n; nr++) set[nr] = !set[nr];
+  return set;
+}
+
+/* --signal=<set>: names (SIGCHLD or CHLD), numbers, all, none; ! negates. */
+static int parse_signals(const char *spec, uint8_t shown[SYSLOG_NSIG], char *err, size_t errcap) {
+  int neg = 0;
+  if (*spec == '!') {
+    neg = 1;
+    spec++;
+  }
+  memset(shown, 0, SYSLOG_NSIG);
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", spec);
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (strcmp(tok, "all") == 0) {
+      memset(shown, 1, SYSLOG_NSIG);
+      continue;
+    }
+    if (strcmp(tok, "none") == 0) {
+      memset(shown, 0, SYSLOG_NSIG);
+      continue;
+    }
+    char *end;
+    long v = strtol(tok, &end, 10);
+    int sig = -1;
+    if (*tok && !*end) {
+      sig = v > 0 && v < SYSLOG_NSIG ? (int)v : -1;
+    } else {
+      const char *nm = strncasecmp(tok, "SIG", 3) == 0 ? tok + 3 : tok;
+      for (int i = 1; i < SYSLOG_NSIG; i++) {
+        const char *ab = sigabbrev_np(i);
+        if (ab && strcasecmp(ab, nm) == 0) sig = i;
+      }
+    }
+    if (sig < 0) {
+      snprintf(err, errcap, "--signal: unknown signal '%s'", tok);
+      return -1;
+    }
+    shown[sig] = 1;
+  }
+  if (neg)
+    for (int i = 0; i < SYSLOG_NSIG; i++) shown[i] = !shown[i];
+  return 0;
+}
 
 static int syslog_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                        void **state) {
@@ -238,6 +415,37 @@ static int syslog_open(const struct asmspy_host_api *host, const struct asmspy_s
   st->host = host;
   st->s = s;
   st->want = s->max ? s->max : SYSLOG_DEFAULT_N;
+  memset(st->sigshown, 1, sizeof st->sigshown);
+  char err[256];
+  err[0] = '\0';
+  if (ov.value[OPT_STRACE]) st->env_flags |= SC_ENV_STRACE;
+  if (ov.value[OPT_DECODE_FDS]) st->env_flags |= SC_ENV_DECODE_FDS;
+  if (ov.value[OPT_VERBOSE]) st->env_flags |= SC_ENV_VERBOSE;
+  if (ov.value[OPT_HEX]) {
+    if (strcmp(ov.value[OPT_HEX], "all") == 0)
+      st->env_flags |= SC_ENV_HEX_ALL;
+    else if (strcmp(ov.value[OPT_HEX], "non-ascii") == 0)
+      st->env_flags |= SC_ENV_HEX_NONASCII;
+    else
+      snprintf(err, sizeof err, "--hex: '%s' is neither non-ascii nor all", ov.value[OPT_HEX]);
+  }
+  if (!err[0] && ov.value[OPT_STRLIM]) {
+    char *end;
+    long v = strtol(ov.value[OPT_STRLIM], &end, 10);
+    if (!*ov.value[OPT_STRLIM] || *end || v < 1 || v > SC_STR_MAX)
+      snprintf(err, sizeof err, "--string-limit: '%s' is not a number from 1 to %d",
+               ov.value[OPT_STRLIM], SC_STR_MAX);
+    else
+      st->string_limit = (unsigned)v;
+  }
+  if (!err[0] && ov.value[OPT_TRACE])
+    st->traced = parse_trace(ov.value[OPT_TRACE], &st->ntraced, err, sizeof err);
+  if (!err[0] && ov.value[OPT_SIGNAL]) parse_signals(ov.value[OPT_SIGNAL], st->sigshown, err, sizeof err);
+  if (err[0]) {
+    free(st->traced);
+    free(st);
+    return vo_refuse(host, s, syslog_options, POSITIONALS, "%s", err);
+  }
   *state = st;
   return 0;
 }
@@ -263,6 +471,7 @@ static void syslog_close(void *state) {
   struct syslog_state *st = state;
   if (!st) return;
   free(st->threads);
+  free(st->traced);
   free(st);
 }
 
