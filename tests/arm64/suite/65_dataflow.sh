@@ -90,7 +90,7 @@ fi
 dump="$ASMSPY_PAYLOAD/objdump/victim_flow.txt"
 if [ -s "$dump" ]; then
   bad=$(awk -F'|' -v dump="$dump" '
-    function hex(s,   i, c, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
+    function hex(s,   i, c, v) { v = 0; s = tolower(s); sub(/^\+/, "", s); sub(/^0x/, "", s)
       for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; v = v * 16 + c }
       return v }
     BEGIN { while ((getline l < dump) > 0) {
