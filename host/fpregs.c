@@ -157,6 +157,20 @@ int fpregs_read(struct asmspy_target *t, int32_t tid, struct asmspy_fpregs *out)
   }
   if (rc == 0) full.have = fpregs_decode_xsave(img, len, &full);
   if (rc != 0) return rc;
+#elif defined(__aarch64__)
+  /* 1.12: the FP/SIMD regset (struct user_fpsimd_state): v0-v31, then
+   * fpsr and fpcr */
+  struct {
+    uint8_t v[32][16];
+    uint32_t fpsr, fpcr, pad[2];
+  } simd;
+  size_t len = sizeof simd;
+  int rc = seam_read_regset(tid, NT_PRFPREG, &simd, &len);
+  if (rc != 0) return rc;
+  if (len < sizeof simd.v) return -EIO;
+  for (unsigned i = 0; i < 32; i++) memcpy(full.zmm[i], simd.v[i], 16);
+  full.nvec = 32;
+  full.have = ASMSPY_FP_ASIMD;
 #else
   (void)tid;
   return -ENODEV;
@@ -198,6 +212,10 @@ static size_t locate(const struct asmspy_fpregs *fp, uint16_t vreg, const uint8_
     if (!(have & ASMSPY_FP_AVX512) || n >= 8 || !ASMSPY_HAS(fp, k)) return 0;
     *at = (const uint8_t *)&fp->k[n];
     return 8;
+  case ASMSPY_VREG_V:
+    if (!(have & ASMSPY_FP_ASIMD) || n >= 32 || !ASMSPY_HAS(fp, zmm)) return 0;
+    *at = fp->zmm[n];
+    return 16;
   case ASMSPY_VREG_MXCSR:
     if (!(have & ASMSPY_FP_SSE) || n) return 0;
     *at = (const uint8_t *)&fp->mxcsr;
@@ -231,6 +249,7 @@ const char *fpregs_vreg_name(uint16_t vreg, char *buf, size_t cap) {
   case ASMSPY_VREG_K: snprintf(buf, cap, "k%u", n); break;
   case ASMSPY_VREG_MXCSR: snprintf(buf, cap, "mxcsr"); break;
   case ASMSPY_VREG_FPSW: snprintf(buf, cap, "fpsw"); break;
+  case ASMSPY_VREG_V: snprintf(buf, cap, "v%u", n); break;
   default: snprintf(buf, cap, "vreg%#x", (unsigned)vreg); break;
   }
   return buf;

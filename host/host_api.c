@@ -4,6 +4,7 @@
 #include "host/host.h"
 #include "common/option_parse.h"
 #include "host/undo_journal.h"
+#include "host/arch/arch.h"
 
 static void api_note(struct asmspy_out *out, int level, const char *fmt, ...) {
   va_list ap;
@@ -52,6 +53,14 @@ static const struct asmspy_host_api host_api = {
     .read_fpregs = fpregs_read,
     .vreg_value = fpregs_vreg_value,
     .vreg_name = fpregs_vreg_name,
+
+    /* 1.12: the arch's register identities; behaviour capabilities */
+    .arch = &arch_info,
+    .caps = ASMSPY_HOST_CAP_OPERANDS_ISA_ACCESS
+#if defined(__aarch64__)
+            | ASMSPY_HOST_CAP_OPERANDS_ARM64
+#endif
+    ,
 };
 
 const struct asmspy_host_api *asmspy_host_api(void) { return &host_api; }

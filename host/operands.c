@@ -28,22 +28,45 @@
  * x87 status word) go to vread/vwritten as ASMSPY_VREG ids, as Capstone
  * names them: xmm<n>, ymm<n> and zmm<n> are views of one register n, so a
  * view that follows definitions keys on the number for those classes.
+ * 1.12: on AArch64 the decoder is host/arch/operands_arm64.c (host->caps
+ * ASMSPY_HOST_CAP_OPERANDS_ARM64); register ids are the arch shim's.
  * Not thread-safe by design: one tracer thread. */
 #include "host/host.h"
 #include "host/operand_access.h"
+#include "host/arch/operand_lists.h"
+#include "host/arch/regs_x86_64.h"
 
 #include <capstone/capstone.h>
 #include <string.h>
 
-/* user_regs_struct indexes */
-enum {
-  G_R15 = 0, G_R14, G_R13, G_R12, G_RBP, G_RBX, G_R11, G_R10, G_R9, G_R8,
-  G_RAX, G_RCX, G_RDX, G_RSI, G_RDI, G_ORIG_RAX, G_RIP, G_CS, G_EFLAGS, G_RSP,
-  G_SS, G_FS_BASE, G_GS_BASE, G_DS, G_ES, G_FS, G_GS,
-};
+/* x86-64's register ids: host/arch/regs_x86_64.h (the arch shim's) */
+#define G_RAX X86G_RAX
+#define G_RBX X86G_RBX
+#define G_RCX X86G_RCX
+#define G_RDX X86G_RDX
+#define G_RSI X86G_RSI
+#define G_RDI X86G_RDI
+#define G_RBP X86G_RBP
+#define G_RSP X86G_RSP
+#define G_R8 X86G_R8
+#define G_R9 X86G_R9
+#define G_R10 X86G_R10
+#define G_R11 X86G_R11
+#define G_R12 X86G_R12
+#define G_R13 X86G_R13
+#define G_R14 X86G_R14
+#define G_R15 X86G_R15
+#define G_RIP X86G_RIP
+#define G_EFLAGS X86G_EFLAGS
+#define G_CS X86G_CS
+#define G_SS X86G_SS
+#define G_DS X86G_DS
+#define G_ES X86G_ES
+#define G_FS_BASE X86G_FS_BASE
+#define G_GS_BASE X86G_GS_BASE
 
 #if defined(__x86_64__)
-static csh cs_det; /* x86-64 only: AArch64 operand semantics are not written yet */
+static csh cs_det; /* x86-64; AArch64: host/arch/operands_arm64.c */
 #endif
 static int cs_det_ready = -1; /* -1 unknown, 0 failed, 1 ok */
 
@@ -110,39 +133,11 @@ static uint16_t vreg_of(unsigned reg) {
   return 0;
 }
 
-/* Lists that fit a 1.3 caller: the vector lists are written only when its
- * struct_size holds them (operands_one copies within it). */
-static void add_vreg(uint16_t *list, uint8_t *n, uint16_t v) {
-  if (!v) return;
-  for (unsigned i = 0; i < *n; i++)
-    if (list[i] == v) return;
-  if (*n < 8) list[(*n)++] = v;
-}
-
-static void drop_vreg(uint16_t *list, uint8_t *n, uint16_t v) {
-  for (unsigned i = 0; i < *n; i++)
-    if (list[i] == v) {
-      memmove(&list[i], &list[i + 1], (size_t)(*n - i - 1) * sizeof list[0]);
-      (*n)--;
-      return;
-    }
-}
-
-static void drop_reg(uint8_t *list, uint8_t *n, int g) {
-  for (unsigned i = 0; i < *n; i++)
-    if (list[i] == (uint8_t)g) {
-      memmove(&list[i], &list[i + 1], (size_t)(*n - i - 1));
-      (*n)--;
-      return;
-    }
-}
-
-static void add_reg(uint8_t *list, uint8_t *n, int g) {
-  if (g < 0) return;
-  for (unsigned i = 0; i < *n; i++)
-    if (list[i] == (uint8_t)g) return;
-  if (*n < 16) list[(*n)++] = (uint8_t)g;
-}
+#define add_reg ol_add_reg
+#define drop_reg ol_drop_reg
+#define add_vreg ol_add_vreg
+#define drop_vreg ol_drop_vreg
+#define add_mem ol_add_mem
 
 static uint64_t reg_value(const struct asmspy_regs *regs, unsigned reg) {
   int g = gpr_of(reg);
@@ -160,20 +155,6 @@ static uint64_t reg_value(const struct asmspy_regs *regs, unsigned reg) {
 
 static uint64_t gpr_value(const struct asmspy_regs *regs, int g) {
   return regs && g >= 0 && (uint32_t)g < regs->ngpr ? regs->gpr[g] : 0;
-}
-
-static void add_mem(struct asmspy_operands *o, uint64_t addr, uint32_t size, uint32_t access) {
-  for (unsigned i = 0; i < o->nmem; i++)
-    if (o->mem[i].addr == addr && o->mem[i].size == size) {
-      o->mem[i].access |= access;
-      return;
-    }
-  if (o->nmem < 4) {
-    o->mem[o->nmem].addr = addr;
-    o->mem[o->nmem].size = size;
-    o->mem[o->nmem].access = access;
-    o->nmem++;
-  }
 }
 
 #define EFLAGS_READ                                                                         \
@@ -367,6 +348,10 @@ int operands_one(uint64_t ip, const uint8_t *bytes, size_t len, const struct asm
   ASMSPY_INIT_HEADER(&o);
   o.struct_size = (uint32_t)cap;
   int ilen = 0;
+#if defined(__aarch64__)
+  (void)operands_init;
+  if (len && bytes) ilen = operands_arm64(ip, bytes, len > 16 ? 16 : len, regs, &o);
+#else
   if (len && bytes && operands_init()) {
     if (len > 16) len = 16;
 #if defined(__x86_64__)
@@ -375,15 +360,7 @@ int operands_one(uint64_t ip, const uint8_t *bytes, size_t len, const struct asm
     if (n > 0) {
       ilen = in[0].size;
       /* a long AVX-512 operand list is cut to fit text[] */
-      size_t m = strnlen(in[0].mnemonic, sizeof in[0].mnemonic);
-      memcpy(o.text, in[0].mnemonic, m);
-      if (in[0].op_str[0] && m + 1 < sizeof o.text) {
-        o.text[m++] = ' ';
-        size_t r = strnlen(in[0].op_str, sizeof o.text - 1 - m);
-        memcpy(o.text + m, in[0].op_str, r);
-        m += r;
-      }
-      o.text[m] = 0;
+      ol_text(o.text, sizeof o.text, in[0].mnemonic, in[0].op_str);
       if (in[0].detail) fill(&in[0], regs, &o);
       cs_free(in, n);
     }
@@ -392,6 +369,7 @@ int operands_one(uint64_t ip, const uint8_t *bytes, size_t len, const struct asm
     (void)regs;
 #endif
   }
+#endif
   if (!ilen) snprintf(o.text, sizeof o.text, "(bad)");
   memcpy(out, &o, cap);
   return ilen;

@@ -20,6 +20,7 @@
  *   no entry symbol         -> ASMSPY_E_NO_ENTRY
  *   entry returns NULL      -> ASMSPY_E_ABI (plugin refused our major)
  *   descriptor major differs-> ASMSPY_E_ABI "plugin ABI 2.0, host speaks 1.0"
+ *   min_host_minor > ours   -> ASMSPY_E_ABI "plugin needs host ABI 1.N, host speaks 1.M" (1.12)
  *   descriptor too small / missing required op / bad name -> ASMSPY_E_BAD_DESCRIPTOR
  * Every struct read from a plugin is first copied into a zeroed host-sized
  * struct, min(theirs, ours) bytes: an older smaller struct reads as "field
@@ -158,6 +159,12 @@ static void load_one(struct asmspy_engine *e, const char *path) {
     return;
   }
   copy_sized(&r->desc, sizeof r->desc, p, p->struct_size);
+  /* 1.12: the plugin says which host minor it needs at least */
+  if (ASMSPY_HAS(&r->desc, min_host_minor) && r->desc.min_host_minor > ASMSPY_ABI_MINOR) {
+    row_fail(r, ASMSPY_E_ABI, 0, "plugin needs host ABI %u.%u, host speaks %u.%u",
+             ASMSPY_ABI_MAJOR, r->desc.min_host_minor, ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR);
+    return;
+  }
   if (!valid_name(r->desc.name)) {
     row_fail(r, ASMSPY_E_BAD_DESCRIPTOR, 0, "descriptor name is missing or not [a-z0-9_]+");
     return;

@@ -31,6 +31,10 @@ struct arch_regs {
 };
 
 extern const char arch_name[];                /* "x86_64", "aarch64" */
+/* The register identities, flag bits and calling convention plugins see
+ * as host->arch (ABI 1.12): every register id a view names comes from
+ * here (regs_x86_64.h, regs_aarch64.h hold the ids themselves). */
+extern const struct asmspy_arch arch_info;
 extern const uint8_t arch_break_insn[];       /* the trap asmspy plants */
 extern const size_t arch_break_len;
 extern const uint8_t arch_syscall_insn[];     /* the system call instruction */

@@ -10,6 +10,7 @@
  * so a stop inside an interrupted call does not rewind it. */
 #include "host/arch/arch.h"
 #include "common/arch_insn.h"
+#include "host/arch/regs_aarch64.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -19,10 +20,6 @@
 #endif
 #include <string.h>
 #include <asm/ptrace.h>
-
-#ifndef NT_ARM_SYSTEM_CALL
-#define NT_ARM_SYSTEM_CALL 0x404
-#endif
 
 _Static_assert(sizeof(struct user_pt_regs) <= sizeof(struct arch_regs),
                "struct arch_regs holds user_pt_regs");
@@ -103,3 +100,54 @@ void arch_syscall_regs(const struct arch_regs *r, int *entry_hint, int64_t *nr, 
   for (int i = 0; i < 6; i++) args[i] = u->regs[i];
   *rval = (int64_t)u->regs[0];
 }
+
+/* ------------------------- host->arch (1.12) ---------------------------- */
+
+static const char *const reg_names[A64G_NREGS] = {
+    "x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6",  "x7",  "x8",  "x9",  "x10", "x11",
+    "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22", "x23",
+    "x24", "x25", "x26", "x27", "x28", "x29", "x30", "sp",  "nzcv", "pc"};
+
+static const char *const reg_meanings[A64G_NREGS] = {
+    "x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6",  "x7",  "x8",  "x9",  "x10", "x11",
+    "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22", "x23",
+    "x24", "x25", "x26", "x27", "x28", "x29 (frame pointer)", "x30 (link register)",
+    "sp", "nzcv (PSTATE: the condition flags in bits 31-28)", "pc (the step's address)"};
+
+/* gdb's `info registers` order: x0-x30, sp, pc, cpsr */
+static const uint8_t reg_order[A64G_NREGS] = {
+    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
+    17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, A64G_SP, A64G_PC, A64G_NZCV};
+
+const struct asmspy_arch arch_info = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_arch),
+    .name = arch_name,
+    .nregs = A64G_NREGS,
+    .ngpr = A64G_NGPR,
+    .reg_ip = A64G_PC,
+    .reg_sp = A64G_SP,
+    .reg_fp = A64G_FP,
+    .reg_ret = A64G_X0,
+    .reg_flags = A64G_NZCV,
+    .reg_link = A64G_LR,
+    .call_push = 0,
+    .insn_align = ARCH_INSN_ALIGN,
+    /* AAPCS64: x0-x7 */
+    .nargs = 8,
+    .args = {0, 1, 2, 3, 4, 5, 6, 7},
+    /* caller-saved (x0-x18: x16/x17 the linker's, x18 the platform's, not
+     * reserved on Linux), the link register, the flags; sp is callee-kept */
+    .nclobber = 21,
+    .clobber = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                11, 12, 13, 14, 15, 16, 17, 18, A64G_LR, A64G_NZCV},
+    .reg_names = reg_names,
+    .reg_meanings = reg_meanings,
+    .reg_order = reg_order,
+    .flag_carry = A64_FLAG_C,
+    .flag_zero = A64_FLAG_Z,
+    .flag_sign = A64_FLAG_N,
+    .flag_overflow = A64_FLAG_V,
+    .flag_trap = 0, /* PSTATE.SS is the kernel's */
+    .syscall_regset = NT_ARM_SYSTEM_CALL,
+};

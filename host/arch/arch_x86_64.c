@@ -1,6 +1,7 @@
 /* The arch shim for x86-64 (host/arch/arch.h). */
 #include "host/arch/arch.h"
 #include "common/arch_insn.h"
+#include "host/arch/regs_x86_64.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -31,8 +32,8 @@ uint64_t arch_sp(const struct arch_regs *r) { return CU(r)->rsp; }
 
 /* PTRACE_GETREGS hides a trap flag ptrace forced (TIF_FORCED_TF): what
  * is left is the program's own. */
-int arch_own_trap_flag(const struct arch_regs *r) { return (CU(r)->eflags & 0x100) != 0; }
-void arch_clear_trap_flag(struct arch_regs *r) { U(r)->eflags &= ~0x100ull; }
+int arch_own_trap_flag(const struct arch_regs *r) { return (CU(r)->eflags & X86_FLAG_TF) != 0; }
+void arch_clear_trap_flag(struct arch_regs *r) { U(r)->eflags &= ~X86_FLAG_TF; }
 
 /* popf (9d), popfw (66 9d), with any REX prefix (the operand is 64-bit in
  * long mode either way). */
@@ -111,3 +112,56 @@ void arch_syscall_regs(const struct arch_regs *r, int *entry_hint, int64_t *nr, 
   memcpy(args, a, sizeof a);
   *rval = (int64_t)u->rax;
 }
+
+/* ------------------------- host->arch (1.12) ---------------------------- */
+
+static const char *const reg_names[X86G_NREGS] = {
+    "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi",
+    "rdi", "orig_rax", "rip", "cs", "rflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs",
+    "gs"};
+
+static const char *const reg_meanings[X86G_NREGS] = {
+    "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi",
+    "rdi", "orig_rax (the syscall number of an interrupted syscall, else -1)",
+    "rip (the step's address)", "cs selector", "rflags", "rsp", "ss selector",
+    "fs base (thread pointer)", "gs base", "ds selector", "es selector", "fs selector",
+    "gs selector"};
+
+/* gdb's `info registers` order */
+static const uint8_t reg_order[X86G_NREGS] = {
+    X86G_RAX, X86G_RBX, X86G_RCX, X86G_RDX, X86G_RSI, X86G_RDI, X86G_RBP, X86G_RSP, X86G_R8,
+    X86G_R9, X86G_R10, X86G_R11, X86G_R12, X86G_R13, X86G_R14, X86G_R15, X86G_RIP, X86G_EFLAGS,
+    X86G_CS, X86G_SS, X86G_DS, X86G_ES, X86G_FS, X86G_GS, X86G_FS_BASE, X86G_GS_BASE,
+    X86G_ORIG_RAX};
+
+const struct asmspy_arch arch_info = {
+    .abi_version = ASMSPY_ABI_VERSION,
+    .struct_size = sizeof(struct asmspy_arch),
+    .name = arch_name,
+    .nregs = X86G_NREGS,
+    .ngpr = X86G_NREGS,
+    .reg_ip = X86G_RIP,
+    .reg_sp = X86G_RSP,
+    .reg_fp = X86G_RBP,
+    .reg_ret = X86G_RAX,
+    .reg_flags = X86G_EFLAGS,
+    .reg_link = -1,
+    .call_push = 8,
+    .insn_align = ARCH_INSN_ALIGN,
+    /* SysV AMD64: rdi rsi rdx rcx r8 r9 */
+    .nargs = 6,
+    .args = {X86G_RDI, X86G_RSI, X86G_RDX, X86G_RCX, X86G_R8, X86G_R9},
+    /* caller-saved + the return registers, the stack pointer, the flags */
+    .nclobber = 11,
+    .clobber = {X86G_RAX, X86G_RDX, X86G_RCX, X86G_RSI, X86G_RDI, X86G_R8, X86G_R9, X86G_R10,
+                X86G_R11, X86G_RSP, X86G_EFLAGS},
+    .reg_names = reg_names,
+    .reg_meanings = reg_meanings,
+    .reg_order = reg_order,
+    .flag_carry = X86_FLAG_CF,
+    .flag_zero = X86_FLAG_ZF,
+    .flag_sign = X86_FLAG_SF,
+    .flag_overflow = X86_FLAG_OF,
+    .flag_trap = X86_FLAG_TF,
+    .syscall_regset = 0, /* orig_rax */
+};

@@ -126,6 +126,7 @@ struct asmspy_out;
 struct asmspy_record;   /* 1.8: see "typed records" below */
 struct asmspy_optval;   /* 1.8: see "option parsing" below */
 struct asmspy_option;    /* the output writer of one session */
+struct asmspy_arch;      /* 1.12: see "the architecture" below */
 
 /* ------------------------------------------------------------------------- */
 /* Probe result: host-owned memory, the plugin fills it, no allocation.        */
@@ -603,8 +604,12 @@ enum asmspy_note_level { ASMSPY_NOTE_INFO = 0, ASMSPY_NOTE_WARN = 1, ASMSPY_NOTE
 
 /* One instruction's operand semantics (host->operands): what it reads and
  * writes. Registers are gpr ids = indexes into asmspy_regs.gpr, always the
- * full 64-bit register (eax/ax/al/ah -> rax); flags are gpr 18 (eflags);
- * registers with no gpr slot (xmm, x87, ...) are left out. */
+ * full 64-bit register (eax/ax/al/ah -> rax; w3 -> x3); flags are gpr 18
+ * (eflags) on x86-64; registers with no gpr slot (xmm, x87, ...) are left
+ * out. 1.12: which id is which register is host->arch's (register ids at
+ * or past arch->ngpr are the arch's pseudo registers: AArch64's NZCV flags
+ * and pc, whose values are asmspy_regs.flags / .ip); AArch64 operand
+ * semantics exist when host->caps has ASMSPY_HOST_CAP_OPERANDS_ARM64. */
 #define ASMSPY_MEM_READ 1u
 #define ASMSPY_MEM_WRITE 2u
 
@@ -637,6 +642,7 @@ struct asmspy_operands {
 #define ASMSPY_VREG_K 6u     /* AVX-512 opmask k0-7: 8 bytes */
 #define ASMSPY_VREG_MXCSR 7u /* number 0: 4 bytes */
 #define ASMSPY_VREG_FPSW 8u  /* x87 status word (number 0): 2 bytes */
+#define ASMSPY_VREG_V 9u     /* 1.12: AArch64 v0-31 (b/h/s/d/q<n> are views of v<n>): 16 bytes */
 #define ASMSPY_VREG(cls, n) ((uint16_t)(((unsigned)(cls) << 8) | ((unsigned)(n)&0xffu)))
 #define ASMSPY_VREG_CLASS(v) ((unsigned)(v) >> 8)
 #define ASMSPY_VREG_NUM(v) ((unsigned)(v)&0xffu)
@@ -647,6 +653,7 @@ struct asmspy_operands {
 #define ASMSPY_FP_SSE 2u    /* mxcsr, the low 16 bytes of zmm[0..15] */
 #define ASMSPY_FP_AVX 4u    /* bytes 16..31 of zmm[0..15] */
 #define ASMSPY_FP_AVX512 8u /* k[], bytes 32..63 of zmm[0..15], zmm[16..31] */
+#define ASMSPY_FP_ASIMD 16u /* 1.12: AArch64 v0-v31 in bytes 0..15 of zmm[0..31] */
 struct asmspy_fpregs {
   uint32_t abi_version;
   uint32_t struct_size;
@@ -803,8 +810,80 @@ struct asmspy_host_api {
   size_t (*vreg_value)(const struct asmspy_fpregs *fp, uint16_t vreg, uint8_t *buf, size_t cap);
   /* 1.10: its name ("xmm3", "st(1)", "mm2", "k1", "mxcsr"), into buf. */
   const char *(*vreg_name)(uint16_t vreg, char *buf, size_t cap);
-  /* --- ABI 1.10 ends here; append below --- */
+  /* --- ABI 1.10 ends here --- */
+  /* 1.12: the machine the host runs on and traces (struct asmspy_arch):
+   * which register id is sp, fp, the instruction pointer, the return value,
+   * the flags, the arguments; what a call clobbers; the flag bits. Static
+   * data: the pointer stays valid for the process's life. */
+  const struct asmspy_arch *arch;
+  /* 1.12: behaviour changes a plugin may depend on (ASMSPY_HOST_CAP_*):
+   * unknown bits are ignored. A plugin that needs one checks
+   * ASMSPY_HAS(host, caps) && (host->caps & bit). */
+  uint64_t caps;
+  /* --- ABI 1.12 ends here; append below --- */
 };
+
+/* host->caps bits (1.12; values pinned by tests/abi/test_layout.c). */
+/* operands() corrects Capstone 4's operand access with the ISA's (the 1.10
+ * change: `test [m], imm` reads, `fstp [m]` writes; host/operand_access.c) */
+#define ASMSPY_HOST_CAP_OPERANDS_ISA_ACCESS (1ull << 0)
+/* operands() decodes AArch64: loads/stores (pairs, pre/post-index
+ * writeback), register reads/writes, NZCV as arch->reg_flags, SIMD/FP as
+ * ASMSPY_VREG_V ids (host/arch/operands_arm64.c) */
+#define ASMSPY_HOST_CAP_OPERANDS_ARM64 (1ull << 1)
+
+/* 1.12: the architecture, as host->arch describes it. Register ids are the
+ * ids host->operands() uses: below ngpr an index into asmspy_regs.gpr,
+ * from ngpr to nregs - 1 a pseudo register (its value: asmspy_regs.flags
+ * when it is reg_flags, asmspy_regs.ip when it is reg_ip). -1: the arch
+ * has none. */
+#define ASMSPY_ARCH_MAX_REGS 40
+struct asmspy_arch {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  const char *name;   /* "x86_64", "aarch64" */
+  uint32_t nregs;     /* register ids 0 .. nregs-1 (<= ASMSPY_ARCH_MAX_REGS) */
+  uint32_t ngpr;      /* of these, the asmspy_regs.gpr slots */
+  int32_t reg_ip;     /* the instruction pointer (x86-64 rip 16; AArch64 pc, pseudo 33) */
+  int32_t reg_sp;     /* rsp 19; sp 31 */
+  int32_t reg_fp;     /* rbp 4; x29 */
+  int32_t reg_ret;    /* the integer return value: rax 10; x0 */
+  int32_t reg_flags;  /* the condition flags: eflags 18; NZCV, pseudo 32 */
+  int32_t reg_link;   /* where a call leaves its return address: -1 (the stack); x30 */
+  uint32_t call_push; /* bytes a call pushes (the return slot): 8; 0 */
+  uint32_t insn_align;/* 1; 4 (every instruction is 4 bytes) */
+  uint32_t nargs;
+  uint8_t args[8];    /* the integer argument registers, in order (SysV; AAPCS64) */
+  uint32_t nclobber;
+  uint8_t clobber[32];/* what a call may change: caller-saved, return, sp, flags */
+  const char *const *reg_names;    /* [nregs]: "rax", "x0", "nzcv" */
+  const char *const *reg_meanings; /* [nregs]: one line each, for record schemas */
+  const uint8_t *reg_order;        /* [nregs]: display order (gdb's `info registers`) */
+  /* bits of asmspy_regs.flags (0: the arch has no such flag) */
+  uint64_t flag_carry, flag_zero, flag_sign, flag_overflow;
+  uint64_t flag_trap; /* the single-step trap flag a program can set (x86 TF; AArch64: 0) */
+  /* the regset (NT_*) whose first int is the system call a restart would
+   * re-run (-1: none): AArch64 NT_ARM_SYSTEM_CALL; 0 when the arch keeps
+   * it in the registers (x86-64 orig_rax) */
+  uint32_t syscall_regset;
+  uint32_t pad_;
+  /* --- ABI 1.12 ends here; append below --- */
+};
+
+/* The value of register id `id` in regs as arch describes it: 1 and *v, or
+ * 0 when regs does not hold it. */
+static inline int asmspy_reg_value(const struct asmspy_arch *arch, const struct asmspy_regs *regs,
+                                   int id, uint64_t *v) {
+  if (!arch || !regs || id < 0) return 0;
+  if ((uint32_t)id < arch->ngpr) {
+    if ((uint32_t)id >= regs->ngpr || (uint32_t)id >= 32) return 0;
+    *v = regs->gpr[id];
+    return 1;
+  }
+  if (id == arch->reg_flags) return *v = regs->flags, 1;
+  if (id == arch->reg_ip) return *v = regs->ip, 1;
+  return 0;
+}
 
 /* ------------------------------------------------------------------------- */
 /* 1.4: one in-process capture request (scopes). Caller-owned, read-only to   */
@@ -1173,7 +1252,14 @@ struct asmspy_plugin {
   const struct asmspy_view_ops *view;       /* non-NULL iff kind == VIEW */
   /* --- ABI 1.0 ends here --- */
   const char *plugin_version; /* informational, e.g. "0.1.0"; shown by --backends */
-  /* --- ABI 1.1 ends here; append below --- */
+  /* --- ABI 1.1 ends here --- */
+  /* 1.12: the oldest host minor this plugin works with (it uses a host
+   * service or behaviour that minor brought). A host of a lower minor
+   * refuses it with ASMSPY_E_ABI "plugin needs host ABI 1.N, host speaks
+   * 1.M" instead of handing it a table it would read past. 0 = any. */
+  uint32_t min_host_minor;
+  uint32_t min_pad_;
+  /* --- ABI 1.12 ends here; append below --- */
 };
 
 /* The one exported symbol. The plugin returns NULL when it cannot speak the

@@ -16,6 +16,7 @@
 
 #include "asmspy/plugin.h"
 #include "plugins/common/perf_probe.h"
+#include "plugins/common/probe_wait.h"
 #include "plugins/hwwatch/hwwatch.h"
 
 #if defined(__aarch64__)
@@ -34,6 +35,32 @@ static int hw_child(void *arg)
   for (uint32_t i = 0; i < HW_WRITES; i++)
     hw_probe_var = i + 1;
   return 0;
+}
+
+/* one trap: a watchpoint hit disarms the slot and steps over the store; the
+ * step's trap re-arms it (AArch64 traps BEFORE the access, so a resume
+ * would hit the same store again) */
+struct a64_hits {
+  const struct asmspy_seam_api *seam;
+  struct asmspy_seam *sm;
+  pid_t pid;
+  const struct hw_arm64_hwdebug *armed, *off;
+  size_t len;
+  int hits, stepping;
+};
+static int a64_on_trap(void *ctx, const struct asmspy_stop *stop) {
+  struct a64_hits *h = ctx;
+  if (h->stepping) { /* stepped over the store: watch again */
+    h->stepping = 0;
+    (void)h->seam->set_regset(h->sm, h->pid, HW_ARM64_NT_HW_WATCH, h->armed, h->len);
+    return 0;
+  }
+  if (stop->si_code == HW_TRAP_HWBKPT) {
+    h->hits++;
+    (void)h->seam->set_regset(h->sm, h->pid, HW_ARM64_NT_HW_WATCH, h->off, h->len);
+    h->stepping = 1;
+  }
+  return h->stepping;
 }
 
 int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res)
@@ -90,53 +117,25 @@ int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result
                       (unsigned long long)wvr, wcr, pp_errno_name(-rc));
   }
 
-  int hits = 0, traps = 0, stops = 0, exit_code = -1, term_sig = 0, sig = 0, stepping = 0;
-  for (;;) {
-    rc = stepping ? seam->step(sm, pid, sig) : seam->resume(sm, pid, sig);
-    if (rc < 0) {
-      seam->detach(sm);
-      return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0, "hwwatch probe: resume: %s",
-                        pp_errno_name(-rc));
-    }
-    sig = 0;
-    struct asmspy_stop stop;
-    memset(&stop, 0, sizeof stop);
-    ASMSPY_INIT_HEADER(&stop);
-    int64_t left = deadline - pp_now_ms();
-    if (left <= 0 || seam->next_stop_timeout(sm, &stop, left) != 0 ||
-        stop.kind == ASMSPY_STOP_TIMEOUT || stop.kind == ASMSPY_STOP_NONE) {
-      seam->detach(sm);
-      return pp_verdict(res, ASMSPY_E_INTERNAL, ETIMEDOUT, 0,
-                        "hwwatch probe: the watched child did not finish (%d hits so far)", hits);
-    }
-    if (stop.kind == ASMSPY_STOP_EXITED) {
-      if (stop.exit_code < 0)
-        term_sig = -stop.exit_code;
-      else
-        exit_code = stop.exit_code;
-      break;
-    }
-    if (++stops > HW_MAX_STOPS) {
-      seam->detach(sm);
-      return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
-                        "hwwatch probe: more than %d stops for %d writes: trap storm",
-                        HW_MAX_STOPS, HW_WRITES);
-    }
-    if (!hw_probe_is_trap(&stop)) {
-      sig = stop.kind == ASMSPY_STOP_SIGNAL ? stop.sig : 0; /* not ours: deliver it */
-      continue;
-    }
-    traps++;
-    if (stepping) { /* stepped over the store: watch again */
-      stepping = 0;
-      (void)seam->set_regset(sm, pid, HW_ARM64_NT_HW_WATCH, &armed, len);
-      continue;
-    }
-    if (stop.si_code == HW_TRAP_HWBKPT) {
-      hits++;
-      (void)seam->set_regset(sm, pid, HW_ARM64_NT_HW_WATCH, &off, len);
-      stepping = 1;
-    }
+  struct a64_hits h = {seam, sm, pid, &armed, &off, len, 0, 0};
+  struct pw_run run;
+  int end = pw_drive(seam, sm, pid, deadline, HW_MAX_STOPS, hw_probe_is_trap, a64_on_trap, &h, &run);
+  int hits = h.hits, traps = run.traps, exit_code = run.exit_code, term_sig = run.term_sig;
+  if (end == PW_RESUME) {
+    seam->detach(sm);
+    return pp_verdict(res, ASMSPY_E_INTERNAL, run.err, 0, "hwwatch probe: resume: %s",
+                      pp_errno_name(run.err));
+  }
+  if (end == PW_TIMEOUT) {
+    seam->detach(sm);
+    return pp_verdict(res, ASMSPY_E_INTERNAL, ETIMEDOUT, 0,
+                      "hwwatch probe: the watched child did not finish (%d hits so far)", hits);
+  }
+  if (end == PW_STORM) {
+    seam->detach(sm);
+    return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
+                      "hwwatch probe: more than %d stops for %d writes: trap storm",
+                      HW_MAX_STOPS, HW_WRITES);
   }
   seam->detach(sm); /* the child is reaped: this frees the seam */
   if (term_sig || exit_code != 0)

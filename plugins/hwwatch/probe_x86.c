@@ -23,6 +23,7 @@
 
 #include "asmspy/plugin.h"
 #include "plugins/common/perf_probe.h"
+#include "plugins/common/probe_wait.h"
 #include "plugins/hwwatch/hwwatch.h"
 
 #if defined(__x86_64__)
@@ -62,6 +63,25 @@ static int hw_poke_status(int e)
   default: /* EINVAL, EIO, ENODEV: the kernel refuses this debug-register setup */
     return ASMSPY_E_NO_KERNEL;
   }
+}
+
+/* one watchpoint trap: counted by its si_code and by DR6.B0 (cleared: it
+ * is sticky) */
+struct x86_hits {
+  const struct asmspy_seam_api *seam;
+  struct asmspy_seam *sm;
+  pid_t pid;
+  int hits_code, hits_dr6;
+};
+static int x86_on_trap(void *ctx, const struct asmspy_stop *stop) {
+  struct x86_hits *h = ctx;
+  uint64_t dr6 = 0;
+  int b0 = h->seam->peek_user(h->sm, h->pid, HW_DR_OFF(6), &dr6) == 0 &&
+           (hw_x86_dr6_fired(dr6) & 1u);
+  (void)h->seam->poke_user(h->sm, h->pid, HW_DR_OFF(6), 0); /* DR6 is sticky */
+  h->hits_code += stop->si_code == TRAP_HWBKPT;
+  h->hits_dr6 += b0;
+  return 0;
 }
 
 int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res)
@@ -111,51 +131,27 @@ int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result
   int back_err = -seam->peek_user(sm, pid, HW_DR_OFF(7), &back);
 
   /* Fire: let the child write, count the watchpoint traps. */
-  int hits_code = 0, hits_dr6 = 0, traps = 0, stops = 0, exit_code = -1, term_sig = 0;
-  int sig = 0;
-  for (;;) {
-    rc = seam->resume(sm, pid, sig);
-    if (rc < 0) {
-      seam->detach(sm);
-      return pp_verdict(res, ASMSPY_E_INTERNAL, -rc, 0, "hwwatch probe: PTRACE_CONT: %s",
-                        pp_errno_name(-rc));
-    }
-    sig = 0;
-    struct asmspy_stop stop;
-    memset(&stop, 0, sizeof stop);
-    ASMSPY_INIT_HEADER(&stop);
-    int64_t left = deadline - pp_now_ms();
-    if (left <= 0 || seam->next_stop_timeout(sm, &stop, left) != 0 ||
-        stop.kind == ASMSPY_STOP_TIMEOUT || stop.kind == ASMSPY_STOP_NONE) {
-      seam->detach(sm);
-      return pp_verdict(res, ASMSPY_E_INTERNAL, ETIMEDOUT, 0,
-                        "hwwatch probe: the watched child did not finish: %s (%d traps so far)",
-                        pp_errno_name(ETIMEDOUT), traps);
-    }
-    if (stop.kind == ASMSPY_STOP_EXITED) {
-      if (stop.exit_code < 0)
-        term_sig = -stop.exit_code;
-      else
-        exit_code = stop.exit_code;
-      break;
-    }
-    if (++stops > HW_MAX_STOPS) {
-      seam->detach(sm);
-      return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
-                        "hwwatch probe: more than %d stops for %d writes: trap storm",
-                        HW_MAX_STOPS, HW_WRITES);
-    }
-    if (!hw_probe_is_trap(&stop)) {
-      sig = stop.kind == ASMSPY_STOP_SIGNAL ? stop.sig : 0; /* not ours: deliver it */
-      continue;
-    }
-    traps++;
-    int is_hw = stop.si_code == TRAP_HWBKPT;
-    uint64_t dr6 = 0;
-    int b0 = seam->peek_user(sm, pid, HW_DR_OFF(6), &dr6) == 0 && (hw_x86_dr6_fired(dr6) & 1u);
-    (void)seam->poke_user(sm, pid, HW_DR_OFF(6), 0); /* DR6 is sticky */
-    hits_code += is_hw;
-    hits_dr6 += b0;
+  struct x86_hits h = {seam, sm, pid, 0, 0};
+  struct pw_run run;
+  int end = pw_drive(seam, sm, pid, deadline, HW_MAX_STOPS, hw_probe_is_trap, x86_on_trap, &h, &run);
+  int hits_code = h.hits_code, hits_dr6 = h.hits_dr6, traps = run.traps;
+  int exit_code = run.exit_code, term_sig = run.term_sig;
+  if (end == PW_RESUME) {
+    seam->detach(sm);
+    return pp_verdict(res, ASMSPY_E_INTERNAL, run.err, 0, "hwwatch probe: PTRACE_CONT: %s",
+                      pp_errno_name(run.err));
+  }
+  if (end == PW_TIMEOUT) {
+    seam->detach(sm);
+    return pp_verdict(res, ASMSPY_E_INTERNAL, ETIMEDOUT, 0,
+                      "hwwatch probe: the watched child did not finish: %s (%d traps so far)",
+                      pp_errno_name(ETIMEDOUT), traps);
+  }
+  if (end == PW_STORM) {
+    seam->detach(sm);
+    return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
+                      "hwwatch probe: more than %d stops for %d writes: trap storm",
+                      HW_MAX_STOPS, HW_WRITES);
   }
   seam->detach(sm);
   /* The child is reaped (exited or signalled) here. */

@@ -312,9 +312,10 @@ static void record_next(struct step_state *st, struct pending_insn *p, const str
     size_t nlen = sizeof no;
     uint8_t prev[4];
     static const uint8_t svc0[4] = {0x01, 0x00, 0x00, 0xd4};
-    if (x0 >= -516 && x0 <= -512 && stop->target &&
-        st->host->seam->get_regset(st->seam, stop->tid, 0x404 /* NT_ARM_SYSTEM_CALL */, &no,
-                                   &nlen) == 0 &&
+    /* the regset that holds the call a restart re-runs: the arch shim's */
+    uint32_t nt = ASMSPY_HAS(st->host, arch) && st->host->arch ? st->host->arch->syscall_regset : 0;
+    if (x0 >= -516 && x0 <= -512 && stop->target && nt &&
+        st->host->seam->get_regset(st->seam, stop->tid, nt, &no, &nlen) == 0 &&
         no >= 0 && st->host->read_mem(stop->target, regs.ip - 4, prev, 4) == 4 &&
         memcmp(prev, svc0, 4) == 0)
       p->ip = regs.ip - 4;

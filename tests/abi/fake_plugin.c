@@ -18,6 +18,8 @@
  *   FAKE_NULL_PROBE         backend without probe()                     E_BAD_DESCRIPTOR 403
  *   FAKE_DUP_A, FAKE_DUP_B  the same name twice                         usable, E_DUP_NAME 404
  *   FAKE_PROBE_UNAVAIL      probe reports ASMSPY_E_NO_HW                E_NO_HW 301
+ *   FAKE_NEEDS_NEWER        min_host_minor = host minor + 1 (1.12)     E_ABI 401
+ *   FAKE_NEEDS_CURRENT      min_host_minor = host minor (1.12)         usable
  *
  * Names are all fake_*: never a real plugin's name. */
 #define _GNU_SOURCE
@@ -399,6 +401,40 @@ ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_
   (void)host;
   if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
   return &unavail_plugin;
+}
+
+/* ======================================================================== */
+#elif defined(FAKE_NEEDS_NEWER) || defined(FAKE_NEEDS_CURRENT)
+/* 1.12: a descriptor that declares the oldest host minor it works with.
+ * NEEDS_NEWER needs the minor after this host's (it is "from the future"
+ * and uses a service this host does not have): refused with ASMSPY_E_ABI
+ * and the reason. NEEDS_CURRENT needs exactly this host's: loaded. */
+#ifdef FAKE_NEEDS_NEWER
+#define FAKE_NAME "fake_needs_newer"
+#define FAKE_MIN (ASMSPY_ABI_MINOR + 1)
+#else
+#define FAKE_NAME "fake_needs_current"
+#define FAKE_MIN ASMSPY_ABI_MINOR
+#endif
+static const struct asmspy_view_ops needs_view =
+    FAKE_VIEW_OPS(ASMSPY_ABI_VERSION, sizeof(struct asmspy_view_ops), FAKE_NAME);
+
+static const struct asmspy_plugin needs_plugin = {
+    .abi_version = ASMSPY_ABI_MAKE(ASMSPY_ABI_MAJOR, FAKE_MIN),
+    .struct_size = sizeof(struct asmspy_plugin),
+    .kind = ASMSPY_KIND_VIEW,
+    .name = FAKE_NAME,
+    .description = "fake: declares min_host_minor",
+    .view = &needs_view,
+    .plugin_version = "0.0.1",
+    .min_host_minor = FAKE_MIN,
+};
+
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  (void)host;
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  return &needs_plugin; /* the host decides from min_host_minor */
 }
 
 #else

@@ -172,6 +172,27 @@ int main(void) {
   expect_status("refuses", p, ASMSPY_E_ABI, want);
   expect_not_loaded(e, "refuses", p);
 
+  /* 1.12: the plugin needs a newer host minor: refused with both versions */
+  p = fake_row(e, "needs_newer");
+  snprintf(want, sizeof want, "plugin needs host ABI %u.%u, host speaks %u.%u", ASMSPY_ABI_MAJOR,
+           ASMSPY_ABI_MINOR + 1, ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR);
+  expect_status("needs_newer", p, ASMSPY_E_ABI, want);
+  expect_not_loaded(e, "needs_newer", p);
+  check(asmspy_find_view_for_mode(e, "fake_needs_newer") == NULL,
+        "needs_newer: its mode is not served");
+  /* ... and one that needs exactly this host's minor loads */
+  p = fake_row(e, "needs_current");
+  expect_status("needs_current", p, ASMSPY_USABLE, NULL);
+  check(asmspy_find_view_for_mode(e, "fake_needs_current") == p,
+        "needs_current: serves mode 'fake_needs_current'");
+  /* the host's capability word says what its operands() does */
+  const struct asmspy_host_api *h = asmspy_host_api();
+  check(ASMSPY_HAS(h, caps) && (h->caps & ASMSPY_HOST_CAP_OPERANDS_ISA_ACCESS),
+        "host caps: operands() applies the ISA access table");
+  check(ASMSPY_HAS(h, arch) && h->arch && h->arch->nregs <= ASMSPY_ARCH_MAX_REGS &&
+            h->arch->reg_sp >= 0 && h->arch->reg_ret >= 0 && h->arch->nargs >= 6,
+        "host arch: register identities described (%s)", h->arch ? h->arch->name : "none");
+
   /* no entry symbol */
   p = fake_row(e, "no_entry");
   expect_status("no_entry", p, ASMSPY_E_NO_ENTRY, "no entry point [" ASMSPY_PLUGIN_ENTRY_NAME "]");

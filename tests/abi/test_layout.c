@@ -817,13 +817,58 @@ NEW(asmspy_session, call_patch, SIZE_1_11_asmspy_session);
 ENDS(asmspy_session, call_patch, SIZE_1_12_asmspy_session);
 #define SIZE_1_12_asmspy_probe_result SIZE_1_11_asmspy_probe_result
 #define SIZE_1_12_asmspy_event SIZE_1_11_asmspy_event
-#define SIZE_1_12_asmspy_host_api SIZE_1_11_asmspy_host_api
+/* The arch shim owns the arch: host->arch (struct asmspy_arch, new) names
+ * the register ids, flag bits and calling convention; host->caps carries
+ * behaviour-change bits; the descriptor's min_host_minor makes an older
+ * host refuse a plugin that needs more (ASMSPY_E_ABI). */
+PIN(asmspy_host_api, arch, 224);
+NEW(asmspy_host_api, arch, SIZE_1_11_asmspy_host_api);
+PIN(asmspy_host_api, caps, 232);
+#define SIZE_1_12_asmspy_host_api 240
+ENDS(asmspy_host_api, caps, SIZE_1_12_asmspy_host_api);
+_Static_assert(ASMSPY_HOST_CAP_OPERANDS_ISA_ACCESS == 1 && ASMSPY_HOST_CAP_OPERANDS_ARM64 == 2,
+               "a host capability bit never changes");
+PIN(asmspy_plugin, min_host_minor, 72);
+NEW(asmspy_plugin, min_host_minor, SIZE_1_11_asmspy_plugin);
+PIN(asmspy_plugin, min_pad_, 76);
+#define SIZE_1_12_asmspy_plugin 80
+ENDS(asmspy_plugin, min_pad_, SIZE_1_12_asmspy_plugin);
+/* struct asmspy_arch: new in 1.12. */
+HEADER(asmspy_arch);
+PIN(asmspy_arch, name, 8);
+PIN(asmspy_arch, nregs, 16);
+PIN(asmspy_arch, ngpr, 20);
+PIN(asmspy_arch, reg_ip, 24);
+PIN(asmspy_arch, reg_sp, 28);
+PIN(asmspy_arch, reg_fp, 32);
+PIN(asmspy_arch, reg_ret, 36);
+PIN(asmspy_arch, reg_flags, 40);
+PIN(asmspy_arch, reg_link, 44);
+PIN(asmspy_arch, call_push, 48);
+PIN(asmspy_arch, insn_align, 52);
+PIN(asmspy_arch, nargs, 56);
+PIN(asmspy_arch, args, 60);
+PIN(asmspy_arch, nclobber, 68);
+PIN(asmspy_arch, clobber, 72);
+PIN(asmspy_arch, reg_names, 104);
+PIN(asmspy_arch, reg_meanings, 112);
+PIN(asmspy_arch, reg_order, 120);
+PIN(asmspy_arch, flag_carry, 128);
+PIN(asmspy_arch, flag_zero, 136);
+PIN(asmspy_arch, flag_sign, 144);
+PIN(asmspy_arch, flag_overflow, 152);
+PIN(asmspy_arch, flag_trap, 160);
+PIN(asmspy_arch, syscall_regset, 168);
+PIN(asmspy_arch, pad_, 172);
+#define SIZE_1_12_asmspy_arch 176
+ENDS(asmspy_arch, pad_, SIZE_1_12_asmspy_arch);
+_Static_assert(ASMSPY_ARCH_MAX_REGS == 40, "ASMSPY_ARCH_MAX_REGS is ABI");
+_Static_assert(ASMSPY_VREG_V == 9 && ASMSPY_FP_ASIMD == 16, "the AArch64 VREG class is ABI");
 #define SIZE_1_12_asmspy_operands SIZE_1_11_asmspy_operands
 #define SIZE_1_12_asmspy_regs SIZE_1_11_asmspy_regs
 #define SIZE_1_12_asmspy_stop SIZE_1_11_asmspy_stop
 #define SIZE_1_12_asmspy_seam_api SIZE_1_11_asmspy_seam_api
 #define SIZE_1_12_asmspy_symbol SIZE_1_11_asmspy_symbol
-#define SIZE_1_12_asmspy_plugin SIZE_1_11_asmspy_plugin
 #define SIZE_1_12_asmspy_syscall_info SIZE_1_11_asmspy_syscall_info
 PIN(asmspy_inproc_req, end_entry, 40);
 NEW(asmspy_inproc_req, end_entry, SIZE_1_11_asmspy_inproc_req);
@@ -857,6 +902,7 @@ SIZE(asmspy_syscall_info, CUR(asmspy_syscall_info));
 SIZE(asmspy_operands, CUR(asmspy_operands));
 SIZE(asmspy_inproc_req, CUR(asmspy_inproc_req));
 SIZE(asmspy_fpregs, CUR(asmspy_fpregs));
+SIZE(asmspy_arch, CUR(asmspy_arch));
 
 /* Boundary structs are 8-aligned (ENDS() rounds to 8). */
 _Static_assert(alignof(struct asmspy_plugin) == 8 && alignof(struct asmspy_event) == 8 &&

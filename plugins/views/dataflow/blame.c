@@ -150,7 +150,7 @@ void blame_emit(const struct df_trace *t, const struct df_blame_in *in,
                 const struct asmspy_record_schema *schema) {
   if (!t->nsteps) return;
   if (in->ret_known) {
-    struct rec ret = {.reg = G_RAX, .size = 8, .known = 1, .def = -1};
+    struct rec ret = {.reg = (uint8_t)df_arch->reg_ret, .size = 8, .known = 1, .def = -1};
     memcpy(ret.val, &in->ret, 8);
     emit_one(t, in, h, out, schema, &ret, in->ret_def);
   }

@@ -9,14 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const df_reg_names[G_NREGS] = {
-    "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi",
-    "rdi", "orig_rax", "rip", "cs", "rflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs",
-    "gs"};
-
-/* registers a call-out may clobber (SysV: caller-saved + return registers) */
-static const uint8_t callout_defs[] = {G_RAX, G_RDX, G_RCX, G_RSI, G_RDI, G_R8,
-                                       G_R9,  G_R10, G_R11, G_RSP, G_EFLAGS};
+const struct asmspy_arch *df_arch; /* host->arch: dataflow.c's entry sets it */
 
 /* ---------------------------- memory defs ------------------------------- */
 
@@ -99,7 +92,7 @@ static struct step *new_step(struct df_state *st) {
     st->tr.scap = nc;
   }
   if ((st->streams.steps || st->streams.statediff) && st->tr.regcap < st->tr.scap) {
-    uint64_t(*r)[G_NREGS] = realloc(st->tr.regs, st->tr.scap * sizeof *r);
+    uint64_t(*r)[DF_NREGS] = realloc(st->tr.regs, st->tr.scap * sizeof *r);
     if (!r) return NULL;
     st->tr.regs = r;
     st->tr.regcap = st->tr.scap;
@@ -157,14 +150,16 @@ static void read_value(struct df_state *st, const struct asmspy_event *ev, struc
   r->known = ev->target && st->host->read_mem(ev->target, r->addr, r->val, n) == (ssize_t)n;
 }
 
-static int reg_ok(const struct asmspy_regs *regs, int g) {
-  return regs && g >= 0 && (uint32_t)g < regs->ngpr && ASMSPY_HAS(regs, gpr);
+/* register id g's value in regs (the arch's pseudo registers included) */
+static int reg_get(const struct asmspy_regs *regs, int g, uint64_t *v) {
+  return regs && ASMSPY_HAS(regs, gpr) && asmspy_reg_value(df_arch, regs, g, v);
 }
 
 /* The post-execution state of the pending step is visible now: fill its
  * written values. regs: the registers now (NULL = registers unknown, except
- * rax = retval when have_ret). A call's own writes are computed (the callee
- * already runs: rsp is the call's rsp - 8, rip the callee). */
+ * the return register = retval when have_ret). A call's own writes are
+ * computed (the callee already runs: sp is the call's sp less what it
+ * pushed, ip the callee, the link register the call's fall-through). */
 /* --fpregs: the x87 registers step idx loaded or changed, as the states
  * before and after it show, are its writes too — Capstone names only the
  * status word for fld/fmulp/fadd, not the stack slot they fill. */
@@ -194,20 +189,23 @@ void df_finish_pending(struct df_state *st, const struct asmspy_event *ev,
                            int at_callout, uint64_t callee) {
   if (st->pending < 0) return;
   struct step *s = &st->tr.steps[st->pending];
+  const struct asmspy_arch *a = df_arch;
   for (size_t i = 0; i < s->nw; i++) {
     struct rec *w = &st->tr.writes[s->w0 + i];
+    uint64_t v;
     if (w->vreg) {
       if (st->fp_ok) fp_value(st->host, &st->fp, w, 1);
       else w->known = 0;
     } else if (w->is_mem) {
       read_value(st, ev, w);
     } else if (at_callout) {
-      if (w->reg == G_RSP) set_u64(w, s->pre_rsp - 8);
-      else if (w->reg == G_RIP) set_u64(w, callee);
+      if (w->reg == a->reg_sp) set_u64(w, s->pre_rsp - a->call_push);
+      else if (w->reg == a->reg_ip) set_u64(w, callee);
+      else if (w->reg == a->reg_link && a->insn_align >= 4) set_u64(w, s->addr + a->insn_align);
       else w->known = 0;
-    } else if (reg_ok(regs, w->reg)) {
-      set_u64(w, regs->gpr[w->reg]);
-    } else if (have_ret && w->reg == G_RAX) {
+    } else if (reg_get(regs, w->reg, &v)) {
+      set_u64(w, v);
+    } else if (have_ret && w->reg == a->reg_ret) {
       set_u64(w, retval);
     } else {
       w->known = 0;
@@ -229,7 +227,9 @@ static void vreg_rec(struct df_state *st, struct rec *r, uint16_t vreg) {
 
 void df_on_insn(struct df_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
+  const struct asmspy_arch *a = df_arch;
   const struct asmspy_regs *regs = ASMSPY_HAS(ev, regs) ? ev->regs : NULL;
+  uint64_t v;
   df_fp_read(st, ev, -1);
   df_finish_pending(st, ev, regs, 0, 0, 0, 0);
   struct asmspy_operands o;
@@ -240,13 +240,14 @@ void df_on_insn(struct df_state *st, const struct asmspy_event *ev) {
   if (!s) return;
   int64_t idx = (int64_t)(st->tr.nsteps - 1);
   s->addr = ev->ip;
-  s->pre_rsp = reg_ok(regs, G_RSP) ? regs->gpr[G_RSP] : ev->u.insn.sp;
+  s->pre_rsp = reg_get(regs, a->reg_sp, &v) ? v : ev->u.insn.sp;
   snprintf(s->text, sizeof s->text, "%s", o.text);
   st->executed++;
   note_rsp(st, s->pre_rsp);
-  st->last_regs_known = regs && regs->ngpr >= G_NREGS && ASMSPY_HAS(regs, gpr);
-  if (st->last_regs_known) {
-    memcpy(st->last_regs, regs->gpr, sizeof st->last_regs);
+  st->last_regs_known = regs && ASMSPY_HAS(regs, gpr) && regs->ngpr >= a->ngpr;
+  if (st->last_regs_known) { /* the whole register file, pseudo registers included */
+    memset(st->last_regs, 0, sizeof st->last_regs);
+    for (uint32_t g = 0; g < a->nregs; g++) reg_get(regs, (int)g, &st->last_regs[g]);
     snap_regs(st, (size_t)idx, st->last_regs);
   }
   df_fp_read(st, ev, idx);
@@ -259,12 +260,12 @@ void df_on_insn(struct df_state *st, const struct asmspy_event *ev) {
   /* reads, against the defs before this step */
   for (unsigned i = 0; i < o.nread && i < sizeof o.read; i++) {
     int g = o.read[i];
-    if (g == G_RIP || g >= G_NREGS) continue;
+    if (g == a->reg_ip || g >= (int)a->nregs) continue;
     struct rec *r = new_rec(&st->tr.reads, &st->tr.nreads, &st->tr.rcap);
     if (!r) break;
     r->reg = (uint8_t)g;
     r->size = 8;
-    if (reg_ok(regs, g)) set_u64(r, regs->gpr[g]);
+    if (reg_get(regs, g, &v)) set_u64(r, v);
     r->def = st->reg_def[g];
     s->nr++;
   }
@@ -295,7 +296,7 @@ void df_on_insn(struct df_state *st, const struct asmspy_event *ev) {
   /* writes: this step is now their definition */
   for (unsigned i = 0; i < o.nwritten && i < sizeof o.written; i++) {
     int g = o.written[i];
-    if (g == G_RIP || g >= G_NREGS) continue;
+    if (g == a->reg_ip || g >= (int)a->nregs) continue;
     struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
     if (!w) break;
     w->reg = (uint8_t)g;
@@ -351,6 +352,7 @@ static void symbol_name(struct df_state *st, struct asmspy_target *t, uint64_t a
 void df_on_callout(struct df_state *st, const struct asmspy_event *ev) {
   /* the thread is stopped at the callee's first instruction: the call's
    * own effects (return slot, rsp) are visible now */
+  const struct asmspy_arch *a = df_arch;
   int64_t call = st->pending; /* the call instruction's step */
   df_fp_read(st, ev, -1);
   df_finish_pending(st, ev, NULL, 0, 0, 1, ev->u.branch.to);
@@ -360,29 +362,33 @@ void df_on_callout(struct df_state *st, const struct asmspy_event *ev) {
   s->callout = 1;
   s->addr = ev->u.branch.from;
   s->callee = ev->u.branch.to;
-  if (call >= 0) { /* the return slot the call pushed, which the callee's ret pops */
-    s->pre_rsp = s->slot = st->tr.steps[call].pre_rsp - 8;
+  if (call >= 0 && a->call_push) { /* the return slot the call pushed, which the callee's ret pops */
+    s->pre_rsp = s->slot = st->tr.steps[call].pre_rsp - a->call_push;
     s->slot_known = st->host->read_mem(ev->target, s->slot, &s->slot_val, 8) == 8;
     note_rsp(st, s->slot);
+  } else if (call >= 0) { /* the return address went to the link register */
+    s->pre_rsp = st->tr.steps[call].pre_rsp;
   }
   if (st->last_regs_known) { /* what the callee starts with: the call's effects only */
-    uint64_t r[G_NREGS];
+    uint64_t r[DF_NREGS];
     memcpy(r, st->last_regs, sizeof r);
-    r[G_RSP] = s->pre_rsp ? s->pre_rsp : r[G_RSP] - 8;
-    r[G_RIP] = s->callee;
+    if (a->reg_sp >= 0) r[a->reg_sp] = s->pre_rsp ? s->pre_rsp : r[a->reg_sp] - a->call_push;
+    if (a->reg_ip >= 0) r[a->reg_ip] = s->callee;
+    if (a->reg_link >= 0 && call >= 0) r[a->reg_link] = s->addr + a->insn_align;
     snap_regs(st, (size_t)idx, r);
   }
   df_fp_read(st, ev, idx);
-  for (int k = 0; k < DF_VKEYS; k++) st->vdef[k] = idx; /* SysV: all caller-saved */
+  /* SysV: every vector register is caller-saved (AAPCS64 keeps the low
+   * half of v8-v15: a def here is conservative) */
+  for (int k = 0; k < DF_VKEYS; k++) st->vdef[k] = idx;
   if (st->streams.blame) { /* its inputs, as far as the caller can tell: the argument registers */
-    static const uint8_t args[] = {G_RDI, G_RSI, G_RDX, G_RCX, G_R8, G_R9};
-    for (size_t i = 0; i < sizeof args; i++) {
+    for (uint32_t i = 0; i < a->nargs && i < sizeof a->args; i++) {
       struct rec *r = new_rec(&st->tr.cins, &st->tr.ncins, &st->tr.ccap);
       if (!r) break;
-      r->reg = args[i];
+      r->reg = a->args[i];
       r->size = 8;
-      r->def = st->reg_def[args[i]];
-      if (st->last_regs_known) set_u64(r, st->last_regs[args[i]]);
+      r->def = st->reg_def[a->args[i]];
+      if (st->last_regs_known) set_u64(r, st->last_regs[a->args[i]]);
       s->nc++;
     }
   }
@@ -390,12 +396,12 @@ void df_on_callout(struct df_state *st, const struct asmspy_event *ev) {
   symbol_name(st, ev->target, ev->u.branch.to, name, sizeof name);
   snprintf(s->text, sizeof s->text, "callout %s", name);
   st->callouts++;
-  for (size_t i = 0; i < sizeof callout_defs; i++) {
+  for (uint32_t i = 0; i < a->nclobber && i < sizeof a->clobber; i++) { /* what a call may change */
     struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
     if (!w) break;
-    w->reg = callout_defs[i];
+    w->reg = a->clobber[i];
     w->size = 8;
-    st->reg_def[callout_defs[i]] = idx;
+    st->reg_def[a->clobber[i]] = idx;
     s->nw++;
   }
   st->pending = idx; /* its values: the registers at the next INSN */
@@ -408,7 +414,7 @@ void df_reset_invocation(struct df_state *st) {
   st->tr.min_rsp = 0;
   if (st->md.cap) memset(st->md.keys, 0, st->md.cap * sizeof *st->md.keys);
   st->md.n = 0;
-  for (int g = 0; g < G_NREGS; g++) st->reg_def[g] = -1;
+  for (int g = 0; g < DF_NREGS; g++) st->reg_def[g] = -1;
   for (int k = 0; k < DF_VKEYS; k++) st->vdef[k] = -1;
   st->pending = -1;
   st->executed = st->callouts = 0;

@@ -26,14 +26,14 @@ struct df_state {
   struct rv_region rv; /* the region, its name and the entry wait */
   int64_t max;
   struct df_trace tr; /* the invocation being captured */
-  int64_t reg_def[G_NREGS];
+  int64_t reg_def[DF_NREGS];
   struct memdef md;
   int64_t pending; /* step whose written values await the post-execution state, -1 none */
   uint64_t executed, callouts;
   int entered, done;
   int32_t tid; /* the sampled thread */
   struct df_streams streams; /* the opt-in streams armed */
-  uint64_t last_regs[G_NREGS]; /* the registers the latest instruction step saw */
+  uint64_t last_regs[DF_NREGS]; /* the registers the latest instruction step saw */
   int last_regs_known;
   int64_t invocations;         /* --continuous: invocations rendered so far */
   struct asmspy_fpregs fp;     /* --fpregs: the thread's FP/vector state at the current event */

@@ -130,6 +130,11 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
   if (rc) return rc;
   if (!ao.on) rc = rv_need_spec(host, s, &rv, usage);
   if (rc) return rc;
+  if (!df_arch) {
+    host->note(NULL, ASMSPY_NOTE_WARN, "--%s needs a host that describes its arch (ABI 1.12)",
+               s->mode);
+    return -ASMSPY_E_ABI;
+  }
   if (!ASMSPY_HAS(host, operands) || !host->operands) {
     host->note(NULL, ASMSPY_NOTE_WARN, "--%s needs a host with operands() (ABI 1.3)", s->mode);
     return -ASMSPY_E_ABI;
@@ -150,7 +155,7 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
   st->rec_dataflow = &dataflow_records[DF_REC_DATAFLOW];
   st->rec_blame = &dataflow_records[DF_REC_BLAME];
   st->pending = -1;
-  for (int g = 0; g < G_NREGS; g++) st->reg_def[g] = -1;
+  for (int g = 0; g < DF_NREGS; g++) st->reg_def[g] = -1;
   for (int k = 0; k < DF_VKEYS; k++) st->vdef[k] = -1;
   *state = st;
   return 0;
@@ -351,6 +356,18 @@ static const struct asmspy_plugin df_plugin = {
     .caps = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_REGION,
     .view = &df_ops,
     .plugin_version = "0.1.0",
+    .min_host_minor = 12, /* host->arch: the register ids it follows */
 };
 
-ASMSPY_PLUGIN_ENTRY_FOR(df_plugin)
+/* The entry keeps host->arch (the register ids, names and calling
+ * convention) and describes the --steps register file from it. */
+ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_version,
+                                                              const struct asmspy_host_api *host) {
+  if (ASMSPY_ABI_MAJOR_OF(host_abi_version) != ASMSPY_ABI_MAJOR) return NULL;
+  if (host && ASMSPY_HAS(host, arch) && host->arch && host->arch->nregs <= DF_NREGS &&
+      ASMSPY_HAS(host->arch, reg_order)) {
+    df_arch = host->arch;
+    regfile_describe(df_arch);
+  }
+  return &df_plugin;
+}

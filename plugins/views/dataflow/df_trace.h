@@ -13,14 +13,15 @@
 #define VAL_MAX 64     /* bytes of a value kept: a zmm register whole */
 #define MEM_VAL_MAX 32 /* bytes of a memory value kept (a zmm memory operand is cut to this) */
 
-/* user_regs_struct indexes used by name */
-enum { G_R15 = 0, G_R14 = 1, G_R13 = 2, G_R12 = 3, G_RBP = 4, G_RBX = 5, G_R11 = 6, G_R10 = 7,
-       G_R9 = 8, G_R8 = 9, G_RAX = 10, G_RCX = 11, G_RDX = 12, G_RSI = 13, G_RDI = 14,
-       G_ORIG_RAX = 15, G_RIP = 16, G_CS = 17, G_EFLAGS = 18, G_RSP = 19, G_SS = 20,
-       G_FS_BASE = 21, G_GS_BASE = 22, G_DS = 23, G_ES = 24, G_FS = 25, G_GS = 26, G_NREGS = 27 };
-
-/* the names of user_regs_struct's members, by index (eflags is "rflags") */
-extern const char *const df_reg_names[G_NREGS];
+/* Register ids, their names, which is sp / the return value / the
+ * arguments, what a call clobbers: the host's arch shim says (host->arch,
+ * ABI 1.12; the plugin declares min_host_minor 12). Set once at the entry. */
+#define DF_NREGS ASMSPY_ARCH_MAX_REGS /* the most register ids an arch has */
+extern const struct asmspy_arch *df_arch;
+/* register id g's name ("rax", "x0", "nzcv") */
+static inline const char *df_reg_name(unsigned g) {
+  return df_arch && g < df_arch->nregs ? df_arch->reg_names[g] : "?";
+}
 
 /* One value read or written by a step. */
 struct rec {
@@ -46,7 +47,7 @@ static inline uint32_t df_rec_nbytes(const struct rec *r) {
 struct step {
   uint64_t addr;     /* insn address; a call-out: the call site */
   uint64_t callee;   /* call-out only */
-  uint64_t pre_rsp;  /* rsp before it ran */
+  uint64_t pre_rsp;  /* sp before it ran */
   size_t r0, nr, w0, nw;
   size_t c0, nc;     /* --blame, call-outs: the argument registers it was handed (inputs) */
   int callout;
@@ -65,7 +66,7 @@ struct df_trace {
   size_t nsteps, scap;
   struct rec *reads, *writes, *cins; /* cins: call-out inputs (--blame) */
   size_t nreads, rcap, nwrites, wcap, ncins, ccap;
-  uint64_t (*regs)[G_NREGS]; /* per step (--steps, --statediff), parallel to steps */
+  uint64_t (*regs)[DF_NREGS]; /* per step (--steps, --statediff), parallel to steps */
   size_t regcap;
   uint8_t (*pre)[MEM_VAL_MAX]; /* per write (--statediff): memory's bytes before the step */
   size_t precap;

@@ -26,7 +26,8 @@ uint8_t fp_vkey(uint16_t vreg, const struct asmspy_fpregs *fp) {
   switch (ASMSPY_VREG_CLASS(vreg)) {
   case ASMSPY_VREG_XMM:
   case ASMSPY_VREG_YMM:
-  case ASMSPY_VREG_ZMM: return (uint8_t)(n & 31u);
+  case ASMSPY_VREG_ZMM:
+  case ASMSPY_VREG_V: return (uint8_t)(n & 31u); /* AArch64 b/h/s/d/q/v<n>: one register */
   case ASMSPY_VREG_ST: return (uint8_t)(32 + ((top_of(fp) + n) & 7u));
   case ASMSPY_VREG_MM: return (uint8_t)(32 + (n & 7u));
   case ASMSPY_VREG_K: return (uint8_t)(40 + (n & 7u));

@@ -37,7 +37,7 @@ void df_fmt_loc(const struct rec *r, char *out, size_t cap) {
   else if (r->is_mem)
     snprintf(out, cap, "[0x%" PRIx64 "]", r->addr);
   else
-    snprintf(out, cap, "%s", r->reg < G_NREGS ? df_reg_names[r->reg] : "?");
+    snprintf(out, cap, "%s", df_reg_name(r->reg));
 }
 
 /* Where the typed values of one `dataflow` record live while it is emitted:
@@ -186,7 +186,7 @@ void df_render(struct df_state *st, const struct asmspy_event *ev) {
     struct df_blame_in in = {
         .ret_known = !truncated,
         .ret = ev->u.region.retval,
-        .ret_def = st->reg_def[G_RAX],
+        .ret_def = st->reg_def[df_arch->reg_ret],
         .invocation = st->streams.continuous ? st->invocations + 1 : 0,
         .mem_def = df_md_get,
         .mem_ctx = &st->md,

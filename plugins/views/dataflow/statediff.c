@@ -74,9 +74,9 @@ static size_t changed_regs(const struct df_trace *t, size_t i, size_t k, int *g_
                            uint64_t *before, uint64_t *after) {
   if (!t->steps[i].regs_known) return 0;
   size_t n = 0;
-  for (int g = 0; g < G_NREGS; g++) {
+  for (int g = 0; g < (int)df_arch->nregs; g++) {
     uint64_t v;
-    if (g == G_RIP || !reg_after(t, i, g, &v) || v == t->regs[i][g]) continue;
+    if (g == df_arch->reg_ip || !reg_after(t, i, g, &v) || v == t->regs[i][g]) continue;
     if (n == k && g_out) {
       *g_out = g;
       *before = t->regs[i][g];
@@ -108,7 +108,7 @@ struct asmspy_value statediff_value(const struct df_trace *t, size_t i, struct d
     changed_regs(t, i, k, &g, &b, &af);
     struct asmspy_value *v = df_values(a, 3);
     if (!v) return rv_absent();
-    v[0] = rv_str(df_reg_names[g]);
+    v[0] = rv_str(df_reg_name((unsigned)g));
     v[1] = rv_hex(b);
     v[2] = rv_hex(af);
     ri[k] = rv_object(v);
@@ -162,7 +162,7 @@ void statediff_text(const struct df_trace *t, size_t i, struct strbuf *text) {
     int g;
     uint64_t b, af;
     changed_regs(t, i, k, &g, &b, &af);
-    strbuf_addf(text, " %s 0x%" PRIx64 "->0x%" PRIx64, df_reg_names[g], b, af);
+    strbuf_addf(text, " %s 0x%" PRIx64 "->0x%" PRIx64, df_reg_name((unsigned)g), b, af);
   }
   for (size_t k = 0; k < s->nw; k++) {
     const struct rec *w = &t->writes[s->w0 + k];

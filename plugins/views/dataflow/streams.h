@@ -40,7 +40,8 @@ struct asmspy_value *df_values(struct df_arena *a, size_t n);
 void df_arena_free(struct df_arena *a);
 
 /* ------------------------------ --steps -------------------------------- */
-extern const struct asmspy_field df_regs_fields[];
+extern struct asmspy_field df_regs_fields[]; /* described from host->arch */
+void regfile_describe(const struct asmspy_arch *a);
 /* step i's `regs` object (rv_absent when its registers are unknown) */
 struct asmspy_value regfile_value(const struct df_trace *t, size_t i, struct df_arena *a);
 void regfile_text(const struct df_trace *t, size_t i, struct strbuf *text);
