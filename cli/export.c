@@ -50,9 +50,7 @@
 #include "cli/cli.h"
 #include "common/ctl_escape.h"
 #include "common/strbuf.h"
-#include "host/json.h"
-#include "host/recording.h"
-#include "host/record_schema.h"
+#include "asmspy-internal/app_api.h"
 
 #include <errno.h>
 #include <inttypes.h>

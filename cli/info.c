@@ -5,8 +5,7 @@
  * target. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
-#include "host/host.h"
-#include "cli/procinfo.h"
+#include "asmspy-internal/app_api.h"
 
 #include <errno.h>
 #include <string.h>

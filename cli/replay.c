@@ -24,10 +24,7 @@
  * address — never from the live process, whose code may have changed. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
-#include "host/host.h"
-#include "host/json.h"
-#include "host/recording.h"
-#include "host/record_schema.h"
+#include "asmspy-internal/app_api.h"
 #include "cli/replay_render.h"
 #include "common/ctl_escape.h"
 

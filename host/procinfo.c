@@ -1,7 +1,7 @@
 /* procinfo: the no-attach process snapshot (interface and rules in
  * procinfo.h). Reads /proc and the mapped ELF files; never calls ptrace. */
 #define _GNU_SOURCE
-#include "cli/procinfo.h"
+#include "asmspy-internal/procinfo.h"
 #include "host/attach_diag.h"
 #include "host/host.h"
 #include "host/json.h"
