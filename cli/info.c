@@ -1,5 +1,5 @@
 /* --info <pid> [--json] [--record=<f>]: the process snapshot. A thin
- * consumer of cli/procinfo.c (which the TUI and --serve reuse): read,
+ * consumer of host/procinfo.c (the TUI and --serve reuse it): read,
  * render, emit one `procinfo` event through the one writer. Reads /proc and
  * the mapped ELF files only; never attaches, never calls ptrace on the
  * target. */
