@@ -1064,120 +1064,145 @@ static void thread_syscall_text(const struct procinfo_thread *t, char *buf, size
   }
 }
 
-char *procinfo_json_fields(const struct procinfo *pi) {
-  struct strbuf b = {0};
+/* procinfo_json_fields: the process: ids, names, argv, exe, cwd, sizes. */
+static void json_process(struct strbuf *b, const struct procinfo *pi) {
   const struct procinfo_brief *r = &pi->b;
-  strbuf_addf(&b, "\"pid\":%d,\"ppid\":%d,\"comm\":", (int)r->pid, (int)r->ppid);
-  strbuf_json_str(&b, r->comm);
-  strbuf_addf(&b, ",\"state\":\"%c\",\"state_name\":", r->state ? r->state : '?');
-  strbuf_json_str(&b, procinfo_state_name(r->state));
-  strbuf_addf(&b, ",\"runtime\":");
-  strbuf_json_str(&b, pi->runtime);
-  strbuf_addf(&b, ",\"runtime_evidence\":");
-  strbuf_json_str(&b, pi->runtime_evidence);
-  strbuf_addf(&b, ",\"argv\":[");
+  strbuf_addf(b, "\"pid\":%d,\"ppid\":%d,\"comm\":", (int)r->pid, (int)r->ppid);
+  strbuf_json_str(b, r->comm);
+  strbuf_addf(b, ",\"state\":\"%c\",\"state_name\":", r->state ? r->state : '?');
+  strbuf_json_str(b, procinfo_state_name(r->state));
+  strbuf_addf(b, ",\"runtime\":");
+  strbuf_json_str(b, pi->runtime);
+  strbuf_addf(b, ",\"runtime_evidence\":");
+  strbuf_json_str(b, pi->runtime_evidence);
+  strbuf_addf(b, ",\"argv\":[");
   for (size_t i = 0, start = 0, k = 0; pi->argv && i <= pi->argv_len && pi->argv_len; i++) {
     if (i == pi->argv_len || pi->argv[i] == '\0') {
-      if (k++) strbuf_addf(&b, ",");
-      strbuf_json_strn(&b, pi->argv + start, i - start);
+      if (k++) strbuf_addf(b, ",");
+      strbuf_json_strn(b, pi->argv + start, i - start);
       start = i + 1;
     }
   }
-  strbuf_addf(&b, "],\"exe\":");
-  sb_json_str_or_null(&b, pi->exe);
+  strbuf_addf(b, "],\"exe\":");
+  sb_json_str_or_null(b, pi->exe);
   if (!pi->exe[0]) {
-    strbuf_addf(&b, ",\"exe_error\":");
-    strbuf_json_str(&b, strerror(pi->exe_err));
+    strbuf_addf(b, ",\"exe_error\":");
+    strbuf_json_str(b, strerror(pi->exe_err));
   }
-  strbuf_addf(&b, ",\"cwd\":");
-  sb_json_str_or_null(&b, pi->cwd);
-  strbuf_addf(&b, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"user\":", (unsigned)r->uid[0],
+  strbuf_addf(b, ",\"cwd\":");
+  sb_json_str_or_null(b, pi->cwd);
+  strbuf_addf(b, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"user\":", (unsigned)r->uid[0],
               (unsigned)r->uid[1], (unsigned)r->gid[0]);
-  strbuf_json_str(&b, r->user);
-  strbuf_addf(&b, ",\"thread_count\":%d", r->threads);
+  strbuf_json_str(b, r->user);
+  strbuf_addf(b, ",\"thread_count\":%d", r->threads);
   if (pi->rss_kb >= 0)
-    strbuf_addf(&b, ",\"rss_kb\":%ld", pi->rss_kb);
+    strbuf_addf(b, ",\"rss_kb\":%ld", pi->rss_kb);
   else
-    strbuf_addf(&b, ",\"rss_kb\":null");
+    strbuf_addf(b, ",\"rss_kb\":null");
   if (pi->fds >= 0)
-    strbuf_addf(&b, ",\"fds\":%d", pi->fds);
+    strbuf_addf(b, ",\"fds\":%d", pi->fds);
   else
-    strbuf_addf(&b, ",\"fds\":null");
-  strbuf_addf(&b, ",\"cpu_jiffies\":%" PRIu64 ",\"hz\":%ld", pi->cpu_jiffies, pi->hz);
-  /* attach */
-  strbuf_addf(&b, ",\"attach\":\"%s\",\"attach_gate\":\"%s\",\"attach_reason\":",
+    strbuf_addf(b, ",\"fds\":null");
+  strbuf_addf(b, ",\"cpu_jiffies\":%" PRIu64 ",\"hz\":%ld", pi->cpu_jiffies, pi->hz);
+}
+
+/* procinfo_json_fields: the attach verdict and the gates behind it. */
+static void json_attach(struct strbuf *b, const struct procinfo *pi) {
+  strbuf_addf(b, ",\"attach\":\"%s\",\"attach_gate\":\"%s\",\"attach_reason\":",
               procinfo_verdict_name(pi->attach.verdict), gate_name(pi->attach.gate));
-  strbuf_json_str(&b, pi->attach.reason);
-  strbuf_addf(&b, ",\"attach_hint\":");
-  sb_json_str_or_null(&b, pi->attach.hint);
+  strbuf_json_str(b, pi->attach.reason);
+  strbuf_addf(b, ",\"attach_hint\":");
+  sb_json_str_or_null(b, pi->attach.hint);
   /* attach_diag's wording of the gates: only meaningful for a refusal */
-  strbuf_addf(&b, ",\"attach_explain\":");
-  sb_json_str_or_null(&b, pi->attach.verdict == PROCINFO_ATTACH_YES ? "" : pi->attach_explain);
-  strbuf_addf(&b, ",\"tracer_pid\":%d", (int)pi->attach.tracer_pid);
+  strbuf_addf(b, ",\"attach_explain\":");
+  sb_json_str_or_null(b, pi->attach.verdict == PROCINFO_ATTACH_YES ? "" : pi->attach_explain);
+  strbuf_addf(b, ",\"tracer_pid\":%d", (int)pi->attach.tracer_pid);
   if (pi->attach.yama >= 0)
-    strbuf_addf(&b, ",\"yama_ptrace_scope\":%d", pi->attach.yama);
+    strbuf_addf(b, ",\"yama_ptrace_scope\":%d", pi->attach.yama);
   else
-    strbuf_addf(&b, ",\"yama_ptrace_scope\":null");
-  strbuf_addf(&b, ",\"cap_sys_ptrace\":%s", pi->attach.cap_sys_ptrace ? "true" : "false");
-  /* modes */
-  strbuf_addf(&b, ",\"modes\":[");
+    strbuf_addf(b, ",\"yama_ptrace_scope\":null");
+  strbuf_addf(b, ",\"cap_sys_ptrace\":%s", pi->attach.cap_sys_ptrace ? "true" : "false");
+}
+
+/* procinfo_json_fields: each mode's verdict. */
+static void json_modes(struct strbuf *b, const struct procinfo *pi) {
+  strbuf_addf(b, ",\"modes\":[");
   for (size_t i = 0; pi->have_modes && i < pi->n_modes; i++) {
     const struct procinfo_mode *m = &pi->modes[i];
-    strbuf_addf(&b, "%s{\"mode\":\"%s\",\"status\":\"%s\",\"backend\":", i ? "," : "", m->mode,
+    strbuf_addf(b, "%s{\"mode\":\"%s\",\"status\":\"%s\",\"backend\":", i ? "," : "", m->mode,
                 mode_status_name(m->status));
-    sb_json_str_or_null(&b, m->backend);
-    strbuf_addf(&b, ",\"reason\":");
-    sb_json_str_or_null(&b, m->reason);
-    strbuf_addf(&b, "}");
+    sb_json_str_or_null(b, m->backend);
+    strbuf_addf(b, ",\"reason\":");
+    sb_json_str_or_null(b, m->reason);
+    strbuf_addf(b, "}");
   }
-  strbuf_addf(&b, "]");
-  /* names */
+  strbuf_addf(b, "]");
+}
+
+/* procinfo_json_fields: symbols, JIT methods, modules. */
+static void json_names(struct strbuf *b, const struct procinfo *pi) {
   if (pi->symbols >= 0)
-    strbuf_addf(&b, ",\"symbols\":%ld,\"jit_methods\":%ld", pi->symbols, pi->jit_methods);
+    strbuf_addf(b, ",\"symbols\":%ld,\"jit_methods\":%ld", pi->symbols, pi->jit_methods);
   else
-    strbuf_addf(&b, ",\"symbols\":null,\"jit_methods\":null");
+    strbuf_addf(b, ",\"symbols\":null,\"jit_methods\":null");
   if (pi->modules >= 0)
-    strbuf_addf(&b, ",\"modules\":%ld,\"exec_anon_regions\":%ld", pi->modules, pi->exec_anon);
+    strbuf_addf(b, ",\"modules\":%ld,\"exec_anon_regions\":%ld", pi->modules, pi->exec_anon);
   else
-    strbuf_addf(&b, ",\"modules\":null,\"exec_anon_regions\":null");
-  strbuf_addf(&b, ",\"module_paths\":[");
+    strbuf_addf(b, ",\"modules\":null,\"exec_anon_regions\":null");
+  strbuf_addf(b, ",\"module_paths\":[");
   for (size_t i = 0; i < pi->n_module_paths; i++) {
-    if (i) strbuf_addf(&b, ",");
-    strbuf_json_str(&b, pi->module_paths[i]);
+    if (i) strbuf_addf(b, ",");
+    strbuf_json_str(b, pi->module_paths[i]);
   }
-  strbuf_addf(&b, "]");
-  /* elf */
+  strbuf_addf(b, "]");
+}
+
+/* procinfo_json_fields: the executable's ELF facts. */
+static void json_elf(struct strbuf *b, const struct procinfo *pi) {
   if (pi->elf.known) {
-    strbuf_addf(&b, ",\"elf\":{\"class\":%d,\"machine\":", pi->elf.elf_class);
-    strbuf_json_str(&b, pi->elf.machine);
+    strbuf_addf(b, ",\"elf\":{\"class\":%d,\"machine\":", pi->elf.elf_class);
+    strbuf_json_str(b, pi->elf.machine);
     strbuf_addf(
-        &b, ",\"pie\":%s,\"static\":%s,\"stripped\":%s,\"interp\":", pi->elf.pie ? "true" : "false",
+        b, ",\"pie\":%s,\"static\":%s,\"stripped\":%s,\"interp\":", pi->elf.pie ? "true" : "false",
         pi->elf.is_static ? "true" : "false", pi->elf.stripped ? "true" : "false");
-    sb_json_str_or_null(&b, pi->elf.interp);
-    strbuf_addf(&b, ",\"go_buildinfo\":%s}", pi->elf.go_buildinfo ? "true" : "false");
+    sb_json_str_or_null(b, pi->elf.interp);
+    strbuf_addf(b, ",\"go_buildinfo\":%s}", pi->elf.go_buildinfo ? "true" : "false");
   } else {
-    strbuf_addf(&b, ",\"elf\":null,\"elf_error\":");
-    strbuf_json_str(&b, strerror(pi->elf.err ? pi->elf.err : EIO));
+    strbuf_addf(b, ",\"elf\":null,\"elf_error\":");
+    strbuf_json_str(b, strerror(pi->elf.err ? pi->elf.err : EIO));
   }
-  /* threads */
-  strbuf_addf(&b, ",\"threads\":[");
+}
+
+/* procinfo_json_fields: every thread and the syscall it is in. */
+static void json_threads(struct strbuf *b, const struct procinfo *pi) {
+  strbuf_addf(b, ",\"threads\":[");
   for (size_t i = 0; i < pi->n_threads; i++) {
     const struct procinfo_thread *t = &pi->threads[i];
-    strbuf_addf(&b, "%s{\"tid\":%d,\"comm\":", i ? "," : "", (int)t->tid);
-    strbuf_json_str(&b, t->comm);
-    strbuf_addf(&b, ",\"state\":\"%c\",\"wchan\":", t->state ? t->state : '?');
-    sb_json_str_or_null(&b, t->wchan);
-    strbuf_addf(&b, ",\"syscall_state\":\"%s\"", sc_state_name(t->sc_state));
+    strbuf_addf(b, "%s{\"tid\":%d,\"comm\":", i ? "," : "", (int)t->tid);
+    strbuf_json_str(b, t->comm);
+    strbuf_addf(b, ",\"state\":\"%c\",\"wchan\":", t->state ? t->state : '?');
+    sb_json_str_or_null(b, t->wchan);
+    strbuf_addf(b, ",\"syscall_state\":\"%s\"", sc_state_name(t->sc_state));
     if (t->sc_state == PROCINFO_SC_IN) {
       const char *name = host_syscall_name(t->syscall_nr);
-      strbuf_addf(&b, ",\"syscall_nr\":%" PRId64 ",\"syscall\":", t->syscall_nr);
-      strbuf_json_str(&b, name ? name : "?");
+      strbuf_addf(b, ",\"syscall_nr\":%" PRId64 ",\"syscall\":", t->syscall_nr);
+      strbuf_json_str(b, name ? name : "?");
     } else {
-      strbuf_addf(&b, ",\"syscall_nr\":null,\"syscall\":null");
+      strbuf_addf(b, ",\"syscall_nr\":null,\"syscall\":null");
     }
-    strbuf_addf(&b, "}");
+    strbuf_addf(b, "}");
   }
-  strbuf_addf(&b, "],\"threads_truncated\":%s", pi->threads_truncated ? "true" : "false");
+  strbuf_addf(b, "],\"threads_truncated\":%s", pi->threads_truncated ? "true" : "false");
+}
+
+char *procinfo_json_fields(const struct procinfo *pi) {
+  struct strbuf b = {0};
+  json_process(&b, pi);
+  json_attach(&b, pi);
+  json_modes(&b, pi);
+  json_names(&b, pi);
+  json_elf(&b, pi);
+  json_threads(&b, pi);
   return sb_take(&b);
 }
 
