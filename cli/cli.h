@@ -1,4 +1,6 @@
-/* The asmspy CLI: a thin consumer of libasmspy. One file per concern:
+/* The asmspy CLI: a consumer of libasmspy through its public API
+ * (include/asmspy/) and the application API (include/asmspy-internal/
+ * app_api.h), linked as libasmspy_app.a; never host/. One file per concern:
  * main.c (signals, dispatch through the command table), commands.c (the
  * built-in commands), args.c (argument parsing shared by every mode). */
 #ifndef ASMSPY_CLI_H
@@ -102,7 +104,7 @@ int cli_cmd_man(int argc, char **argv);
 int cli_cmd_complete(int argc, char **argv);
 int cli_cmd_completion(int argc, char **argv);
 
-/* info.c / list.c: the no-attach commands (cli/procinfo.c does the reading). */
+/* info.c / list.c: the no-attach commands (host/procinfo.c, the application API, does the reading). */
 int cli_cmd_info(int argc, char **argv);
 int cli_cmd_list(int argc, char **argv);
 /* serve.c / replay.c: asmspy as a capture host, and recordings rendered back. */

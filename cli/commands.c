@@ -3,9 +3,7 @@
  * the view plugins, so a third-party view becomes a mode with no CLI change. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
-#include "host/attach_diag.h"
-#include "host/host.h"
-#include "host/symbols.h"
+#include "asmspy-internal/app_api.h"
 #include "common/option_parse.h"
 
 #include <dirent.h>

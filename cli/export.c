@@ -50,9 +50,7 @@
 #include "cli/cli.h"
 #include "common/ctl_escape.h"
 #include "common/strbuf.h"
-#include "host/json.h"
-#include "host/recording.h"
-#include "host/record_schema.h"
+#include "asmspy-internal/app_api.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -764,7 +762,10 @@ static void ex_free(struct ex *x) {
   free(x->procs);
 }
 
-int cli_cmd_export(int argc, char **argv) {
+/* Step 1: the command line. Fills x->fmt, *path and *outpath; 0, or
+ * CLI_EXIT_USAGE (one line printed). */
+static int export_args(int argc, char **argv, struct ex *x, const char **path,
+                       const char **outpath) {
   const char *fmt_arg = NULL;
   if (argc >= 1 && !strncmp(argv[0], "--export=", 9)) {
     fmt_arg = argv[0] + 9;
@@ -779,24 +780,176 @@ int cli_cmd_export(int argc, char **argv) {
   if (!fmt_arg) fmt_arg = fv;
   if (!fmt_arg)
     return cli_usage_error("--export needs a format: --export=perfetto|folded|dot <f.asmtrace|->");
-  struct ex x;
-  memset(&x, 0, sizeof x);
-  if (!strcmp(fmt_arg, "perfetto")) x.fmt = FMT_PERFETTO;
-  else if (!strcmp(fmt_arg, "folded")) x.fmt = FMT_FOLDED;
-  else if (!strcmp(fmt_arg, "dot")) x.fmt = FMT_DOT;
+  if (!strcmp(fmt_arg, "perfetto")) x->fmt = FMT_PERFETTO;
+  else if (!strcmp(fmt_arg, "folded")) x->fmt = FMT_FOLDED;
+  else if (!strcmp(fmt_arg, "dot")) x->fmt = FMT_DOT;
   else {
     char b[64];
     ctl_text_sanitize(b, sizeof b, fmt_arg, strlen(fmt_arg), 0);
     return cli_usage_error("--export: unknown format '%s' (perfetto, folded or dot)", b);
   }
-  const char *path = NULL;
+  *path = NULL;
   for (uint32_t i = 0; i < ov.npos; i++) {
-    if (path) return cli_usage_error("--export takes one recording, got '%s' too", ov.pos[i]);
-    path = ov.pos[i];
+    if (*path) return cli_usage_error("--export takes one recording, got '%s' too", ov.pos[i]);
+    *path = ov.pos[i];
   }
-  if (!path) return cli_usage_error("--export needs a recording: --export=%s <f.asmtrace|->", fmt_arg);
-  const char *outpath = ov.value[EXPORT_OUTPUT];
-  if (outpath && !*outpath) return cli_usage_error("--export: --output needs a file name");
+  if (!*path)
+    return cli_usage_error("--export needs a recording: --export=%s <f.asmtrace|->", fmt_arg);
+  *outpath = ov.value[EXPORT_OUTPUT];
+  if (*outpath && !**outpath) return cli_usage_error("--export: --output needs a file name");
+  return 0;
+}
+
+/* Step 2: every event of rec into x (the first kind of call source seen:
+ * call records, executed instructions or call-graph edges); perfetto's
+ * events are written to x->out as they come. */
+static void export_read(struct ex *x, struct recording *rec) {
+  x->first_ev = 1;
+  x->header_pid = int_or(recording_header(rec), "pid", 0);
+  learn_header_names(x, recording_header(rec));
+  /* node 0: the root of the folded trie */
+  if (grow((void **)&x->nodes, &x->capnodes, 1, sizeof *x->nodes)) x->oom = 1;
+  x->nnodes = 1;
+
+  struct type_cache tc[RECORDING_MAX_TYPES];
+  size_t ntc = 0;
+  const struct json_value *ev;
+  while (!x->oom && recording_next(rec, &ev) == 1) {
+    const char *type = json_get_str(ev, "type");
+    int64_t seq = int_or(ev, "seq", 0);
+    x->events++;
+    if (seq > 0) x->last_seq = (uint64_t)seq;
+    const struct asmspy_record_schema *schema = NULL;
+    enum kind k = kind_of(tc, &ntc, type ? type : "", &schema);
+    if (x->fmt == FMT_PERFETTO) learn_names(x, ev);
+    if (k == K_OTHER) continue;
+    if (x->kind == K_NONE) x->kind = k;
+    if (k != x->kind) continue; /* one source per export: the first kind seen */
+    if (k == K_CALL) on_call(x, ev, x->last_seq);
+    else if (k == K_INSN) on_insn(x, ev, x->last_seq, schema);
+    else on_graph(x, ev);
+  }
+}
+
+/* Step 3: is there something to export? CLI_EXIT_OK (with a note when the
+ * recording is truncated), or CLI_EXIT_FAIL with the reason printed. */
+static int export_verdict(const struct ex *x, const struct recording_report *rep,
+                          const char *path) {
+  char d[320];
+  if (x->oom)
+    return fail(path, "%s", "out of memory (or over the limits on threads / open frames)");
+  if (rep->verdict == RECORDING_INVALID) {
+    snprintf(d, sizeof d, "line %" PRIu64 ": %s", rep->error_line, rep->error);
+    return fail(path, "invalid recording at %s", d);
+  }
+  if (!x->calls && x->kind != K_GRAPH)
+    return fail(path, "%s",
+                "no calls to export (it needs per-call records of the call tree, executed "
+                "instructions that call, or call-graph edges)");
+  if (x->kind == K_GRAPH && (x->fmt == FMT_PERFETTO || !x->nedges))
+    return fail(path, "%s",
+                x->nedges ? "a call-graph recording holds counts, not a timeline: export it as "
+                            "folded or dot"
+                          : "no calls to export (the call graph has no edges)");
+  if (rep->verdict == RECORDING_TRUNCATED) {
+    ctl_text_sanitize(d, sizeof d, rep->error, strlen(rep->error), 0);
+    fprintf(stderr, "# recording truncated (%s): exporting the %" PRIu64 " events read\n", d,
+            x->events);
+  }
+  return CLI_EXIT_OK;
+}
+
+/* perfetto's tail: the source and how its ts were derived. */
+static void export_perfetto_tail(const struct ex *x, FILE *tmp, const char *path) {
+  char b[256];
+  ctl_text_sanitize(b, sizeof b, path, strlen(path), 0);
+  fputs("\n],\"otherData\":{\"tool\":\"asmspy --export\","
+        "\"source\":",
+        tmp);
+  struct strbuf sb = {0};
+  strbuf_json_str(&sb, b);
+  if (sb.s) fputs(sb.s, tmp);
+  free(sb.s);
+  if (x->timed)
+    fprintf(tmp,
+            ",\"calls\":%" PRIu64 ",\"time_base\":\"ns\",\"time_note\":\"ts is the call "
+            "log's CLOCK_MONOTONIC time in microseconds from its first call\","
+            "\"derived_from\":\"a call log (entry, leaf and exit records with durations)\"}}\n",
+            x->calls);
+  else
+    fprintf(tmp,
+            ",\"calls\":%" PRIu64 ",\"time_base\":\"seq\",\"time_note\":\"the recording "
+            "has no per-event timestamps: ts is the record's seq (1 unit = one recorded "
+            "event), not wall time\",\"derived_from\":\"%s\"}}\n",
+            x->calls, x->kind == K_CALL ? "call records (nesting from depth)"
+                                        : "executed instructions (call / ret)");
+}
+
+/* folded: the stacks, and what their weights mean (stderr). */
+static void export_folded(struct ex *x, FILE *tmp) {
+  write_folded(x, tmp);
+  if (x->timed)
+    fputs("# folded: weight = self time in ns (the call log's timestamps: the time in each "
+          "stack's own function, its callees' time excluded)\n",
+          stderr);
+  else
+    fprintf(stderr, "# folded: weight = number of calls (%s)\n",
+            x->kind == K_GRAPH ? "a call-graph record holds counts, no time; it gives one "
+                                 "level: caller;callee"
+            : x->kind == K_INSN ? "executed instructions carry no timestamps"
+                                : "these call records carry no timestamps");
+  if (x->deep)
+    fprintf(stderr, "# folded: %" PRIu64 " calls deeper than %d frames are left out\n", x->deep,
+            FOLD_MAX_DEPTH);
+}
+
+/* Step 4: close the frames still open, then write the format's body or
+ * tail to tmp. CLI_EXIT_OK, or CLI_EXIT_FAIL (out of memory). */
+static int export_write(struct ex *x, FILE *tmp, const char *path) {
+  uint64_t end = x->last_seq + 1;
+  if (x->timed) { /* open frames end at the last instant seen */
+    end = 0;
+    for (size_t i = 0; i < x->nthr; i++) end = end > x->thr[i].last_ts ? end : x->thr[i].last_ts;
+  }
+  for (size_t i = 0; i < x->nthr; i++)
+    while (x->thr[i].n) pop(x, &x->thr[i], end);
+  if (x->fmt == FMT_PERFETTO) export_perfetto_tail(x, tmp, path);
+  else if (x->fmt == FMT_FOLDED) export_folded(x, tmp);
+  else write_dot(x, tmp, path);
+  return x->oom ? fail(path, "%s", "out of memory") : CLI_EXIT_OK;
+}
+
+/* Step 5 (perfetto): the array's opening and the metadata events, which
+ * precede the events already in tmp, into head. */
+static int export_perfetto_head(struct ex *x, struct strbuf *head, const char *path) {
+  strbuf_addf(head, "{\"traceEvents\":[");
+  size_t empty = head->len;
+  perfetto_meta(x, head);
+  if (head->len > empty && !x->first_ev) strbuf_addf(head, ",");
+  return head->oom || x->oom ? fail(path, "%s", "out of memory") : CLI_EXIT_OK;
+}
+
+/* Step 6: head then tmp to outpath (NULL: stdout). */
+static int export_copy_out(FILE *tmp, const struct strbuf *head, const char *outpath) {
+  FILE *dst = stdout;
+  if (outpath && !(dst = fopen(outpath, "we")))
+    return fail(outpath, "cannot write: %s", strerror(errno));
+  rewind(tmp);
+  if (head->s) fwrite(head->s, 1, head->len, dst);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, tmp)) > 0) fwrite(buf, 1, n, dst);
+  if (ferror(tmp) | (dst == stdout ? fflush(dst) != 0 : fclose(dst) != 0))
+    return fail(outpath ? outpath : "-", "write failed: %s", strerror(errno));
+  return CLI_EXIT_OK;
+}
+
+int cli_cmd_export(int argc, char **argv) {
+  struct ex x;
+  memset(&x, 0, sizeof x);
+  const char *path = NULL, *outpath = NULL;
+  int rc = export_args(argc, argv, &x, &path, &outpath);
+  if (rc) return rc;
 
   struct recording *rec = recording_open(path);
   if (!rec) return fail(path, "cannot open: %s", strerror(errno));
@@ -806,126 +959,12 @@ int cli_cmd_export(int argc, char **argv) {
     return fail(path, "%s", strerror(errno));
   }
   x.out = tmp;
-  x.first_ev = 1;
-  x.header_pid = int_or(recording_header(rec), "pid", 0);
-  learn_header_names(&x, recording_header(rec));
-  /* node 0: the root of the folded trie */
-  if (grow((void **)&x.nodes, &x.capnodes, 1, sizeof *x.nodes)) x.oom = 1;
-  x.nnodes = 1;
-
-  struct type_cache tc[RECORDING_MAX_TYPES];
-  size_t ntc = 0;
-  const struct json_value *ev;
-  while (!x.oom && recording_next(rec, &ev) == 1) {
-    const char *type = json_get_str(ev, "type");
-    int64_t seq = int_or(ev, "seq", 0);
-    x.events++;
-    if (seq > 0) x.last_seq = (uint64_t)seq;
-    const struct asmspy_record_schema *schema = NULL;
-    enum kind k = kind_of(tc, &ntc, type ? type : "", &schema);
-    if (x.fmt == FMT_PERFETTO) learn_names(&x, ev);
-    if (k == K_OTHER) continue;
-    if (x.kind == K_NONE) x.kind = k;
-    if (k != x.kind) continue; /* one source per export: the first kind seen */
-    if (k == K_CALL) on_call(&x, ev, x.last_seq);
-    else if (k == K_INSN) on_insn(&x, ev, x.last_seq, schema);
-    else on_graph(&x, ev);
-  }
-  const struct recording_report *rep = recording_get_report(rec);
-  int rc = CLI_EXIT_OK;
-  char d[320];
-  if (x.oom) {
-    rc = fail(path, "%s", "out of memory (or over the limits on threads / open frames)");
-  } else if (rep->verdict == RECORDING_INVALID) {
-    snprintf(d, sizeof d, "line %" PRIu64 ": %s", rep->error_line, rep->error);
-    rc = fail(path, "invalid recording at %s", d);
-  } else if (!x.calls && x.kind != K_GRAPH) {
-    rc = fail(path, "%s",
-              "no calls to export (it needs per-call records of the call tree, executed "
-              "instructions that call, or call-graph edges)");
-  } else if (x.kind == K_GRAPH && (x.fmt == FMT_PERFETTO || !x.nedges)) {
-    rc = fail(path, "%s",
-              x.nedges ? "a call-graph recording holds counts, not a timeline: export it as "
-                         "folded or dot"
-                       : "no calls to export (the call graph has no edges)");
-  }
-  if (rc == CLI_EXIT_OK && rep->verdict == RECORDING_TRUNCATED) {
-    ctl_text_sanitize(d, sizeof d, rep->error, strlen(rep->error), 0);
-    fprintf(stderr, "# recording truncated (%s): exporting the %" PRIu64 " events read\n", d,
-            x.events);
-  }
-  if (rc == CLI_EXIT_OK) {
-    uint64_t end = x.last_seq + 1;
-    if (x.timed) { /* open frames end at the last instant seen */
-      end = 0;
-      for (size_t i = 0; i < x.nthr; i++) end = end > x.thr[i].last_ts ? end : x.thr[i].last_ts;
-    }
-    for (size_t i = 0; i < x.nthr; i++)
-      while (x.thr[i].n) pop(&x, &x.thr[i], end);
-    if (x.fmt == FMT_PERFETTO) {
-      char b[256];
-      ctl_text_sanitize(b, sizeof b, path, strlen(path), 0);
-      fputs("\n],\"otherData\":{\"tool\":\"asmspy --export\","
-            "\"source\":",
-            tmp);
-      struct strbuf sb = {0};
-      strbuf_json_str(&sb, b);
-      if (sb.s) fputs(sb.s, tmp);
-      free(sb.s);
-      if (x.timed)
-        fprintf(tmp,
-                ",\"calls\":%" PRIu64 ",\"time_base\":\"ns\",\"time_note\":\"ts is the call "
-                "log's CLOCK_MONOTONIC time in microseconds from its first call\","
-                "\"derived_from\":\"a call log (entry, leaf and exit records with durations)\"}}\n",
-                x.calls);
-      else
-        fprintf(tmp,
-                ",\"calls\":%" PRIu64 ",\"time_base\":\"seq\",\"time_note\":\"the recording "
-                "has no per-event timestamps: ts is the record's seq (1 unit = one recorded "
-                "event), not wall time\",\"derived_from\":\"%s\"}}\n",
-                x.calls, x.kind == K_CALL ? "call records (nesting from depth)"
-                                          : "executed instructions (call / ret)");
-    } else if (x.fmt == FMT_FOLDED) {
-      write_folded(&x, tmp);
-      if (x.timed)
-        fputs("# folded: weight = self time in ns (the call log's timestamps: the time in each "
-              "stack's own function, its callees' time excluded)\n",
-              stderr);
-      else
-        fprintf(stderr, "# folded: weight = number of calls (%s)\n",
-                x.kind == K_GRAPH ? "a call-graph record holds counts, no time; it gives one "
-                                    "level: caller;callee"
-                : x.kind == K_INSN ? "executed instructions carry no timestamps"
-                                   : "these call records carry no timestamps");
-      if (x.deep)
-        fprintf(stderr, "# folded: %" PRIu64 " calls deeper than %d frames are left out\n", x.deep,
-                FOLD_MAX_DEPTH);
-    } else {
-      write_dot(&x, tmp, path);
-    }
-    if (x.oom) rc = fail(path, "%s", "out of memory");
-  }
+  export_read(&x, rec);
+  rc = export_verdict(&x, recording_get_report(rec), path);
+  if (rc == CLI_EXIT_OK) rc = export_write(&x, tmp, path);
   struct strbuf head = {0}; /* perfetto: the array's opening and the metadata events */
-  if (rc == CLI_EXIT_OK && x.fmt == FMT_PERFETTO) {
-    strbuf_addf(&head, "{\"traceEvents\":[");
-    size_t empty = head.len;
-    perfetto_meta(&x, &head);
-    if (head.len > empty && !x.first_ev) strbuf_addf(&head, ",");
-    if (head.oom || x.oom) rc = fail(path, "%s", "out of memory");
-  }
-  if (rc == CLI_EXIT_OK) {
-    FILE *dst = stdout;
-    if (outpath && !(dst = fopen(outpath, "we"))) rc = fail(outpath, "cannot write: %s", strerror(errno));
-    if (dst) {
-      rewind(tmp);
-      if (head.s) fwrite(head.s, 1, head.len, dst);
-      char buf[65536];
-      size_t n;
-      while ((n = fread(buf, 1, sizeof buf, tmp)) > 0) fwrite(buf, 1, n, dst);
-      if (ferror(tmp) | (dst == stdout ? fflush(dst) != 0 : fclose(dst) != 0))
-        rc = fail(outpath ? outpath : "-", "write failed: %s", strerror(errno));
-    }
-  }
+  if (rc == CLI_EXIT_OK && x.fmt == FMT_PERFETTO) rc = export_perfetto_head(&x, &head, path);
+  if (rc == CLI_EXIT_OK) rc = export_copy_out(tmp, &head, outpath);
   free(head.s);
   fclose(tmp);
   recording_close(rec);

@@ -1,12 +1,11 @@
 /* --info <pid> [--json] [--record=<f>]: the process snapshot. A thin
- * consumer of cli/procinfo.c (which the TUI and --serve reuse): read,
+ * consumer of host/procinfo.c (the TUI and --serve reuse it): read,
  * render, emit one `procinfo` event through the one writer. Reads /proc and
  * the mapped ELF files only; never attaches, never calls ptrace on the
  * target. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
-#include "host/host.h"
-#include "cli/procinfo.h"
+#include "asmspy-internal/app_api.h"
 
 #include <errno.h>
 #include <string.h>

@@ -10,8 +10,7 @@
  * attaches. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
-#include "host/host.h"
-#include "cli/procinfo.h"
+#include "asmspy-internal/app_api.h"
 
 #include <errno.h>
 #include <inttypes.h>

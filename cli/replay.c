@@ -24,10 +24,7 @@
  * address — never from the live process, whose code may have changed. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
-#include "host/host.h"
-#include "host/json.h"
-#include "host/recording.h"
-#include "host/record_schema.h"
+#include "asmspy-internal/app_api.h"
 #include "cli/replay_render.h"
 #include "common/ctl_escape.h"
 
@@ -197,12 +194,11 @@ const struct asmspy_option cli_replay_options[] = {
     {NULL, NULL, NULL},
 };
 
-int cli_cmd_replay(int argc, char **argv) {
-  const char *path = NULL;
-  int64_t session = 0;
+/* Step 1: the command line. 0, or CLI_EXIT_USAGE (one line printed). */
+static int replay_args(int argc, char **argv, const char **path, int64_t *session, int *disasm) {
   struct asmspy_optval ov;
   if (cli_parse_options("replay", cli_replay_options, argc, argv, &ov)) return CLI_EXIT_USAGE;
-  int disasm = ov.value[REPLAY_DISASM] != NULL;
+  *disasm = ov.value[REPLAY_DISASM] != NULL;
   const char *sv = ov.value[REPLAY_SESSION];
   if (sv) {
     char *end = NULL;
@@ -210,20 +206,26 @@ int cli_cmd_replay(int argc, char **argv) {
     long long v = strtoll(sv, &end, 10);
     if (errno || !end || *end || end == sv || v <= 0)
       return cli_usage_error("--replay: invalid --session '%s': a session id (1, 2, ...)", sv);
-    session = v;
+    *session = v;
   }
   for (uint32_t i = 0; i < ov.npos; i++) {
-    if (path) return cli_usage_error("--replay takes one recording, got '%s' too", ov.pos[i]);
-    path = ov.pos[i];
+    if (*path) return cli_usage_error("--replay takes one recording, got '%s' too", ov.pos[i]);
+    *path = ov.pos[i];
   }
-  if (!path) return cli_usage_error("--replay needs a recording: --replay <f.asmtrace|->");
+  if (!*path) return cli_usage_error("--replay needs a recording: --replay <f.asmtrace|->");
+  return 0;
+}
 
+/* Step 2: open path ("-": stdin) and tell a --serve transcript (it starts
+ * with a control line) from a recording (its header); *src then reads the
+ * input from its start (a regular file seeks; stdin is spooled). 0, or the
+ * exit code with the reason printed. */
+static int replay_open(const char *path, int64_t session, FILE **src, int *transcript) {
   FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
   if (!in) {
     fprintf(stderr, "asmspy: --replay: cannot open %s: %s\n", path, strerror(errno));
     return CLI_EXIT_FAIL;
   }
-  /* a serve transcript starts with a control line; a recording with its header */
   int c = fgetc(in);
   char first[64] = "";
   size_t nfirst = 0;
@@ -232,47 +234,115 @@ int cli_cmd_replay(int argc, char **argv) {
     c = fgetc(in);
   }
   first[nfirst] = 0;
-  int transcript = strstr(first, "\"type\":\"cmd\"") || strstr(first, "\"type\":\"err\"") ||
-                   strstr(first, "\"type\":\"session\"");
-  if (session && !transcript) {
+  *transcript = strstr(first, "\"type\":\"cmd\"") || strstr(first, "\"type\":\"err\"") ||
+                strstr(first, "\"type\":\"session\"");
+  if (session && !*transcript) {
     fprintf(stderr, "asmspy: --replay: --session applies to a --serve transcript; %s is a "
                     "recording\n", path);
     if (in != stdin) fclose(in);
     return CLI_EXIT_USAGE;
   }
-  /* re-read from the start: a regular file seeks; stdin is sliced or spooled */
-  FILE *src = NULL;
+  *src = NULL;
   if (in != stdin && fseek(in, 0, SEEK_SET) == 0) {
-    src = in;
+    *src = in;
   } else {
-    src = tmpfile();
-    if (src) {
-      fputs(first, src);
-      if (c == '\n') fputc('\n', src);
-      else if (c != EOF) fputc(c, src);
+    *src = tmpfile();
+    if (*src) {
+      fputs(first, *src);
+      if (c == '\n') fputc('\n', *src);
+      else if (c != EOF) fputc(c, *src);
       char buf[65536];
       size_t n;
-      while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, src);
-      rewind(src);
+      while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, *src);
+      rewind(*src);
     }
   }
-  if (!src) {
+  if (!*src) {
     fprintf(stderr, "asmspy: --replay: %s\n", strerror(errno));
     return CLI_EXIT_FAIL;
   }
+  return 0;
+}
+
+/* Step 3, a transcript: the recording of the session asked for (0: the
+ * first that produced one) into *rf. 0, or CLI_EXIT_FAIL (printed). */
+static int replay_slice(FILE *src, const char *path, int64_t session, FILE **rf) {
+  int found = 0;
+  *rf = slice_session(src, session, &found);
+  if (*rf && found) return 0;
+  fprintf(stderr, "asmspy: --replay: %s: %s\n", path,
+          !*rf ? strerror(errno)
+          : session ? "no recording for that session in this transcript"
+                    : "no session in this transcript produced a recording");
+  if (*rf) fclose(*rf);
+  *rf = NULL;
+  return CLI_EXIT_FAIL;
+}
+
+/* Step 4: one event as it was shown live: its recorded text (or, for a
+ * recording from before "human", the fallback rendering), a note to its
+ * stream, --disasm's instructions; code images are kept for --disasm. */
+static void replay_event(const struct json_value *ev, struct recording_codeimages *ci, int disasm,
+                         int has_human) {
+  const char *type = json_get_str(ev, "type");
+  if (!strcmp(type, "codeimage")) {
+    recording_codeimages_add(ci, ev);
+    return;
+  }
+  if (!strcmp(type, "note")) {
+    const char *level = json_get_str(ev, "level"), *text = json_get_str(ev, "text");
+    int skip = level && !strcmp(level, "skip");
+    FILE *f = skip ? stdout : stderr;
+    fputs(skip ? "# SKIP " : "# ", f);
+    if (text) put_text(f, text, strlen(text));
+    fputc('\n', f);
+    return;
+  }
+  if (disasm) {
+    render_disasm(type, ev, ci);
+    return;
+  }
+  const struct json_value *human = json_get(ev, "human");
+  if (human && human->type == JSON_STRING) {
+    put_text(stdout, human->u.str.s, human->u.str.len);
+    fputc('\n', stdout);
+  } else if (json_get(ev, "human_omitted")) {
+    int64_t seq = 0;
+    json_get_int(ev, "seq", &seq);
+    char b[64];
+    fprintf(stderr, "# (the text of %s event %" PRId64 " was over the line cap and not recorded)\n",
+            clean(b, sizeof b, type), seq);
+  } else if (!has_human) {
+    render_fallback(type, ev);
+  }
+}
+
+/* Step 5: the reader's verdict: CLI_EXIT_FAIL for an invalid recording, a
+ * note for a truncated one. */
+static int replay_verdict(const struct recording_report *rep, const char *path) {
+  char b[512];
+  if (rep->verdict == RECORDING_INVALID) {
+    fprintf(stderr, "asmspy: --replay: %s: invalid at line %" PRIu64 ": %s\n", path,
+            rep->error_line, clean(b, sizeof b, rep->error));
+    return CLI_EXIT_FAIL;
+  }
+  if (rep->verdict == RECORDING_TRUNCATED)
+    fprintf(stderr, "# recording truncated: %s\n", clean(b, sizeof b, rep->error));
+  return CLI_EXIT_OK;
+}
+
+int cli_cmd_replay(int argc, char **argv) {
+  const char *path = NULL;
+  int64_t session = 0;
+  int disasm = 0, transcript = 0;
+  int rc = replay_args(argc, argv, &path, &session, &disasm);
+  if (rc) return rc;
+  FILE *src = NULL;
+  if ((rc = replay_open(path, session, &src, &transcript))) return rc;
   FILE *rf = src;
-  if (transcript) {
-    int found = 0;
-    rf = slice_session(src, session, &found);
-    if (!rf || !found) {
-      fprintf(stderr, "asmspy: --replay: %s: %s\n", path,
-              !rf ? strerror(errno)
-              : session ? "no recording for that session in this transcript"
-                        : "no session in this transcript produced a recording");
-      if (rf) fclose(rf);
-      if (src != stdin) fclose(src);
-      return CLI_EXIT_FAIL;
-    }
+  if (transcript && (rc = replay_slice(src, path, session, &rf))) {
+    if (src != stdin) fclose(src);
+    return rc;
   }
 
   struct recording *rec = recording_open_file(rf);
@@ -286,51 +356,9 @@ int cli_cmd_replay(int argc, char **argv) {
   const struct json_value *hh = json_get(recording_header(rec), "human");
   int has_human = hh && hh->type == JSON_BOOL && hh->u.boolean;
   const struct json_value *ev;
-  while (recording_next(rec, &ev) == 1) {
-    const char *type = json_get_str(ev, "type");
-    if (!strcmp(type, "codeimage")) {
-      recording_codeimages_add(ci, ev);
-      continue;
-    }
-    if (!strcmp(type, "note")) {
-      const char *level = json_get_str(ev, "level"), *text = json_get_str(ev, "text");
-      int skip = level && !strcmp(level, "skip");
-      FILE *f = skip ? stdout : stderr;
-      fputs(skip ? "# SKIP " : "# ", f);
-      if (text) put_text(f, text, strlen(text));
-      fputc('\n', f);
-      continue;
-    }
-    if (disasm) {
-      render_disasm(type, ev, ci);
-      continue;
-    }
-    const struct json_value *human = json_get(ev, "human");
-    if (human && human->type == JSON_STRING) {
-      put_text(stdout, human->u.str.s, human->u.str.len);
-      fputc('\n', stdout);
-    } else if (json_get(ev, "human_omitted")) {
-      int64_t seq = 0;
-      json_get_int(ev, "seq", &seq);
-      char b[64];
-      fprintf(stderr, "# (the text of %s event %" PRId64 " was over the line cap and not recorded)\n",
-              clean(b, sizeof b, type), seq);
-    } else if (!has_human) {
-      render_fallback(type, ev);
-    }
-  }
+  while (recording_next(rec, &ev) == 1) replay_event(ev, ci, disasm, has_human);
   fflush(stdout);
-  const struct recording_report *rep = recording_get_report(rec);
-  int rc = CLI_EXIT_OK;
-  if (rep->verdict == RECORDING_INVALID) {
-    char b[512];
-    fprintf(stderr, "asmspy: --replay: %s: invalid at line %" PRIu64 ": %s\n", path,
-            rep->error_line, clean(b, sizeof b, rep->error));
-    rc = CLI_EXIT_FAIL;
-  } else if (rep->verdict == RECORDING_TRUNCATED) {
-    char b[512];
-    fprintf(stderr, "# recording truncated: %s\n", clean(b, sizeof b, rep->error));
-  }
+  rc = replay_verdict(recording_get_report(rec), path);
   recording_close(rec);
   recording_codeimages_free(ci);
   if (rf != src) fclose(rf);

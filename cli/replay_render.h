@@ -3,7 +3,7 @@
 #define ASMSPY_CLI_REPLAY_RENDER_H
 
 #include "asmspy/plugin.h"
-#include "host/json.h"
+#include "asmspy-internal/app_api.h"
 #include "common/strbuf.h"
 
 #include <stdint.h>

@@ -34,9 +34,7 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/serve.h"
-#include "cli/procinfo.h"
-#include "host/host.h"
-#include "host/json.h"
+#include "asmspy-internal/app_api.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
  * every refusal names its rule. */
 #define _GNU_SOURCE
 #include "cli/serve.h"
-#include "host/json.h"
+#include "asmspy-internal/app_api.h"
 
 #include <inttypes.h>
 #include <limits.h>

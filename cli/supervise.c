@@ -24,7 +24,7 @@
  * terminal's foreground group. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
-#include "host/undo_journal.h"
+#include "asmspy-internal/app_api.h"
 
 /* 1 MiB: ~14k journaled writes (entrypatch journals one per patched function) */
 #define UNDO_JOURNAL_BYTES (1u << 20)

@@ -3,7 +3,7 @@
  * codeimage.c, the CLI's procinfo and serve), the view plugins a record's
  * text / JSON body before handing it to host->emit. Header-only (static
  * inline) because plugins never link the host; the host's JSON-string
- * appends, which need its escaper, are strbuf_json_str/strn in host/json.h.
+ * appends, which need its escaper, are strbuf_json_str/strn in asmspy-internal/json.h.
  *
  * A zeroed struct strbuf is empty and ready; s is NUL-terminated once
  * anything was appended (NULL before). An allocation failure sets oom and

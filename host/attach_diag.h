@@ -7,13 +7,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Before any attach: 1 with `why` ("pid 2 is a kernel thread: no user space
- * to trace", "pid N is a zombie (...)", "pid N is exiting ...", or, when its
- * memory map cannot even be read, the refusal explained as by
- * attach_explain_refusal) when pid cannot be traced at all; 0 when nothing
- * rules it out (then the attach is the judge), including a pid that does not
- * exist (the caller says "no such process"). */
-int attach_precheck(pid_t pid, char *why, size_t cap);
+#include "asmspy-internal/app_api.h"
+
+/* attach_precheck (before any attach: can pid be traced at all?) is declared
+ * in asmspy-internal/app_api.h: the CLI calls it. */
 
 /* After the kernel refused an attach (EPERM/EACCES): the real reason, with
  * the gates that are open and closed. Like attach_explain, plus two

@@ -1,10 +1,14 @@
 /* Internal interfaces between the host's modules (not installed).
- * Each module owns one responsibility; this header is the map. */
+ * Each module owns one responsibility; this header is the map. The part the
+ * applications (cli/, tui/, tools/) may use is asmspy-internal/app_api.h,
+ * included here: a section below says when some of its module's calls are
+ * declared there. */
 #ifndef ASMSPY_HOST_HOST_H
 #define ASMSPY_HOST_HOST_H
 
 #include <asmspy/asmspy.h>
 #include <asmspy/plugin.h>
+#include "asmspy-internal/app_api.h"
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -15,8 +19,8 @@ void probe_isolated(const struct asmspy_plugin *p, const struct asmspy_host_api 
                     unsigned timeout_ms, struct asmspy_probe_result *res);
 
 /* ---- target.c: one traced process -------------------------------------- */
-struct asmspy_target *target_open(pid_t pid, int *err);
-void target_close(struct asmspy_target *t);
+/* (target_open, target_close, target_symtab, target_resolve_data and
+ * target_data_symbols: app_api.h) */
 pid_t target_pid(const struct asmspy_target *t);
 /* Re-read symbols (after exec). */
 void target_reload_symbols(struct asmspy_target *t);
@@ -29,23 +33,11 @@ int target_breakpoint_count(const struct asmspy_target *t);
 int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbol *out);
 int target_symbol_at(struct asmspy_target *t, size_t i, struct asmspy_symbol *out);
 const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap);
-struct asmspy_symtab *target_symtab(struct asmspy_target *t);
 /* region.c */
 int target_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *start,
                           uint64_t *len, char *err, size_t errcap);
-/* data_symbols.c: --watch addresses (host->resolve_data) */
-int target_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr,
-                        uint64_t *size, char *err, size_t errcap);
-/* Every data symbol (STT_OBJECT / STT_COMMON, defined, not TLS) of every
- * module mapped into pid, the names target_resolve_data accepts (the TUI's
- * watch prompt completes from them). fn returns non-zero to stop. 0, or
- * -errno when pid's modules cannot be read. */
-typedef int (*data_symbol_fn)(void *ctx, const char *name, uint64_t addr, uint64_t size,
-                              const char *module);
-int target_data_symbols(pid_t pid, data_symbol_fn fn, void *ctx);
 
-/* ---- disasm.c: Capstone, Intel syntax, cached by (addr, bytes) --------- */
-int disasm_one(uint64_t addr, const uint8_t *bytes, size_t len, char *text, size_t cap);
+/* ---- disasm.c: disasm_one (app_api.h) ----------------------------------- */
 
 /* ---- insn_class.c: Capstone groups -> ASMSPY_INSN_* bits + length ------- */
 uint32_t insn_class_one(uint64_t ip, const uint8_t *bytes, size_t len); /* native arch */
@@ -55,41 +47,13 @@ int operands_one(uint64_t ip, const uint8_t *bytes, size_t len, const struct asm
                  struct asmspy_operands *out);
 
 /* ---- output.c: the one writer ------------------------------------------- */
-struct out_opts {
-  const char *mode;
-  const char *backend;
-  pid_t pid;
-  int json;                /* NDJSON to json_out instead of text */
-  const char *record_path; /* also write NDJSON lines to this file */
-  FILE *text_out;
-  FILE *json_out;
-  int argc;                /* the command line, recorded in the header */
-  char *const *argv;
-  /* Embedders (the TUI): when set, every record's text and every note go to
-   * record_sink instead of text_out / stderr, with the record's type and JSON
-   * body (views then always format the body: out_wants_json() is true).
-   * The JSON channels (json, record_path) are unaffected. */
-  asmspy_record_fn record_sink;
-  void *record_ctx;
-  /* Typed records (host->emit_record) go here instead of record_sink. */
-  asmspy_typed_record_fn typed_sink;
-};
-struct asmspy_out *out_open(const struct out_opts *o, int *err);
-/* End reasons for the footer. */
-enum out_end_reason {
-  OUT_END_COMPLETED = 0,
-  OUT_END_N_REACHED,
-  OUT_END_TARGET_EXITED,
-  OUT_END_INTERRUPTED,
-  OUT_END_ERROR,
-};
-void out_set_end_reason(struct asmspy_out *out, enum out_end_reason why);
+/* (out_opts, out_open, out_end_reason, out_set_end_reason, out_emit, out_note,
+ * out_close, out_wants_json/text: app_api.h) */
 /* The target died of sig while traced: the footer's reason becomes
  * "target_killed" (when the session ended on the target's end). */
 void out_set_target_death(struct asmspy_out *out, int sig);
 int out_target_signal(const struct asmspy_out *out);
 void out_add_lost(struct asmspy_out *out, uint64_t n);
-int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, const char *text);
 /* out_emit for a typed record whose JSON body (json_fields, NULL when
  * out_needs_json_body() said no) was rendered from rec: the typed sink, when
  * there is one, receives rec itself. */
@@ -98,8 +62,6 @@ int out_emit_typed(struct asmspy_out *out, const char *json_fields, const struct
 int out_needs_json_body(const struct asmspy_out *out);
 /* record_writer.c: host->emit_record. */
 int out_emit_record(struct asmspy_out *out, const struct asmspy_record *rec);
-void out_note(struct asmspy_out *out, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap);
 /* Around a step whose failure ends the run (a view's configure): its last
  * warning is held off stderr until out_release_warning says whether it was
@@ -107,11 +69,7 @@ void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap);
  * ("# <text>"). The JSON channels get it as a note at once either way. */
 void out_hold_warning(struct asmspy_out *out);
 void out_release_warning(struct asmspy_out *out, int failed);
-/* Writes the footer and closes the record file. */
-void out_close(struct asmspy_out *out, int status);
 uint64_t out_event_count(const struct asmspy_out *out);
-int out_wants_json(const struct asmspy_out *out);
-int out_wants_text(const struct asmspy_out *out);
 /* The fields the host writes itself (envelope, header, end, note,
  * codeimage): record "*" = every event line; nested members as "host.arch".
  * The metrics catalogue (docs/metrics.md) is checked against it. */
@@ -215,16 +173,14 @@ void launch_hold_end(int kill_held);
  * wait for it (a stop flag raised meanwhile sends it SIGTERM) and note an
  * end that is not a plain exit 0. Its wait status is kept for the caller. */
 void launch_wait(pid_t launched, const char *cmd, const volatile int *stop);
-/* The wait status launch_wait last collected (and forgets it), or -1: the
- * CLI exits with it (the command's exit code, or its killing signal). */
-int launch_take_status(void);
+/* launch_take_status (app_api.h): the wait status launch_wait collected. */
 /* The launched pid (0: none), and a wait status the seam collected for a
  * pid it reaped (kept when it is the launched one). */
 void launch_track(pid_t pid);
 void launch_reaped(pid_t pid, int status);
 
 /* ---- sampler_ladder.c: host->run_sampler -------------------------------- */
-void sampler_ladder_set_engine(struct asmspy_engine *e);
+/* (sampler_ladder_set_engine, sampler_default, host_run_sampler: app_api.h) */
 /* The --launch'ed pid the ladder let go (it is a running pid from then on). */
 int sampler_ladder_released(pid_t pid);
 /* The ladder: every loaded backend declaring a sampler_rung, by ascending
@@ -236,8 +192,6 @@ size_t sampler_ladder(const struct asmspy_engine *e, const struct asmspy_plugin_
  * then points at <arg> inside spec, else NULL). NULL: no such rung. */
 const struct asmspy_plugin_info *sampler_backend_for(const struct asmspy_engine *e,
                                                      const char *spec, const char **arg);
-/* The rung used when none is named (--sample): the ladder's first. */
-const struct asmspy_plugin_info *sampler_default(const struct asmspy_engine *e);
 /* The rung --sample runs when none is named: the first of the walk whose
  * probe says usable here (the same walk --dataflow --auto takes), else the
  * ladder's first (unusable: its reason is the SKIP). Probes as it walks. */
@@ -249,8 +203,6 @@ void sampler_note_refused(struct asmspy_engine *e, struct asmspy_out *out,
                           const struct asmspy_plugin_info *used);
 /* "ibs|lbr|..." for usage messages, into buf. */
 const char *sampler_rung_names(const struct asmspy_engine *e, char *buf, size_t cap);
-int host_run_sampler(const struct asmspy_session *s, const char *sampler, int64_t window_ms,
-                     asmspy_sink_fn sink, void *ctx, char *used, size_t cap);
 
 /* ---- json.c ----------------------------------------------------------------- */
 size_t json_escape(char *dst, size_t cap, const char *src, size_t len);

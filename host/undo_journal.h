@@ -16,17 +16,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "asmspy-internal/app_api.h"
+
 struct asmspy_target;
 
-/* The supervisor: map a journal of `bytes` shared with the children it
- * forks from now on. 0, or -errno. */
-int undo_journal_create(size_t bytes);
+/* The supervisor's calls, undo_journal_create (map the journal before the
+ * tracer is forked) and undo_journal_replay (after it died), are declared
+ * in asmspy-internal/app_api.h. */
 /* host_api.undo_push / undo_clear (ABI 1.9). No journal: a no-op (0). */
 int undo_push(struct asmspy_target *t, uint64_t addr, const void *old_bytes,
               const void *new_bytes, size_t len);
 void undo_clear(struct asmspy_target *t);
-/* The supervisor, after its tracer died: restore every entry left. Writes
- * one line per target to stderr. Returns the number of places restored. */
-int undo_journal_replay(void);
 
 #endif

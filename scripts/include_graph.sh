@@ -3,14 +3,18 @@
 # the #include "dir/..." lines of the C sources at REV (default: the work
 # tree, untracked files too). A part is a top-level folder, except that
 # plugins are named one by one (plugins/<name>, plugins/views/<name>) and
-# plugins/common stands alone. The boundary rules it shows: host/ includes
-# only include/ (asmspy/) and common/; a plugin includes asmspy/, common/,
-# plugins/common and itself, never host/ nor another plugin.
+# plugins/common stands alone, and include/ is named by its header folders
+# (asmspy: the public API, asmspy-internal: the application API). The
+# boundary rules it shows: host/ includes only include/ (asmspy/,
+# asmspy-internal/) and common/; cli/, tui/ and tools/ include asmspy/,
+# asmspy-internal/ and common/, never host/, and tui/ never cli/; a plugin
+# includes asmspy/, common/, plugins/common and itself, never host/ nor
+# another plugin.
 cd "$(dirname "$0")/.." || exit 1
 if [ -n "${1:-}" ]; then
-  git grep -E '^#include "[a-z_]+/' "$1" -- '*.c' '*.h' | sed "s/^$1://"
+  git grep -E '^#include "[a-z_-]+/' "$1" -- '*.c' '*.h' | sed "s/^$1://"
 else
-  git grep --untracked -E '^#include "[a-z_]+/' -- '*.c' '*.h'
+  git grep --untracked -E '^#include "[a-z_-]+/' -- '*.c' '*.h'
 fi | python3 -c '
 import collections, re, sys
 def part(path):
@@ -18,6 +22,7 @@ def part(path):
     if p[0] == "plugins":
         if p[1] == "views" and len(p) > 3: return "/".join(p[:3])
         return "/".join(p[:2])
+    if p[0] == "include" and len(p) > 2: return p[1]
     return p[0]
 edges = collections.Counter()
 for line in sys.stdin:

@@ -8,7 +8,7 @@
  *   metrics_md            the markdown on stdout */
 #define _GNU_SOURCE
 #include "cli/cli_records.h"
-#include "host/record_schema.h"
+#include "asmspy-internal/app_api.h"
 
 #include <ctype.h>
 #include <inttypes.h>

@@ -12,8 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "host/json.h"
-#include "cli/procinfo.h"
+#include "asmspy-internal/app_api.h"
 #include "tui/modes.h"
 #include "tui/mod_list.h"
 #include "tui/proc_list.h"

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "tui/data_list.h"
 
-#include "host/host.h"
+#include "asmspy-internal/app_api.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include "tui/disasm_ui.h"
 
 #include "common/strbuf.h"
-#include "host/symbols.h"
+#include "asmspy-internal/app_api.h"
 
 #include <capstone/capstone.h>
 #include <errno.h>

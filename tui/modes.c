@@ -1,7 +1,7 @@
 /* modes: the mode menu's data (see modes.h), from the view descriptors. */
 #include "tui/modes.h"
 
-#include "host/host.h"
+#include "asmspy-internal/app_api.h"
 
 #include <stdio.h>
 #include <string.h>

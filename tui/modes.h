@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cli/procinfo.h"
+#include "asmspy-internal/app_api.h"
 
 #define TUI_MAX_MODES 48
 

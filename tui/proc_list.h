@@ -15,7 +15,7 @@
 #ifndef ASMSPY_TUI_PROC_LIST_H
 #define ASMSPY_TUI_PROC_LIST_H
 
-#include "cli/procinfo.h"
+#include "asmspy-internal/app_api.h"
 
 #include <stddef.h>
 #include <stdint.h>

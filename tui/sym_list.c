@@ -2,8 +2,7 @@
 #define _GNU_SOURCE
 #include "tui/sym_list.h"
 
-#include "host/host.h"
-#include "host/symbols.h"
+#include "asmspy-internal/app_api.h"
 #include "common/hot_rank.h"
 
 #include <errno.h>

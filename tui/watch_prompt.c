@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "tui/watch_prompt.h"
 
-#include "host/host.h"
+#include "asmspy-internal/app_api.h"
 #include "tui/app.h"
 #include "tui/draw.h"
 

@@ -5,7 +5,8 @@
 #      headers declare ASMSPY_API: no internal leaks out, no public call is
 #      missing. The count is printed.
 #   2. libasmspy.a exists beside it and carries the internals too (what the
-#      asmspy command and the internal tests link).
+#      internal tests link; the applications link libasmspy_app.a, the same
+#      objects: abi_app_api).
 #   3. no plugin has an undefined reference to anything libasmspy defines:
 #      plugins reach the host through the asmspy_host_api table only (the
 #      asmspy command links the static library and exports nothing to them).

@@ -1,7 +1,7 @@
 /* procinfo: the no-attach process snapshot (interface and rules in
  * procinfo.h). Reads /proc and the mapped ELF files; never calls ptrace. */
 #define _GNU_SOURCE
-#include "cli/procinfo.h"
+#include "asmspy-internal/procinfo.h"
 #include "host/attach_diag.h"
 #include "host/host.h"
 #include "host/json.h"
@@ -259,23 +259,26 @@ int procinfo_brief_read(pid_t pid, struct procinfo_brief *b) {
 /* the attach verdict                                                         */
 /* ------------------------------------------------------------------------- */
 
-void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_attach *a) {
-  memset(a, 0, sizeof *a);
-  a->yama = yama_scope();
-  a->tracer_pid = b->tracer_pid;
-  a->cap_sys_ptrace = cap_sys_ptrace_self();
-  uid_t me = getuid();
-  gid_t my_gid = getgid();
-  char me_name[64];
-  user_name(me, me_name, sizeof me_name);
-  a->verdict = PROCINFO_ATTACH_NO;
+/* asmspy's own credentials, against a target's ids. */
+struct assess_self {
+  uid_t uid;
+  gid_t gid;
+  char name[64];
+  int same_ids; /* the target's real, effective and saved uid and gid are ours */
+};
 
+/* procinfo_attach_assess's gates, in the order the kernel meets them; each
+ * returns 1 when it closed (a is filled: verdict, gate, reason, hint). */
+
+/* What the process is: asmspy itself, a kernel thread, a zombie, already
+ * traced, a 32-bit ELF. */
+static int gate_process(const struct procinfo_brief *b, struct procinfo_attach *a) {
   if (b->pid == getpid()) {
     a->gate = PROCINFO_GATE_SELF;
     snprintf(a->reason, sizeof a->reason, "pid %d is asmspy itself (a process cannot ptrace itself)",
              (int)b->pid);
     snprintf(a->short_reason, sizeof a->short_reason, "asmspy itself");
-    return;
+    return 1;
   }
   if (b->kthread) {
     a->gate = PROCINFO_GATE_KTHREAD;
@@ -283,14 +286,14 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
              "kernel thread: no user-space memory or registers to trace");
     snprintf(a->hint, sizeof a->hint, "-> trace kernel work with perf/ftrace, not ptrace");
     snprintf(a->short_reason, sizeof a->short_reason, "kernel thread");
-    return;
+    return 1;
   }
   if (b->state == 'Z' || b->state == 'X') {
     a->gate = PROCINFO_GATE_ZOMBIE;
     snprintf(a->reason, sizeof a->reason, "exited (%s): nothing left to attach to",
              procinfo_state_name(b->state));
     snprintf(a->short_reason, sizeof a->short_reason, "zombie");
-    return;
+    return 1;
   }
   if (b->tracer_pid > 0) {
     a->gate = PROCINFO_GATE_TRACED;
@@ -304,7 +307,7 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
              tcomm);
     snprintf(a->short_reason, sizeof a->short_reason, "traced by %d (%s)", (int)b->tracer_pid,
              tcomm);
-    return;
+    return 1;
   }
   if (b->elf_class == 32) {
     a->gate = PROCINFO_GATE_I386;
@@ -313,27 +316,30 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
              "64-bit syscall table and registers");
     snprintf(a->hint, sizeof a->hint, "-> use a 32-bit-aware tracer (strace, gdb) for this one");
     snprintf(a->short_reason, sizeof a->short_reason, "32-bit");
-    return;
+    return 1;
   }
-  /* The kernel's __ptrace_may_access: the caller's real uid/gid must equal
-   * the target's real, effective and saved ids, or the caller needs
-   * CAP_SYS_PTRACE. */
-  int same_ids = b->uid[0] == me && b->uid[1] == me && b->uid[2] == me && b->gid[0] == my_gid &&
-                 b->gid[1] == my_gid && b->gid[2] == my_gid;
-  if (!same_ids && !a->cap_sys_ptrace) {
+  return 0;
+}
+
+/* The kernel's __ptrace_may_access: the caller's real uid/gid must equal
+ * the target's real, effective and saved ids, or the caller needs
+ * CAP_SYS_PTRACE; a non-dumpable target wants CAP_SYS_PTRACE too. */
+static int gate_credentials(const struct procinfo_brief *b, struct procinfo_attach *a,
+                            const struct assess_self *me) {
+  if (!me->same_ids && !a->cap_sys_ptrace) {
     a->gate = PROCINFO_GATE_UID;
     char tname[64];
     user_name(b->uid[1], tname, sizeof tname);
-    if (b->uid[0] == b->uid[1] && b->uid[1] == b->uid[2] && b->uid[1] != me)
+    if (b->uid[0] == b->uid[1] && b->uid[1] == b->uid[2] && b->uid[1] != me->uid)
       snprintf(a->reason, sizeof a->reason,
                "target uid %u (%s), asmspy uid %u (%s) without CAP_SYS_PTRACE",
-               (unsigned)b->uid[1], tname, (unsigned)me, me_name);
+               (unsigned)b->uid[1], tname, (unsigned)me->uid, me->name);
     else
       snprintf(a->reason, sizeof a->reason,
                "target uid %u/%u/%u gid %u/%u/%u (real/effective/saved), asmspy uid %u gid %u "
                "without CAP_SYS_PTRACE: all six must match",
                (unsigned)b->uid[0], (unsigned)b->uid[1], (unsigned)b->uid[2], (unsigned)b->gid[0],
-               (unsigned)b->gid[1], (unsigned)b->gid[2], (unsigned)me, (unsigned)my_gid);
+               (unsigned)b->gid[1], (unsigned)b->gid[2], (unsigned)me->uid, (unsigned)me->gid);
     if (b->uid[1] == 0)
       snprintf(a->hint, sizeof a->hint, "-> run asmspy as root (sudo) or with CAP_SYS_PTRACE");
     else
@@ -342,7 +348,7 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
                (unsigned)b->uid[1]);
     snprintf(a->short_reason, sizeof a->short_reason, "uid %u (%s), no CAP_SYS_PTRACE",
              (unsigned)b->uid[1], tname);
-    return;
+    return 1;
   }
   if (b->dumpable == 0 && !a->cap_sys_ptrace) {
     a->gate = PROCINFO_GATE_DUMPABLE;
@@ -351,8 +357,13 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
              "CAP_SYS_PTRACE");
     snprintf(a->hint, sizeof a->hint, "-> only CAP_SYS_PTRACE (root) may attach to it");
     snprintf(a->short_reason, sizeof a->short_reason, "not dumpable");
-    return;
+    return 1;
   }
+  return 0;
+}
+
+/* Yama's scopes 3 (nobody) and 2 (CAP_SYS_PTRACE only). */
+static int gate_yama_strict(struct procinfo_attach *a) {
   if (a->yama == 3) {
     a->gate = PROCINFO_GATE_YAMA;
     snprintf(a->reason, sizeof a->reason,
@@ -361,7 +372,7 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
              "-> ptrace_scope=3 cannot be lowered until reboot; use --launch-free modes "
              "(--info, --syms, --sample)");
     snprintf(a->short_reason, sizeof a->short_reason, "yama ptrace_scope=3");
-    return;
+    return 1;
   }
   if (a->yama == 2 && !a->cap_sys_ptrace) {
     a->gate = PROCINFO_GATE_YAMA;
@@ -369,29 +380,41 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
              "Yama ptrace_scope=2: only CAP_SYS_PTRACE may attach, asmspy has none");
     snprintf(a->hint, sizeof a->hint, "-> run asmspy as root (sudo) or grant it CAP_SYS_PTRACE");
     snprintf(a->short_reason, sizeof a->short_reason, "yama ptrace_scope=2");
-    return;
+    return 1;
   }
-  /* The gates /proc shows are open (or only Yama's ancestry rule is in
-   * doubt): the kernel's own check decides, measured as the attach path
-   * meets it (attach_access_errno: PTRACE_MODE_ATTACH_REALCREDS, Yama and
-   * every LSM included), never assumed from the gates. */
-  int acc = attach_access_errno(b->pid);
-  if (acc == EPERM || acc == EACCES) {
+  return 0;
+}
+
+/* The gates /proc shows are open (or only Yama's ancestry rule is in
+ * doubt): the kernel's own check decides, measured as the attach path
+ * meets it (attach_access_errno: PTRACE_MODE_ATTACH_REALCREDS, Yama and
+ * every LSM included), never assumed from the gates. *acc: its errno. */
+static int gate_kernel_access(const struct procinfo_brief *b, struct procinfo_attach *a,
+                              int *acc) {
+  *acc = attach_access_errno(b->pid);
+  if (*acc == EPERM || *acc == EACCES) {
     a->gate = PROCINFO_GATE_ACCESS;
     char missing[160];
     attach_caps_missing(b->pid, missing, sizeof missing);
     snprintf(a->reason, sizeof a->reason,
              "the kernel's ptrace access check refuses (process_vm_readv: %s) although uid, "
              "CAP_SYS_PTRACE and Yama allow it: %s",
-             acc == EPERM ? "EPERM" : "EACCES",
+             *acc == EPERM ? "EPERM" : "EACCES",
              missing[0] ? missing
                         : "a gate /proc does not show (a Linux security module, a user "
                           "namespace)");
     snprintf(a->hint, sizeof a->hint, "-> asmspy --launch <mode> -- <cmd> traces a program it starts");
     snprintf(a->short_reason, sizeof a->short_reason, "kernel access check: %s",
-             acc == EPERM ? "EPERM" : "EACCES");
-    return;
+             *acc == EPERM ? "EPERM" : "EACCES");
+    return 1;
   }
+  return 0;
+}
+
+/* Every measured gate is open: YES, or MAYBE when only Yama's ancestry
+ * rule (scope 1), which /proc cannot show, is in doubt. */
+static void assess_open(const struct procinfo_brief *b, struct procinfo_attach *a,
+                        const struct assess_self *me, int acc) {
   if (a->yama == 1 && !a->cap_sys_ptrace && acc == 0) {
     a->verdict = PROCINFO_ATTACH_YES;
     a->gate = PROCINFO_GATE_NONE;
@@ -419,16 +442,33 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
   else
     snprintf(yama_text, sizeof yama_text, "Yama ptrace_scope=%d%s", a->yama,
              a->yama ? " (CAP_SYS_PTRACE passes it)" : "");
-  if (same_ids)
+  if (me->same_ids)
     snprintf(a->reason, sizeof a->reason,
              "same uid %u (%s)%s · %s · not traced · the kernel's access check lets asmspy in "
              "(measured)",
-             (unsigned)me, me_name, a->cap_sys_ptrace ? " · CAP_SYS_PTRACE" : "", yama_text);
+             (unsigned)me->uid, me->name, a->cap_sys_ptrace ? " · CAP_SYS_PTRACE" : "", yama_text);
   else
     snprintf(a->reason, sizeof a->reason,
              "target uid %u, asmspy uid %u (%s) with CAP_SYS_PTRACE · %s · not traced · the "
              "kernel's access check lets asmspy in (measured)",
-             (unsigned)b->uid[1], (unsigned)me, me_name, yama_text);
+             (unsigned)b->uid[1], (unsigned)me->uid, me->name, yama_text);
+}
+
+void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_attach *a) {
+  memset(a, 0, sizeof *a);
+  a->yama = yama_scope();
+  a->tracer_pid = b->tracer_pid;
+  a->cap_sys_ptrace = cap_sys_ptrace_self();
+  struct assess_self me = {.uid = getuid(), .gid = getgid()};
+  user_name(me.uid, me.name, sizeof me.name);
+  me.same_ids = b->uid[0] == me.uid && b->uid[1] == me.uid && b->uid[2] == me.uid &&
+                b->gid[0] == me.gid && b->gid[1] == me.gid && b->gid[2] == me.gid;
+  a->verdict = PROCINFO_ATTACH_NO;
+  int acc = 0;
+  if (gate_process(b, a) || gate_credentials(b, a, &me) || gate_yama_strict(a) ||
+      gate_kernel_access(b, a, &acc))
+    return;
+  assess_open(b, a, &me, acc);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1024,120 +1064,145 @@ static void thread_syscall_text(const struct procinfo_thread *t, char *buf, size
   }
 }
 
-char *procinfo_json_fields(const struct procinfo *pi) {
-  struct strbuf b = {0};
+/* procinfo_json_fields: the process: ids, names, argv, exe, cwd, sizes. */
+static void json_process(struct strbuf *b, const struct procinfo *pi) {
   const struct procinfo_brief *r = &pi->b;
-  strbuf_addf(&b, "\"pid\":%d,\"ppid\":%d,\"comm\":", (int)r->pid, (int)r->ppid);
-  strbuf_json_str(&b, r->comm);
-  strbuf_addf(&b, ",\"state\":\"%c\",\"state_name\":", r->state ? r->state : '?');
-  strbuf_json_str(&b, procinfo_state_name(r->state));
-  strbuf_addf(&b, ",\"runtime\":");
-  strbuf_json_str(&b, pi->runtime);
-  strbuf_addf(&b, ",\"runtime_evidence\":");
-  strbuf_json_str(&b, pi->runtime_evidence);
-  strbuf_addf(&b, ",\"argv\":[");
+  strbuf_addf(b, "\"pid\":%d,\"ppid\":%d,\"comm\":", (int)r->pid, (int)r->ppid);
+  strbuf_json_str(b, r->comm);
+  strbuf_addf(b, ",\"state\":\"%c\",\"state_name\":", r->state ? r->state : '?');
+  strbuf_json_str(b, procinfo_state_name(r->state));
+  strbuf_addf(b, ",\"runtime\":");
+  strbuf_json_str(b, pi->runtime);
+  strbuf_addf(b, ",\"runtime_evidence\":");
+  strbuf_json_str(b, pi->runtime_evidence);
+  strbuf_addf(b, ",\"argv\":[");
   for (size_t i = 0, start = 0, k = 0; pi->argv && i <= pi->argv_len && pi->argv_len; i++) {
     if (i == pi->argv_len || pi->argv[i] == '\0') {
-      if (k++) strbuf_addf(&b, ",");
-      strbuf_json_strn(&b, pi->argv + start, i - start);
+      if (k++) strbuf_addf(b, ",");
+      strbuf_json_strn(b, pi->argv + start, i - start);
       start = i + 1;
     }
   }
-  strbuf_addf(&b, "],\"exe\":");
-  sb_json_str_or_null(&b, pi->exe);
+  strbuf_addf(b, "],\"exe\":");
+  sb_json_str_or_null(b, pi->exe);
   if (!pi->exe[0]) {
-    strbuf_addf(&b, ",\"exe_error\":");
-    strbuf_json_str(&b, strerror(pi->exe_err));
+    strbuf_addf(b, ",\"exe_error\":");
+    strbuf_json_str(b, strerror(pi->exe_err));
   }
-  strbuf_addf(&b, ",\"cwd\":");
-  sb_json_str_or_null(&b, pi->cwd);
-  strbuf_addf(&b, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"user\":", (unsigned)r->uid[0],
+  strbuf_addf(b, ",\"cwd\":");
+  sb_json_str_or_null(b, pi->cwd);
+  strbuf_addf(b, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"user\":", (unsigned)r->uid[0],
               (unsigned)r->uid[1], (unsigned)r->gid[0]);
-  strbuf_json_str(&b, r->user);
-  strbuf_addf(&b, ",\"thread_count\":%d", r->threads);
+  strbuf_json_str(b, r->user);
+  strbuf_addf(b, ",\"thread_count\":%d", r->threads);
   if (pi->rss_kb >= 0)
-    strbuf_addf(&b, ",\"rss_kb\":%ld", pi->rss_kb);
+    strbuf_addf(b, ",\"rss_kb\":%ld", pi->rss_kb);
   else
-    strbuf_addf(&b, ",\"rss_kb\":null");
+    strbuf_addf(b, ",\"rss_kb\":null");
   if (pi->fds >= 0)
-    strbuf_addf(&b, ",\"fds\":%d", pi->fds);
+    strbuf_addf(b, ",\"fds\":%d", pi->fds);
   else
-    strbuf_addf(&b, ",\"fds\":null");
-  strbuf_addf(&b, ",\"cpu_jiffies\":%" PRIu64 ",\"hz\":%ld", pi->cpu_jiffies, pi->hz);
-  /* attach */
-  strbuf_addf(&b, ",\"attach\":\"%s\",\"attach_gate\":\"%s\",\"attach_reason\":",
+    strbuf_addf(b, ",\"fds\":null");
+  strbuf_addf(b, ",\"cpu_jiffies\":%" PRIu64 ",\"hz\":%ld", pi->cpu_jiffies, pi->hz);
+}
+
+/* procinfo_json_fields: the attach verdict and the gates behind it. */
+static void json_attach(struct strbuf *b, const struct procinfo *pi) {
+  strbuf_addf(b, ",\"attach\":\"%s\",\"attach_gate\":\"%s\",\"attach_reason\":",
               procinfo_verdict_name(pi->attach.verdict), gate_name(pi->attach.gate));
-  strbuf_json_str(&b, pi->attach.reason);
-  strbuf_addf(&b, ",\"attach_hint\":");
-  sb_json_str_or_null(&b, pi->attach.hint);
+  strbuf_json_str(b, pi->attach.reason);
+  strbuf_addf(b, ",\"attach_hint\":");
+  sb_json_str_or_null(b, pi->attach.hint);
   /* attach_diag's wording of the gates: only meaningful for a refusal */
-  strbuf_addf(&b, ",\"attach_explain\":");
-  sb_json_str_or_null(&b, pi->attach.verdict == PROCINFO_ATTACH_YES ? "" : pi->attach_explain);
-  strbuf_addf(&b, ",\"tracer_pid\":%d", (int)pi->attach.tracer_pid);
+  strbuf_addf(b, ",\"attach_explain\":");
+  sb_json_str_or_null(b, pi->attach.verdict == PROCINFO_ATTACH_YES ? "" : pi->attach_explain);
+  strbuf_addf(b, ",\"tracer_pid\":%d", (int)pi->attach.tracer_pid);
   if (pi->attach.yama >= 0)
-    strbuf_addf(&b, ",\"yama_ptrace_scope\":%d", pi->attach.yama);
+    strbuf_addf(b, ",\"yama_ptrace_scope\":%d", pi->attach.yama);
   else
-    strbuf_addf(&b, ",\"yama_ptrace_scope\":null");
-  strbuf_addf(&b, ",\"cap_sys_ptrace\":%s", pi->attach.cap_sys_ptrace ? "true" : "false");
-  /* modes */
-  strbuf_addf(&b, ",\"modes\":[");
+    strbuf_addf(b, ",\"yama_ptrace_scope\":null");
+  strbuf_addf(b, ",\"cap_sys_ptrace\":%s", pi->attach.cap_sys_ptrace ? "true" : "false");
+}
+
+/* procinfo_json_fields: each mode's verdict. */
+static void json_modes(struct strbuf *b, const struct procinfo *pi) {
+  strbuf_addf(b, ",\"modes\":[");
   for (size_t i = 0; pi->have_modes && i < pi->n_modes; i++) {
     const struct procinfo_mode *m = &pi->modes[i];
-    strbuf_addf(&b, "%s{\"mode\":\"%s\",\"status\":\"%s\",\"backend\":", i ? "," : "", m->mode,
+    strbuf_addf(b, "%s{\"mode\":\"%s\",\"status\":\"%s\",\"backend\":", i ? "," : "", m->mode,
                 mode_status_name(m->status));
-    sb_json_str_or_null(&b, m->backend);
-    strbuf_addf(&b, ",\"reason\":");
-    sb_json_str_or_null(&b, m->reason);
-    strbuf_addf(&b, "}");
+    sb_json_str_or_null(b, m->backend);
+    strbuf_addf(b, ",\"reason\":");
+    sb_json_str_or_null(b, m->reason);
+    strbuf_addf(b, "}");
   }
-  strbuf_addf(&b, "]");
-  /* names */
+  strbuf_addf(b, "]");
+}
+
+/* procinfo_json_fields: symbols, JIT methods, modules. */
+static void json_names(struct strbuf *b, const struct procinfo *pi) {
   if (pi->symbols >= 0)
-    strbuf_addf(&b, ",\"symbols\":%ld,\"jit_methods\":%ld", pi->symbols, pi->jit_methods);
+    strbuf_addf(b, ",\"symbols\":%ld,\"jit_methods\":%ld", pi->symbols, pi->jit_methods);
   else
-    strbuf_addf(&b, ",\"symbols\":null,\"jit_methods\":null");
+    strbuf_addf(b, ",\"symbols\":null,\"jit_methods\":null");
   if (pi->modules >= 0)
-    strbuf_addf(&b, ",\"modules\":%ld,\"exec_anon_regions\":%ld", pi->modules, pi->exec_anon);
+    strbuf_addf(b, ",\"modules\":%ld,\"exec_anon_regions\":%ld", pi->modules, pi->exec_anon);
   else
-    strbuf_addf(&b, ",\"modules\":null,\"exec_anon_regions\":null");
-  strbuf_addf(&b, ",\"module_paths\":[");
+    strbuf_addf(b, ",\"modules\":null,\"exec_anon_regions\":null");
+  strbuf_addf(b, ",\"module_paths\":[");
   for (size_t i = 0; i < pi->n_module_paths; i++) {
-    if (i) strbuf_addf(&b, ",");
-    strbuf_json_str(&b, pi->module_paths[i]);
+    if (i) strbuf_addf(b, ",");
+    strbuf_json_str(b, pi->module_paths[i]);
   }
-  strbuf_addf(&b, "]");
-  /* elf */
+  strbuf_addf(b, "]");
+}
+
+/* procinfo_json_fields: the executable's ELF facts. */
+static void json_elf(struct strbuf *b, const struct procinfo *pi) {
   if (pi->elf.known) {
-    strbuf_addf(&b, ",\"elf\":{\"class\":%d,\"machine\":", pi->elf.elf_class);
-    strbuf_json_str(&b, pi->elf.machine);
+    strbuf_addf(b, ",\"elf\":{\"class\":%d,\"machine\":", pi->elf.elf_class);
+    strbuf_json_str(b, pi->elf.machine);
     strbuf_addf(
-        &b, ",\"pie\":%s,\"static\":%s,\"stripped\":%s,\"interp\":", pi->elf.pie ? "true" : "false",
+        b, ",\"pie\":%s,\"static\":%s,\"stripped\":%s,\"interp\":", pi->elf.pie ? "true" : "false",
         pi->elf.is_static ? "true" : "false", pi->elf.stripped ? "true" : "false");
-    sb_json_str_or_null(&b, pi->elf.interp);
-    strbuf_addf(&b, ",\"go_buildinfo\":%s}", pi->elf.go_buildinfo ? "true" : "false");
+    sb_json_str_or_null(b, pi->elf.interp);
+    strbuf_addf(b, ",\"go_buildinfo\":%s}", pi->elf.go_buildinfo ? "true" : "false");
   } else {
-    strbuf_addf(&b, ",\"elf\":null,\"elf_error\":");
-    strbuf_json_str(&b, strerror(pi->elf.err ? pi->elf.err : EIO));
+    strbuf_addf(b, ",\"elf\":null,\"elf_error\":");
+    strbuf_json_str(b, strerror(pi->elf.err ? pi->elf.err : EIO));
   }
-  /* threads */
-  strbuf_addf(&b, ",\"threads\":[");
+}
+
+/* procinfo_json_fields: every thread and the syscall it is in. */
+static void json_threads(struct strbuf *b, const struct procinfo *pi) {
+  strbuf_addf(b, ",\"threads\":[");
   for (size_t i = 0; i < pi->n_threads; i++) {
     const struct procinfo_thread *t = &pi->threads[i];
-    strbuf_addf(&b, "%s{\"tid\":%d,\"comm\":", i ? "," : "", (int)t->tid);
-    strbuf_json_str(&b, t->comm);
-    strbuf_addf(&b, ",\"state\":\"%c\",\"wchan\":", t->state ? t->state : '?');
-    sb_json_str_or_null(&b, t->wchan);
-    strbuf_addf(&b, ",\"syscall_state\":\"%s\"", sc_state_name(t->sc_state));
+    strbuf_addf(b, "%s{\"tid\":%d,\"comm\":", i ? "," : "", (int)t->tid);
+    strbuf_json_str(b, t->comm);
+    strbuf_addf(b, ",\"state\":\"%c\",\"wchan\":", t->state ? t->state : '?');
+    sb_json_str_or_null(b, t->wchan);
+    strbuf_addf(b, ",\"syscall_state\":\"%s\"", sc_state_name(t->sc_state));
     if (t->sc_state == PROCINFO_SC_IN) {
       const char *name = host_syscall_name(t->syscall_nr);
-      strbuf_addf(&b, ",\"syscall_nr\":%" PRId64 ",\"syscall\":", t->syscall_nr);
-      strbuf_json_str(&b, name ? name : "?");
+      strbuf_addf(b, ",\"syscall_nr\":%" PRId64 ",\"syscall\":", t->syscall_nr);
+      strbuf_json_str(b, name ? name : "?");
     } else {
-      strbuf_addf(&b, ",\"syscall_nr\":null,\"syscall\":null");
+      strbuf_addf(b, ",\"syscall_nr\":null,\"syscall\":null");
     }
-    strbuf_addf(&b, "}");
+    strbuf_addf(b, "}");
   }
-  strbuf_addf(&b, "],\"threads_truncated\":%s", pi->threads_truncated ? "true" : "false");
+  strbuf_addf(b, "],\"threads_truncated\":%s", pi->threads_truncated ? "true" : "false");
+}
+
+char *procinfo_json_fields(const struct procinfo *pi) {
+  struct strbuf b = {0};
+  json_process(&b, pi);
+  json_attach(&b, pi);
+  json_modes(&b, pi);
+  json_names(&b, pi);
+  json_elf(&b, pi);
+  json_threads(&b, pi);
   return sb_take(&b);
 }
 

@@ -10,6 +10,9 @@
  * and the per-thread syscall need ptrace-read permission) is marked unknown
  * with the errno that refused it, never guessed. The one hard failure is a
  * process that does not exist (ESRCH).
+ *
+ * Part of the application API (app_api.h; not installed): implemented in
+ * libasmspy (host/procinfo.c), used by the CLI, --serve and the TUI.
  */
 #ifndef ASMSPY_HOST_PROCINFO_H
 #define ASMSPY_HOST_PROCINFO_H
