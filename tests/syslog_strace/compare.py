@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-PROGS = ['files', 'fds', 'memory', 'process', 'time', 'signals', 'sockets']
+PROGS = ['files', 'fds', 'memory', 'process', 'time', 'signals', 'sockets', 'net', 'misc']
 FOLLOW = {'process'}  # forks: strace -f, asmspy --follow
 PID_CALLS = ('getpid', 'gettid', 'getppid', 'fork', 'vfork', 'clone', 'clone3', 'wait4',
              'set_tid_address', 'getpgrp', 'setsid', 'getsid', 'getpgid')
@@ -50,6 +50,12 @@ def mask(lines, loose, follow=False):
         ln = re.sub(r'getrandom\("[^"]*"', 'getrandom("R"', ln)
         ln = re.sub(r'\bkill\(\d+,', 'kill(P,', ln)
         ln = re.sub(r'\btgkill\(\d+, \d+,', 'tgkill(P, P,', ln)
+        # ephemeral ports (the kernel's choice for port 0) and the clock
+        ln = re.sub(r'htons\((3[2-9]\d{3}|[4-6]\d{4})\)', 'htons(PORT)', ln)
+        ln = re.sub(r'\b\d{9,} /\* [-\dT:+]+ \*/', 'T', ln)
+        ln = re.sub(r'= \d+ \([-\dT:+]+\)$', '= T', ln)
+        ln = re.sub(r'^(times\(.*\))(\s*)= \d+$', r'\1\2= T', ln)
+        ln = re.sub(r'\b(tms_[a-z]+|tv_sec|tv_usec|tv_nsec)=\d+', r'\1=N', ln)
         name = re.match(r'^(?:\[pid P\] )?(\w+)\(', ln)
         if name and name.group(1) in PID_CALLS:
             ln = re.sub(r'= \d+$', '= PID', ln)
