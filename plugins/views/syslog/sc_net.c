@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "sc_decode_int.h"
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -33,8 +34,55 @@ static void put_sockaddr(struct dc *d, uint64_t addr, int64_t len) {
   char host[INET6_ADDRSTRLEN];
   switch (family) {
   case AF_UNSPEC:
+    if (o->strace && n > 2) break; /* {sa_family=AF_UNSPEC, sa_data="..."} */
     ob_puts(o, o->strace ? "{sa_family=AF_UNSPEC}" : "{AF_UNSPEC}");
     return;
+  case AF_NETLINK: {
+    uint32_t nl[3]; /* family+pad, pid, groups */
+    if (n < 12) break;
+    memcpy(nl, sa, sizeof nl);
+    ob_puts(o, o->strace ? "{sa_family=AF_NETLINK, " : "{AF_NETLINK, ");
+    if (nl[0] >> 16) ob_printf(o, "nl_pad=%#x, ", nl[0] >> 16);
+    ob_printf(o, "nl_pid=%d, nl_groups=%#08x}", (int32_t)nl[1], nl[2]);
+    return;
+  }
+  case AF_PACKET: {
+    struct {
+      uint16_t family, protocol;
+      int32_t ifindex;
+      uint16_t hatype;
+      uint8_t pkttype, halen, addr[8];
+    } ll;
+    if (n < sizeof ll) break;
+    memcpy(&ll, sa, sizeof ll);
+    ob_puts(o, o->strace ? "{sa_family=AF_PACKET, sll_protocol=htons(" : "{AF_PACKET, sll_protocol=htons(");
+    put_xval_q(o, sc_ethernet_protocols, ntohs(ll.protocol), "ETH_P_???");
+    ob_puts(o, "), sll_ifindex=");
+    char ifn[IF_NAMESIZE];
+    if (ll.ifindex > 0 && if_indextoname((unsigned)ll.ifindex, ifn))
+      ob_printf(o, "if_nametoindex(\"%s\")", ifn);
+    else
+      ob_printf(o, "%d", ll.ifindex);
+    ob_puts(o, ", sll_hatype=");
+    put_xval_q(o, sc_arphrd_types, ll.hatype, "ARPHRD_???");
+    ob_puts(o, ", sll_pkttype=");
+    put_xval_q(o, sc_packet_types, ll.pkttype, "PACKET_???");
+    ob_printf(o, ", sll_halen=%u", ll.halen);
+    if (ll.halen) {
+      ob_puts(o, ", sll_addr=[");
+      for (unsigned i = 0; i < ll.halen; i++) {
+        if (i) ob_puts(o, ", ");
+        if (i >= n - 12 || i >= sizeof ll.addr) {
+          ob_puts(o, "...");
+          break;
+        }
+        ob_printf(o, "%#02x", ll.addr[i]);
+      }
+      ob_putc(o, ']');
+    }
+    ob_putc(o, '}');
+    return;
+  }
   case AF_INET: {
     struct sockaddr_in in;
     if (n < offsetof(struct sockaddr_in, sin_zero)) break;
@@ -97,6 +145,16 @@ static void put_sockaddr(struct dc *d, uint64_t addr, int64_t len) {
     break;
   }
   const char *fam = sc_xlat_name(sc_address_families, family);
+  if (o->strace) { /* strace: {sa_family=AF_X, sa_data="..."} */
+    ob_puts(o, "{sa_family=");
+    put_xval_q(o, sc_address_families, family, "AF_???");
+    if (n > 2) {
+      ob_puts(o, ", sa_data=");
+      put_quoted(o, sa + 2, n - 2, 0);
+    }
+    ob_putc(o, '}');
+    return;
+  }
   if (fam)
     ob_printf(o, "{%s, ...}", fam);
   else
@@ -155,14 +213,21 @@ static void put_sockaddr_result(struct dc *d, uint64_t addr, uint64_t lenp) {
 
 void en_socket(struct dc *d) { /* socket(domain, type, protocol) */
   uint32_t fam = (uint32_t)A(0), type = (uint32_t)A(1);
-  put_xval(d->o, sc_address_families, fam, XDEC);
+  put_xval_q(d->o, sc_address_families, fam, "AF_???");
   next(d);
   put_field_flags(d->o, sc_socket_types, K_SOCK_TYPE_MASK, sc_socket_flags, type);
   next(d);
-  if (fam == AF_INET || fam == AF_INET6)
-    put_xval(d->o, sc_inet_protocols, (uint32_t)A(2), XSDEC);
-  else
+  if (fam == AF_INET || fam == AF_INET6) {
+    put_xval_q(d->o, sc_inet_protocols, (uint32_t)A(2), "IPPROTO_???");
+  } else if (fam == AF_NETLINK) {
+    put_xval_q(d->o, sc_netlink_protocols, (uint32_t)A(2), "NETLINK_???");
+  } else if (fam == AF_PACKET) {
+    ob_puts(d->o, "htons(");
+    put_xval_q(d->o, sc_ethernet_protocols, ntohs((uint16_t)A(2)), "ETH_P_???");
+    ob_putc(d->o, ')');
+  } else {
     put_int(d->o, A(2));
+  }
 }
 void en_connect(struct dc *d) { /* connect/bind(fd, addr, addrlen) */
   put_fd(d, A(0));

@@ -82,11 +82,11 @@ const struct sc_xlat sc_mmap_prot[] = {X(PROT_READ), X(PROT_WRITE), X(PROT_EXEC)
                                        END};
 const struct sc_xlat sc_mmap_type[] = {X(MAP_SHARED), X(MAP_PRIVATE), L(0x3, "MAP_SHARED_VALIDATE"),
                                        END};
-const struct sc_xlat sc_mmap_flags[] = {
-    X(MAP_FIXED),    X(MAP_ANONYMOUS), L(0x40, "MAP_32BIT") /* x86-64 only */, X(MAP_GROWSDOWN), X(MAP_DENYWRITE),
-    X(MAP_EXECUTABLE), X(MAP_LOCKED),  X(MAP_NORESERVE), X(MAP_POPULATE),  X(MAP_NONBLOCK),
-    X(MAP_STACK),    X(MAP_HUGETLB),   L(0x80000, "MAP_SYNC"), L(0x100000, "MAP_FIXED_NOREPLACE"),
-    L(0x4000000, "MAP_UNINITIALIZED"), END};
+const struct sc_xlat sc_mmap_flags[] = { /* strace's print order */
+    X(MAP_FIXED),    X(MAP_ANONYMOUS), L(0x40, "MAP_32BIT") /* x86-64 only */, X(MAP_NORESERVE),
+    X(MAP_POPULATE), X(MAP_NONBLOCK),  X(MAP_GROWSDOWN), X(MAP_DENYWRITE), X(MAP_EXECUTABLE),
+    X(MAP_LOCKED),   X(MAP_STACK),     X(MAP_HUGETLB),   L(0x80000, "MAP_SYNC"),
+    L(0x4000000, "MAP_UNINITIALIZED"), L(0x100000, "MAP_FIXED_NOREPLACE"), END};
 
 /* ---- processes, signals, time --------------------------------------------- */
 #define CLONE_COMMON                                                                               \
@@ -455,3 +455,26 @@ static const char *const cap_names[] = {
 const char *sc_cap_name(unsigned bit) {
   return bit < sizeof cap_names / sizeof cap_names[0] ? cap_names[bit] : NULL;
 }
+const struct sc_xlat sc_netlink_protocols[] = {
+    L(0, "NETLINK_ROUTE"), L(1, "NETLINK_UNUSED"), L(2, "NETLINK_USERSOCK"),
+    L(3, "NETLINK_FIREWALL"), L(4, "NETLINK_SOCK_DIAG"), L(5, "NETLINK_NFLOG"),
+    L(6, "NETLINK_XFRM"), L(7, "NETLINK_SELINUX"), L(8, "NETLINK_ISCSI"), L(9, "NETLINK_AUDIT"),
+    L(10, "NETLINK_FIB_LOOKUP"), L(11, "NETLINK_CONNECTOR"), L(12, "NETLINK_NETFILTER"),
+    L(13, "NETLINK_IP6_FW"), L(14, "NETLINK_DNRTMSG"), L(15, "NETLINK_KOBJECT_UEVENT"),
+    L(16, "NETLINK_GENERIC"), L(18, "NETLINK_SCSITRANSPORT"), L(19, "NETLINK_ECRYPTFS"),
+    L(20, "NETLINK_RDMA"), L(21, "NETLINK_CRYPTO"), L(22, "NETLINK_SMC"), END};
+const struct sc_xlat sc_ethernet_protocols[] = {
+    L(0x0003, "ETH_P_ALL"), L(0x0004, "ETH_P_802_2"), L(0x0800, "ETH_P_IP"),
+    L(0x0806, "ETH_P_ARP"), L(0x8035, "ETH_P_RARP"), L(0x8100, "ETH_P_8021Q"),
+    L(0x86dd, "ETH_P_IPV6"), L(0x8847, "ETH_P_MPLS_UC"), L(0x888e, "ETH_P_PAE"),
+    L(0x88a8, "ETH_P_8021AD"), L(0x88cc, "ETH_P_LLDP"), END};
+const struct sc_xlat sc_arphrd_types[] = {
+    L(0, "ARPHRD_NETROM"), L(1, "ARPHRD_ETHER"), L(24, "ARPHRD_IEEE1394"),
+    L(512, "ARPHRD_PPP"), L(768, "ARPHRD_TUNNEL"), L(769, "ARPHRD_TUNNEL6"),
+    L(772, "ARPHRD_LOOPBACK"), L(776, "ARPHRD_SIT"), L(778, "ARPHRD_IPGRE"),
+    L(801, "ARPHRD_IEEE80211"), L(803, "ARPHRD_IEEE80211_RADIOTAP"), L(0xfffe, "ARPHRD_NONE"),
+    L(0xffff, "ARPHRD_VOID"), END};
+const struct sc_xlat sc_packet_types[] = {
+    L(0, "PACKET_HOST"), L(1, "PACKET_BROADCAST"), L(2, "PACKET_MULTICAST"),
+    L(3, "PACKET_OTHERHOST"), L(4, "PACKET_OUTGOING"), L(5, "PACKET_LOOPBACK"),
+    L(6, "PACKET_USER"), L(7, "PACKET_KERNEL"), END};

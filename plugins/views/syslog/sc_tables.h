@@ -110,6 +110,10 @@ extern const struct sc_xlat sc_cap_versions[];
 extern const struct sc_xlat sc_seccomp_ops[];
 extern const struct sc_xlat sc_seccomp_ret_actions[];
 extern const struct sc_xlat sc_seccomp_filter_flags[];
+extern const struct sc_xlat sc_netlink_protocols[];
+extern const struct sc_xlat sc_ethernet_protocols[]; /* ETH_P_*, host order */
+extern const struct sc_xlat sc_arphrd_types[];
+extern const struct sc_xlat sc_packet_types[];       /* sll_pkttype */
 const char *sc_cap_name(unsigned bit); /* "CAP_CHOWN" for 0, NULL past the last */
 
 #endif /* ASMSPY_SC_TABLES_H */

@@ -4,7 +4,10 @@
  * addresses; deterministic. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <linux/if_packet.h>
 #include <linux/netlink.h>
+#include <net/ethernet.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stddef.h>
@@ -185,5 +188,19 @@ int main(void) {
   nla.nl_family = AF_NETLINK;
   syscall(SYS_bind, nl, &nla, sizeof nla);
   syscall(SYS_close, nl);
+  /* AF_PACKET (EPERM without CAP_NET_RAW: then the bind fails on -1 alike) */
+  int pk = (int)syscall(SYS_socket, AF_PACKET, SOCK_DGRAM, htons(ETH_P_IP));
+  struct sockaddr_ll ll;
+  memset(&ll, 0, sizeof ll);
+  ll.sll_family = AF_PACKET;
+  ll.sll_protocol = htons(ETH_P_IP);
+  ll.sll_ifindex = 1; /* lo */
+  syscall(SYS_bind, pk, &ll, sizeof ll);
+  syscall(SYS_close, pk);
+  /* an unnamed family: raw sa_data */
+  struct sockaddr sx = {.sa_family = AF_UNSPEC, .sa_data = "ab"};
+  int ud = (int)syscall(SYS_socket, AF_INET, SOCK_DGRAM, 0);
+  syscall(SYS_connect, ud, &sx, sizeof sx);
+  syscall(SYS_close, ud);
   return 0;
 }
