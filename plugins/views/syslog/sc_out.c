@@ -332,15 +332,20 @@ void put_intptr(struct dc *d, uint64_t addr) {
 
 /* ==== issue 26 part B: shared printers ==================================== */
 /* printxval with strace's default: the name, else the number in hex and, in
- * strace mode, the comment naming the table (0x63 / * CLOCK_??? * /). */
+ * strace mode, the comment naming the table (0x63 / * CLOCK_??? * /); the
+ * house style prints an unnamed value in decimal. */
 void put_xval_q(struct ob *o, const struct sc_xlat *x, uint64_t v, const char *dflt) {
   const char *n = sc_xlat_name(x, v);
   if (n) {
     ob_puts(o, n);
     return;
   }
+  if (!o->strace) { /* the house style: the number as the kernel reads it */
+    put_int(o, v);
+    return;
+  }
   put_xnum(o, v);
-  if (o->strace && dflt) ob_printf(o, " /* %s */", dflt);
+  if (dflt) ob_printf(o, " /* %s */", dflt);
 }
 
 /* printflags with an explicit default comment ("MSG_???"): as put_flags. */
