@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-PROGS = ['files', 'fds', 'memory', 'process', 'time', 'signals', 'sockets', 'net', 'misc']
+PROGS = ['files', 'fds', 'memory', 'process', 'time', 'signals', 'sockets', 'net', 'misc', 'pynet']
 FOLLOW = {'process'}  # forks: strace -f, asmspy --follow
 PID_CALLS = ('getpid', 'gettid', 'getppid', 'fork', 'vfork', 'clone', 'clone3', 'wait4',
              'set_tid_address', 'getpgrp', 'setsid', 'getsid', 'getpgid')
@@ -66,13 +66,21 @@ def mask(lines, loose, follow=False):
     return out
 
 
+SCRIPTS = {'pynet'}  # progs/<name>.py, run by this interpreter with -S
+
+
 def run(prog_path, name, asmspy, extra, tmp):
     st_out = os.path.join(tmp, name + '.strace')
+    if name in SCRIPTS:
+        src = os.environ.get('SRC', os.path.dirname(os.path.abspath(__file__)))
+        prog_path = [sys.executable, '-S', os.path.join(src, 'progs', name + '.py')]
+    else:
+        prog_path = [prog_path]
     f = ['-f'] if name in FOLLOW else []
-    subprocess.run(['strace'] + f + ['-o', st_out, prog_path], stdout=subprocess.DEVNULL,
+    subprocess.run(['strace'] + f + ['-o', st_out] + prog_path, stdout=subprocess.PIPE,
                    stderr=subprocess.DEVNULL, timeout=20, check=False)
     fo = ['--follow'] if name in FOLLOW else []
-    r = subprocess.run([asmspy, '--launch', 'log', '-1'] + fo + extra + ['--', prog_path],
+    r = subprocess.run([asmspy, '--launch', 'log', '-1'] + fo + extra + ['--'] + prog_path,
                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=20,
                        check=False, text=True)
     with open(st_out) as fh:
