@@ -721,13 +721,30 @@ static void test_fd_control(void) {
     0x7fffd8475aec, 0x7f);
 }
 
+/* issue 26 part B: socket options, memory advice, timers (house style) */
+static void test_issue26b(void) {
+  T("setsockopt(fd=4, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0", 0, __NR_setsockopt, 4, SOL_SOCKET,
+    SO_REUSEADDR, P_INT1, 4);
+  T("setsockopt(fd=4, SOL_TCP, TCP_NODELAY, [1], 4) = 0", 0, __NR_setsockopt, 4, IPPROTO_TCP,
+    1, P_INT1, 4);
+  T("setsockopt(fd=4, SOL_SOCKET, SO_RCVBUF, 0xdead0000, 4) = -1 EFAULT (Bad address)",
+    ERR(EFAULT), __NR_setsockopt, 4, SOL_SOCKET, SO_RCVBUF, P_BAD, 4);
+  T("madvise(0x14000, 4096, MADV_DONTNEED) = 0", 0, __NR_madvise, P_SIN, 4096, 4);
+  T("madvise(0x14000, 4096, 1234) = -1 EINVAL (Invalid argument)", ERR(EINVAL), __NR_madvise,
+    P_SIN, 4096, 1234);
+  T("mlockall(MCL_CURRENT|MCL_FUTURE) = 0", 0, __NR_mlockall, 3);
+  T("gettimeofday({tv_sec=0, tv_usec=1000}, NULL) = 0", 0, __NR_gettimeofday, P_TV, 0);
+  T("membarrier(MEMBARRIER_CMD_QUERY, 0) = 0x18 (MEMBARRIER_CMD_PRIVATE_EXPEDITED|"
+    "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)", 0x18, __NR_membarrier, 0, 0, 0);
+}
+
 static void test_sockets(void) {
   T("socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_TCP) = 5", 5, __NR_socket, AF_INET,
     SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
   T("socket(AF_INET6, SOCK_DGRAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_IP) = 4", 4, __NR_socket,
     AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   T("socket(AF_UNIX, SOCK_STREAM, 0) = 6", 6, __NR_socket, AF_UNIX, SOCK_STREAM, 0);
-  T("socket(AF_NETLINK, SOCK_RAW|SOCK_CLOEXEC, 0) = 10", 10, __NR_socket, AF_NETLINK,
+  T("socket(AF_NETLINK, SOCK_RAW|SOCK_CLOEXEC, NETLINK_ROUTE) = 10", 10, __NR_socket, AF_NETLINK,
     SOCK_RAW | SOCK_CLOEXEC, 0);
   T("socket(99, SOCK_DGRAM, 0) = -1 EAFNOSUPPORT (Address family not supported by protocol)",
     ERR(EAFNOSUPPORT), __NR_socket, 99, SOCK_DGRAM, 0);
@@ -743,7 +760,7 @@ static void test_sockets(void) {
     ERR(ECONNREFUSED), __NR_connect, 6, P_SUNABS, 7);
   T("bind(fd=6, {AF_99, ...}, 16) = -1 EINVAL (Invalid argument)", ERR(EINVAL), __NR_bind, 6,
     P_SA99, 16);
-  T("bind(fd=10, {AF_NETLINK, ...}, 12) = 0", 0, __NR_bind, 10, P_SANL, 12);
+  T("bind(fd=10, {AF_NETLINK, nl_pid=0, nl_groups=00000000}, 12) = 0", 0, __NR_bind, 10, P_SANL, 12);
   T("connect(fd=6, 0xdead0000, 16) = -1 EFAULT (Bad address)", ERR(EFAULT), __NR_connect, 6, P_BAD,
     16);
   T("connect(fd=6, 0x14000, 0) = -1 EINVAL (Invalid argument)", ERR(EINVAL), __NR_connect, 6, P_SIN,
@@ -993,6 +1010,7 @@ int main(void) {
   test_unfinished_and_edges();
   test_hostile_env();
   test_errno_names();
+  test_issue26b();
   { /* the count the --log description and the docs quote */
     int decoded = 0;
     for (int64_t nr = 0; nr < 4096; nr++) decoded += sc_decoded(nr);

@@ -204,6 +204,43 @@ static const struct sc_desc descs[] = {
     D(epoll_create, 1, RV_DEC, en_int, NULL, NULL),
 #endif
     D(epoll_create1, 1, RV_DEC, en_epoll_create1, NULL, NULL),
+    /* ---- issue 26 part B: sockets, time, memory, misc (sc_net.c sc_time.c sc_mem.c sc_misc.c) ---- */
+    D(setsockopt, 5, RV_DEC, en_setsockopt, NULL, NULL),
+    D(getsockopt, 5, RV_DEC, en_getsockopt, ex_getsockopt, NULL),
+    D(sendmsg, 3, RV_DEC, en_sendmsg, NULL, NULL),
+    D(recvmsg, 3, RV_DEC, en_recvmsg, ex_recvmsg, NULL),
+    D(sendmmsg, 4, RV_DEC, en_fd, ex_sendmmsg, NULL),
+    D(recvmmsg, 5, RV_DEC, en_recvmmsg, ex_recvmmsg, rt_recvmmsg),
+    D(gettimeofday, 2, RV_DEC, NULL, ex_gettimeofday, NULL),
+#ifdef __NR_time
+    D(time, 1, RV_DEC, NULL, ex_time, rt_time),
+#endif
+    D(times, 1, RV_DEC, NULL, ex_times, NULL),
+    D(setitimer, 3, RV_DEC, en_setitimer, ex_setitimer, NULL),
+    D(getitimer, 2, RV_DEC, en_getitimer, ex_getitimer, NULL),
+    D(timer_create, 3, RV_DEC, en_timer_create, ex_timer_create, NULL),
+    D(timer_settime, 4, RV_DEC, en_timer_settime, ex_timer_settime, NULL),
+    D(timer_gettime, 2, RV_DEC, en_timer_gettime, ex_timer_gettime, NULL),
+    D(timerfd_create, 2, RV_DEC, en_timerfd_create, NULL, NULL),
+    D(timerfd_settime, 4, RV_DEC, en_timerfd_settime, ex_timer_settime, NULL),
+    D(timerfd_gettime, 2, RV_DEC, en_timerfd_gettime, ex_timer_gettime, NULL),
+    D(madvise, 3, RV_DEC, en_madvise, NULL, NULL),
+    D(msync, 3, RV_DEC, en_msync, NULL, NULL),
+    D(mlock, 2, RV_DEC, en_addr_len, NULL, NULL),
+    D(munlock, 2, RV_DEC, en_addr_len, NULL, NULL),
+    D(mlock2, 3, RV_DEC, en_mlock2, NULL, NULL),
+    D(mlockall, 1, RV_DEC, en_mlockall, NULL, NULL),
+    D(mincore, 3, RV_DEC, en_mincore, ex_mincore, NULL),
+    D(mremap, 5, RV_HEX, en_mremap, NULL, NULL),
+    D(membarrier, 3, RV_DEC, en_membarrier, NULL, rt_membarrier),
+    D(pkey_alloc, 2, RV_DEC, en_pkey_alloc, NULL, NULL),
+    D(pkey_mprotect, 4, RV_DEC, en_pkey_mprotect, NULL, NULL),
+    D(capget, 2, RV_DEC, en_capget, ex_capget, NULL),
+    D(capset, 2, RV_DEC, en_capset, NULL, NULL),
+    D(seccomp, 3, RV_DEC, en_seccomp, ex_seccomp, NULL),
+    D(getresuid, 3, RV_DEC, NULL, ex_getresid, NULL),
+    D(getresgid, 3, RV_DEC, NULL, ex_getresid, NULL),
+    /* ---- end of issue 26 part B ---- */
 };
 
 #define NDESCS ((int64_t)(sizeof descs / sizeof descs[0]))

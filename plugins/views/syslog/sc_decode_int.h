@@ -263,4 +263,59 @@ static inline void next(struct dc *d) {
   if (o->len && o->p[o->len - 1] != '(') ob_puts(o, ", ");
 }
 
+/* ---- issue 26 part B (sc_out.c, sc_net.c, sc_time.c, sc_mem.c, sc_misc.c) ---- */
+void put_xval_q(struct ob *o, const struct sc_xlat *x, uint64_t v, const char *dflt);
+void put_flags_q(struct ob *o, const struct sc_xlat *x, uint64_t v, const char *dflt);
+void put_errno_val(struct ob *o, int64_t e);
+/* sc_net.c */
+void en_setsockopt(struct dc *d);
+void en_getsockopt(struct dc *d);
+void ex_getsockopt(struct dc *d);
+void en_sendmsg(struct dc *d);
+void en_recvmsg(struct dc *d);
+void ex_recvmsg(struct dc *d);
+void ex_sendmmsg(struct dc *d);
+void en_recvmmsg(struct dc *d);
+void ex_recvmmsg(struct dc *d);
+void rt_recvmmsg(struct dc *d);
+/* sc_time.c */
+void put_itimerval(struct dc *d, uint64_t addr);
+void put_itimerspec(struct dc *d, uint64_t addr);
+void ex_gettimeofday(struct dc *d);
+void ex_time(struct dc *d);
+void rt_time(struct dc *d);
+void ex_times(struct dc *d);
+void en_setitimer(struct dc *d);
+void ex_setitimer(struct dc *d);
+void en_getitimer(struct dc *d);
+void ex_getitimer(struct dc *d);
+void en_timer_create(struct dc *d);
+void ex_timer_create(struct dc *d);
+void en_timer_settime(struct dc *d);
+void ex_timer_settime(struct dc *d);
+void en_timer_gettime(struct dc *d);
+void ex_timer_gettime(struct dc *d);
+void en_timerfd_create(struct dc *d);
+void en_timerfd_settime(struct dc *d);
+void en_timerfd_gettime(struct dc *d);
+/* sc_mem.c */
+void en_madvise(struct dc *d);
+void en_msync(struct dc *d);
+void en_mlock2(struct dc *d);
+void en_mlockall(struct dc *d);
+void en_mincore(struct dc *d);
+void ex_mincore(struct dc *d);
+void en_mremap(struct dc *d);
+void en_membarrier(struct dc *d);
+void rt_membarrier(struct dc *d);
+void en_pkey_alloc(struct dc *d);
+void en_pkey_mprotect(struct dc *d);
+/* sc_misc.c */
+void en_capget(struct dc *d);
+void ex_capget(struct dc *d);
+void en_capset(struct dc *d);
+void en_seccomp(struct dc *d);
+void ex_seccomp(struct dc *d);
+void ex_getresid(struct dc *d);
+
 #endif /* ASMSPY_SC_DECODE_INT_H */

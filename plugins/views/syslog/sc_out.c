@@ -137,6 +137,7 @@ void put_xval(struct ob *o, const struct sc_xlat *x, uint64_t v, enum xfmt f) {
  * Entries are tried in table order; a multi-bit entry matches only whole. */
 void put_flags_tail(struct ob *o, const struct sc_xlat *x, uint64_t v, int first) {
   const struct sc_xlat *x0 = x;
+  int first0 = first && v;
   for (; x && x->name && v; x++) {
     if (x->val && (v & x->val) == x->val) {
       if (!first) ob_putc(o, '|');
@@ -150,7 +151,7 @@ void put_flags_tail(struct ob *o, const struct sc_xlat *x, uint64_t v, int first
     put_xnum(o, v);
     /* strace marks bits no name covers: 0x800 / * SA_??? * / (the table's
      * prefix, up to its first '_') */
-    if (o->strace && x0 && x0->name) {
+    if (o->strace && first0 && first && x0 && x0->name) { /* strace: only when nothing was named */
       const char *us = strchr(x0->name, '_');
       if (us) ob_printf(o, " /* %.*s_??? */", (int)(us - x0->name), x0->name);
     }
@@ -327,4 +328,52 @@ void put_intptr(struct dc *d, uint64_t addr) {
     ob_printf(d->o, "[%d]", v);
   else
     put_addr(d->o, addr);
+}
+
+/* ==== issue 26 part B: shared printers ==================================== */
+/* printxval with strace's default: the name, else the number in hex and, in
+ * strace mode, the comment naming the table (0x63 / * CLOCK_??? * /); the
+ * house style prints an unnamed value in decimal. */
+void put_xval_q(struct ob *o, const struct sc_xlat *x, uint64_t v, const char *dflt) {
+  const char *n = sc_xlat_name(x, v);
+  if (n) {
+    ob_puts(o, n);
+    return;
+  }
+  if (!o->strace) { /* the house style: the number as the kernel reads it */
+    put_int(o, v);
+    return;
+  }
+  put_xnum(o, v);
+  if (dflt) ob_printf(o, " /* %s */", dflt);
+}
+
+/* printflags with an explicit default comment ("MSG_???"): as put_flags. */
+void put_flags_q(struct ob *o, const struct sc_xlat *x, uint64_t v, const char *dflt) {
+  if (!v) {
+    ob_putc(o, '0');
+    return;
+  }
+  uint64_t rest = v;
+  int n = 0;
+  for (; x && x->name && rest; x++) {
+    if (x->val && (rest & x->val) == x->val) {
+      if (n++) ob_putc(o, '|');
+      ob_puts(o, x->name);
+      rest &= ~x->val;
+    }
+  }
+  if (!rest) return;
+  if (n) ob_putc(o, '|');
+  put_xnum(o, rest);
+  if (!n && o->strace && dflt) ob_printf(o, " /* %s */", dflt);
+}
+
+/* An errno value by name (strace's print_err): 0, EAGAIN, else the number. */
+void put_errno_val(struct ob *o, int64_t e) {
+  const char *n = e > 0 ? sc_errno_table_name((int)e) : NULL;
+  if (n)
+    ob_puts(o, n);
+  else
+    ob_printf(o, "%lld", (long long)e);
 }

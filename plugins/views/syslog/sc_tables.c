@@ -82,11 +82,11 @@ const struct sc_xlat sc_mmap_prot[] = {X(PROT_READ), X(PROT_WRITE), X(PROT_EXEC)
                                        END};
 const struct sc_xlat sc_mmap_type[] = {X(MAP_SHARED), X(MAP_PRIVATE), L(0x3, "MAP_SHARED_VALIDATE"),
                                        END};
-const struct sc_xlat sc_mmap_flags[] = {
-    X(MAP_FIXED),    X(MAP_ANONYMOUS), L(0x40, "MAP_32BIT") /* x86-64 only */, X(MAP_GROWSDOWN), X(MAP_DENYWRITE),
-    X(MAP_EXECUTABLE), X(MAP_LOCKED),  X(MAP_NORESERVE), X(MAP_POPULATE),  X(MAP_NONBLOCK),
-    X(MAP_STACK),    X(MAP_HUGETLB),   L(0x80000, "MAP_SYNC"), L(0x100000, "MAP_FIXED_NOREPLACE"),
-    L(0x4000000, "MAP_UNINITIALIZED"), END};
+const struct sc_xlat sc_mmap_flags[] = { /* strace's print order */
+    X(MAP_FIXED),    X(MAP_ANONYMOUS), L(0x40, "MAP_32BIT") /* x86-64 only */, X(MAP_NORESERVE),
+    X(MAP_POPULATE), X(MAP_NONBLOCK),  X(MAP_GROWSDOWN), X(MAP_DENYWRITE), X(MAP_EXECUTABLE),
+    X(MAP_LOCKED),   X(MAP_STACK),     X(MAP_HUGETLB),   L(0x80000, "MAP_SYNC"),
+    L(0x4000000, "MAP_UNINITIALIZED"), L(0x100000, "MAP_FIXED_NOREPLACE"), END};
 
 /* ---- processes, signals, time --------------------------------------------- */
 #define CLONE_COMMON                                                                               \
@@ -285,3 +285,196 @@ const char *sc_errno_table_name(int err) {
     return kernel_errno_names[err - 512];
   return NULL;
 }
+
+/* ==== issue 26 part B: sockets options, memory advice, timers, misc ======== */
+/* Values are the asm-generic ABI (x86-64 and AArch64 alike), as strace 6.1's
+ * xlat tables spell them. */
+const struct sc_xlat sc_socketlayers[] = {
+    L(0, "SOL_IP"),       L(1, "SOL_SOCKET"),   L(6, "SOL_TCP"),      L(17, "SOL_UDP"),
+    L(40, "AF_VSOCK"),    L(41, "SOL_IPV6"),    L(58, "SOL_ICMPV6"),  L(100, "SOL_CAN_BASE"),
+    L(101, "SOL_CAN_RAW"), L(132, "SOL_SCTP"),  L(136, "SOL_UDPLITE"), L(255, "SOL_RAW"),
+    L(256, "SOL_IPX"),    L(257, "SOL_AX25"),   L(258, "SOL_ATALK"),  L(259, "SOL_NETROM"),
+    L(260, "SOL_ROSE"),   L(261, "SOL_DECNET"), L(262, "SOL_X25"),    L(263, "SOL_PACKET"),
+    L(264, "SOL_ATM"),    L(265, "SOL_AAL"),    L(266, "SOL_IRDA"),   L(267, "SOL_NETBEUI"),
+    L(268, "SOL_LLC"),    L(269, "SOL_DCCP"),   L(270, "SOL_NETLINK"), L(271, "SOL_TIPC"),
+    L(272, "SOL_RXRPC"),  L(273, "SOL_PPPOL2TP"), L(274, "SOL_BLUETOOTH"), L(275, "SOL_PNPIPE"),
+    L(276, "SOL_RDS"),    L(277, "SOL_IUCV"),   L(278, "SOL_CAIF"),   L(279, "SOL_ALG"),
+    L(280, "SOL_NFC"),    L(281, "SOL_KCM"),    L(282, "SOL_TLS"),    L(283, "SOL_XDP"), END};
+const struct sc_xlat sc_sock_options[] = {
+    L(1, "SO_DEBUG"), L(2, "SO_REUSEADDR"), L(3, "SO_TYPE"), L(4, "SO_ERROR"),
+    L(5, "SO_DONTROUTE"), L(6, "SO_BROADCAST"), L(7, "SO_SNDBUF"), L(8, "SO_RCVBUF"),
+    L(9, "SO_KEEPALIVE"), L(10, "SO_OOBINLINE"), L(11, "SO_NO_CHECK"), L(12, "SO_PRIORITY"),
+    L(13, "SO_LINGER"), L(14, "SO_BSDCOMPAT"), L(15, "SO_REUSEPORT"), L(16, "SO_PASSCRED"),
+    L(17, "SO_PEERCRED"), L(18, "SO_RCVLOWAT"), L(19, "SO_SNDLOWAT"), L(20, "SO_RCVTIMEO_OLD"),
+    L(21, "SO_SNDTIMEO_OLD"), L(22, "SO_SECURITY_AUTHENTICATION"),
+    L(23, "SO_SECURITY_ENCRYPTION_TRANSPORT"), L(24, "SO_SECURITY_ENCRYPTION_NETWORK"),
+    L(25, "SO_BINDTODEVICE"), L(27, "SO_DETACH_FILTER"), L(28, "SO_PEERNAME"),
+    L(29, "SO_TIMESTAMP_OLD"), L(30, "SO_ACCEPTCONN"), L(31, "SO_PEERSEC"),
+    L(32, "SO_SNDBUFFORCE"), L(33, "SO_RCVBUFFORCE"), L(34, "SO_PASSSEC"),
+    L(35, "SO_TIMESTAMPNS_OLD"), L(36, "SO_MARK"), L(37, "SO_TIMESTAMPING_OLD"),
+    L(38, "SO_PROTOCOL"), L(39, "SO_DOMAIN"), L(40, "SO_RXQ_OVFL"), L(41, "SO_WIFI_STATUS"),
+    L(42, "SO_PEEK_OFF"), L(43, "SO_NOFCS"), L(44, "SO_LOCK_FILTER"),
+    L(45, "SO_SELECT_ERR_QUEUE"), L(46, "SO_BUSY_POLL"), L(47, "SO_MAX_PACING_RATE"),
+    L(48, "SO_BPF_EXTENSIONS"), L(49, "SO_INCOMING_CPU"), L(50, "SO_ATTACH_BPF"),
+    L(51, "SO_ATTACH_REUSEPORT_CBPF"), L(52, "SO_ATTACH_REUSEPORT_EBPF"), L(53, "SO_CNX_ADVICE"),
+    L(55, "SO_MEMINFO"), L(56, "SO_INCOMING_NAPI_ID"), L(57, "SO_COOKIE"),
+    L(59, "SO_PEERGROUPS"), L(60, "SO_ZEROCOPY"), L(61, "SO_TXTIME"), L(62, "SO_BINDTOIFINDEX"),
+    L(63, "SO_TIMESTAMP_NEW"), L(64, "SO_TIMESTAMPNS_NEW"), L(65, "SO_TIMESTAMPING_NEW"),
+    L(66, "SO_RCVTIMEO_NEW"), L(67, "SO_SNDTIMEO_NEW"), L(68, "SO_DETACH_REUSEPORT_BPF"),
+    L(69, "SO_PREFER_BUSY_POLL"), L(70, "SO_BUSY_POLL_BUDGET"), L(71, "SO_NETNS_COOKIE"),
+    L(72, "SO_BUF_LOCK"), L(73, "SO_RESERVE_MEM"), L(74, "SO_TXREHASH"), L(75, "SO_RCVMARK"),
+    END};
+const struct sc_xlat sc_sock_ip_options[] = {
+    L(1, "IP_TOS"), L(2, "IP_TTL"), L(3, "IP_HDRINCL"), L(4, "IP_OPTIONS"),
+    L(5, "IP_ROUTER_ALERT"), L(6, "IP_RECVOPTS"), L(7, "IP_RETOPTS"), L(8, "IP_PKTINFO"),
+    L(9, "IP_PKTOPTIONS"), L(10, "IP_MTU_DISCOVER"), L(11, "IP_RECVERR"), L(12, "IP_RECVTTL"),
+    L(13, "IP_RECVTOS"), L(14, "IP_MTU"), L(15, "IP_FREEBIND"), L(16, "IP_IPSEC_POLICY"),
+    L(17, "IP_XFRM_POLICY"), L(18, "IP_PASSSEC"), L(19, "IP_TRANSPARENT"),
+    L(20, "IP_ORIGDSTADDR"), L(21, "IP_MINTTL"), L(22, "IP_NODEFRAG"), L(23, "IP_CHECKSUM"),
+    L(24, "IP_BIND_ADDRESS_NO_PORT"), L(25, "IP_RECVFRAGSIZE"), L(26, "IP_RECVERR_RFC4884"),
+    L(32, "IP_MULTICAST_IF"), L(33, "IP_MULTICAST_TTL"), L(34, "IP_MULTICAST_LOOP"),
+    L(35, "IP_ADD_MEMBERSHIP"), L(36, "IP_DROP_MEMBERSHIP"), L(37, "IP_UNBLOCK_SOURCE"),
+    L(38, "IP_BLOCK_SOURCE"), L(39, "IP_ADD_SOURCE_MEMBERSHIP"),
+    L(40, "IP_DROP_SOURCE_MEMBERSHIP"), L(41, "IP_MSFILTER"), L(42, "MCAST_JOIN_GROUP"),
+    L(43, "MCAST_BLOCK_SOURCE"), L(44, "MCAST_UNBLOCK_SOURCE"), L(45, "MCAST_LEAVE_GROUP"),
+    L(46, "MCAST_JOIN_SOURCE_GROUP"), L(47, "MCAST_LEAVE_SOURCE_GROUP"), L(48, "MCAST_MSFILTER"),
+    L(49, "IP_MULTICAST_ALL"), L(50, "IP_UNICAST_IF"), END};
+const struct sc_xlat sc_sock_ipv6_options[] = {
+    L(1, "IPV6_ADDRFORM"), L(2, "IPV6_2292PKTINFO"), L(3, "IPV6_2292HOPOPTS"),
+    L(4, "IPV6_2292DSTOPTS"), L(5, "IPV6_2292RTHDR"), L(6, "IPV6_2292PKTOPTIONS"),
+    L(7, "IPV6_CHECKSUM"), L(8, "IPV6_2292HOPLIMIT"), L(9, "IPV6_NEXTHOP"), L(10, "IPV6_AUTHHDR"),
+    L(11, "IPV6_FLOWINFO"), L(16, "IPV6_UNICAST_HOPS"), L(17, "IPV6_MULTICAST_IF"),
+    L(18, "IPV6_MULTICAST_HOPS"), L(19, "IPV6_MULTICAST_LOOP"), L(20, "IPV6_ADD_MEMBERSHIP"),
+    L(21, "IPV6_DROP_MEMBERSHIP"), L(22, "IPV6_ROUTER_ALERT"), L(23, "IPV6_MTU_DISCOVER"),
+    L(24, "IPV6_MTU"), L(25, "IPV6_RECVERR"), L(26, "IPV6_V6ONLY"), L(27, "IPV6_JOIN_ANYCAST"),
+    L(28, "IPV6_LEAVE_ANYCAST"), L(29, "IPV6_MULTICAST_ALL"), L(30, "IPV6_ROUTER_ALERT_ISOLATE"),
+    L(31, "IPV6_RECVERR_RFC4884"), L(32, "IPV6_FLOWLABEL_MGR"), L(33, "IPV6_FLOWINFO_SEND"),
+    L(34, "IPV6_IPSEC_POLICY"), L(35, "IPV6_XFRM_POLICY"), L(36, "IPV6_HDRINCL"),
+    L(42, "MCAST_JOIN_GROUP"), L(43, "MCAST_BLOCK_SOURCE"), L(44, "MCAST_UNBLOCK_SOURCE"),
+    L(45, "MCAST_LEAVE_GROUP"), L(46, "MCAST_JOIN_SOURCE_GROUP"), L(47, "MCAST_LEAVE_SOURCE_GROUP"),
+    L(48, "MCAST_MSFILTER"), L(49, "IPV6_RECVPKTINFO"), L(50, "IPV6_PKTINFO"),
+    L(51, "IPV6_RECVHOPLIMIT"), L(52, "IPV6_HOPLIMIT"), L(53, "IPV6_RECVHOPOPTS"),
+    L(54, "IPV6_HOPOPTS"), L(55, "IPV6_RTHDRDSTOPTS"), L(56, "IPV6_RECVRTHDR"), L(57, "IPV6_RTHDR"),
+    L(58, "IPV6_RECVDSTOPTS"), L(59, "IPV6_DSTOPTS"), L(60, "IPV6_RECVPATHMTU"),
+    L(61, "IPV6_PATHMTU"), L(62, "IPV6_DONTFRAG"), L(63, "IPV6_USE_MIN_MTU"),
+    L(66, "IPV6_RECVTCLASS"), L(67, "IPV6_TCLASS"), L(70, "IPV6_AUTOFLOWLABEL"),
+    L(72, "IPV6_ADDR_PREFERENCES"), L(73, "IPV6_MINHOPCOUNT"), L(74, "IPV6_ORIGDSTADDR"),
+    L(75, "IPV6_TRANSPARENT"), L(76, "IPV6_UNICAST_IF"), L(77, "IPV6_RECVFRAGSIZE"),
+    L(78, "IPV6_FREEBIND"), END};
+const struct sc_xlat sc_sock_tcp_options[] = {
+    L(1, "TCP_NODELAY"), L(2, "TCP_MAXSEG"), L(3, "TCP_CORK"), L(4, "TCP_KEEPIDLE"),
+    L(5, "TCP_KEEPINTVL"), L(6, "TCP_KEEPCNT"), L(7, "TCP_SYNCNT"), L(8, "TCP_LINGER2"),
+    L(9, "TCP_DEFER_ACCEPT"), L(10, "TCP_WINDOW_CLAMP"), L(11, "TCP_INFO"), L(12, "TCP_QUICKACK"),
+    L(13, "TCP_CONGESTION"), L(14, "TCP_MD5SIG"), L(15, "TCP_COOKIE_TRANSACTIONS"),
+    L(16, "TCP_THIN_LINEAR_TIMEOUTS"), L(17, "TCP_THIN_DUPACK"), L(18, "TCP_USER_TIMEOUT"),
+    L(19, "TCP_REPAIR"), L(20, "TCP_REPAIR_QUEUE"), L(21, "TCP_QUEUE_SEQ"),
+    L(22, "TCP_REPAIR_OPTIONS"), L(23, "TCP_FASTOPEN"), L(24, "TCP_TIMESTAMP"),
+    L(25, "TCP_NOTSENT_LOWAT"), L(26, "TCP_CC_INFO"), L(27, "TCP_SAVE_SYN"), L(28, "TCP_SAVED_SYN"),
+    L(29, "TCP_REPAIR_WINDOW"), L(30, "TCP_FASTOPEN_CONNECT"), L(31, "TCP_ULP"),
+    L(32, "TCP_MD5SIG_EXT"), L(33, "TCP_FASTOPEN_KEY"), L(34, "TCP_FASTOPEN_NO_COOKIE"),
+    L(35, "TCP_ZEROCOPY_RECEIVE"), L(36, "TCP_INQ"), L(37, "TCP_TX_DELAY"), END};
+const struct sc_xlat sc_sock_udp_options[] = {L(1, "UDP_CORK"), L(100, "UDP_ENCAP"),
+                                              L(101, "UDP_NO_CHECK6_TX"), L(102, "UDP_NO_CHECK6_RX"),
+                                              L(103, "UDP_SEGMENT"), L(104, "UDP_GRO"), END};
+const struct sc_xlat sc_scm_types[] = {
+    L(1, "SCM_RIGHTS"), L(2, "SCM_CREDENTIALS"), L(3, "SCM_SECURITY"), L(41, "SO_WIFI_STATUS"),
+    L(61, "SO_TXTIME"), L(29, "SO_TIMESTAMP_OLD"), L(35, "SO_TIMESTAMPNS_OLD"),
+    L(37, "SO_TIMESTAMPING_OLD"), L(63, "SO_TIMESTAMP_NEW"), L(64, "SO_TIMESTAMPNS_NEW"),
+    L(65, "SO_TIMESTAMPING_NEW"), L(0x36, "SCM_TIMESTAMPING_OPT_STATS"),
+    L(0x3a, "SCM_TIMESTAMPING_PKTINFO"), END};
+const struct sc_xlat sc_ip_cmsg_types[] = {
+    L(1, "IP_TOS"), L(2, "IP_TTL"), L(6, "IP_RECVOPTS"), L(7, "IP_RETOPTS"), L(8, "IP_PKTINFO"),
+    L(11, "IP_RECVERR"), L(20, "IP_ORIGDSTADDR"), L(23, "IP_CHECKSUM"), L(3, "SCM_SECURITY"),
+    END};
+
+const struct sc_xlat sc_madvise_cmds[] = {
+    L(0, "MADV_NORMAL"), L(1, "MADV_RANDOM"), L(2, "MADV_SEQUENTIAL"), L(3, "MADV_WILLNEED"),
+    L(4, "MADV_DONTNEED"), L(8, "MADV_FREE"), L(9, "MADV_REMOVE"), L(10, "MADV_DONTFORK"),
+    L(11, "MADV_DOFORK"), L(12, "MADV_MERGEABLE"), L(13, "MADV_UNMERGEABLE"),
+    L(14, "MADV_HUGEPAGE"), L(15, "MADV_NOHUGEPAGE"), L(16, "MADV_DONTDUMP"), L(17, "MADV_DODUMP"),
+    L(18, "MADV_WIPEONFORK"), L(19, "MADV_KEEPONFORK"), L(20, "MADV_COLD"), L(21, "MADV_PAGEOUT"),
+    L(22, "MADV_POPULATE_READ"), L(23, "MADV_POPULATE_WRITE"), L(24, "MADV_DONTNEED_LOCKED"),
+    L(25, "MADV_COLLAPSE"), L(100, "MADV_HWPOISON"), L(101, "MADV_SOFT_OFFLINE"), END};
+const struct sc_xlat sc_msync_flags[] = {X(MS_ASYNC), X(MS_INVALIDATE), X(MS_SYNC), END};
+const struct sc_xlat sc_mlockall_flags[] = {L(1, "MCL_CURRENT"), L(2, "MCL_FUTURE"),
+                                            L(4, "MCL_ONFAULT"), END};
+const struct sc_xlat sc_mlock_flags[] = {L(1, "MLOCK_ONFAULT"), END};
+const struct sc_xlat sc_mremap_flags[] = {L(1, "MREMAP_MAYMOVE"), L(2, "MREMAP_FIXED"),
+                                          L(4, "MREMAP_DONTUNMAP"), END};
+const struct sc_xlat sc_membarrier_cmds[] = {
+    L(1 << 0, "MEMBARRIER_CMD_GLOBAL"), L(1 << 1, "MEMBARRIER_CMD_GLOBAL_EXPEDITED"),
+    L(1 << 2, "MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED"),
+    L(1 << 3, "MEMBARRIER_CMD_PRIVATE_EXPEDITED"),
+    L(1 << 4, "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED"),
+    L(1 << 5, "MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE"),
+    L(1 << 6, "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE"),
+    L(1 << 7, "MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ"),
+    L(1 << 8, "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ"), END};
+const struct sc_xlat sc_membarrier_flags[] = {L(1, "MEMBARRIER_CMD_FLAG_CPU"), END};
+const struct sc_xlat sc_pkey_access[] = {L(1, "PKEY_DISABLE_ACCESS"), L(2, "PKEY_DISABLE_WRITE"),
+                                         L(4, "PKEY_DISABLE_EXECUTE"), END};
+
+const struct sc_xlat sc_itimer_which[] = {L(0, "ITIMER_REAL"), L(1, "ITIMER_VIRTUAL"),
+                                          L(2, "ITIMER_PROF"), END};
+const struct sc_xlat sc_timerfd_create_flags[] = {L(02000000, "TFD_CLOEXEC"),
+                                                  L(04000, "TFD_NONBLOCK"), END};
+const struct sc_xlat sc_timerfd_settime_flags[] = {L(1, "TFD_TIMER_ABSTIME"),
+                                                   L(2, "TFD_TIMER_CANCEL_ON_SET"), END};
+const struct sc_xlat sc_sigev_notify[] = {L(0, "SIGEV_SIGNAL"), L(1, "SIGEV_NONE"),
+                                          L(2, "SIGEV_THREAD"), L(4, "SIGEV_THREAD_ID"), END};
+
+const struct sc_xlat sc_cap_versions[] = {L(0x19980330, "_LINUX_CAPABILITY_VERSION_1"),
+                                          L(0x20071026, "_LINUX_CAPABILITY_VERSION_2"),
+                                          L(0x20080522, "_LINUX_CAPABILITY_VERSION_3"), END};
+const struct sc_xlat sc_seccomp_ops[] = {L(0, "SECCOMP_SET_MODE_STRICT"),
+                                         L(1, "SECCOMP_SET_MODE_FILTER"),
+                                         L(2, "SECCOMP_GET_ACTION_AVAIL"),
+                                         L(3, "SECCOMP_GET_NOTIF_SIZES"), END};
+const struct sc_xlat sc_seccomp_ret_actions[] = {
+    L(0x80000000u, "SECCOMP_RET_KILL_PROCESS"), L(0, "SECCOMP_RET_KILL_THREAD"),
+    L(0x00030000, "SECCOMP_RET_TRAP"), L(0x00050000, "SECCOMP_RET_ERRNO"),
+    L(0x7fc00000, "SECCOMP_RET_USER_NOTIF"), L(0x7ff00000, "SECCOMP_RET_TRACE"),
+    L(0x7ffc0000, "SECCOMP_RET_LOG"), L(0x7fff0000, "SECCOMP_RET_ALLOW"), END};
+const struct sc_xlat sc_seccomp_filter_flags[] = {
+    L(1, "SECCOMP_FILTER_FLAG_TSYNC"), L(2, "SECCOMP_FILTER_FLAG_LOG"),
+    L(4, "SECCOMP_FILTER_FLAG_SPEC_ALLOW"), L(8, "SECCOMP_FILTER_FLAG_NEW_LISTENER"),
+    L(16, "SECCOMP_FILTER_FLAG_TSYNC_ESRCH"), L(32, "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"),
+    END};
+/* Capability bit numbers, 0..40 (strace's capabilities xlat). */
+static const char *const cap_names[] = {
+    "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
+    "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
+    "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK",
+    "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
+    "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE", "CAP_SYS_RESOURCE",
+    "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE", "CAP_AUDIT_WRITE",
+    "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG",
+    "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
+    "CAP_CHECKPOINT_RESTORE",
+};
+const char *sc_cap_name(unsigned bit) {
+  return bit < sizeof cap_names / sizeof cap_names[0] ? cap_names[bit] : NULL;
+}
+const struct sc_xlat sc_netlink_protocols[] = {
+    L(0, "NETLINK_ROUTE"), L(1, "NETLINK_UNUSED"), L(2, "NETLINK_USERSOCK"),
+    L(3, "NETLINK_FIREWALL"), L(4, "NETLINK_SOCK_DIAG"), L(5, "NETLINK_NFLOG"),
+    L(6, "NETLINK_XFRM"), L(7, "NETLINK_SELINUX"), L(8, "NETLINK_ISCSI"), L(9, "NETLINK_AUDIT"),
+    L(10, "NETLINK_FIB_LOOKUP"), L(11, "NETLINK_CONNECTOR"), L(12, "NETLINK_NETFILTER"),
+    L(13, "NETLINK_IP6_FW"), L(14, "NETLINK_DNRTMSG"), L(15, "NETLINK_KOBJECT_UEVENT"),
+    L(16, "NETLINK_GENERIC"), L(18, "NETLINK_SCSITRANSPORT"), L(19, "NETLINK_ECRYPTFS"),
+    L(20, "NETLINK_RDMA"), L(21, "NETLINK_CRYPTO"), L(22, "NETLINK_SMC"), END};
+const struct sc_xlat sc_ethernet_protocols[] = {
+    L(0x0003, "ETH_P_ALL"), L(0x0004, "ETH_P_802_2"), L(0x0800, "ETH_P_IP"),
+    L(0x0806, "ETH_P_ARP"), L(0x8035, "ETH_P_RARP"), L(0x8100, "ETH_P_8021Q"),
+    L(0x86dd, "ETH_P_IPV6"), L(0x8847, "ETH_P_MPLS_UC"), L(0x888e, "ETH_P_PAE"),
+    L(0x88a8, "ETH_P_8021AD"), L(0x88cc, "ETH_P_LLDP"), END};
+const struct sc_xlat sc_arphrd_types[] = {
+    L(0, "ARPHRD_NETROM"), L(1, "ARPHRD_ETHER"), L(24, "ARPHRD_IEEE1394"),
+    L(512, "ARPHRD_PPP"), L(768, "ARPHRD_TUNNEL"), L(769, "ARPHRD_TUNNEL6"),
+    L(772, "ARPHRD_LOOPBACK"), L(776, "ARPHRD_SIT"), L(778, "ARPHRD_IPGRE"),
+    L(801, "ARPHRD_IEEE80211"), L(803, "ARPHRD_IEEE80211_RADIOTAP"), L(0xfffe, "ARPHRD_NONE"),
+    L(0xffff, "ARPHRD_VOID"), END};
+const struct sc_xlat sc_packet_types[] = {
+    L(0, "PACKET_HOST"), L(1, "PACKET_BROADCAST"), L(2, "PACKET_MULTICAST"),
+    L(3, "PACKET_OTHERHOST"), L(4, "PACKET_OUTGOING"), L(5, "PACKET_LOOPBACK"),
+    L(6, "PACKET_USER"), L(7, "PACKET_KERNEL"), END};
