@@ -20,14 +20,16 @@ import subprocess
 import sys
 import tempfile
 
-PROGS = ['files', 'fds', 'memory', 'process', 'time', 'signals', 'sockets', 'net', 'misc', 'pynet']
-FOLLOW = {'process'}  # forks: strace -f, asmspy --follow
+PROGS = ['files', 'fds', 'memory', 'process', 'time', 'signals', 'sockets', 'net', 'misc',
+         'fileinfo', 'fdctl', 'ioctls', 'sigs', 'procinfo', 'pynet']
+FOLLOW = {'process', 'procinfo'}  # forks: strace -f, asmspy --follow
 PID_CALLS = ('getpid', 'gettid', 'getppid', 'fork', 'vfork', 'clone', 'clone3', 'wait4',
              'set_tid_address', 'getpgrp', 'setsid', 'getsid', 'getpgid')
 
 
 def mask(lines, loose, follow=False):
     out = []
+    launched = False
     for ln in lines:
         ln = ln.rstrip('\n')
         if not ln or ln.startswith('#'):
@@ -40,7 +42,8 @@ def mask(lines, loose, follow=False):
             loose = True
         ln = re.sub(r'^\[pid\s+\d+\] ', '[pid P] ', ln)
         body = ln[len('[pid P] '):] if ln.startswith('[pid P] ') else ln
-        if body.startswith('execve('):  # the launch: asmspy sees only its exit
+        if body.startswith('execve(') and not launched:  # the launch: asmspy sees only its exit
+            launched = True
             continue
         if body.startswith('+++ ') or body.startswith('--- '):
             pass
@@ -56,6 +59,13 @@ def mask(lines, loose, follow=False):
         ln = re.sub(r'= \d+ \([-\dT:+]+\)$', '= T', ln)
         ln = re.sub(r'^(times\(.*\))(\s*)= \d+$', r'\1\2= T', ln)
         ln = re.sub(r'\b(tms_[a-z]+|tv_sec|tv_usec|tv_nsec)=\d+', r'\1=N', ln)
+        ln = re.sub(r'\b(tkill|rt_sigqueueinfo|rt_tgsigqueueinfo)\(\d+,', r'\1(P,', ln)
+        ln = re.sub(r'\bwaitid\((P_PID|P_PGID|P_PIDFD), \d+,', r'waitid(\1, P,', ln)
+        # values that change run to run: system load and memory, pty numbers
+        ln = re.sub(r'\b(uptime|freeram|sharedram|bufferram|freeswap|procs|ru_maxrss|ru_minflt|ru_majflt|ru_nvcsw|ru_nivcsw)=\d+', r'\1=N', ln)
+        ln = re.sub(r'\bloads=\[\d+, \d+, \d+\]', 'loads=[N]', ln)
+        ln = re.sub(r'/dev/pts/\d+', '/dev/pts/N', ln)
+        ln = re.sub(r'TIOCGPTN, \[\d+\]', 'TIOCGPTN, [N]', ln)
         name = re.match(r'^(?:\[pid P\] )?(\w+)\(', ln)
         if name and name.group(1) in PID_CALLS:
             ln = re.sub(r'= \d+$', '= PID', ln)

@@ -74,7 +74,7 @@ static const struct sc_desc descs[] = {
     D(ftruncate, 2, RV_DEC, en_fd_long, NULL, NULL),
     D(fsync, 1, RV_DEC, en_fd, NULL, NULL),
     D(fdatasync, 1, RV_DEC, en_fd, NULL, NULL),
-    D(getdents64, 3, RV_DEC, en_getdents, NULL, NULL),
+    D(getdents64, 3, RV_DEC, en_getdents, ex_getdents, NULL),
     /* memory */
     D(mmap, 6, RV_HEX, en_mmap, NULL, NULL),
     D(mprotect, 3, RV_DEC, en_mprotect, NULL, NULL),
@@ -241,6 +241,41 @@ static const struct sc_desc descs[] = {
     D(getresuid, 3, RV_DEC, NULL, ex_getresid, NULL),
     D(getresgid, 3, RV_DEC, NULL, ex_getresid, NULL),
     /* ---- end of issue 26 part B ---- */
+    /* ---- issue 26 part A: struct decoders (files, fds, signals, processes) ---- */
+    D(utimensat, 4, RV_DEC, en_utimensat, NULL, NULL),
+#ifdef __NR_getdents
+    D(getdents, 3, RV_DEC, en_getdents, ex_getdents, NULL),
+#endif
+    D(flock, 2, RV_DEC, en_flock, NULL, NULL),
+#ifdef __NR_sendfile
+    D(sendfile, 4, RV_DEC, en_sendfile, ex_sendfile, NULL),
+#endif
+    D(eventfd2, 2, RV_DEC, en_eventfd2, NULL, NULL),
+    D(inotify_init1, 1, RV_DEC, en_inotify_init1, NULL, NULL),
+    D(memfd_create, 2, RV_DEC, en_memfd_create, NULL, NULL),
+    D(close_range, 3, RV_DEC, en_close_range, NULL, NULL),
+    D(sigaltstack, 2, RV_DEC, en_sigaltstack, ex_sigaltstack, NULL),
+    D(rt_sigpending, 2, RV_DEC, NULL, ex_rt_sigpending, NULL),
+    D(rt_sigsuspend, 2, RV_DEC, en_rt_sigsuspend, NULL, NULL),
+    D(rt_sigtimedwait, 4, RV_DEC, en_rt_sigtimedwait, ex_rt_sigtimedwait, rt_signo),
+    D(rt_sigqueueinfo, 3, RV_DEC, en_rt_sigqueueinfo, NULL, NULL),
+    D(rt_tgsigqueueinfo, 4, RV_DEC, en_rt_tgsigqueueinfo, NULL, NULL),
+    D(waitid, 5, RV_DEC, en_waitid, ex_waitid, NULL),
+    D(getrusage, 2, RV_DEC, en_getrusage, ex_getrusage, NULL),
+#ifdef __NR_getrlimit
+    D(getrlimit, 2, RV_DEC, en_rlimit_res, ex_getrlimit, NULL),
+#endif
+    D(setrlimit, 2, RV_DEC, en_setrlimit, NULL, NULL),
+    D(uname, 1, RV_DEC, NULL, ex_uname, NULL),
+    D(sysinfo, 1, RV_DEC, NULL, ex_sysinfo, NULL),
+    D(getpriority, 2, RV_DEC, en_getpriority, NULL, NULL),
+    D(setpriority, 3, RV_DEC, en_setpriority, NULL, NULL),
+    D(personality, 1, RV_DEC, en_personality, NULL, rt_personality),
+    D(sched_setaffinity, 3, RV_DEC, en_sched_setaffinity, NULL, NULL),
+    D(sched_getaffinity, 3, RV_DEC, en_sched_getaffinity, ex_sched_getaffinity, NULL),
+    D(getcpu, 3, RV_DEC, NULL, ex_getcpu, NULL),
+    D(prctl, 5, RV_DEC, en_prctl, ex_prctl, rt_prctl),
+    /* ---- end of issue 26 part A ---- */
 };
 
 #define NDESCS ((int64_t)(sizeof descs / sizeof descs[0]))

@@ -158,6 +158,7 @@ void ex_readlinkat(struct dc *d);
 void ex_getcwd(struct dc *d);
 void en_umask(struct dc *d);
 void rt_octal(struct dc *d);
+void en_utimensat(struct dc *d);
 
 /* sc_fd.c */
 void en_fd(struct dc *d);
@@ -197,6 +198,14 @@ void en_epoll_ctl(struct dc *d);
 void en_epoll_create1(struct dc *d);
 void en_fd_long(struct dc *d);
 void en_getdents(struct dc *d);
+void ex_getdents(struct dc *d);
+void en_flock(struct dc *d);
+void en_sendfile(struct dc *d);
+void ex_sendfile(struct dc *d);
+void en_eventfd2(struct dc *d);
+void en_inotify_init1(struct dc *d);
+void en_memfd_create(struct dc *d);
+void en_close_range(struct dc *d);
 
 /* sc_mem.c */
 void en_mmap(struct dc *d);
@@ -216,6 +225,26 @@ void ex_arch_prctl(struct dc *d);
 void en_prlimit64(struct dc *d);
 void ex_prlimit64(struct dc *d);
 void ex_getrandom(struct dc *d);
+void en_waitid(struct dc *d);
+void ex_waitid(struct dc *d);
+void en_getrusage(struct dc *d);
+void ex_getrusage(struct dc *d);
+void en_rlimit_res(struct dc *d);
+void en_setrlimit(struct dc *d);
+void ex_getrlimit(struct dc *d);
+void ex_uname(struct dc *d);
+void ex_sysinfo(struct dc *d);
+void en_getpriority(struct dc *d);
+void en_setpriority(struct dc *d);
+void en_personality(struct dc *d);
+void rt_personality(struct dc *d);
+void en_sched_setaffinity(struct dc *d);
+void en_sched_getaffinity(struct dc *d);
+void ex_sched_getaffinity(struct dc *d);
+void ex_getcpu(struct dc *d);
+void en_prctl(struct dc *d);
+void ex_prctl(struct dc *d);
+void rt_prctl(struct dc *d);
 
 /* sc_signal.c */
 void put_signal(struct ob *o, uint64_t v);
@@ -226,6 +255,16 @@ void en_rt_sigprocmask(struct dc *d);
 void ex_rt_sigprocmask(struct dc *d);
 void en_kill(struct dc *d);
 void en_tgkill(struct dc *d);
+void put_siginfo(struct dc *d, uint64_t addr, int out);
+void en_sigaltstack(struct dc *d);
+void ex_sigaltstack(struct dc *d);
+void ex_rt_sigpending(struct dc *d);
+void en_rt_sigsuspend(struct dc *d);
+void en_rt_sigtimedwait(struct dc *d);
+void ex_rt_sigtimedwait(struct dc *d);
+void rt_signo(struct dc *d);
+void en_rt_sigqueueinfo(struct dc *d);
+void en_rt_tgsigqueueinfo(struct dc *d);
 
 /* sc_net.c */
 void en_socket(struct dc *d);

@@ -7,6 +7,7 @@
 #include "sc_decode_int.h"
 #include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 /* ---- read / write ---- */
 void en_fd(struct dc *d) { put_fd(d, A(0)); }
@@ -185,8 +186,9 @@ void rt_readv(struct dc *d) {
 enum {
   K_F_DUPFD = 0, K_F_GETFD = 1, K_F_SETFD = 2, K_F_GETFL = 3, K_F_SETFL = 4, K_F_GETLK = 5,
   K_F_SETLK = 6, K_F_SETLKW = 7, K_F_SETOWN = 8, K_F_GETOWN = 9, K_F_SETSIG = 10,
-  K_F_GETSIG = 11, K_F_OFD_GETLK = 36, K_F_OFD_SETLK = 37, K_F_OFD_SETLKW = 38,
-  K_F_SETLEASE = 1024, K_F_GETLEASE = 1025, K_F_DUPFD_CLOEXEC = 1030, K_F_GETPIPE_SZ = 1032,
+  K_F_GETSIG = 11, K_F_SETOWN_EX = 15, K_F_GETOWN_EX = 16, K_F_OFD_GETLK = 36, K_F_OFD_SETLK = 37, K_F_OFD_SETLKW = 38,
+  K_F_SETLEASE = 1024, K_F_GETLEASE = 1025, K_F_NOTIFY = 1026, K_F_DUPFD_CLOEXEC = 1030, K_F_SETPIPE_SZ = 1031,
+  K_F_GETPIPE_SZ = 1032,
   K_F_ADD_SEALS = 1033, K_F_GET_SEALS = 1034
 };
 
@@ -212,6 +214,27 @@ static void put_flock(struct dc *d, uint64_t addr, int with_pid) {
   ob_putc(d->o, '}');
 }
 
+static const struct sc_xlat seal_flags[] = {
+    {0x1, "F_SEAL_SEAL"}, {0x2, "F_SEAL_SHRINK"}, {0x4, "F_SEAL_GROW"}, {0x8, "F_SEAL_WRITE"},
+    {0x10, "F_SEAL_FUTURE_WRITE"}, {0, NULL}};
+static const struct sc_xlat dn_flags[] = {
+    {0x1, "DN_ACCESS"}, {0x2, "DN_MODIFY"}, {0x4, "DN_CREATE"}, {0x8, "DN_DELETE"},
+    {0x10, "DN_RENAME"}, {0x20, "DN_ATTRIB"}, {0x80000000u, "DN_MULTISHOT"}, {0, NULL}};
+static const struct sc_xlat owner_types[] = {
+    {0, "F_OWNER_TID"}, {1, "F_OWNER_PID"}, {2, "F_OWNER_PGRP"}, {0, NULL}};
+
+/* {type=F_OWNER_PID, pid=123} */
+static void put_owner_ex(struct dc *d, uint64_t addr) {
+  int32_t ox[2];
+  if (!addr || !mem_full(d, addr, ox, sizeof ox)) {
+    put_addr(d->o, addr);
+    return;
+  }
+  ob_puts(d->o, "{type=");
+  put_xval(d->o, owner_types, (uint32_t)ox[0], XHEX);
+  ob_printf(d->o, ", pid=%d}", ox[1]);
+}
+
 void en_fcntl(struct dc *d) { /* fcntl(fd, cmd[, arg]) — arity depends on cmd */
   uint32_t cmd = (uint32_t)A(1);
   put_fd(d, A(0));
@@ -221,8 +244,16 @@ void en_fcntl(struct dc *d) { /* fcntl(fd, cmd[, arg]) — arity depends on cmd 
   case K_F_GETFD: case K_F_GETFL: case K_F_GETOWN: case K_F_GETSIG: case K_F_GETLEASE:
   case K_F_GETPIPE_SZ: case K_F_GET_SEALS:
     return; /* no third argument */
-  case K_F_GETLK: case K_F_OFD_GETLK:
-    return; /* the lock is an out-parameter */
+  case K_F_GETLK: case K_F_OFD_GETLK: case K_F_GETOWN_EX:
+    return; /* an out-parameter */
+  case K_F_SETOWN_EX:
+    next(d);
+    put_owner_ex(d, A(2));
+    return;
+  case K_F_NOTIFY:
+    next(d);
+    put_flags(d->o, dn_flags, (uint32_t)A(2), "0");
+    return;
   case K_F_SETFD:
     next(d);
     put_flags(d->o, sc_fd_flags, (uint32_t)A(2), "0");
@@ -243,13 +274,13 @@ void en_fcntl(struct dc *d) { /* fcntl(fd, cmd[, arg]) — arity depends on cmd 
     next(d);
     put_xval(d->o, sc_lock_types, (uint32_t)A(2), XSDEC);
     return;
-  case K_F_DUPFD: case K_F_DUPFD_CLOEXEC: case K_F_SETOWN:
+  case K_F_DUPFD: case K_F_DUPFD_CLOEXEC: case K_F_SETOWN: case K_F_SETPIPE_SZ:
     next(d);
     put_int(d->o, A(2));
     return;
   case K_F_ADD_SEALS:
     next(d);
-    put_xnum(d->o, (uint32_t)A(2));
+    put_flags(d->o, seal_flags, (uint32_t)A(2), "0");
     return;
   default:
     next(d);
@@ -259,12 +290,14 @@ void en_fcntl(struct dc *d) { /* fcntl(fd, cmd[, arg]) — arity depends on cmd 
 }
 void ex_fcntl(struct dc *d) {
   uint32_t cmd = (uint32_t)A(1);
-  if (cmd != K_F_GETLK && cmd != K_F_OFD_GETLK) return;
+  if (cmd != K_F_GETLK && cmd != K_F_OFD_GETLK && cmd != K_F_GETOWN_EX) return;
   next(d);
-  if (OUT_OK(d))
-    put_flock(d, A(2), 1);
-  else
+  if (!OUT_OK(d))
     put_addr(d->o, A(2));
+  else if (cmd == K_F_GETOWN_EX)
+    put_owner_ex(d, A(2));
+  else
+    put_flock(d, A(2), 1);
 }
 /* strace: fcntl(3, F_GETFL) = 0x8002 (flags O_RDWR|O_LARGEFILE). */
 void rt_fcntl(struct dc *d) {
@@ -277,6 +310,18 @@ void rt_fcntl(struct dc *d) {
   } else if (cmd == K_F_GETFD && r) {
     ob_printf(d->o, "%#llx (flags ", (unsigned long long)r);
     put_flags(d->o, sc_fd_flags, r, "0");
+    ob_putc(d->o, ')');
+  } else if (cmd == K_F_GET_SEALS && dc_strace(d)) {
+    ob_printf(d->o, "%#llx (seals ", (unsigned long long)r);
+    put_flags(d->o, seal_flags, r, "0");
+    ob_putc(d->o, ')');
+  } else if (cmd == K_F_GETLEASE && dc_strace(d)) {
+    ob_printf(d->o, "%#llx (", (unsigned long long)r);
+    put_xval(d->o, sc_lock_types, r, XHEX);
+    ob_putc(d->o, ')');
+  } else if (cmd == K_F_GETSIG && dc_strace(d) && r) {
+    ob_printf(d->o, "%lld (", (long long)r);
+    put_signal(d->o, r);
     ob_putc(d->o, ')');
   } else {
     put_long(d->o, r);
@@ -334,6 +379,10 @@ static int put_pollfds(struct dc *d, uint64_t addr, uint64_t nfds, int revents) 
   for (size_t i = 0; i < n; i++) {
     if (revents && !p[i].revents) continue;
     if (shown++) ob_puts(d->o, ", ");
+    if (!revents && p[i].fd < 0) { /* strace: an ignored slot shows no events */
+      ob_printf(d->o, "{fd=%d}", p[i].fd);
+      continue;
+    }
     ob_printf(d->o, "{fd=%d, %s=", p[i].fd, revents ? "revents" : "events");
     put_flags(d->o, sc_poll_events, (uint16_t)(revents ? p[i].revents : p[i].events), "0");
     ob_putc(d->o, '}');
@@ -370,6 +419,10 @@ void rt_poll(struct dc *d) {
   } else {
     ob_puts(d->o, " (");
     if (!put_pollfds(d, A(0), (uint32_t)A(1), 1)) ob_puts(d->o, "?");
+    if (d->c->nr == SYS_ppoll && A(2) && dc_strace(d)) { /* ppoll: the time left */
+      ob_puts(d->o, ", left ");
+      put_timespec(d, A(2));
+    }
     ob_putc(d->o, ')');
   }
 }
@@ -527,10 +580,93 @@ void en_fd_long(struct dc *d) { /* ftruncate(fd, length) */
   next(d);
   put_long(d->o, A(1));
 }
-void en_getdents(struct dc *d) { /* getdents64(fd, dirp, count) */
+void en_getdents(struct dc *d) { /* getdents64(fd, dirp, count): dirp at the exit */
   put_fd(d, A(0));
+}
+/* strace: getdents64(3, 0x55d0 / * 12 entries * /, 32768) = 360 */
+void ex_getdents(struct dc *d) {
+  static __thread unsigned char buf[65536];
   next(d);
   put_addr(d->o, A(1));
+  if (OUT_OK(d) && d->ret >= 0 && (uint64_t)d->ret <= sizeof buf &&
+      (d->ret == 0 || mem_full(d, A(1), buf, (size_t)d->ret))) {
+    size_t n = 0, off = 0, len = (size_t)d->ret;
+    while (off + 18 <= len) { /* d_reclen at offset 16 in both layouts */
+      uint16_t rl;
+      memcpy(&rl, buf + off + 16, sizeof rl);
+      if (!rl) break;
+      off += rl;
+      n++;
+    }
+    ob_printf(d->o, " /* %zu entries */", n);
+  }
   next(d);
-  put_ulong(d->o, A(2));
+  put_uint(d->o, A(2));
+}
+
+/* ---- flock, sendfile, fd-creating calls ---- */
+static const struct sc_xlat flock_ops[] = {
+    {1, "LOCK_SH"}, {2, "LOCK_EX"}, {8, "LOCK_UN"}, {0, NULL}};
+static const struct sc_xlat flock_flags[] = {{4, "LOCK_NB"}, {32, "LOCK_MAND"}, {64, "LOCK_READ"},
+                                             {128, "LOCK_WRITE"}, {0, NULL}};
+void en_flock(struct dc *d) { /* flock(fd, op) */
+  uint32_t op = (uint32_t)A(1);
+  put_fd(d, A(0));
+  next(d);
+  put_xval(d->o, flock_ops, op & ~0xf4u, XHEX);
+  put_flags_tail(d->o, flock_flags, op & 0xf4u, 0);
+}
+
+/* sendfile(out, in, [off] => [off after], count) */
+void en_sendfile(struct dc *d) {
+  int64_t off;
+  put_fd(d, A(0));
+  next(d);
+  put_fd(d, A(1));
+  next(d);
+  if (!A(2))
+    ob_puts(d->o, "NULL");
+  else if (mem_full(d, A(2), &off, sizeof off))
+    ob_printf(d->o, "[%lld]", (long long)off);
+  else
+    put_addr(d->o, A(2));
+}
+void ex_sendfile(struct dc *d) {
+  int64_t off;
+  if (A(2) && OUT_OK(d) && mem_full(d, A(2), &off, sizeof off))
+    ob_printf(d->o, " => [%lld]", (long long)off);
+  next(d);
+  put_ulong(d->o, A(3));
+}
+
+static const struct sc_xlat efd_flags[] = {
+    {1, "EFD_SEMAPHORE"}, {04000, "EFD_NONBLOCK"}, {02000000, "EFD_CLOEXEC"}, {0, NULL}};
+void en_eventfd2(struct dc *d) {
+  put_uint(d->o, A(0));
+  next(d);
+  put_flags(d->o, efd_flags, (uint32_t)A(1), "0");
+}
+static const struct sc_xlat in_init_flags[] = {
+    {04000, "IN_NONBLOCK"}, {02000000, "IN_CLOEXEC"}, {0, NULL}};
+void en_inotify_init1(struct dc *d) { put_flags(d->o, in_init_flags, (uint32_t)A(0), "0"); }
+static const struct sc_xlat mfd_flags[] = {
+    {1, "MFD_CLOEXEC"}, {2, "MFD_ALLOW_SEALING"}, {4, "MFD_HUGETLB"}, {8, "MFD_NOEXEC_SEAL"},
+    {16, "MFD_EXEC"}, {0, NULL}};
+void en_memfd_create(struct dc *d) {
+  put_str(d, A(0));
+  next(d);
+  uint32_t f = (uint32_t)A(1);
+  put_flags(d->o, mfd_flags, f & 0x3ffffffu, "0");
+  if (f >> 26) { /* MFD_HUGETLB's page size: log2 << 26 */
+    ob_printf(d->o, "%s%u<<MFD_HUGE_SHIFT", (f & 0x3ffffffu) ? "|" : "", f >> 26);
+  }
+}
+static const struct sc_xlat close_range_flags[] = {
+    {2, "CLOSE_RANGE_UNSHARE"}, {4, "CLOSE_RANGE_CLOEXEC"}, {0, NULL}};
+void en_close_range(struct dc *d) { /* close_range(first, last, flags) */
+  put_uint(d->o, A(0));
+  next(d);
+  put_uint(d->o, A(1));
+  next(d);
+  put_flags(d->o, close_range_flags, (uint32_t)A(2), "0");
 }

@@ -137,7 +137,7 @@ void put_xval(struct ob *o, const struct sc_xlat *x, uint64_t v, enum xfmt f) {
  * Entries are tried in table order; a multi-bit entry matches only whole. */
 void put_flags_tail(struct ob *o, const struct sc_xlat *x, uint64_t v, int first) {
   const struct sc_xlat *x0 = x;
-  int first0 = first && v;
+  int none = first; /* no name printed yet */
   for (; x && x->name && v; x++) {
     if (x->val && (v & x->val) == x->val) {
       if (!first) ob_putc(o, '|');
@@ -146,12 +146,13 @@ void put_flags_tail(struct ob *o, const struct sc_xlat *x, uint64_t v, int first
       first = 0;
     }
   }
+  none = none && first;
   if (v) {
     if (!first) ob_putc(o, '|');
     put_xnum(o, v);
-    /* strace marks bits no name covers: 0x800 / * SA_??? * / (the table's
-     * prefix, up to its first '_') */
-    if (o->strace && first0 && first && x0 && x0->name) { /* strace: only when nothing was named */
+    /* strace marks bits no name covers when no name matched at all:
+     * 0x800 / * SA_??? * / (the table's prefix, up to its first '_') */
+    if (o->strace && none && x0 && x0->name) {
       const char *us = strchr(x0->name, '_');
       if (us) ob_printf(o, " /* %.*s_??? */", (int)(us - x0->name), x0->name);
     }

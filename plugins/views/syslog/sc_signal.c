@@ -4,6 +4,7 @@
  * context and primitives, sc_decode.c for the dispatch). */
 #define _GNU_SOURCE
 #include "sc_decode_int.h"
+#include <signal.h>
 
 /* ---- signals ---- */
 void put_signal(struct ob *o, uint64_t v) {
@@ -127,4 +128,186 @@ void en_tgkill(struct dc *d) { /* tgkill(tgid, tid, sig) */
   put_int(d->o, A(1));
   next(d);
   put_signal(d->o, A(2));
+}
+
+/* ---- siginfo ---- */
+static const struct sc_xlat si_codes[] = {
+    {0, "SI_USER"}, {0x80, "SI_KERNEL"}, {(uint32_t)-1, "SI_QUEUE"}, {(uint32_t)-2, "SI_TIMER"},
+    {(uint32_t)-3, "SI_MESGQ"}, {(uint32_t)-4, "SI_ASYNCIO"}, {(uint32_t)-5, "SI_SIGIO"},
+    {(uint32_t)-6, "SI_TKILL"}, {(uint32_t)-7, "SI_DETHREAD"}, {(uint32_t)-60, "SI_ASYNCNL"},
+    {0, NULL}};
+static const struct sc_xlat cld_codes[] = {
+    {1, "CLD_EXITED"}, {2, "CLD_KILLED"}, {3, "CLD_DUMPED"}, {4, "CLD_TRAPPED"},
+    {5, "CLD_STOPPED"}, {6, "CLD_CONTINUED"}, {0, NULL}};
+static const struct sc_xlat segv_codes[] = {
+    {1, "SEGV_MAPERR"}, {2, "SEGV_ACCERR"}, {3, "SEGV_BNDERR"}, {4, "SEGV_PKUERR"}, {0, NULL}};
+static const struct sc_xlat bus_codes[] = {
+    {1, "BUS_ADRALN"}, {2, "BUS_ADRERR"}, {3, "BUS_OBJERR"}, {4, "BUS_MCEERR_AR"},
+    {5, "BUS_MCEERR_AO"}, {0, NULL}};
+static const struct sc_xlat trap_codes[] = {
+    {1, "TRAP_BRKPT"}, {2, "TRAP_TRACE"}, {3, "TRAP_BRANCH"}, {4, "TRAP_HWBKPT"}, {0, NULL}};
+static const struct sc_xlat poll_codes[] = {
+    {1, "POLL_IN"}, {2, "POLL_OUT"}, {3, "POLL_MSG"}, {4, "POLL_ERR"}, {5, "POLL_PRI"},
+    {6, "POLL_HUP"}, {0, NULL}};
+
+struct k_siginfo {
+  int32_t signo, err, code, pad;
+  union {
+    struct { int32_t pid; uint32_t uid; int32_t status, pad; int64_t utime, stime; } chld;
+    struct { int32_t pid; uint32_t uid; uint64_t value; } rt;
+    struct { int32_t tid, overrun; uint64_t value; } timer;
+    struct { uint64_t addr; } fault;
+    struct { int64_t band; int32_t fd; } poll;
+    struct { uint64_t call_addr; int32_t syscall; uint32_t arch; } sys;
+  } u;
+  char rest[128 - 16 - 32];
+};
+
+/* {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=1, si_uid=0, si_status=0, si_utime=0, si_stime=0} */
+void put_siginfo(struct dc *d, uint64_t addr, int out) {
+  struct ob *o = d->o;
+  struct k_siginfo si;
+  if (!addr) {
+    ob_puts(o, "NULL");
+    return;
+  }
+  if ((out && !OUT_OK(d)) || !mem_full(d, addr, &si, sizeof si)) {
+    put_addr(o, addr);
+    return;
+  }
+  if (si.signo == 0) {
+    ob_puts(o, "{}");
+    return;
+  }
+  ob_puts(o, "{si_signo=");
+  put_signal(o, (uint32_t)si.signo);
+  ob_puts(o, ", si_code=");
+  const struct sc_xlat *kx = NULL;
+  if (si.code > 0 && si.code != 0x80) {
+    switch (si.signo) {
+    case SIGCHLD: kx = cld_codes; break;
+    case SIGSEGV: kx = segv_codes; break;
+    case SIGBUS: kx = bus_codes; break;
+    case SIGTRAP: kx = trap_codes; break;
+    case SIGPOLL: kx = poll_codes; break;
+    default: break;
+    }
+  }
+  const char *cn = sc_xlat_name(kx ? kx : si_codes, (uint32_t)si.code);
+  if (cn)
+    ob_puts(o, cn);
+  else
+    ob_printf(o, "%d", si.code);
+  if (si.err) ob_printf(o, ", si_errno=%d", si.err);
+  if (si.code <= 0 || si.code == 0x80) { /* sent by a process (or the kernel) */
+    if (si.code == -2) { /* SI_TIMER */
+      ob_printf(o, ", si_timerid=%#x, si_overrun=%d, si_int=%d, si_ptr=%#llx", (unsigned)si.u.timer.tid,
+                si.u.timer.overrun, (int32_t)si.u.timer.value, (unsigned long long)si.u.timer.value);
+    } else if (si.code != 0x80) {
+      ob_printf(o, ", si_pid=%d, si_uid=%u", si.u.rt.pid, si.u.rt.uid);
+      if (si.code == -1 || si.code == -3)
+        ob_printf(o, ", si_int=%d, si_ptr=%#llx", (int32_t)si.u.rt.value,
+                  (unsigned long long)si.u.rt.value);
+    }
+  } else {
+    switch (si.signo) {
+    case SIGCHLD:
+      ob_printf(o, ", si_pid=%d, si_uid=%u, si_status=", si.u.chld.pid, si.u.chld.uid);
+      if (si.code == 1)
+        ob_printf(o, "%d", si.u.chld.status);
+      else
+        put_signal(o, (uint32_t)si.u.chld.status);
+      ob_printf(o, ", si_utime=%lld, si_stime=%lld", (long long)si.u.chld.utime,
+                (long long)si.u.chld.stime);
+      break;
+    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
+      ob_puts(o, ", si_addr=");
+      put_addr(o, si.u.fault.addr);
+      break;
+    case SIGPOLL:
+      ob_printf(o, ", si_band=%lld, si_fd=%d", (long long)si.u.poll.band, si.u.poll.fd);
+      break;
+    case SIGSYS:
+      ob_puts(o, ", si_call_addr=");
+      put_addr(o, si.u.sys.call_addr);
+      ob_printf(o, ", si_syscall=%d, si_arch=%#x", si.u.sys.syscall, si.u.sys.arch);
+      break;
+    default: break;
+    }
+  }
+  ob_putc(o, '}');
+}
+
+/* ---- sigaltstack, pending, suspend, timedwait, queueinfo ---- */
+static const struct sc_xlat ss_flags[] = {
+    {1, "SS_ONSTACK"}, {2, "SS_DISABLE"}, {0x80000000u, "SS_AUTODISARM"}, {0, NULL}};
+static void put_stack(struct dc *d, uint64_t addr, int out) {
+  struct { uint64_t sp; int32_t flags, pad; uint64_t size; } ss;
+  struct ob *o = d->o;
+  if (!addr) {
+    ob_puts(o, "NULL");
+    return;
+  }
+  if ((out && !OUT_OK(d)) || !mem_full(d, addr, &ss, sizeof ss)) {
+    put_addr(o, addr);
+    return;
+  }
+  ob_puts(o, "{ss_sp=");
+  put_addr(o, ss.sp);
+  ob_puts(o, ", ss_flags=");
+  put_flags(o, ss_flags, (uint32_t)ss.flags, "0");
+  ob_printf(o, ", ss_size=%llu}", (unsigned long long)ss.size);
+}
+void en_sigaltstack(struct dc *d) { put_stack(d, A(0), 0); }
+void ex_sigaltstack(struct dc *d) {
+  next(d);
+  put_stack(d, A(1), 1);
+}
+
+void ex_rt_sigpending(struct dc *d) { /* rt_sigpending(set, size): all at the exit */
+  if (A(0) && !OUT_OK(d))
+    put_addr(d->o, A(0));
+  else
+    put_sigset(d, A(0), A(1));
+  next(d);
+  put_ulong(d->o, A(1));
+}
+void en_rt_sigsuspend(struct dc *d) { /* rt_sigsuspend(mask, size) */
+  put_sigset(d, A(0), A(1));
+  next(d);
+  put_ulong(d->o, A(1));
+}
+void en_rt_sigtimedwait(struct dc *d) { put_sigset(d, A(0), A(3)); }
+void ex_rt_sigtimedwait(struct dc *d) { /* (set, info, timeout, size) */
+  next(d);
+  put_siginfo(d, A(1), 1);
+  next(d);
+  put_timespec(d, A(2));
+  next(d);
+  put_ulong(d->o, A(3));
+}
+/* = 12 (SIGUSR2) */
+void rt_signo(struct dc *d) {
+  put_long(d->o, (uint64_t)d->ret);
+  if (dc_strace(d) && d->ret > 0) {
+    ob_puts(d->o, " (");
+    put_signal(d->o, (uint64_t)d->ret);
+    ob_putc(d->o, ')');
+  }
+}
+void en_rt_sigqueueinfo(struct dc *d) { /* rt_sigqueueinfo(pid, sig, info) */
+  put_int(d->o, A(0));
+  next(d);
+  put_signal(d->o, A(1));
+  next(d);
+  put_siginfo(d, A(2), 0);
+}
+void en_rt_tgsigqueueinfo(struct dc *d) { /* rt_tgsigqueueinfo(tgid, tid, sig, info) */
+  put_int(d->o, A(0));
+  next(d);
+  put_int(d->o, A(1));
+  next(d);
+  put_signal(d->o, A(2));
+  next(d);
+  put_siginfo(d, A(3), 0);
 }

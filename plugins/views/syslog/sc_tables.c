@@ -106,11 +106,12 @@ const struct sc_xlat sc_clone3_flags[] = {L(0x80, "CLONE_NEWTIME"), CLONE_COMMON
                                           L(0x100000000ull, "CLONE_CLEAR_SIGHAND"),
                                           L(0x200000000ull, "CLONE_INTO_CGROUP"), END};
 
+/* strace 6.1's names and order (RESTORER first); it does not know
+ * SA_UNSUPPORTED (0x400) or SA_EXPOSE_TAGBITS (0x800): they print as hex */
 const struct sc_xlat sc_sa_flags[] = {
-    L(0x00000001, "SA_NOCLDSTOP"), L(0x00000002, "SA_NOCLDWAIT"), L(0x00000004, "SA_SIGINFO"),
-    L(0x00000400, "SA_UNSUPPORTED"), L(0x00000800, "SA_EXPOSE_TAGBITS"),
     L(0x04000000, "SA_RESTORER"), L(0x08000000, "SA_ONSTACK"), L(0x10000000, "SA_RESTART"),
-    L(0x40000000, "SA_NODEFER"), L(0x80000000, "SA_RESETHAND"), END};
+    L(0x40000000, "SA_NODEFER"), L(0x80000000, "SA_RESETHAND"), L(0x00000004, "SA_SIGINFO"),
+    L(0x00000001, "SA_NOCLDSTOP"), L(0x00000002, "SA_NOCLDWAIT"), END};
 const struct sc_xlat sc_sigprocmask_how[] = {X(SIG_BLOCK), X(SIG_UNBLOCK), X(SIG_SETMASK), END};
 const struct sc_xlat sc_clocks[] = {
     X(CLOCK_REALTIME),        X(CLOCK_MONOTONIC),       X(CLOCK_PROCESS_CPUTIME_ID),
