@@ -48,10 +48,11 @@ int cf_globs_match(const struct cf_globs *g, const char *name) {
   char base[512];
   const char *plain = NULL;
   size_t len = strlen(name);
-  if (len > 4 && len - 4 < sizeof base && strcmp(name + len - 4, "@plt") == 0) {
+  if (len > 4 && len - 4 < sizeof base &&
+      (strcmp(name + len - 4, "@plt") == 0 || strcmp(name + len - 4, "@got") == 0)) {
     memcpy(base, name, len - 4);
     base[len - 4] = 0;
-    plain = base; /* -N malloc covers malloc@plt */
+    plain = base; /* -N malloc covers malloc@plt and malloc@got */
   }
   for (size_t i = 0; i < g->n; i++)
     if (one_match(g->pat[i], name) || (plain && one_match(g->pat[i], plain))) return 1;
@@ -310,4 +311,43 @@ int cf_emit_not_traced(const struct asmspy_host_api *h, struct asmspy_out *out,
   const struct asmspy_value v[] = {rv_str(n->name), rv_str(n->module), rv_hex(n->addr), rv_bool(0),
                                    rv_str(n->why ? n->why : "refused")};
   return rec_emit(h, out, schema, v, want_text ? text : NULL);
+}
+
+/* The reason's kind: its text up to the first " (" (the details differ per
+ * function: "too short (3 bytes, ...)"). */
+static size_t why_kind_len(const char *why) {
+  const char *p = strstr(why, " (");
+  return p ? (size_t)(p - why) : strlen(why);
+}
+
+int cf_emit_not_traced_all(const struct asmspy_host_api *h, struct asmspy_out *out,
+                           const struct asmspy_record_schema *schema, const struct cf_names *c) {
+  int rc = 0;
+  if (c->nrefused <= CF_NOT_TRACED_TEXT_MAX) {
+    for (size_t k = 0; k < c->nrefused && !rc; k++) rc = cf_emit_not_traced(h, out, schema, c->refused[k]);
+    return rc;
+  }
+  /* Many (a library under --module): each one in the structured output, and
+   * one line per kind of reason in the text, with the count and an example. */
+  for (size_t k = 0; k < c->nrefused && !rc; k++) {
+    const struct cf_name *n = c->refused[k];
+    const struct asmspy_value v[] = {rv_str(n->name), rv_str(n->module), rv_hex(n->addr),
+                                     rv_bool(0), rv_str(n->why ? n->why : "refused")};
+    rc = rec_emit(h, out, schema, v, NULL);
+  }
+  for (size_t k = 0; k < c->nrefused; k++) {
+    const char *why = c->refused[k]->why ? c->refused[k]->why : "refused";
+    size_t len = why_kind_len(why), count = 0, first = 1;
+    for (size_t j = 0; j < c->nrefused; j++) {
+      const char *w = c->refused[j]->why ? c->refused[j]->why : "refused";
+      if (why_kind_len(w) != len || strncmp(w, why, len) != 0) continue;
+      if (j < k) first = 0;
+      count++;
+    }
+    if (!first) continue; /* this kind was said at its first function */
+    h->note(out, ASMSPY_NOTE_INFO, "not traced: %zu function%s: %.*s (e.g. %s)%s", count,
+            count == 1 ? "" : "s", (int)len, why, c->refused[k]->name,
+            k == 0 ? "; the JSON output lists each" : "");
+  }
+  return rc;
 }

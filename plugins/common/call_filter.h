@@ -129,6 +129,13 @@ extern const struct asmspy_field cf_not_traced_fields[];
 int cf_emit_not_traced(const struct asmspy_host_api *h, struct asmspy_out *out,
                        const struct asmspy_record_schema *schema, const struct cf_name *n);
 
+/* Every refused function: one text line each when there are at most
+ * CF_NOT_TRACED_TEXT_MAX, else each as a record without text (the JSON output
+ * keeps them all) and one note per kind of reason with its count. */
+#define CF_NOT_TRACED_TEXT_MAX 8
+int cf_emit_not_traced_all(const struct asmspy_host_api *h, struct asmspy_out *out,
+                           const struct asmspy_record_schema *schema, const struct cf_names *c);
+
 #define CF_NOT_TRACED_SCHEMA                                                                       \
   {"not_traced", "a function the call backend selected but could not trace, and why",             \
    cf_not_traced_fields, "not traced: {name} ({why})"}

@@ -351,9 +351,7 @@ static int calls_finish(void *state, int end_status) {
    * being reported (no return), or we leave it running */
   enum close_why why = end_status == ASMSPY_FACT_EXITED ? C_EXIT : C_DETACH;
   for (size_t i = 0; i < st->nthreads; i++) close_all(st, &st->threads[i], why);
-  for (size_t k = 0; k < st->names.nrefused; k++)
-    cf_emit_not_traced(st->host, st->s->out, &calls_records[REC_NOT_TRACED],
-                       st->names.refused[k]);
+  cf_emit_not_traced_all(st->host, st->s->out, &calls_records[REC_NOT_TRACED], &st->names);
   if (st->lost)
     st->host->note(st->s->out, ASMSPY_NOTE_WARN,
                    "calls: %llu call records were lost (the reader fell behind)",

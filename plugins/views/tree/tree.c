@@ -426,9 +426,7 @@ static int render_dot(struct tree_state *st) {
 
 static int tree_finish(void *state, int end_status) {
   struct tree_state *st = state;
-  for (size_t k = 0; k < st->names.nrefused; k++)
-    cf_emit_not_traced(st->host, st->s->out, &tree_records[TREE_REC_NOT_TRACED],
-                       st->names.refused[k]);
+  cf_emit_not_traced_all(st->host, st->s->out, &tree_records[TREE_REC_NOT_TRACED], &st->names);
   if (!st->dot) return 0;
   if (end_status < 0 && st->ndnodes == 0) return 0; /* nothing was traced */
   return render_dot(st);
