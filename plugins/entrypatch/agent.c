@@ -147,7 +147,6 @@ INL long agent_syscall(long nr, long a0, long a1, long a2, long a3, long a4, lon
   return r;
 }
 #define SYS_GETPID 39L
-#define SYS_KILL 62L
 #define SYS_FUTEX 202L
 #define FUTEX_WAIT_SHARED 0L /* not FUTEX_PRIVATE_FLAG: the ring is a memfd shared with asmspy */
 #define SYS_SCHED_YIELD 24L
@@ -270,10 +269,18 @@ INL struct ring_area *slot_ring(struct agent_state *st, struct agent_thread *t, 
   return claim_ring(st, t, ra, gen, k);
 }
 
-/* Is the reader's process gone? (EPERM: it lives, under another uid.) */
+/* Is the reader's process gone? process_vm_readv answers ESRCH for a
+ * process that is gone or a zombie (no mm: checked before any permission),
+ * where kill(pid, 0) would call a killed asmspy nobody reaped yet alive. A
+ * live one answers EFAULT (address 0) or EPERM. */
 INL int reader_gone(const struct ring_area *ra) {
   int32_t owner = VOLATILE(ra->owner_pid);
-  return owner > 0 && agent_syscall(SYS_KILL, owner, 0, 0, 0, 0, 0) == -AGENT_ESRCH;
+  if (owner <= 0) return 0;
+  uint64_t word = 0;
+  struct agent_iovec l, r;
+  l.base = (uint64_t)&word, l.len = 1;
+  r.base = 0, r.len = 1;
+  return agent_syscall(SYS_PROCESS_VM_READV, owner, (long)&l, 1, (long)&r, 1, 0) == -AGENT_ESRCH;
 }
 
 #define AGENT_SPIN 256u
