@@ -1,11 +1,12 @@
 #!/bin/bash
-# Run every test: install dependencies, build (plus an ASan/UBSan build with
+# Run every test: install dependencies (scripts/install-deps.sh --dev: the
+# test-time toolchains too), build (plus an ASan/UBSan build with
 # ASMSPY_ASAN=1), run `meson test`, and print one closing line
 #   N passed, N failed, N skipped
 # Exit status is non-zero when anything failed.
 set -eu
 cd "$(dirname "$0")"
-scripts/install-deps.sh
+scripts/install-deps.sh --dev
 
 # The per-backend CI matrix: every backend plugin the built registry lists
 # gets its own `meson test --suite <backend>` run (its live and offline

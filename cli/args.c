@@ -5,6 +5,7 @@
  * and one line on stderr, never coerced: a pid of "12abc", "0" or "-3" is
  * an error, not pid 12, the caller's process group, or all. */
 #include "cli/cli.h"
+#include "common/ctl_escape.h"
 #include "common/option_parse.h"
 
 #include <errno.h>
@@ -26,14 +27,32 @@ const struct asmspy_option cli_shared_options[] = {
     {NULL, NULL, NULL},
 };
 
+/* "asmspy: <text>" on stderr, one line: the text quotes what the user (or a
+ * target) typed, so its control bytes and bidi controls are shown escaped
+ * (common/ctl_escape.h), never handed to the terminal. */
+static void error_line(const char *tail, const char *fmt, va_list ap) {
+  char buf[2048];
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  fputs("asmspy: ", stderr);
+  ctl_text_fput(stderr, buf, strlen(buf), 0);
+  fputs(tail, stderr);
+  fflush(stderr);
+}
+
 int cli_usage_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("asmspy: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputs(" (see asmspy --help)\n", stderr);
+  error_line(" (see asmspy --help)\n", fmt, ap);
   va_end(ap);
   return CLI_EXIT_USAGE;
+}
+
+int cli_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  error_line("\n", fmt, ap);
+  va_end(ap);
+  return CLI_EXIT_FAIL;
 }
 
 static int parse_int64(const char *s, int64_t *out) {

@@ -57,6 +57,8 @@ const struct asmspy_option *cli_view_options(const struct asmspy_plugin_info *v)
 int cli_view_has_table(const struct asmspy_plugin_info *v);
 int cli_parse_pid(const char *s, pid_t *out);
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "asmspy: <text>" (escaped, one line) for a failure; returns CLI_EXIT_FAIL. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 extern volatile int cli_stop_flag;
 

@@ -6,10 +6,15 @@
 #include "host/attach_diag.h"
 #include "host/host.h"
 #include "host/symbols.h"
+#include "common/option_parse.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +24,9 @@ volatile int cli_stop_flag;
 int cli_exit_code_for(int rc) {
   if (rc == 0 || rc == ASMSPY_RUN_SKIPPED) return CLI_EXIT_OK;
   if (rc == -ASMSPY_E_USAGE) return CLI_EXIT_USAGE;
+  /* nothing captured: the region was never entered (the wait ran out, or
+   * it cannot be entered at all); the lines above say which */
+  if (rc == ASMSPY_FACT_NOT_REACHED) return CLI_EXIT_FAIL;
   if (rc > 0 && rc != ASMSPY_FACT_I386) return CLI_EXIT_OK; /* a fact is an answer */
   return CLI_EXIT_FAIL;
 }
@@ -106,6 +114,7 @@ struct mode_session {
   const char *mode;
   struct cli_mode_args *args;
   char *const *launch_argv;
+  int *launch_status; /* shared with the supervisor: the command's wait status, -1 none */
 };
 
 /* One tracing session, run inside the supervised child. */
@@ -133,7 +142,55 @@ static int run_mode_session(void *arg) {
   };
   int rc = asmspy_run(e, &o);
   asmspy_engine_close(e);
+  int st = launch_take_status();
+  if (launch_argv && ms->launch_status) *ms->launch_status = st;
   return cli_exit_code_for(rc);
+}
+
+/* The launched command's end as asmspy's own, strace's rule: its exit code,
+ * or, killed by a signal, asmspy ends by the same signal (no core dump of
+ * asmspy's own). Only when asmspy itself answered (exit 0): a usage error
+ * (2) or a failure (1) of asmspy's keeps its code. */
+static int exit_like_launched(int rc, int st) {
+  if (rc != CLI_EXIT_OK || st < 0) return rc;
+  if (WIFEXITED(st)) return WEXITSTATUS(st);
+  if (!WIFSIGNALED(st)) return rc;
+  int sig = WTERMSIG(st);
+  fflush(NULL);
+  struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  signal(sig, SIG_DFL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  sigprocmask(SIG_UNBLOCK, &one, NULL);
+  raise(sig);
+  return 128 + sig; /* a signal that does not end a process by default */
+}
+
+/* --tid=<t> names a thread of <pid>: one that is not there is refused at
+ * once (nothing would ever be seen waiting for it). 0, or 1 with one line
+ * said. A pid that is not there is left to the run's own message. */
+static int check_tid(pid_t pid, pid_t tid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  DIR *d = opendir(path);
+  if (!d) return 0;
+  char list[256] = "";
+  size_t n = 0;
+  int found = 0, count = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
+    if (atoi(de->d_name) == tid) found = 1;
+    if (count++ < 8 && n < sizeof list)
+      n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? " " : "", de->d_name);
+  }
+  closedir(d);
+  if (found) return 0;
+  cli_fail("--tid=%d: no thread %d in process %d (its threads: %s%s)", (int)tid, (int)tid,
+           (int)pid, list, count > 8 ? " ..." : "");
+  return 1;
 }
 
 int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_argv) {
@@ -154,15 +211,38 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
                            : cli_usage_error("unknown option '--%s': no command or mode of that name", mode);
   asmspy_engine_close(e);
   if (rc) return CLI_EXIT_USAGE;
-  struct mode_session ms = {mode, &a, launch_argv};
+  if (a.tid && check_tid(a.pid, a.tid)) return CLI_EXIT_USAGE;
+  /* the launched command's status crosses from the supervised child in a
+   * shared page */
+  int *shared = MAP_FAILED;
+  if (launch_argv)
+    shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  struct mode_session ms = {mode, &a, launch_argv, shared == MAP_FAILED ? NULL : shared};
+  if (ms.launch_status) *ms.launch_status = -1;
   /* a launched command shares the tracer's group: it stays in the
    * terminal's foreground when it may read the terminal */
-  if (launch_argv && isatty(STDIN_FILENO)) return cli_supervise(run_mode_session, &ms);
-  return cli_supervise_own_group(run_mode_session, &ms);
+  if (launch_argv && isatty(STDIN_FILENO))
+    rc = cli_supervise(run_mode_session, &ms);
+  else
+    rc = cli_supervise_own_group(run_mode_session, &ms);
+  return ms.launch_status ? exit_like_launched(rc, *ms.launch_status) : rc;
 }
 
 /* --launch <mode> [options] -- <cmd> [args...] */
 static int cmd_launch(int argc, char **argv) {
+  /* options may come before the mode (--launch --follow log -- cmd): the
+   * mode is the first word that is neither an option nor a shared
+   * option's value; it moves to the front */
+  for (int i = 0; i < argc && argv[0][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
+    const char *t = argv[i];
+    if (t[0] == '-') {
+      int sh = t[1] == '-' ? asmspy_option_index(cli_shared_options, t + 2) : -1;
+      if (sh >= 0 && cli_shared_options[sh].arg && !strchr(t, '=')) i++;
+      continue;
+    }
+    memmove(argv + 1, argv, (size_t)i * sizeof *argv);
+    argv[0] = (char *)t;
+  }
   if (argc < 1 || argv[0][0] == '-')
     return cli_usage_error("--launch needs a <mode>: --launch <mode> [options] -- <cmd> [args...]");
   const char *mode = argv[0];

@@ -3,7 +3,10 @@
 #include "cli/cli.h"
 #include "tui/tui.h"
 
+#include "common/option_parse.h"
+
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
@@ -47,6 +50,70 @@ static int tui_session(void *arg) {
   return tui_main();
 }
 
+static int is_help(const char *t) { return strcmp(t, "--help") == 0 || strcmp(t, "-h") == 0; }
+
+/* The command named by "--name" (or "--name=<value>" for one that takes a
+ * value), or NULL. */
+static const struct cli_command *command_of(const char *t) {
+  if (t[0] != '-' || t[1] != '-' || !t[2]) return NULL;
+  const char *name = t + 2, *eq = strchr(name, '=');
+  for (const struct cli_command *c = cli_commands; c->name; c++) {
+    if (!eq && strcmp(c->name, name) == 0) return c;
+    if (eq && c->takes_value && strlen(c->name) == (size_t)(eq - name) &&
+        strncmp(c->name, name, (size_t)(eq - name)) == 0)
+      return c;
+  }
+  return NULL;
+}
+
+/* Is "--name" a mode (a view plugin's)? The registry is opened once. */
+static int is_mode(const char *t, struct asmspy_engine **e) {
+  if (t[0] != '-' || t[1] != '-' || !t[2] || strchr(t, '=')) return 0;
+  if (!*e) *e = asmspy_engine_open(ASMSPY_ENGINE_NO_PROBE);
+  return *e && asmspy_find_view_for_mode(*e, t + 2) != NULL;
+}
+
+/* Where the command or mode is among argv[1..argc), like strace and perf
+ * take their options in any order: options every mode shares (and a
+ * mode's own, or a value) may come before it. Stops at "--" (a --launch
+ * command's own arguments). Returns its index, or -1. */
+static int find_subject(int argc, char **argv, struct asmspy_engine **e) {
+  for (int i = 1; i < argc; i++) {
+    const char *t = argv[i];
+    if (strcmp(t, "--") == 0) break;
+    if (t[0] != '-' || t[1] != '-' || !t[2]) continue; /* a positional, a value */
+    if (command_of(t)) return i;
+    int sh = asmspy_option_index(cli_shared_options, t + 2);
+    if (sh >= 0) {
+      if (cli_shared_options[sh].arg && !strchr(t, '=')) i++; /* --record <f> */
+      continue;
+    }
+    if (is_mode(t, e)) return i;
+  }
+  return -1;
+}
+
+/* No command or mode among the arguments: one line saying what was wrong. */
+static int no_subject(int argc, char **argv) {
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+    const char *t = argv[i];
+    if (t[0] == '-' && t[1] == '-' && t[2]) {
+      int sh = asmspy_option_index(cli_shared_options, t + 2);
+      if (sh < 0) {
+        if (strchr(t, '='))
+          return cli_usage_error("unknown option '%.*s'", (int)strcspn(t, "="), t);
+        return cli_usage_error("unknown option '%s': no command or mode of that name", t);
+      }
+      if (cli_shared_options[sh].arg && !strchr(t, '=')) i++;
+      continue;
+    }
+    return cli_usage_error("expected --<command|mode>, got '%s'", t);
+  }
+  return cli_usage_error("no command or mode given (%s is an option of the modes: asmspy "
+                         "--<mode> ... %s)",
+                         argv[1], argv[1]);
+}
+
 int main(int argc, char **argv) {
   install_stop_handlers();
   if (argc < 2) {
@@ -58,19 +125,41 @@ int main(int argc, char **argv) {
                     "stdin and stdout)\n");
     return CLI_EXIT_USAGE;
   }
-  const char *cmd = argv[1];
-  if (strncmp(cmd, "--", 2) != 0 || !cmd[2])
-    return cli_usage_error("expected --<command|mode>, got '%s'", cmd);
-  cmd += 2;
-  for (const struct cli_command *c = cli_commands; c->name; c++)
-    if (strcmp(c->name, cmd) == 0) return c->run(argc - 2, argv + 2);
-  /* --name=<value> for the commands that take one: the whole argument is
-   * their argv[0] */
-  const char *eq = strchr(cmd, '=');
-  for (const struct cli_command *c = cli_commands; eq && c->name; c++)
-    if (c->takes_value && strlen(c->name) == (size_t)(eq - cmd) &&
-        strncmp(c->name, cmd, (size_t)(eq - cmd)) == 0)
-      return c->run(argc - 1, argv + 1);
-  if (strchr(cmd, '=')) return cli_usage_error("unknown option '%s'", argv[1]);
+  /* -h is --help, first (--help [<mode|command>]) or anywhere before "--" */
+  if (is_help(argv[1])) return cli_cmd_help(argc - 2, argv + 2);
+  struct asmspy_engine *e = NULL;
+  int at = command_of(argv[1]) ? 1 : find_subject(argc, argv, &e);
+  if (e) asmspy_engine_close(e);
+  int help = 0;
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) help |= is_help(argv[i]);
+  if (help) {
+    if (at < 0 || is_help(argv[at])) return cli_cmd_help(0, argv + argc);
+    const char *name = argv[at] + 2;
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "%.*s", (int)strcspn(name, "="), name);
+    /* --launch <mode> ... -h: the mode's options */
+    if (strcmp(cmd, "launch") == 0 && at + 1 < argc && argv[at + 1][0] != '-')
+      return cli_cmd_help(1, (char *[]){argv[at + 1], NULL});
+    return cli_cmd_help(1, (char *[]){cmd, NULL});
+  }
+  if (at < 0) return no_subject(argc, argv);
+  if (at > 1) {
+    /* the options before the command or mode go right after it (after a
+     * --launch's mode), in the order given: its own parser reads them */
+    char **v = calloc((size_t)argc + 1, sizeof *v);
+    if (!v) return CLI_EXIT_FAIL;
+    int n = 0, skip = at;
+    v[n++] = argv[0];
+    v[n++] = argv[at];
+    if (strcmp(argv[at], "--launch") == 0 && at + 1 < argc && argv[at + 1][0] != '-')
+      v[n++] = argv[++skip];
+    for (int i = 1; i < at; i++) v[n++] = argv[i];
+    for (int i = skip + 1; i < argc; i++) v[n++] = argv[i];
+    v[n] = NULL;
+    argv = v; /* main's: lives as long as the process */
+  }
+  const char *cmd = argv[1] + 2;
+  const struct cli_command *c = command_of(argv[1]);
+  if (c) return strchr(cmd, '=') ? c->run(argc - 1, argv + 1) : c->run(argc - 2, argv + 2);
   return cli_run_mode(cmd, argc - 2, argv + 2, NULL);
 }

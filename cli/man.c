@@ -5,6 +5,7 @@
  * share/man/man1/asmspy.1, so the page lists what the registry finds in
  * the build — the same modes the installed asmspy serves. */
 #include "cli/cli.h"
+#include "cli/doc_tables.h"
 #include "common/option_parse.h"
 
 #include <string.h>
@@ -42,7 +43,7 @@ static void option_items(FILE *f, const struct asmspy_option *table) {
 
 /* ".TP" + "--name positionals" + the help, + its options indented. */
 static void entry(FILE *f, const char *name, const char *positionals, const char *help,
-                  const struct asmspy_option *options) {
+                  const char *dflt, const struct asmspy_option *options) {
   fputs(".TP\n\\fB\\-\\-", f);
   roff(f, name);
   fputs("\\fR", f);
@@ -56,11 +57,31 @@ static void entry(FILE *f, const char *name, const char *positionals, const char
   fputc('\n', f);
   roff(f, help);
   fputc('\n', f);
+  if (dflt) {
+    fputs(".br\nDefault count: ", f);
+    roff(f, dflt);
+    fputs(".\n", f);
+  }
   if (options && options->name) {
     fputs(".RS\n", f);
     option_items(f, options);
     fputs(".RE\n", f);
   }
+}
+
+static const char *mode_default(const char *mode) {
+  for (const struct cli_mode_default *d = cli_mode_defaults; d->mode; d++)
+    if (strcmp(d->mode, mode) == 0) return d->n;
+  return NULL;
+}
+
+/* A tagged paragraph whose tag is set in bold as is. */
+static void tagged(FILE *f, const char *tag, const char *text) {
+  fputs(".TP\n.B ", f);
+  roff(f, tag);
+  fputc('\n', f);
+  roff(f, text);
+  fputc('\n', f);
 }
 
 int cli_cmd_man(int argc, char **argv) {
@@ -91,7 +112,7 @@ int cli_cmd_man(int argc, char **argv) {
 
   fputs(".SH COMMANDS\n", f);
   for (const struct cli_command *c = cli_commands; c->name; c++)
-    if (!c->hidden) entry(f, c->name, c->positionals, c->help, c->options);
+    if (!c->hidden) entry(f, c->name, c->positionals, c->help, NULL, c->options);
 
   fputs(".SH MODES\n"
         "A mode traces the process\n.I pid\n"
@@ -103,7 +124,7 @@ int cli_cmd_man(int argc, char **argv) {
     const struct asmspy_plugin_info *p = asmspy_plugin_at(e, i);
     if (!p->desc || p->kind != ASMSPY_KIND_VIEW) continue;
     entry(f, p->desc->view->mode, p->desc->view->usage ? p->desc->view->usage : "<pid> [n]",
-          p->description, cli_view_options(p));
+          p->description, mode_default(p->desc->view->mode), cli_view_options(p));
   }
   if (e) asmspy_engine_close(e);
 
@@ -113,6 +134,10 @@ int cli_cmd_man(int argc, char **argv) {
         "An option takes its value as\n.BI \\-\\-name= value\n"
         "or\n.BI \\-\\-name \" value\"\\fR;\n"
         "names are spelled out in full.\n"
+        "Options may come before the command or mode, or between its arguments\n"
+        "(\\fBasmspy \\-\\-follow \\-\\-log\\fR \\fIpid\\fR);\n"
+        ".B \\-h\n"
+        "anywhere is\n.BR \\-\\-help .\n"
         ".SH EXIT STATUS\n"
         ".TP\n.B 0\n"
         "answered (including a \"# SKIP\" line for a backend this host cannot run)\n"
@@ -120,10 +145,39 @@ int cli_cmd_man(int argc, char **argv) {
         "tracer failure (no such process, permission)\n"
         ".TP\n.B 2\n"
         "usage error (one line on standard error)\n"
-        ".SH ENVIRONMENT\n"
-        ".TP\n.B ASMSPY_PLUGIN_PATH\n"
-        "colon-separated directories searched for plugins before the installed ones\n"
-        ".SH SEE ALSO\n"
+        ".PP\n"
+        "Under\n.BR \\-\\-launch ,\n"
+        "once asmspy has answered, its status is the command's, as with\n"
+        ".BR strace (1):\n"
+        "the command's exit code, or, killed by a signal, asmspy ends by the same signal\n"
+        "(128+N to a shell). asmspy's own usage error (2) or failure (1) keeps its code.\n",
+        f);
+  fputs(".SH ENVIRONMENT\n", f);
+  for (const struct cli_env_var *v = cli_env_vars; v->name; v++) {
+    fputs(".TP\n\\fB", f);
+    roff(f, v->name);
+    fputs("\\fR=\\fI", f);
+    roff(f, v->value);
+    fputs("\\fR\n", f);
+    roff(f, v->help);
+    fputc('\n', f);
+  }
+  fputs(".SH EXAMPLES\n"
+        "The examples trace pid 1234; a mode traces a new command instead as\n"
+        ".B asmspy \\-\\-launch\n"
+        ".I mode\n"
+        "[options]\n"
+        ".B \\-\\-\n"
+        ".IR command .\n",
+        f);
+  for (const struct cli_example *x = cli_examples; x->command; x++) tagged(f, x->command, x->what);
+  fputs(".SH TUI KEYS\n"
+        ".B asmspy\n"
+        "without arguments on a terminal starts the interactive interface:\n"
+        "pick a process, a mode (and a function or variable), then watch it live.\n",
+        f);
+  for (const struct cli_tui_key *k = cli_tui_keys; k->keys; k++) tagged(f, k->keys, k->what);
+  fputs(".SH SEE ALSO\n"
         ".BR strace (1),\n"
         ".BR perf (1),\n"
         ".BR ptrace (2)\n",

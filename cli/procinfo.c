@@ -2,6 +2,7 @@
  * procinfo.h). Reads /proc and the mapped ELF files; never calls ptrace. */
 #define _GNU_SOURCE
 #include "cli/procinfo.h"
+#include "host/attach_diag.h"
 #include "host/host.h"
 #include "host/json.h"
 #include "common/strbuf.h"
@@ -127,6 +128,7 @@ static const char *gate_name(enum procinfo_gate g) {
   case PROCINFO_GATE_UID: return "uid";
   case PROCINFO_GATE_DUMPABLE: return "not_dumpable";
   case PROCINFO_GATE_YAMA: return "yama";
+  case PROCINFO_GATE_ACCESS: return "access_check";
   default: return "none";
   }
 }
@@ -369,6 +371,35 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
     snprintf(a->short_reason, sizeof a->short_reason, "yama ptrace_scope=2");
     return;
   }
+  /* The gates /proc shows are open (or only Yama's ancestry rule is in
+   * doubt): the kernel's own check decides, measured as the attach path
+   * meets it (attach_access_errno: PTRACE_MODE_ATTACH_REALCREDS, Yama and
+   * every LSM included), never assumed from the gates. */
+  int acc = attach_access_errno(b->pid);
+  if (acc == EPERM || acc == EACCES) {
+    a->gate = PROCINFO_GATE_ACCESS;
+    char missing[160];
+    attach_caps_missing(b->pid, missing, sizeof missing);
+    snprintf(a->reason, sizeof a->reason,
+             "the kernel's ptrace access check refuses (process_vm_readv: %s) although uid, "
+             "CAP_SYS_PTRACE and Yama allow it: %s",
+             acc == EPERM ? "EPERM" : "EACCES",
+             missing[0] ? missing
+                        : "a gate /proc does not show (a Linux security module, a user "
+                          "namespace)");
+    snprintf(a->hint, sizeof a->hint, "-> asmspy --launch <mode> -- <cmd> traces a program it starts");
+    snprintf(a->short_reason, sizeof a->short_reason, "kernel access check: %s",
+             acc == EPERM ? "EPERM" : "EACCES");
+    return;
+  }
+  if (a->yama == 1 && !a->cap_sys_ptrace && acc == 0) {
+    a->verdict = PROCINFO_ATTACH_YES;
+    a->gate = PROCINFO_GATE_NONE;
+    snprintf(a->reason, sizeof a->reason,
+             "Yama ptrace_scope=1 lets asmspy in (measured: a descendant, or PR_SET_PTRACER) · "
+             "not traced");
+    return;
+  }
   if (a->yama == 1 && !a->cap_sys_ptrace) {
     /* Ancestry and PR_SET_PTRACER are not visible in /proc: say so. */
     a->verdict = PROCINFO_ATTACH_MAYBE;
@@ -389,11 +420,14 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
     snprintf(yama_text, sizeof yama_text, "Yama ptrace_scope=%d%s", a->yama,
              a->yama ? " (CAP_SYS_PTRACE passes it)" : "");
   if (same_ids)
-    snprintf(a->reason, sizeof a->reason, "same uid %u (%s)%s · %s · not traced", (unsigned)me,
-             me_name, a->cap_sys_ptrace ? " · CAP_SYS_PTRACE" : "", yama_text);
+    snprintf(a->reason, sizeof a->reason,
+             "same uid %u (%s)%s · %s · not traced · the kernel's access check lets asmspy in "
+             "(measured)",
+             (unsigned)me, me_name, a->cap_sys_ptrace ? " · CAP_SYS_PTRACE" : "", yama_text);
   else
     snprintf(a->reason, sizeof a->reason,
-             "target uid %u, asmspy uid %u (%s) with CAP_SYS_PTRACE · %s · not traced",
+             "target uid %u, asmspy uid %u (%s) with CAP_SYS_PTRACE · %s · not traced · the "
+             "kernel's access check lets asmspy in (measured)",
              (unsigned)b->uid[1], (unsigned)me, me_name, yama_text);
 }
 

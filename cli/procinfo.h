@@ -38,6 +38,8 @@ enum procinfo_gate {
   PROCINFO_GATE_UID,         /* other uid/gid and no CAP_SYS_PTRACE */
   PROCINFO_GATE_DUMPABLE,    /* not dumpable (setuid, PR_SET_DUMPABLE 0), no CAP_SYS_PTRACE */
   PROCINFO_GATE_YAMA,        /* Yama ptrace_scope */
+  PROCINFO_GATE_ACCESS,      /* every gate above open, yet the kernel's ptrace access check
+                                refuses (measured): an LSM, a user namespace, capabilities */
 };
 
 struct procinfo_attach {

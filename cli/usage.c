@@ -5,6 +5,7 @@
  * options every mode takes from cli_shared_options. `--help <mode>` (or
  * <command>) prints one of them in full. */
 #include "cli/cli.h"
+#include "cli/doc_tables.h"
 #include "common/option_parse.h"
 
 #include <string.h>
@@ -45,7 +46,10 @@ static void print_shared(FILE *f) {
   print_option_lines(f, cli_shared_options, 2);
   fprintf(f, "  n < 0            run until the target exits or Ctrl-C\n"
              "\nexit status: 0 answered (including a '# SKIP' for an unavailable backend),\n"
-             "1 tracer failure (no such process, permission), 2 usage error.\n");
+             "1 tracer failure (no such process, permission), 2 usage error. Under --launch,\n"
+             "once asmspy answered: the command's exit code, or its killing signal re-raised\n"
+             "(strace's rule). Options may precede the mode; -h is --help.\n"
+             "environment variables: asmspy --help env\n");
 }
 
 void cli_print_usage(FILE *f) {
@@ -74,6 +78,10 @@ void cli_print_usage(FILE *f) {
 /* --help <name>: one mode or command in full. */
 static int print_one(FILE *f, const char *name) {
   if (name[0] == '-' && name[1] == '-') name += 2;
+  if (strcmp(name, "env") == 0) { /* not a mode: the environment table (cli/doc_tables.c) */
+    cli_print_env(f);
+    return CLI_EXIT_OK;
+  }
   const struct cli_command *c = cli_find_command(name);
   if (c) {
     char syn[512];

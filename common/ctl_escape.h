@@ -12,7 +12,9 @@
  *     controls, DEL, the C1 controls (U+0080..U+009F: U+009B is CSI to many
  *     terminals) and bytes that are not well-formed UTF-8 become \xNN
  *     (\t \r \v \f by name); '\n', the separator of a multi-line text, is
- *     kept when asked. Backslashes are not doubled: the channel is for
+ *     kept when asked. The Unicode bidi controls (U+061C, U+200E/F,
+ *     U+202A..U+202E, U+2066..U+2069) reorder what a terminal shows (an
+ *     RLO makes "evil\u202etxt.exe" read backwards) and become \uXXXX. Backslashes are not doubled: the channel is for
  *     people, and --log's text has already escaped its own.
  *
  * Header-only (static inline) because plugins never link the host; the host
@@ -92,9 +94,22 @@ static inline size_t ctl_utf8_len(const unsigned char *s, size_t n) {
   return len;
 }
 
+/* The bidi control at s[0..len) (a well-formed sequence of len bytes): its
+ * code point, or 0. */
+static inline unsigned ctl_bidi_control(const unsigned char *s, size_t len) {
+  if (len == 2 && s[0] == 0xd8 && s[1] == 0x9c) return 0x061c; /* ALM */
+  if (len != 3 || s[0] != 0xe2) return 0;
+  unsigned cp = 0x2000u | ((unsigned)(s[1] & 0x3f) << 6) | (s[2] & 0x3fu);
+  if (cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+      (cp >= 0x2066 && cp <= 0x2069))
+    return cp;
+  return 0;
+}
+
 /* How many bytes at s[0..n) form one unit that must be escaped (the C0/DEL
- * byte, the two bytes of a C1 control, one byte of broken UTF-8), or 0 when
- * the unit at s is fine; *unit gets the unit's length either way. */
+ * byte, the two bytes of a C1 control, a bidi control's two or three bytes,
+ * one byte of broken UTF-8), or 0 when the unit at s is fine; *unit gets
+ * the unit's length either way. */
 static inline size_t ctl_text_unit(const unsigned char *s, size_t n, int keep_nl, size_t *unit) {
   unsigned char c = s[0];
   *unit = 1;
@@ -105,7 +120,24 @@ static inline size_t ctl_text_unit(const unsigned char *s, size_t n, int keep_nl
   if (!len) return 1;
   *unit = len;
   if (len == 2 && c == 0xc2 && s[1] < 0xa0) return 2; /* U+0080..U+009F */
+  if (ctl_bidi_control(s, len)) return len;
   return 0;
+}
+
+#define CTL_ESC_UNIT_MAX (CTL_ESC_MAX * 2) /* one unit's escape: "\\xc2\\x9b", "\\u202e" */
+
+/* The escape of one unit ctl_text_unit called bad (bad bytes at s) in out
+ * (NUL-terminated): a bidi control as \uXXXX, anything else byte by byte
+ * as \xNN. Returns its length. */
+static inline size_t ctl_escape_unit(char out[CTL_ESC_UNIT_MAX + 1], const unsigned char *s,
+                                     size_t bad) {
+  unsigned cp = ctl_bidi_control(s, bad);
+  if (cp) return (size_t)snprintf(out, CTL_ESC_UNIT_MAX + 1, "\\u%04x", cp);
+  size_t n = 0;
+  for (size_t k = 0; k < bad && n + CTL_ESC_MAX <= CTL_ESC_UNIT_MAX; k++)
+    n += ctl_escape_byte(out + n, s[k], -1, CTL_ESC_HEX);
+  out[n] = '\0';
+  return n;
 }
 
 /* Copy s[0..n) to dst (cap bytes, always NUL-terminated when cap > 0) with
@@ -120,12 +152,8 @@ static inline size_t ctl_text_sanitize(char *dst, size_t cap, const char *src, s
   int full = cap == 0;
   for (size_t i = 0; i < n;) {
     size_t unit, bad = ctl_text_unit(s + i, n - i, keep_nl, &unit);
-    char esc[CTL_ESC_MAX * 2 + 1];
-    size_t elen = 0;
-    if (bad) {
-      for (size_t k = 0; k < bad; k++)
-        elen += ctl_escape_byte(esc + elen, s[i + k], -1, CTL_ESC_HEX);
-    }
+    char esc[CTL_ESC_UNIT_MAX + 1];
+    size_t elen = bad ? ctl_escape_unit(esc, s + i, bad) : 0;
     size_t add = bad ? elen : unit;
     if (!full && w + add < cap) {
       for (size_t k = 0; k < add; k++) dst[w++] = bad ? esc[k] : (char)s[i + k];
@@ -159,10 +187,8 @@ static inline void ctl_text_fput(FILE *f, const char *src, size_t n, int keep_nl
     size_t unit, bad = ctl_text_unit(s + i, n - i, keep_nl, &unit);
     if (bad) {
       if (i > run) fwrite(s + run, 1, i - run, f);
-      for (size_t k = 0; k < bad; k++) {
-        char esc[CTL_ESC_MAX + 1];
-        fwrite(esc, 1, ctl_escape_byte(esc, s[i + k], -1, CTL_ESC_HEX), f);
-      }
+      char esc[CTL_ESC_UNIT_MAX + 1];
+      fwrite(esc, 1, ctl_escape_unit(esc, s + i, bad), f);
       run = i + unit;
     }
     i += unit;

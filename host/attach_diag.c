@@ -192,8 +192,13 @@ static int state_reason(const struct facts *f, char *buf, size_t cap) {
     return 1;
   }
   if (f->tracer > 0) {
-    snprintf(buf, cap, "pid %d is already traced by pid %ld (one ptrace jack per task)", pid,
-             f->tracer);
+    char comm[64] = "", path[64];
+    snprintf(path, sizeof path, "/proc/%ld/comm", f->tracer);
+    if (read_small(path, comm, sizeof comm) > 0) comm[strcspn(comm, "\n")] = '\0';
+    snprintf(buf, cap,
+             "pid %d is already traced by pid %ld%s%s%s (its TracerPid; one tracer per task): "
+             "detach that one first",
+             pid, f->tracer, comm[0] ? " (" : "", comm, comm[0] ? ")" : "");
     return 1;
   }
   return 0;
@@ -203,11 +208,53 @@ static int state_reason(const struct facts *f, char *buf, size_t cap) {
  * of an attach, every LSM included) on its own: a one-byte process_vm_readv
  * of address 0. 0 allowed (EFAULT: the check passed, the address is not
  * mapped), else the errno. */
-static int access_errno(pid_t pid) {
+int attach_access_errno(pid_t pid) {
   char byte;
   struct iovec local = {&byte, 1}, remote = {NULL, 1};
   if (process_vm_readv(pid, &local, 1, &remote, 1, 0) >= 0) return 0;
   return errno == EFAULT ? 0 : errno;
+}
+
+static int cap_prm(pid_t pid, unsigned long long *out) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE *f = fopen(path, "re");
+  if (!f) return -1;
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f))
+    if (strncmp(line, "CapPrm:", 7) == 0) *out = strtoull(line + 7, NULL, 16), found = 1;
+  fclose(f);
+  return found ? 0 : -1;
+}
+
+void attach_caps_missing(pid_t pid, char *buf, size_t cap) {
+  static const char *const names[] = {
+      "CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID",
+      "SETPCAP", "LINUX_IMMUTABLE", "NET_BIND_SERVICE", "NET_BROADCAST", "NET_ADMIN", "NET_RAW",
+      "IPC_LOCK", "IPC_OWNER", "SYS_MODULE", "SYS_RAWIO", "SYS_CHROOT", "SYS_PTRACE", "SYS_PACCT",
+      "SYS_ADMIN", "SYS_BOOT", "SYS_NICE", "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "MKNOD",
+      "LEASE", "AUDIT_WRITE", "AUDIT_CONTROL", "SETFCAP", "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG",
+      "WAKE_ALARM", "BLOCK_SUSPEND", "AUDIT_READ", "PERFMON", "BPF", "CHECKPOINT_RESTORE"};
+  unsigned long long theirs = 0, mine = 0;
+  buf[0] = '\0';
+  if (cap_prm(pid, &theirs) || cap_prm(getpid(), &mine)) return;
+  unsigned long long lack = theirs & ~mine;
+  if (!lack) return;
+  size_t len = 0;
+  addf(buf, cap, &len, "pid %d holds capabilities asmspy lacks:", (int)pid);
+  for (int i = 0, n = 0; i < 64; i++) {
+    if (!(lack >> i & 1)) continue;
+    if (n++ == 4) {
+      addf(buf, cap, &len, " ...");
+      break;
+    }
+    if (i < (int)(sizeof names / sizeof names[0]))
+      addf(buf, cap, &len, " CAP_%s", names[i]);
+    else
+      addf(buf, cap, &len, " capability %d", i);
+  }
+  addf(buf, cap, &len, " (the kernel lets a tracer in only with a superset, or CAP_SYS_PTRACE in "
+                       "the target's user namespace)");
 }
 
 /* A refusal ptrace itself does not repeat. */
@@ -252,14 +299,28 @@ static int explain(pid_t pid, const struct facts *f, int probe, char *buf, size_
   size_t len = 0;
   buf[0] = '\0';
   if (uid_closed || dump_closed || yama_closed) {
-    addf(buf, cap, &len, "permission: %s: %s", err, ids);
-    if (dump_closed)
+    /* the closed gates are the cause; an open one is only said open */
+    addf(buf, cap, &len, "permission: %s:", err);
+    const char *sep = " ";
+    if (uid_closed) {
+      addf(buf, cap, &len, "%s%s (real/effective/saved ids differ)", sep, ids);
+      sep = "; ";
+    }
+    if (dump_closed) {
       addf(buf, cap, &len,
-           "; pid %d is not dumpable (a set-id exec or PR_SET_DUMPABLE 0), which only "
+           "%spid %d is not dumpable (a set-id exec or PR_SET_DUMPABLE 0), which only "
            "CAP_SYS_PTRACE passes",
-           (int)pid);
-    addf(buf, cap, &len, "; %s", yama_text);
-    if (yama == 1 && yama_closed) addf(buf, cap, &len, " (pid %d is not a descendant)", (int)pid);
+           sep, (int)pid);
+      sep = "; ";
+    }
+    if (yama_closed) {
+      addf(buf, cap, &len, "%s%s", sep, yama_text);
+      if (yama == 1) addf(buf, cap, &len, " (pid %d is not a descendant)", (int)pid);
+    }
+    if (!uid_closed && !yama_closed)
+      addf(buf, cap, &len, " (open: %s; %s)", ids, yama_text);
+    else if (!uid_closed || !yama_closed)
+      addf(buf, cap, &len, " (open: %s)", uid_closed ? yama_text : ids);
     if (seize == 0)
       addf(buf, cap, &len, "; yet a PTRACE_SEIZE just now succeeded (%s)", NOT_PTRACE);
     return seize == 0;
@@ -283,8 +344,15 @@ static int explain(pid_t pid, const struct facts *f, int probe, char *buf, size_
   }
   addf(buf, cap, &len, "%s although uid, capability and Yama all allow it (%s; %s; not traced)",
        seize > 0 ? err : "refused", ids, yama_text);
-  int acc = access_errno(pid);
-  if (acc)
+  int acc = attach_access_errno(pid);
+  char missing[200];
+  attach_caps_missing(pid, missing, sizeof missing);
+  if (acc && missing[0])
+    addf(buf, cap, &len,
+         ": the kernel's ptrace access check itself refuses, even a read of its memory "
+         "(process_vm_readv: %s): %s",
+         errname(acc), missing);
+  else if (acc)
     addf(buf, cap, &len,
          ": the kernel's ptrace access check itself refuses, even a read of its memory "
          "(process_vm_readv: %s), so the closed gate is one /proc does not show: a Linux "

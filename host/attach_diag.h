@@ -22,6 +22,15 @@ int attach_precheck(pid_t pid, char *why, size_t cap);
  * whether the kernel's ptrace access check lets asmspy read the target's
  * memory at all (process_vm_readv). */
 void attach_explain_refusal(pid_t pid, char *buf, size_t cap);
+/* The kernel's ptrace access check as an attach meets it
+ * (PTRACE_MODE_ATTACH_REALCREDS: uid, capabilities, Yama, every LSM), on
+ * its own: a one-byte process_vm_readv. 0 allowed, else the errno (ESRCH:
+ * gone). Never attaches, never stops the target. */
+int attach_access_errno(pid_t pid);
+/* When pid's permitted capabilities are not a subset of asmspy's (the
+ * kernel then wants CAP_SYS_PTRACE in the target's user namespace): that,
+ * named ("pid 1 holds capabilities asmspy lacks: CAP_SYS_MODULE"), else "". */
+void attach_caps_missing(pid_t pid, char *buf, size_t cap);
 /* The TracerPid of task tid (0: not traced), or -1 when it is gone. */
 pid_t tracer_pid_of(pid_t tid);
 

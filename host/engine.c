@@ -305,7 +305,12 @@ static int view_configure(struct run_ctx *ctx, struct asmspy_engine *e,
   sampler_ladder_set_engine(e); /* configure may sample first (--auto) */
   ctx->host = launch_host_api(asmspy_host_api(), s);
   if (!ASMSPY_HAS(view, configure) || !view->configure) return 0;
+  /* the warning a failing configure leaves last is the error that ends the
+   * run: "asmspy: ", not a "# " note */
+  out_hold_warning(ctx->out);
   int rc = view->configure(ctx->view_state, ctx->host, s);
+  out_release_warning(ctx->out, (rc < 0 && ASMSPY_STATUS_CLASS(rc) != 3) ||
+                                    rc == ASMSPY_FACT_NOT_REACHED);
   /* configure sampled a launched command (--auto): it runs free now */
   if (launched && sampler_ladder_released(s->pid)) s->flags &= ~ASMSPY_SESS_LAUNCHED;
   if (!rc) return 0;
@@ -375,6 +380,8 @@ static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
     why = OUT_END_TARGET_EXITED;
   else if (rc < 0)
     why = OUT_END_ERROR;
+  /* a failure's warning below ends the run: "asmspy: ", not "# " */
+  if (rc < 0) out_hold_warning(ctx->out);
   if (rc == -ASMSPY_E_ATTACH_BUSY && tracer_pid_of(s->pid) <= 0) {
     /* nobody ptraces it: the backend found another tool in the way and
      * said who in its note */
@@ -386,11 +393,18 @@ static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
     out_note(ctx->out, ASMSPY_NOTE_WARN, "pid %d: attach refused: %s", (int)s->pid, refusal);
   } else if (rc < 0) {
     out_note(ctx->out, ASMSPY_NOTE_WARN, "%s: %s", c->backend->name, asmspy_strerror(rc));
+  } else if (rc == ASMSPY_FACT_NOT_REACHED) {
+    /* the run ends with nothing captured: an error line (exit 1), not a note */
+    out_note(NULL, ASMSPY_NOTE_WARN,
+             "nothing captured: the region was not entered in pid %d within %lld ms "
+             "(ASMSPY_ENTRY_WAIT_MS=<ms> waits longer)",
+             (int)s->pid, (long long)s->entry_wait_ms);
   } else if (rc == ASMSPY_FACT_EXITED) {
     out_note(ctx->out, ASMSPY_NOTE_INFO, "target %s after %llu events",
              out_target_signal(ctx->out) ? "was killed (see above)" : "exited",
              (unsigned long long)ctx->events);
   }
+  out_release_warning(ctx->out, rc < 0);
   out_set_end_reason(ctx->out, why);
   /* a snapshot view's final render is its last frame */
   if (ctx->snapshot && o->on_frame) o->on_frame(o->record_ctx, 1);
@@ -402,25 +416,6 @@ static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
   out_close(ctx->out, exit_status);
   target_close(s->target);
   return exit_status;
-}
-
-/* --launch: like strace, the command runs to completion after we detach.
- * An end that is not a plain exit 0 is said as strace says it ("exited
- * with 3", "killed by SIGTERM"): the command's status is the user's, and
- * asmspy's own exit status only says whether asmspy answered. */
-static void wait_launched(pid_t launched, const char *cmd, const volatile int *stop) {
-  int st;
-  pid_t got;
-  while ((got = waitpid(launched, &st, 0)) < 0 && errno == EINTR) {
-    if (stop && *stop) kill(launched, SIGTERM);
-  }
-  if (got != launched) return;
-  if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
-    fprintf(stderr, "asmspy: launched '%s' (pid %d) exited with %d\n", cmd, (int)launched,
-            WEXITSTATUS(st));
-  else if (WIFSIGNALED(st))
-    fprintf(stderr, "asmspy: launched '%s' (pid %d) killed by SIG%s\n", cmd, (int)launched,
-            sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
 }
 
 int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
@@ -458,6 +453,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   pid_t launched = 0;
   rc = target_acquire(&ctx, o, &s, &launched);
   if (rc) return rc;
+  launch_track(launched);
   char unsuited[640] = "";
   rc = check_suits(e, &c, &s, unsuited, sizeof unsuited);
   if (rc) {
@@ -486,7 +482,7 @@ int asmspy_run(struct asmspy_engine *e, const struct asmspy_run_opts *o) {
   rc = capture(&ctx, e, &c, backend_host, &s);
   launch_hold_end(0); /* a hold the backend never took over lets the command go */
   int exit_status = finish_run(&ctx, &c, &s, rc);
-  if (launched) wait_launched(launched, o->launch_argv[0], o->stop);
+  if (launched) launch_wait(launched, o->launch_argv[0], o->stop);
   return exit_status;
 }
 

@@ -26,10 +26,14 @@
  *
  * One session per tracer process (asmspy_run is not re-entered), so the
  * state is process-wide, like the sampler ladder's. */
+#define _GNU_SOURCE
+#include "common/ctl_escape.h"
 #include "host/host.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static struct {
   const struct asmspy_host_api *base; /* the table wrapped */
@@ -77,16 +81,43 @@ static int ensure_program(struct asmspy_target *t, char *err, size_t errcap) {
   return hold_at_entry(err, errcap);
 }
 
+/* A refusal names the launched program, not its pid (one the user never
+ * saw): " in pid N (see asmspy --syms)" becomes " in '<cmd>' (or the
+ * libraries it maps)", "pid N ..." at the start "'<cmd>' ...". */
+static int name_the_command(int rc, char *err, size_t errcap) {
+  const char *cmd = L.session.launch_argv && L.session.launch_argv[0] ? L.session.launch_argv[0]
+                                                                      : NULL;
+  if (!rc || !err || !errcap || !cmd) return rc;
+  char pid_in[32], pid_at[32], out[1024];
+  snprintf(pid_in, sizeof pid_in, " in pid %d", (int)L.pid);
+  snprintf(pid_at, sizeof pid_at, "pid %d", (int)L.pid);
+  char *at = strstr(err, pid_in);
+  if (at) {
+    const char *rest = at + strlen(pid_in);
+    if (strncmp(rest, " (see asmspy --syms)", 20) == 0) rest += 20;
+    snprintf(out, sizeof out, "%.*s in '%s' (or the libraries it maps)%s", (int)(at - err), err,
+             cmd, rest);
+  } else if (strncmp(err, pid_at, strlen(pid_at)) == 0) {
+    snprintf(out, sizeof out, "'%s'%s", cmd, err + strlen(pid_at));
+  } else {
+    return rc;
+  }
+  snprintf(err, errcap, "%s", out);
+  return rc;
+}
+
 static int launch_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *start,
                                  uint64_t *len, char *err, size_t errcap) {
   int rc = ensure_program(t, err, errcap);
-  return rc ? rc : L.base->resolve_region(t, spec, start, len, err, errcap);
+  if (!rc) rc = L.base->resolve_region(t, spec, start, len, err, errcap);
+  return t == L.target ? name_the_command(rc, err, errcap) : rc;
 }
 
 static int launch_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr,
                                uint64_t *size, char *err, size_t errcap) {
   int rc = ensure_program(t, err, errcap);
-  return rc ? rc : L.base->resolve_data(t, spec, addr, size, err, errcap);
+  if (!rc) rc = L.base->resolve_data(t, spec, addr, size, err, errcap);
+  return t == L.target ? name_the_command(rc, err, errcap) : rc;
 }
 
 /* The backend's attach of the held pid takes the held seam over (it owns
@@ -137,4 +168,56 @@ void launch_hold_end(int kill_held) {
     seam_api.detach(L.held);
   }
   memset(&L, 0, sizeof L);
+}
+
+/* The launched command's wait status, for the CLI's exit (-1: none). Apart
+ * from L: launch_hold_end forgets L before the command ends. */
+static int launch_status = -1;
+/* The launched pid, and its wait status if the seam reaped it while tracing
+ * it to its end (then launch_wait's own waitpid finds no child). */
+static pid_t tracked_pid;
+static int reaped_status = -1;
+
+void launch_track(pid_t pid) {
+  tracked_pid = pid;
+  reaped_status = launch_status = -1;
+}
+
+void launch_reaped(pid_t pid, int status) {
+  if (pid > 0 && pid == tracked_pid) reaped_status = status;
+}
+
+/* --launch: like strace, the command runs to completion after we detach.
+ * An end that is not a plain exit 0 is noted as strace says it ("exited
+ * with 3", "killed by SIGTERM"); the status itself is the CLI's exit
+ * status (strace's rule: the command's exit code, its signal re-raised). */
+void launch_wait(pid_t launched, const char *cmd, const volatile int *stop) {
+  int st;
+  pid_t got;
+  launch_status = -1;
+  while ((got = waitpid(launched, &st, 0)) < 0 && errno == EINTR) {
+    if (stop && *stop) kill(launched, SIGTERM);
+  }
+  if (got != launched) {
+    if (launched != tracked_pid || reaped_status == -1) return;
+    st = reaped_status; /* reaped while traced to its end */
+  }
+  launch_status = st;
+  char line[1024];
+  if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+    snprintf(line, sizeof line, "# launched '%s' exited with %d (asmspy exits with it)", cmd,
+             WEXITSTATUS(st));
+  else if (WIFSIGNALED(st))
+    snprintf(line, sizeof line, "# launched '%s' killed by SIG%s (asmspy ends by it too)", cmd,
+             sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
+  else
+    return;
+  ctl_text_fput(stderr, line, strlen(line), 0); /* the command's name, escaped */
+  fputc('\n', stderr);
+}
+
+int launch_take_status(void) {
+  int st = launch_status;
+  launch_status = -1;
+  return st;
 }

@@ -101,6 +101,12 @@ int out_emit_record(struct asmspy_out *out, const struct asmspy_record *rec);
 void out_note(struct asmspy_out *out, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap);
+/* Around a step whose failure ends the run (a view's configure): its last
+ * warning is held off stderr until out_release_warning says whether it was
+ * the error that ended the run ("asmspy: <text>", also in --json) or a note
+ * ("# <text>"). The JSON channels get it as a note at once either way. */
+void out_hold_warning(struct asmspy_out *out);
+void out_release_warning(struct asmspy_out *out, int failed);
 /* Writes the footer and closes the record file. */
 void out_close(struct asmspy_out *out, int status);
 uint64_t out_event_count(const struct asmspy_out *out);
@@ -205,6 +211,17 @@ int launch_held(pid_t pid);
 /* Detach a hold nobody took over (kill_held: SIGKILL the command first,
  * so it never runs) and forget the launch. */
 void launch_hold_end(int kill_held);
+/* --launch: like strace, the command runs to completion after the capture;
+ * wait for it (a stop flag raised meanwhile sends it SIGTERM) and note an
+ * end that is not a plain exit 0. Its wait status is kept for the caller. */
+void launch_wait(pid_t launched, const char *cmd, const volatile int *stop);
+/* The wait status launch_wait last collected (and forgets it), or -1: the
+ * CLI exits with it (the command's exit code, or its killing signal). */
+int launch_take_status(void);
+/* The launched pid (0: none), and a wait status the seam collected for a
+ * pid it reaped (kept when it is the launched one). */
+void launch_track(pid_t pid);
+void launch_reaped(pid_t pid, int status);
 
 /* ---- sampler_ladder.c: host->run_sampler -------------------------------- */
 void sampler_ladder_set_engine(struct asmspy_engine *e);

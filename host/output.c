@@ -35,6 +35,10 @@ struct asmspy_out {
   asmspy_record_fn record_sink; /* embedders: text and notes go here instead */
   void *record_ctx;
   asmspy_typed_record_fn typed_sink; /* embedders: typed records go here instead */
+  /* out_hold_warning: the last warning of a step that may fail, not yet on
+   * stderr: "asmspy: " if the step ended the run, "# " if not */
+  int hold_warn, held_set;
+  char held[1024];
 };
 
 static uint64_t now_unix_ns(void) {
@@ -230,6 +234,28 @@ static const char *level_name(int level) {
   }
 }
 
+/* The held warning to stderr: as the error that ends the run ("asmspy: ",
+ * on every channel's stderr), or as the note it was ("# ", text mode). */
+static void held_flush(struct asmspy_out *out, int as_error) {
+  if (!out->held_set) return;
+  out->held_set = 0;
+  if (as_error)
+    fprintf(stderr, "asmspy: %s\n", out->held);
+  else if (!out->json)
+    fprintf(stderr, "# %s\n", out->held);
+  fflush(stderr);
+}
+
+void out_hold_warning(struct asmspy_out *out) {
+  if (out) out->hold_warn = 1;
+}
+
+void out_release_warning(struct asmspy_out *out, int failed) {
+  if (!out) return;
+  out->hold_warn = 0;
+  held_flush(out, failed);
+}
+
 void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap) {
   char raw[1024], text[1024];
   vsnprintf(raw, sizeof raw, fmt, ap);
@@ -247,7 +273,12 @@ void out_vnote(struct asmspy_out *out, int level, const char *fmt, va_list ap) {
     json_escape(esc, sizeof esc, text, strlen(text));
     snprintf(fields, sizeof fields, "\"level\":\"%s\",\"text\":\"%s\"", level_name(level), esc);
     out->record_sink(out->record_ctx, "note", fields, line);
+  } else if (out->hold_warn && level == ASMSPY_NOTE_WARN) {
+    held_flush(out, 0); /* the one before was not the last */
+    snprintf(out->held, sizeof out->held, "%s", text);
+    out->held_set = 1;
   } else if (!out->json) {
+    held_flush(out, 0);
     FILE *f = level == ASMSPY_NOTE_SKIP ? out->text_out : stderr;
     fprintf(f, "%s%s\n", level == ASMSPY_NOTE_SKIP ? "# SKIP " : "# ", text);
     fflush(f);
@@ -292,6 +323,7 @@ static const char *end_reason_name(enum out_end_reason why) {
 
 void out_close(struct asmspy_out *out, int status) {
   if (!out) return;
+  out_release_warning(out, 0);
   if (!out->closed && json_wanted(out)) {
     char line[256];
     snprintf(line, sizeof line,

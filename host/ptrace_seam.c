@@ -370,6 +370,7 @@ static int wait_all_stopped(struct asmspy_seam *sm) {
     }
     struct seam_task *t = task_find(sm, tid);
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      launch_reaped(tid, status); /* --launch exits with it */
       if (t) task_remove(sm, tid);
       continue;
     }
@@ -742,6 +743,7 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
     }
     struct seam_task *t = task_find(sm, tid);
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      launch_reaped(tid, status); /* --launch exits with it */
       if (!t) {
         sm->gone[sm->ngone++ % 64] = tid; /* its birth event may still come */
         continue;
@@ -1097,6 +1099,7 @@ static int still_traced_by_us(pid_t tid) { return tracer_pid_of(tid) == getpid()
 static void detach_fold_status(struct asmspy_seam *sm, pid_t tid, int status) {
   struct seam_task *t = task_find(sm, tid);
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
+    launch_reaped(tid, status); /* --launch exits with it */
     if (t && WIFSIGNALED(status)) note_killed(sm, t, WTERMSIG(status));
     if (t) task_remove(sm, tid);
     return;

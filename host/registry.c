@@ -259,7 +259,11 @@ static int running_from_build_tree(void) {
   Dl_info info;
   if (!dladdr((void *)&asmspy_engine_open, &info) || !info.dli_fname) return 0;
   char real[PATH_MAX], root[PATH_MAX];
-  if (!realpath(info.dli_fname, real) || !realpath(ASMSPY_BUILD_ROOT, root)) return 0;
+  /* libasmspy.a linked into the asmspy command: dladdr names the main
+   * program by its argv[0], which is a bare "asmspy" when it was found on
+   * PATH; the kernel's /proc/self/exe is the file itself. */
+  const char *self = strchr(info.dli_fname, '/') ? info.dli_fname : "/proc/self/exe";
+  if (!realpath(self, real) || !realpath(ASMSPY_BUILD_ROOT, root)) return 0;
   size_t n = strlen(root);
   return strncmp(real, root, n) == 0 && real[n] == '/';
 }

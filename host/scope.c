@@ -300,11 +300,59 @@ static const char *begin_error(int tier, int rc) {
   }
 }
 
-__attribute__((no_sanitize_address)) asmspy_scope *asmspy_scope_begin(const char *name,
-                                                                      const void *code, size_t len,
-                                                                      unsigned flags) {
+/* What begin returns, and the backend's arm_tail (ABI 1.12) the public
+ * entry jumps to in place of its return (NULL: return normally). Two words:
+ * rax and rdx on x86-64. */
+struct scope_begin_ret {
+  asmspy_scope *s;
+  void (*tail)(void);
+};
+
+/* The end entry the stepping tier stops at (its real address inside this
+ * library, never a PLT or a canonical address elsewhere). */
+extern __typeof(asmspy_scope_end) scope_end_entry
+    __attribute__((alias("asmspy_scope_end"), visibility("hidden")));
+
+__attribute__((no_sanitize_address, used, visibility("hidden"))) struct scope_begin_ret
+scope_begin_impl(const char *name, const void *code, size_t len, unsigned flags);
+
+#if defined(__x86_64__)
+/* asmspy_scope_begin: the work is scope_begin_impl's; this shell only
+ * jumps to the backend's arm_tail, when it gave one, instead of returning.
+ * That function starts the capture as it returns straight to our caller, so
+ * nothing of libasmspy (this shell, the impl's epilogue, the PLT return)
+ * is ever stepped: a scope's first trap is in the caller's own code. */
+__asm__(".text\n"
+        ".globl asmspy_scope_begin\n"
+        ".type asmspy_scope_begin, @function\n"
+        "asmspy_scope_begin:\n"
+        "  .cfi_startproc\n"
+        "  endbr64\n"
+        "  subq $8, %rsp\n"
+        "  .cfi_def_cfa_offset 16\n"
+        "  call scope_begin_impl\n"
+        "  addq $8, %rsp\n"
+        "  .cfi_def_cfa_offset 8\n"
+        "  testq %rdx, %rdx\n"
+        "  jz 1f\n"
+        "  jmp *%rdx\n"
+        "1:ret\n"
+        "  .cfi_endproc\n"
+        ".size asmspy_scope_begin, .-asmspy_scope_begin\n");
+#else
+asmspy_scope *asmspy_scope_begin(const char *name, const void *code, size_t len, unsigned flags) {
+  struct scope_begin_ret r = scope_begin_impl(name, code, len, flags);
+  if (r.tail) r.tail(); /* no stepping tier arms this way off x86-64 */
+  return r.s;
+}
+#endif
+
+struct scope_begin_ret scope_begin_impl(const char *name, const void *code, size_t len,
+                                        unsigned flags) {
+  struct scope_begin_ret ret = {NULL, NULL};
   asmspy_scope *s = calloc(1, sizeof *s);
-  if (!s) return NULL;
+  ret.s = s;
+  if (!s) return ret;
   s->name = strdup(name && *name ? name : "scope");
   s->flags = flags;
   s->tid = scope_tid();
@@ -332,7 +380,7 @@ __attribute__((no_sanitize_address)) asmspy_scope *asmspy_scope_begin(const char
     }
   }
   pthread_mutex_unlock(&g_lock);
-  if (s->tier == TIER_NONE) return s;
+  if (s->tier == TIER_NONE) return ret;
   struct asmspy_inproc_req req;
   memset(&req, 0, sizeof req);
   ASMSPY_INIT_HEADER(&req);
@@ -340,21 +388,32 @@ __attribute__((no_sanitize_address)) asmspy_scope *asmspy_scope_begin(const char
   req.region_len = s->region_len;
   const char *mx = getenv("ASMSPY_SCOPE_MAX_INSNS");
   req.max_insns = mx && atoll(mx) > 0 ? (uint64_t)atoll(mx) : SCOPE_DEFAULT_MAX;
+  req.end_entry = (uint64_t)(uintptr_t)&scope_end_entry;
+  req.end_arg = (uint64_t)(uintptr_t)s;
+  req.arm_tail = &ret.tail;
   const struct asmspy_host_api *host = asmspy_host_api();
-  /* Nothing after a successful arm: every instruction from here on is
-   * stepped (and dropped as libasmspy's own). */
+  /* Nothing after a successful arm: a backend that armed at once steps
+   * every instruction from here on (dropped as libasmspy's own); one that
+   * gave an arm_tail starts as the shell returns. */
   int rc = s->ops->inproc_begin(host, &req, &s->handle);
-  if (__builtin_expect(rc == 0, 1)) return s;
+  if (__builtin_expect(rc == 0, 1)) return ret;
+  ret.tail = NULL;
   snprintf(s->reason, sizeof s->reason, "%s: %s", tier_names[s->tier], begin_error(s->tier, rc));
   s->tier = TIER_NONE;
   s->handle = NULL;
-  return s;
+  return ret;
 }
 
 static int scope_sink(void *ctx, const struct asmspy_event *ev) {
   asmspy_scope *s = ctx;
   int gap = 0;
   if (ev->type == ASMSPY_EV_NOTE && ev->u.note.text) {
+    /* ASMSPY_SCOPE_DEBUG=1: the backend's own accounting (e.g. the traps
+     * the stepping tier took), on stderr */
+    if (!strncmp(ev->u.note.text, "debug: ", 7)) {
+      if (getenv("ASMSPY_SCOPE_DEBUG")) fprintf(stderr, "asmspy scope: %s\n", ev->u.note.text + 7);
+      return 0;
+    }
     if (!strncmp(ev->u.note.text, "truncated: ", 11)) {
       s->truncated = 1;
       snprintf(s->reason, sizeof s->reason, "%s", ev->u.note.text + 11);
@@ -434,9 +493,12 @@ static void render(asmspy_scope *s) {
     b.s[0] = 0;
   }
   if (!g_target && s->nrecs) g_target = target_open(getpid(), NULL);
-  /* Trim the glue before the last entry into libasmspy (= asmspy_scope_end). */
+  /* Trim the glue before the last entry into libasmspy (= asmspy_scope_end):
+   * recorded up to that entry by a backend that steps into it, up to the
+   * trap on it by one that stops there (ABI 1.12 end_entry: a complete
+   * scope then ends with the PLT stub or the resolver that led into it). */
   size_t end = s->nrecs;
-  if (!s->region_len && g_target && end && in_lib(s->recs[end - 1].ip)) {
+  if (!s->region_len && g_target && end && (in_lib(s->recs[end - 1].ip) || !s->truncated)) {
     while (end > 0 && in_lib(s->recs[end - 1].ip)) end--;
     while (end > 0 && is_entry_glue(s->recs[end - 1].ip)) end--;
   }

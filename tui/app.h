@@ -15,6 +15,7 @@
 #include "host/json.h"
 #include "cli/procinfo.h"
 #include "tui/modes.h"
+#include "tui/mod_list.h"
 #include "tui/proc_list.h"
 #include "tui/records.h"
 #include "tui/scroll.h"
@@ -23,7 +24,7 @@
 #include "tui/watch_prompt.h"
 
 enum tui_screen { TUI_SCR_PROCS = 0, TUI_SCR_MODES, TUI_SCR_SYMS, TUI_SCR_LIVE, TUI_SCR_QUIT,
-                  TUI_SCR_WATCH };
+                  TUI_SCR_WATCH, TUI_SCR_MODULES };
 
 #define TUI_FILTER_MAX 96
 #define TUI_SNAPSHOT_MS 250 /* frame period of snapshot views */
@@ -41,6 +42,12 @@ struct tui_symscreen {
   char filter[TUI_FILTER_MAX];
   size_t sel, top;
   char msg[256];
+};
+
+/* The module chooser: the target's executable file mappings. */
+struct tui_modscreen {
+  struct tui_modlist list;
+  size_t sel, top;
 };
 
 struct tui_live {
@@ -63,6 +70,8 @@ struct tui_live {
   int cycle_index;        /* TOPOLOGY: which value of mode.cycle_option (Tab cycles) */
   char cycle_arg[80];     /* "--<cycle_option>=<value>" handed to the view */
   uint64_t aux_addr;      /* CALLS: the function in the right pane */
+  int hoff;               /* horizontal scroll: columns hidden at the left (0: lines fitted) */
+  char module_arg[600];   /* "--module=<globs>" from the module chooser (call modes) */
   /* data flow: slice navigation over the def-use links of the selected step */
   int df_operand;               /* which read of the selected step */
   size_t df_back[64];           /* lines walked from (Backspace walks back) */
@@ -87,6 +96,9 @@ struct tui_app {
   struct tui_watchprompt watch; /* a PICK_DATA mode's prompt */
   struct tui_live live;
   int cycle_index; /* the TOPOLOGY mode's option value (kept across its restarts) */
+  struct tui_modscreen mods; /* the module chooser ('m' on the mode menu) */
+  char modules[512]; /* the chosen modules, comma-separated ("" = the backend's default);
+                        a call mode starts with --module=<this> (reset for a new target) */
   char msg[640];    /* the current screen's message line (a reason, an error) */
   char status[600]; /* the last line anything wrote to stderr */
   int redraw;
@@ -110,6 +122,10 @@ void tui_syms_key(struct tui_app *app, int ch);
 void tui_watch_enter(struct tui_app *app, const struct tui_mode *m);
 void tui_watch_draw(struct tui_app *app);
 void tui_watch_key(struct tui_app *app, int ch);
+/* screen_mods.c: the module chooser for call modes */
+void tui_mods_enter(struct tui_app *app);
+void tui_mods_draw(struct tui_app *app);
+void tui_mods_key(struct tui_app *app, int ch);
 /* screen_live.c */
 int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
                    const char *symbol_name);

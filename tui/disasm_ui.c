@@ -50,6 +50,50 @@ static ssize_t read_target(pid_t pid, uint64_t addr, uint8_t *buf, size_t len) {
   return n < 0 ? -e : n;
 }
 
+/* The bytes the file mapped at addr holds there: what the code was before
+ * anyone wrote into it (asmspy's own entry patches: the call backend's
+ * `jmp stub` at each patched function while a call mode runs). Read
+ * through /proc/<pid>/map_files (the very file mapped, even when replaced
+ * on disk), else its path under /proc/<pid>/root. The length read, 0 when
+ * addr is not in an executable file mapping, -errno. */
+static ssize_t read_original(pid_t pid, uint64_t addr, uint8_t *buf, size_t len) {
+  char path[96];
+  snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+  FILE *f = fopen(path, "re");
+  if (!f) return -errno;
+  char line[1024], file[600] = "";
+  uint64_t lo = 0, hi = 0, off = 0;
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f)) {
+    char perms[8];
+    int at = 0;
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &lo, &hi, perms, &off, &at) < 4 ||
+        !at)
+      continue;
+    if (addr < lo || addr >= hi || !strchr(perms, 'x')) continue;
+    char *p = line + at;
+    p[strcspn(p, "\n")] = '\0';
+    if (p[0] != '/') break; /* anonymous or JIT code: only memory has it */
+    snprintf(file, sizeof file, "%s", p);
+    found = 1;
+  }
+  fclose(f);
+  if (!found) return 0;
+  if (addr + len > hi) len = (size_t)(hi - addr);
+  snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, lo, hi);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    char alt[700];
+    snprintf(alt, sizeof alt, "/proc/%d/root%s", (int)pid, file);
+    fd = open(alt, O_RDONLY | O_CLOEXEC);
+  }
+  if (fd < 0) return -errno;
+  ssize_t n = pread(fd, buf, len, (off_t)(addr - lo + off));
+  int e = errno;
+  close(fd);
+  return n < 0 ? -e : n;
+}
+
 static void lookup(pid_t pid, uint64_t addr, struct asmspy_symbol *sym) {
   if (!table || table_pid != pid) {
     if (table) symtab_free(table);
@@ -79,8 +123,19 @@ char *tui_disasm_function(pid_t pid, uint64_t addr) {
   if (size > TUI_DISASM_MAX_BYTES) size = TUI_DISASM_MAX_BYTES;
   strbuf_addf(&b, "%s [%s] @ 0x%" PRIx64 ", %" PRIu64 " bytes (read live from pid %d)",
               sym.name ? sym.name : "?", sym.module ? sym.module : "?", start, size, (int)pid);
-  uint8_t *bytes = malloc(size);
+  uint8_t *bytes = malloc(size), *orig = malloc(size);
   ssize_t got = bytes ? read_target(pid, start, bytes, size) : -ENOMEM;
+  /* memory may hold asmspy's own patches (a call mode's entry jumps): the
+   * file's bytes are the program's code; where they differ, they are shown */
+  ssize_t ogot = orig && got > 0 ? read_original(pid, start, orig, (size_t)got) : 0;
+  if (ogot == got && got > 0 && memcmp(orig, bytes, (size_t)got) != 0) {
+    size_t diff = 0;
+    for (ssize_t i = 0; i < got; i++) diff += orig[i] != bytes[i];
+    strbuf_addf(&b, "\n  original code (%zu byte%s differ in memory: a patch; these are the file's)", diff,
+                diff == 1 ? "" : "s");
+    memcpy(bytes, orig, (size_t)got);
+  }
+  free(orig);
   if (got <= 0) {
     strbuf_addf(&b, "\n  cannot read the target's memory: %s", strerror(got < 0 ? (int)-got : EIO));
   } else if (!cs_ready()) {

@@ -5,7 +5,9 @@
  * thread keeps a Capstone handle of its own. It disassembles one function
  * as it is in the target's memory now: the extent comes from a symbol table
  * the UI thread loaded itself, the bytes from /proc/<pid>/mem (no ptrace
- * call: the tracer thread owns those). */
+ * call: the tracer thread owns those). Where memory differs from the file
+ * mapped there (asmspy's own entry patch while a call mode runs), the
+ * file's bytes are disassembled instead, under a line that says so. */
 #ifndef ASMSPY_TUI_DISASM_UI_H
 #define ASMSPY_TUI_DISASM_UI_H
 

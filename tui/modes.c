@@ -51,6 +51,14 @@ static int entry_for(const struct asmspy_plugin_info *p, struct tui_mode *m) {
   copy(m->mode, sizeof m->mode, v->mode);
   m->pick_symbol = t && (t->flags & ASMSPY_TUIF_PICK_SYMBOL);
   m->pick_data = t && (t->flags & ASMSPY_TUIF_PICK_DATA);
+  /* a plain feed or snapshot of a plugin's view may summarise at its own n
+   * (hello); a view asking for a live layout (the call log) runs live */
+  m->live = t && t->layout && t->layout != ASMSPY_TUI_FEED && t->layout != ASMSPY_TUI_SNAPSHOT;
+  /* a call mode (graph, tree, calls): it takes the call backend's --module;
+   * a function-picking mode's --module means something else (dataflow --auto) */
+  const struct asmspy_option *opts = ASMSPY_HAS(v, options) ? v->options : NULL;
+  for (size_t i = 0; opts && opts[i].name && !m->pick_symbol && !m->pick_data; i++)
+    if (!strcmp(opts[i].name, "module")) m->takes_module = 1;
   if (m->layout == ASMSPY_TUI_TOPOLOGY) cycle_from_option_caps(v, m);
   return 1;
 }
@@ -98,7 +106,7 @@ void tui_modes_judge(struct asmspy_engine *e, const struct procinfo *pi, struct 
   memset(out, 0, sizeof *out);
   const struct asmspy_plugin_info *views[TUI_MAX_MODES];
   size_t nv = procinfo_views(e, views, TUI_MAX_MODES - 1);
-  static const char letters[] = "acdefghijklmnoprstuvwxyz"; /* not b (back) or q (quit) */
+  static const char letters[] = "acdefghijklnoprstuvwxyz"; /* not b (back), m (modules) or q (quit) */
   size_t next_letter = 0;
   int info_added = 0;
   for (size_t i = 0; i < nv && out->n < TUI_MAX_MODES; i++) {

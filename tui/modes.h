@@ -24,6 +24,8 @@
 /* The TUI's own process-details screen ('8'): not a view, nothing attached. */
 #define TUI_LAYOUT_INFO 0x100u
 #define TUI_INFO_KEY '8'
+/* The mode menu's module chooser (not a mode: never a host-assigned letter). */
+#define TUI_MODULES_KEY 'm'
 
 struct tui_mode {
   char key;        /* the view's '1'..'9', else 'a', 'c', 'd', ... (host-assigned) */
@@ -33,6 +35,9 @@ struct tui_mode {
   int pick_symbol; /* ASMSPY_TUIF_PICK_SYMBOL: trace one chosen function */
   int pick_data;   /* ASMSPY_TUIF_PICK_DATA: watch one chosen address (watch_prompt.c) */
   int extra;       /* the key was assigned by the host (the view asked for none) */
+  int live;        /* a plugin's view drawn with one of the host's live layouts (CALLS: the
+                      call log): runs until stopped like the built-in modes */
+  int takes_module; /* a call mode: the view takes --module=<globs> (the module chooser's) */
   int available;   /* 0: reason says why it cannot start here */
   int maybe;       /* available, but a gate /proc cannot judge may refuse it */
   char backend[32];

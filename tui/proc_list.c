@@ -28,6 +28,7 @@ static void read_cmdline(struct tui_proc *p) {
   if (fd >= 0) close(fd);
   if (n <= 0) { /* kernel threads (and zombies) have none */
     snprintf(p->cmdline, sizeof p->cmdline, "[%s]", p->b.comm);
+    p->kernel = 1;
     return;
   }
   while (n > 0 && p->cmdline[n - 1] == '\0') n--;
@@ -196,6 +197,8 @@ static int cmp_pid(const struct tui_proc *a, const struct tui_proc *b) {
 static int cmp_rows(const void *x, const void *y, void *ctx) {
   const struct tui_proclist *l = ctx;
   const struct tui_proc *a = &l->v[*(const size_t *)x], *b = &l->v[*(const size_t *)y];
+  int ka = a->kernel || a->b.kthread, kb = b->kernel || b->b.kthread;
+  if (ka != kb) return ka - kb; /* user processes first, kernel threads last */
   if (l->sort == TUI_PSORT_ACTIVE && a->cpu_delta != b->cpu_delta)
     return a->cpu_delta < b->cpu_delta ? 1 : -1;
   if (l->sort == TUI_PSORT_SCAN) {

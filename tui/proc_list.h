@@ -9,7 +9,9 @@
  * terms, every one a case-insensitive substring of "pid user name cmdline".
  * A refresh re-reads /proc as htop does, keeping what is known per process:
  * its CPU% becomes the share over the time since the previous read, its
- * string scan is kept, and only new processes are scanned. */
+ * string scan is kept, and only new processes are scanned. In every order
+ * user processes come first and kernel threads (~100 rows nobody traces:
+ * PF_KTHREAD, or no command line) after them. */
 #ifndef ASMSPY_TUI_PROC_LIST_H
 #define ASMSPY_TUI_PROC_LIST_H
 
@@ -30,6 +32,7 @@ struct tui_proc {
   uint64_t cpu_seen;   /* utime+stime at the last read (the next window's start) */
   int str;             /* SCAN: per-mille density, -errno, or TUI_STR_UNSCANNED */
   int gone;
+  int kernel;          /* a kernel thread (PF_KTHREAD, or no command line): listed last */
   /* layout (tui_proclist_arrange) */
   char prefix[96];     /* tree connectors before the name, "" when flat */
 };

@@ -19,6 +19,7 @@
 #include "tui/dataflow_nav.h"
 #include "tui/disasm_ui.h"
 #include "tui/draw.h"
+#include "tui/text_fit.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -28,6 +29,8 @@
 #include <string.h>
 
 #define SAMPLE_WINDOW_MS 600000 /* EDGES: one long window, redrawn as it fills */
+#define HSCROLL_STEP 8  /* ←/→ (h/l): columns per key */
+#define HSCROLL_MAX 4000
 
 /* ------------------------------------------------------------- layout -- */
 
@@ -228,7 +231,9 @@ static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, 
 
   struct tui_session_cfg cfg = {.mode = m->mode, .pid = pid, .max = -1,
                                 .snapshot_ms = TUI_SNAPSHOT_MS};
-  if (m->extra || m->layout == ASMSPY_TUI_DATAFLOW) cfg.max = 0; /* the view's own n */
+  /* a plugin's feed runs to its own n; one drawn with a live layout (the
+   * call log) is live like the built-in modes */
+  if ((m->extra && !m->live) || m->layout == ASMSPY_TUI_DATAFLOW) cfg.max = 0;
   if (m->layout == ASMSPY_TUI_EDGES) cfg.max = SAMPLE_WINDOW_MS;
   if (m->pick_data) cfg.max = -1; /* a watch runs until stopped */
   if (symbol) cfg.argv[cfg.argc++] = symbol;
@@ -237,6 +242,10 @@ static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, 
     snprintf(lv->cycle_arg, sizeof lv->cycle_arg, "--%s=%s", m->cycle_option,
              m->cycle_values[lv->cycle_index % m->n_cycle_values]);
     cfg.argv[cfg.argc++] = lv->cycle_arg;
+  }
+  if (m->takes_module && app->modules[0]) { /* the module chooser's pick */
+    snprintf(lv->module_arg, sizeof lv->module_arg, "--module=%s", app->modules);
+    cfg.argv[cfg.argc++] = lv->module_arg;
   }
   char err[256];
   lv->sess = tui_session_start(app->engine, &cfg, err, sizeof err);
@@ -301,21 +310,191 @@ static void carried_text(const struct tui_rec *r, char *out, size_t cap) {
   }
 }
 
+/* ------------------------------------------------------ column priorities --
+ * A line wider than its pane keeps the part that matters (at hoff 0; the
+ * horizontal scroll shows the rest as emitted):
+ *   a value change (a record with "old" and "new": a watch hit)  "old -> new"
+ *     stays at the right, the instruction before it is cut;
+ *   a syscall (a record with "ret")  ") = retval ..." stays at the right, the
+ *     middle of the arguments becomes '…';
+ *   an executed instruction (a record with "disasm" and "module": the
+ *     stream)  its columns are rebuilt at their widths, always: a long
+ *     symbol keeps its +0xoff, a long module its end, the disassembly stays
+ *     where the column says;
+ *   a row ending in a [module] column (the graph, the tree)  the module is
+ *     elided from the left ("[…_layout]"), or dropped when under 6 columns
+ *     are left; the counts before it stay (the name is cut first);
+ *   anything else  cut at a word with '…' (tf_cut). */
+
+#define STREAM_WHERE_COLS 20 /* the stream's columns: "{-20:where} {-24:[module]} " */
+#define STREAM_MODULE_COLS 24
+#define MODULE_MIN_COLS 6
+#define MODULE_BUDGET_COLS 16 /* a row's module column is given this much first */
+
+static const char *rfind(const char *hay, const char *needle) {
+  const char *last = NULL;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) last = p;
+  return last;
+}
+
+static int rec_has(const struct tui_rec *r, const char *name) {
+  const struct asmspy_value *v = tui_rec_get(r, name);
+  return v && v->state != ASMSPY_VALUE_ABSENT;
+}
+
+static const char *rec_str(const struct tui_rec *r, const char *name) {
+  const struct asmspy_value *v = tui_rec_get(r, name);
+  return v && v->state == ASMSPY_VALUE_SET ? v->u.str.s : NULL;
+}
+
+static void copy_out(char *out, size_t cap, const char *s) { snprintf(out, cap, "%s", s); }
+
+/* "{-20:where} {-24:[module]} disasm" with each column held to its width.
+ * The columns are taken from the line itself (the host escaped what a
+ * hostile name holds), found by the record's module. */
+static int insn_columns(const struct tui_rec *r, const char *line, char *out, size_t cap) {
+  const char *module = rec_str(r, "module"), *dis = rec_str(r, "disasm"), *sym = rec_str(r, "sym");
+  if (!module || !dis) return 0;
+  size_t pfx = 0; /* a "[tid] " prefix */
+  if (line[0] == '[') {
+    size_t d = 1;
+    while (line[d] >= '0' && line[d] <= '9') d++;
+    if (d > 1 && line[d] == ']' && line[d + 1] == ' ') pfx = d + 2;
+  }
+  char pat[300];
+  snprintf(pat, sizeof pat, " [%s]", module);
+  const char *mcol = line[pfx] ? strstr(line + pfx + 1, pat) : NULL;
+  if (!mcol) return 0;
+  size_t wlen = (size_t)(mcol - line) - pfx;
+  while (wlen && line[pfx + wlen - 1] == ' ') wlen--;
+  char where[1024], w[512], mod[600], m[512];
+  snprintf(where, sizeof where, "%.*s", (int)wlen, line + pfx);
+  const char *rest = mcol + strlen(pat);
+  while (*rest == ' ') rest++;
+  if (tf_width(where) <= STREAM_WHERE_COLS && tf_width(module) + 2 <= STREAM_MODULE_COLS) return 0;
+  const char *plus = sym ? rfind(where, "+0x") : NULL;
+  tf_keep_tail(where, plus ? (size_t)(plus - where) : strlen(where), STREAM_WHERE_COLS, w, sizeof w);
+  tf_elide_left(module, STREAM_MODULE_COLS - 2, m, sizeof m);
+  snprintf(mod, sizeof mod, "[%s]", m);
+  int pw = STREAM_WHERE_COLS - tf_width(w), pm = STREAM_MODULE_COLS - tf_width(mod);
+  snprintf(out, cap, "%.*s%s%*s %s%*s %s", (int)pfx, line, w, pw > 0 ? pw : 0, "", mod, pm > 0 ? pm : 0, "",
+           rest);
+  return 1;
+}
+
+/* A row ending in " [module]": the module gives way first. */
+static int module_column(const char *line, int width, char *out, size_t cap) {
+  size_t len = strlen(line);
+  if (!len || line[len - 1] != ']') return 0;
+  const char *open = rfind(line, " [");
+  if (!open) return 0;
+  size_t before = (size_t)(open - line);
+  while (before && line[before - 1] == ' ') before--;
+  char head[2048], inner[512], m[512];
+  snprintf(head, sizeof head, "%.*s", (int)before, line);
+  snprintf(inner, sizeof inner, "%.*s", (int)(len - (size_t)(open - line) - 3), open + 2);
+  if (strchr(inner, ' ')) return 0; /* an operand ("[rip + 0x10]"), not a module */
+  int gap = (int)((size_t)(open - line) - before) + 1; /* the spaces before '[' */
+  /* the column where '[' is: the same on every row of a table */
+  int need = tf_width_n(line, (size_t)(open - line) + 1) + MODULE_BUDGET_COLS - width;
+  /* the name column's padding (the run of spaces before "inv=") gives
+   * columns first: the same amount on every row keeps the counts aligned */
+  char *counts = strstr(head, " inv=");
+  if (need > 0 && counts) {
+    char *run = counts;
+    while (run > head && run[-1] == ' ') run--;
+    int spare = (int)(counts - run) - 1; /* two spaces stay */
+    int take = need < spare ? need : spare;
+    if (take > 0) memmove(counts - take, counts, strlen(counts) + 1);
+  }
+  int room = width - tf_width(head) - gap;
+  if (room < MODULE_MIN_COLS && gap > 2) { /* its padding goes first */
+    gap = 2;
+    room = width - tf_width(head) - gap;
+  }
+  if (room >= MODULE_MIN_COLS) {
+    tf_elide_left(inner, room - 2, m, sizeof m);
+    snprintf(out, cap, "%s%*s[%s]", head, gap, "", m);
+    return 1;
+  }
+  /* no room for the module: drop it; counts ("inv=", "calls=") stay, the name is cut */
+  counts = strstr(head, "inv=");
+  if (counts && tf_width(head) > width) {
+    size_t t = (size_t)(counts - head);
+    while (t && head[t - 1] == ' ') t--;
+    if (t && head[t] == ' ') t++; /* one space stays before the counts */
+    tf_keep_tail(head, t, width, out, cap);
+  } else if (tf_width(head) > width) {
+    int cut;
+    size_t keep = tf_cut(head, width, &cut);
+    snprintf(out, cap, "%.*s%s", (int)keep, head, cut ? TF_ELLIPSIS : "");
+  } else {
+    copy_out(out, cap, head);
+  }
+  return 1;
+}
+
+static void fit_line(const struct tui_model *m, size_t i, const char *line, int width, char *out,
+                     size_t cap) {
+  const struct tui_rec *r = tui_model_rec(m, i);
+  if (r && m->lines[i].part == 0 && insn_columns(r, line, out, cap)) line = out;
+  if (tf_width(line) <= width) {
+    if (line != out) copy_out(out, cap, line);
+    return;
+  }
+  char tmp[4096];
+  copy_out(tmp, sizeof tmp, line);
+  line = tmp;
+  const char *tail = NULL;
+  if (r && rec_has(r, "old") && rec_has(r, "new")) { /* a value change: from the old value on */
+    const char *arrow = rfind(line, " -> ");
+    if (arrow) {
+      const char *t = arrow;
+      while (t > line && t[-1] != ' ') t--; /* the old value */
+      tail = t > line ? t - 1 : t;           /* and one space before it */
+    }
+  } else if (r && rec_has(r, "ret")) { /* a syscall: from its closing parenthesis on */
+    tail = rfind(line, ") = ");
+  }
+  if (tail) {
+    tf_keep_tail(line, (size_t)(tail - line), width, out, cap);
+    return;
+  }
+  if (module_column(line, width, out, cap)) return;
+  int cut;
+  size_t keep = tf_cut(line, width, &cut);
+  snprintf(out, cap, "%.*s%s", (int)keep, line, cut ? TF_ELLIPSIS : "");
+}
+
+/* FEED_CARRIED: the carried strings' pane, beside the calls: a share of a
+ * wide terminal, none below 100 columns (the call and its result first). */
+static int carried_split(int width) {
+  if (width >= 120) return width * 7 / 10;
+  if (width >= 100) return width * 3 / 4;
+  return width;
+}
+
 static void draw_pane(struct tui_live *lv, int pane, int x, int width, int split_log) {
   struct tui_model *m = pane_model(lv, pane);
   struct tui_scroll *sc = &lv->sc[pane];
   int top = body_top(lv), rows = body_rows(lv);
+  int lw = split_log ? carried_split(width) : width;
+  int side = lw < width;
   for (int r = 0; r < rows; r++) {
     size_t i = sc->top + (size_t)r;
     const char *line = tui_model_line(m, i);
     if (!line) break;
     int sel = sc->select && i == sc->cursor;
-    if (!split_log) {
-      tui_put(top + r, x, width, line, sel ? TUI_A_SELECT : TUI_A_NORMAL, sel);
-      continue;
+    int tw = side ? lw - 1 : width;
+    char fitted[4096];
+    if (lv->hoff > 0)
+      line = tf_skip_cols(line, lv->hoff);
+    else {
+      fit_line(m, i, line, tw, fitted, sizeof fitted);
+      line = fitted;
     }
-    int lw = width * 7 / 10; /* the call (with its result) matters most */
-    tui_put(top + r, x, lw - 1, line, TUI_A_NORMAL, 0);
+    tui_put(top + r, x, tw, line, sel ? TUI_A_SELECT : TUI_A_NORMAL, sel);
+    if (!side) continue;
     tui_put(top + r, x + lw - 1, 1, "\xe2\x94\x82", TUI_A_DIM, 0);
     if (m->lines[i].part != 0) continue;
     char carried[1024];
@@ -327,18 +506,18 @@ static void draw_pane(struct tui_live *lv, int pane, int x, int width, int split
 static const char *keys_for(const struct tui_live *lv) {
   static char buf[160];
   switch (lv->mode.layout) {
-  case ASMSPY_TUI_RANKED: return "Tab sort  space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
+  case ASMSPY_TUI_RANKED: return "Tab sort  space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
   case ASMSPY_TUI_TOPOLOGY:
     if (!lv->mode.cycle_option[0])
-      return "Enter graph of node  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
-    snprintf(buf, sizeof buf, "Tab %s  Enter graph of node  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ", lv->mode.cycle_option);
+      return "Enter graph of node  space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
+    snprintf(buf, sizeof buf, "Tab %s  Enter graph of node  space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ", lv->mode.cycle_option);
     return buf;
-  case ASMSPY_TUI_EDGES: return "Enter data flow  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
+  case ASMSPY_TUI_EDGES: return "Enter data flow  space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
   case ASMSPY_TUI_CALLS:
-  case ASMSPY_TUI_REGION: return "Tab pane  space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
-  case ASMSPY_TUI_DATAFLOW: return "\xe2\x86\x90\xe2\x86\x92 operand  Enter walk to its definition  space pause  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
+  case ASMSPY_TUI_REGION: return "Tab pane  space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
+  case ASMSPY_TUI_DATAFLOW: return "\xe2\x86\x90\xe2\x86\x92 operand  Enter walk to its definition  space pause  h/l scroll  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
   case TUI_LAYOUT_INFO: return "F3 re-read  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  b modes  q processes ";
-  default: return "space pause  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
+  default: return "space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
   }
 }
 
@@ -357,7 +536,7 @@ void tui_live_draw(struct tui_app *app) {
     tui_scroll_fit(&lv->sc[1], lv->aux.nlines, body_rows(lv));
   }
 
-  char left[512], right[128];
+  char left[512], right[160];
   snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s%s%s", (int)lv->pid,
            lv->pid == app->pid ? app->comm : "", lv->mode.key, lv->mode.title,
            lv->symbol_name[0] ? ": " : "", lv->symbol_name);
@@ -365,6 +544,9 @@ void tui_live_draw(struct tui_app *app) {
     snprintf(right, sizeof right, "%s %s ", lv->mode.mode, lv->cycle_arg);
   else if (lv->mode.rung[0]) /* a sampler: the rung the ladder picked (short: fits 80 columns) */
     snprintf(right, sizeof right, "%s (rung %s) ", lv->mode.backend, lv->mode.rung);
+  else if (lv->module_arg[0]) /* the module chooser's pick, patched too */
+    snprintf(right, sizeof right, "%s +%.60s via %s ", lv->mode.mode, lv->module_arg + strlen("--module="),
+             lv->mode.backend);
   else
     snprintf(right, sizeof right, "%s via %s ", lv->mode.mode, lv->mode.backend);
   tui_bar(0, left, right);
@@ -394,6 +576,10 @@ void tui_live_draw(struct tui_app *app) {
   int pane = two ? lv->focus : 0;
   char ps[64], st[700];
   tui_scroll_status(&lv->sc[pane], pane_model(lv, pane)->nlines, ps, sizeof ps);
+  if (lv->hoff > 0) { /* the lines as emitted, from column hoff: say so */
+    size_t k = strlen(ps);
+    snprintf(ps + k, sizeof ps - k, "%s[col %d]", k ? " " : "[LIVE] ", lv->hoff + 1);
+  }
   const char *state = lv->mode.layout == TUI_LAYOUT_INFO ? "snapshot (nothing attached)"
                       : !lv->ended                  ? "tracing"
                       : lv->rc == 0 || lv->rc == ASMSPY_FACT_EXITED ? "ended"
@@ -538,6 +724,13 @@ void tui_live_key(struct tui_app *app, int ch) {
     }
     return;
   default: break;
+  }
+  if (ch == KEY_LEFT || ch == KEY_RIGHT || ch == 'h' || ch == 'l') { /* the horizontal window */
+    int right = ch == KEY_RIGHT || ch == 'l';
+    lv->hoff += right ? HSCROLL_STEP : -HSCROLL_STEP;
+    if (lv->hoff < 0) lv->hoff = 0;
+    if (lv->hoff > HSCROLL_MAX) lv->hoff = HSCROLL_MAX;
+    return;
   }
   enum tui_skey k = skey_of(ch);
   if (k != TUI_SK_NONE) scroll_key(lv, k);

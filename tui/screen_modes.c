@@ -33,6 +33,8 @@ void tui_modes_enter(struct tui_app *app, pid_t pid) {
    * single-steps the whole tree, is a choice about one target, never
    * carried over to the next. 'b' from a live view keeps it. */
   if (pid != app->pid || app->screen == TUI_SCR_PROCS) app->cycle_index = 0;
+  /* the module choice is about one target's mappings */
+  if (pid != app->pid || app->screen == TUI_SCR_PROCS) app->modules[0] = '\0';
   app->pid = pid;
   snprintf(app->comm, sizeof app->comm, "%s", app->pi.b.comm);
   tui_modes_judge(app->engine, &app->pi, &app->modes);
@@ -92,6 +94,8 @@ void tui_modes_draw(struct tui_app *app) {
       snprintf(state, sizeof state, "unavailable: %s", m->reason);
     else if (m->maybe)
       snprintf(state, sizeof state, "maybe: %s", m->reason);
+    else if (m->takes_module && app->modules[0])
+      snprintf(state, sizeof state, "ready (+%s)", app->modules);
     else
       snprintf(state, sizeof state, "ready%s",
                m->pick_symbol ? " (pick a function)" : m->pick_data ? " (pick an address)" : "");
@@ -110,7 +114,8 @@ void tui_modes_draw(struct tui_app *app) {
     int n = tui_wrap_rows(below, COLS - 2, room > 2 ? room : 2);
     tui_wrap(LINES - 1 - n, 1, COLS - 2, n, below, app->msg[0] ? TUI_A_WARN : full_a);
   }
-  tui_bar(LINES - 1, " 1-9 (or a letter) / \xe2\x86\x91\xe2\x86\x93 Enter: start a mode   b q ESC: process list", NULL);
+  tui_keybar(LINES - 1, NULL,
+             "1-9 a-z Enter start a mode  m modules (call modes)  \xe2\x86\x91\xe2\x86\x93  b q ESC process list");
 }
 
 void tui_modes_key(struct tui_app *app, int ch) {
@@ -129,6 +134,14 @@ void tui_modes_key(struct tui_app *app, int ch) {
     tui_procs_enter(app, 0);
     return;
   case 3: app->screen = TUI_SCR_QUIT; return;
+  case TUI_MODULES_KEY:
+    for (size_t i = 0; i < app->modes.n; i++)
+      if (app->modes.v[i].takes_module) {
+        tui_mods_enter(app);
+        return;
+      }
+    snprintf(app->msg, sizeof app->msg, "no call mode here takes --module");
+    return;
   default: break;
   }
   const struct tui_mode *m = ch > 0 && ch < 128 ? tui_modes_by_key(&app->modes, ch) : NULL;

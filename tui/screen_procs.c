@@ -186,8 +186,14 @@ void tui_procs_draw(struct tui_app *app) {
   enum tui_attr a = status_text(app, text, sizeof text);
   int st = tui_wrap_rows(text, COLS, STATUS_MAX_ROWS);
   if (st > 0) tui_wrap(LINES - 1 - st, 0, COLS, st, text, a);
-  tui_keybar(LINES - 1, NULL,
-             "Enter select  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  type to filter  Tab sort  F2 tree  F3 rescan  q quit");
+  /* as htop: while a filter is typed, letters (q too) go into it and ESC
+   * leaves it; q quits once the filter is empty */
+  if (p->filter[0])
+    tui_keybar(LINES - 1, NULL,
+               "Enter select  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  type to filter  F2 tree  F3 rescan  ESC clear filter");
+  else
+    tui_keybar(LINES - 1, NULL,
+               "Enter select  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  type to filter  Tab sort  F2 tree  F3 rescan  q quit");
 }
 
 void tui_procs_key(struct tui_app *app, int ch) {

@@ -50,11 +50,11 @@ void tui_syms_enter(struct tui_app *app, const struct tui_mode *m) {
   struct tui_symscreen *s = &app->syms;
   app->pending = *m;
   app->msg[0] = '\0';
-  if (s->list.pid != app->pid) {
-    tui_symlist_free(&s->list);
-    s->filter[0] = '\0';
-    s->sel = s->top = 0;
-  }
+  if (s->list.pid != app->pid) tui_symlist_free(&s->list);
+  /* a fresh filter every time the picker opens (the last one was for
+   * another choice) */
+  s->filter[0] = '\0';
+  s->sel = s->top = 0;
   s->msg[0] = '\0';
   load(app);
   app->screen = TUI_SCR_SYMS;
@@ -158,7 +158,8 @@ void tui_syms_draw(struct tui_app *app) {
   int st = tui_wrap_rows(text, COLS, STATUS_MAX_ROWS);
   if (st > 0) tui_wrap(LINES - 1 - st, 0, COLS, st, text, a);
   tui_keybar(LINES - 1, NULL,
-             "Enter trace it  type to filter  Tab order (address/hot edges/name)  F3 reload  ESC back");
+             s->filter[0] ? "Enter trace it  type to filter  Tab order (address/hot edges/name)  F3 reload  ESC clear filter"
+                          : "Enter trace it  type to filter  Tab order (address/hot edges/name)  F3 reload  ESC back");
 }
 
 void tui_syms_key(struct tui_app *app, int ch) {

@@ -154,6 +154,78 @@ int tf_wrap(const char *s, int width, struct tf_line *lines, int max_rows, int *
   return k;
 }
 
+/* ------------------------------------------------ priorities in a line -- */
+
+static void put_bytes(char *out, size_t cap, size_t *k, const char *s, size_t n) {
+  if (!cap) return;
+  if (*k + n >= cap) n = cap - 1 - *k;
+  memcpy(out + *k, s, n);
+  *k += n;
+  out[*k] = '\0';
+}
+
+void tf_keep_tail(const char *s, size_t tail, int width, char *out, size_t cap) {
+  size_t len = strlen(s), k = 0;
+  if (cap) out[0] = '\0';
+  if (tail > len) tail = len;
+  if (tf_width(s) <= width || width <= 0) {
+    if (width > 0) put_bytes(out, cap, &k, s, len);
+    return;
+  }
+  int tw = tf_width(s + tail);
+  int room = width - tw - 1; /* the head's columns before the '…' */
+  if (room < 1) { /* the tail alone: its start matters most */
+    int cut;
+    size_t keep = tf_cut(s + tail, width - 1, &cut);
+    put_bytes(out, cap, &k, TF_ELLIPSIS, strlen(TF_ELLIPSIS));
+    put_bytes(out, cap, &k, s + tail, keep);
+    if (cut) put_bytes(out, cap, &k, TF_ELLIPSIS, strlen(TF_ELLIPSIS));
+    return;
+  }
+  /* the head alone, cut to room + 1 columns (tf_cut keeps one for its '…') */
+  char head[4096];
+  size_t hn = tail < sizeof head ? tail : sizeof head - 1;
+  memcpy(head, s, hn);
+  head[hn] = '\0';
+  int cut;
+  size_t keep = tf_cut(head, room + 1, &cut);
+  /* a word boundary that throws away much of the room: cut inside instead
+   * (the head is the middle of something: every column of it is worth it) */
+  if (cut && tf_width_n(head, keep) * 4 < room * 3) {
+    struct breaks b;
+    keep = fit_scan(head, hn, room, &b);
+  }
+  put_bytes(out, cap, &k, head, keep);
+  put_bytes(out, cap, &k, TF_ELLIPSIS, strlen(TF_ELLIPSIS));
+  put_bytes(out, cap, &k, s + tail, len - tail);
+}
+
+void tf_elide_left(const char *s, int width, char *out, size_t cap) {
+  size_t len = strlen(s), k = 0;
+  if (cap) out[0] = '\0';
+  if (width <= 0) return;
+  int w = tf_width(s);
+  if (w <= width) {
+    put_bytes(out, cap, &k, s, len);
+    return;
+  }
+  put_bytes(out, cap, &k, TF_ELLIPSIS, strlen(TF_ELLIPSIS));
+  const char *rest = tf_skip_cols(s, w - (width - 1));
+  put_bytes(out, cap, &k, rest, strlen(rest));
+}
+
+const char *tf_skip_cols(const char *s, int cols) {
+  size_t left = strlen(s);
+  while (cols > 0 && left) {
+    wchar_t wc;
+    size_t n = tf_next(s, left, &wc);
+    cols -= cols_of(wc);
+    s += n;
+    left -= n;
+  }
+  return s;
+}
+
 /* ---------------------------------------------------------- key hints -- */
 
 #define MAX_GROUPS 24

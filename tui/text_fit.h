@@ -50,6 +50,20 @@ struct tf_line {
  * Returns the lines used (0 for an empty s). */
 int tf_wrap(const char *s, int width, struct tf_line *lines, int max_rows, int *hard);
 
+/* Fit s into width columns keeping its end from byte `tail` on, whole: the
+ * part that matters (a syscall's "= retval", a watch hit's "old -> new")
+ * stays at the right and the head before it is cut (tf_cut's rules) with
+ * '…' joining the two: "openat(AT_FDCWD, "/usr/li…) = 3". When even the
+ * tail does not fit, "…" and the tail cut at its right. s fitting whole is
+ * copied. Writes out (NUL-terminated, cut to cap). */
+void tf_keep_tail(const char *s, size_t tail, int width, char *out, size_t cap);
+/* Fit s into width columns by dropping its start: '…' then its last
+ * columns ("…/lib/libpython3.12.so"). s fitting whole is copied. */
+void tf_elide_left(const char *s, int width, char *out, size_t cap);
+/* s after its first cols display columns (a horizontal scroll's window);
+ * a wide character straddling the edge is skipped whole. */
+const char *tf_skip_cols(const char *s, int cols);
+
 /* A footer: the status (may be "") on the left and key hints on the right
  * of a cols-wide bar, a space of margin at each end. When both do not fit,
  * in this order until they do: movement hints (a key starting with ↑,

@@ -46,6 +46,7 @@ static void draw(struct tui_app *app) {
   case TUI_SCR_SYMS: tui_syms_draw(app); break;
   case TUI_SCR_LIVE: tui_live_draw(app); break;
   case TUI_SCR_WATCH: tui_watch_draw(app); break;
+  case TUI_SCR_MODULES: tui_mods_draw(app); break;
   default: break;
   }
   refresh();
@@ -62,6 +63,7 @@ static void key(struct tui_app *app, int ch) {
   case TUI_SCR_SYMS: tui_syms_key(app, ch); break;
   case TUI_SCR_LIVE: tui_live_key(app, ch); break;
   case TUI_SCR_WATCH: tui_watch_key(app, ch); break;
+  case TUI_SCR_MODULES: tui_mods_key(app, ch); break;
   default: break;
   }
 }
@@ -118,6 +120,7 @@ int tui_main(void) {
   tui_disasm_close();
   tui_symlist_free(&app->syms.list);
   tui_datalist_free(&app->watch.list);
+  tui_modlist_free(&app->mods.list);
   tui_proclist_free(&app->picker.list);
   if (app->have_pi) procinfo_free(&app->pi);
   asmspy_engine_close(app->engine);

@@ -816,7 +816,21 @@ struct asmspy_inproc_req {
   uint64_t region_start, region_len; /* region_len 0 = the whole window */
   uint64_t max_insns;                /* recording buffer; exceeding it truncates */
   uint32_t flags;                    /* none defined yet (0) */
-  /* --- ABI 1.4 ends here; append below --- */
+  /* --- ABI 1.4 ends here --- */
+  /* 1.12: keeping the host's own code out of the capture without stepping
+   * it. end_entry is the host's public end function and end_arg the first
+   * argument it will be called with for this scope: a stepping backend
+   * stops at the trap on that entry (before any host code of the end runs).
+   * arm_tail (out, may be NULL): a backend that stores a function there
+   * has NOT started capturing yet; the host jumps to it as the very last
+   * thing of its begin, in place of its own return, with the begin's
+   * return value in place (x86-64: rax), and that function starts the
+   * capture as it returns to the host's caller (the singlestep tier: TF set
+   * by popfq before ret, so the first trap is in the caller's code). */
+  uint64_t end_entry;
+  uint64_t end_arg;
+  void (**arm_tail)(void);
+  /* --- ABI 1.12 ends here; append below --- */
 };
 
 /* ------------------------------------------------------------------------- */

@@ -35,7 +35,21 @@ struct rv_region {
   char name[256];   /* the symbol, or 0x<start> */
   uint64_t start, len;
   int64_t wait_ms; /* how long the backend waits for the entry */
+  int user_spec;   /* the user named it (rv_take_spec), not --auto */
 };
+
+/* Functions a running process has already entered, once, for good: main
+ * (and what calls it) sits on the main thread's stack and is never entered
+ * again, so waiting for its entry only times out. A launched command has
+ * not run yet: there they are fine. */
+static inline int rv_entered_once(const char *name) {
+  static const char *const once[] = {"main", "_start", "__libc_start_main",
+                                     "__libc_start_call_main", "_dl_start", "_dl_start_user",
+                                     "main.main", "runtime.main", "runtime.rt0_go", NULL};
+  for (int i = 0; once[i]; i++)
+    if (strcmp(name, once[i]) == 0) return 1;
+  return 0;
+}
 
 /* The two records of a region session (each region view lists them in its
  * `records` table). */
@@ -75,6 +89,7 @@ static inline int rv_take_spec(const struct asmspy_host_api *host, const struct 
     return -ASMSPY_E_USAGE;
   }
   r->spec = a;
+  r->user_spec = 1;
   return 0;
 }
 
@@ -108,6 +123,16 @@ static inline int rv_configure(struct rv_region *r, const struct asmspy_host_api
     snprintf(r->name, sizeof r->name, "%s", sym.name);
   else
     snprintf(r->name, sizeof r->name, "0x%" PRIx64, start);
+  if (r->user_spec && sym.name && sym.offset == 0 && rv_entered_once(sym.name) &&
+      !(s->flags & ASMSPY_SESS_LAUNCHED)) {
+    /* refused at once, not after the entry wait: it cannot come */
+    host->note(s->out, ASMSPY_NOTE_WARN,
+               "%s will not be entered: pid %d is already running it (it is entered once, at "
+               "the start); use --launch %s %s -- <cmd> to capture it from the start, or name "
+               "a function it calls",
+               sym.name, (int)s->pid, s->mode, r->spec);
+    return ASMSPY_FACT_NOT_REACHED;
+  }
   char text[512];
   snprintf(text, sizeof text, "%s %s @ 0x%" PRIx64 " (%" PRIu64 " bytes) in pid %d", what, r->name,
            start, len, (int)s->pid);

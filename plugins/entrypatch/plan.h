@@ -2,16 +2,28 @@
  *
  * A function is patched by writing `jmp rel32` (5 bytes) over its first
  * whole instructions. Those displaced instructions run instead from the
- * function's stub, relocated (rip-relative operands and relative branches
- * re-aimed from their new address). A function is refused, with the reason
- * kept for the listing, when that cannot be done safely:
- *   - it is shorter than 5 bytes, or returns / traps within them;
+ * function's stub, relocated:
+ *   - rip-relative operands re-aimed at the same absolute address;
+ *   - jmp / jcc (rel8 or rel32) re-emitted as rel32 to the same target, or
+ *     through `jmp *0(%rip); .quad target` (a jcc: `j!cc` over it) when the
+ *     target is out of rel32 reach;
+ *   - a call (rel32, *%reg, *disp(%rip)) emulated: push of its ORIGINAL
+ *     return address (the function's own code right after the patched
+ *     bytes: the call is always the last displaced instruction), then a
+ *     jump to its target. No register and no flag is touched: a 64-bit
+ *     address is pushed as `push $lo32; movl $hi32, 4(%rsp)`;
+ *   - a ret last is copied as it is.
+ * A function is refused, with the reason kept for the listing, when that
+ * cannot be done safely:
+ *   - it is shorter than 5 bytes, or makes a system call or traps within
+ *     them (a thread blocked there would stand inside agent code);
  *   - a direct branch inside the function lands within the patched bytes
  *     (or loops back to the entry itself: that jump would be counted as a
  *     call and hook a stack word that is not a return address);
- *   - a displaced instruction is a call (a thread inside the callee would
- *     return into the middle of the jmp), loop/jrcxz, or an unconditional
- *     jump with more displaced bytes after it;
+ *   - a call, ret or unconditional jmp with more displaced bytes after it
+ *     (its callee would return into the patch; the bytes after a jmp are
+ *     reached only from elsewhere), a call through an operand that does not
+ *     relocate (the stack, a register-based address), loop/jrcxz, xbegin;
  *   - a rip-relative operand would not reach from the stub (rel32);
  *   - a thread's instruction pointer is inside the patched bytes now.
  * What only the whole process shows (another function's branch into these

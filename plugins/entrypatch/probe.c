@@ -38,6 +38,7 @@
 #endif
 
 #define PROBE_CALLS 100
+#define NPATCHED 7 /* functions the probe patches in itself */
 
 /* The two functions the probe patches in itself. */
 __attribute__((noipa, visibility("hidden"))) long ep_probe_inner(long x) {
@@ -51,11 +52,57 @@ __attribute__((noipa, visibility("hidden"))) long ep_probe_outer(long x) {
 /* The register check: ep_probe_leaf(x) = x + 7 touches rax and the flags
  * only; ep_probe_regcheck(out) loads a pattern into rcx, rdx, rsi, r8-r11
  * and xmm0-15, calls the leaf with rdi = 5, and stores what it finds after
- * the call into out[0..24] (rax, rdi, rcx, rdx, rsi, r8-r11, xmm0-15). */
+ * the call into out[0..24] (rax, rdi, rcx, rdx, rsi, r8-r11, xmm0-15).
+ * The same check runs through patched functions whose relocated prologue
+ * holds what plan.c relocates (each touches rax and the flags only):
+ *   ep_probe_callfirst  push rbp; mov rbp,rsp; call ep_probe_leaf   (-O0)
+ *                       -> leaf + 1
+ *   ep_probe_callptr    call *ep_probe_leaf_ptr(%rip)   (-fno-plt) -> leaf + 2
+ *   ep_probe_callmem    push rbp; mov rbp,rsp; call *8(%rax) -> leaf + 3
+ *                       (every check enters with rax = &ep_probe_leaf_ptr - 8)
+ *   ep_probe_jcc        test rdi,rdi; je <past the patch> -> leaf, or 99 for 0
+ * The callee's entry and exit nest inside the patched caller's. */
 extern long ep_probe_leaf(long x);
+extern long ep_probe_jcc(long x);
 extern void ep_probe_regcheck(uint64_t *out);
+extern void ep_probe_regcheck_callfirst(uint64_t *out);
+extern void ep_probe_regcheck_callptr(uint64_t *out);
+extern void ep_probe_regcheck_callmem(uint64_t *out);
+extern void ep_probe_regcheck_jcc(uint64_t *out);
+extern long ep_probe_callfirst(long x), ep_probe_callptr(long x), ep_probe_callmem(long x);
 #define REGCHECK_WORDS 25
 #define REGCHECK_PATTERN(i) (0x5a5a000000000000ull | (uint64_t)(i) * 0x0101010101ull)
+#define REGCHECK_ASM(name, callee)                                                                 \
+  ".balign 16\n"                                                                                   \
+  ".type " name ", @function\n" name ":\n"                                                         \
+  "  push %rbx\n"                                                                                  \
+  "  mov %rdi, %rbx\n"                                                                             \
+  "  movabs $0x5a5a000202020202, %rcx\n"                                                           \
+  "  movabs $0x5a5a000303030303, %rdx\n"                                                           \
+  "  movabs $0x5a5a000404040404, %rsi\n"                                                           \
+  "  movabs $0x5a5a000505050505, %r8\n"                                                            \
+  "  movabs $0x5a5a000606060606, %r9\n"                                                            \
+  "  movabs $0x5a5a000707070707, %r10\n"                                                           \
+  "  movabs $0x5a5a000808080808, %r11\n"                                                           \
+  "  movq %rcx, %xmm0\n  movq %rdx, %xmm1\n  movq %rsi, %xmm2\n  movq %r8, %xmm3\n"                 \
+  "  movq %r9, %xmm4\n  movq %r10, %xmm5\n  movq %r11, %xmm6\n  movq %rcx, %xmm7\n"                 \
+  "  movq %rdx, %xmm8\n  movq %rsi, %xmm9\n  movq %r8, %xmm10\n  movq %r9, %xmm11\n"                \
+  "  movq %r10, %xmm12\n  movq %r11, %xmm13\n  movq %rcx, %xmm14\n  movq %rdx, %xmm15\n"           \
+  "  lea ep_probe_leaf_ptr-8(%rip), %rax\n"                                                        \
+  "  mov $5, %edi\n"                                                                               \
+  "  call " callee "\n"                                                                            \
+  "  mov %rax, 0(%rbx)\n  mov %rdi, 8(%rbx)\n  mov %rcx, 16(%rbx)\n  mov %rdx, 24(%rbx)\n"         \
+  "  mov %rsi, 32(%rbx)\n  mov %r8, 40(%rbx)\n  mov %r9, 48(%rbx)\n  mov %r10, 56(%rbx)\n"         \
+  "  mov %r11, 64(%rbx)\n"                                                                         \
+  "  movq %xmm0, 72(%rbx)\n  movq %xmm1, 80(%rbx)\n  movq %xmm2, 88(%rbx)\n"                       \
+  "  movq %xmm3, 96(%rbx)\n  movq %xmm4, 104(%rbx)\n  movq %xmm5, 112(%rbx)\n"                     \
+  "  movq %xmm6, 120(%rbx)\n  movq %xmm7, 128(%rbx)\n  movq %xmm8, 136(%rbx)\n"                    \
+  "  movq %xmm9, 144(%rbx)\n  movq %xmm10, 152(%rbx)\n  movq %xmm11, 160(%rbx)\n"                  \
+  "  movq %xmm12, 168(%rbx)\n  movq %xmm13, 176(%rbx)\n  movq %xmm14, 184(%rbx)\n"                 \
+  "  movq %xmm15, 192(%rbx)\n"                                                                     \
+  "  pop %rbx\n"                                                                                   \
+  "  ret\n"                                                                                        \
+  ".size " name ", .-" name "\n"
 __asm__(".text\n"
         ".balign 16\n"
         ".type ep_probe_leaf, @function\n"
@@ -65,45 +112,63 @@ __asm__(".text\n"
         "  ret\n"
         ".size ep_probe_leaf, .-ep_probe_leaf\n"
         ".balign 16\n"
-        ".type ep_probe_regcheck, @function\n"
-        "ep_probe_regcheck:\n"
-        "  push %rbx\n"
-        "  mov %rdi, %rbx\n"
-        "  movabs $0x5a5a000202020202, %rcx\n"
-        "  movabs $0x5a5a000303030303, %rdx\n"
-        "  movabs $0x5a5a000404040404, %rsi\n"
-        "  movabs $0x5a5a000505050505, %r8\n"
-        "  movabs $0x5a5a000606060606, %r9\n"
-        "  movabs $0x5a5a000707070707, %r10\n"
-        "  movabs $0x5a5a000808080808, %r11\n"
-        "  movq %rcx, %xmm0\n  movq %rdx, %xmm1\n  movq %rsi, %xmm2\n  movq %r8, %xmm3\n"
-        "  movq %r9, %xmm4\n  movq %r10, %xmm5\n  movq %r11, %xmm6\n  movq %rcx, %xmm7\n"
-        "  movq %rdx, %xmm8\n  movq %rsi, %xmm9\n  movq %r8, %xmm10\n  movq %r9, %xmm11\n"
-        "  movq %r10, %xmm12\n  movq %r11, %xmm13\n  movq %rcx, %xmm14\n  movq %rdx, %xmm15\n"
-        "  mov $5, %edi\n"
+        ".type ep_probe_callfirst, @function\n"
+        "ep_probe_callfirst:\n"
+        "  push %rbp\n"
+        "  mov %rsp, %rbp\n"
         "  call ep_probe_leaf\n"
-        "  mov %rax, 0(%rbx)\n  mov %rdi, 8(%rbx)\n  mov %rcx, 16(%rbx)\n  mov %rdx, 24(%rbx)\n"
-        "  mov %rsi, 32(%rbx)\n  mov %r8, 40(%rbx)\n  mov %r9, 48(%rbx)\n  mov %r10, 56(%rbx)\n"
-        "  mov %r11, 64(%rbx)\n"
-        "  movq %xmm0, 72(%rbx)\n  movq %xmm1, 80(%rbx)\n  movq %xmm2, 88(%rbx)\n"
-        "  movq %xmm3, 96(%rbx)\n  movq %xmm4, 104(%rbx)\n  movq %xmm5, 112(%rbx)\n"
-        "  movq %xmm6, 120(%rbx)\n  movq %xmm7, 128(%rbx)\n  movq %xmm8, 136(%rbx)\n"
-        "  movq %xmm9, 144(%rbx)\n  movq %xmm10, 152(%rbx)\n  movq %xmm11, 160(%rbx)\n"
-        "  movq %xmm12, 168(%rbx)\n  movq %xmm13, 176(%rbx)\n  movq %xmm14, 184(%rbx)\n"
-        "  movq %xmm15, 192(%rbx)\n"
-        "  pop %rbx\n"
+        "  add $1, %rax\n"
+        "  pop %rbp\n"
         "  ret\n"
-        ".size ep_probe_regcheck, .-ep_probe_regcheck\n");
+        ".size ep_probe_callfirst, .-ep_probe_callfirst\n"
+        ".balign 16\n"
+        ".type ep_probe_callptr, @function\n"
+        "ep_probe_callptr:\n"
+        "  call *ep_probe_leaf_ptr(%rip)\n"
+        "  add $2, %rax\n"
+        "  ret\n"
+        ".size ep_probe_callptr, .-ep_probe_callptr\n"
+        ".balign 16\n"
+        ".type ep_probe_callmem, @function\n"
+        "ep_probe_callmem:\n"
+        "  push %rbp\n"
+        "  mov %rsp, %rbp\n"
+        "  call *8(%rax)\n"
+        "  add $3, %rax\n"
+        "  pop %rbp\n"
+        "  ret\n"
+        ".size ep_probe_callmem, .-ep_probe_callmem\n"
+        ".balign 16\n"
+        ".type ep_probe_jcc, @function\n"
+        "ep_probe_jcc:\n"
+        "  test %rdi, %rdi\n"
+        "  je 1f\n"
+        "  lea 7(%rdi), %rax\n"
+        "  ret\n"
+        "1:\n"
+        "  mov $99, %eax\n"
+        "  ret\n"
+        ".size ep_probe_jcc, .-ep_probe_jcc\n"
+        REGCHECK_ASM("ep_probe_regcheck", "ep_probe_leaf")
+        REGCHECK_ASM("ep_probe_regcheck_callfirst", "ep_probe_callfirst")
+        REGCHECK_ASM("ep_probe_regcheck_callptr", "ep_probe_callptr")
+        REGCHECK_ASM("ep_probe_regcheck_callmem", "ep_probe_callmem")
+        REGCHECK_ASM("ep_probe_regcheck_jcc", "ep_probe_jcc")
+        ".pushsection .data\n"
+        ".balign 8\n"
+        "ep_probe_leaf_ptr:\n"
+        "  .quad ep_probe_leaf\n"
+        ".popsection\n");
 
-/* What ep_probe_regcheck must find: 0 when it did, else the first word
- * that differs (1-based). */
-static int regcheck_mismatch(void) {
+/* What a register check must find (rax = 12 + plus): 0 when it did, else
+ * the first word that differs (1-based). */
+static int regcheck_mismatch(void (*check)(uint64_t *), uint64_t plus) {
   static const uint8_t xmm_src[16] = {2, 3, 4, 5, 6, 7, 8, 2, 3, 4, 5, 6, 7, 8, 2, 3};
   uint64_t got[REGCHECK_WORDS], want[REGCHECK_WORDS];
-  want[0] = 12, want[1] = 5;
+  want[0] = 12 + plus, want[1] = 5;
   for (int i = 2; i <= 8; i++) want[i] = REGCHECK_PATTERN(i);
   for (int i = 0; i < 16; i++) want[9 + i] = REGCHECK_PATTERN(xmm_src[i]);
-  ep_probe_regcheck(got);
+  check(got);
   for (int i = 0; i < REGCHECK_WORDS; i++)
     if (got[i] != want[i]) return i + 1;
   return 0;
@@ -139,14 +204,20 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
     cs_close(&cs);
     return fail(res, ASMSPY_E_INTERNAL, 0, why);
   }
-  struct ep_patch p[3];
-  if (plan_self(cs, ep_probe_outer, &p[0], why, sizeof why) != 0 ||
-      plan_self(cs, ep_probe_inner, &p[1], why, sizeof why) != 0 ||
-      plan_self(cs, ep_probe_leaf, &p[2], why, sizeof why) != 0) {
-    cs_close(&cs);
-    return fail(res, ASMSPY_E_INTERNAL, 0, why);
+  /* indexes: 0 outer, 1 inner, 2 leaf, then the relocation cases */
+  long (*const self[NPATCHED])(long) = {ep_probe_outer,   ep_probe_inner,   ep_probe_leaf,
+                                        ep_probe_callfirst, ep_probe_callptr, ep_probe_callmem,
+                                        ep_probe_jcc};
+  struct ep_patch p[NPATCHED];
+  for (int i = 0; i < NPATCHED; i++) {
+    if (plan_self(cs, self[i], &p[i], why, sizeof why) != 0) {
+      size_t l = strlen(why);
+      snprintf(why + l, sizeof why - l, " (probe function %d)", i);
+      cs_close(&cs);
+      return fail(res, ASMSPY_E_INTERNAL, 0, why);
+    }
+    p[i].kind = AGENT_FN_CALL;
   }
-  p[0].kind = p[1].kind = p[2].kind = AGENT_FN_CALL;
   /* the memory a capture maps into a target, mapped here */
   struct agent_state *st = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE,
                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -165,12 +236,12 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
                 "a shared memfd ring or MADV_WIPEONFORK (kernel 4.14+) is unavailable");
   }
   uint64_t lo = p[0].addr, hi = p[0].addr;
-  for (int i = 1; i < 3; i++) {
+  for (int i = 1; i < NPATCHED; i++) {
     if (p[i].addr < lo) lo = p[i].addr;
     if (p[i].addr > hi) hi = p[i].addr;
   }
   hi += 32;
-  size_t rsize = ep_region_size(3);
+  size_t rsize = ep_region_size(NPATCHED);
   uint64_t gap = ep_find_gap_near(getpid(), lo, hi, rsize);
   void *code = gap ? mmap((void *)(uintptr_t)gap, rsize, PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)
@@ -180,7 +251,7 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
     return fail(res, ASMSPY_E_INTERNAL, errno, "no code region within reach of the probe's code");
   }
   uint32_t bad = 0;
-  if (ep_region_build(cs, code, rsize, gap, (uint64_t)(uintptr_t)st, p, 3, 0, st->funcs, &bad,
+  if (ep_region_build(cs, code, rsize, gap, (uint64_t)(uintptr_t)st, p, NPATCHED, 0, st->funcs, &bad,
                       why, sizeof why) != 0 ||
       mprotect(code, rsize, PROT_READ | PROT_EXEC) != 0) {
     cs_close(&cs);
@@ -190,10 +261,10 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
   st->magic = AGENT_MAGIC;
   st->gate = gate;
   st->ret_hook = gap + ep_blob_return_off();
-  st->nfuncs = 3;
+  st->nfuncs = NPATCHED;
   gate->ring = ring;
   gate->armed = 1;
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < NPATCHED; i++) {
     uint8_t bytes[sizeof p[i].orig];
     ep_entry_patch_bytes(&p[i], bytes);
     if (patch_self(p[i].addr, bytes, p[i].len) != 0)
@@ -240,18 +311,54 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
       return fail(res, ASMSPY_E_INTERNAL, 0, why);
     }
   }
-  int bad_reg = regcheck_mismatch();
-  if (bad_reg) {
-    snprintf(why, sizeof why,
-             "a register the caller kept across a call to a patched function changed (word %d "
-             "of rax, rdi, rcx, rdx, rsi, r8-r11, xmm0-15)",
-             bad_reg);
-    return fail(res, ASMSPY_E_INTERNAL, 0, why);
+  /* the register check, through the leaf and through each relocated
+   * prologue; the records: the patched function's entry, its callee's
+   * entry and exit nested inside, its own exit */
+  static const struct {
+    void (*check)(uint64_t *);
+    uint64_t plus;
+    uint32_t fn, callee; /* callee 0: none */
+    const char *what;
+  } cases[] = {
+      {ep_probe_regcheck, 0, 2, 0, "a patched leaf"},
+      {ep_probe_regcheck_callfirst, 1, 3, 2, "push rbp; mov rbp,rsp; call (relocated)"},
+      {ep_probe_regcheck_callptr, 2, 4, 2, "call *disp(%rip) (relocated)"},
+      {ep_probe_regcheck_callmem, 3, 5, 2, "call *8(%rax) (relocated)"},
+      {ep_probe_regcheck_jcc, 0, 6, 0, "test; je past the patch (relocated)"},
+  };
+  uint64_t at = h->head;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    int bad_reg = regcheck_mismatch(cases[c].check, cases[c].plus);
+    if (bad_reg) {
+      snprintf(why, sizeof why,
+               "a register the caller kept across a call to a patched function changed (word %d "
+               "of rax, rdi, rcx, rdx, rsi, r8-r11, xmm0-15; through %s)",
+               bad_reg, cases[c].what);
+      return fail(res, ASMSPY_E_INTERNAL, 0, why);
+    }
+    uint32_t want[4][2] = {{cases[c].fn, REC_ENTRY}, {cases[c].callee, REC_ENTRY},
+                           {cases[c].callee, REC_EXIT}, {cases[c].fn, REC_EXIT}};
+    uint32_t nwant = cases[c].callee ? 4 : 2;
+    if (!cases[c].callee) want[1][0] = cases[c].fn, want[1][1] = REC_EXIT;
+    int ok = h->head == at + nwant;
+    for (uint32_t i = 0; ok && i < nwant; i++) {
+      const struct ring_rec *r = &ring->recs[k][at + i];
+      ok = r->seq == (uint32_t)(at + i + 1) && REC_FUNC(r->word) == want[i][0] &&
+           REC_WHAT(r->word) == want[i][1];
+    }
+    if (!ok) {
+      snprintf(why, sizeof why, "the calls through %s were not recorded nested (%llu records)",
+               cases[c].what, (unsigned long long)(h->head - at));
+      return fail(res, ASMSPY_E_INTERNAL, 0, why);
+    }
+    at = h->head;
   }
+  if (ep_probe_jcc(0) != 99 || ep_probe_callfirst(1) != 9 || ep_probe_callptr(1) != 10)
+    return fail(res, ASMSPY_E_INTERNAL, 0, "a relocated prologue computed a wrong result");
   ASMSPY_PROBE_SET(res, ASMSPY_USABLE, 0,
-                   "patched 3 functions in the probe: %d calls recorded entry/exit, nested; "
-                   "every register kept across a patched call; a forked child ran on, its "
-                   "events dropped",
-                   3 * PROBE_CALLS);
+                   "patched %d functions in the probe: %d calls recorded entry/exit, nested; "
+                   "every register kept across a patched call, a relocated call in a prologue "
+                   "too; a forked child ran on, its events dropped",
+                   NPATCHED, 3 * PROBE_CALLS);
   return 0;
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "plugins/entrypatch/select.h"
 #include "plugins/entrypatch/agent_layout.h"
+#include "plugins/entrypatch/choose.h"
 
 #include <fnmatch.h>
 #include <limits.h>
@@ -116,6 +117,107 @@ static int in_exec_file(const struct ep_maps *maps, uint64_t addr, uint64_t size
   return g && ep_mapping_is_exec_file(g) && addr + head <= g->hi;
 }
 
+/* Generated code of a managed runtime that lies in a file mapping: its
+ * frames are walked by the runtime through their return addresses (a
+ * hooked one points into the agent, where the runtime finds no code object
+ * and aborts), so it is never patched, whatever was asked. The reason, or
+ * NULL. */
+const char *ep_runtime_unsafe(const char *name, const char *module) {
+  /* V8's embedded builtins (node, libnode, chromium): JS frames. V8 maps
+   * the pc of each frame to its builtin for safepoints, deoptimization and
+   * exception handling; node died of SIGILL (a V8 CHECK) under --graph */
+  if (!strncmp(name, "Builtins_", 9))
+    return "a V8 embedded builtin (V8 walks its frames by their return addresses)";
+  /* HotSpot's runtime entries, called straight from the interpreter, the
+   * compiled code and the stubs (call_VM): the last Java frame's pc is
+   * read from the slot under last_Java_sp, which is their return address;
+   * hooked, frame::sender finds no code blob there and the JVM dies
+   * (SIGSEGV in frame::sender, seen with java 17) */
+  static const char *const hotspot[] = {
+      "InterpreterRuntime::*", "SharedRuntime::*", "OptoRuntime::*", "Runtime1::*",
+      "JVMCIRuntime::*", "*BarrierSetRuntime::*", "ShenandoahRuntime::*", "Deoptimization::*",
+      "JvmtiExport::*", "BarrierSetNMethod::*", "SafepointSynchronize::*", "StubRoutines::*",
+      "MacroAssembler::*", "JavaThread::check_special_condition*", NULL};
+  if (module && !strncmp(module, "libjvm", 6))
+    for (size_t i = 0; hotspot[i]; i++)
+      if (fnmatch(hotspot[i], name, 0) == 0)
+        return "a HotSpot runtime entry (the JVM reads the return address of a call from Java "
+               "code)";
+  return NULL;
+}
+
+/* A name matches a glob list as itself or, for a PLT stub, as the function
+ * it calls: "malloc" matches "malloc@plt". */
+static int name_matches(const char *list, const char *name) {
+  if (matches_any(list, name)) return 1;
+  const char *at = strstr(name, "@plt");
+  if (!at || at[4]) return 0;
+  char stem[256];
+  size_t n = (size_t)(at - name);
+  if (n >= sizeof stem) return 0;
+  memcpy(stem, name, n);
+  stem[n] = '\0';
+  return matches_any(list, stem);
+}
+
+static int is_plt_stub(const char *name) {
+  const char *at = strstr(name, "@plt");
+  return at && !at[4];
+}
+
+/* A symbol that can be code to be called: named, in a module, not JIT, in
+ * an executable file mapping, not a fragment. */
+static int usable(const struct ep_maps *maps, const struct asmspy_symbol *sym) {
+  return sym->name && sym->module && sym->kind != ASMSPY_SYM_JIT &&
+         in_exec_file(maps, sym->start, sym->size) && !ep_is_fragment(sym->name);
+}
+
+static int next_symbol(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                       size_t i, struct asmspy_symbol *sym) {
+  memset(sym, 0, sizeof *sym);
+  ASMSPY_INIT_HEADER(sym);
+  return host->symbol_at(s->target, i, sym);
+}
+
+/* The module table: every module with a usable symbol, its function count. */
+struct mod_table {
+  struct ep_module *v;
+  size_t n, cap;
+};
+
+static struct ep_module *mod_find(struct mod_table *t, const char *name) {
+  /* symbols come module by module, mostly: the last one first */
+  if (t->n && (t->v[t->n - 1].name == name || !strcmp(t->v[t->n - 1].name, name)))
+    return &t->v[t->n - 1];
+  for (size_t i = 0; i < t->n; i++)
+    if (t->v[i].name == name || !strcmp(t->v[i].name, name)) return &t->v[i];
+  if (t->n == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 32;
+    struct ep_module *nv = realloc(t->v, cap * sizeof *nv);
+    if (!nv) return NULL;
+    t->v = nv;
+    t->cap = cap;
+  }
+  t->v[t->n] = (struct ep_module){name, 0, 0, EP_MOD_NO};
+  return &t->v[t->n++];
+}
+
+/* Cap classes: what survives the cap first. */
+enum { CLS_HOOK = 0, CLS_ASKED_NAME, CLS_EXE_PLT, CLS_EXE, CLS_MODULE, CLS_AUTO };
+
+struct pick {
+  struct ep_candidate c;
+  uint32_t cls;
+  uint32_t keep;
+};
+
+static int by_rank(const void *x, const void *y) {
+  const struct pick *a = *(const struct pick *const *)x, *b = *(const struct pick *const *)y;
+  if (a->cls != b->cls) return a->cls < b->cls ? -1 : 1;
+  if (a->c.size != b->c.size) return a->c.size > b->c.size ? -1 : 1; /* larger first */
+  return a->c.addr < b->c.addr ? -1 : a->c.addr > b->c.addr;
+}
+
 long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *s,
                const struct ep_maps *maps, struct ep_candidate **out, uint64_t *capped,
                uint64_t *twice) {
@@ -124,54 +226,150 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
   const char *module = ASMSPY_HAS(s, call_module) ? s->call_module : NULL;
   const char *inc = ASMSPY_HAS(s, call_include) ? s->call_include : NULL;
   const char *exc = ASMSPY_HAS(s, call_exclude) ? s->call_exclude : NULL;
-  uint32_t cap = ASMSPY_HAS(s, call_max_funcs) && s->call_max_funcs ? s->call_max_funcs
-                                                                     : EP_DEFAULT_MAX;
-  if (cap > AGENT_MAX_FUNCS - 8) cap = AGENT_MAX_FUNCS - 8; /* room for the unwinder hooks */
-  struct ep_candidate *v = NULL;
-  size_t n = 0, vcap = 0;
-  uint32_t chosen = 0;
+  const char *only = ASMSPY_HAS(s, call_patch) ? s->call_patch : NULL;
+  if (inc && !*inc) inc = NULL;
+  if (exc && !*exc) exc = NULL;
+  if (only && !*only) only = NULL;
+  int asked_cap = ASMSPY_HAS(s, call_max_funcs) && s->call_max_funcs;
+  *out = NULL;
   *capped = 0;
   *twice = 0;
+
+  /* 1. the modules, and how much code each holds */
+  struct mod_table mt = {0};
+  for (size_t i = 0;; i++) {
+    struct asmspy_symbol sym;
+    if (next_symbol(host, s, i, &sym) != 0) break;
+    if (!usable(maps, &sym)) continue;
+    struct ep_module *m = mod_find(&mt, sym.module);
+    if (!m) {
+      free(mt.v);
+      return -1;
+    }
+    m->is_exe = !strcmp(sym.module, exe);
+    if (!is_plt_stub(sym.name) && !never_patched(sym.name) && sym.name[0] != '.') m->funcs++;
+  }
+  char why[1024];
+  ep_choose_modules(s->pid, mt.v, mt.n, module, why, sizeof why);
+  int any_auto = 0;
+  for (size_t i = 0; i < mt.n; i++)
+    any_auto |= mt.v[i].chosen == EP_MOD_AUTO ||
+                (mt.v[i].chosen == EP_MOD_ASKED && ep_interpreter_lib(mt.v[i].name));
+  /* an interpreter library: all the agent takes (see select.h) */
+  uint32_t cap = asked_cap ? s->call_max_funcs : any_auto ? EP_INTERP_MAX : EP_DEFAULT_MAX;
+  if (cap > AGENT_MAX_FUNCS - 8) cap = AGENT_MAX_FUNCS - 8; /* room for the unwinder hooks */
+
+  /* 2. the candidates, in address order */
+  struct pick *v = NULL;
+  size_t n = 0, vcap = 0, nfuncs = 0, nunsafe = 0;
+  const char *unsafe_why = NULL, *unsafe_eg = NULL;
   uint64_t last = 0;
   for (size_t i = 0;; i++) {
     struct asmspy_symbol sym;
-    memset(&sym, 0, sizeof sym);
-    ASMSPY_INIT_HEADER(&sym);
-    if (host->symbol_at(s->target, i, &sym) != 0) break;
-    if (!sym.name || !sym.module || sym.kind == ASMSPY_SYM_JIT || sym.start == last) continue;
-    /* what is not code to be called is never a candidate, not even an
-     * unwinder hook */
-    if (!in_exec_file(maps, sym.start, sym.size) || ep_is_fragment(sym.name)) continue;
-    uint32_t kind = unwinder_hook(sym.name);
+    if (next_symbol(host, s, i, &sym) != 0) break;
+    if (!usable(maps, &sym) || sym.start == last) continue;
+    uint32_t kind = unwinder_hook(sym.name), cls = CLS_HOOK;
     if (kind == AGENT_FN_CALL) {
-      int in_module = strcmp(sym.module, exe) == 0 || (module && strstr(sym.module, module));
       /* ".plt" (PLT0) and other section-named stubs are jumped into with a
        * relocation index on the stack, never called: not functions */
-      if (!in_module || never_patched(sym.name) || sym.name[0] == '.') continue;
+      if (never_patched(sym.name) || sym.name[0] == '.') continue;
+      struct ep_module *m = mod_find(&mt, sym.module);
+      int chosen = m && m->chosen != EP_MOD_NO;
+      /* -F / -N: the view needs their entries, wherever they are */
+      int named = (inc && name_matches(inc, sym.name)) || (exc && name_matches(exc, sym.name));
+      if (named)
+        cls = CLS_ASKED_NAME;
+      else if (!chosen || (only && !name_matches(only, sym.name)))
+        continue;
+      else if (only)
+        cls = CLS_ASKED_NAME;
+      else if (m->chosen == EP_MOD_EXE)
+        cls = is_plt_stub(sym.name) ? CLS_EXE_PLT : CLS_EXE;
+      else
+        cls = m->chosen == EP_MOD_ASKED ? CLS_MODULE : CLS_AUTO;
       if (ep_returns_twice(sym.name)) {
         (*twice)++;
         continue;
       }
-      if (inc && *inc && !matches_any(inc, sym.name)) continue;
-      if (exc && *exc && matches_any(exc, sym.name)) continue;
-      if (chosen >= cap) {
-        (*capped)++;
+      const char *unsafe = ep_runtime_unsafe(sym.name, sym.module);
+      if (unsafe) {
+        if (!nunsafe++) {
+          unsafe_why = unsafe;
+          unsafe_eg = sym.name;
+        }
         continue;
       }
-      chosen++;
+      nfuncs++;
     }
     if (n == vcap) {
       vcap = vcap ? vcap * 2 : 256;
-      struct ep_candidate *nv = realloc(v, vcap * sizeof *nv);
+      struct pick *nv = realloc(v, vcap * sizeof *nv);
       if (!nv) {
         free(v);
+        free(mt.v);
         return -1;
       }
       v = nv;
     }
-    v[n++] = (struct ep_candidate){sym.start, sym.size, sym.name, sym.module, kind};
+    v[n++] = (struct pick){{sym.start, sym.size, sym.name, sym.module, kind}, cls, 1};
     last = sym.start;
   }
-  *out = v;
-  return (long)n;
+
+  /* 3. the cap: by class, then the larger functions (uftrace's
+   * --size-filter): the tiny ones are the accessors called most often and
+   * telling least */
+  uint64_t min_size = 0;
+  if (nfuncs > cap) {
+    struct pick **rank = malloc(n * sizeof *rank);
+    if (!rank) {
+      free(v);
+      free(mt.v);
+      return -1;
+    }
+    for (size_t i = 0; i < n; i++) rank[i] = &v[i];
+    qsort(rank, n, sizeof *rank, by_rank);
+    uint32_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (rank[i]->cls == CLS_HOOK) continue;
+      if (kept < cap) {
+        kept++;
+        min_size = rank[i]->c.size;
+      } else {
+        rank[i]->keep = 0;
+        (*capped)++;
+      }
+    }
+    free(rank);
+  }
+  struct ep_candidate *res = malloc((n ? n : 1) * sizeof *res);
+  if (!res) {
+    free(v);
+    free(mt.v);
+    return -1;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (v[i].keep) res[k++] = v[i].c;
+  free(v);
+  free(mt.v);
+  if (host->note && s->out) {
+    char extra[320] = "";
+    if (inc || exc)
+      snprintf(extra, sizeof extra, "; plus what -F/-N name anywhere (%s%s%s)", inc ? inc : "",
+               inc && exc ? "," : "", exc ? exc : "");
+    if (nunsafe) {
+      size_t l = strlen(extra);
+      snprintf(extra + l, sizeof extra - l, "; never %zu: %s, e.g. %s", nunsafe, unsafe_why,
+               unsafe_eg);
+    }
+    if (*capped) {
+      size_t l = strlen(extra);
+      snprintf(extra + l, sizeof extra - l, "; over the cap of %u, kept those >= %llu bytes", cap,
+               (unsigned long long)min_size);
+    }
+    host->note(s->out, ASMSPY_NOTE_INFO, "entrypatch: %s %s%s",
+               only ? "patching only --patch matches in" : "patching", why, extra);
+  }
+  *out = res;
+  return (long)k;
 }

@@ -1,17 +1,24 @@
-/* select.h: which functions a call session patches (select.c).
+/* select.h: which functions a call session patches (select.c; the modules:
+ * choose.c; docs/entrypatch.md "What is patched by default").
  *
  * Default: every function of the main executable and its PLT entries
- * (`name@plt`: calls into libraries, recorded where they leave). The
- * session narrows or widens it (asmspy_session 1.9): call_module (also the
- * modules whose basename contains it: the executable stays, so calls into
- * them nest at their true depth),
- * call_include / call_exclude (comma-separated fnmatch globs on the
- * function name, like uftrace -F / -N) and call_max_funcs (a cap; the
- * default is EP_DEFAULT_MAX). Never patched: the program's entry (_start,
+ * (`name@plt`: calls into libraries, recorded where they leave); when the
+ * executable is a launcher, also the library its code is in (choose.h).
+ * The session (asmspy_session 1.12): call_module (comma-separated globs on
+ * module basenames: more modules; the executable stays, so calls into them
+ * nest at their true depth), call_patch (uftrace -P: only its matches, in
+ * those modules), call_include / call_exclude (uftrace -F / -N, applied by
+ * the view: their matches in any module are patched on top) and
+ * call_max_funcs (the cap: EP_DEFAULT_MAX, EP_INTERP_MAX when a launcher's
+ * library was chosen; over it the -F/-N/-P matches, then the executable's
+ * PLT stubs, its functions, --module's, the automatic ones, the larger
+ * first within a class). One note line says what was chosen and why.
+ * Never patched: the program's entry (_start,
  * whose stack top is argc, not a return address) and the ELF init/fini
  * glue; gcc's .cold / .part parts of a function (ep_is_fragment); any
  * symbol whose first bytes are not in an executable file mapping (a .debug
- * file mapped for reading, anonymous memory). The unwinder hooks (every
+ * file mapped for reading, anonymous memory); what a managed runtime finds
+ * by return address (ep_runtime_unsafe). The unwinder hooks (every
  * _Unwind_* entry that walks the stack, and __cxa_begin_catch) are added
  * whenever they are mapped as code, so C++ exceptions and thread
  * cancellation can unwind through patched frames. */
@@ -24,6 +31,9 @@
 #include <stdint.h>
 
 #define EP_DEFAULT_MAX 4096u
+/* The cap when a launcher's interpreter library is chosen (choose.h): all
+ * the agent takes (AGENT_MAX_FUNCS less the unwinder hooks' room). */
+#define EP_INTERP_MAX 8184u
 
 struct ep_candidate {
   uint64_t addr, size;
@@ -43,6 +53,13 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
 /* gcc's split-off parts (`foo.cold`, `foo.part.0`, `foo() [clone .cold]`):
  * not functions, never patched. */
 int ep_is_fragment(const char *name);
+
+/* What a managed runtime finds by its return address, never patched: V8's
+ * embedded Builtins_* (JS frames), HotSpot's runtime entries in libjvm
+ * (InterpreterRuntime::, SharedRuntime::, OptoRuntime::, ...: called from
+ * Java code, their return address is the last Java frame's pc). The
+ * reason, or NULL. */
+const char *ep_runtime_unsafe(const char *name, const char *module);
 
 /* setjmp, sigsetjmp, getcontext, vfork, ... (with or without @plt). */
 int ep_returns_twice(const char *name);

@@ -83,6 +83,12 @@ struct ep_run {
     uint32_t count;
   } refused[16];
   uint32_t nrefused_kinds, nrefused;
+  /* every refused function with its entry, for the REFUSED events */
+  struct refused_fn {
+    uint64_t addr;
+    char *why;
+  } *refused_fns;
+  uint32_t nrefused_fns, refused_fns_cap;
   struct asmspy_session leave_session; /* the second attach's (see attach_for_leave) */
 };
 
@@ -115,6 +121,46 @@ static void refuse(struct ep_run *r, const char *name, const char *why) {
   snprintf(r->refused[i].reason, sizeof r->refused[i].reason, "%s", key);
   snprintf(r->refused[i].example, sizeof r->refused[i].example, "%s", name);
   r->refused[i].count = 1;
+}
+
+/* A refused function whose entry is known: also listed for its
+ * ASMSPY_CALL_REFUSED event (emit_refused). */
+static void refuse_at(struct ep_run *r, uint64_t addr, const char *name, const char *why) {
+  refuse(r, name, why);
+  if (r->nrefused_fns == r->refused_fns_cap) {
+    uint32_t cap = r->refused_fns_cap ? r->refused_fns_cap * 2 : 64;
+    struct refused_fn *v = realloc(r->refused_fns, cap * sizeof *v);
+    if (!v) return;
+    r->refused_fns = v, r->refused_fns_cap = cap;
+  }
+  char *copy = strdup(why);
+  if (copy) r->refused_fns[r->nrefused_fns++] = (struct refused_fn){addr, copy};
+}
+
+/* ABI 1.12: one ASMSPY_CALL_REFUSED per refused function, tid 0, before
+ * the first call event (the reader numbers its events after these). */
+static void emit_refused(struct ep_run *r, uint64_t *seq) {
+  struct asmspy_event ev;
+  for (uint32_t i = 0; i < r->nrefused_fns; i++) {
+    memset(&ev, 0, sizeof ev);
+    ASMSPY_INIT_HEADER(&ev);
+    ev.type = ASMSPY_EV_CALL;
+    ev.pid = r->s->pid;
+    ev.seq = ++*seq;
+    ev.target = r->s->target;
+    ev.ip = ev.u.call.func = r->refused_fns[i].addr;
+    ev.u.call.what = ASMSPY_CALL_REFUSED;
+    ev.u.call.why = r->refused_fns[i].why;
+    if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
+      fprintf(stderr, "entrypatch: REFUSED event 0x%llx: %s\n", (unsigned long long)ev.ip,
+              ev.u.call.why);
+    if (r->s->sink(r->s->sink_ctx, &ev)) break;
+  }
+}
+
+static void free_refused(struct ep_run *r) {
+  for (uint32_t i = 0; i < r->nrefused_fns; i++) free(r->refused_fns[i].why);
+  free(r->refused_fns);
 }
 
 /* ---------------------------------------------------------- threads -- */
@@ -204,7 +250,7 @@ static int plan_all(struct ep_run *r) {
 #define REFUSE(why_)                                                                               \
   do {                                                                                             \
     if (!hook)                                                                                     \
-      refuse(r, cand[i].name, why_);                                                               \
+      refuse_at(r, cand[i].addr, cand[i].name, why_);                                              \
     else if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))                                                    \
       fprintf(stderr, "entrypatch: no vfork hook at %s: %s\n", cand[i].name, why_);                \
   } while (0)
@@ -252,8 +298,8 @@ static void drop_foreign_patches(struct ep_run *r) {
   for (uint32_t i = 0; i < r->npatches; i++) {
     uint64_t to;
     if (ep_foreign_jump(&anon, r->patches[i].addr, r->patches[i].orig, r->patches[i].len, &to)) {
-      refuse(r, r->patches[i].name,
-             "its first bytes already jump into anonymous code (another tool's patch)");
+      refuse_at(r, r->patches[i].addr, r->patches[i].name,
+                "its first bytes already jump into anonymous code (another tool's patch)");
       continue;
     }
     r->patches[keep++] = r->patches[i];
@@ -285,7 +331,8 @@ static int place_regions(struct ep_run *r, struct ep_remote *rem) {
                   : 0;
     if (!g->base) {
       for (uint32_t k = g->first; k < g->first + g->n; k++)
-        refuse(r, r->patches[k].name, "no free address range within a rel32 jump of it");
+        refuse_at(r, r->patches[k].addr, r->patches[k].name,
+                  "no free address range within a rel32 jump of it");
       /* drop them: shift the rest down */
       memmove(&r->patches[g->first], &r->patches[g->first + g->n],
               (r->npatches - g->first - g->n) * sizeof *r->patches);
@@ -662,7 +709,9 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
     drop_foreign_patches(r);
   }
   if (!rc && r->npatches == 0) {
+    uint64_t seq = 0;
     summary(r);
+    emit_refused(r, &seq);
     note(r, ASMSPY_NOTE_SKIP, "nothing to patch (see the refusals above; --module, --filter)");
     rc = ASMSPY_FACT_NO_EVENTS;
   }
@@ -685,6 +734,7 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
     free(r->funcs);
     free(r->patches);
     if (r->ring_local) munmap(r->ring_local, r->ring_size);
+    free_refused(r);
     cs_close(&r->cs);
     free(r);
     return rc;
@@ -692,6 +742,7 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
   summary(r);
   struct ep_reader rd;
   ep_reader_init(&rd, r->ring_local, r->funcs, r->npatches, s, r->state);
+  emit_refused(r, &rd.seq);
 
   /* 4. let it run */
   seam->detach(sm);
@@ -719,6 +770,7 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
   munmap(r->ring_local, r->ring_size);
   free(r->funcs);
   free(r->patches);
+  free_refused(r);
   cs_close(&r->cs);
   free(r);
   return result;

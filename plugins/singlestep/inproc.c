@@ -112,6 +112,8 @@ struct ss_handle {
   uint64_t after_cpuid; /* the fall-through of the cpuid recorded last, else 0 */
   uint64_t gaps;
   uint64_t region_start, region_len;
+  uint64_t end_entry, end_arg; /* the host's end entry and its argument (ABI 1.12) */
+  uint64_t traps;              /* every trap taken (ASMSPY_SCOPE_DEBUG) */
   pid_t tid;
   volatile sig_atomic_t stopped;  /* TF cleared by the handler */
   volatile sig_atomic_t orphaned; /* end() ran on another thread */
@@ -168,6 +170,22 @@ __asm__(".text\n"
         "  ret\n"
         ".size ss_resume_tramp, .-ss_resume_tramp\n");
 
+/* ss_arm_tail: the host's begin jumps here instead of returning (ABI 1.12
+ * arm_tail), rsp at its caller's return address, rax its result. popfq sets
+ * TF; the trap comes after the instruction that follows it, the ret, so the
+ * first trap is at the caller's next instruction. The flags word is pushed
+ * below the return address, where the returned-from frame was: not the
+ * caller's red zone (a function that calls keeps nothing below its rsp). */
+void ss_arm_tail(void) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+        ".type ss_arm_tail, @function\n"
+        "ss_arm_tail:\n"
+        "  pushfq\n"
+        "  orq $0x100, (%rsp)\n"
+        "  popfq\n"
+        "  ret\n"
+        ".size ss_arm_tail, .-ss_arm_tail\n");
+
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction g_old;   /* the disposition before us (SIG_DFL/SIG_IGN) */
 static uint64_t g_self_lo, g_self_hi; /* this plugin's executable segment */
@@ -187,6 +205,48 @@ static int is_call(const uint8_t *p) {
     k++;
   if ((p[k] & 0xf0) == 0x40) k++; /* REX */
   return p[k] == 0xe8 || (p[k] == 0xff && ((p[k + 1] >> 3) & 7) == 2);
+}
+
+/* Where the call at p (about to run, registers g) goes, seen through a PLT
+ * stub or a GOT slot: e8 rel32 (to the function or its PLT stub: `jmp
+ * *slot(%rip)`, after an optional endbr64 / bnd prefix), ff 15 (`call
+ * *slot(%rip)`, -fno-plt), ff /2 with a register (a call through a function
+ * pointer: ctypes, ffi). 0 when the shape is none of these. Every address
+ * read comes from an instruction about to run: its code and its GOT slot
+ * are mapped. */
+static uint64_t call_target(const uint8_t *p, const greg_t *g) {
+  uint64_t ip = (uint64_t)(uintptr_t)p;
+  int rexb = 0;
+  if ((p[0] & 0xf0) == 0x40) { /* REX */
+    rexb = p[0] & 1;
+    p++;
+    ip++;
+  }
+  if (p[0] == 0xe8) {
+    int32_t rel;
+    memcpy(&rel, p + 1, 4);
+    uint64_t t = ip + 5 + (int64_t)rel;
+    const uint8_t *q = (const uint8_t *)(uintptr_t)t;
+    if (q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e && q[3] == 0xfa) q += 4; /* endbr64 */
+    if (q[0] == 0xf2) q++;                                                   /* bnd */
+    if (q[0] == 0xff && q[1] == 0x25) {                                      /* PLT: jmp *slot */
+      memcpy(&rel, q + 2, 4);
+      return *(const uint64_t *)(uintptr_t)((uint64_t)(uintptr_t)q + 6 + (int64_t)rel);
+    }
+    return t;
+  }
+  if (p[0] == 0xff && p[1] == 0x15) { /* call *slot(%rip) */
+    int32_t rel;
+    memcpy(&rel, p + 2, 4);
+    return *(const uint64_t *)(uintptr_t)(ip + 6 + (int64_t)rel);
+  }
+  if (p[0] == 0xff && (p[1] & 0xf8) == 0xd0) { /* call *%reg */
+    static const int regs[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP,
+                                 REG_RSI, REG_RDI, REG_R8,  REG_R9,  REG_R10, REG_R11,
+                                 REG_R12, REG_R13, REG_R14, REG_R15};
+    return (uint64_t)g[regs[(p[1] & 7) | (rexb << 3)]];
+  }
+  return 0;
 }
 
 /* The trap after a call: the return address is at rsp. Frames at or below
@@ -246,6 +306,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
     return;
   }
   uint64_t ip = (uint64_t)g[REG_RIP];
+  h->traps++;
   if (h->after_cpuid) {
     /* lost_trap.h: no trap came after the cpuid, so the instruction after
      * it ran unobserved; this trap is the one after that instruction. */
@@ -261,7 +322,12 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
     note_call(h, (uint64_t)g[REG_RSP], ip);
     h->prev_call = 0;
   }
-  if (ip == (uint64_t)(uintptr_t)&ss_inproc_end && (uint64_t)g[REG_RDI] == (uint64_t)(uintptr_t)h) {
+  /* The end: the caller's call of the host's end entry for this scope, or
+   * that entry itself (ABI 1.12: neither the call, its PLT stub nor any host
+   * code is stepped), or our own entry (an older host). */
+  if ((h->end_entry && (uint64_t)g[REG_RDI] == h->end_arg &&
+       (ip == h->end_entry || call_target((const uint8_t *)(uintptr_t)ip, g) == h->end_entry)) ||
+      (ip == (uint64_t)(uintptr_t)&ss_inproc_end && (uint64_t)g[REG_RDI] == (uint64_t)(uintptr_t)h)) {
     clear_tf(g);
     h->stopped = 1;
     return;
@@ -387,6 +453,17 @@ int ss_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inpr
 
   tl_cur = h;
   *handle = h;
+  if (req && ASMSPY_HAS(req, arm_tail)) {
+    h->end_entry = req->end_entry;
+    h->end_arg = req->end_arg;
+    if (req->arm_tail) {
+      /* The host jumps to ss_arm_tail in place of its return: TF goes on
+       * as control returns to the scope's caller, so no instruction of the
+       * host's begin is stepped. */
+      *req->arm_tail = ss_arm_tail;
+      return 0;
+    }
+  }
   /* Step over the red zone: pushfq would clobber a leaf's locals there. The
    * first trap comes after the instruction following popfq (still ours). */
   __asm__ volatile("sub $128, %%rsp\n\tpushfq\n\torq $0x100, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp"
@@ -487,6 +564,11 @@ int ss_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
     ev.u.insn.len = got > 0 ? (uint8_t)got : 0;
     if (sink(sink_ctx, &ev)) break;
     ev.seq++;
+  }
+  if (getenv("ASMSPY_SCOPE_DEBUG")) {
+    snprintf(note, sizeof note, "debug: singlestep: %llu traps, %llu instructions recorded",
+             (unsigned long long)h->traps, (unsigned long long)h->n);
+    emit_note(sink, sink_ctx, &ev, note);
   }
   if (h->why == WHY_MAX) {
     snprintf(note, sizeof note, "truncated: max_insns (%llu) reached; recording stopped there",

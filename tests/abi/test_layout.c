@@ -825,7 +825,12 @@ ENDS(asmspy_session, call_patch, SIZE_1_12_asmspy_session);
 #define SIZE_1_12_asmspy_symbol SIZE_1_11_asmspy_symbol
 #define SIZE_1_12_asmspy_plugin SIZE_1_11_asmspy_plugin
 #define SIZE_1_12_asmspy_syscall_info SIZE_1_11_asmspy_syscall_info
-#define SIZE_1_12_asmspy_inproc_req SIZE_1_11_asmspy_inproc_req
+PIN(asmspy_inproc_req, end_entry, 40);
+NEW(asmspy_inproc_req, end_entry, SIZE_1_11_asmspy_inproc_req);
+PIN(asmspy_inproc_req, end_arg, 48);
+PIN(asmspy_inproc_req, arm_tail, 56);
+#define SIZE_1_12_asmspy_inproc_req 64
+ENDS(asmspy_inproc_req, arm_tail, SIZE_1_12_asmspy_inproc_req);
 #define SIZE_1_12_asmspy_view_ops SIZE_1_11_asmspy_view_ops
 #define SIZE_1_12_asmspy_fpregs SIZE_1_11_asmspy_fpregs
 #define SIZE_1_12_asmspy_backend_ops SIZE_1_11_asmspy_backend_ops

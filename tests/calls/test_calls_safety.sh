@@ -92,7 +92,7 @@ if [ -x "$CALLS_DIR/calls_cold" ]; then
     || fail "calls_cold under --launch calls did not end well: $(tail -3 "$TMP/cold.launch.err")"
   grep -q "checksum $want" "$TMP/cold.launch.out" "$TMP/cold.launch.err" \
     || fail "calls_cold under --launch calls: checksum is not $want"
-  grep -q "parse(int)" "$TMP/cold.launch.out" || fail "--launch calls never saw parse(int)"
+  grep -q "parse()" "$TMP/cold.launch.out" || fail "--launch calls never saw parse()"
   ! grep -q "cold" "$TMP/cold.launch.out" || fail "--launch calls shows a .cold part as a call:
 $(grep cold "$TMP/cold.launch.out" | head -3)"
   sessions calls_cold 3 "" graph 2000

@@ -35,3 +35,20 @@ for o in json record backend tid follow; do
   grep -qE -- "^ +--$o([= ]|$)" "$TMP/page.txt" || fail "shared option --$o missing from the man page"
 done
 pass "$n modes with their options, and the shared options, as --help lists them"
+
+# the sections beyond the option tables (cli/doc_tables.c): every
+# environment variable --help env lists, examples, the TUI's keys, and a
+# default count under each mode that has one
+for sec in ENVIRONMENT EXAMPLES "TUI KEYS" "EXIT STATUS"; do
+  grep -q "^$sec\$" "$TMP/page.txt" || fail "the man page has no $sec section"
+done
+for v in $("$ASMSPY" --help env | sed -n 's/^  \(ASMSPY_[A-Z0-9_]*\)=.*/\1/p'); do
+  grep -qE "^ +$v=" "$TMP/page.txt" || fail "$v (asmspy --help env) is not in ENVIRONMENT"
+done
+sed -n '/^EXAMPLES$/,/^TUI KEYS$/p' "$TMP/page.txt" | grep -qE '^ +asmspy --' || fail "EXAMPLES holds no command"
+sed -n '/^TUI KEYS$/,/^SEE ALSO$/p' "$TMP/page.txt" | grep -qE '^ +space ' || fail "TUI KEYS lacks the pause key"
+for m in log stream trace graph tree; do
+  sed -n "/^ *--$m /,/^ *--[a-z]* <pid>/p" "$TMP/page.txt" | grep -q 'Default count:' ||
+    fail "--$m has no default count in the man page"
+done
+pass "ENVIRONMENT (as --help env), EXAMPLES, TUI KEYS, default counts"

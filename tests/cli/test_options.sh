@@ -55,7 +55,7 @@ for m in $(modes); do
 done
 grep -q -- "--sort=invocations|fanout|functions-called" "$TMP/help" || fail "--help lacks graph's --sort"
 grep -q -- "^  --record=<f> " "$TMP/help" || fail "--help lacks the shared --record"
-"$ASMSPY" --help graph | grep -q "^usage: asmspy --graph <pid> \[n\] \[--sort=invocations|fanout|functions-called\] \[--dot\] \[--module=<m>\] \[--filter=<globs>\] \[--exclude=<globs>\] \[--max-funcs=<n>\]$" ||
+"$ASMSPY" --help graph | grep -q "^usage: asmspy --graph <pid> \[n\] \[--sort=invocations|fanout|functions-called\] \[--dot\] \[--filter=<globs>\] \[--notrace=<globs>\] \[--exclude=<globs>\] \[--depth=<d>\] \[--patch=<globs>\] \[--module=<globs>\] \[--max-funcs=<n>\] \[--demangle=simple|full\]$" ||
   fail "--help graph: $("$ASMSPY" --help graph | head -1)"
 pass "--help and --help <mode> list every mode with its options ($(modes | wc -l) modes)"
 "$ASMSPY" --graph 1 --help | head -1 | grep -q "^usage: asmspy --graph " || fail "--graph 1 --help is not --help graph"

@@ -3,7 +3,8 @@
 # --steps --mem --blame --statediff --insns --fpregs --continuous are the
 # dataflow suite's): every flag and positional is run on a victim and checked
 # for its exit status AND for content that only that flag produces. The
-# README's seed-surface table lists the same flags with this file's verdicts.
+# table "Flag by flag" in docs/cli-reference.md lists the same flags with
+# this file's verdicts.
 . "$(dirname "$0")/../e2e/lib.sh"
 
 . "$(dirname "$0")/run_lib.sh" # run WANT ARGS..., has FILE ERE WHAT

@@ -9,7 +9,7 @@
 # alone as soon as its tracer child exists — inside that window, every time.
 # After each session: the target alive, untraced, running, computing.
 . "$(dirname "$0")/../e2e/lib.sh"
-command -v strace >/dev/null || fail "strace is missing (scripts/install-deps.sh installs it)"
+command -v strace >/dev/null || fail "strace is missing (scripts/install-deps.sh --dev installs it)"
 require_backend singlestep
 TRIALS=${TRIALS:-4}
 

@@ -89,11 +89,18 @@ grep '"type":"dataflow"' "$TMP/m.ndjson" | grep -q '"truncated":true' || fail "-
 pass "--max=10: 10 steps, truncated"
 assert_runs "$pid"
 
-# a region that never runs is a fact, not an attach failure
-ASMTEST_DF_ENTRY_WAIT_MS=300 "$ASMSPY" --dataflow "$pid" main >"$TMP/nr" 2>"$TMP/err"; rc=$?
-[ "$rc" = 0 ] || fail "never-entered region exited $rc: $(cat "$TMP/err")"
-grep -q "^main not seen entering in pid $pid (waited 300 ms)" "$TMP/nr" || fail "no not-seen message: $(cat "$TMP/nr")"
-pass "a region never entered: '$(tail -1 "$TMP/nr")', exit 0"
+# a region that never runs is a fact, not an attach failure: said, and
+# exit 1 (nothing captured); main of a running process cannot be entered
+# again: refused at once, before any wait
+rc=0; ASMTEST_DF_ENTRY_WAIT_MS=300 "$ASMSPY" --dataflow "$pid" abort >"$TMP/nr" 2>"$TMP/err" || rc=$?
+[ "$rc" = 1 ] || fail "never-entered region exited $rc: $(cat "$TMP/err")"
+grep -q "^abort not seen entering in pid $pid (waited 300 ms)" "$TMP/nr" || fail "no not-seen message: $(cat "$TMP/nr")"
+grep -q "^asmspy: nothing captured: the region was not entered" "$TMP/err" || fail "no error line: $(cat "$TMP/err")"
+rc=0; "$ASMSPY" --dataflow "$pid" main >"$TMP/nr" 2>"$TMP/err" || rc=$?
+[ "$rc" = 1 ] || fail "--dataflow main exited $rc: $(cat "$TMP/err")"
+grep -q "^asmspy: main will not be entered: pid $pid is already running it" "$TMP/err" || fail "main: $(cat "$TMP/err")"
+! grep -q "not seen entering" "$TMP/nr" || fail "--dataflow main waited for an entry"
+pass "a region never entered: '$(tail -1 "$TMP/err")', exit 1; main refused at once"
 assert_runs "$pid"
 
 expect_exit 2 "$ASMSPY" --dataflow "$pid" work --max=0

@@ -35,11 +35,18 @@ for spec in "$mid" "$(printf '0x%x' $((addr))):$size" "$(printf '0x%x' $((addr))
 done
 pass "sym, 0xADDR (covering symbol), 0xADDR:LEN and 0xADDR+LEN agree"
 
-# a region that never runs is a fact, not an attach failure
-ASMTEST_DF_ENTRY_WAIT_MS=300 "$ASMSPY" --trace "$pid" main 1 >"$TMP/nr" 2>"$TMP/err"; rc=$?
-[ "$rc" = 0 ] || fail "never-entered region exited $rc: $(cat "$TMP/err")"
-grep -q "^main not seen entering in pid $pid (waited 300 ms)" "$TMP/nr" || fail "no not-seen message: $(cat "$TMP/nr")"
-pass "a region never entered: '$(tail -1 "$TMP/nr")', exit 0"
+# a region that never runs is a fact, not an attach failure: said, and
+# exit 1 (nothing captured); main of a running process cannot be entered
+# again: refused at once, before any wait
+rc=0; ASMTEST_DF_ENTRY_WAIT_MS=300 "$ASMSPY" --trace "$pid" abort 1 >"$TMP/nr" 2>"$TMP/err" || rc=$?
+[ "$rc" = 1 ] || fail "never-entered region exited $rc: $(cat "$TMP/err")"
+grep -q "^abort not seen entering in pid $pid (waited 300 ms)" "$TMP/nr" || fail "no not-seen message: $(cat "$TMP/nr")"
+grep -q "^asmspy: nothing captured: the region was not entered" "$TMP/err" || fail "no error line: $(cat "$TMP/err")"
+rc=0; "$ASMSPY" --trace "$pid" main 1 >"$TMP/nr" 2>"$TMP/err" || rc=$?
+[ "$rc" = 1 ] || fail "--trace main exited $rc: $(cat "$TMP/err")"
+grep -q "^asmspy: main will not be entered: pid $pid is already running it" "$TMP/err" || fail "main: $(cat "$TMP/err")"
+! grep -q "not seen entering" "$TMP/nr" || fail "--trace main waited for an entry"
+pass "a region never entered: '$(tail -1 "$TMP/err")', exit 1; main refused at once"
 assert_runs "$pid"
 
 expect_exit 2 "$ASMSPY" --trace "$pid" no_such_function 1

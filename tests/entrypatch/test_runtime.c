@@ -2,7 +2,7 @@
  * builds (go build, offline, its cache in a temporary directory) and
  * starts: refused, naming the file the runtime was found in. This process
  * (C) is not refused, nor is a pid that does not exist. Skips (77) when no
- * Go toolchain is installed (scripts/install-deps.sh installs golang-go). */
+ * Go toolchain is installed (scripts/install-deps.sh --dev installs golang-go). */
 #define _GNU_SOURCE
 #include "../unit/check.h"
 #include "plugins/entrypatch/runtime.h"

@@ -54,8 +54,9 @@
 #   CALLS_SRC   tests/calls (lib.sh, code_equals_elf.py)
 #   HARM_FULL=1 the whole matrix;  REPS=2 its repetitions
 #   SESSION_TIMEOUT=20  s a session may take (its expiry is a hang failure)
-#   ROUND_WAIT=15       s to wait for 2 more rounds (while patched too: a
-#                       program that makes no round under the capture hangs)
+#   ROUND_WAIT=15       s without a round AND without progress (the program's
+#                       CPU time, the session's output) that make a hang
+#                       (while patched too; at most 8 * ROUND_WAIT in all)
 #   ARTIFACTS=<dir>     keep failing sessions' files (asmspy out/err, maps)
 #   RESULTS=<file>      also append `RESULT group prog mode:ending verdict`
 #                       lines there (scripts/soak.sh --harm counts them)
@@ -129,11 +130,29 @@ start_prog() {
   baseline
 }
 rounds_of() { grep -c '^round ' "$P_OUT" 2>/dev/null; }
-# wait_rounds N: until the program printed N more rounds (bounded)
+# progress_mark: what moves while the program and a session work: the
+# program's CPU time and the session's output so far
+progress_mark() {
+  local cpu out=0
+  cpu=$(awk '{print $14 + $15}' "/proc/$P_PID/stat" 2>/dev/null)
+  [ -n "${S_OUT:-}" ] && out=$(stat -c %s "$S_OUT" 2>/dev/null || echo 0)
+  echo "${cpu:-0}:$out"
+}
+# wait_rounds N: until the program printed N more rounds. A hang is no round
+# and no progress (the program's CPU time and the session's output both
+# still) for ROUND_WAIT s: on a loaded machine a traced round may take long
+# while the program waits for a starved reader (backpressure), and that is
+# not a hang. Bounded by 8 * ROUND_WAIT in all.
 wait_rounds() {
-  local want=$(( $(rounds_of) + $1 )) deadline=$(( $(date +%s) + ROUND_WAIT ))
+  local want=$(( $(rounds_of) + $1 )) now; now=$(date +%s)
+  local deadline=$(( now + ROUND_WAIT )) cap=$(( now + 8 * ROUND_WAIT )) mark; mark=$(progress_mark)
   while [ "$(rounds_of)" -lt "$want" ]; do
-    [ "$(date +%s)" -lt "$deadline" ] || { echo "no new round in ${ROUND_WAIT}s (last: $(grep '^round ' "$P_OUT" | tail -1))"; return 1; }
+    now=$(date +%s)
+    if [ "$now" -ge "$deadline" ] && [ "$now" -lt "$cap" ]; then
+      local m; m=$(progress_mark)
+      if [ "$m" != "$mark" ]; then mark=$m; deadline=$(( now + ROUND_WAIT )); fi
+    fi
+    [ "$now" -lt "$deadline" ] && [ "$now" -lt "$cap" ] || { echo "no new round and no progress for ${ROUND_WAIT}s (last: $(grep '^round ' "$P_OUT" | tail -1))"; return 1; }
     local st; st=$(state_of "$P_PID")
     [ "$st" = gone ] || [ "$st" = Z ] && { echo "the program is gone"; return 1; }
     sleep 0.05
@@ -527,7 +546,7 @@ group_cxx() {
 
 group_rust() {
   reset_knobs
-  command -v rustc >/dev/null || skip "rustc is not installed (scripts/install-deps.sh installs it)"
+  command -v rustc >/dev/null || skip "rustc is not installed (scripts/install-deps.sh --dev installs it)"
   local d="$TMP/rust"; mkdir -p "$d"
   (cd "$d" && rustc -C opt-level=2 -g -o harm_rust "$HARM_SRC/harm_rust.rs") >"$d/build.log" 2>&1 ||
     skip "rustc could not build harm_rust.rs offline: $(tail -3 "$d/build.log")"
@@ -536,7 +555,7 @@ group_rust() {
 
 group_go() {
   reset_knobs
-  command -v go >/dev/null || skip "go is not installed (golang-go; scripts/install-deps.sh installs it)"
+  command -v go >/dev/null || skip "go is not installed (golang-go; scripts/install-deps.sh --dev installs it)"
   local d="$TMP/go"; mkdir -p "$d"
   cp "$HARM_SRC/harm_go.go" "$d/"
   (cd "$d" && GOCACHE=$d/cache GOPATH=$d/gopath GOPROXY=off GOFLAGS=-mod=mod GO111MODULE=off \

@@ -123,10 +123,37 @@ static void test_footer(void) {
   check_footer("", syms, 80, "Enter trace it  type to filter  Tab order  F3 reload  ESC back", 0);
 }
 
+static void check_tail(const char *s, const char *tail_at, int width, const char *want) {
+  char got[512];
+  tf_keep_tail(s, (size_t)(strstr(s, tail_at) - s), width, got, sizeof got);
+  CHECK(strcmp(got, want) == 0, "keep_tail('%s', '%s', %d) = '%s', want '%s'", s, tail_at, width, got, want);
+  CHECK(tf_width(got) <= width, "keep_tail: '%s' is wider than %d", got, width);
+}
+
+/* priorities in a line: the tail stays whole, the middle goes */
+static void test_priorities(void) {
+  const char *sc = "clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=2000000}, NULL) = 0";
+  check_tail(sc, ") = ", 200, sc);
+  check_tail(sc, ") = ", 40, "clock_nanosleep(CLOCK_REALTIME, 0,\xe2\x80\xa6) = 0");
+  /* a head without a boundary near the room's end is cut inside */
+  check_tail("write(1, \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", 36) = 36", ") = ", 30,
+             "write(1, \"aaaaaaaaaaaaa\xe2\x80\xa6) = 36");
+  /* the tail alone does not fit: its start stays */
+  check_tail("f(x) = -1 ENOENT (No such file or directory)", ") = ", 12, "\xe2\x80\xa6) = -1\xe2\x80\xa6");
+  char got[128];
+  tf_elide_left("victim_layout", 8, got, sizeof got);
+  CHECK(strcmp(got, "\xe2\x80\xa6_layout") == 0, "elide_left = '%s'", got);
+  tf_elide_left("libc.so.6", 20, got, sizeof got);
+  CHECK(strcmp(got, "libc.so.6") == 0, "elide_left whole = '%s'", got);
+  CHECK(strcmp(tf_skip_cols("\xe2\x94\x9c\xe2\x94\x80 abc", 3), "abc") == 0, "skip_cols over ├─ ");
+  CHECK(strcmp(tf_skip_cols("abc", 9), "") == 0, "skip_cols past the end");
+}
+
 int main(void) {
   setlocale(LC_ALL, "C.UTF-8");
   test_cut();
   test_wrap();
   test_footer();
+  test_priorities();
   return check_summary("tui_text_fit");
 }

@@ -2,7 +2,7 @@
 # test_tui_layout: every screen the TUI reaches, at 80x24 and at 200x60.
 # On each screen:
 #   - the header (title bar) is there;
-#   - the footer's key hints are whole: the way out ("q quit", "b modes
+#   - the footer's key hints are whole: the way out ("ESC clear filter", "b modes
 #     q processes", "ESC back", "process list") ends the bar, and on the
 #     pickers every hint shown is one of the screen's hints, none cut;
 #   - where the code promises a word boundary, a cut is at one: the
@@ -132,8 +132,9 @@ run_size() {
   tui_wait "^ +$T root .*$NAME" "$SIZE: both victims listed"
   tui_wait "^pid $V: " "$SIZE: the first row ($V) selected"
   check_header 'pick a process' "picker"
-  check_footer_end 'q quit' "picker"
-  check_hints picker "Enter select" "↑↓ PgUp/PgDn" "↑↓" "type to filter" "Tab sort" "F2 tree" "F3 rescan" "q quit"
+  # a filter is typed: ESC leaves it (q would be typed into it)
+  check_footer_end 'ESC clear filter' "picker"
+  check_hints picker "Enter select" "↑↓ PgUp/PgDn" "↑↓" "type to filter" "F2 tree" "F3 rescan" "ESC clear filter"
   shown=$(grep -E "^ +$V root " "$TMP/screen" | cut -c38- | sed 's/ *$//')
   cut_ok "$CMDLINE" "$shown" || fail "$SIZE picker: the COMMAND column '$shown' is not cut at a word of '$CMDLINE'"
   if [ "$1" -lt 120 ]; then
@@ -146,7 +147,7 @@ run_size() {
   tui_keys F2
   tui_wait 'sort: PID +tree' "$SIZE: the tree view"
   tui_wait "^ +$V root +…?[│ ]*(├─|└─) $NAME " "$SIZE: the victim with its connector"
-  check_footer_end 'q quit' "picker tree"
+  check_footer_end 'ESC clear filter' "picker tree"
   tui_save "$SIZE/picker_tree"
   tui_keys F2
   tui_wait 'sort: PID +list' "$SIZE: the flat list"

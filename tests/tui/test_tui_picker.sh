@@ -37,7 +37,10 @@ tui_start "ASMSPY_PLUGIN_PATH=$PLUG"
 
 # ---- the picker -------------------------------------------------------------
 tui_wait 'pick a process +sort: PID' "the process picker"
-tui_wait '^!.* kthreadd ' "kernel threads marked '!'"
+# kernel threads sort after every user process: End shows them
+tui_keys End
+tui_wait '^! +[0-9]+ root .* \[kworker' "kernel threads marked '!' (at the end)"
+tui_keys Home
 tui_keys Tab
 tui_wait 'sort: ACTIVE' "the ACTIVE sort"
 tui_wait 'CPU%' "the CPU% column"

@@ -15,6 +15,7 @@
  *   main          call $+5 (get-pc: lands on its own fall-through, no call)
  *   main          nop; call cold_path
  *   cold_path     ret */
+#include "load_view.h"
 #include "check.h"
 #include "fake_sampling_host.h"
 
@@ -72,18 +73,7 @@ static void build_stream(void) {
 }
 
 static const struct asmspy_view_ops *load_view(const char *path, const char *mode) {
-  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!dl) {
-    printf("FAIL - dlopen %s: %s\n", path, dlerror());
-    exit(1);
-  }
-  asmspy_plugin_entry_fn entry = (asmspy_plugin_entry_fn)dlsym(dl, "asmspy_plugin_entry");
-  const struct asmspy_plugin *p = entry ? entry(ASMSPY_ABI_VERSION, &fake_host) : NULL;
-  if (!p || !p->view || strcmp(p->view->mode, mode)) {
-    printf("FAIL - %s is not the %s view\n", path, mode);
-    exit(1);
-  }
-  return p->view;
+  return load_view_with(path, mode, &fake_host);
 }
 
 /* Run the stream through a view; flags = the session's flags. */

@@ -20,6 +20,7 @@
  *      c. the final walk finding an exited child still listed (a zombie its
  *         parent has not reaped).
  * 3b and 3c use a real forked child of this test (the view reads /proc). */
+#include "load_view.h"
 #include "check.h"
 #include "fake_sampling_host.h"
 
@@ -32,18 +33,7 @@
 #define CHILD 1240
 
 static const struct asmspy_view_ops *load_view(const char *path, const char *mode) {
-  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!dl) {
-    printf("FAIL - dlopen %s: %s\n", path, dlerror());
-    exit(1);
-  }
-  asmspy_plugin_entry_fn entry = (asmspy_plugin_entry_fn)dlsym(dl, "asmspy_plugin_entry");
-  const struct asmspy_plugin *p = entry ? entry(ASMSPY_ABI_VERSION, &fake_host) : NULL;
-  if (!p || !p->view || strcmp(p->view->mode, mode)) {
-    printf("FAIL - %s is not the %s view\n", path, mode);
-    exit(1);
-  }
-  return p->view;
+  return load_view_with(path, mode, &fake_host);
 }
 
 static ssize_t no_mem(struct asmspy_target *t, uint64_t addr, void *buf, size_t len) {

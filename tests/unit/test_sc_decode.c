@@ -993,6 +993,15 @@ int main(void) {
   test_unfinished_and_edges();
   test_hostile_env();
   test_errno_names();
+  { /* the count the --log description and the docs quote */
+    int decoded = 0;
+    for (int64_t nr = 0; nr < 4096; nr++) decoded += sc_nargs(nr) >= 0;
+    if (decoded != SC_DECODED_COUNT) {
+      fprintf(stderr, "FAIL: descs[] decodes %d syscalls, SC_DECODED_COUNT says %d\n", decoded,
+              SC_DECODED_COUNT);
+      return 1;
+    }
+  }
 #ifdef HAVE_GENERATED_NAMES
   test_generated_names();
 #else

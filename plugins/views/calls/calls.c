@@ -10,19 +10,34 @@
  * ASMSPY_CAP_CALLS. Per thread, an entry is held back until the thread's
  * next event: if that is its own exit the call prints as one leaf line
  * `name();` with its duration, otherwise as `name() {` and later
- * a closing line (`} ` + the name in a C comment) with the duration. Frames nest by their return slot: an
- * entry or exit at slot s closes every frame at or below s first (left by
- * longjmp or an exception: the closing comment says `name: unwound`).
+ * a closing line (`} ` + the name in a C comment) with the duration. Frames
+ * nest by their return slot (the stack grows down): an entry or exit at
+ * slot s first closes every open frame whose slot is below s — those frames
+ * are gone (longjmp or an exception, through traced functions or not): the
+ * closing comment says `name: unwound`.
  *
- * --depth=<d> prints d levels; --focus=<sym> only the calls under <sym>
- * (re-based); the selection options (--module, --filter, --exclude,
- * --max-funcs) choose what the backend patches. n counts entries (default
- * 200; negative = until the target exits or Ctrl-C). --json: one `call`
- * record per printed line (type `call_log`). */
+ * The whole story: a call that never returns is closed when its thread
+ * exits or execs (ASMSPY_EV_TASK): `} (* f: no return (exit) *)`; calls
+ * still open when the session ends print `} (* f: still running at
+ * detach *)` (or `no return (exit)` when the target exited without its
+ * threads' exits being reported); the functions the backend could not
+ * trace (ASMSPY_CALL_REFUSED) end the log as `not traced: f (why)` lines.
+ *
+ * uftrace's filters (--filter / --notrace / --depth, plugins/common/
+ * call_filter.h) decide what is printed, per thread, as `uftrace replay`
+ * does; --focus=<sym> is a --filter=*sym*; the selection options (--patch,
+ * --module, --max-funcs) choose what the backend patches. n counts printed
+ * entries (default 200; negative = until the target exits or Ctrl-C).
+ * --json: one `call_log` record per printed line, `not_traced` per refused
+ * function.
+ *
+ * Speed: each function is symbolized and named once (call_filter.c's
+ * cache), a line is formatted by hand into a buffer the state owns, and the
+ * host's writer batches the lines (stdio). */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
-#include "common/strbuf.h"
 
+#include "plugins/common/call_filter.h"
 #include "plugins/common/call_select.h"
 #include "plugins/common/record_emit.h"
 #include "plugins/common/view_options.h"
@@ -36,46 +51,55 @@
 #define CALLS_DEFAULT_N 200
 #define FRAMES_MAX 4096
 
-static const struct asmspy_record_schema calls_records[2];
+enum { REC_CALL, REC_NOT_TRACED, REC_N };
+static const struct asmspy_record_schema calls_records[REC_N + 1];
 
 #define POSITIONALS "<pid> [n]"
-enum { OPT_DEPTH, OPT_FOCUS, OPT_CALL_SELECT };
+enum { OPT_FOCUS, OPT_CALL_SELECT };
 static const struct asmspy_option calls_options[] = {
-    [OPT_DEPTH] = {"depth", "<d>", "print d levels of calls (default: all)"},
-    [OPT_FOCUS] = {"focus", "<sym>", "only the calls under <sym> (its subtree, re-based)"},
+    [OPT_FOCUS] = {"focus", "<sym>", "only the calls under functions whose name contains <sym>"},
     CALL_SELECT_OPTIONS,
     {NULL, NULL, NULL},
 };
 
 struct frame {
-  uint64_t slot, func, ts;
-  int printed;    /* its `name() {` line is out (else: held back, a leaf so far) */
-  int in_focus;   /* printed: within --focus (or no focus) */
-  int32_t depth;  /* printed depth (re-based under --focus) */
+  uint64_t slot, ts;
+  const struct cf_name *fn;
+  struct cf_mark mark;
+  int32_t shown_parent; /* the nearest shown frame below it, -1 */
+  uint8_t printed;      /* its `name() {` line is out (else: held back, a leaf so far) */
 };
 
 struct thread {
-  int32_t tid;
+  int32_t tid, pid;
   struct frame *frames;
   size_t n, cap;
+  struct cf_tstate fs;
+  int32_t top_shown; /* index of the top shown frame, -1 */
 };
+
+/* why a frame ends */
+enum close_why { C_RETURN, C_UNWOUND, C_EXIT, C_EXEC, C_DETACH };
 
 struct calls_state {
   const struct asmspy_host_api *host;
   const struct asmspy_session *s;
   int64_t want, entries;
-  long max_depth;
-  const char *focus;
   struct call_select select;
+  struct call_filter filter;
+  struct cf_names names;
   struct thread *threads;
   size_t nthreads, tcap;
+  size_t last; /* the thread of the last event (most events come from it) */
   int header_done, oom_noted;
   uint64_t lost;
+  char line[4096];
 };
 
-static struct thread *thread_for(struct calls_state *st, int32_t tid) {
+static struct thread *thread_for(struct calls_state *st, int32_t tid, int32_t pid) {
+  if (st->last < st->nthreads && st->threads[st->last].tid == tid) return &st->threads[st->last];
   for (size_t i = 0; i < st->nthreads; i++)
-    if (st->threads[i].tid == tid) return &st->threads[i];
+    if (st->threads[i].tid == tid) return &st->threads[st->last = i];
   if (st->nthreads == st->tcap) {
     size_t nc = st->tcap ? st->tcap * 2 : 16;
     struct thread *nt = realloc(st->threads, nc * sizeof *nt);
@@ -83,103 +107,169 @@ static struct thread *thread_for(struct calls_state *st, int32_t tid) {
     st->threads = nt;
     st->tcap = nc;
   }
-  struct thread *t = &st->threads[st->nthreads++];
+  struct thread *t = &st->threads[st->nthreads];
   memset(t, 0, sizeof *t);
   t->tid = tid;
+  t->pid = pid;
+  t->top_shown = -1;
+  st->last = st->nthreads++;
   return t;
 }
 
-static void name_of(struct calls_state *st, const struct asmspy_event *ev, uint64_t func,
-                    char *name, size_t cap, const char **module) {
-  struct asmspy_symbol sym;
-  memset(&sym, 0, sizeof sym);
-  ASMSPY_INIT_HEADER(&sym);
-  st->host->symbolize(ev->target, func, &sym);
-  if (sym.name && sym.kind != ASMSPY_SYM_UNKNOWN)
-    snprintf(name, cap, "%s", sym.name);
-  else
-    snprintf(name, cap, "0x%" PRIx64, func);
-  *module = sym.module ? sym.module : "?";
+/* ---- hand formatting (no printf on the per-call path) ---- */
+
+static char *put_str(char *p, const char *s, size_t n) {
+  memcpy(p, s, n);
+  return p + n;
 }
 
-/* "   1.234 us" like uftrace (us below 1 ms, then ms, then s). */
-static void fmt_duration(char *buf, size_t cap, uint64_t ns) {
-  if (ns < 1000000ull)
-    snprintf(buf, cap, "%8.3f us", (double)ns / 1e3);
-  else if (ns < 1000000000ull)
-    snprintf(buf, cap, "%8.3f ms", (double)ns / 1e6);
-  else
-    snprintf(buf, cap, "%8.3f  s", (double)ns / 1e9);
+/* v right-aligned in width w (v < 10^w assumed, else printed wider) */
+static char *put_udec(char *p, uint64_t v, int w) {
+  char tmp[24];
+  int n = 0;
+  do tmp[n++] = (char)('0' + v % 10), v /= 10;
+  while (v);
+  for (int i = n; i < w; i++) *p++ = ' ';
+  while (n) *p++ = tmp[--n];
+  return p;
 }
 
-/* One printed line: what = entry | leaf | exit. */
-static void print_line(struct calls_state *st, const struct asmspy_event *ev, uint64_t func,
-                       int32_t depth, const char *what, int64_t duration, uint64_t ts,
-                       int unwound) {
-  const struct asmspy_host_api *h = st->host;
-  char name[512], dur[32] = "", text[600];
-  const char *module;
-  name_of(st, ev, func, name, sizeof name, &module);
-  if (duration >= 0) fmt_duration(dur, sizeof dur, (uint64_t)duration);
-  /* a demangled C++ name carries its parameter list already */
-  const char *parens = strchr(name, '(') ? "" : "()";
-  if (!strcmp(what, "entry"))
-    snprintf(text, sizeof text, "%s%s {", name, parens);
-  else if (!strcmp(what, "leaf"))
-    snprintf(text, sizeof text, "%s%s;%s", name, parens, unwound ? " /* unwound */" : "");
-  else
-    snprintf(text, sizeof text, "} /* %s%s */", name, unwound ? ": unwound" : "");
-  int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
-  struct strbuf line = {0};
-  if (want_text) { /* uftrace's column header rides on the first line */
-    if (!st->header_done) strbuf_addf(&line, "# DURATION     TID     FUNCTION\n");
-    st->header_done = 1;
-    strbuf_addf(&line, "%11s [%6d] | %*s%s", dur, ev->tid, 2 * depth, "", text);
-  }
-  const struct asmspy_value v[] = {
-      rv_int(ev->tid),       rv_int(ev->pid),        rv_int(depth),
-      rv_str(what),          rv_str(name),           rv_str(module),
-      rv_hex(func),          rv_int((int64_t)ts),    duration >= 0 ? rv_int(duration) : rv_absent(),
-      rv_bool(unwound),      rv_str(dur),            rv_str(text),
-  };
-  if (line.oom) {
-    if (!st->oom_noted) h->note(st->s->out, ASMSPY_NOTE_WARN, "calls: out of memory");
-    st->oom_noted = 1;
+/* "%8.3f us" / ms / " s" like uftrace, from integer ns */
+static char *put_duration(char *p, uint64_t ns) {
+  uint64_t whole, frac;
+  const char *unit;
+  if (ns < 1000000ull) {
+    whole = ns / 1000, frac = ns % 1000, unit = " us";
+  } else if (ns < 1000000000ull) {
+    uint64_t r = (ns + 500) / 1000; /* us, rounded to the printed 3 decimals of ms */
+    whole = r / 1000, frac = r % 1000, unit = " ms";
   } else {
-    rec_emit(h, st->s->out, &calls_records[0], v, want_text ? line.s : NULL);
+    uint64_t r = (ns + 500000) / 1000000;
+    whole = r / 1000, frac = r % 1000, unit = "  s";
   }
-  free(line.s);
+  p = put_udec(p, whole, 4);
+  *p++ = '.';
+  *p++ = (char)('0' + frac / 100);
+  *p++ = (char)('0' + frac / 10 % 10);
+  *p++ = (char)('0' + frac % 10);
+  return put_str(p, unit, strlen(unit));
 }
 
-/* Close the top frame at time ts: a held-back entry becomes a leaf line. */
-static void close_top(struct calls_state *st, struct thread *t, const struct asmspy_event *ev,
-                      uint64_t ts, int unwound) {
+static const char *const close_note[] = {
+    [C_RETURN] = NULL,
+    [C_UNWOUND] = "unwound",
+    [C_EXIT] = "no return (exit)",
+    [C_EXEC] = "no return (exec)",
+    [C_DETACH] = "still running at detach",
+};
+static const char *const ended_token[] = {[C_EXIT] = "exit", [C_EXEC] = "exec",
+                                          [C_DETACH] = "detach"};
+static const char *const what_token[] = {"entry", "leaf", "exit"};
+enum { W_ENTRY, W_LEAF, W_EXIT };
+
+/* One printed line. duration < 0: none (an entry, a call that never
+ * returned). */
+static void print_line(struct calls_state *st, int32_t tid, int32_t pid,
+                       const struct cf_name *fn, int32_t depth, int what, int64_t duration,
+                       uint64_t ts, enum close_why why) {
+  const struct asmspy_host_api *h = st->host;
+  if (depth > 500) depth = 500; /* the line buffer's bound */
+  int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
+  char *line = st->line, *p = line;
+  if (want_text && !st->header_done) { /* uftrace's column header rides on the first line */
+    static const char hdr[] = "# DURATION     TID     FUNCTION\n";
+    p = put_str(p, hdr, sizeof hdr - 1);
+    st->header_done = 1;
+  }
+  char *dur = p;
+  if (duration >= 0)
+    p = put_duration(p, (uint64_t)duration);
+  else
+    p = put_str(p, "           ", 11);
+  size_t dur_len = (size_t)(p - dur);
+  p = put_str(p, " [", 2);
+  if (tid >= 0) {
+    p = put_udec(p, (uint64_t)tid, 6);
+  } else {
+    *p++ = '-';
+    p = put_udec(p, (uint64_t)-(int64_t)tid, 5);
+  }
+  p = put_str(p, "] | ", 4);
+  memset(p, ' ', (size_t)depth * 2);
+  p += depth * 2;
+  char *text = p;
+  size_t nlen = fn->name_len < 1024 ? fn->name_len : 1024;
+  const char *note = close_note[why];
+  if (what == W_EXIT) {
+    p = put_str(p, "} /* ", 5);
+    p = put_str(p, fn->name, nlen);
+    if (note) p = put_str(p, ": ", 2), p = put_str(p, note, strlen(note));
+    p = put_str(p, " */", 3);
+  } else {
+    p = put_str(p, fn->name, nlen);
+    /* --demangle=full: the name carries its parameter list already */
+    if (!(st->filter.full_names && memchr(fn->name, '(', nlen))) p = put_str(p, "()", 2);
+    if (what == W_ENTRY) {
+      p = put_str(p, " {", 2);
+    } else {
+      *p++ = ';';
+      if (note) p = put_str(p, " /* ", 4), p = put_str(p, note, strlen(note)), p = put_str(p, " */", 3);
+    }
+  }
+  *p = 0;
+  size_t text_len = (size_t)(p - text);
+  const struct asmspy_value v[] = {
+      rv_int(tid),
+      rv_int(pid),
+      rv_int(depth),
+      rv_strn(what_token[what], strlen(what_token[what])),
+      rv_strn(fn->name, nlen),
+      rv_str(fn->module),
+      rv_hex(fn->addr),
+      rv_int((int64_t)ts),
+      duration >= 0 ? rv_int(duration) : rv_absent(),
+      rv_bool(why == C_UNWOUND),
+      duration >= 0 ? rv_strn(dur, dur_len) : rv_strn("", 0),
+      rv_strn(text, text_len),
+      why >= C_EXIT ? rv_str(ended_token[why]) : rv_absent(),
+  };
+  rec_emit(h, st->s->out, &calls_records[REC_CALL], v, want_text ? line : NULL);
+}
+
+/* Close the top frame at time ts (ts 0: unknown, no duration). */
+static void close_top(struct calls_state *st, struct thread *t, uint64_t ts, enum close_why why) {
   struct frame *f = &t->frames[--t->n];
-  if (!f->in_focus) return;
-  int64_t d = ts >= f->ts ? (int64_t)(ts - f->ts) : 0;
-  print_line(st, ev, f->func, f->depth, f->printed ? "exit" : "leaf", d, ts, unwound);
+  if (f->mark.flags & CF_F_SHOWN) {
+    int64_t d = why >= C_EXIT ? -1 : ts >= f->ts ? (int64_t)(ts - f->ts) : 0;
+    print_line(st, t->tid, t->pid, f->fn, f->mark.disp, f->printed ? W_EXIT : W_LEAF, d,
+               ts ? ts : f->ts, why);
+    t->top_shown = f->shown_parent;
+  }
+  cf_leave(&t->fs, &f->mark);
 }
 
-/* The held-back entry on top (if any) now has a child: print its `{`. */
-static void open_top(struct calls_state *st, struct thread *t, const struct asmspy_event *ev) {
-  if (!t->n) return;
-  struct frame *f = &t->frames[t->n - 1];
-  if (f->printed || !f->in_focus) return;
-  f->printed = 1;
-  print_line(st, ev, f->func, f->depth, "entry", -1, f->ts, 0);
+static void close_all(struct calls_state *st, struct thread *t, enum close_why why) {
+  while (t->n) close_top(st, t, 0, why);
 }
 
 static int on_call(struct calls_state *st, const struct asmspy_event *ev) {
-  struct thread *t = thread_for(st, ev->tid);
+  if (ev->u.call.what == ASMSPY_CALL_REFUSED) {
+    cf_refused(&st->names, ev);
+    return ASMSPY_CONSUME_MORE;
+  }
+  if (ev->u.call.what != ASMSPY_CALL_ENTRY && ev->u.call.what != ASMSPY_CALL_EXIT)
+    return ASMSPY_CONSUME_MORE;
+  struct thread *t = thread_for(st, ev->tid, ev->pid);
   if (!t) return ASMSPY_CONSUME_MORE;
   uint64_t slot = ev->u.call.slot, ts = ev->u.call.ts_ns;
   int is_entry = ev->u.call.what == ASMSPY_CALL_ENTRY;
-  /* frames below this slot are gone (longjmp, a throw); on an exit, the
-   * frame at this very slot is the one returning */
-  while (t->n && t->frames[t->n - 1].slot < slot) close_top(st, t, ev, ts, 1);
+  /* the stack grows down: an open frame whose return slot is below this
+   * event's slot is gone (longjmp, a throw — through traced functions or
+   * not); on an exit, the frame at this very slot is the one returning */
+  while (t->n && t->frames[t->n - 1].slot < slot) close_top(st, t, ts, C_UNWOUND);
   if (!is_entry) {
     if (t->n && t->frames[t->n - 1].slot == slot)
-      close_top(st, t, ev, ts, (ev->flags & ASMSPY_EVF_CALL_UNWOUND) != 0);
+      close_top(st, t, ts, (ev->flags & ASMSPY_EVF_CALL_UNWOUND) ? C_UNWOUND : C_RETURN);
     return ASMSPY_CONSUME_MORE;
   }
   /* a frame at this very slot returned without us seeing it, unless this
@@ -187,24 +277,7 @@ static int on_call(struct calls_state *st, const struct asmspy_event *ev) {
    * under the frame whose slot it reuses, as uftrace shows it, and both
    * exits come together */
   if (!(ev->flags & ASMSPY_EVF_CALL_TAIL))
-    while (t->n && t->frames[t->n - 1].slot == slot) close_top(st, t, ev, ts, 0);
-  const struct frame *parent = t->n ? &t->frames[t->n - 1] : NULL;
-  struct frame f = {.slot = slot, .func = ev->u.call.func, .ts = ts};
-  if (!st->focus) {
-    f.in_focus = 1;
-    f.depth = (int32_t)t->n;
-  } else if (parent && parent->in_focus) {
-    f.in_focus = 1;
-    f.depth = parent->depth + 1;
-  } else {
-    char name[512];
-    const char *module;
-    name_of(st, ev, f.func, name, sizeof name, &module);
-    f.in_focus = strstr(name, st->focus) != NULL;
-    f.depth = 0;
-  }
-  if (st->max_depth && f.depth >= st->max_depth) f.in_focus = 0;
-  open_top(st, t, ev);
+    while (t->n && t->frames[t->n - 1].slot == slot) close_top(st, t, ts, C_RETURN);
   if (t->n == t->cap) {
     if (t->cap >= FRAMES_MAX) return ASMSPY_CONSUME_MORE; /* deeper than we track */
     size_t nc = t->cap ? t->cap * 2 : 32;
@@ -213,15 +286,60 @@ static int on_call(struct calls_state *st, const struct asmspy_event *ev) {
     t->frames = nf;
     t->cap = nc;
   }
-  t->frames[t->n++] = f;
-  if (f.in_focus) st->entries++;
+  struct frame *f = &t->frames[t->n];
+  f->slot = slot;
+  f->ts = ts;
+  f->fn = cf_name_of(&st->names, ev->target, ev->u.call.func);
+  f->printed = 0;
+  f->shown_parent = t->top_shown;
+  int shown = cf_enter(&st->filter, &t->fs, &f->mark, f->fn->match);
+  t->n++;
+  if (!shown) return ASMSPY_CONSUME_MORE;
+  /* the held-back shown frame below now has a child: print its `{` */
+  if (t->top_shown >= 0) {
+    struct frame *pf = &t->frames[t->top_shown];
+    if (!pf->printed) {
+      pf->printed = 1;
+      print_line(st, t->tid, t->pid, pf->fn, pf->mark.disp, W_ENTRY, -1, pf->ts, C_RETURN);
+    }
+  }
+  t->top_shown = (int32_t)(t->n - 1);
+  st->entries++;
   return st->want > 0 && st->entries >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
+}
+
+static void forget_thread(struct calls_state *st, struct thread *t) {
+  free(t->frames);
+  size_t i = (size_t)(t - st->threads);
+  st->threads[i] = st->threads[--st->nthreads];
+  st->last = 0;
+}
+
+/* A thread exited or exec'd: what it had open never returns. */
+static int on_task(struct calls_state *st, const struct asmspy_event *ev) {
+  uint32_t what = ev->u.task.what;
+  if (what != ASMSPY_TASK_EXIT && what != ASMSPY_TASK_EXEC) return ASMSPY_CONSUME_MORE;
+  for (size_t i = 0; i < st->nthreads; i++) {
+    struct thread *t = &st->threads[i];
+    /* an exec ends every thread of its process (the others vanish) */
+    if (t->tid != ev->tid && !(what == ASMSPY_TASK_EXEC && t->pid == ev->pid)) continue;
+    close_all(st, t, what == ASMSPY_TASK_EXIT ? C_EXIT : C_EXEC);
+    if (what == ASMSPY_TASK_EXIT) {
+      forget_thread(st, t);
+      break;
+    }
+    t->fs = (struct cf_tstate){0};
+    t->top_shown = -1;
+  }
+  if (what == ASMSPY_TASK_EXEC) cf_names_clear(&st->names); /* a new image, new addresses */
+  return ASMSPY_CONSUME_MORE;
 }
 
 static int calls_consume(void *state, const struct asmspy_event *ev) {
   struct calls_state *st = state;
   switch (ev->type) {
   case ASMSPY_EV_CALL: return on_call(st, ev);
+  case ASMSPY_EV_TASK: return on_task(st, ev);
   case ASMSPY_EV_LOST: st->lost += ev->u.lost.count; return ASMSPY_CONSUME_MORE;
   default: return ASMSPY_CONSUME_MORE;
   }
@@ -229,7 +347,13 @@ static int calls_consume(void *state, const struct asmspy_event *ev) {
 
 static int calls_finish(void *state, int end_status) {
   struct calls_state *st = state;
-  (void)end_status;
+  /* what is still open: the target exited without its threads' exits
+   * being reported (no return), or we leave it running */
+  enum close_why why = end_status == ASMSPY_FACT_EXITED ? C_EXIT : C_DETACH;
+  for (size_t i = 0; i < st->nthreads; i++) close_all(st, &st->threads[i], why);
+  for (size_t k = 0; k < st->names.nrefused; k++)
+    cf_emit_not_traced(st->host, st->s->out, &calls_records[REC_NOT_TRACED],
+                       st->names.refused[k]);
   if (st->lost)
     st->host->note(st->s->out, ASMSPY_NOTE_WARN,
                    "calls: %llu call records were lost (the reader fell behind)",
@@ -251,29 +375,30 @@ static int calls_open(const struct asmspy_host_api *host, const struct asmspy_se
   if (rc) return rc;
   if (ov.npos)
     return vo_refuse(host, s, calls_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
-  long max_depth = 0;
-  if (ov.value[OPT_DEPTH]) {
-    char *end = NULL;
-    errno = 0;
-    max_depth = strtol(ov.value[OPT_DEPTH], &end, 10);
-    if (errno || *end || max_depth <= 0)
-      return vo_refuse(host, s, calls_options, POSITIONALS,
-                       "--depth must be a positive number of levels, got '%s'",
-                       ov.value[OPT_DEPTH]);
-  }
   struct call_select select;
-  if (call_select_read(&ov, OPT_CALL_SELECT, &select) != 0)
+  if (call_select_read(&ov, OPT_CALL_SELECT, &select) != 0) {
+    call_select_free(&select);
     return vo_refuse(host, s, calls_options, POSITIONALS,
                      "--max-funcs must be a positive number of functions, got '%s'",
-                     ov.value[OPT_CALL_SELECT + 3]);
+                     ov.value[OPT_CALL_SELECT + 6]);
+  }
   struct calls_state *st = calloc(1, sizeof *st);
-  if (!st) return -ASMSPY_E_NOMEM;
+  if (!st) {
+    call_select_free(&select);
+    return -ASMSPY_E_NOMEM;
+  }
+  char err[256];
+  if (cf_init(&st->filter, select.include, select.exclude, ov.value[OPT_FOCUS], select.depth,
+              select.demangle, err, sizeof err) != 0) {
+    call_select_free(&select);
+    free(st);
+    return vo_refuse(host, s, calls_options, POSITIONALS, "%s", err);
+  }
   st->host = host;
   st->s = s;
   st->want = s->max ? s->max : CALLS_DEFAULT_N;
-  st->max_depth = max_depth;
-  st->focus = ov.value[OPT_FOCUS];
   st->select = select;
+  cf_names_init(&st->names, host, &st->filter);
   *state = st;
   return 0;
 }
@@ -283,13 +408,16 @@ static void calls_close(void *state) {
   if (!st) return;
   for (size_t i = 0; i < st->nthreads; i++) free(st->threads[i].frames);
   free(st->threads);
+  cf_names_free(&st->names);
+  cf_free(&st->filter);
+  call_select_free(&st->select);
   free(st);
 }
 
 static const struct asmspy_field call_fields[] = {
     RF_INT("tid", ANY_INT, 0, "the thread"),
     RF_INT("pid", 1, 0, "its process"),
-    RF_INT("depth", 0, 0, "printed depth (re-based under --focus)"),
+    RF_INT("depth", 0, 0, "printed depth (shown frames below it: re-based under --filter / --focus)"),
     RF_ENUM("what", "entry|leaf|exit", 0,
             "entry: `name() {` (it called others); leaf: `name();` (entered and left, nothing "
             "recorded in between); exit: `} /* name */`"),
@@ -301,12 +429,17 @@ static const struct asmspy_field call_fields[] = {
     RF_BOOL("unwound", 0, "left without returning (longjmp, an exception)"),
     RF_STR("duration", 0, "the duration as printed (empty for an entry)"),
     RF_STR("text", 0, "the function column as printed"),
+    RF_ENUM("ended", "exit|exec|detach", OPT,
+            "a call that never returned: its thread exited (exit) or exec'd (exec), or it was "
+            "still running when the session ended (detach)"),
     RF_END,
 };
 
-static const struct asmspy_record_schema calls_records[2] = {
-    {"call_log", "one line of the call log", call_fields, "{duration} [{tid}] | {*depth:  }{text}"},
-    {.type = NULL},
+static const struct asmspy_record_schema calls_records[REC_N + 1] = {
+    [REC_CALL] = {"call_log", "one line of the call log", call_fields,
+                  "{duration} [{tid}] | {*depth:  }{text}"},
+    [REC_NOT_TRACED] = CF_NOT_TRACED_SCHEMA,
+    [REC_N] = {.type = NULL},
 };
 
 static const struct asmspy_tui_entry calls_tui = {0, ASMSPY_TUI_CALLS, 0, "call log (durations)"};

@@ -26,7 +26,13 @@
  * calls fifty has fanout 1 but reach 51). Under --follow a forked child's calls are its own rows
  * (same code, same addresses, another process): every node and edge carries
  * its pid in JSON, and once the graph spans several processes each text row
- * starts with "[pid] ". n counts verified calls (default 200, negative = until exit).
+ * starts with "[pid] ". On a call backend, uftrace's --filter / --notrace /
+ * --depth decide which calls count (per thread, as `uftrace replay`
+ * applies them: plugins/common/call_filter.h), and a function the backend
+ * could not trace (ASMSPY_CALL_REFUSED) is a node marked not traced, with
+ * the reason (text: `inv=-` and a closing `not traced: f (why)` list;
+ * JSON: "traced":false,"why"), never one called 0 times. Names: no C++
+ * parameter lists unless --demangle=full. n counts verified calls (default 200, negative = until exit).
  * Output at finish: the text table, one `graph` JSON event (nodes + edges),
  * or with --dot a Graphviz digraph; snapshot() renders the same mid-capture
  * (the TUI's periodic frame). */
@@ -34,7 +40,9 @@
 #include <asmspy/plugin.h>
 #include "common/strbuf.h"
 
+#include "plugins/common/call_filter.h"
 #include "plugins/common/call_select.h"
+#include "host/demangle.h"
 #include "plugins/common/callcheck.h"
 #include "plugins/common/signal_frame.h"
 #include "plugins/common/view_options.h"
@@ -123,6 +131,19 @@ struct node {
   uint32_t kind; /* enum asmspy_sym_kind */
   uint64_t inv, calls, fanout;
   uint64_t reach; /* --sort=functions-called: distinct functions reachable (render time) */
+  const char *why; /* the call backend could not trace it (owned by names), else NULL */
+};
+
+/* a call backend's thread, for the filters: its open frames by slot */
+struct cframe {
+  uint64_t slot;
+  struct cf_mark mark;
+};
+struct cthread {
+  int32_t tid;
+  struct cframe *f;
+  size_t n, cap;
+  struct cf_tstate fs;
 };
 
 struct edge {
@@ -154,6 +175,10 @@ struct graph_state {
   struct hmap node_map, edge_map;
   int oom_noted;
   struct call_select select; /* what a call backend patches */
+  struct call_filter filter;
+  struct cf_names names; /* the filters' matches per function, the refused */
+  struct cthread *cthreads;
+  size_t ncthreads, ctcap;
   struct addr_memo memo[GRAPH_MEMO];
   uint32_t nnodes_generation; /* bumped when an exec may have changed what addresses mean */
 };
@@ -281,7 +306,13 @@ static int node_lookup(struct graph_state *st, int32_t pid, struct asmspy_target
   n->pid = pid;
   n->addr = key;
   n->kind = named ? sym.kind : ASMSPY_SYM_UNKNOWN;
-  n->name = named ? strdup(sym.name) : NULL;
+  if (named) {
+    char simple[1024];
+    if (!st->filter.full_names) demangle_simplify(sym.name, simple, sizeof simple);
+    n->name = strdup(st->filter.full_names ? sym.name : simple);
+  } else {
+    n->name = NULL;
+  }
   n->module = strdup(sym.module ? sym.module : "?");
   slot->idx = (uint32_t)st->nnodes;
   *out = slot->idx;
@@ -366,7 +397,72 @@ static int on_insn(struct graph_state *st, const struct asmspy_event *ev) {
  * (one byte back: the call instruction's own last byte, as a call at the
  * very end of a function returns past it). No verification is needed: the
  * entry ran. */
+static struct cthread *cthread_for(struct graph_state *st, int32_t tid) {
+  for (size_t i = 0; i < st->ncthreads; i++)
+    if (st->cthreads[i].tid == tid) return &st->cthreads[i];
+  if (st->ncthreads == st->ctcap) {
+    size_t nc = st->ctcap ? st->ctcap * 2 : 16;
+    struct cthread *nt = realloc(st->cthreads, nc * sizeof *nt);
+    if (!nt) return NULL;
+    st->cthreads = nt;
+    st->ctcap = nc;
+  }
+  struct cthread *t = &st->cthreads[st->ncthreads++];
+  memset(t, 0, sizeof *t);
+  t->tid = tid;
+  return t;
+}
+
+static void cthread_pop_to(struct cthread *t, size_t n) {
+  while (t->n > n) cf_leave(&t->fs, &t->f[--t->n].mark);
+}
+
+/* The filters on a call backend's stream: frames nest by their return
+ * slot, as in --calls and --tree. Returns 1 when this entry counts. */
+static int call_filtered_in(struct graph_state *st, const struct asmspy_event *ev) {
+  struct cthread *t = cthread_for(st, ev->tid);
+  if (!t) return 1;
+  uint64_t slot = ev->u.call.slot;
+  int entry = ev->u.call.what == ASMSPY_CALL_ENTRY;
+  int tail = entry && (ev->flags & ASMSPY_EVF_CALL_TAIL);
+  size_t keep = t->n;
+  while (keep && (tail || !entry ? t->f[keep - 1].slot < slot : t->f[keep - 1].slot <= slot))
+    keep--;
+  if (!entry) { /* its own exit: the frame at this slot ends too */
+    if (keep && t->f[keep - 1].slot == slot) keep--;
+    cthread_pop_to(t, keep);
+    return 0;
+  }
+  cthread_pop_to(t, keep);
+  const struct cf_name *fn = cf_name_of(&st->names, ev->target, ev->u.call.func);
+  struct cframe f = {.slot = slot};
+  int shown = cf_enter(&st->filter, &t->fs, &f.mark, fn->match);
+  if (t->n == t->cap) {
+    size_t nc = t->cap ? t->cap * 2 : 32;
+    struct cframe *nf = nc <= (1u << 16) ? realloc(t->f, nc * sizeof *nf) : NULL;
+    if (!nf) {
+      cf_leave(&t->fs, &f.mark);
+      return shown;
+    }
+    t->f = nf;
+    t->cap = nc;
+  }
+  t->f[t->n++] = f;
+  return shown;
+}
+
 static int on_call_event(struct graph_state *st, const struct asmspy_event *ev) {
+  if (ev->u.call.what == ASMSPY_CALL_REFUSED) {
+    const struct cf_name *n = cf_refused(&st->names, ev);
+    uint32_t idx;
+    if (n && node_for(st, ev->pid, ev->target, ev->u.call.func, &idx) == 0)
+      st->nodes[idx].why = n->why;
+    return ASMSPY_CONSUME_MORE;
+  }
+  if (cf_active(&st->filter) && (ev->u.call.what == ASMSPY_CALL_ENTRY ||
+                                 ev->u.call.what == ASMSPY_CALL_EXIT)) {
+    if (!call_filtered_in(st, ev)) return ASMSPY_CONSUME_MORE;
+  }
   if (ev->u.call.what != ASMSPY_CALL_ENTRY) return ASMSPY_CONSUME_MORE;
   struct cc_pending pc = {.site = ev->u.call.ret - 1, .target = ev->target};
   /* a signal handler entered by the kernel: no call made it (as stepping
@@ -389,10 +485,18 @@ static int on_call_event(struct graph_state *st, const struct asmspy_event *ev) 
 static int on_task(struct graph_state *st, const struct asmspy_event *ev) {
   if (ev->u.task.what == ASMSPY_TASK_EXIT) {
     forget_thread(st, ev->tid);
+    for (size_t i = 0; i < st->ncthreads; i++)
+      if (st->cthreads[i].tid == ev->tid) {
+        free(st->cthreads[i].f);
+        st->cthreads[i] = st->cthreads[--st->ncthreads];
+        break;
+      }
   } else if (ev->u.task.what == ASMSPY_TASK_EXEC) {
     /* the old image is gone, and with it every thread of the process */
     for (size_t i = 0; i < st->threads.n; i++) cc_thread_at(&st->threads, i)->npend = 0;
     st->nnodes_generation++; /* its addresses mean something else now */
+    for (size_t i = 0; i < st->ncthreads; i++) cthread_pop_to(&st->cthreads[i], 0);
+    cf_names_clear(&st->names);
   }
   return ASMSPY_CONSUME_MORE;
 }
@@ -518,11 +622,18 @@ static void render_text(struct graph_state *st, const uint32_t *order, size_t np
     char nb[32], mod[256], prefix[24] = "";
     module_col(mod, sizeof mod, n->module);
     if (npids > 1) snprintf(prefix, sizeof prefix, "[%d] ", (int)n->pid);
-    strbuf_addf(b, "\n%s%s %-30s inv=%-7" PRIu64 " calls=%-7" PRIu64 " fanout=%-5" PRIu64, prefix,
-            kind_marker(n->kind), display_name(n, nb, sizeof nb), n->inv, n->calls, n->fanout);
+    if (n->why && !n->inv) /* not traced: how often it ran is not known */
+      strbuf_addf(b, "\n%s%s %-30s inv=%-7s calls=%-7" PRIu64 " fanout=%-5" PRIu64, prefix,
+                  kind_marker(n->kind), display_name(n, nb, sizeof nb), "-", n->calls, n->fanout);
+    else
+      strbuf_addf(b, "\n%s%s %-30s inv=%-7" PRIu64 " calls=%-7" PRIu64 " fanout=%-5" PRIu64,
+                  prefix, kind_marker(n->kind), display_name(n, nb, sizeof nb), n->inv, n->calls,
+                  n->fanout);
     if (st->sort == SORT_FUNCTIONS_CALLED) strbuf_addf(b, " reach=%-5" PRIu64, n->reach);
     strbuf_addf(b, " %s", mod);
   }
+  for (size_t k = 0; k < st->names.nrefused; k++)
+    strbuf_addf(b, "\nnot traced: %s (%s)", st->names.refused[k]->name, st->names.refused[k]->why);
 }
 
 static void render_dot(struct graph_state *st, const uint32_t *order, const struct edge *edges,
@@ -575,8 +686,14 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
     add_json_str(st, b, n->name);
     strbuf_addf(b, ",\"module\":");
     add_json_str(st, b, n->module);
-    strbuf_addf(b, ",\"kind\":\"%s\",\"inv\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"fanout\":%" PRIu64,
-            kind_token(n->kind), n->inv, n->calls, n->fanout);
+    strbuf_addf(b, ",\"kind\":\"%s\"", kind_token(n->kind));
+    if (n->why && !n->inv) {
+      strbuf_addf(b, ",\"traced\":false,\"why\":");
+      add_json_str(st, b, n->why);
+    } else {
+      strbuf_addf(b, ",\"inv\":%" PRIu64, n->inv);
+    }
+    strbuf_addf(b, ",\"calls\":%" PRIu64 ",\"fanout\":%" PRIu64, n->calls, n->fanout);
     if (st->sort == SORT_FUNCTIONS_CALLED) strbuf_addf(b, ",\"reach\":%" PRIu64, n->reach);
     strbuf_addf(b, "}");
   }
@@ -737,9 +854,20 @@ static int graph_open(const struct asmspy_host_api *host, const struct asmspy_se
   if (call_select_read(&ov, OPT_CALL_SELECT, &select) != 0)
     return vo_refuse(host, s, graph_options, POSITIONALS,
                      "--max-funcs must be a positive number of functions, got '%s'",
-                     ov.value[OPT_CALL_SELECT + 3]);
+                     ov.value[OPT_CALL_SELECT + 6]);
   struct graph_state *st = calloc(1, sizeof *st);
-  if (!st) return -ASMSPY_E_NOMEM;
+  if (!st) {
+    call_select_free(&select);
+    return -ASMSPY_E_NOMEM;
+  }
+  char err[256];
+  if (cf_init(&st->filter, select.include, select.exclude, NULL, select.depth, select.demangle,
+              err, sizeof err) != 0) {
+    call_select_free(&select);
+    free(st);
+    return vo_refuse(host, s, graph_options, POSITIONALS, "%s", err);
+  }
+  cf_names_init(&st->names, host, &st->filter);
   st->select = select;
   st->host = host;
   st->s = s;
@@ -771,6 +899,11 @@ static void graph_close(void *state) {
   free(st->threads.v);
   free(st->node_map.slots);
   free(st->edge_map.slots);
+  for (size_t i = 0; i < st->ncthreads; i++) free(st->cthreads[i].f);
+  free(st->cthreads);
+  cf_names_free(&st->names);
+  cf_free(&st->filter);
+  call_select_free(&st->select);
   free(st);
 }
 
@@ -784,7 +917,9 @@ static const struct asmspy_field graph_node_fields[] = {
     RF_STR("name", NUL | OPT, "its name"),
     RF_STR("module", NUL | OPT, "its module"),
     RF_ENUM("kind", "internal|external|jit|unknown", OPT, "what kind of code it is"),
-    RF_INT("inv", 0, OPT, "times called"),
+    RF_INT("inv", 0, OPT, "times called (absent when not traced)"),
+    RF_BOOL("traced", OPT, "false: the call backend could not trace it (why says why)"),
+    RF_STR("why", OPT, "why it is not traced (e.g. a call in its first 5 bytes)"),
     RF_INT("calls", 0, OPT, "calls it made"),
     RF_INT("fanout", 0, OPT, "distinct callees"),
     RF_INT("reach", 0, OPT,

@@ -484,7 +484,11 @@ static int sp_consume(void *state, const struct asmspy_event *ev) {
 }
 
 static int sp_finish(void *state, int end_status) {
-  (void)end_status;
+  struct sp_state *st = state;
+  /* the sampler failed before a single sample (no PMU, refused): the
+   * engine says the real error; an empty table would add a wrong guess
+   * ("idle?") beside it */
+  if (end_status < 0 && st && !st->sites.n && !st->edges.n && !st->stack.edges.n) return 0;
   return sp_render(state, 1);
 }
 

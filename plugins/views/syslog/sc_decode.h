@@ -106,6 +106,16 @@ int sc_is_error(int64_t ret);
  * modelled (the line then shows three raw words and "..."). */
 int sc_nargs(int64_t nr);
 
+/* How many syscalls sc_decode.c decodes argument by argument (its descs[]
+ * table; every other one prints three raw words and "..."). The --log
+ * description prints it, README.md and docs/cli-reference.md quote the
+ * x86-64 number, and test_sc_decode counts the table against it. */
+#if defined(__x86_64__)
+#define SC_DECODED_COUNT 108
+#else /* AArch64: the asm-generic table, without open, stat, poll, ... */
+#define SC_DECODED_COUNT 86
+#endif
+
 /* Name this library would print for nr (env->syscall_name first, then its own
  * table, else "syscall_0x<nr>" formatted into buf). Never NULL. */
 const char *sc_name(const struct sc_env *env, int64_t nr, char *buf, size_t cap);

@@ -317,12 +317,15 @@ static const struct asmspy_view_ops syslog_ops = {
     .tui = &syslog_tui,
 };
 
+#define SC_STR_(x) #x
+#define SC_STR(x) SC_STR_(x)
+
 static const struct asmspy_plugin syslog_plugin = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_plugin),
     .kind = ASMSPY_KIND_VIEW,
     .name = "syslog",
-    .description = "syscall log: every syscall named, ~40 decoded like strace, fds resolved",
+    .description = "syscall log: every syscall named, " SC_STR(SC_DECODED_COUNT) " decoded like strace, fds resolved",
     .caps = ASMSPY_CAP_SYSCALLS,
     .view = &syslog_ops,
     .plugin_version = "0.1.0",

@@ -19,11 +19,17 @@
  * unwind all pop correctly, while a signal handler (which runs below the
  * interrupted frame) leaves the frames beneath it intact.
  *
- * Filters (substring matches) bound what is printed, never what is tracked:
- *   --depth=<d>   keep d levels (of the printed, possibly re-based, depth)
- *   --focus=<sym> only the subtree of calls into <sym>, re-based to depth 0
- *   --module=<m>  only callees whose module contains <m>
- * They compose as AND, focus first. n counts the printed lines (default 40).
+ * Filters bound what is printed, never what is tracked: uftrace's
+ * --filter / --notrace / --depth, per thread as `uftrace replay` applies
+ * them (plugins/common/call_filter.h; the printed depth is the number of
+ * printed frames below, so a --filter match starts at column 0);
+ * --focus=<sym> is a --filter=*sym*; --module=<globs> also prints only
+ * callees in those modules (and on a call backend patches them). The
+ * other call-backend options (--patch, --max-funcs) choose what is
+ * patched. Names: plugins/common/call_filter.h (no parameter lists unless
+ * --demangle=full). Functions the call backend could not trace
+ * (ASMSPY_CALL_REFUSED) end the output as `not traced: f (why)` lines.
+ * n counts the printed lines (default 40).
  * --json: one `call` event per printed line (tid, and pid: under --follow the
  * process a forked child's call ran in). --dot: at finish, a digraph of
  * the printed tree (one node per line, parent -> child). */
@@ -32,6 +38,8 @@
 #include "plugins/common/task_prefix.h"
 #include "common/strbuf.h"
 
+#include "plugins/common/call_filter.h"
+#include "plugins/common/call_select.h"
 #include "plugins/common/callcheck.h"
 #include "plugins/common/signal_frame.h"
 #include "plugins/common/view_options.h"
@@ -45,7 +53,7 @@
 #include "plugins/common/record_emit.h"
 
 /* Its records (the `tree_records` table at the end of this file). */
-enum { TREE_REC_CALL, TREE_REC_DOT, TREE_REC_N };
+enum { TREE_REC_CALL, TREE_REC_DOT, TREE_REC_NOT_TRACED, TREE_REC_N };
 static const struct asmspy_record_schema tree_records[TREE_REC_N + 1];
 
 #define TREE_DEFAULT_N 40
@@ -57,7 +65,7 @@ static const struct asmspy_record_schema tree_records[TREE_REC_N + 1];
 struct frame {
   uint64_t slot;      /* the return-address slot: live while sp <= slot;
                        * flow mode: the return address itself */
-  int32_t focus_root; /* index of the outermost --focus frame at or below, -1 none */
+  struct cf_mark mark; /* the filters' state it changed (call_filter.h) */
   int32_t dot_id;     /* this frame's printed line, else the nearest printed ancestor's, -1 */
 };
 
@@ -65,6 +73,7 @@ struct thread_state {
   struct cc_thread cc; /* first: the record of a struct cc_threads */
   struct frame *frames;
   size_t nframes, cap;
+  struct cf_tstate fs;
 };
 
 struct dot_node {
@@ -86,8 +95,10 @@ struct tree_state {
   const struct asmspy_session *s;
   int64_t want; /* negative: unlimited */
   int64_t shown;
-  long max_depth; /* 0: unlimited */
-  const char *focus, *module;
+  struct call_select select;
+  struct call_filter filter;
+  struct cf_names names;
+  struct cf_globs modules; /* --module: the callees printed */
   int dot;
   struct cc_threads threads; /* of struct thread_state */
   struct dot_node *dnodes;
@@ -103,14 +114,14 @@ struct tree_state {
  * --help, the man page, shell completion and serve's checks read the table
  * (the index enum keeps open() in step with it). */
 #define POSITIONALS "<pid> [n]"
-enum { OPT_DEPTH, OPT_FOCUS, OPT_MODULE, OPT_DOT };
+enum { OPT_FOCUS, OPT_DOT, OPT_CALL_SELECT };
 static const struct asmspy_option tree_options[] = {
-    [OPT_DEPTH] = {"depth", "<d>", "show d levels of calls (default: all)"},
-    [OPT_FOCUS] = {"focus", "<sym>", "only the subtrees rooted at calls of <sym>"},
-    [OPT_MODULE] = {"module", "<m>", "only calls into modules whose name contains <m>"},
+    [OPT_FOCUS] = {"focus", "<sym>", "only the subtrees rooted at calls of functions containing <sym>"},
     [OPT_DOT] = {"dot", NULL, "a Graphviz digraph instead of the indented tree"},
+    CALL_SELECT_OPTIONS,
     {NULL, NULL, NULL},
 };
+#define OPT_MODULE (OPT_CALL_SELECT + 5)
 
 /* ---------------------------------------------------------- helpers -- */
 
@@ -140,6 +151,23 @@ static void note_oom(struct tree_state *st) {
 
 static struct thread_state *thread_for(struct tree_state *st, int32_t tid) {
   return (struct thread_state *)cc_thread_for(&st->threads, tid);
+}
+
+/* every frame ends through here: the filters' counts come back */
+static void pop_frames_to(struct thread_state *t, size_t n) {
+  while (t->nframes > n) cf_leave(&t->fs, &t->frames[--t->nframes].mark);
+}
+
+/* --module: a pattern without * ? [ is a substring (as the call backend reads it) */
+static int module_printed(const struct tree_state *st, const char *module) {
+  if (!st->modules.n) return 1;
+  for (size_t i = 0; i < st->modules.n; i++) {
+    const char *p = st->modules.pat[i];
+    if (strpbrk(p, "*?[") ? cf_globs_match(&(struct cf_globs){NULL, &p, 1}, module)
+                          : strstr(module, p) != NULL)
+      return 1;
+  }
+  return 0;
 }
 
 static void forget_thread(struct tree_state *st, int32_t tid) {
@@ -206,35 +234,18 @@ static int32_t dot_add(struct tree_state *st, const char *label, int32_t tid, in
 static int on_call(struct tree_state *st, struct thread_state *t, const struct asmspy_event *ev,
                    uint64_t slot, uint64_t site) {
   const struct asmspy_host_api *h = st->host;
-  struct asmspy_symbol sym;
-  memset(&sym, 0, sizeof sym);
-  ASMSPY_INIT_HEADER(&sym);
-  h->symbolize(ev->target, ev->ip, &sym);
-  char namebuf[32];
-  int named = sym.name != NULL && sym.kind != ASMSPY_SYM_UNKNOWN;
-  if (!named) snprintf(namebuf, sizeof namebuf, "0x%" PRIx64, ev->ip);
-  const char *name = named ? sym.name : namebuf;
-  const char *module = sym.module ? sym.module : "?";
-  uint32_t kind = named ? sym.kind : ASMSPY_SYM_UNKNOWN;
+  const struct cf_name *fn = cf_name_of(&st->names, ev->target, ev->ip);
+  int named = fn->named;
+  const char *name = fn->name;
+  const char *module = fn->module;
+  uint32_t kind = fn->kind;
 
   size_t depth = t->nframes; /* frames below this call on the thread's stack */
   const struct frame *parent = depth ? &t->frames[depth - 1] : NULL;
-  int32_t froot = parent ? parent->focus_root : -1;
-  int in_scope = 1;
-  long pdepth = (long)depth;
-  if (st->focus) {
-    if (froot >= 0) {
-      pdepth = (long)depth - froot;
-    } else if (strstr(name, st->focus)) {
-      froot = (int32_t)depth;
-      pdepth = 0;
-    } else {
-      in_scope = 0;
-    }
-  }
-  int print = in_scope && (st->max_depth == 0 || pdepth < st->max_depth) &&
-              (!st->module || strstr(module, st->module));
-  struct frame f = {.slot = slot, .focus_root = froot, .dot_id = parent ? parent->dot_id : -1};
+  struct frame f = {.slot = slot, .dot_id = parent ? parent->dot_id : -1};
+  int shown = cf_enter(&st->filter, &t->fs, &f.mark, fn->match);
+  long pdepth = f.mark.disp;
+  int print = shown && module_printed(st, module);
   int done = ASMSPY_CONSUME_MORE;
 
   if (print) {
@@ -258,7 +269,7 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
     if (want_text) strbuf_addf(&text, "%s%*s-> %s %s", prefix, (int)(2 * pdepth), "", name, mod);
     const struct asmspy_value v[] = {
         rv_int(ev->tid),        rv_int(ev->pid),      rv_int(pdepth),
-        rv_int((int64_t)depth), named ? rv_str(name) : rv_null(), rv_str(module),
+        rv_int((int64_t)depth), named ? rv_strn(name, fn->name_len) : rv_null(), rv_str(module),
         rv_hex(ev->ip),         rv_str(kind_token(kind)), site ? rv_hex(site) : rv_absent(),
     };
     if (text.oom)
@@ -269,7 +280,7 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
     st->shown++;
     if (st->want > 0 && st->shown >= st->want) done = ASMSPY_CONSUME_DONE;
   }
-  push_frame(st, t, f);
+  if (push_frame(st, t, f) != 0) cf_leave(&t->fs, &f.mark); /* not tracked: undone now */
   return done;
 }
 
@@ -285,7 +296,7 @@ static int on_insn(struct tree_state *st, const struct asmspy_event *ev) {
     case CC_FLOW_RET: /* pop to the frame whose return address this is, if any */
       for (size_t k = t->nframes; k-- > 0;)
         if (t->frames[k].slot == ev->ip) {
-          t->nframes = k;
+          pop_frames_to(t, k);
           break;
         }
       return done;
@@ -296,7 +307,9 @@ static int on_insn(struct tree_state *st, const struct asmspy_event *ev) {
   if (!cc_event_sp(ev, &sp)) return ASMSPY_CONSUME_MORE; /* nothing can be verified here */
 
   /* 1. pop every frame (and pending call) sp has risen above */
-  while (t->nframes && t->frames[t->nframes - 1].slot < sp) t->nframes--;
+  size_t keep = t->nframes;
+  while (keep && t->frames[keep - 1].slot < sp) keep--;
+  pop_frames_to(t, keep);
   cc_drop_stale(&t->cc, sp);
 
   /* 2. a pending call that lands here: sp one slot down, its return address on top */
@@ -324,6 +337,10 @@ static int signal_entry(struct tree_state *st, const struct asmspy_event *ev) {
 }
 
 static int on_call_event(struct tree_state *st, const struct asmspy_event *ev) {
+  if (ev->u.call.what == ASMSPY_CALL_REFUSED) {
+    cf_refused(&st->names, ev);
+    return ASMSPY_CONSUME_MORE;
+  }
   struct thread_state *t = thread_for(st, ev->tid);
   if (!t) return ASMSPY_CONSUME_MORE;
   uint64_t slot = ev->u.call.slot;
@@ -333,9 +350,10 @@ static int on_call_event(struct tree_state *st, const struct asmspy_event *ev) {
   /* a tail call (a PLT stub's jump into its library too) nests under the
    * frame whose slot it reuses, as uftrace shows it; both end together */
   int tail = ev->u.call.what == ASMSPY_CALL_ENTRY && (ev->flags & ASMSPY_EVF_CALL_TAIL);
-  while (t->nframes && (tail ? t->frames[t->nframes - 1].slot < slot
-                             : t->frames[t->nframes - 1].slot <= slot))
-    t->nframes--;
+  size_t keep = t->nframes;
+  while (keep && (tail ? t->frames[keep - 1].slot < slot : t->frames[keep - 1].slot <= slot))
+    keep--;
+  pop_frames_to(t, keep);
   if (ev->u.call.what != ASMSPY_CALL_ENTRY) return ASMSPY_CONSUME_MORE;
   return on_call(st, t, ev, slot, 0); /* the call site is not known here */
 }
@@ -345,7 +363,8 @@ static int on_task(struct tree_state *st, const struct asmspy_event *ev) {
     forget_thread(st, ev->tid);
   } else if (ev->u.task.what == ASMSPY_TASK_EXEC) {
     struct thread_state *t = thread_for(st, ev->tid);
-    if (t) t->nframes = 0, t->cc.npend = 0; /* a new image, a new stack */
+    if (t) pop_frames_to(t, 0), t->cc.npend = 0; /* a new image, a new stack */
+    cf_names_clear(&st->names);
   }
   return ASMSPY_CONSUME_MORE;
 }
@@ -407,6 +426,9 @@ static int render_dot(struct tree_state *st) {
 
 static int tree_finish(void *state, int end_status) {
   struct tree_state *st = state;
+  for (size_t k = 0; k < st->names.nrefused; k++)
+    cf_emit_not_traced(st->host, st->s->out, &tree_records[TREE_REC_NOT_TRACED],
+                       st->names.refused[k]);
   if (!st->dot) return 0;
   if (end_status < 0 && st->ndnodes == 0) return 0; /* nothing was traced */
   return render_dot(st);
@@ -424,49 +446,48 @@ static int tree_snapshot(void *state) {
 
 static int tree_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
                      void **state) {
-  long max_depth = 0;
-  const char *focus = NULL, *module = NULL;
-  int dot = 0;
   struct asmspy_optval ov;
   int rc = vo_parse(host, s, tree_options, POSITIONALS, &ov);
   if (rc) return rc;
   if (ov.npos)
     return vo_refuse(host, s, tree_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
-  if (ov.value[OPT_DEPTH]) {
-    const char *v = ov.value[OPT_DEPTH];
-    char *end = NULL;
-    errno = 0;
-    long d = strtol(v, &end, 10);
-    if (errno || *end || d <= 0)
-      return vo_refuse(host, s, tree_options, POSITIONALS,
-                       "--depth must be a positive number of levels (omit it for unlimited), "
-                       "got '%s'", v);
-    max_depth = d;
+  struct call_select select;
+  if (call_select_read(&ov, OPT_CALL_SELECT, &select) != 0) {
+    call_select_free(&select);
+    return vo_refuse(host, s, tree_options, POSITIONALS,
+                     "--max-funcs must be a positive number of functions, got '%s'",
+                     ov.value[OPT_CALL_SELECT + 6]);
   }
-  focus = ov.value[OPT_FOCUS];
-  module = ov.value[OPT_MODULE];
-  dot = ov.value[OPT_DOT] != NULL;
   struct tree_state *st = calloc(1, sizeof *st);
-  if (!st) return -ASMSPY_E_NOMEM;
+  if (!st) {
+    call_select_free(&select);
+    return -ASMSPY_E_NOMEM;
+  }
+  char err[256];
+  if (cf_init(&st->filter, select.include, select.exclude, ov.value[OPT_FOCUS], select.depth,
+              select.demangle, err, sizeof err) != 0 ||
+      cf_globs_parse(&st->modules, ov.value[OPT_MODULE]) != 0) {
+    call_select_free(&select);
+    cf_free(&st->filter);
+    free(st);
+    return vo_refuse(host, s, tree_options, POSITIONALS, "%s", err);
+  }
   st->host = host;
   st->s = s;
   st->want = s->max ? s->max : TREE_DEFAULT_N;
-  st->max_depth = max_depth;
-  st->focus = focus;
-  st->module = module;
-  st->dot = dot;
+  st->select = select;
+  st->dot = ov.value[OPT_DOT] != NULL;
   st->threads.elem_size = sizeof(struct thread_state);
+  cf_names_init(&st->names, host, &st->filter);
   *state = st;
   return 0;
 }
 
-/* On a call backend --module also chooses what is patched: the calls it
- * prints are calls into those modules. */
+/* It runs on the same call backend as --calls: every selection option. */
 static int tree_configure(void *state, const struct asmspy_host_api *host,
                           struct asmspy_session *s) {
   (void)host;
-  struct tree_state *st = state;
-  if (st->module && ASMSPY_HAS(s, call_module)) s->call_module = st->module;
+  call_select_apply(&((struct tree_state *)state)->select, s);
   return 0;
 }
 
@@ -479,6 +500,10 @@ static void tree_close(void *state) {
   for (size_t i = 0; i < st->ndnodes; i++) free(st->dnodes[i].label);
   free(st->dnodes);
   free(st->dedges);
+  cf_names_free(&st->names);
+  cf_free(&st->filter);
+  cf_globs_free(&st->modules);
+  call_select_free(&st->select);
   free(st);
 }
 
@@ -489,7 +514,7 @@ static void tree_close(void *state) {
 static const struct asmspy_field call_fields[] = {
     RF_INT("tid", ANY_INT, 0, "the calling thread"),
     RF_INT("pid", 1, OPT, "the calling thread's process (a forked child's under --follow)"),
-    RF_INT("depth", 0, 0, "printed depth (re-based at a --focus root)"),
+    RF_INT("depth", 0, 0, "printed depth (printed frames below it: re-based under --filter)"),
     RF_INT("stack_depth", 0, OPT, "live frames on the thread's real stack"),
     RF_STR("name", NUL, "the callee (null: no symbol)"),
     RF_STR("module", 0, "the callee's module"),
@@ -510,6 +535,7 @@ static const struct asmspy_record_schema tree_records[TREE_REC_N + 1] = {
                        "{*depth:  }-> {?name:{name}|?} [{module}]"},
     [TREE_REC_DOT] = {"tree", "--dot: the digraph of the calls printed (one, at the end)",
                       dot_fields, NULL},
+    [TREE_REC_NOT_TRACED] = CF_NOT_TRACED_SCHEMA,
     [TREE_REC_N] = {.type = NULL},
 };
 
