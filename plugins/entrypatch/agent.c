@@ -27,7 +27,9 @@
  * Signals: a handler may run between any two instructions here and call a
  * patched function itself, on the same thread. Every shadow-stack change
  * therefore claims before it writes (depth first), every ring record is
- * claimed by one add and published by its seq, written last. */
+ * claimed by one cmpxchg and published by its seq, written last, and a
+ * thread waiting for room reads the ring again each time it looks
+ * (ring_state). */
 #include "plugins/entrypatch/agent_layout.h"
 
 #include <stddef.h>
@@ -291,19 +293,52 @@ struct agent_timespec {
   long sec, nsec;
 };
 
-/* The ring is full by `head`: wait for the reader to make room. Spins a
- * little (pause), then sleeps on the shared futex `wake` (20 ms at most,
- * then looks again). Never waits for a reader that cannot come: the gate
- * disarmed or the capture closing (LATE), lossy mode, a signal handler
- * nested inside this thread's unpublished record (the reader waits for
- * that record), or the reader's process gone after a long silence (LOST). */
-INL int wait_room(struct agent_state *st, struct ring_area *ra, struct ring_head *h,
-                  uint64_t head, uint32_t nested) {
-  for (uint32_t spin = 0;; spin++) {
-    h->tail_seen = VOLATILE(h->tail);
-    if (head - h->tail_seen < AGENT_RING) return WAIT_ROOM;
+/* Why ring k (thread t's) cannot take a record now, fresh from the ring:
+ * WAIT_ROOM (it can), WAIT_LATE / WAIT_LOST (it never will: drop), or -1
+ * (full: wait for the reader).
+ *
+ * The head is read here, never taken from the caller: a signal handler on
+ * this thread may have claimed records since the caller looked and the
+ * reader consumed them, so a head the caller read may be older than the
+ * tail (an unsigned `head - tail` of it is 2^64 - n: "full" for ever, and
+ * the thread slept on, woken by every chunk of the reader, while only its
+ * handlers' records went through: harm_sig's stall). Signed for the same
+ * reason: the tail may pass a head read a moment before. Every value is
+ * read again after a signal handler of this thread may have run. */
+INL int ring_state(struct agent_state *st, struct ring_area *ra, struct ring_head *h, uint32_t k) {
+  for (;;) {
+    uint64_t head = VOLATILE(h->head);
+    uint64_t tail = VOLATILE(h->tail);
+    h->tail_seen = tail;
+    if ((int64_t)(head - tail) < (int64_t)AGENT_RING) return WAIT_ROOM;
     if (!VOLATILE(st->gate->armed) || VOLATILE(ra->closing)) return WAIT_LATE;
-    if (nested || VOLATILE(ra->lossy) || VOLATILE(ra->dead)) return WAIT_LOST;
+    if (VOLATILE(ra->lossy) || VOLATILE(ra->dead)) return WAIT_LOST;
+    /* Full, and the reader stands at a record claimed but not written:
+     * only an emit of this thread can hold it (a thread writes its ring
+     * alone), one a signal handler (this call's) interrupted between its
+     * claim and its publication, or one a handler left by siglongjmp. The
+     * reader reads in order and cannot pass it, so waiting would never
+     * end: drop (counted in lost). Exact otherwise: while the reader is
+     * short of that record it makes room, and a handler waits for it like
+     * any other call. */
+    uint32_t seq = VOLATILE(ra->recs[k][tail & (AGENT_RING - 1)].seq);
+    __asm__ volatile("" ::: "memory");
+    /* the head unchanged since we read it: no handler of ours claimed
+     * meanwhile, so that slot still holds record `tail` (a handler that saw
+     * a newer tail could have written record tail + AGENT_RING there) */
+    if (VOLATILE(h->head) != head) continue;
+    return seq != (uint32_t)(tail + 1) ? WAIT_LOST : -1;
+  }
+}
+
+/* Ring k is full: wait for the reader to make room. Spins a little
+ * (pause), then sleeps on the shared futex `wake` (20 ms at most, then
+ * looks again; a signal ends the sleep early: EINTR, looked at again).
+ * Never waits for a reader that cannot come (ring_state). */
+INL int wait_room(struct agent_state *st, struct ring_area *ra, struct ring_head *h, uint32_t k) {
+  for (uint32_t spin = 0;; spin++) {
+    int why = ring_state(st, ra, h, k);
+    if (why >= 0) return why;
     if (spin < AGENT_SPIN) {
       __asm__ volatile("pause");
       continue;
@@ -317,11 +352,12 @@ INL int wait_room(struct agent_state *st, struct ring_area *ra, struct ring_head
     }
     /* futex protocol: the word first, then announce ourselves, then look
      * again; the reader publishes its tail, then reads waiters (both sides
-     * fenced), so either we see the room or it sees us and bumps wake */
+     * fenced), so either we see the room or it sees us and bumps wake. The
+     * reader wakes waiters after every drain (a chunk, or the end of a
+     * pass), so a sleeper looks again at the reader's pace. */
     uint32_t w = __atomic_load_n(&ra->wake, __ATOMIC_ACQUIRE);
     __atomic_fetch_add(&ra->waiters, 1u, __ATOMIC_SEQ_CST);
-    if (head - VOLATILE(h->tail) >= AGENT_RING && VOLATILE(st->gate->armed) &&
-        !VOLATILE(ra->closing)) {
+    if (ring_state(st, ra, h, k) < 0) {
       struct agent_timespec ts;
       ts.sec = 0, ts.nsec = 20000000;
       agent_syscall(SYS_FUTEX, (long)&ra->wake, FUTEX_WAIT_SHARED, w, (long)&ts, 0, 0);
@@ -330,7 +366,13 @@ INL int wait_room(struct agent_state *st, struct ring_area *ra, struct ring_head
   }
 }
 
-/* One record into thread t's ring, or a counted drop. */
+/* One record into thread t's ring, or a counted drop.
+ *
+ * Signal handlers on this thread may run at any instruction here and emit
+ * into the same ring: the claim is one instruction (cmpxchg on the head
+ * whose room was seen: a handler that claimed meanwhile makes us look
+ * again), the record is published by its seq, written last; a full ring
+ * waits (ring_state says when it must not). */
 INL void emit(struct agent_state *st, struct agent_thread *t, uint64_t ret, uint64_t slot,
               uint32_t word) {
   uint32_t k;
@@ -340,15 +382,11 @@ INL void emit(struct agent_state *st, struct agent_thread *t, uint64_t ret, uint
     return;
   }
   struct ring_head *h = &ra->heads[k];
-  /* A signal handler may interrupt an emit of this thread after its claim
-   * and before its publication (in_emit > 0): the reader then waits for
-   * that record, so the nested emit must not wait for the reader: a full
-   * ring drops. Outside that window a nested emit waits like any other. */
-  uint32_t nested = t->in_emit;
   for (;;) {
     uint64_t head = VOLATILE(h->head);
-    if (head - h->tail_seen >= AGENT_RING) {
-      int w = wait_room(st, ra, h, head, nested);
+    /* signed: a handler may have moved tail_seen past the head we read */
+    if ((int64_t)(head - h->tail_seen) >= (int64_t)AGENT_RING) {
+      int w = wait_room(st, ra, h, k);
       if (w != WAIT_ROOM) {
         /* one instruction: a signal handler's count is never lost */
         if (w == WAIT_LATE)
@@ -357,18 +395,14 @@ INL void emit(struct agent_state *st, struct agent_thread *t, uint64_t ret, uint
           __asm__ volatile("incq %0" : "+m"(h->lost));
         return;
       }
+      continue; /* the head as it is now */
     }
-    t->in_emit = nested + 1;
-    __asm__ volatile("" ::: "memory");
     /* claim with one instruction, and only the index whose room we saw: a
      * signal handler on this thread that claimed meanwhile makes us look
      * again (no lock prefix: only this thread writes head) */
     uint64_t seen = head;
     __asm__ volatile("cmpxchgq %2, %1" : "+a"(seen), "+m"(h->head) : "r"(head + 1) : "memory", "cc");
-    if (seen != head) {
-      t->in_emit = nested;
-      continue;
-    }
+    if (seen != head) continue;
     struct ring_rec *r = &ra->recs[k][head & (AGENT_RING - 1)];
     r->tsc = rdtsc();
     r->ret = ret;
@@ -377,7 +411,6 @@ INL void emit(struct agent_state *st, struct agent_thread *t, uint64_t ret, uint
     __asm__ volatile("" ::: "memory");
     VOLATILE(r->seq) = (uint32_t)(head + 1);
     __asm__ volatile("" ::: "memory");
-    t->in_emit = nested;
     return;
   }
 }

@@ -98,8 +98,8 @@ struct agent_thread {
   int32_t tid;         /* with the key, the slot's identity (when tid_offset is known) */
   uint32_t depth;      /* frames in use */
   uint32_t ngrave;     /* entries ever put in grave (a ring of AGENT_GRAVE) */
-  uint32_t in_emit;    /* > 0 while emit() runs: a signal handler's emit on the
-                          same thread never waits for the reader */
+  uint32_t pad_emit;   /* unused (was in_emit: whether a full ring may be waited
+                          for is read from the ring itself, agent.c ring_state) */
   uint64_t dropped;    /* events not written: no ring (forked child, asmspy gone) */
   uint64_t grave_mask; /* bit (slot >> 3) & 63 of every grave entry in use: a
                           return or a call looks in the grave only on a hit */
@@ -134,8 +134,10 @@ struct agent_gate {
  * target's CPU and the reader's. */
 struct ring_head {
   uint64_t head;        /* records claimed by the thread (agent) */
-  uint64_t lost;        /* records not written: lossy mode, a signal handler
-                           nested in a full ring's emit, a dead reader (agent) */
+  uint64_t lost;        /* records not written: lossy mode, a signal handler's
+                           call in a full ring whose reader stands at the
+                           record the handler's emit interrupted, a dead
+                           reader (agent) */
   int32_t tid;          /* the thread writing this ring (agent) */
   uint32_t used;        /* 1 once a thread claimed the ring (agent, by CAS) */
   uint64_t tail_seen;   /* the agent's last read of tail */

@@ -57,3 +57,43 @@ sum=$(awk '$1 != "lost" {s += $2} END {print s}' "$TMP/lossy.txt")
 [ "$sum" -le $((11 * N + 1)) ] || fail "lossy: more calls than the program made ($sum)"
 [ $((sum + lost)) -ge $((11 * N + 1)) ] || fail "lossy: $sum calls logged + $lost lost < $((11 * N + 1))"
 pass "ASMSPY_CALLS_LOSSY=1: $sum calls logged, $lost records counted lost"
+
+# A signal storm into a full ring: a 20 kHz SIGALRM whose handler calls the
+# function the main loop calls. The handler lands while the main line waits
+# for the reader (its records pass the head the main line had read: it must
+# look again, not wait for ever) or stands between its claim and its
+# record's publication (the handler must not wait for the record the reader
+# waits for). The program finishes (at the reader's pace at worst), every
+# call is counted, none lost.
+S=${CALLS_SIGSTORM_N:-3000000}
+start_waiting calls_sigstorm $S
+before=$(rings "$VPID")
+"$ASMSPY" --graph "$VPID" -1 --json >"$TMP/s.json" 2>"$TMP/s.json.err" &
+a=$!
+wait_patched "$VPID" "$before"
+kill -USR1 "$VPID"
+i=0
+while kill -0 "$VPID" 2>/dev/null && ! grep -q '^checksum' "$VOUT"; do
+  sleep 0.1; i=$((i + 1))
+  [ $i -lt 1200 ] || fail "signal storm: no end in 120 s (calls_sigstorm stalled while traced): $(cat "$VOUT")"
+done
+wait "$a" || true
+wait "$VPID" || fail "calls_sigstorm failed: $(cat "$VOUT")"
+want=$(awk '/^calls/ {print $2}' "$VOUT")
+python3 - "$TMP/s.json" <<'PY' >"$TMP/s.txt"
+import json, sys
+inv = lost = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("type") == "graph":
+        for n in r["nodes"]:
+            if n.get("name") == "storm_hot":
+                inv = n["inv"]
+    if r.get("type") == "end":
+        lost = r.get("lost", 0)
+print(inv, lost)
+PY
+read -r got lost <"$TMP/s.txt"
+[ "$got $lost" = "$want 0" ] ||
+  fail "signal storm: storm_hot logged $got times, $lost lost; the program made $want calls"
+pass "20 kHz SIGALRM into storm_hot's full ring: $got calls (main loop + handler), 0 lost, in $((i / 10)).$((i % 10)) s"
