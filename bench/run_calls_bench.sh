@@ -7,7 +7,9 @@
 #   asmspy attached              entrypatch patching the already-running plain
 #                                build (--graph: every call consumed live)
 #   asmspy --launch              the same, launched by asmspy
-#   asmspy attached, no wait     ASMSPY_CALLS_NOWAIT=1: a full ring drops
+#   asmspy --calls               entrypatch attached, --calls (every call
+#                                printed, to /dev/null)
+#   asmspy attached, no wait     ASMSPY_CALLS_LOSSY=1: a full ring drops
 #                                instead of waiting for the reader — what the
 #                                agent in the target costs by itself (counts
 #                                are then partial: the reader is the limit)
@@ -19,7 +21,12 @@
 # makes 11 calls per iteration; ns/call = elapsed / (11 * iterations + 1).
 # Ratios are to uftrace -pg. CPU placement: the tracer's and the target's
 # CPU are sampled (field 39 of /proc/<pid>/stat) while asmspy reads.
-#   usage: [ROUNDS=n] bench/run_calls_bench.sh [build-dir] [iterations]
+# Then a loaded run (LOADED=0 skips it): two CPU hogs beside the target,
+# asmspy --graph, asmspy --calls and uftrace -pg once more, each with its
+# lost records: asmspy's from its footer (the agent waits for the reader,
+# so it must be 0), and for every tracer the calls it counted against the
+# 11 * iterations + 1 the program made.
+#   usage: [ROUNDS=n] [LOADED=0] bench/run_calls_bench.sh [build-dir] [iterations]
 set -u
 build=${1:-build}
 iters=${2:-2000000}
@@ -55,11 +62,18 @@ run_bpftrace() {
 }
 # asmspy attached to the running program (entrypatch is chosen for --graph)
 run_asmspy_attached() {
-  local backend=${2:-}
+  local backend=${2:-} mode=${MODE:-graph}
   "$wl" "$1" --wait >"$tmp/o" 2>"$tmp/e" &
   local p=$!
   while [ ! -s "$tmp/o" ]; do sleep 0.01; done
-  "$asmspy" --graph "$p" -1 $backend >/dev/null 2>"$tmp/a" &
+  if [ "$mode" = calls ]; then # every call printed: counted as it goes by, the rest dropped
+    "$asmspy" --calls "$p" -1 $backend > >(awk -v c="$tmp/counted" -v o="$tmp/out.txt" '
+      /^#/ { print > o }
+      / (run|outer|mid|leaf|rec)\(\)( \{|;)$/ { n++ }
+      END { print n + 0 > c }') 2>"$tmp/a" &
+  else
+    "$asmspy" --$mode "$p" -1 $backend --json >"$tmp/out.json" 2>"$tmp/a" &
+  fi
   local a=$!
   if [ -z "$backend" ]; then
     until grep -q asmspy-calls "/proc/$p/maps" 2>/dev/null && grep -q "TracerPid:.0" "/proc/$p/status"; do sleep 0.01; done
@@ -73,7 +87,8 @@ run_asmspy_attached() {
   grep -q "lost" "$tmp/a" && echo "# $(grep lost "$tmp/a" | head -1)" >&2
   elapsed "$tmp/e"
 }
-run_asmspy_nowait() { ASMSPY_CALLS_NOWAIT=1 run_asmspy_attached "$1"; }
+run_asmspy_nowait() { ASMSPY_CALLS_LOSSY=1 run_asmspy_attached "$1"; }
+run_asmspy_calls() { MODE=calls run_asmspy_attached "$1"; }
 run_asmspy_launch() {
   "$asmspy" --launch graph -1 -- "$wl" "$1" >/dev/null 2>"$tmp/e"
   elapsed "$tmp/e"
@@ -89,12 +104,12 @@ sample_cpus() {
   done
 }
 
-configs=(bare uftrace_pg uftrace_P asmspy_attached asmspy_launch asmspy_nowait ltrace bpftrace singlestep)
-declare -A n_of=([bare]=$iters [uftrace_pg]=$iters [uftrace_P]=$iters [asmspy_attached]=$iters [asmspy_nowait]=$iters
+configs=(bare uftrace_pg uftrace_P asmspy_attached asmspy_calls asmspy_launch asmspy_nowait ltrace bpftrace singlestep)
+declare -A n_of=([bare]=$iters [uftrace_pg]=$iters [uftrace_P]=$iters [asmspy_attached]=$iters [asmspy_calls]=$iters [asmspy_nowait]=$iters
                  [asmspy_launch]=$iters [ltrace]=$((iters / 2000 + 1)) [bpftrace]=$((iters / 100 + 1))
                  [singlestep]=$((iters / 10000 + 1)))
 declare -A ok
-ok[bare]=1; ok[asmspy_attached]=1; ok[asmspy_nowait]=1; ok[asmspy_launch]=1; ok[singlestep]=1
+ok[bare]=1; ok[asmspy_attached]=1; ok[asmspy_calls]=1; ok[asmspy_nowait]=1; ok[asmspy_launch]=1; ok[singlestep]=1
 command -v uftrace >/dev/null && ok[uftrace_pg]=1
 command -v uftrace >/dev/null && (cd "$tmp" && uftrace record -P . -d "$tmp/u" "$wl" 1 >/dev/null 2>&1) && ok[uftrace_P]=1
 command -v ltrace >/dev/null && ok[ltrace]=1
@@ -128,3 +143,47 @@ done
 if [ -s "$tmp/cpus" ]; then
   echo "asmspy's reader and the target on the same CPU in $(grep -c same "$tmp/cpus") of $(wc -l <"$tmp/cpus") samples"
 fi
+
+[ "${LOADED:-1}" = 0 ] && exit 0
+# ------------------------------------------------------------- loaded --
+# The footer's "lost" of asmspy's JSON output; the calls it counted.
+asmspy_lost() {
+  if [ -s "$tmp/out.json" ]; then python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    if l.startswith("{") and "\"type\":\"end\"" in l: print(json.loads(l).get("lost", 0))' "$tmp/out.json"
+  else # text: the session's note, none when nothing was lost
+    sed -n 's/.*entrypatch: \([0-9]*\) call records lost.*/\1/p' "$tmp/out.txt" "$tmp/a" 2>/dev/null | head -1 | grep . || echo 0
+  fi; }
+asmspy_counted() { [ -s "$tmp/out.json" ] || { sleep 0.2; cat "$tmp/counted"; return; }; python3 -c '
+import json, sys
+n = 0
+for l in open(sys.argv[1]):
+    if not l.startswith("{"): continue
+    r = json.loads(l)
+    if r.get("type") == "graph":
+        n += sum(x["inv"] for x in r["nodes"] if x.get("name") in ("run", "outer", "mid", "leaf", "rec"))
+    elif r.get("type") == "call_log" and r.get("name") in ("run", "outer", "mid", "leaf", "rec") \
+         and r.get("what") in ("entry", "leaf"):
+        n += 1
+print(n)' "$tmp/out.json"; }
+uftrace_counted() { uftrace report -d "$tmp/u" -f call 2>/dev/null |
+  awk '$2 ~ /^(run|outer|mid|leaf|rec)$/ {n += $1} END {print n + 0}'; }
+hog() { while :; do :; done; }
+hog & h1=$!
+hog & h2=$!
+echo
+echo "loaded: 2 CPU hogs beside the target, $iters iterations ($(calls_of "$iters") calls)"
+printf '%-18s %12s %12s %12s\n' tracer ns/call counted lost
+want=$(calls_of "$iters")
+for c in asmspy_attached asmspy_calls uftrace_pg; do
+  [ -n "${ok[$c]:-}" ] || continue
+  rm -f "$tmp/out.json" "$tmp/out.txt" "$tmp/counted"
+  ns=$("run_$c" "$iters")
+  case $c in
+    asmspy_*) counted=$(asmspy_counted); lost="$(asmspy_lost) (footer), $((want - counted)) (counts)" ;;
+    uftrace_pg) counted=$(uftrace_counted); lost=$((want - counted)) ;;
+  esac
+  printf '%-18s %12.1f %12s %s\n' "$c" "$(echo "${ns:-0} / $want" | bc -l)" "$counted" "$lost"
+done
+kill "$h1" "$h2" 2>/dev/null

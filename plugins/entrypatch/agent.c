@@ -27,7 +27,9 @@
  * Signals: a handler may run between any two instructions here and call a
  * patched function itself, on the same thread. Every shadow-stack change
  * therefore claims before it writes (depth first), every ring record is
- * claimed by one add and published by its seq, written last. */
+ * claimed by one cmpxchg and published by its seq, written last, and a
+ * thread waiting for room reads the ring again each time it looks
+ * (ring_state). */
 #include "plugins/entrypatch/agent_layout.h"
 
 #include <stddef.h>
@@ -147,6 +149,8 @@ INL long agent_syscall(long nr, long a0, long a1, long a2, long a3, long a4, lon
   return r;
 }
 #define SYS_GETPID 39L
+#define SYS_FUTEX 202L
+#define FUTEX_WAIT_SHARED 0L /* not FUTEX_PRIVATE_FLAG: the ring is a memfd shared with asmspy */
 #define SYS_SCHED_YIELD 24L
 #define SYS_GETTID 186L
 #define SYS_TGKILL 234L
@@ -197,56 +201,218 @@ INL void frame_copy(struct agent_frame *dst, const struct agent_frame *src) {
   dst->flags = src->flags;
 }
 
-/* One record into thread idx's ring, or a counted drop. */
-INL void emit(struct agent_state *st, struct agent_thread *t, uint32_t idx, uint64_t ret,
-              uint64_t slot, uint32_t word) {
+/* ------------------------------------------------------------ rings -- *
+ * A slot writes the ring it claimed (heads[k].used 0 -> 2 -> 1 by
+ * compare-and-swap) in its process's generation. The target is generation
+ * 1; a forked child's gate is wiped, so under --follow (st->follow) it
+ * joins with a generation of its own at its first record and its slots
+ * (copies of its parent's) claim rings of their own. */
+
+/* The process that owns slot t: a vfork child's slot is keyed by its pid. */
+INL int32_t slot_pid(const struct agent_state *st, const struct agent_thread *t) {
+  uint64_t key = VOLATILE(t->key);
+  if (key >> 62 == 1) return (int32_t)(uint32_t)key;
+  return VOLATILE(st->gate->pid);
+}
+
+/* A forked child under --follow joins the capture: a new generation, then
+ * armed. NULL: not following, the capture is over, or another thread of
+ * this child is joining right now (its record is dropped). */
+INL struct ring_area *join(struct agent_state *st, struct agent_gate *g) {
+  if (!VOLATILE(st->follow) || VOLATILE(g->gen)) return NULL;
+  struct ring_area *ra = (struct ring_area *)VOLATILE(st->ring_map.base);
+  if (!ra || VOLATILE(ra->closing) || VOLATILE(ra->dead)) return NULL;
+  uint64_t gen = __atomic_add_fetch(&ra->next_gen, 1, __ATOMIC_ACQ_REL) + 1;
+  uint64_t zero = 0;
+  if (!__atomic_compare_exchange_n(&g->gen, &zero, gen, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return NULL;
+  g->pid = (int32_t)agent_syscall(SYS_GETPID, 0, 0, 0, 0, 0, 0);
+  g->ring = ra;
+  __atomic_store_n(&g->armed, 1ull, __ATOMIC_RELEASE);
+  return ra;
+}
+
+INL struct ring_area *claim_ring(struct agent_state *st, struct agent_thread *t,
+                                 struct ring_area *ra, uint32_t gen, uint32_t *k) {
+  uint32_t hint = (uint32_t)(t - st->threads);
+  int32_t tid = (int32_t)agent_syscall(SYS_GETTID, 0, 0, 0, 0, 0, 0);
+  int32_t pid = slot_pid(st, t);
+  for (uint32_t i = 0; i < AGENT_THREADS; i++) {
+    uint32_t j = (hint + i) & (AGENT_THREADS - 1);
+    struct ring_head *h = &ra->heads[j];
+    uint32_t free_ = 0;
+    if (VOLATILE(h->used) ||
+        !__atomic_compare_exchange_n(&h->used, &free_, 2u, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      continue;
+    h->tid = tid;
+    h->pid = pid;
+    h->state_pid = VOLATILE(st->gate->pid);
+    h->tail_seen = VOLATILE(h->tail);
+    __atomic_store_n(&h->used, 1u, __ATOMIC_RELEASE);
+    t->ring = j + 1;
+    t->ring_gen = gen;
+    *k = j;
+    return ra;
+  }
+  __atomic_fetch_add(&ra->no_ring, 1, __ATOMIC_RELAXED);
+  return NULL;
+}
+
+/* The ring slot t writes, claimed on its first record in this generation. */
+INL struct ring_area *slot_ring(struct agent_state *st, struct agent_thread *t, uint32_t *k) {
   struct agent_gate *g = st->gate;
-  struct ring_area *ra = VOLATILE(g->armed) ? VOLATILE(g->ring) : NULL;
+  struct ring_area *ra = VOLATILE(g->armed) ? VOLATILE(g->ring) : join(st, g);
+  if (!ra) return NULL;
+  uint32_t gen = (uint32_t)VOLATILE(g->gen), r = t->ring;
+  if (r && t->ring_gen == gen) {
+    *k = r - 1;
+    return ra;
+  }
+  return claim_ring(st, t, ra, gen, k);
+}
+
+/* Is the reader's process gone? process_vm_readv answers ESRCH for a
+ * process that is gone or a zombie (no mm: checked before any permission),
+ * where kill(pid, 0) would call a killed asmspy nobody reaped yet alive. A
+ * live one answers EFAULT (address 0) or EPERM. */
+INL int reader_gone(const struct ring_area *ra) {
+  int32_t owner = VOLATILE(ra->owner_pid);
+  if (owner <= 0) return 0;
+  uint64_t word = 0;
+  struct agent_iovec l, r;
+  l.base = (uint64_t)&word, l.len = 1;
+  r.base = 0, r.len = 1;
+  return agent_syscall(SYS_PROCESS_VM_READV, owner, (long)&l, 1, (long)&r, 1, 0) == -AGENT_ESRCH;
+}
+
+#define AGENT_SPIN 256u
+#define WAIT_ROOM 0
+#define WAIT_LOST 1
+#define WAIT_LATE 2
+struct agent_timespec {
+  long sec, nsec;
+};
+
+/* Why ring k (thread t's) cannot take a record now, fresh from the ring:
+ * WAIT_ROOM (it can), WAIT_LATE / WAIT_LOST (it never will: drop), or -1
+ * (full: wait for the reader).
+ *
+ * The head is read here, never taken from the caller: a signal handler on
+ * this thread may have claimed records since the caller looked and the
+ * reader consumed them, so a head the caller read may be older than the
+ * tail (an unsigned `head - tail` of it is 2^64 - n: "full" for ever, and
+ * the thread slept on, woken by every chunk of the reader, while only its
+ * handlers' records went through: harm_sig's stall). Signed for the same
+ * reason: the tail may pass a head read a moment before. Every value is
+ * read again after a signal handler of this thread may have run. */
+INL int ring_state(struct agent_state *st, struct ring_area *ra, struct ring_head *h, uint32_t k) {
+  for (;;) {
+    uint64_t head = VOLATILE(h->head);
+    uint64_t tail = VOLATILE(h->tail);
+    h->tail_seen = tail;
+    if ((int64_t)(head - tail) < (int64_t)AGENT_RING) return WAIT_ROOM;
+    if (!VOLATILE(st->gate->armed) || VOLATILE(ra->closing)) return WAIT_LATE;
+    if (VOLATILE(ra->lossy) || VOLATILE(ra->dead)) return WAIT_LOST;
+    /* Full, and the reader stands at a record claimed but not written:
+     * only an emit of this thread can hold it (a thread writes its ring
+     * alone), one a signal handler (this call's) interrupted between its
+     * claim and its publication, or one a handler left by siglongjmp. The
+     * reader reads in order and cannot pass it, so waiting would never
+     * end: drop (counted in lost). Exact otherwise: while the reader is
+     * short of that record it makes room, and a handler waits for it like
+     * any other call. */
+    uint32_t seq = VOLATILE(ra->recs[k][tail & (AGENT_RING - 1)].seq);
+    __asm__ volatile("" ::: "memory");
+    /* the head unchanged since we read it: no handler of ours claimed
+     * meanwhile, so that slot still holds record `tail` (a handler that saw
+     * a newer tail could have written record tail + AGENT_RING there) */
+    if (VOLATILE(h->head) != head) continue;
+    return seq != (uint32_t)(tail + 1) ? WAIT_LOST : -1;
+  }
+}
+
+/* Ring k is full: wait for the reader to make room. Spins a little
+ * (pause), then sleeps on the shared futex `wake` (20 ms at most, then
+ * looks again; a signal ends the sleep early: EINTR, looked at again).
+ * Never waits for a reader that cannot come (ring_state). */
+INL int wait_room(struct agent_state *st, struct ring_area *ra, struct ring_head *h, uint32_t k) {
+  for (uint32_t spin = 0;; spin++) {
+    int why = ring_state(st, ra, h, k);
+    if (why >= 0) return why;
+    if (spin < AGENT_SPIN) {
+      __asm__ volatile("pause");
+      continue;
+    }
+    /* signed: a beat stamped after our rdtsc (or on a CPU slightly ahead)
+     * is fresh, not 2^64 ticks old */
+    int64_t age = (int64_t)(rdtsc() - VOLATILE(ra->reader_beat));
+    if (age > (int64_t)VOLATILE(ra->dead_ticks) && reader_gone(ra)) {
+      VOLATILE(ra->dead) = 1;
+      return WAIT_LOST;
+    }
+    /* futex protocol: the word first, then announce ourselves, then look
+     * again; the reader publishes its tail, then reads waiters (both sides
+     * fenced), so either we see the room or it sees us and bumps wake. The
+     * reader wakes waiters after every drain (a chunk, or the end of a
+     * pass), so a sleeper looks again at the reader's pace. */
+    uint32_t w = __atomic_load_n(&ra->wake, __ATOMIC_ACQUIRE);
+    __atomic_fetch_add(&ra->waiters, 1u, __ATOMIC_SEQ_CST);
+    if (ring_state(st, ra, h, k) < 0) {
+      struct agent_timespec ts;
+      ts.sec = 0, ts.nsec = 20000000;
+      agent_syscall(SYS_FUTEX, (long)&ra->wake, FUTEX_WAIT_SHARED, w, (long)&ts, 0, 0);
+    }
+    __atomic_fetch_sub(&ra->waiters, 1u, __ATOMIC_SEQ_CST);
+  }
+}
+
+/* One record into thread t's ring, or a counted drop.
+ *
+ * Signal handlers on this thread may run at any instruction here and emit
+ * into the same ring: the claim is one instruction (cmpxchg on the head
+ * whose room was seen: a handler that claimed meanwhile makes us look
+ * again), the record is published by its seq, written last; a full ring
+ * waits (ring_state says when it must not). */
+INL void emit(struct agent_state *st, struct agent_thread *t, uint64_t ret, uint64_t slot,
+              uint32_t word) {
+  uint32_t k;
+  struct ring_area *ra = slot_ring(st, t, &k);
   if (!ra) {
     t->dropped++;
     return;
   }
-  struct ring_head *h = &ra->heads[idx];
-  /* A signal handler may interrupt an emit of this thread after its claim
-   * and before its publication: the reader then waits for that record, and
-   * a nested emit that waited for the reader would wait forever. Nested,
-   * a full ring drops. */
-  uint32_t nested = t->in_emit;
-  t->in_emit = nested + 1;
-  __asm__ volatile("" ::: "memory");
-  uint64_t head = VOLATILE(h->head);
-  if (head - h->tail_seen >= AGENT_RING) { /* full by the old tail: look again */
-    h->tail_seen = VOLATILE(h->tail);
-    for (uint32_t spin = 0; head - h->tail_seen >= AGENT_RING; spin++) {
-      /* wait for a live reader; never for a dead one, never once disarmed */
-      /* signed: a beat stamped after our rdtsc (or on a CPU slightly
-       * ahead) is fresh, not 2^64 ticks old */
-      int64_t age = (int64_t)(rdtsc() - VOLATILE(ra->reader_beat));
-      if (nested || !VOLATILE(g->armed) || age > (int64_t)VOLATILE(ra->beat_ticks)) {
-        h->lost++;
-        t->in_emit = nested;
+  struct ring_head *h = &ra->heads[k];
+  for (;;) {
+    uint64_t head = VOLATILE(h->head);
+    /* signed: a handler may have moved tail_seen past the head we read */
+    if ((int64_t)(head - h->tail_seen) >= (int64_t)AGENT_RING) {
+      int w = wait_room(st, ra, h, k);
+      if (w != WAIT_ROOM) {
+        /* one instruction: a signal handler's count is never lost */
+        if (w == WAIT_LATE)
+          __asm__ volatile("incq %0" : "+m"(h->late));
+        else
+          __asm__ volatile("incq %0" : "+m"(h->lost));
         return;
       }
-      if (spin % 64 == 63)
-        agent_syscall(SYS_SCHED_YIELD, 0, 0, 0, 0, 0, 0);
-      else
-        __asm__ volatile("pause");
-      h->tail_seen = VOLATILE(h->tail);
+      continue; /* the head as it is now */
     }
+    /* claim with one instruction, and only the index whose room we saw: a
+     * signal handler on this thread that claimed meanwhile makes us look
+     * again (no lock prefix: only this thread writes head) */
+    uint64_t seen = head;
+    __asm__ volatile("cmpxchgq %2, %1" : "+a"(seen), "+m"(h->head) : "r"(head + 1) : "memory", "cc");
+    if (seen != head) continue;
+    struct ring_rec *r = &ra->recs[k][head & (AGENT_RING - 1)];
+    r->tsc = rdtsc();
+    r->ret = ret;
+    r->slot = slot;
+    r->word = word;
+    __asm__ volatile("" ::: "memory");
+    VOLATILE(r->seq) = (uint32_t)(head + 1);
+    __asm__ volatile("" ::: "memory");
+    return;
   }
-  /* claim with one instruction: a signal handler on this thread that
-   * records too takes the next index, never this one */
-  uint64_t my = 1;
-  __asm__ volatile("xaddq %0, %1" : "+r"(my), "+m"(h->head) : : "memory");
-  struct ring_rec *r = &ra->recs[idx][my & (AGENT_RING - 1)];
-  r->tsc = rdtsc();
-  r->ret = ret;
-  r->slot = slot;
-  r->word = word;
-  __asm__ volatile("" ::: "memory");
-  VOLATILE(r->seq) = (uint32_t)(my + 1);
-  __asm__ volatile("" ::: "memory");
-  t->in_emit = nested;
 }
 
 /* ------------------------------------------------------ thread slots -- *
@@ -267,18 +433,14 @@ INL uint32_t slot_hash(uint64_t key) {
   return (uint32_t)(((key >> 6) * 0x9E3779B97F4A7C15ull) >> 40);
 }
 
-/* The slot is `tid`'s now: tell the reader (a used ring gets a record in
- * order, so what the old owner wrote stays the old owner's). */
-INL void announce(struct agent_state *st, struct agent_thread *t, uint32_t k, int32_t tid) {
+/* The slot is another thread's now: its ring (if it has one in this
+ * generation) gets a record in order, so what the old owner wrote stays
+ * the old owner's. A slot without a ring claims one at its first record. */
+INL void announce(struct agent_state *st, struct agent_thread *t) {
   struct agent_gate *g = st->gate;
-  struct ring_area *ra = VOLATILE(g->armed) ? VOLATILE(g->ring) : NULL;
-  if (!ra) return;
-  if (VOLATILE(ra->heads[k].used)) {
-    emit(st, t, k, (uint64_t)(uint32_t)tid, 0, REC_WORD(0, REC_TID, 0));
-  } else {
-    ra->heads[k].tid = tid;
-    __atomic_store_n(&ra->heads[k].used, 1u, __ATOMIC_RELEASE);
-  }
+  if (t->ring && t->ring_gen == (uint32_t)VOLATILE(g->gen) && VOLATILE(g->armed))
+    emit(st, t, (uint64_t)(uint32_t)VOLATILE(t->tid), (uint64_t)(uint32_t)slot_pid(st, t),
+         REC_WORD(0, REC_TID, 0));
 }
 
 /* Dead threads' slots become DEAD (claimable). Returns how many. */
@@ -316,9 +478,10 @@ INL struct agent_thread *claim_slot(struct agent_state *st, uint64_t key, int32_
         continue;
       t->depth = 0;
       t->ngrave = 0;
+      t->vfork_pid = 0;
       VOLATILE(t->tid) = tid;
       __atomic_store_n(&t->key, key, __ATOMIC_RELEASE);
-      announce(st, t, k, tid);
+      announce(st, t);
       *idx = k;
       return t;
     }
@@ -330,13 +493,10 @@ INL struct agent_thread *claim_slot(struct agent_state *st, uint64_t key, int32_
   return NULL;
 }
 
-/* This thread's slot: found, taken over from a dead thread with the same
- * thread pointer, or (claim) claimed. */
-INL struct agent_thread *thread_slot(struct agent_state *st, int claim, uint32_t *idx) {
-  uint64_t key = thread_pointer();
-  int32_t tid = st->tid_offset ? current_tid(st) : 0;
-  if (key <= AGENT_KEY_DEAD) /* a runtime whose fs:0 is no TCB pointer: the tid is the key */
-    key = 1ull << 63 | (uint64_t)(uint32_t)(tid ? tid : current_tid(st));
+/* The slot keyed `key` (of thread tid, 0 = unknown): found, taken over
+ * from a dead thread with the same key, or (claim) claimed. */
+INL struct agent_thread *slot_of(struct agent_state *st, uint64_t key, int32_t tid, int claim,
+                                 uint32_t *idx) {
   uint32_t h = slot_hash(key), same_k = 0;
   struct agent_thread *same = NULL;
   for (uint32_t i = 0; i < AGENT_THREADS; i++) {
@@ -358,13 +518,43 @@ INL struct agent_thread *thread_slot(struct agent_state *st, int claim, uint32_t
         __atomic_compare_exchange_n(&same->tid, &owner, tid, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE) &&
         __atomic_load_n(&same->key, __ATOMIC_ACQUIRE) == key) {
-      announce(st, same, same_k, tid);
+      same->vfork_pid = 0;
+      announce(st, same);
       *idx = same_k;
       return same;
     }
   }
   if (!claim) return NULL;
   return claim_slot(st, key, tid ? tid : current_tid(st), h, idx);
+}
+
+/* This thread's slot. A vfork child runs on its parent's thread pointer
+ * (and, in glibc, its parent's cached tid) while the parent waits inside
+ * vfork: the vfork hook marked the parent's slot (vfork_pid), so a caller
+ * that finds the mark asks getpid: the parent itself clears it, the child
+ * uses a slot keyed by its pid. Only a marked slot pays the system call. */
+INL struct agent_thread *thread_slot(struct agent_state *st, int claim, uint32_t *idx) {
+  uint64_t key = thread_pointer();
+  int32_t tid = st->tid_offset ? current_tid(st) : 0;
+  if (key <= AGENT_KEY_DEAD) /* a runtime whose fs:0 is no TCB pointer: the tid is the key */
+    key = 1ull << 63 | (uint64_t)(uint32_t)(tid ? tid : current_tid(st));
+  struct agent_thread *t = slot_of(st, key, tid, claim, idx);
+  if (!t || !VOLATILE(t->vfork_pid)) return t;
+  int32_t pid = (int32_t)agent_syscall(SYS_GETPID, 0, 0, 0, 0, 0, 0);
+  if (pid == VOLATILE(t->vfork_pid)) { /* the parent runs again: the child is gone or exec'd */
+    VOLATILE(t->vfork_pid) = 0;
+    return t;
+  }
+  /* the vfork child (its tid is its pid) */
+  return slot_of(st, 1ull << 62 | (uint64_t)(uint32_t)pid, pid, claim, idx);
+}
+
+/* vfork's entry: mark the caller's slot (nothing is recorded; the return
+ * is not hooked: it returns twice, in the child and again in the parent). */
+INL void vfork_mark(struct agent_state *st) {
+  uint32_t idx;
+  struct agent_thread *t = thread_slot(st, 1, &idx);
+  if (t) VOLATILE(t->vfork_pid) = (int32_t)agent_syscall(SYS_GETPID, 0, 0, 0, 0, 0, 0);
 }
 
 /* ------------------------------------------------------------ graves -- *
@@ -425,15 +615,14 @@ INL void evict(struct agent_state *st, struct agent_thread *t, struct agent_fram
 
 /* A frame that left without returning: its exit is recorded now, and it is
  * kept in the grave. */
-INL void bury(struct agent_state *st, struct agent_thread *t, uint32_t idx,
-              const struct agent_frame *f) {
+INL void bury(struct agent_state *st, struct agent_thread *t, const struct agent_frame *f) {
   uint32_t n = t->ngrave;
   t->ngrave = n + 1; /* claim first: a signal handler buries into the next one */
   struct agent_frame *g = &t->grave[n & (AGENT_GRAVE - 1)];
   if (n >= AGENT_GRAVE) evict(st, t, g);
   frame_copy(g, f);
   t->grave_mask |= grave_bit(f->slot);
-  emit(st, t, idx, f->ret, f->slot, REC_WORD(f->func, REC_EXIT, REC_F_UNWOUND));
+  emit(st, t, f->ret, f->slot, REC_WORD(f->func, REC_EXIT, REC_F_UNWOUND));
 }
 
 /* _Unwind_RaiseException is about to walk this thread's stack: every
@@ -473,7 +662,7 @@ INL void rehook_after_catch(struct agent_state *st, uint64_t catcher) {
       if (f->slot < catcher) {
         /* unwound: its slot holds the real address (restored), so it is
          * recorded as left, never kept for a return through the hook */
-        emit(st, t, idx, f->ret, f->slot, REC_WORD(f->func, REC_EXIT, REC_F_UNWOUND));
+        emit(st, t, f->ret, f->slot, REC_WORD(f->func, REC_EXIT, REC_F_UNWOUND));
         continue;
       }
       if (f->ret) {
@@ -499,6 +688,10 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
     rehook_after_catch(st, (uint64_t)slotp);
     return fn->resume;
   }
+  if (fn->kind == AGENT_FN_VFORK) {
+    vfork_mark(st);
+    return fn->resume;
+  }
   uint32_t idx;
   struct agent_thread *t = thread_slot(st, 1, &idx);
   if (!t) return fn->resume;
@@ -512,7 +705,7 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
     while (d > 0 && d <= AGENT_SHADOW && t->frames[d - 1].slot == slot) {
       t->depth = --d;
       const struct agent_frame *f = &t->frames[d];
-      emit(st, t, idx, f->ret, f->slot, REC_WORD(f->func, REC_EXIT, REC_F_UNWOUND));
+      emit(st, t, f->ret, f->slot, REC_WORD(f->func, REC_EXIT, REC_F_UNWOUND));
     }
   uint64_t real_ret = ret;
   if (tail) { /* the real return address is with the newest record of the slot */
@@ -528,7 +721,7 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
     if (g && (!real_ret || g->seq > best)) real_ret = g->ret;
   }
   if (d >= AGENT_SHADOW) {
-    emit(st, t, idx, real_ret, slot,
+    emit(st, t, real_ret, slot,
          REC_WORD(index, REC_ENTRY, REC_F_NOEXIT | (tail ? REC_F_TAIL : 0)));
     return fn->resume;
   }
@@ -541,7 +734,7 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
   f->func = (uint32_t)index;
   f->flags = tail ? AGENT_FRAME_TAIL : 0;
   if (!tail) *slotp = st->ret_hook;
-  emit(st, t, idx, real_ret, slot, REC_WORD(index, REC_ENTRY, tail ? REC_F_TAIL : 0));
+  emit(st, t, real_ret, slot, REC_WORD(index, REC_ENTRY, tail ? REC_F_TAIL : 0));
   return fn->resume;
 }
 
@@ -597,9 +790,9 @@ AGENT_FN uint64_t asmspy_agent_on_return(struct agent_state *st, uint64_t slot) 
       uint64_t real = t->frames[m].ret ? t->frames[m].ret : t->frames[base].ret;
       /* frames above m deeper on this stack: their exits come first (inner) */
       for (uint32_t j = m + 1; j < d; j++)
-        if (t->frames[j].slot < slot) bury(st, t, idx, &t->frames[j]);
+        if (t->frames[j].slot < slot) bury(st, t, &t->frames[j]);
       for (uint32_t j = m + 1; j-- > base;)
-        emit(st, t, idx, real, slot, REC_WORD(t->frames[j].func, REC_EXIT, 0));
+        emit(st, t, real, slot, REC_WORD(t->frames[j].func, REC_EXIT, 0));
       /* frames above m with a higher slot live on another stack: kept */
       uint32_t keep = base;
       for (uint32_t j = m + 1; j < d; j++)

@@ -15,8 +15,10 @@
  *                         still return through their own entries
  *   wipe    rw-  private, MADV_WIPEONFORK: struct agent_gate. Zero in a
  *                         forked child, so the child never writes into a
- *                         ring its parent's reader owns (its events are
- *                         dropped and counted in its own state)
+ *                         ring its parent's threads own: without --follow
+ *                         its events are dropped and counted in its own
+ *                         state; with --follow (agent_state.follow) the
+ *                         child joins: a new generation, its own rings
  *   ring    rw-  shared memfd, also mapped by asmspy: struct ring_area
  * At the leave every hooked frame gets its real return address back; once
  * no thread is inside agent code and no stack holds an address of it, all
@@ -29,11 +31,11 @@
 
 /* The layout version: a session meets only agents of its own layout (a
  * state of another layout is refused, never read). */
-#define AGENT_LAYOUT_VERSION 2u
+#define AGENT_LAYOUT_VERSION 3u
 #define AGENT_MAGIC (0x0074617473707361ull | (uint64_t)AGENT_LAYOUT_VERSION << 56)      /* "asp" "stat" */
 /* "aspcode" + the version byte; a literal, because the agent's assembly
  * writes it too (agent.c) */
-#define AGENT_CODE_MAGIC_HEX 0x0265646f63707361
+#define AGENT_CODE_MAGIC_HEX 0x0365646f63707361
 #define AGENT_CODE_MAGIC ((uint64_t)AGENT_CODE_MAGIC_HEX)
 #define AGENT_MAGIC_VERSION(m) ((uint32_t)((m) >> 56))
 #define AGENT_MAGIC_KIND(m) ((m) & 0x00ffffffffffffffull)
@@ -61,6 +63,11 @@ _Static_assert(AGENT_MAGIC_VERSION(AGENT_CODE_MAGIC) == AGENT_LAYOUT_VERSION,
                                     return addresses before it walks the stack */
 #define AGENT_FN_CATCH 2u      /* __cxa_begin_catch: frames below the catcher are gone;
                                   hook the survivors' returns again */
+#define AGENT_FN_VFORK 3u      /* vfork (its PLT entry): nothing recorded, its return
+                                  not hooked (it returns twice); the calling thread's
+                                  slot is marked, so the child that borrows its thread
+                                  pointer is told apart by getpid until the parent
+                                  runs again (docs/entrypatch.md, vfork) */
 
 struct agent_func {
   uint64_t addr;      /* the function's entry (what the views name) */
@@ -91,11 +98,18 @@ struct agent_thread {
   int32_t tid;         /* with the key, the slot's identity (when tid_offset is known) */
   uint32_t depth;      /* frames in use */
   uint32_t ngrave;     /* entries ever put in grave (a ring of AGENT_GRAVE) */
-  uint32_t in_emit;    /* > 0 while emit() runs: a signal handler's emit on the
-                          same thread never waits for the reader */
+  uint32_t pad_emit;   /* unused (was in_emit: whether a full ring may be waited
+                          for is read from the ring itself, agent.c ring_state) */
   uint64_t dropped;    /* events not written: no ring (forked child, asmspy gone) */
   uint64_t grave_mask; /* bit (slot >> 3) & 63 of every grave entry in use: a
                           return or a call looks in the grave only on a hit */
+  uint32_t ring;       /* the ring this slot writes: index + 1, 0 = none yet */
+  uint32_t ring_gen;   /* the gate's generation when it was claimed: a forked
+                          child (another generation) claims rings of its own */
+  int32_t vfork_pid;   /* != 0: this thread called vfork as process vfork_pid;
+                          a caller with the same thread pointer and another pid
+                          is the vfork child (found by getpid while this is set) */
+  uint32_t pad0;
   struct agent_frame frames[AGENT_SHADOW];
   /* frames that left without returning (longjmp, another stack). A
    * return through one still finds its real address here; one pushed out
@@ -103,10 +117,14 @@ struct agent_thread {
   struct agent_frame grave[AGENT_GRAVE];
 };
 
-/* Wipe-on-fork page: armed only in the process asmspy reads. */
+/* Wipe-on-fork page: armed only in a process asmspy reads. */
 struct agent_gate {
   uint64_t armed;             /* 1 while events go to the ring */
   struct ring_area *ring;     /* the shared ring (the target's own mapping) */
+  uint64_t gen;               /* this process's generation (1 in the target; a
+                                 followed child takes a new one from next_gen) */
+  int32_t pid;                /* this process's pid (for the ring heads it claims) */
+  uint32_t pad;
 };
 
 /* Per-thread ring header (in the shared ring region). The producer's words
@@ -116,11 +134,19 @@ struct agent_gate {
  * target's CPU and the reader's. */
 struct ring_head {
   uint64_t head;        /* records claimed by the thread (agent) */
-  uint64_t lost;        /* records not written because the ring was full (agent) */
+  uint64_t lost;        /* records not written: lossy mode, a signal handler's
+                           call in a full ring whose reader stands at the
+                           record the handler's emit interrupted, a dead
+                           reader (agent) */
   int32_t tid;          /* the thread writing this ring (agent) */
-  uint32_t used;        /* 1 once a thread claimed the slot (agent) */
+  uint32_t used;        /* 1 once a thread claimed the ring (agent, by CAS) */
   uint64_t tail_seen;   /* the agent's last read of tail */
-  uint64_t pad0[4];
+  int32_t pid;          /* the process of that thread (a followed child, a vfork child) */
+  int32_t state_pid;    /* the process whose agent state holds the slot (a vfork
+                           child's is its parent's): once it is gone, and it is
+                           not the target, the reader may free the ring */
+  uint64_t late;        /* records not written after the reader closed the capture */
+  uint64_t pad0[2];
   uint64_t tail;        /* records consumed (asmspy) */
   uint64_t pad1[7];
 };
@@ -147,13 +173,25 @@ struct ring_rec {
 
 struct ring_area {
   uint64_t magic;
-  /* Backpressure: a thread whose ring is full waits for the reader while
-   * the reader is alive: it stamps reader_beat (tsc) at every poll, and a
-   * beat older than beat_ticks means it is gone or stalled (asmspy killed,
-   * the capture over): then the record is dropped and counted instead. */
-  uint64_t reader_beat;
-  uint64_t beat_ticks;
-  uint64_t pad[5];
+  /* Backpressure (docs/entrypatch.md): a thread whose ring is full waits
+   * for the reader: it spins a little (pause), then sleeps on the futex
+   * `wake` (shared: this is a memfd) which the reader bumps and wakes after
+   * it consumed a chunk, if `waiters` says anyone sleeps. It stops waiting
+   * and drops (counted in its head's lost) only when the reader is gone:
+   * the gate disarmed (asmspy's supervisor undid it), `closing` (the
+   * capture is over: counted as late), or the beat older than dead_ticks
+   * AND owner_pid gone. lossy (ASMSPY_CALLS_LOSSY=1): a full ring drops
+   * at once. */
+  uint64_t reader_beat;       /* tsc, stamped by the reader per chunk and per idle poll */
+  uint64_t dead_ticks;        /* a beat older than this: ask whether owner_pid lives */
+  uint32_t wake;              /* futex word: bumped by the reader to wake waiters */
+  uint32_t waiters;           /* threads (of any followed process) asleep on wake */
+  uint32_t lossy;             /* 1: never wait */
+  uint32_t closing;           /* 1: the capture is over, never wait again */
+  int32_t owner_pid;          /* the reader's process */
+  uint32_t dead;              /* 1: a waiter found the reader gone */
+  uint64_t next_gen;          /* generations handed to followed children */
+  uint64_t no_ring;           /* records of threads that found no free ring (lost) */
   struct ring_head heads[AGENT_THREADS];
   struct ring_rec recs[AGENT_THREADS][AGENT_RING];
 };
@@ -184,7 +222,10 @@ struct agent_state {
   uint32_t nregions;
   struct agent_mapping regions[AGENT_MAX_REGIONS]; /* the code regions */
   struct agent_mapping state_map, gate_map, ring_map;
-  uint64_t pad[3];
+  uint32_t follow;             /* 1: a forked child joins the capture (--follow) with
+                                  rings of its own; 0: its records are dropped */
+  uint32_t pad1;
+  uint64_t pad[2];
   struct agent_thread threads[AGENT_THREADS];
   struct agent_func funcs[AGENT_MAX_FUNCS];
 };

@@ -188,6 +188,33 @@ static int ip_inside(const struct ep_run *r, uint64_t lo, uint64_t hi) {
 
 /* ------------------------------------------------------------ plan -- */
 
+/* vfork children borrow their parent's thread pointer: the agent tells them
+ * apart through a hook on vfork's entry (AGENT_FN_VFORK: the caller's slot
+ * is marked; nothing recorded, the return not hooked). The program's own
+ * PLT entries of vfork are hooked: they sit in the main module, whose
+ * branches are scanned anyway (libc's vfork would cost a scan of libc). */
+static long add_vfork_hooks(struct ep_run *r, struct ep_candidate **candp, long n) {
+  static const char *const names[] = {"vfork@plt", "__vfork@plt"};
+  if (!ASMSPY_HAS(r->host, resolve_region)) return n;
+  for (size_t j = 0; j < sizeof names / sizeof names[0]; j++) {
+    uint64_t start = 0, len = 0;
+    char err[256];
+    if (r->host->resolve_region(r->s->target, names[j], &start, &len, err, sizeof err) != 0 ||
+        !start)
+      continue;
+    long at = 0;
+    while (at < n && (*candp)[at].addr < start) at++;
+    if (at < n && (*candp)[at].addr == start) continue; /* already there */
+    struct ep_candidate *nv = realloc(*candp, ((size_t)n + 1) * sizeof *nv);
+    if (!nv) return n;
+    *candp = nv;
+    memmove(&nv[at + 1], &nv[at], (size_t)(n - at) * sizeof *nv);
+    nv[at] = (struct ep_candidate){start, len ? len : 16, names[j], NULL, AGENT_FN_VFORK};
+    n++;
+  }
+  return n;
+}
+
 static int plan_all(struct ep_run *r) {
   struct ep_candidate *cand = NULL;
   uint64_t capped = 0, twice = 0;
@@ -199,6 +226,7 @@ static int plan_all(struct ep_run *r) {
     ep_patchable_close(whole);
     return -ASMSPY_E_NOMEM;
   }
+  n = add_vfork_hooks(r, &cand, n);
   /* every candidate's entry: rel8 branches into it are looked for nearby */
   uint64_t *entries = malloc(((size_t)n + 1) * sizeof *entries);
   for (long i = 0; entries && i < n; i++) entries[i] = cand[i].addr;
@@ -216,26 +244,36 @@ static int plan_all(struct ep_run *r) {
     ssize_t got = want ? r->host->read_mem(r->s->target, cand[i].addr, buf, want) : 0;
     char why[256];
     struct ep_patch p;
+    /* the vfork hook is no traced function: when it cannot be placed,
+     * vfork children are logged under their parent's tid (debug note) */
+    int hook = cand[i].kind == AGENT_FN_VFORK;
+#define REFUSE(why_)                                                                               \
+  do {                                                                                             \
+    if (!hook)                                                                                     \
+      refuse_at(r, cand[i].addr, cand[i].name, why_);                                              \
+    else if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))                                                    \
+      fprintf(stderr, "entrypatch: no vfork hook at %s: %s\n", cand[i].name, why_);                \
+  } while (0)
     if (got < (ssize_t)(want < EP_MAX_DISPLACED ? want : EP_MAX_DISPLACED) || got <= 0) {
-      refuse_at(r, cand[i].addr, cand[i].name, "its code cannot be read");
+      REFUSE("its code cannot be read");
       continue;
     }
     if (ep_plan_function(r->cs, cand[i].addr, cand[i].size, buf, (size_t)got, &p, why,
                          sizeof why) != 0) {
-      refuse_at(r, cand[i].addr, cand[i].name, why);
+      REFUSE(why);
       continue;
     }
     p.kind = cand[i].kind;
     p.name = cand[i].name;
     if (ip_inside(r, p.addr + 1, p.addr + p.len)) {
-      refuse_at(r, p.addr, cand[i].name,
-                "a thread's instruction pointer is inside its first bytes");
+      REFUSE("a thread's instruction pointer is inside its first bytes");
       continue;
     }
     if (ep_patchable_check(whole, &p, why, sizeof why) != 0) {
-      refuse_at(r, p.addr, cand[i].name, why);
+      REFUSE(why);
       continue;
     }
+#undef REFUSE
     r->patches[r->npatches++] = p;
   }
   free(buf);
@@ -341,7 +379,13 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
   r->ring_size = (sizeof(struct ring_area) + 4095) & ~4095ull;
   r->ring = ep_remote_shared(rem, r->ring_size, &r->ring_local, why, whycap);
   if (!r->ring) return -ASMSPY_E_INTERNAL;
-  ((struct ring_area *)r->ring_local)->magic = AGENT_MAGIC;
+  struct ring_area *ra = r->ring_local;
+  ra->magic = AGENT_MAGIC;
+  ra->owner_pid = (int32_t)getpid();
+  /* ASMSPY_CALLS_LOSSY=1 (or the older ASMSPY_CALLS_NOWAIT=1): a full ring
+   * drops at once and counts, instead of making the thread wait */
+  const char *lossy = getenv("ASMSPY_CALLS_LOSSY"), *nowait = getenv("ASMSPY_CALLS_NOWAIT");
+  ra->lossy = (lossy && !strcmp(lossy, "1")) || (nowait && !strcmp(nowait, "1"));
 
   /* the code regions: blob + stubs, built here, written there */
   r->funcs = calloc(AGENT_MAX_FUNCS, sizeof *r->funcs);
@@ -388,7 +432,13 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
   _Static_assert(offsetof(struct agent_state, state_map) ==
                      offsetof(struct agent_state, regions) + AGENT_MAX_REGIONS * sizeof maps[0],
                  "regions, state_map, gate_map, ring_map are consecutive");
+  uint64_t gen = 1;
+  int32_t pid = r->s->pid;
+  uint32_t follow = (r->s->flags & ASMSPY_SESS_FOLLOW) != 0;
   if (write_field(r, r->state + offsetof(struct agent_state, owner_pid), &owner, 4) ||
+      write_field(r, r->state + offsetof(struct agent_state, follow), &follow, 4) ||
+      write_field(r, r->gate + offsetof(struct agent_gate, gen), &gen, 8) ||
+      write_field(r, r->gate + offsetof(struct agent_gate, pid), &pid, 4) ||
       write_field(r, r->state + offsetof(struct agent_state, nregions), &nregions, 4) ||
       write_field(r, r->state + offsetof(struct agent_state, regions), maps, sizeof maps) ||
       write_field(r, r->state + offsetof(struct agent_state, gate), &r->gate, 8) ||
@@ -472,9 +522,19 @@ static int capture(struct ep_run *r, struct ep_reader *rd) {
     ep_reader_beat(rd);
     if (++idle % 64 == 0) {
       ep_reader_calibrate(rd);
-      if (target_gone(s->pid)) return ASMSPY_FACT_EXITED;
+      /* --follow: the children it forked may outlive it */
+      if (target_gone(s->pid) &&
+          !((s->flags & ASMSPY_SESS_FOLLOW) && ep_reader_children_alive(rd)))
+        return ASMSPY_FACT_EXITED;
     }
-    sleep_ms(1);
+    /* just after records came: look again soon (a thread that filled its
+     * ring waits for us; 8192 records take it ~0.2 ms), idle: every 1 ms */
+    if (idle < 256) {
+      struct timespec ts = {0, 20000};
+      nanosleep(&ts, NULL);
+    } else {
+      sleep_ms(1);
+    }
   }
 }
 
@@ -489,6 +549,7 @@ static struct asmspy_seam *attach_for_leave(struct ep_run *r) {
   again->flags &= ~(ASMSPY_SESS_LAUNCHED | ASMSPY_SESS_TO_ENTRY);
   again->tid = 0;
   again->stop = NULL;
+  again->flags &= ~ASMSPY_SESS_FOLLOW; /* the target alone is undone; children keep theirs */
   for (int tries = 0; tries < 200; tries++) {
     if (target_gone(r->s->pid)) return NULL;
     struct asmspy_seam *sm = NULL;
@@ -541,7 +602,7 @@ static void leave(struct ep_run *r, struct ep_reader *rd, int reader_ready) {
       uninstall(r); /* the state cannot be read: put back what we know */
     if (ASMSPY_HAS(r->host, undo_clear)) r->host->undo_clear(r->s->target);
   }
-  if (reader_ready) ep_reader_drain(rd, 1);
+  if (reader_ready && ep_reader_drain(rd, 1) >= 0) ep_reader_finish(rd);
   if (sm) r->host->seam->detach(sm);
 }
 
@@ -615,6 +676,9 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
   /* 1. every thread stopped (a launched command: at its entry point) */
   struct asmspy_session first = *s;
   if (s->flags & ASMSPY_SESS_LAUNCHED) first.flags |= ASMSPY_SESS_TO_ENTRY;
+  /* --follow: forked children are followed by the agent (each joins with
+   * rings of its own), not by ptrace: the seam holds the target alone */
+  first.flags &= ~ASMSPY_SESS_FOLLOW;
   struct asmspy_seam *sm = NULL;
   int rc = seam->attach(&first, &sm);
   if (rc) {
@@ -677,18 +741,31 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
   }
   summary(r);
   struct ep_reader rd;
-  ep_reader_init(&rd, r->ring_local, r->funcs, r->npatches, s);
+  ep_reader_init(&rd, r->ring_local, r->funcs, r->npatches, s, r->state);
   emit_refused(r, &rd.seq);
 
   /* 4. let it run */
   seam->detach(sm);
   /* 5. read */
   int result = capture(r, &rd);
-  /* 6. leave */
+  /* 6. leave: no thread waits for the reader any more (those waiting are
+   * released before the leave stops them) */
+  ep_reader_close(&rd);
   leave(r, &rd, 1);
   if (rd.lost)
-    note(r, ASMSPY_NOTE_WARN, "%llu call records lost (a ring was full: the reader fell behind)",
-         (unsigned long long)rd.lost);
+    note(r, ASMSPY_NOTE_WARN, "%llu call records lost (%s)", (unsigned long long)rd.lost,
+         rd.ring->lossy ? "ASMSPY_CALLS_LOSSY: a full ring drops instead of waiting"
+                        : "a full ring whose reader was gone, or no free ring");
+  if (rd.execs)
+    note(r, ASMSPY_NOTE_INFO,
+         "%u process(es) exec'd another program: its calls are not traced (the agent does not "
+         "survive an exec)",
+         rd.execs);
+  if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
+    fprintf(stderr, "entrypatch: %llu calls, %llu lost, %llu after the capture closed, %u "
+                    "followed processes\n",
+            (unsigned long long)rd.calls, (unsigned long long)rd.lost,
+            (unsigned long long)rd.late, rd.children);
   if (result == 0 && target_gone(s->pid)) result = ASMSPY_FACT_EXITED;
   munmap(r->ring_local, r->ring_size);
   free(r->funcs);
