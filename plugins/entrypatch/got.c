@@ -99,7 +99,14 @@ static int blessed(const uint64_t *v, size_t n, uint64_t a) {
 static void other_ref(struct slot_info *s, uint64_t at, const char *how, const char *ops) {
   if (s->other++) return;
   s->other_at = at;
-  snprintf(s->other_how, sizeof s->other_how, "%s%s%s", how, ops ? " " : "", ops ? ops : "");
+  size_t n = strlen(how) < sizeof s->other_how - 1 ? strlen(how) : sizeof s->other_how - 1;
+  memcpy(s->other_how, how, n);
+  s->other_how[n] = '\0';
+  if (ops && *ops && n + 2 < sizeof s->other_how) {
+    s->other_how[n++] = ' ';
+    for (const char *o = ops; *o && n + 1 < sizeof s->other_how;) s->other_how[n++] = *o++;
+    s->other_how[n] = '\0';
+  }
 }
 
 struct code_sec {
