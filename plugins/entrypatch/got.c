@@ -388,17 +388,6 @@ static int check_slot(struct got_module *m, uint64_t link, const char *name, cha
   return 0;
 }
 
-int ep_got_check_file(const char *path, uint64_t slot, char *why, size_t whycap) {
-  struct got_module m;
-  memset(&m, 0, sizeof m);
-  m.path = strdup(path);
-  if (!m.path) return refuse(why, whycap, "out of memory");
-  analyse(&m);
-  int rc = check_slot(&m, slot, NULL, why, whycap);
-  module_free(&m);
-  return rc;
-}
-
 int ep_got_plan(struct ep_got *g, const struct asmspy_host_api *host, struct asmspy_target *t,
                 uint64_t slot, const char *name, struct ep_patch *p, char *why, size_t whycap) {
   memset(p, 0, sizeof *p);

@@ -49,9 +49,4 @@ void ep_got_close(struct ep_got *g);
 int ep_got_plan(struct ep_got *g, const struct asmspy_host_api *host, struct asmspy_target *t,
                 uint64_t slot, const char *name, struct ep_patch *p, char *why, size_t whycap);
 
-/* Offline, for tests: analyse the ELF file at path (link-time addresses) and
- * say whether the slot at link-time address `slot` may be hooked (0) or why
- * not (-1). */
-int ep_got_check_file(const char *path, uint64_t slot, char *why, size_t whycap);
-
 #endif
