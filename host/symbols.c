@@ -6,6 +6,9 @@
  *     a separate debug file, and falls back to .dynsym), at runtime addresses;
  *   - synthesized `name@plt` stubs for .plt, .plt.sec and .plt.got (x86-64)
  *     and .plt (AArch64);
+ *   - synthesized `name@got` for the GOT slot (8 bytes, data) of each
+ *     imported function a GLOB_DAT relocation fills (x86-64): what -fno-plt
+ *     code calls through (add_got_slots);
  *   - the JIT perf-map /tmp/perf-<pid>.map, kept in its own array and only
  *     consulted when no ELF symbol covers an address;
  *   - the executable mappings of /proc/<pid>/maps, to name the module of an
@@ -451,6 +454,7 @@ struct got_reloc {
   uint32_t type;    /* GOT_JUMP_SLOT / GOT_GLOB_DAT / GOT_IRELATIVE (per machine below) */
   const char *name; /* symbol name from the dynamic symbol table (libelf-owned), or NULL */
   int64_t addend;   /* IRELATIVE: link-time address of the ifunc resolver */
+  bool import_func; /* the symbol is an undefined STT_FUNC: an imported function */
 };
 
 struct got_reloc_list {
@@ -557,6 +561,7 @@ static void collect_got_relocs(Elf *elf, Elf_Scn *rela_scn, const GElf_Shdr *rel
           const char *name = elf_strptr(elf, strtab_index, sym.st_name);
           if (name && *name)
             r.name = name;
+          r.import_func = sym.st_shndx == SHN_UNDEF && GELF_ST_TYPE(sym.st_info) == STT_FUNC;
         }
       }
     } else if (r.type != GOT_IRELATIVE) {
@@ -658,8 +663,10 @@ static void add_stub(struct plt_context *ctx, uint64_t link_addr, uint64_t size,
     ctx->out->oom = true;
     return;
   }
-  /* "_ZdlPv@plt" -> "operator delete(void*)@plt" */
+  /* "_ZdlPv@plt" -> "operator delete(void*)@plt" (and @got) */
   const char *at = strstr(name, "@plt");
+  if (!at)
+    at = strstr(name, "@got");
   char *d = NULL;
   if (at && name[0] == '_' && name[1] == 'Z') {
     char base[512];
@@ -670,7 +677,7 @@ static void add_stub(struct plt_context *ctx, uint64_t link_addr, uint64_t size,
   }
   if (d) {
     char full[1024];
-    snprintf(full, sizeof full, "%s@plt", d);
+    snprintf(full, sizeof full, "%s%s", d, at);
     free(d);
     const char *kept = arena_strdup(&ctx->table->strings, full);
     if (kept) {
@@ -769,6 +776,26 @@ static void add_plt_section_stubs(struct plt_context *ctx, Elf_Scn *scn, const G
   }
 }
 
+/* `name@got`: the GOT slot (8 bytes, kind EXTERNAL) of each imported
+ * function a GLOB_DAT relocation fills, x86-64. Code built -fno-plt calls
+ * it as `call *name@GOTPCREL(%rip)`, with no PLT stub; entrypatch traces
+ * such calls by pointing the slot at a stub, and names the call by the
+ * slot's address (plugins/entrypatch/got.c). The slot is data: no code
+ * lookup ever lands in it, and select-by-code callers skip it (not in an
+ * executable mapping). */
+static void add_got_slots(struct plt_context *ctx) {
+  for (size_t i = 0; i < ctx->relocs_by_slot.n; i++) {
+    const struct got_reloc *r = &ctx->relocs_by_slot.items[i];
+    if (r->type != GOT_GLOB_DAT || !r->name || !r->import_func)
+      continue;
+    if (i > 0 && ctx->relocs_by_slot.items[i - 1].slot == r->slot)
+      continue; /* a hostile file: one slot, one name */
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s@got", r->name);
+    add_stub(ctx, r->slot, 8, buf);
+  }
+}
+
 static void add_plt_stubs(struct asmspy_symtab *table, struct candidate_list *out,
                           const struct module_info *module, Elf *elf, GElf_Addr bias,
                           const struct sym_candidate *module_syms, size_t n_module_syms) {
@@ -825,6 +852,8 @@ static void add_plt_stubs(struct asmspy_symtab *table, struct candidate_list *ou
     add_plt_section_stubs(&ctx, plt_sec, &plt_sec_shdr, PLT_SEC);
   if (plt_got)
     add_plt_section_stubs(&ctx, plt_got, &plt_got_shdr, PLT_GOT);
+  if (ctx.machine == EM_X86_64)
+    add_got_slots(&ctx);
 
   free(ctx.relocs_by_slot.items);
   free(ctx.jmprel_order.items);

@@ -230,4 +230,14 @@ struct agent_state {
   struct agent_func funcs[AGENT_MAX_FUNCS];
 };
 
+/* A flag of agent_func.kind (appended after layout 2): addr is a GOT slot
+ * (got.h), not a function entry. len is 8, orig the slot's original value
+ * (the function's address, which is also resume), and what was written
+ * over it is the stub's address (stub): the undo puts orig back only while
+ * the slot still holds stub. A GOT slot is always AGENT_FN_CALL |
+ * AGENT_FN_GOT: agent.c treats every kind but UNWIND_RAISE and CATCH as a
+ * call. */
+#define AGENT_FN_GOT 0x100u
+#define AGENT_FN_KIND(k) ((k) & 0xffu)
+
 #endif

@@ -47,6 +47,8 @@ struct ep_patch {
   const char *name;     /* host-owned symbol name */
   uint32_t region;      /* the code region its stub lives in */
   uint64_t stub;        /* its stub's address (set when placed) */
+  uint64_t got_target;  /* kind & AGENT_FN_GOT: addr is a GOT slot (len 8, orig its value),
+                           this is the value: the stub resumes there (got.h) */
 };
 
 /* Decide whether the function [addr, addr + size) can be patched; fills p.

@@ -57,15 +57,19 @@ int ep_region_build(csh cs, uint8_t *img, size_t size, uint64_t base, uint64_t s
       return -1;
     }
     memcpy(s + 6, &rel, 4);
-    size_t got = ep_relocate(cs, &patches[i], stub + AGENT_STUB_HEAD, s + AGENT_STUB_HEAD,
-                             AGENT_STUB_BYTES - AGENT_STUB_HEAD, why, whycap);
+    /* a GOT slot (got.h): nothing displaced; the agent resumes at the
+     * slot's original value, the function itself (int3 after the head) */
+    int is_got = (patches[i].kind & AGENT_FN_GOT) != 0;
+    size_t got = is_got ? 1
+                        : ep_relocate(cs, &patches[i], stub + AGENT_STUB_HEAD, s + AGENT_STUB_HEAD,
+                                      AGENT_STUB_BYTES - AGENT_STUB_HEAD, why, whycap);
     if (!got) {
       *bad = i;
       return -1;
     }
     patches[i].stub = stub;
     funcs[index].addr = patches[i].addr;
-    funcs[index].resume = stub + AGENT_STUB_HEAD;
+    funcs[index].resume = is_got ? patches[i].got_target : stub + AGENT_STUB_HEAD;
     funcs[index].kind = patches[i].kind;
     funcs[index].len = patches[i].len;
     funcs[index].stub = stub;
@@ -76,6 +80,10 @@ int ep_region_build(csh cs, uint8_t *img, size_t size, uint64_t base, uint64_t s
 }
 
 void ep_entry_patch_bytes(const struct ep_patch *p, uint8_t *out) {
+  if (p->kind & AGENT_FN_GOT) { /* a GOT slot: the stub's address */
+    memcpy(out, &p->stub, 8);
+    return;
+  }
   int32_t rel = 0;
   ep_rel32(p->addr + 5, p->stub, &rel); /* placed within reach by construction */
   out[0] = 0xe9;

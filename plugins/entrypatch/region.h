@@ -7,6 +7,7 @@
  *      push $<function index>       68 imm32   (no register is touched)
  *      jmp asmspy_agent_entry       e9 rel32
  *      <the displaced prologue, relocated>; jmp <entry + patched length>
+ *      (a GOT slot's stub has no prologue: it resumes at the slot's value)
  * The blob's second word (asmspy_agent_ctx) is the agent state's address. */
 #ifndef ASMSPY_ENTRYPATCH_REGION_H
 #define ASMSPY_ENTRYPATCH_REGION_H
@@ -40,7 +41,8 @@ int ep_region_build(csh cs, uint8_t *img, size_t size, uint64_t base, uint64_t s
                     uint32_t *bad, char *why, size_t whycap);
 
 /* The 5+ bytes written over a patched entry: jmp rel32 to its stub, then
- * int3 up to p->len (never executed: no branch lands there). */
+ * int3 up to p->len (never executed: no branch lands there). For a GOT
+ * slot (p->kind & AGENT_FN_GOT): the 8 bytes of the stub's address. */
 void ep_entry_patch_bytes(const struct ep_patch *p, uint8_t *out);
 
 /* The blob references nothing outside itself (every direct branch and every

@@ -146,11 +146,12 @@ const char *ep_runtime_unsafe(const char *name, const char *module) {
   return NULL;
 }
 
-/* A name matches a glob list as itself or, for a PLT stub, as the function
- * it calls: "malloc" matches "malloc@plt". */
+/* A name matches a glob list as itself or, for a PLT stub or a GOT slot,
+ * as the function it calls: "malloc" matches "malloc@plt" and "malloc@got". */
 static int name_matches(const char *list, const char *name) {
   if (matches_any(list, name)) return 1;
   const char *at = strstr(name, "@plt");
+  if (!at) at = strstr(name, "@got");
   if (!at || at[4]) return 0;
   char stem[256];
   size_t n = (size_t)(at - name);
@@ -163,6 +164,13 @@ static int name_matches(const char *list, const char *name) {
 static int is_plt_stub(const char *name) {
   const char *at = strstr(name, "@plt");
   return at && !at[4];
+}
+
+/* `name@got`: the GOT slot of an imported function (host/symbols.c), data
+ * that -fno-plt code calls through; planned by got.c, not as code. */
+static int is_got_slot(const struct asmspy_symbol *sym) {
+  const char *at = sym->name ? strstr(sym->name, "@got") : NULL;
+  return at && !at[4] && sym->module && sym->kind != ASMSPY_SYM_JIT;
 }
 
 /* A symbol that can be code to be called: named, in a module, not JIT, in
@@ -267,8 +275,9 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
   for (size_t i = 0;; i++) {
     struct asmspy_symbol sym;
     if (next_symbol(host, s, i, &sym) != 0) break;
-    if (!usable(maps, &sym) || sym.start == last) continue;
-    uint32_t kind = unwinder_hook(sym.name), cls = CLS_HOOK;
+    int got = is_got_slot(&sym);
+    if ((!got && !usable(maps, &sym)) || sym.start == last) continue;
+    uint32_t kind = got ? AGENT_FN_CALL : unwinder_hook(sym.name), cls = CLS_HOOK;
     if (kind == AGENT_FN_CALL) {
       /* ".plt" (PLT0) and other section-named stubs are jumped into with a
        * relocation index on the stack, never called: not functions */
@@ -284,7 +293,7 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
       else if (only)
         cls = CLS_ASKED_NAME;
       else if (m->chosen == EP_MOD_EXE)
-        cls = is_plt_stub(sym.name) ? CLS_EXE_PLT : CLS_EXE;
+        cls = is_plt_stub(sym.name) || got ? CLS_EXE_PLT : CLS_EXE;
       else
         cls = m->chosen == EP_MOD_ASKED ? CLS_MODULE : CLS_AUTO;
       if (ep_returns_twice(sym.name)) {
@@ -300,6 +309,7 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
         continue;
       }
       nfuncs++;
+      if (got) kind |= AGENT_FN_GOT;
     }
     if (n == vcap) {
       vcap = vcap ? vcap * 2 : 256;

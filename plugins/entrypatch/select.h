@@ -2,7 +2,9 @@
  * choose.c; docs/entrypatch.md "What is patched by default").
  *
  * Default: every function of the main executable and its PLT entries
- * (`name@plt`: calls into libraries, recorded where they leave); when the
+ * (`name@plt`: calls into libraries, recorded where they leave) and GOT
+ * slots (`name@got`, kind AGENT_FN_CALL | AGENT_FN_GOT: the calls -fno-plt
+ * code makes through the GOT; got.h decides which may be hooked); when the
  * executable is a launcher, also the library its code is in (choose.h).
  * The session (asmspy_session 1.12): call_module (comma-separated globs on
  * module basenames: more modules; the executable stays, so calls into them
@@ -39,7 +41,7 @@ struct ep_candidate {
   uint64_t addr, size;
   const char *name;   /* host-owned */
   const char *module; /* host-owned basename */
-  uint32_t kind;      /* AGENT_FN_* */
+  uint32_t kind;      /* AGENT_FN_*; | AGENT_FN_GOT for a GOT slot (addr: the slot) */
 };
 
 /* Fills *out (malloc'd) with the candidates in address order, aliases

@@ -8,7 +8,8 @@
  *      stack, or the target of a branch anywhere in its module, none
  *      already jumping into anonymous code (another tool's patch);
  *   3. map the agent's memory (inject.c) and write the code regions, the
- *      function table and the gate; then the jumps over each entry;
+ *      function table and the gate; then the jumps over each entry, and
+ *      the stubs' addresses into the GOT slots got.c allowed;
  *   4. detach: the target runs at native speed outside the trampolines;
  *   5. read the rings (reader.c) until the view has enough, the session is
  *      stopped (Ctrl-C, SIGTERM, asmspy's supervisor killed) or the target
@@ -23,6 +24,7 @@
 #include "plugins/entrypatch/session.h"
 #include "plugins/entrypatch/agent_layout.h"
 #include "plugins/entrypatch/agents.h"
+#include "plugins/entrypatch/got.h"
 #include "plugins/entrypatch/inject.h"
 #include "plugins/entrypatch/patchable.h"
 #include "plugins/entrypatch/plan.h"
@@ -229,17 +231,32 @@ static int plan_all(struct ep_run *r) {
   n = add_vfork_hooks(r, &cand, n);
   /* every candidate's entry: rel8 branches into it are looked for nearby */
   uint64_t *entries = malloc(((size_t)n + 1) * sizeof *entries);
-  for (long i = 0; entries && i < n; i++) entries[i] = cand[i].addr;
-  int expected = entries && ep_patchable_expect(whole, entries, (size_t)n) == 0;
+  size_t nentries = 0;
+  for (long i = 0; entries && i < n; i++)
+    if (!(cand[i].kind & AGENT_FN_GOT)) entries[nentries++] = cand[i].addr;
+  int expected = entries && ep_patchable_expect(whole, entries, nentries) == 0;
   free(entries);
   r->patches = calloc((size_t)n + 1, sizeof *r->patches);
   uint8_t *buf = malloc(SCAN_MAX);
-  if (!r->patches || !buf || !expected) {
+  /* GOT slots (-fno-plt calls): got.c decides, against the module's code */
+  struct ep_got *got = ep_got_open(ep_patchable_maps(whole));
+  if (!r->patches || !buf || !expected || !got) {
     free(cand), free(buf);
+    ep_got_close(got);
     ep_patchable_close(whole);
     return -ASMSPY_E_NOMEM;
   }
   for (long i = 0; i < n; i++) {
+    if (cand[i].kind & AGENT_FN_GOT) {
+      char why[256];
+      struct ep_patch p;
+      if (ep_got_plan(got, r->host, r->s->target, cand[i].addr, cand[i].name, &p, why,
+                      sizeof why) != 0)
+        refuse_at(r, cand[i].addr, cand[i].name, why);
+      else
+        r->patches[r->npatches++] = p;
+      continue;
+    }
     uint64_t want = cand[i].size < SCAN_MAX ? cand[i].size : SCAN_MAX;
     ssize_t got = want ? r->host->read_mem(r->s->target, cand[i].addr, buf, want) : 0;
     char why[256];
@@ -278,6 +295,7 @@ static int plan_all(struct ep_run *r) {
   }
   free(buf);
   free(cand);
+  ep_got_close(got);
   ep_patchable_close(whole);
   for (uint64_t i = 0; i < twice; i++)
     refuse(r, "setjmp", "returns twice (setjmp, vfork: the second return has no frame)");
@@ -297,7 +315,8 @@ static void drop_foreign_patches(struct ep_run *r) {
   uint32_t keep = 0;
   for (uint32_t i = 0; i < r->npatches; i++) {
     uint64_t to;
-    if (ep_foreign_jump(&anon, r->patches[i].addr, r->patches[i].orig, r->patches[i].len, &to)) {
+    if (!(r->patches[i].kind & AGENT_FN_GOT) && /* a slot's value was checked by got.c */
+        ep_foreign_jump(&anon, r->patches[i].addr, r->patches[i].orig, r->patches[i].len, &to)) {
       refuse_at(r, r->patches[i].addr, r->patches[i].name,
                 "its first bytes already jump into anonymous code (another tool's patch)");
       continue;

@@ -79,8 +79,14 @@ static void restore_entries(struct undo *u, struct ep_undo_report *rep, int call
   for (uint32_t i = 0; i < n; i++) {
     const struct agent_func *f = &fn[i];
     if (f->len < 5 || f->len > AGENT_ORIG_MAX || !f->stub) continue;
-    if (calls_only && f->kind != AGENT_FN_CALL) continue;
+    if (calls_only && AGENT_FN_KIND(f->kind) != AGENT_FN_CALL) continue;
     uint8_t now[AGENT_ORIG_MAX], ours[AGENT_ORIG_MAX];
+    if (f->kind & AGENT_FN_GOT) { /* a GOT slot: the value back while it holds the stub */
+      uint64_t val = 0;
+      if (f->len != 8 || rd(u, f->addr, &val, 8) != 8 || val != f->stub) continue;
+      if (wr(u, f->addr, f->orig, 8) == 0) rep->restored++;
+      continue;
+    }
     int64_t rel = (int64_t)(f->stub - (f->addr + 5));
     int32_t rel32 = (int32_t)rel;
     if (rel != rel32) continue;

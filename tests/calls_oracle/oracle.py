@@ -84,9 +84,10 @@ OPERATOR_RE = re.compile(r"operator\s*(\(\)|\[\]|<<=|>>=|<=>|->\*|->|<<|>>|<=|>=
 
 
 def plain_name(name):
-    """The name with what the call site adds taken off: `@plt`, a version."""
+    """The name with what the call site adds taken off: `@plt` (`@got`: a
+    -fno-plt call through the GOT slot, traced there), a version."""
     name = name.strip()
-    name = re.sub(r"@plt$", "", name)
+    name = re.sub(r"@(plt|got)$", "", name)
     name = re.sub(r"@@?[A-Za-z_][\w.]*$", "", name)
     return name
 

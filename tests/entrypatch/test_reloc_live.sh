@@ -32,7 +32,7 @@ launched() {
   local tiny_addr
   tiny_addr=$(grep -o "REFUSED event 0x[0-9a-f]*: too short" "$err" | head -1)
   [ -n "$tiny_addr" ] || fail "$1: no REFUSED event for tiny: $(grep -i refused "$err" | head -5)"
-  # the tree: main { init; run { step { bump { leaf } } x20, pid_touch x2 }; report }
+  # the tree: main { init; run { step { bump { leaf } } x20, pid_touch { getpid@got } x2 }; report }
   # (20 rounds: a launched program this short has its first ~400 events
   # shown, the rest of its ring is not drained after it exits)
   # the program's own lines (one write at its exit) share asmspy's stdout
@@ -42,7 +42,7 @@ launched() {
     "$out" "$TMP/$1.plain" | sed -n 's/^.*| //p' >"$tree"
   grep -qx 'main() {' "$tree" || fail "$1: main's entry not recorded: $(head -5 "$tree")"
   grep -qx '} /\* main \*/' "$tree" || fail "$1: main's exit not recorded"
-  grep -qx '  init();' "$tree" || fail "$1: init not nested in main"
+  grep -qxE '  init\(\)(;| \{)' "$tree" || fail "$1: init not nested in main"
   grep -qx '  run() {' "$tree" || fail "$1: run not nested in main"
   [ "$(grep -cx '    step() {' "$tree")" = 20 ] \
     || fail "$1: $(grep -cx '    step() {' "$tree") step() calls under run, want 20"
@@ -50,8 +50,11 @@ launched() {
     || fail "$1: $(grep -cx '      bump() {' "$tree") bump() calls under step, want 20"
   [ "$(grep -cx '    } /\* step \*/' "$tree")" = 20 ] || fail "$1: step's exits not recorded"
   [ "$(grep -cx '        leaf();' "$tree")" = 20 ] || fail "$1: leaf not nested in bump"
-  [ "$(grep -cx '    pid_touch();' "$tree")" = 2 ] \
-    || fail "$1: $(grep -cx '    pid_touch();' "$tree") pid_touch() calls under run, want 2"
+  [ "$(grep -cxE '    pid_touch\(\)(;| \{)' "$tree")" = 2 ] \
+    || fail "$1: $(grep -cxE '    pid_touch\(\)(;| \{)' "$tree") pid_touch() calls under run, want 2"
+  # its relocated `call *getpid@GOTPCREL(%rip)` reads the hooked GOT slot (got.c)
+  [ "$(grep -cx '      getpid@got();' "$tree")" = 2 ] \
+    || fail "$1: getpid@got not nested in pid_touch: $(grep -A2 pid_touch "$tree" | head -6)"
   pass "$1: main, step, pid_touch patched (call relocated), nested, checksum $got as untraced"
 }
 launched O0
