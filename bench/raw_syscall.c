@@ -11,7 +11,9 @@
  *   idle   the tracer pinned, and SCHED_IDLE while the tracee runs (between
  *          its PTRACE_SYSCALL and its next stop), SCHED_OTHER while it
  *          works: the tracee's wake-up then finds the tracer's CPU
- *          "sched-idle" and stays there. */
+ *          "sched-idle" and stays there
+ *   idlestay  the tracer pinned and SCHED_IDLE throughout (no per-stop
+ *          syscalls; starves when other work shares its CPU) */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
@@ -40,7 +42,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *place = getenv("RAW_PLACE") ? getenv("RAW_PLACE") : "free";
-  int pin = !strcmp(place, "pin") || !strcmp(place, "idle");
+  int stay = !strcmp(place, "idlestay");
+  int pin = !strcmp(place, "pin") || !strcmp(place, "idle") || stay;
   int idle = !strcmp(place, "idle");
   if (pin) {
     cpu_set_t one;
@@ -60,6 +63,7 @@ int main(int argc, char **argv) {
   ptrace(PTRACE_SETOPTIONS, pid, 0,
          (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL));
   struct sched_param sp = {0};
+  if (stay) sched_setscheduler(0, SCHED_IDLE, &sp);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   long stops = 0, tgt_mig = -1;
@@ -85,7 +89,7 @@ int main(int argc, char **argv) {
     }
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (idle) sched_setscheduler(0, SCHED_OTHER, &sp);
+  if (idle || stay) sched_setscheduler(0, SCHED_OTHER, &sp);
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   fprintf(stderr, "raw_syscall: %ld stops %.3f s %.2f us/syscall migrations tracee %ld tracer %ld\n",
           stops, secs, secs * 2e6 / (double)(stops ? stops : 1), tgt_mig,
