@@ -13,10 +13,12 @@
 #                             placement), decodes every call, resolves fds
 #   asmspy (BASE)             the same with BASE=<other build dir>, for
 #                             before/after in one run
+#   asmspy ASMSPY_PIN=idle    with IDLE=1: the opt-in pinned + SCHED_IDLE
+#                             tracer (host/seam_cpu.h)
 # Prints the median seconds, us per syscall above bare, the ratio to
 # perf trace / strace / the raw loop, then one more pass under
 # `perf stat -e cpu-migrations` (tracer + target, whole tree).
-#   usage: [RUNS=n] [BASE=dir] [MIGR=0] bench/run_log_bench.sh [build-dir] [syscalls/2]
+#   usage: [RUNS=n] [BASE=dir] [IDLE=1] [MIGR=0] bench/run_log_bench.sh [build-dir] [syscalls/2]
 set -eu
 build=${1:-build}
 count=${2:-100000}
@@ -49,10 +51,11 @@ cmd[raw]="$raw ${work[*]}"
 cmd[strace]="strace -f -o /dev/null ${work[*]}"
 if [ $have_perf = 1 ]; then names+=(perf); cmd[perf]="perf trace -o /dev/null ${work[*]}"; fi
 names+=(asmspy); cmd[asmspy]="$asmspy --launch log -1 -- ${work[*]}"
+if [ "${IDLE:-0}" != 0 ]; then names+=(idle); cmd[idle]="env ASMSPY_PIN=idle $asmspy --launch log -1 -- ${work[*]}"; fi
 if [ -n "$base" ]; then names+=(base); cmd[base]="$base/cli/asmspy --launch log -1 -- ${work[*]}"; fi
 declare -A label=([bare]="bare" [raw]="raw PTRACE_SYSCALL loop" [strace]="strace -f -o /dev/null"
   [perf]="perf trace -o /dev/null" [asmspy]="asmspy --log -1 (unpinned)"
-  [base]="asmspy --log -1 BASE")
+  [idle]="asmspy --log PIN=idle" [base]="asmspy --log -1 BASE")
 declare -A times
 for r in $(seq "$runs"); do
   for n in "${names[@]}"; do

@@ -2,8 +2,11 @@
  * (host service; interface and output formats in fdinfo.h).
  *
  * How a call works:
- *   1. readlink /proc/<pid>/fd/<fd>. Always fresh: fd numbers are reused all
- *      the time, so nothing about an fd is ever cached. Anything that is not
+ *   1. readlink /proc/<pid>/fd/<fd>. fdinfo_describe is always fresh;
+ *      fdinfo_describe_cached (the host's describe_fd) serves non-socket
+ *      answers from a per-thread cache that the seam flushes whenever the
+ *      traced program may have changed an fd table (end of this file, and
+ *      fdinfo.h). Anything that is not
  *      "socket:[INODE]" is the answer as is (paths, pipe:[N], anon_inode:...).
  *      A pipe's peer is deliberately not resolved: finding it would mean
  *      scanning the fds of every process.
@@ -16,7 +19,7 @@
  *      rendered for the network namespace of <pid>: a target in a container
  *      is resolved against its own sockets, not the tracer's.
  *
- * Caching: none across calls. A socket's description changes under the same
+ * Caching: sockets never. A socket's description changes under the same
  * inode (bind, listen, connect), and there is no cheap way to notice, so a
  * cross-call cache would serve stale answers. Within one call each table is
  * read at most once, as a stream (one line buffer, no allocation), and
