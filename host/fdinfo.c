@@ -2,8 +2,11 @@
  * (host service; interface and output formats in fdinfo.h).
  *
  * How a call works:
- *   1. readlink /proc/<pid>/fd/<fd>. Always fresh: fd numbers are reused all
- *      the time, so nothing about an fd is ever cached. Anything that is not
+ *   1. readlink /proc/<pid>/fd/<fd>. fdinfo_describe is always fresh;
+ *      fdinfo_describe_cached (the host's describe_fd) serves non-socket
+ *      answers from a per-thread cache that the seam flushes whenever the
+ *      traced program may have changed an fd table (end of this file, and
+ *      fdinfo.h). Anything that is not
  *      "socket:[INODE]" is the answer as is (paths, pipe:[N], anon_inode:...).
  *      A pipe's peer is deliberately not resolved: finding it would mean
  *      scanning the fds of every process.
@@ -16,7 +19,7 @@
  *      rendered for the network namespace of <pid>: a target in a container
  *      is resolved against its own sockets, not the tracer's.
  *
- * Caching: none across calls. A socket's description changes under the same
+ * Caching: sockets never. A socket's description changes under the same
  * inode (bind, listen, connect), and there is no cheap way to notice, so a
  * cross-call cache would serve stale answers. Within one call each table is
  * read at most once, as a stream (one line buffer, no allocation), and
@@ -47,7 +50,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 /* Longest table line accepted. Real lines are < 200 bytes: tcp6 is ~150, a
@@ -343,7 +350,10 @@ static bool parse_socket_link(const char *s, unsigned long long *inode) {
   return parse_dec(s + pl, n - pl - 1, inode);
 }
 
-const char *fdinfo_describe(pid_t pid, int fd, char *buf, size_t cap) {
+/* The body of fdinfo_describe; *is_socket says the link was a socket (its
+ * description may change under the same fd: never cached). */
+static const char *describe(pid_t pid, int fd, char *buf, size_t cap, bool *is_socket) {
+  *is_socket = false;
   if (!buf || cap == 0 || pid <= 0 || fd < 0) {
     errno = EINVAL;
     return NULL;
@@ -363,6 +373,7 @@ const char *fdinfo_describe(pid_t pid, int fd, char *buf, size_t cap) {
     snprintf(buf, cap, "%s", target);
     return buf;
   }
+  *is_socket = true;
 
   /* The protocol name, NUL included in the value. If it cannot be had (old
    * kernel, fd closed meanwhile), proto stays NULL and every table is read.
@@ -380,4 +391,143 @@ const char *fdinfo_describe(pid_t pid, int fd, char *buf, size_t cap) {
   char net_dir[32];
   snprintf(net_dir, sizeof net_dir, "/proc/%d/net", (int)pid);
   return fdinfo_describe_socket(net_dir, inode, proto, buf, cap);
+}
+
+const char *fdinfo_describe(pid_t pid, int fd, char *buf, size_t cap) {
+  bool is_socket;
+  return describe(pid, fd, buf, cap, &is_socket);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The per-thread cache (fdinfo.h: fdinfo_describe_cached)                    */
+/* ------------------------------------------------------------------------- */
+
+#define FDC_SLOTS 256u /* power of two; direct-mapped on (pid, fd) */
+#define FDC_TEXT 232   /* longer descriptions are not cached */
+
+struct fdc_slot {
+  uint64_t gen; /* 0: empty (the generation starts at 1) */
+  pid_t pid;
+  int fd;
+  uint16_t len;
+  char text[FDC_TEXT];
+};
+
+struct fdc {
+  uint64_t gen;
+  struct fdinfo_cache_stats stats;
+  struct fdc_slot slot[FDC_SLOTS];
+};
+
+static pthread_key_t fdc_key;
+static pthread_once_t fdc_once = PTHREAD_ONCE_INIT;
+static __thread struct fdc *fdc_tls;
+static void fdc_key_init(void) { pthread_key_create(&fdc_key, free); }
+
+static struct fdc *fdc_get(void) {
+  if (fdc_tls) return fdc_tls;
+  pthread_once(&fdc_once, fdc_key_init);
+  struct fdc *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->gen = 1;
+  pthread_setspecific(fdc_key, c); /* freed with the thread */
+  return fdc_tls = c;
+}
+
+static int fdc_off = -1; /* ASMSPY_NO_FD_CACHE=1: every call is fresh */
+
+const char *fdinfo_describe_cached(pid_t pid, int fd, char *buf, size_t cap) {
+  if (fdc_off < 0) {
+    const char *e = getenv("ASMSPY_NO_FD_CACHE");
+    fdc_off = e && *e && strcmp(e, "0") != 0;
+  }
+  struct fdc *c = fdc_off ? NULL : fdc_get();
+  if (!c || !buf || cap == 0 || pid <= 0 || fd < 0) return fdinfo_describe(pid, fd, buf, cap);
+  uint32_t h = ((uint32_t)pid * 2654435761u) ^ (uint32_t)fd;
+  struct fdc_slot *s = &c->slot[(h ^ (h >> 16)) & (FDC_SLOTS - 1)];
+  if (s->gen == c->gen && s->pid == pid && s->fd == fd) {
+    size_t n = s->len < cap - 1 ? s->len : cap - 1;
+    memcpy(buf, s->text, n);
+    buf[n] = '\0';
+    c->stats.hits++;
+    return buf;
+  }
+  c->stats.misses++;
+  bool is_socket;
+  const char *r = describe(pid, fd, buf, cap, &is_socket);
+  size_t n = r ? strlen(r) : 0;
+  if (r && !is_socket && n < FDC_TEXT && n + 1 < cap) { /* whole, not cut by cap */
+    s->gen = c->gen;
+    s->pid = pid;
+    s->fd = fd;
+    s->len = (uint16_t)n;
+    memcpy(s->text, r, n);
+  }
+  return r;
+}
+
+void fdinfo_cache_forget_all(void) {
+  struct fdc *c = fdc_tls;
+  if (!c) return;
+  c->gen++;
+  c->stats.flushes++;
+}
+
+/* Syscalls that leave every fd number naming the same open file: the cache
+ * survives them. Anything else (open*, close*, dup*, socket*, accept*,
+ * pipe*, execve, clone, recvmsg with SCM_RIGHTS, ioctls that hand out fds,
+ * io_uring, rename/unlink that change what a link reads, any syscall this
+ * list does not know, a number of -1 for an exit whose entry was never
+ * seen, ...) flushes it. A whitelist, so a syscall forgotten here costs a
+ * readlink, never a wrong name. */
+static bool fd_table_unchanged(int64_t nr, const uint64_t args[6], int64_t ret) {
+  switch (nr) {
+  case SYS_read: case SYS_write: case SYS_pread64: case SYS_pwrite64:
+  case SYS_readv: case SYS_writev: case SYS_preadv: case SYS_pwritev:
+  case SYS_preadv2: case SYS_pwritev2: case SYS_lseek:
+  case SYS_fstat: case SYS_newfstatat: case SYS_statx: case SYS_fstatfs: case SYS_statfs:
+  case SYS_faccessat: case SYS_readlinkat: case SYS_getdents64: case SYS_getcwd:
+  case SYS_ppoll: case SYS_pselect6: case SYS_epoll_pwait: case SYS_epoll_ctl:
+  case SYS_futex: case SYS_nanosleep: case SYS_clock_nanosleep: case SYS_clock_gettime:
+  case SYS_gettimeofday: case SYS_getpid: case SYS_gettid: case SYS_getppid:
+  case SYS_getuid: case SYS_geteuid: case SYS_getgid: case SYS_getegid:
+  case SYS_brk: case SYS_mmap: case SYS_munmap: case SYS_mprotect: case SYS_madvise:
+  case SYS_mremap: case SYS_rt_sigaction: case SYS_rt_sigprocmask: case SYS_rt_sigreturn:
+  case SYS_sched_yield: case SYS_getrandom: case SYS_sendto: case SYS_recvfrom:
+  case SYS_sendmsg: case SYS_connect: case SYS_bind: case SYS_listen: case SYS_shutdown:
+  case SYS_getsockopt: case SYS_setsockopt: case SYS_getsockname: case SYS_getpeername:
+  case SYS_fsync: case SYS_fdatasync: case SYS_ftruncate: case SYS_fallocate:
+  case SYS_fadvise64: case SYS_sendfile: case SYS_splice: case SYS_tee:
+  case SYS_copy_file_range: case SYS_uname: case SYS_sysinfo: case SYS_prlimit64:
+  case SYS_getrusage: case SYS_times: case SYS_kill: case SYS_tgkill: case SYS_wait4:
+  case SYS_waitid: case SYS_sched_getaffinity: case SYS_set_tid_address:
+  case SYS_set_robust_list: case SYS_rseq: case SYS_flock: case SYS_fchmod:
+  case SYS_fchown: case SYS_umask: case SYS_getpgid: case SYS_getsid: case SYS_sigaltstack:
+  case SYS_epoll_pwait2: case SYS_membarrier: case SYS_msync: case SYS_mincore:
+#ifdef SYS_arch_prctl
+  case SYS_arch_prctl:
+#endif
+#ifdef SYS_poll
+  case SYS_poll: case SYS_select: case SYS_epoll_wait: case SYS_stat: case SYS_lstat:
+  case SYS_access: case SYS_readlink: case SYS_getdents: case SYS_pause: case SYS_alarm:
+  case SYS_getpgrp: case SYS_time:
+#endif
+    return true;
+  case SYS_fcntl: /* F_DUPFD, F_DUPFD_CLOEXEC make a new fd; the others do not */
+    return args[1] != F_DUPFD && args[1] != F_DUPFD_CLOEXEC;
+  case SYS_ioctl: /* some ioctls hand out fds; a failed one installs nothing */
+    return ret < 0 && ret >= -4095;
+  default:
+    return false;
+  }
+}
+
+void fdinfo_cache_syscall_exit(int64_t nr, const uint64_t args[6], int64_t ret) {
+  if (!fdc_tls || fd_table_unchanged(nr, args, ret)) return;
+  fdinfo_cache_forget_all();
+}
+
+struct fdinfo_cache_stats fdinfo_cache_stats(void) {
+  struct fdinfo_cache_stats z = {0, 0, 0};
+  return fdc_tls ? fdc_tls->stats : z;
 }

@@ -43,6 +43,7 @@
 #include "host/arch/arch.h"
 #include "host/attach_diag.h"
 #include "host/seam_cpu.h"
+#include "host/fdinfo.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -81,6 +82,7 @@ struct seam_task {
   int in_syscall;   /* fallback toggle when PTRACE_GET_SYSCALL_INFO is missing */
   int resumed_since_queue; /* resumed after a synthetic stop was queued for it */
   int64_t toggle_nr;
+  uint64_t entry_args[6]; /* of the syscall in flight (the fd cache's exit check) */
   int pending_sig;  /* signal owed to the task if we detach it now */
   int hw_armed;     /* asmspy wrote its debug registers: TRAP_HWBKPT is ours */
   int group_stopped; /* in a job-control stop: resumes become PTRACE_LISTEN */
@@ -129,6 +131,10 @@ struct asmspy_seam {
   pid_t child;
   /* the tracer thread's CPU follows the stepped thread's (seam_cpu.h) */
   struct seam_cpu cpu;
+  /* fd tables may change where no stop shows it (--tid traces one thread;
+   * a process shares its fd table through CLONE_FILES): the fd description
+   * cache (fdinfo.h) is flushed at every syscall stop */
+  int fd_unseen;
 };
 
 static int64_t now_ns(void);
@@ -434,6 +440,8 @@ static int seam_attach(const struct asmspy_session *s, struct asmspy_seam **out)
   struct asmspy_seam *sm = calloc(1, sizeof *sm);
   if (!sm) return -ASMSPY_E_NOMEM;
   sm->session = s;
+  sm->fd_unseen = s->tid != 0;
+  fdinfo_cache_forget_all(); /* a pid seen by an earlier session may be reused */
   sm->ptrace_options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC;
   if (!s->tid) sm->ptrace_options |= PTRACE_O_TRACECLONE;
   if (s->flags & ASMSPY_SESS_FOLLOW)
@@ -749,6 +757,7 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
         continue;
       }
       if (WIFSIGNALED(status)) note_killed(sm, t, WTERMSIG(status));
+      fdinfo_cache_forget_all(); /* its pid may be reused */
       stop_init(stop, ASMSPY_STOP_EXITED, t);
       stop->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
       task_remove(sm, tid);
@@ -799,6 +808,7 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
       }
       t = task_find(sm, tid);
       if (t->target) target_reload_symbols(t->target);
+      fdinfo_cache_forget_all(); /* O_CLOEXEC fds are gone */
       t->toggle_nr = SYS_execve; /* the exit stop still to come is execve's */
       t->in_syscall = 1;
       stop_init(stop, ASMSPY_STOP_EXEC, t);
@@ -1012,6 +1022,34 @@ static uint32_t seam_thread_count(struct asmspy_seam *sm) { return (uint32_t)sm-
  * strace-classic toggle: stops alternate entry/exit per thread. */
 static int syscall_info_supported = -1;
 
+/* The fd description cache (fdinfo.h) at a syscall stop, before the event
+ * reaches the view: an exit of anything that may change an fd table
+ * flushes it (so the view's describe_fd at this exit, e.g. open's returned
+ * fd, and at every later stop reads the new link). A clone sharing the fd
+ * table with a new process (CLONE_FILES without CLONE_THREAD) makes every
+ * stop flush from then on: that process may be untraced. */
+static void fd_cache_stop(struct asmspy_seam *sm, struct seam_task *t,
+                          const struct asmspy_syscall_info *info) {
+  if (sm->fd_unseen) {
+    fdinfo_cache_forget_all();
+    return;
+  }
+  if (info->op != ASMSPY_SYSCALL_EXIT) return;
+  fdinfo_cache_syscall_exit(info->nr, t->entry_args, info->rval);
+  if (info->is_error || (info->nr != SYS_clone
+#ifdef SYS_clone3
+                         && info->nr != SYS_clone3
+#endif
+                         ))
+    return;
+  uint64_t flags = t->entry_args[0]; /* clone(flags, ...) */
+  if (info->nr != SYS_clone &&
+      (!t->target || target_read_mem(t->target, t->entry_args[0], &flags, sizeof flags) !=
+                         (ssize_t)sizeof flags))
+    flags = CLONE_FILES; /* clone3's clone_args unreadable: assume the worst */
+  if ((flags & CLONE_FILES) && !(flags & CLONE_THREAD)) sm->fd_unseen = 1;
+}
+
 static int seam_syscall_info(struct asmspy_seam *sm, pid_t tid, struct asmspy_syscall_info *out) {
   struct seam_task *t = task_find(sm, tid);
   if (!t) return -ESRCH;
@@ -1036,6 +1074,7 @@ static int seam_syscall_info(struct asmspy_seam *sm, pid_t tid, struct asmspy_sy
         info.nr = (int64_t)k.entry.nr;
         memcpy(info.args, k.entry.args, sizeof info.args);
         t->toggle_nr = info.nr;
+        memcpy(t->entry_args, info.args, sizeof t->entry_args);
       } else if (k.op == PTRACE_SYSCALL_INFO_EXIT) {
         info.op = ASMSPY_SYSCALL_EXIT;
         info.rval = k.exit.rval;
@@ -1066,6 +1105,7 @@ static int seam_syscall_info(struct asmspy_seam *sm, pid_t tid, struct asmspy_sy
       info.nr = nr;
       memcpy(info.args, args, sizeof info.args);
       t->toggle_nr = info.nr;
+      memcpy(t->entry_args, info.args, sizeof t->entry_args);
     } else {
       info.op = ASMSPY_SYSCALL_EXIT;
       info.nr = t->toggle_nr;
@@ -1074,7 +1114,8 @@ static int seam_syscall_info(struct asmspy_seam *sm, pid_t tid, struct asmspy_sy
     }
   }
   goto done;
-done:;
+done:
+  fd_cache_stop(sm, t, &info);
   uint32_t caller = out->struct_size;
   size_t n = caller < sizeof info ? caller : sizeof info;
   info.struct_size = (uint32_t)n;
@@ -1279,6 +1320,11 @@ static int seam_detach(struct asmspy_seam *sm) {
   if (!sm) return 0;
   if (sm->child) return child_kill_reap(sm);
   seam_cpu_restore(&sm->cpu);
+  if (getenv("ASMSPY_DEBUG_FD_CACHE")) {
+    struct fdinfo_cache_stats fs = fdinfo_cache_stats();
+    fprintf(stderr, "[fdcache] %llu hits, %llu misses, %llu flushes\n", (unsigned long long)fs.hits,
+            (unsigned long long)fs.misses, (unsigned long long)fs.flushes);
+  }
   /* Phase 1: stop everything. A task PTRACE_INTERRUPT cannot reach (ESRCH)
    * is gone (or was never really ours): nothing to wait for. */
   for (size_t i = 0; i < sm->ntasks;) {

@@ -20,12 +20,21 @@
  *     stop;
  *   - at once when the interval between two stops jumps above 4x its
  *     running floor (a migration shows up as a latency jump first).
- * Pinned or not is chosen by measurement, per session: the first
- * SEAM_CPU_WINDOW stops run pinned, the next as many unpinned, and the
- * tracer stays pinned only when the median gap between stops was at least
- * 5% shorter pinned (where the scheduler already keeps the two together,
+ *   - hysteresis: once pinned, the tracer moves only when two looks in a
+ *     row found the target on the same other CPU.
+ * Pinned or not is chosen by measurement, per session: blocks of
+ * SEAM_CPU_BLOCK stops alternate pinned and unpinned until each side has
+ * SEAM_CPU_WINDOW gaps (interleaved, so both see the same syscall mix:
+ * start-up's heavier calls do not all land in one side), and the
+ * tracer stays pinned only when the mean gap between stops (gaps above
+ * 16x the median, blocking syscalls, left out) was at least 3% shorter
+ * pinned (where the scheduler already keeps the two together,
  * a pinned tracer only takes its freedom away); the trial is re-run every
  * SEAM_CPU_RETRIAL stops. ASMSPY_PIN=1 pins throughout (no trial).
+ * ASMSPY_PIN=idle pins throughout and makes the pinned tracer SCHED_IDLE,
+ * so that the target's wake-ups stay on its CPU even when the other CPUs
+ * are idle (seam_cpu.c: idle_reversible; off again at the first sign of
+ * starvation).
  * Off when ASMSPY_NO_PIN is set, when the tracer's affinity cannot be read,
  * or when the target's CPU is not in the tracer's original allowed mask
  * (cpusets / taskset are respected). The original mask is restored at
@@ -39,7 +48,10 @@
 
 #define SEAM_CPU_RECHECK 256
 #define SEAM_CPU_WINDOW 1024     /* stops per trial window */
+#define SEAM_CPU_BLOCK 128       /* the trial alternates pinned/free blocks this long */
 #define SEAM_CPU_RETRIAL 262144  /* stops between trials */
+#define SEAM_CPU_IDLE_GAP_NS 1000000 /* ASMSPY_PIN=idle: look for starvation after gaps this long */
+#define SEAM_CPU_IDLE_LOOK 64        /* ... and every this many stops */
 
 enum seam_cpu_phase { SEAM_CPU_TRIAL_PIN = 0, SEAM_CPU_TRIAL_FREE, SEAM_CPU_DECIDED };
 
@@ -48,6 +60,7 @@ struct seam_cpu {
   int debug;
   cpu_set_t orig;   /* the tracer thread's affinity before the first pin */
   int pinned;       /* the CPU the tracer is pinned to, -1 none */
+  int seen_cpu;     /* hysteresis: the other CPU the last look found, -1 none */
   pid_t tgid, tid;  /* the thread followed */
   pid_t cand, cand_tgid; /* the majority vote's candidate and its count */
   uint32_t cand_n;
@@ -56,13 +69,20 @@ struct seam_cpu {
   int64_t floor_ns; /* running floor of the inter-stop interval */
   uint64_t checks, moves; /* for ASMSPY_DEBUG_PIN's summary */
   /* the measured choice: a window of stops pinned, one unpinned, keep the
-   * faster (median gap between stops); ASMSPY_PIN=1 skips the trial */
+   * faster (mean gap between stops, blocking gaps left out); ASMSPY_PIN=1 skips the trial */
   int always;
+  int idle_wanted;      /* ASMSPY_PIN=idle, and SCHED_IDLE can be left again */
+  int idle_on;          /* the tracer thread is SCHED_IDLE now */
+  int64_t idle_wait_ns; /* its run-queue wait at the last look (starvation guard) */
+  int64_t idle_look_ns; /* when that look was */
+  uint32_t idle_stops;  /* stops since */
   enum seam_cpu_phase phase;
   int use_pin;
   uint32_t win_n, since_decision;
-  int64_t med_pin;
-  int64_t gaps[SEAM_CPU_WINDOW];
+  uint32_t win_free, block_pos; /* gaps_free's fill; stops into the current block */
+  int64_t med_pin;  /* the pinned window's cost (window_cost: trimmed mean gap) */
+  int64_t gaps[SEAM_CPU_WINDOW];      /* the pinned blocks' gaps */
+  int64_t gaps_free[SEAM_CPU_WINDOW]; /* the free blocks' gaps */
 };
 
 /* Arm for one session (reads ASMSPY_NO_PIN and the tracer's mask). */

@@ -187,7 +187,7 @@ const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, s
 }
 
 const char *target_describe_fd(struct asmspy_target *t, int fd, char *buf, size_t cap) {
-  return fdinfo_describe(t->pid, fd, buf, cap);
+  return fdinfo_describe_cached(t->pid, fd, buf, cap); /* seam-invalidated cache */
 }
 
 /* Breakpoint writes: /proc/<pid>/mem honours FOLL_FORCE for a tracer, so
