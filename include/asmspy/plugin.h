@@ -916,7 +916,8 @@ enum asmspy_field_type {
                                          that needs no pick on it */
 #define ASMSPY_FIELDF_DRILL_ADDR 512u /* HEX: a code address: Enter opens the last mode that
                                          starts by picking a function, on the function
-                                         containing it (several: the first that resolves) */
+                                         containing it (several: the last one in schema
+                                         order that lies in a known function) */
 #define ASMSPY_FIELDF_DRILL_FUNC 1024u /* HEX: a function's entry: in a table, as DRILL_ADDR;
                                           in a feed, the selected record's function is
                                           disassembled (read live) in a second pane */
