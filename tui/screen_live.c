@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAMPLE_WINDOW_MS 600000 /* ASMSPY_TUI_EDGES: n is a window in ms: one long window */
+#define EDGES_WINDOW_MS 600000 /* ASMSPY_TUI_EDGES: n is a window in ms: one long window */
 #define HSCROLL_STEP 8  /* ←/→ (h/l): columns per key */
 #define HSCROLL_MAX 4000
 
@@ -324,7 +324,7 @@ static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, 
   /* a plugin's feed runs to its own n; one drawn with a live layout (the
    * call log) is live like the built-in modes */
   if ((m->extra && !m->live) || m->walk) cfg.max = 0;
-  if (m->layout == ASMSPY_TUI_EDGES) cfg.max = SAMPLE_WINDOW_MS;
+  if (m->layout == ASMSPY_TUI_EDGES) cfg.max = EDGES_WINDOW_MS;
   if (m->pick_data) cfg.max = -1; /* a watch runs until stopped */
   if (symbol) cfg.argv[cfg.argc++] = symbol;
   for (int i = 0; i < lv->nargs; i++) cfg.argv[cfg.argc++] = lv->args[i];
@@ -496,8 +496,8 @@ static const char *highlight_tail(const struct tui_rec *r, const char *line) {
   return at;
 }
 
-#define STREAM_WHERE_COLS 20 /* the stream's columns: "{-20:where} {-24:[module]} " */
-#define STREAM_MODULE_COLS 24
+#define INSN_WHERE_COLS 20 /* an executed instruction's columns: "{-20:where} {-24:[module]} " */
+#define INSN_MODULE_COLS 24
 #define MODULE_MIN_COLS 6
 #define MODULE_BUDGET_COLS 16 /* a row's module column is given this much first */
 
@@ -527,12 +527,12 @@ static int insn_columns(const struct tui_rec *r, const char *line, char *out, si
   snprintf(where, sizeof where, "%.*s", (int)wlen, line + pfx);
   const char *rest = mcol + strlen(pat);
   while (*rest == ' ') rest++;
-  if (tf_width(where) <= STREAM_WHERE_COLS && tf_width(module) + 2 <= STREAM_MODULE_COLS) return 0;
+  if (tf_width(where) <= INSN_WHERE_COLS && tf_width(module) + 2 <= INSN_MODULE_COLS) return 0;
   const char *plus = sym ? rfind(where, "+0x") : NULL;
-  tf_keep_tail(where, plus ? (size_t)(plus - where) : strlen(where), STREAM_WHERE_COLS, w, sizeof w);
-  tf_elide_left(module, STREAM_MODULE_COLS - 2, m, sizeof m);
+  tf_keep_tail(where, plus ? (size_t)(plus - where) : strlen(where), INSN_WHERE_COLS, w, sizeof w);
+  tf_elide_left(module, INSN_MODULE_COLS - 2, m, sizeof m);
   snprintf(mod, sizeof mod, "[%s]", m);
-  int pw = STREAM_WHERE_COLS - tf_width(w), pm = STREAM_MODULE_COLS - tf_width(mod);
+  int pw = INSN_WHERE_COLS - tf_width(w), pm = INSN_MODULE_COLS - tf_width(mod);
   snprintf(out, cap, "%.*s%s%*s %s%*s %s", (int)pfx, line, w, pw > 0 ? pw : 0, "", mod, pm > 0 ? pm : 0, "",
            rest);
   return 1;
