@@ -493,6 +493,7 @@ static const char *highlight_tail(const struct tui_rec *r, const char *line) {
   const char *s = e;
   while (s > line && s[-1] != ' ' && !is_alnum(s[-1])) s--;
   if (s < e && s > line && s[-1] != ' ') at = s;
+  else if (at > line && at[-1] == ' ') at--; /* and one space before it */
   return at;
 }
 
