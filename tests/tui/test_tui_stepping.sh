@@ -48,7 +48,7 @@ tui_wait 'sorted by fanout \(Tab\)' "Tab: the fanout sort"
 sed -n 3p "$TMP/screen" | grep -Eq '^\[int\] main .*fanout=2 ' ||
   { cat "$TMP/screen" >&2; fail "sorted by fanout: main (fanout=2) is not the first row"; }
 tui_keys Tab
-tui_wait_not 'sorted by' 
+tui_wait_not 'sorted by [a-z]+ \(Tab\)'
 tui_keys b
 tui_wait '^ 1  syscall log' "b: the modes"
 assert_untraced "$V"
