@@ -59,16 +59,18 @@ struct tui_live {
   struct tui_session *sess;
   struct tui_model feed;  /* the session's feed (frozen while paused) */
   struct tui_model frame_raw; /* its last frame as the view rendered it */
-  struct tui_model frame;     /* what is drawn: frame_raw, re-sorted (RANKED); frozen while paused */
-  struct tui_model aux;   /* a second pane: CALLS' disassembly, REGION's callees */
-  struct tui_model left;  /* REGION: the latest record's assembly */
+  struct tui_model frame;     /* what is drawn: frame_raw, its rows sorted (a table); frozen while paused */
+  struct tui_model aux;   /* a second pane: the selected function disassembled, or a PANE field */
+  struct tui_model left;  /* PANE: the latest record without its PANE part */
   uint64_t gen_seen;
   struct tui_scroll sc[2];
   int focus;              /* which pane the keys move (Tab in two-pane views) */
-  int graph_by_fanout;    /* RANKED: Tab toggles the sort */
-  int cycle_index;        /* TOPOLOGY: which value of mode.cycle_option (Tab cycles) */
+  int sort_index;         /* a table: 0 = the view's order, k = mode.sort_keys[k - 1] (Tab) */
+  size_t *perm;           /* a table of array rows, sorted: displayed row k is element perm[k] */
+  size_t nperm;
+  int cycle_index;        /* a table with option_caps: which value of mode.cycle_option (Tab) */
   char cycle_arg[80];     /* "--<cycle_option>=<value>" handed to the view */
-  uint64_t aux_addr;      /* CALLS: the function in the right pane */
+  uint64_t aux_addr;      /* the function in the right pane (DRILL_FUNC in a feed) */
   int hoff;               /* horizontal scroll: columns hidden at the left (0: lines fitted) */
   char module_arg[600];   /* "--module=<globs>" from the module chooser (call modes) */
   /* data flow: slice navigation over the def-use links of the selected step */
@@ -94,7 +96,7 @@ struct tui_app {
   struct tui_mode pending; /* the mode the symbol picker picks for */
   struct tui_watchprompt watch; /* a PICK_DATA mode's prompt */
   struct tui_live live;
-  int cycle_index; /* the TOPOLOGY mode's option value (kept across its restarts) */
+  int cycle_index; /* a table mode's option value (kept across its restarts) */
   struct tui_modscreen mods; /* the module chooser ('m' on the mode menu) */
   char modules[512]; /* the chosen modules, comma-separated ("" = the backend's default);
                         a call mode starts with --module=<this> (reset for a new target) */

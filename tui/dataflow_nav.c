@@ -31,11 +31,11 @@ static int step_at(const struct tui_model *m, size_t i, size_t *rec_start, struc
   const struct tui_rec *r = tui_model_rec(m, i);
   /* a record of the view (typed: host notes never are) */
   if (!r || !r->typed) return 0;
-  const struct asmspy_field *trace_f = asmspy_field_of(r->typed->schema->fields, ASMSPY_TUI_DATAFLOW_STEPS);
+  const struct asmspy_field *steps_f = asmspy_field_of(r->typed->schema->fields, ASMSPY_TUI_DATAFLOW_STEPS);
   const struct asmspy_value *trace = tui_rec_get(r, ASMSPY_TUI_DATAFLOW_STEPS);
   size_t k = m->lines[i].part - 1;
-  if (!trace_f || !trace || trace->state != ASMSPY_VALUE_SET || k >= trace->u.array.n) return 0;
-  step->fields = trace_f->fields;
+  if (!steps_f || !trace || trace->state != ASMSPY_VALUE_SET || k >= trace->u.array.n) return 0;
+  step->fields = steps_f->fields;
   step->values = trace->u.array.items[k].u.object.values;
   if (!step->fields || !step->values) return 0;
   *rec_start = tui_model_rec_start(m, m->lines[i].rec);

@@ -23,7 +23,7 @@ static int key_taken(const struct tui_modes *out, char key) {
   return tui_modes_by_key(out, key) != NULL;
 }
 
-/* TOPOLOGY: Tab cycles the values of the view's first option_caps option
+/* A table with option_caps: Tab cycles the values of the view's first option_caps option
  * (procs: --count=syscalls|calls), the default value first. */
 static void cycle_from_option_caps(const struct asmspy_view_ops *v, struct tui_mode *m) {
   if (!ASMSPY_HAS(v, option_caps) || !v->option_caps || !v->option_caps[0].option) return;
@@ -59,7 +59,12 @@ static int entry_for(const struct asmspy_plugin_info *p, struct tui_mode *m) {
   const struct asmspy_option *opts = ASMSPY_HAS(v, options) ? v->options : NULL;
   for (size_t i = 0; opts && opts[i].name && !m->pick_symbol && !m->pick_data; i++)
     if (!strcmp(opts[i].name, "module")) m->takes_module = 1;
-  if (m->layout == ASMSPY_TUI_TOPOLOGY) cycle_from_option_caps(v, m);
+  const struct asmspy_record_schema *recs = ASMSPY_HAS(v, records) ? v->records : NULL;
+  m->roles = tui_schema_roles(recs);
+  m->screen = (int)tui_screen_for(m->roles, m->layout);
+  m->n_sort_keys = (int)tui_sort_keys(recs, m->sort_keys, TUI_MAX_SORT_KEYS);
+  m->walk = m->layout == ASMSPY_TUI_DATAFLOW;
+  if (m->screen == TUI_SCREEN_TABLE) cycle_from_option_caps(v, m);
   return 1;
 }
 
@@ -136,8 +141,18 @@ const struct tui_mode *tui_modes_by_key(const struct tui_modes *m, int key) {
   return NULL;
 }
 
-const struct tui_mode *tui_modes_by_layout(const struct tui_modes *m, uint32_t layout) {
-  for (size_t i = 0; i < m->n; i++)
-    if (m->v[i].layout == layout) return &m->v[i];
+const struct tui_mode *tui_modes_drill_pid(const struct tui_modes *m, const char *not_mode) {
+  for (size_t i = 0; i < m->n; i++) {
+    const struct tui_mode *t = &m->v[i];
+    if (t->screen == TUI_SCREEN_TABLE && t->layout != TUI_LAYOUT_INFO && !t->pick_symbol &&
+        !t->pick_data && strcmp(t->mode, not_mode) != 0)
+      return t;
+  }
+  return NULL;
+}
+
+const struct tui_mode *tui_modes_drill_func(const struct tui_modes *m) {
+  for (size_t i = m->n; i-- > 0;)
+    if (m->v[i].pick_symbol) return &m->v[i];
   return NULL;
 }

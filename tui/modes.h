@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "asmspy-internal/app_api.h"
+#include "tui/roles.h"
 
 #define TUI_MAX_MODES 48
 
@@ -43,7 +44,15 @@ struct tui_mode {
   char backend[32];
   char rung[32];   /* a sampler backend's --sampler=<rung> (hot edges: the ladder's pick) */
   char reason[512];
-  /* TOPOLOGY: the option Tab cycles (the view's first option_caps option)
+  /* How it is drawn (tui/roles.h): the roles its records carry, the screen
+   * they give, its sort keys (Tab), and whether its records are walked
+   * step by step (ASMSPY_TUI_DATAFLOW_STEPS) */
+  uint32_t roles;
+  int screen; /* enum tui_screen_kind */
+  char sort_keys[TUI_MAX_SORT_KEYS][32];
+  int n_sort_keys;
+  int walk;
+  /* a table whose view has option_caps: the option Tab cycles (the view's first option_caps option)
    * and its values, "" when none */
   char cycle_option[32];
   char cycle_values[4][32];
@@ -59,7 +68,10 @@ struct tui_modes {
  * e: the registry (for the extra views). */
 void tui_modes_judge(struct asmspy_engine *e, const struct procinfo *pi, struct tui_modes *out);
 const struct tui_mode *tui_modes_by_key(const struct tui_modes *m, int key);
-/* The first mode drawn with `layout` (a drill-down's destination). */
-const struct tui_mode *tui_modes_by_layout(const struct tui_modes *m, uint32_t layout);
+/* A drill-down's destination (ASMSPY_FIELDF_DRILL_*): the first table mode
+ * that needs no pick, other than `not_mode` (DRILL_PID), or the last mode
+ * that starts by picking a function (DRILL_ADDR / DRILL_FUNC). NULL: none. */
+const struct tui_mode *tui_modes_drill_pid(const struct tui_modes *m, const char *not_mode);
+const struct tui_mode *tui_modes_drill_func(const struct tui_modes *m);
 
 #endif

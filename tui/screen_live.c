@@ -1,24 +1,30 @@
 /* screen_live: the live view of a running session (and '8''s details).
  *
  * What is drawn is what the view emitted (tui/session.h): a feed, or for a
- * snapshot view its last complete frame. How is the view's choice, the
- * layout in its tui entry (ABI 1.8, enum asmspy_tui_layout); this file
- * knows layouts, never a view by name:
- *   FEED_CARRIED  each record's "carried" strings beside it (the syscall log);
- *   CALLS         a second pane disassembling the selected call's "addr";
- *   REGION        the latest record split into its assembly and its callees;
- *   RANKED        Tab re-sorts the frame's rows by fanout;
- *   TOPOLOGY      Tab cycles the option its option_caps names, Enter opens
- *                 the RANKED mode on the selected node;
- *   EDGES         Enter opens the DATAFLOW mode on the selected edge;
- *   DATAFLOW      walks a read to the step that defined it (dataflow_nav.c);
- *   FEED, SNAPSHOT and any layout this TUI does not know: drawn as emitted. */
+ * snapshot view its last complete frame. How is decided by the roles of
+ * the view's record fields (ABI 1.12, ASMSPY_FIELDF_SORT_KEY ..., read by
+ * tui/roles.c; a view without roles by its layout), on one of three
+ * generic screens; this file never names a view nor reads a view's text
+ * for meaning:
+ *   feed      the lines as they come; a CARRIED field's strings beside each
+ *             line; a HIGHLIGHT field's rendering kept when a line is cut;
+ *             records walked step by step (ASMSPY_TUI_DATAFLOW_STEPS:
+ *             dataflow_nav.c);
+ *   table     rows (records, or the elements of a record's ARRAY of
+ *             objects) with a cursor: Tab cycles the SORT_KEY fields (or
+ *             the option the view's option_caps names: a new session);
+ *             Enter opens another mode on the selected row's DRILL_PID
+ *             (a process) or DRILL_ADDR / DRILL_FUNC (a function);
+ *   two panes a PANE field beside the rest of the latest record, or (a
+ *             feed with a DRILL_FUNC field) the selected record's function
+ *             disassembled live; Tab switches the pane that scrolls. */
 #define _GNU_SOURCE
 #include "common/strbuf.h"
 #include "tui/app.h"
 #include "tui/dataflow_nav.h"
 #include "tui/disasm_ui.h"
 #include "tui/draw.h"
+#include "tui/roles.h"
 #include "tui/text_fit.h"
 
 #include <curses.h>
@@ -28,14 +34,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAMPLE_WINDOW_MS 600000 /* EDGES: one long window, redrawn as it fills */
+#define EDGES_WINDOW_MS 600000 /* ASMSPY_TUI_EDGES: n is a window in ms: one long window */
 #define HSCROLL_STEP 8  /* ←/→ (h/l): columns per key */
 #define HSCROLL_MAX 4000
 
 /* ------------------------------------------------------------- layout -- */
 
+static int is_table(const struct tui_live *lv) { return lv->mode.screen == TUI_SCREEN_TABLE; }
+/* two panes of a PANE field (else: the selected record's function) */
+static int pane_field(const struct tui_live *lv) { return (lv->mode.roles & ASMSPY_FIELDF_PANE) != 0; }
+static int disasm_pane(const struct tui_live *lv) {
+  return lv->mode.screen == TUI_SCREEN_TWO_PANE && !pane_field(lv);
+}
+
 static int is_two_pane(const struct tui_live *lv) {
-  return lv->mode.layout == ASMSPY_TUI_CALLS || (lv->mode.layout == ASMSPY_TUI_REGION && lv->left.nlines);
+  return disasm_pane(lv) || (lv->mode.screen == TUI_SCREEN_TWO_PANE && lv->left.nlines);
 }
 
 static int body_top(const struct tui_live *lv) { return is_two_pane(lv) ? 2 : 1; }
@@ -44,94 +57,171 @@ static int body_rows(const struct tui_live *lv) {
   return r > 0 ? r : 1;
 }
 static int left_width(const struct tui_live *lv) {
-  return lv->mode.layout == ASMSPY_TUI_CALLS ? COLS * 55 / 100 : COLS * 60 / 100;
+  return disasm_pane(lv) ? COLS * 55 / 100 : COLS * 60 / 100;
 }
 
-/* A live feed pane follows its newest line, except the data flow capture:
- * it reads top-down (its header, then step #0 onwards), so it opens at the
- * top and the walk keys move from there. */
+/* A live feed pane follows its newest line, except records walked step by
+ * step: they read top-down (a header, then step #0 onwards), so they open
+ * at the top and the walk keys move from there. */
 static int follows_tail(const struct tui_live *lv, int pane, const struct tui_model *m) {
-  return pane == 0 && m == &lv->feed && lv->mode.layout != ASMSPY_TUI_DATAFLOW;
+  return pane == 0 && m == &lv->feed && !lv->mode.walk;
 }
 
 static struct tui_model *pane_model(struct tui_live *lv, int pane) {
   if (pane == 1) return &lv->aux;
-  switch (lv->mode.layout) {
-  case ASMSPY_TUI_REGION: return lv->left.nlines ? &lv->left : &lv->feed;
-  case ASMSPY_TUI_CALLS:
-  case ASMSPY_TUI_FEED_CARRIED:
-  case ASMSPY_TUI_FEED: return &lv->feed;
-  default: return lv->frame.nlines ? &lv->frame : &lv->feed;
-  }
+  if (lv->mode.screen == TUI_SCREEN_TWO_PANE)
+    return pane_field(lv) && lv->left.nlines ? &lv->left : &lv->feed;
+  return lv->frame.nlines ? &lv->frame : &lv->feed;
 }
 
 /* ------------------------------------------------------ derived models -- */
 
-static uint64_t key_value(const char *line, const char *key) {
-  const char *p = strstr(line, key);
-  return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+/* A row's sort key (largest first; a row without it sorts last). */
+static int row_key(const struct tui_row *row, const char *key, int64_t *v) {
+  return tui_row_i64(row, key, v);
 }
 
-/* Graph rows by fanout (Tab): the rows carrying "fanout=" are re-ordered in
- * place, everything else (the title) stays where it is. */
-static void graph_by_fanout(struct tui_live *lv) {
-  const struct tui_model *m = &lv->frame_raw;
-  size_t n = m->nlines, k = 0;
-  size_t *rows = malloc((n ? n : 1) * sizeof *rows);
-  if (!rows) return;
-  for (size_t i = 0; i < n; i++)
-    if (strstr(tui_model_line(m, i), "fanout=")) rows[k++] = i;
-  /* insertion sort: stable, and a graph is a few hundred rows */
-  for (size_t i = 1; i < k; i++) {
-    size_t v = rows[i], j = i;
-    const char *a = tui_model_line(m, v);
-    uint64_t fa = key_value(a, "fanout="), ca = key_value(a, "calls="), ia = key_value(a, "inv=");
-    while (j > 0) {
-      const char *b = tui_model_line(m, rows[j - 1]);
-      uint64_t fb = key_value(b, "fanout="), cb = key_value(b, "calls="), ib = key_value(b, "inv=");
-      if (fb > fa || (fb == fa && (cb > ca || (cb == ca && ib >= ia)))) break;
-      rows[j] = rows[j - 1];
+static int before(int ha, int64_t a, int hb, int64_t b) { /* a sorts before b */
+  if (ha != hb) return ha;
+  return ha && a > b;
+}
+
+/* Stable insertion sort of idx[0..n) by keys (a table is a few hundred rows). */
+static void sort_by(size_t *idx, size_t n, const int *have, const int64_t *keys) {
+  for (size_t i = 1; i < n; i++) {
+    size_t v = idx[i], j = i;
+    while (j > 0 && before(have[v], keys[v], have[idx[j - 1]], keys[idx[j - 1]])) {
+      idx[j] = idx[j - 1];
       j--;
     }
-    rows[j] = v;
+    idx[j] = v;
   }
-  struct strbuf b = {0};
-  for (size_t i = 0, r = 0; i < n; i++) {
-    const char *line = strstr(tui_model_line(m, i), "fanout=") ? tui_model_line(m, rows[r++])
-                                                                 : tui_model_line(m, i);
-    const char *was = strstr(line, "sorted by invocations");
-    if (was)
-      strbuf_addf(&b, "%s%.*ssorted by fanout (Tab)%s", i ? "\n" : "", (int)(was - line), line,
-                  was + strlen("sorted by invocations"));
-    else
-      strbuf_addf(&b, "%s%s", i ? "\n" : "", line);
-  }
-  free(rows);
-  if (!b.oom && b.s) tui_model_from_text(&lv->frame, "ranked", b.s);
-  free(b.s);
 }
 
-/* "Assembly & functions": the latest sample record split into its assembly
- * (left) and the functions it called (right). */
-static void trace_split(struct tui_live *lv) {
+/* A record whose rows are the elements of an ARRAY (element k = text line
+ * k + 1), with its rows in key order; *perm (owned) maps row -> element. */
+static struct tui_rec *sorted_rec(struct tui_rec *r, const struct asmspy_field *arr, const char *key,
+                                  size_t **perm, size_t *nperm) {
+  struct tui_elems e;
+  tui_elems_of(r, arr, &e);
+  size_t n = e.n < (r->nlines ? r->nlines - 1 : 0) ? e.n : (r->nlines ? r->nlines - 1 : 0);
+  size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+  int *have = malloc((n ? n : 1) * sizeof *have);
+  int64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+  struct tui_rec *out = NULL;
+  if (idx && have && keys) {
+    for (size_t k = 0; k < n; k++) {
+      struct tui_row row = tui_elems_row(&e, r, k);
+      idx[k] = k;
+      have[k] = row_key(&row, key, &keys[k]);
+    }
+    sort_by(idx, n, have, keys);
+    struct strbuf b = {0};
+    for (uint32_t i = 0; i < r->nlines; i++) {
+      const char *line = i >= 1 && i <= n ? r->lines[1 + idx[i - 1]] : r->lines[i];
+      strbuf_addf(&b, "%s%s", i ? "\n" : "", line);
+    }
+    if (b.s && !b.oom) out = tui_rec_new(r->type, r->typed, b.s);
+    free(b.s);
+  }
+  if (out && !*perm) {
+    *perm = idx;
+    *nperm = n;
+    idx = NULL;
+  }
+  free(idx);
+  free(have);
+  free(keys);
+  tui_elems_free(&e);
+  return out;
+}
+
+/* A table sorted by mode.sort_keys[sort_index - 1] into lv->frame: runs of
+ * row records of one type are re-ordered among themselves, a record with
+ * array rows has its row lines re-ordered; everything else stays. */
+static void sort_table(struct tui_live *lv, const struct tui_model *base) {
+  const char *key = lv->mode.sort_keys[lv->sort_index - 1];
+  free(lv->perm);
+  lv->perm = NULL;
+  lv->nperm = 0;
+  size_t n = base->nrecs;
+  struct tui_rec **recs = malloc((n ? n : 1) * sizeof *recs);
+  size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+  int *have = malloc((n ? n : 1) * sizeof *have);
+  int64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+  struct tui_reclist out = {0};
+  if (!recs || !idx || !have || !keys) goto done;
+  for (size_t i = 0; i < n; i++) {
+    struct tui_row row = tui_rec_row(base->recs[i]);
+    recs[i] = base->recs[i];
+    idx[i] = i;
+    have[i] = tui_rec_is_row(recs[i]) && row_key(&row, key, &keys[i]);
+  }
+  for (size_t i = 0; i < n;) {
+    if (!tui_rec_is_row(recs[i])) {
+      i++;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < n && tui_rec_is_row(recs[j]) && recs[j]->typed->schema == recs[i]->typed->schema) j++;
+    sort_by(idx + i, j - i, have, keys);
+    i = j;
+  }
+  for (size_t i = 0; i < n; i++) {
+    struct tui_rec *r = recs[idx[i]];
+    const struct asmspy_field *arr = r->typed ? tui_row_array(r->typed->schema) : NULL;
+    struct tui_rec *s = arr ? sorted_rec(r, arr, key, &lv->perm, &lv->nperm) : NULL;
+    tui_reclist_push(&out, s ? s : r);
+    tui_rec_unref(s);
+  }
+  tui_model_from(&lv->frame, &out);
+done:
+  tui_reclist_free(&out);
+  free(recs);
+  free(idx);
+  free(have);
+  free(keys);
+}
+
+/* Two panes of a PANE field: the latest record of the view, its text split
+ * where the field's part begins (a heading line, then one line per element,
+ * one line when empty: the role's contract). */
+static void pane_split(struct tui_live *lv) {
   const struct tui_model *m = &lv->feed;
   const struct tui_rec *r = NULL;
-  for (size_t k = m->nrecs; k-- > 0 && !r;)
-    if (strcmp(m->recs[k]->type, "note") != 0) r = m->recs[k]; /* the view's, not a note */
+  const struct asmspy_field *pf = NULL;
+  for (size_t k = m->nrecs; k-- > 0 && !r;) {
+    const struct tui_rec *c = m->recs[k];
+    const struct asmspy_field *f =
+        c->typed ? tui_field_with(c->typed->schema->fields, ASMSPY_FIELDF_PANE, NULL) : NULL;
+    if (f) r = c, pf = f;
+  }
   if (!r) return;
+  struct tui_elems e;
+  tui_elems_of(r, pf, &e);
+  size_t tail = (e.n ? e.n : 1) + 1;
+  tui_elems_free(&e);
+  if (tail > r->nlines) return;
+  size_t at = r->nlines - tail;
   struct strbuf l = {0}, c = {0};
-  int right = 0;
   for (uint32_t i = 0; i < r->nlines; i++) {
     const char *line = r->lines[i];
-    if (!line[0] && !l.len && !right) continue; /* the record's leading blank line */
-    if (strncmp(line, "  functions called:", 19) == 0) right = 1;
-    struct strbuf *b = right ? &c : &l;
+    if (!line[0] && !l.len && i < at) continue; /* the record's leading blank lines */
+    struct strbuf *b = i >= at ? &c : &l;
     strbuf_addf(b, "%s%s", b->len ? "\n" : "", line);
   }
   if (l.s) tui_model_from_text(&lv->left, r->type, l.s);
   if (c.s) tui_model_from_text(&lv->aux, r->type, c.s);
   free(l.s);
   free(c.s);
+}
+
+static void apply_sort(struct tui_live *lv) {
+  const struct tui_model *base = lv->frame_raw.nlines ? &lv->frame_raw : &lv->feed;
+  if (is_table(lv) && lv->sort_index > 0 && base->nlines)
+    sort_table(lv, base);
+  else
+    tui_model_copy(&lv->frame, &lv->frame_raw);
 }
 
 static void refresh_models(struct tui_live *lv) {
@@ -146,28 +236,26 @@ static void refresh_models(struct tui_live *lv) {
   } else {
     tui_model_free(&fr);
   }
-  if (lv->mode.layout == ASMSPY_TUI_RANKED && lv->graph_by_fanout && lv->frame_raw.nlines)
-    graph_by_fanout(lv);
-  else
-    tui_model_copy(&lv->frame, &lv->frame_raw);
-  if (lv->mode.layout == ASMSPY_TUI_REGION) trace_split(lv);
+  apply_sort(lv);
+  if (lv->mode.screen == TUI_SCREEN_TWO_PANE && pane_field(lv)) pane_split(lv);
 }
 
-/* An address member (a HEX field) of the record on line i of m: 1 and *out
- * set when the record has it (and it is not 0). */
-static int line_addr(const struct tui_model *m, size_t i, const char *key, uint64_t *out) {
-  const struct asmspy_value *v = tui_rec_get(tui_model_rec(m, i), key);
-  if (!v || v->state != ASMSPY_VALUE_SET) return 0;
-  *out = v->u.u;
-  return *out != 0;
+/* The first set, non-zero member of r with `role` (a function's address). */
+static int rec_role_addr(const struct tui_rec *r, uint32_t role, uint64_t *out) {
+  if (!r || !r->typed) return 0;
+  struct tui_row row = tui_rec_row(r);
+  size_t from = 0;
+  for (const struct asmspy_field *f; (f = tui_field_with(row.fields, role, &from));)
+    if (tui_row_u64(&row, f->name, out) && *out) return 1;
+  return 0;
 }
 
-/* The call tree's right pane: the selected call's function, read live. */
-static void tree_disasm(struct tui_live *lv) {
+/* Two panes of a feed with a DRILL_FUNC field: the selected record's function, read live. */
+static void func_disasm(struct tui_live *lv) {
   struct tui_model *m = &lv->feed;
   if (!m->nlines) return;
   uint64_t addr = 0;
-  int ok = line_addr(m, lv->sc[0].cursor, "addr", &addr);
+  int ok = rec_role_addr(tui_model_rec(m, lv->sc[0].cursor), ASMSPY_FIELDF_DRILL_FUNC, &addr);
   if (!ok || addr == lv->aux_addr) return;
   lv->aux_addr = addr;
   char *text = tui_disasm_function(lv->pid, addr);
@@ -193,10 +281,13 @@ void tui_live_stop(struct tui_app *app) {
   tui_model_free(&lv->frame);
   tui_model_free(&lv->aux);
   tui_model_free(&lv->left);
+  free(lv->perm);
+  lv->perm = NULL;
+  lv->nperm = 0;
 }
 
-/* Both starts: symbol (modes 2 and 9) or argv (PICK_DATA) become the
- * session's arguments. */
+/* Both starts: symbol (a function-picking mode) or argv (PICK_DATA) become
+ * the session's arguments. */
 static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
                       const char *symbol_name, int argc, const char *const *argv) {
   tui_live_stop(app);
@@ -208,9 +299,8 @@ static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, 
   if (symbol_name) snprintf(lv->symbol_name, sizeof lv->symbol_name, "%s", symbol_name);
   for (int i = 0; i < argc && lv->nargs < 3; i++)
     snprintf(lv->args[lv->nargs++], sizeof lv->args[0], "%s", argv[i]);
-  lv->sc[0].tail = m->layout != ASMSPY_TUI_DATAFLOW;
-  lv->sc[0].select = m->layout == ASMSPY_TUI_CALLS || m->layout == ASMSPY_TUI_TOPOLOGY ||
-                     m->layout == ASMSPY_TUI_EDGES || m->layout == ASMSPY_TUI_DATAFLOW;
+  lv->sc[0].tail = !m->walk;
+  lv->sc[0].select = m->screen == TUI_SCREEN_TABLE || disasm_pane(lv) || m->walk;
   lv->cycle_index = app->cycle_index;
   app->msg[0] = '\0';
   app->screen = TUI_SCR_LIVE;
@@ -233,12 +323,12 @@ static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, 
                                 .snapshot_ms = TUI_SNAPSHOT_MS};
   /* a plugin's feed runs to its own n; one drawn with a live layout (the
    * call log) is live like the built-in modes */
-  if ((m->extra && !m->live) || m->layout == ASMSPY_TUI_DATAFLOW) cfg.max = 0;
-  if (m->layout == ASMSPY_TUI_EDGES) cfg.max = SAMPLE_WINDOW_MS;
+  if ((m->extra && !m->live) || m->walk) cfg.max = 0;
+  if (m->layout == ASMSPY_TUI_EDGES) cfg.max = EDGES_WINDOW_MS;
   if (m->pick_data) cfg.max = -1; /* a watch runs until stopped */
   if (symbol) cfg.argv[cfg.argc++] = symbol;
   for (int i = 0; i < lv->nargs; i++) cfg.argv[cfg.argc++] = lv->args[i];
-  if (m->layout == ASMSPY_TUI_TOPOLOGY && m->n_cycle_values) {
+  if (m->n_cycle_values) {
     snprintf(lv->cycle_arg, sizeof lv->cycle_arg, "--%s=%s", m->cycle_option,
              m->cycle_values[lv->cycle_index % m->n_cycle_values]);
     cfg.argv[cfg.argc++] = lv->cycle_arg;
@@ -286,9 +376,11 @@ int tui_live_tick(struct tui_app *app) {
 
 /* ---------------------------------------------------------------- draw -- */
 
-/* The strings a syscall carried, printable: \n, \t, \xNN for the rest. */
+/* The strings of a record's CARRIED field, printable: \n, \t, \xNN for the rest. */
 static void carried_text(const struct tui_rec *r, char *out, size_t cap) {
-  const struct asmspy_value *arr = tui_rec_get(r, "carried");
+  const struct asmspy_field *f =
+      r && r->typed ? tui_field_with(r->typed->schema->fields, ASMSPY_FIELDF_CARRIED, NULL) : NULL;
+  const struct asmspy_value *arr = f ? tui_rec_get(r, f->name) : NULL;
   size_t k = 0;
   out[0] = '\0';
   size_t n = arr && arr->state == ASMSPY_VALUE_SET ? (size_t)arr->u.array.n : 0;
@@ -313,33 +405,21 @@ static void carried_text(const struct tui_rec *r, char *out, size_t cap) {
 /* ------------------------------------------------------ column priorities --
  * A line wider than its pane keeps the part that matters (at hoff 0; the
  * horizontal scroll shows the rest as emitted):
- *   a value change (a record with "old" and "new": a watch hit)  "old -> new"
- *     stays at the right, the instruction before it is cut;
- *   a syscall (a record with "ret")  ") = retval ..." stays at the right, the
- *     middle of the arguments becomes '…';
- *   an executed instruction (a record with "disasm" and "module": the
- *     stream)  its columns are rebuilt at their widths, always: a long
- *     symbol keeps its +0xoff, a long module its end, the disassembly stays
- *     where the column says;
- *   a row ending in a [module] column (the graph, the tree)  the module is
- *     elided from the left ("[…_layout]"), or dropped when under 6 columns
- *     are left; the counts before it stay (the name is cut first);
+ *   a record with HIGHLIGHT fields  the line's tail from their rendering
+ *     (with the short tokens joining it: ") = ", " -> ") stays at the
+ *     right, the middle becomes '…';
+ *   an executed instruction (a record with "disasm" and "module")  its
+ *     columns are rebuilt at their widths, always: a long symbol keeps its
+ *     +0xoff, a long module its end, the disassembly stays in its column;
+ *   a row ending in a [module] column  the module is elided from the left
+ *     ("[…_layout]"), or dropped when under 6 columns are left; the counts
+ *     after the name column's padding stay (the name is cut first);
  *   anything else  cut at a word with '…' (tf_cut). */
-
-#define STREAM_WHERE_COLS 20 /* the stream's columns: "{-20:where} {-24:[module]} " */
-#define STREAM_MODULE_COLS 24
-#define MODULE_MIN_COLS 6
-#define MODULE_BUDGET_COLS 16 /* a row's module column is given this much first */
 
 static const char *rfind(const char *hay, const char *needle) {
   const char *last = NULL;
   for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) last = p;
   return last;
-}
-
-static int rec_has(const struct tui_rec *r, const char *name) {
-  const struct asmspy_value *v = tui_rec_get(r, name);
-  return v && v->state != ASMSPY_VALUE_ABSENT;
 }
 
 static const char *rec_str(const struct tui_rec *r, const char *name) {
@@ -348,6 +428,83 @@ static const char *rec_str(const struct tui_rec *r, const char *name) {
 }
 
 static void copy_out(char *out, size_t cap, const char *s) { snprintf(out, cap, "%s", s); }
+
+static int is_alnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* The last whole-word occurrence of w in line (NULL: none). */
+static const char *last_word(const char *line, const char *w) {
+  size_t n = strlen(w);
+  const char *last = NULL;
+  if (!n) return NULL;
+  for (const char *p = strstr(line, w); p; p = strstr(p + 1, w))
+    if ((p == line || !is_alnum(p[-1])) && !is_alnum(p[n])) last = p;
+  return last;
+}
+
+/* A short token that joins a value to the line: all punctuation ("=",
+ * "->") or a number ("-1"). */
+static int joiner(const char *s, size_t n) {
+  if (!n || n > 4) return 0;
+  int punct = 1, num = 1;
+  for (size_t i = 0; i < n; i++) {
+    if (is_alnum(s[i])) punct = 0;
+    if (!((s[i] >= '0' && s[i] <= '9') || (i == 0 && s[i] == '-'))) num = 0;
+  }
+  return punct || num;
+}
+
+/* Where the tail a record's HIGHLIGHT fields keep starts in line (NULL:
+ * none found): the earliest of their renderings, then left over up to two
+ * joining tokens and the punctuation closing the token before them. */
+static const char *highlight_tail(const struct tui_rec *r, const char *line) {
+  if (!r || !r->typed) return NULL;
+  struct tui_row row = tui_rec_row(r);
+  const char *at = NULL;
+  size_t from = 0;
+  for (const struct asmspy_field *f; (f = tui_field_with(row.fields, ASMSPY_FIELDF_HIGHLIGHT, &from));) {
+    const struct asmspy_value *v = tui_rec_get(r, f->name);
+    if (!v || v->state != ASMSPY_VALUE_SET) continue;
+    char a[80] = "", b[80] = "";
+    if (f->type == ASMSPY_FIELD_INT) {
+      snprintf(a, sizeof a, "%" PRId64, v->u.i);
+      snprintf(b, sizeof b, "0x%" PRIx64, (uint64_t)v->u.i);
+    } else if (f->type == ASMSPY_FIELD_HEX) {
+      snprintf(a, sizeof a, "0x%" PRIx64, v->u.u);
+    } else if ((f->type == ASMSPY_FIELD_STR || f->type == ASMSPY_FIELD_ENUM) && v->u.str.s) {
+      snprintf(a, sizeof a, "%s", v->u.str.s);
+    }
+    const char *p = last_word(line, a);
+    if (!p && b[0]) p = last_word(line, b);
+    if (p && (!at || p < at)) at = p;
+  }
+  if (!at) return NULL;
+  for (int k = 0; k < 2; k++) { /* the joining tokens before it */
+    const char *e = at;
+    while (e > line && e[-1] == ' ') e--;
+    const char *s = e;
+    while (s > line && s[-1] != ' ') s--;
+    if (s == e || !joiner(s, (size_t)(e - s))) break;
+    at = s;
+  }
+  const char *e = at; /* the punctuation closing the token before: "NULL)" */
+  while (e > line && e[-1] == ' ') e--;
+  const char *s = e;
+  while (s > line && s[-1] != ' ' && !is_alnum(s[-1])) s--;
+  if (s < e && s > line && s[-1] != ' ') at = s;
+  else if (at > line && at[-1] == ' ') at--; /* and one space before it */
+  return at;
+}
+
+#define INSN_WHERE_COLS 20 /* an executed instruction's columns: "{-20:where} {-24:[module]} " */
+#define INSN_MODULE_COLS 24
+#define MODULE_MIN_COLS 6
+#define MODULE_BUDGET_COLS 16 /* a row's module column is given this much first */
+
+
+
+
 
 /* "{-20:where} {-24:[module]} disasm" with each column held to its width.
  * The columns are taken from the line itself (the host escaped what a
@@ -371,15 +528,33 @@ static int insn_columns(const struct tui_rec *r, const char *line, char *out, si
   snprintf(where, sizeof where, "%.*s", (int)wlen, line + pfx);
   const char *rest = mcol + strlen(pat);
   while (*rest == ' ') rest++;
-  if (tf_width(where) <= STREAM_WHERE_COLS && tf_width(module) + 2 <= STREAM_MODULE_COLS) return 0;
+  if (tf_width(where) <= INSN_WHERE_COLS && tf_width(module) + 2 <= INSN_MODULE_COLS) return 0;
   const char *plus = sym ? rfind(where, "+0x") : NULL;
-  tf_keep_tail(where, plus ? (size_t)(plus - where) : strlen(where), STREAM_WHERE_COLS, w, sizeof w);
-  tf_elide_left(module, STREAM_MODULE_COLS - 2, m, sizeof m);
+  tf_keep_tail(where, plus ? (size_t)(plus - where) : strlen(where), INSN_WHERE_COLS, w, sizeof w);
+  tf_elide_left(module, INSN_MODULE_COLS - 2, m, sizeof m);
   snprintf(mod, sizeof mod, "[%s]", m);
-  int pw = STREAM_WHERE_COLS - tf_width(w), pm = STREAM_MODULE_COLS - tf_width(mod);
+  int pw = INSN_WHERE_COLS - tf_width(w), pm = INSN_MODULE_COLS - tf_width(mod);
   snprintf(out, cap, "%.*s%s%*s %s%*s %s", (int)pfx, line, w, pw > 0 ? pw : 0, "", mod, pm > 0 ? pm : 0, "",
            rest);
   return 1;
+}
+
+/* The end of the widest run of 2+ spaces in s (a name column's padding:
+ * what follows it are the counts), or NULL. */
+static char *padding_end(char *s) {
+  char *best = NULL;
+  size_t bestn = 1;
+  for (char *p = s; *p;) {
+    if (*p != ' ') {
+      p++;
+      continue;
+    }
+    char *q = p;
+    while (*q == ' ') q++;
+    if ((size_t)(q - p) > bestn && *q) best = q, bestn = (size_t)(q - p);
+    p = q;
+  }
+  return best;
 }
 
 /* A row ending in " [module]": the module gives way first. */
@@ -397,13 +572,13 @@ static int module_column(const char *line, int width, char *out, size_t cap) {
   int gap = (int)((size_t)(open - line) - before) + 1; /* the spaces before '[' */
   /* the column where '[' is: the same on every row of a table */
   int need = tf_width_n(line, (size_t)(open - line) + 1) + MODULE_BUDGET_COLS - width;
-  /* the name column's padding (the run of spaces before "inv=") gives
-   * columns first: the same amount on every row keeps the counts aligned */
-  char *counts = strstr(head, " inv=");
+  /* the name column's padding (the widest run of spaces before the counts)
+   * gives columns first: the same amount on every row keeps them aligned */
+  char *counts = padding_end(head);
   if (need > 0 && counts) {
     char *run = counts;
     while (run > head && run[-1] == ' ') run--;
-    int spare = (int)(counts - run) - 1; /* two spaces stay */
+    int spare = (int)(counts - run) - 2; /* two spaces stay */
     int take = need < spare ? need : spare;
     if (take > 0) memmove(counts - take, counts, strlen(counts) + 1);
   }
@@ -417,8 +592,8 @@ static int module_column(const char *line, int width, char *out, size_t cap) {
     snprintf(out, cap, "%s%*s[%s]", head, gap, "", m);
     return 1;
   }
-  /* no room for the module: drop it; counts ("inv=", "calls=") stay, the name is cut */
-  counts = strstr(head, "inv=");
+  /* no room for the module: drop it; the counts stay, the name is cut */
+  counts = padding_end(head);
   if (counts && tf_width(head) > width) {
     size_t t = (size_t)(counts - head);
     while (t && head[t - 1] == ' ') t--;
@@ -445,17 +620,7 @@ static void fit_line(const struct tui_model *m, size_t i, const char *line, int 
   char tmp[4096];
   copy_out(tmp, sizeof tmp, line);
   line = tmp;
-  const char *tail = NULL;
-  if (r && rec_has(r, "old") && rec_has(r, "new")) { /* a value change: from the old value on */
-    const char *arrow = rfind(line, " -> ");
-    if (arrow) {
-      const char *t = arrow;
-      while (t > line && t[-1] != ' ') t--; /* the old value */
-      tail = t > line ? t - 1 : t;           /* and one space before it */
-    }
-  } else if (r && rec_has(r, "ret")) { /* a syscall: from its closing parenthesis on */
-    tail = rfind(line, ") = ");
-  }
+  const char *tail = r && m->lines[i].part == 0 ? highlight_tail(r, line) : NULL;
   if (tail) {
     tf_keep_tail(line, (size_t)(tail - line), width, out, cap);
     return;
@@ -466,8 +631,8 @@ static void fit_line(const struct tui_model *m, size_t i, const char *line, int 
   snprintf(out, cap, "%.*s%s", (int)keep, line, cut ? TF_ELLIPSIS : "");
 }
 
-/* FEED_CARRIED: the carried strings' pane, beside the calls: a share of a
- * wide terminal, none below 100 columns (the call and its result first). */
+/* CARRIED: the strings' pane, beside the lines: a share of a wide
+ * terminal, none below 100 columns (the line and its result first). */
 static int carried_split(int width) {
   if (width >= 120) return width * 7 / 10;
   if (width >= 100) return width * 3 / 4;
@@ -503,36 +668,38 @@ static void draw_pane(struct tui_live *lv, int pane, int x, int width, int split
   }
 }
 
+#define KEYS_TAIL "space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes "
+
 static const char *keys_for(const struct tui_live *lv) {
-  static char buf[160];
-  switch (lv->mode.layout) {
-  case ASMSPY_TUI_RANKED: return "Tab sort  space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
-  case ASMSPY_TUI_TOPOLOGY:
-    if (!lv->mode.cycle_option[0])
-      return "Enter graph of node  space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
-    snprintf(buf, sizeof buf, "Tab %s  Enter graph of node  space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ", lv->mode.cycle_option);
-    return buf;
-  case ASMSPY_TUI_EDGES: return "Enter data flow  space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
-  case ASMSPY_TUI_CALLS:
-  case ASMSPY_TUI_REGION: return "Tab pane  space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
-  case ASMSPY_TUI_DATAFLOW: return "\xe2\x86\x90\xe2\x86\x92 operand  Enter walk to its definition  space pause  h/l scroll  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
-  case TUI_LAYOUT_INFO: return "F3 re-read  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  b modes  q processes ";
-  default: return "space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes ";
-  }
+  static char buf[240];
+  if (lv->mode.layout == TUI_LAYOUT_INFO) return "F3 re-read  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  b modes  q processes ";
+  if (lv->mode.walk)
+    return "\xe2\x86\x90\xe2\x86\x92 operand  Enter walk to its definition  space pause  h/l scroll  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
+  if (is_two_pane(lv)) return "Tab pane  " KEYS_TAIL;
+  if (!is_table(lv)) return KEYS_TAIL;
+  char tab[64] = "", enter[32] = "";
+  if (lv->mode.n_cycle_values)
+    snprintf(tab, sizeof tab, "Tab %s  ", lv->mode.cycle_option);
+  else if (lv->mode.n_sort_keys)
+    snprintf(tab, sizeof tab, "Tab sort  ");
+  if (lv->mode.roles & (ASMSPY_FIELDF_DRILL_PID | ASMSPY_FIELDF_DRILL_ADDR | ASMSPY_FIELDF_DRILL_FUNC))
+    snprintf(enter, sizeof enter, "Enter open row  ");
+  snprintf(buf, sizeof buf, "%s%s%s", tab, enter, KEYS_TAIL);
+  return buf;
 }
 
 void tui_live_draw(struct tui_app *app) {
   struct tui_live *lv = &app->live;
   erase();
-  /* fit every pane first: the tree's right pane follows the left's cursor */
+  /* fit every pane first: a function pane follows the left's cursor */
   int two = is_two_pane(lv);
   for (int p = 0; p < (two ? 2 : 1); p++) {
     struct tui_model *m = pane_model(lv, p);
     if (!lv->sc[p].paused) lv->sc[p].tail = follows_tail(lv, p, m);
     tui_scroll_fit(&lv->sc[p], m->nlines, body_rows(lv));
   }
-  if (lv->mode.layout == ASMSPY_TUI_CALLS) {
-    tree_disasm(lv);
+  if (disasm_pane(lv)) {
+    func_disasm(lv);
     tui_scroll_fit(&lv->sc[1], lv->aux.nlines, body_rows(lv));
   }
 
@@ -553,26 +720,38 @@ void tui_live_draw(struct tui_app *app) {
 
   if (two) {
     int lw = left_width(lv);
-    const char *lt = lv->mode.layout == ASMSPY_TUI_CALLS ? "calls (-> function [module], indented by depth)"
-                                                    : "assembly (executions per instruction)";
-    const char *rt = lv->mode.layout == ASMSPY_TUI_CALLS ? "selected function (read live)"
-                                                    : "functions called";
+    /* the pane titles: the mode's, and what the right pane's field means */
+    char lt[160], rt[200];
+    snprintf(lt, sizeof lt, "%s", lv->mode.title);
+    const struct tui_rec *r = tui_model_rec(&lv->feed, lv->sc[0].cursor);
+    if (!r && lv->feed.nrecs) r = lv->feed.recs[lv->feed.nrecs - 1];
+    const struct asmspy_field *f = NULL;
+    for (size_t k = lv->feed.nrecs; k-- > 0 && !f;) {
+      const struct tui_rec *c = lv->feed.recs[k];
+      if (c->typed)
+        f = tui_field_with(c->typed->schema->fields,
+                           disasm_pane(lv) ? ASMSPY_FIELDF_DRILL_FUNC : ASMSPY_FIELDF_PANE, NULL);
+    }
+    if (disasm_pane(lv))
+      snprintf(rt, sizeof rt, "selected: %s (disassembled live)", f && f->meaning ? f->meaning : "function");
+    else
+      snprintf(rt, sizeof rt, "%s", f && f->meaning ? f->meaning : "");
     char t[256];
     snprintf(t, sizeof t, "%s%s", lv->focus == 0 ? "\xe2\x96\xb6 " : "  ", lt);
     tui_put_cut(1, 0, lw - 1, t, lv->focus == 0 ? TUI_A_BOLD : TUI_A_DIM, 0);
     snprintf(t, sizeof t, "%s%s", lv->focus == 1 ? "\xe2\x96\xb6 " : "  ", rt);
     tui_put_cut(1, lw + 1, COLS - lw - 1, t, lv->focus == 1 ? TUI_A_BOLD : TUI_A_DIM, 0);
     draw_pane(lv, 0, 0, lw - 1, 0);
-    for (int r = 1; r < LINES - 1; r++) tui_put(r, lw - 1, 1, "\xe2\x94\x82", TUI_A_DIM, 0);
+    for (int y = 1; y < LINES - 1; y++) tui_put(y, lw - 1, 1, "\xe2\x94\x82", TUI_A_DIM, 0);
     draw_pane(lv, 1, lw + 1, COLS - lw - 1, 0);
   } else {
-    draw_pane(lv, 0, 0, COLS, lv->mode.layout == ASMSPY_TUI_FEED_CARRIED);
+    draw_pane(lv, 0, 0, COLS, (lv->mode.roles & ASMSPY_FIELDF_CARRIED) || lv->mode.layout == ASMSPY_TUI_FEED_CARRIED);
     if (!pane_model(lv, 0)->nlines)
       tui_put(1, 1, COLS - 1,
               lv->ended ? "(nothing was captured)" : "(waiting for the first events ...)", TUI_A_DIM, 0);
   }
 
-  /* status: pause state, session state, keys */
+  /* status: pause state, session state, the table's order, keys */
   int pane = two ? lv->focus : 0;
   char ps[64], st[700];
   tui_scroll_status(&lv->sc[pane], pane_model(lv, pane)->nlines, ps, sizeof ps);
@@ -585,16 +764,19 @@ void tui_live_draw(struct tui_app *app) {
                       : lv->rc == 0 || lv->rc == ASMSPY_FACT_EXITED ? "ended"
                       : lv->rc == ASMSPY_RUN_SKIPPED ? "skipped"
                                                      : asmspy_strerror(lv->rc);
+  char order[64] = "";
+  if (is_table(lv) && lv->sort_index > 0)
+    snprintf(order, sizeof order, "  sorted by %s (Tab)", lv->mode.sort_keys[lv->sort_index - 1]);
   if (app->msg[0])
     snprintf(st, sizeof st, " %s", app->msg);
   else if (lv->mode.layout == TUI_LAYOUT_INFO)
     snprintf(st, sizeof st, " %s%s%s", ps, ps[0] ? " " : "", state);
-  else if (lv->mode.layout == ASMSPY_TUI_DATAFLOW && ps[0]) {
+  else if (lv->mode.walk && ps[0]) {
     char nav[400];
     tui_df_status(lv, pane_model(lv, 0), nav, sizeof nav);
     snprintf(st, sizeof st, " %s %s", ps, nav[0] ? nav : state);
   } else
-    snprintf(st, sizeof st, " %s %s", ps[0] ? ps : "[LIVE]", state);
+    snprintf(st, sizeof st, " %s %s%s", ps[0] ? ps : "[LIVE]", state, order);
   tui_keybar(LINES - 1, st, keys_for(lv));
 }
 
@@ -628,62 +810,95 @@ static void scroll_key(struct tui_live *lv, enum tui_skey k) {
   }
 }
 
-/* TOPOLOGY: Enter opens the RANKED mode (the call graph) of the selected
- * node's process (the topology session detaches first, so the graph
- * attaches cleanly). */
-static void procs_drill(struct tui_app *app) {
-  struct tui_live *lv = &app->live;
-  struct tui_model *m = pane_model(lv, 0);
-  const struct asmspy_value *v = tui_rec_get(tui_model_rec(m, lv->sc[0].cursor), "tgid");
-  int64_t tgid = v && v->state == ASMSPY_VALUE_SET ? v->u.i : 0;
-  int ok = tgid > 0;
-  const struct tui_mode *graph = tui_modes_by_layout(&app->modes, ASMSPY_TUI_RANKED);
-  if (!ok) {
-    snprintf(app->msg, sizeof app->msg, "select a node or thread row first (space pauses, arrows move)");
-    return;
+/* The table row under the cursor: a row record, or an element of a
+ * record's row array (through the sort's permutation). 0: not a row. */
+static int cursor_row(struct tui_live *lv, struct tui_row *row, struct tui_elems *e) {
+  const struct tui_model *m = pane_model(lv, 0);
+  size_t i = lv->sc[0].cursor;
+  const struct tui_rec *r = tui_model_rec(m, i);
+  memset(e, 0, sizeof *e);
+  if (!r) return 0;
+  if (tui_rec_is_row(r)) {
+    *row = tui_rec_row(r);
+    return 1;
   }
-  if (!graph || !graph->available) {
-    snprintf(app->msg, sizeof app->msg, "the call graph cannot start here: %s", graph ? graph->reason : "?");
-    return;
+  const struct asmspy_field *arr = r->typed ? tui_row_array(r->typed->schema) : NULL;
+  size_t part = m->lines[i].part;
+  if (!arr || part == 0) return 0;
+  size_t k = part - 1;
+  if (lv->sort_index > 0 && lv->perm) {
+    if (k >= lv->nperm) return 0;
+    k = lv->perm[k];
   }
-  struct tui_mode g = *graph;
-  tui_live_start(app, &g, (pid_t)tgid, NULL, NULL);
+  tui_elems_of(r, arr, e);
+  *row = tui_elems_row(e, r, k);
+  return row->fields != NULL && (row->values || row->json);
 }
 
-/* EDGES: Enter captures the DATAFLOW mode of the selected row's function:
- * an edge's (a sampled branch, or a call edge from sampled stacks) scoped to
- * where control went (to), else where it came from (from); a residency row
- * (a rung that saw only ips) to its site (ip) or its function (start). */
-static void sample_drill(struct tui_app *app) {
+/* Enter on a table row: its DRILL_PID opens the first other table mode on
+ * that process (the current session detaches first, so the next attaches
+ * cleanly); its DRILL_ADDR / DRILL_FUNC (the last that lies in a known
+ * function) opens the last function-picking mode on that function. */
+static void drill(struct tui_app *app) {
   struct tui_live *lv = &app->live;
-  const struct tui_model *pm = pane_model(lv, 0);
-  size_t at = lv->sc[0].cursor;
+  struct tui_row row;
+  struct tui_elems e;
+  if (!cursor_row(lv, &row, &e)) {
+    tui_elems_free(&e);
+    snprintf(app->msg, sizeof app->msg, "select a row first (space pauses, arrows move)");
+    return;
+  }
+  int64_t pid = 0;
   uint64_t addr = 0, start = 0;
   const char *name = NULL;
-  static const char *const keys[] = {"to", "from", "ip", "start"};
-  int ok = 0;
-  for (size_t k = 0; k < sizeof keys / sizeof keys[0] && !ok; k++)
-    ok = line_addr(pm, at, keys[k], &addr) && tui_function_at(lv->pid, addr, &start, &name);
-  const struct tui_mode *df = tui_modes_by_layout(&app->modes, ASMSPY_TUI_DATAFLOW);
-  if (!ok) {
-    snprintf(app->msg, sizeof app->msg, "select an edge (or a site) inside a sized function first");
+  int have_pid = 0, have_func = 0, wants_pid = 0, wants_func = 0;
+  size_t from = 0;
+  for (const struct asmspy_field *f; (f = tui_field_with(row.fields, ASMSPY_FIELDF_DRILL_PID, &from));) {
+    wants_pid = 1;
+    if (!have_pid && tui_row_i64(&row, f->name, &pid) && pid > 0) have_pid = 1;
+  }
+  size_t n = 0;
+  while (row.fields && row.fields[n].name) n++;
+  for (size_t k = n; k-- > 0 && !have_func;) {
+    if (!(row.fields[k].flags & (ASMSPY_FIELDF_DRILL_ADDR | ASMSPY_FIELDF_DRILL_FUNC))) continue;
+    wants_func = 1;
+    have_func = tui_row_u64(&row, row.fields[k].name, &addr) && addr &&
+                tui_function_at(lv->pid, addr, &start, &name);
+  }
+  tui_elems_free(&e);
+  if (have_pid) {
+    const struct tui_mode *t = tui_modes_drill_pid(&app->modes, lv->mode.mode);
+    if (!t || !t->available) {
+      snprintf(app->msg, sizeof app->msg, "no table mode can start here: %s", t ? t->reason : "none");
+      return;
+    }
+    struct tui_mode g = *t;
+    tui_live_start(app, &g, (pid_t)pid, NULL, NULL);
     return;
   }
-  if (!df || !df->available) {
-    snprintf(app->msg, sizeof app->msg, "data flow cannot start here: %s", df ? df->reason : "?");
+  if (have_func) {
+    const struct tui_mode *t = tui_modes_drill_func(&app->modes);
+    if (!t || !t->available) {
+      snprintf(app->msg, sizeof app->msg, "no function mode can start here: %s", t ? t->reason : "none");
+      return;
+    }
+    char spec[32], nm[256];
+    snprintf(spec, sizeof spec, "0x%" PRIx64, start);
+    snprintf(nm, sizeof nm, "%s", name ? name : spec);
+    struct tui_mode d = *t;
+    tui_live_start(app, &d, lv->pid, spec, nm);
     return;
   }
-  char spec[32], nm[256];
-  snprintf(spec, sizeof spec, "0x%" PRIx64, start);
-  snprintf(nm, sizeof nm, "%s", name);
-  struct tui_mode d = *df;
-  tui_live_start(app, &d, lv->pid, spec, nm);
+  snprintf(app->msg, sizeof app->msg, "%s",
+           wants_func   ? "select a row inside a sized function first"
+           : wants_pid  ? "select a row with a process first"
+                        : "this row opens nothing");
 }
 
 void tui_live_key(struct tui_app *app, int ch) {
   struct tui_live *lv = &app->live;
   app->msg[0] = '\0';
-  if (lv->mode.layout == ASMSPY_TUI_DATAFLOW && tui_df_key(lv, pane_model(lv, 0), ch)) return;
+  if (lv->mode.walk && tui_df_key(lv, pane_model(lv, 0), ch)) return;
   switch (ch) {
   case 'b':
     tui_live_stop(app);
@@ -698,24 +913,20 @@ void tui_live_key(struct tui_app *app, int ch) {
   case '\t':
     if (is_two_pane(lv)) {
       lv->focus = !lv->focus;
-    } else if (lv->mode.layout == ASMSPY_TUI_RANKED) {
-      lv->graph_by_fanout = !lv->graph_by_fanout;
-      if (lv->graph_by_fanout && lv->frame_raw.nlines)
-        graph_by_fanout(lv);
-      else
-        tui_model_copy(&lv->frame, &lv->frame_raw);
-    } else if (lv->mode.layout == ASMSPY_TUI_TOPOLOGY) {
+    } else if (is_table(lv) && lv->mode.n_cycle_values) {
       /* another value is another backend: a new session */
-      app->cycle_index = lv->mode.n_cycle_values ? (app->cycle_index + 1) % lv->mode.n_cycle_values : 0;
+      app->cycle_index = (app->cycle_index + 1) % lv->mode.n_cycle_values;
       struct tui_mode m = lv->mode;
       tui_live_start(app, &m, lv->pid, NULL, NULL);
+    } else if (is_table(lv) && lv->mode.n_sort_keys) {
+      lv->sort_index = (lv->sort_index + 1) % (lv->mode.n_sort_keys + 1);
+      apply_sort(lv);
     }
     return;
   case '\n':
   case '\r':
   case KEY_ENTER:
-    if (lv->mode.layout == ASMSPY_TUI_TOPOLOGY) procs_drill(app);
-    if (lv->mode.layout == ASMSPY_TUI_EDGES) sample_drill(app);
+    if (is_table(lv)) drill(app);
     return;
   case KEY_F(3):
     if (lv->mode.layout == TUI_LAYOUT_INFO) {

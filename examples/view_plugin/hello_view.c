@@ -13,6 +13,12 @@
  * recordings of it against the schema and --replay prints it, though the
  * host has never heard of this view.
  *
+ * After the summary it writes one `hello_function` record per function
+ * (its entry, name and instructions). The roles in that schema are all it
+ * takes to get a rich screen in the interactive TUI, which knows no view:
+ * `insns` is a SORT_KEY (Tab sorts the rows by it) and `addr` a DRILL_FUNC
+ * (Enter opens the function-picking mode, data flow, on that function).
+ *
  * It is built against nothing but the installed header, found through
  * pkg-config (see the Makefile next to this file), and it links no host
  * symbol: every service comes from the `host` table handed to open().
@@ -28,34 +34,50 @@
 
 #define HELLO_DEFAULT_N 10
 
-/* A small open-addressing set of function start addresses. */
+/* A small open-addressing set of function start addresses, with each
+ * function's name and instruction count. */
 struct addr_set {
   uint64_t *slots; /* 0 = empty (no function starts at address 0) */
+  uint64_t *counts;
+  char **names;
   size_t cap, len;
 };
 
-static int set_add(struct addr_set *set, uint64_t key) {
+static int set_add(struct addr_set *set, uint64_t key, const char *name) {
   if (key == 0) return 0;
   if ((set->len + 1) * 2 > set->cap) { /* keep the load factor <= 1/2 */
     size_t ncap = set->cap ? set->cap * 2 : 64;
-    uint64_t *n = calloc(ncap, sizeof *n);
-    if (!n) return -1;
+    uint64_t *n = calloc(ncap, sizeof *n), *c = calloc(ncap, sizeof *c);
+    char **nm = calloc(ncap, sizeof *nm);
+    if (!n || !c || !nm) {
+      free(n), free(c), free(nm);
+      return -1;
+    }
     for (size_t i = 0; i < set->cap; i++) {
       if (!set->slots[i]) continue;
       size_t j = (size_t)(set->slots[i] * 0x9e3779b97f4a7c15ull) & (ncap - 1);
       while (n[j]) j = (j + 1) & (ncap - 1);
       n[j] = set->slots[i];
+      c[j] = set->counts[i];
+      nm[j] = set->names[i];
     }
-    free(set->slots);
+    free(set->slots), free(set->counts), free(set->names);
     set->slots = n;
+    set->counts = c;
+    set->names = nm;
     set->cap = ncap;
   }
   size_t j = (size_t)(key * 0x9e3779b97f4a7c15ull) & (set->cap - 1);
   while (set->slots[j]) {
-    if (set->slots[j] == key) return 0;
+    if (set->slots[j] == key) {
+      set->counts[j]++;
+      return 0;
+    }
     j = (j + 1) & (set->cap - 1);
   }
   set->slots[j] = key;
+  set->counts[j] = 1;
+  set->names[j] = strdup(name ? name : "?");
   set->len++;
   return 1;
 }
@@ -119,7 +141,7 @@ static int hello_consume(void *state, const struct asmspy_event *ev) {
   ASMSPY_INIT_HEADER(&sym); /* host-filled, but we declare the size we have */
   if (st->host->symbolize(ev->target, ev->ip, &sym) == 0 && sym.kind != ASMSPY_SYM_UNKNOWN &&
       sym.name)
-    set_add(&st->functions, sym.start);
+    set_add(&st->functions, sym.start, sym.name);
   else
     st->unknown++;
   return st->want > 0 && (int64_t)st->insns >= st->want ? ASMSPY_CONSUME_DONE
@@ -135,8 +157,20 @@ static const struct asmspy_field hello_fields[] = {
      .meaning = "instructions no symbol covers"},
     {.name = NULL},
 };
+/* One function's row. The flags after the type are roles (ABI 1.12): what
+ * the field means to an interactive front end. */
+static const struct asmspy_field hello_function_fields[] = {
+    {.name = "addr", .type = ASMSPY_FIELD_HEX, .flags = ASMSPY_FIELDF_DRILL_FUNC,
+     .meaning = "the function's entry"},
+    {.name = "name", .type = ASMSPY_FIELD_STR, .meaning = "its name"},
+    {.name = "insns", .type = ASMSPY_FIELD_INT, .flags = ASMSPY_FIELDF_SORT_KEY, .min = 1,
+     .meaning = "instructions seen in it"},
+    {.name = NULL},
+};
 static const struct asmspy_record_schema hello_records[] = {
     {"hello", "the summary, once at the end", hello_fields, NULL},
+    {"hello_function", "one function the instructions ran in, after the summary",
+     hello_function_fields, NULL},
     {.type = NULL},
 };
 
@@ -164,7 +198,25 @@ static int hello_finish(void *state, int end_status) {
     rec.schema = &hello_records[0];
     rec.values = values;
     rec.text = text;
-    return st->host->emit_record(st->s->out, &rec);
+    int rc = st->host->emit_record(st->s->out, &rec);
+    for (size_t i = 0; rc == 0 && i < st->functions.cap; i++) {
+      if (!st->functions.slots[i]) continue;
+      struct asmspy_value fv[3];
+      memset(fv, 0, sizeof fv);
+      fv[0].state = fv[1].state = ASMSPY_VALUE_SET;
+      fv[0].u.u = st->functions.slots[i];
+      fv[1].u.str.s = st->functions.names[i];
+      fv[1].u.str.len = strlen(st->functions.names[i]);
+      fv[2] = int_value((int64_t)st->functions.counts[i]);
+      char line[320];
+      snprintf(line, sizeof line, "  %-40s %6" PRIu64 " insns", st->functions.names[i],
+               st->functions.counts[i]);
+      rec.schema = &hello_records[1];
+      rec.values = fv;
+      rec.text = line;
+      rc = st->host->emit_record(st->s->out, &rec);
+    }
+    return rc;
   }
   /* a host older than ABI 1.8: the JSON body by hand */
   char fields[160];
@@ -177,7 +229,10 @@ static int hello_finish(void *state, int end_status) {
 static void hello_close(void *state) {
   struct hello_state *st = state;
   if (!st) return;
+  for (size_t i = 0; i < st->functions.cap; i++) free(st->functions.names[i]);
   free(st->functions.slots);
+  free(st->functions.counts);
+  free(st->functions.names);
   free(st);
 }
 

@@ -979,6 +979,33 @@ enum asmspy_field_type {
                                        this holds the first of `values` ("insn|callout") */
 #define ASMSPY_FIELDF_TITLE 32u     /* names the record in a --disasm heading
                                        ("sample #3 (seq 40) ret=35") */
+/* 1.12: roles — what a field means to an interactive front end (the TUI),
+ * which builds its screens from them and never from a view's name, layout
+ * or text. A front end that does not know a role ignores it. Rows: a
+ * record whose own fields carry SORT_KEY / DRILL_* is one row; a record
+ * with an ARRAY of objects whose members carry them has one row per
+ * element, element k drawn by line k + 1 of the record's text (line 0 is
+ * its heading; lines past the last element follow it unsorted). */
+#define ASMSPY_FIELDF_SORT_KEY 64u    /* INT / NUMBER: a column the rows can be sorted by
+                                         (largest first; the TUI's Tab cycles the keys) */
+#define ASMSPY_FIELDF_PANE 128u       /* ARRAY: shown in a second pane. The record's text
+                                         ends with it: a heading line, then one line per
+                                         element (one line when it is empty) */
+#define ASMSPY_FIELDF_DRILL_PID 256u  /* INT: a process: Enter opens the first table mode
+                                         that needs no pick on it */
+#define ASMSPY_FIELDF_DRILL_ADDR 512u /* HEX: a code address: Enter opens the last mode that
+                                         starts by picking a function, on the function
+                                         containing it (several: the last one in schema
+                                         order that lies in a known function) */
+#define ASMSPY_FIELDF_DRILL_FUNC 1024u /* HEX: a function's entry: in a table, as DRILL_ADDR;
+                                          in a feed, the selected record's function is
+                                          disassembled (read live) in a second pane */
+#define ASMSPY_FIELDF_HIGHLIGHT 2048u /* its rendering is kept visible when the line is cut
+                                         (a return value; old and new of `old -> new`): the
+                                         line's tail from it is kept, the middle elided */
+#define ASMSPY_FIELDF_CARRIED 4096u   /* ARRAY of "string": shown beside the line (paths,
+                                         buffers a call carried) */
+#define ASMSPY_FIELDF_ROLES 0x1fc0u   /* every role bit above */
 
 struct asmspy_field {
   const char *name;
@@ -1076,7 +1103,12 @@ struct asmspy_record {
 };
 
 /* The view's entry in the interactive TUI's mode menu. `layout` names one of
- * the host's screen layouts (not a plugin): a view picks how it is drawn. */
+ * the host's screen layouts (not a plugin). Since 1.12 the TUI draws three
+ * generic screens — a feed, a table, two panes — chosen from the roles of
+ * the view's record fields (ASMSPY_FIELDF_SORT_KEY ...); a view without
+ * roles is mapped by its layout: FEED, SNAPSHOT, FEED_CARRIED, DATAFLOW ->
+ * feed; RANKED, TOPOLOGY, EDGES -> table; REGION, CALLS -> two panes. The
+ * glosses below are the in-tree views that first used each layout. */
 enum asmspy_tui_layout {
   ASMSPY_TUI_FEED = 1,     /* the emitted lines scroll by (stream) */
   ASMSPY_TUI_SNAPSHOT = 2, /* snapshot() redrawn periodically */

@@ -879,6 +879,17 @@ ENDS(asmspy_inproc_req, arm_tail, SIZE_1_12_asmspy_inproc_req);
 #define SIZE_1_12_asmspy_view_ops SIZE_1_11_asmspy_view_ops
 #define SIZE_1_12_asmspy_fpregs SIZE_1_11_asmspy_fpregs
 #define SIZE_1_12_asmspy_backend_ops SIZE_1_11_asmspy_backend_ops
+/* 1.12, field roles (the TUI's screens from typed records, issue 28): new
+ * ASMSPY_FIELDF_* bits after TITLE (32); a flag bit never changes. */
+_Static_assert(ASMSPY_FIELDF_TITLE == 32u, "a field flag never changes");
+_Static_assert(ASMSPY_FIELDF_SORT_KEY == 64u && ASMSPY_FIELDF_PANE == 128u &&
+                   ASMSPY_FIELDF_DRILL_PID == 256u && ASMSPY_FIELDF_DRILL_ADDR == 512u &&
+                   ASMSPY_FIELDF_DRILL_FUNC == 1024u && ASMSPY_FIELDF_HIGHLIGHT == 2048u &&
+                   ASMSPY_FIELDF_CARRIED == 4096u,
+               "a field role bit never changes");
+_Static_assert(ASMSPY_FIELDF_ROLES == (64u | 128u | 256u | 512u | 1024u | 2048u | 4096u),
+               "ROLES is every role bit");
+_Static_assert(ASMSPY_TUI_FEED == 1 && ASMSPY_TUI_EDGES == 9, "the layouts stay (compatibility)");
 
 /* ========================== CURRENT ========================== */
 /* The header's minor must be one this file has a block for. */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_tui_stepping: the single-step views of victim_loop (main calls work,
 # work calls helper 5 times), driven in tmux.
-#   4 call graph: helper's inv is higher than work's; Tab sorts by fanout;
+#   4 call graph: helper's inv is higher than work's; Tab sorts by inv, calls,
+#     fanout (main first), then the view's order again;
 #   5 call tree: `-> helper` indented under `-> work`, the right pane
 #     disassembles the selected function read live; space pauses;
 #   6 process tree: `node <pid>` with inv=; Enter drills into the node's
@@ -37,8 +38,17 @@ W=$(inv_of work)
 [ -n "$H" ] && [ -n "$W" ] || fail "no inv for helper/work"
 [ "$H" -gt "$W" ] || fail "helper inv=$H is not above work inv=$W"
 tui_save graph
+# Tab cycles the rows' SORT_KEY fields (inv, calls, fanout), then the view's order
 tui_keys Tab
-tui_wait 'sorted by fanout' "Tab: the fanout sort"
+tui_wait 'sorted by inv \(Tab\)' "Tab: the inv sort"
+tui_keys Tab
+tui_wait 'sorted by calls \(Tab\)' "Tab: the calls sort"
+tui_keys Tab
+tui_wait 'sorted by fanout \(Tab\)' "Tab: the fanout sort"
+sed -n 3p "$TMP/screen" | grep -Eq '^\[int\] main .*fanout=2 ' ||
+  { cat "$TMP/screen" >&2; fail "sorted by fanout: main (fanout=2) is not the first row"; }
+tui_keys Tab
+tui_wait_not 'sorted by [a-z]+ \(Tab\)'
 tui_keys b
 tui_wait '^ 1  syscall log' "b: the modes"
 assert_untraced "$V"

@@ -421,7 +421,7 @@ static const struct asmspy_field call_fields[] = {
             "recorded in between); exit: `} /* name */`"),
     RF_STR("name", 0, "the function (0x... when no symbol covers it)"),
     RF_STR("module", 0, "its module"),
-    RF_HEX("addr", 0, "its entry address"),
+    RF_HEX("addr", ASMSPY_FIELDF_DRILL_FUNC, "its entry address"),
     RF_INT("ts_ns", 0, 0, "CLOCK_MONOTONIC ns of the entry (entry) or of the exit (leaf, exit)"),
     RF_INT("duration_ns", 0, OPT, "leaf, exit: ns from entry to exit"),
     RF_BOOL("unwound", 0, "left without returning (longjmp, an exception)"),

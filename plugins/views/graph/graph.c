@@ -781,7 +781,9 @@ static int graph_render(struct graph_state *st) {
   qsort(edges, st->nedges, sizeof *edges, cmp_edges);
 
   struct strbuf text = {0}, nodes = {0}, edges_json = {0};
-  int want_json = !ASMSPY_HAS(h, wants_json) || h->wants_json(st->s->out);
+  /* the rows are built for a typed consumer too: the TUI sorts the table by
+   * the nodes' SORT_KEY members (their element k is text line k + 1) */
+  int want_json = 1;
   int want_text = !ASMSPY_HAS(h, wants_text) || h->wants_text(st->s->out);
   size_t npids = count_pids(st);
   if (want_text) {
@@ -917,11 +919,11 @@ static const struct asmspy_field graph_node_fields[] = {
     RF_STR("name", NUL | OPT, "its name"),
     RF_STR("module", NUL | OPT, "its module"),
     RF_ENUM("kind", "internal|external|jit|unknown", OPT, "what kind of code it is"),
-    RF_INT("inv", 0, OPT, "times called (absent when not traced)"),
+    RF_INT("inv", 0, OPT | ASMSPY_FIELDF_SORT_KEY, "times called (absent when not traced)"),
     RF_BOOL("traced", OPT, "false: the call backend could not trace it (why says why)"),
     RF_STR("why", OPT, "why it is not traced (e.g. a call in its first 5 bytes)"),
-    RF_INT("calls", 0, OPT, "calls it made"),
-    RF_INT("fanout", 0, OPT, "distinct callees"),
+    RF_INT("calls", 0, OPT | ASMSPY_FIELDF_SORT_KEY, "calls it made"),
+    RF_INT("fanout", 0, OPT | ASMSPY_FIELDF_SORT_KEY, "distinct callees"),
     RF_INT("reach", 0, OPT,
            "--sort=functions-called: distinct functions it calls directly or through its callees"),
     RF_END,

@@ -1087,7 +1087,7 @@ static void procs_close(void *state) {
  * read them. */
 static const struct asmspy_field proc_fields[] = {
     RF_INT("tid", ANY_INT, 0, "the task"),
-    RF_INT("tgid", ANY_INT, 0, "its process"),
+    RF_INT("tgid", ANY_INT, ASMSPY_FIELDF_DRILL_PID, "its process"),
     RF_INT("ppid", ANY_INT, 0, "the process's parent"),
     RF_BOOL("leader", OPT, "tid == tgid (a node row, not a thread row)"),
     RF_STR("comm", 0, "its name"),

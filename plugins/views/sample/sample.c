@@ -53,9 +53,9 @@ enum { SP_REC_PROVENANCE, SP_REC_HOT_EDGE, SP_REC_HOT_FUNCTION, SP_REC_RESIDENCY
        SP_REC_CALL_EDGE, SP_REC_N };
 static const struct asmspy_field call_edge_fields[] = {
     RF_INT("count", 1, 0, "stack frames showing this call in progress"),
-    RF_HEX("from", 0, "the caller's return address (just after its call)"),
+    RF_HEX("from", ASMSPY_FIELDF_DRILL_ADDR, "the caller's return address (just after its call)"),
     RF_STR("from_sym", 0, "function+0xoff [module] of from"),
-    RF_HEX("to", 0, "the callee's first byte"),
+    RF_HEX("to", ASMSPY_FIELDF_DRILL_ADDR, "the callee's first byte"),
     RF_STR("to_sym", 0, "function [module] of to"),
     RF_BOOL("indirect", 0, "an indirect call (its target not checked against the callee)"),
     RF_END,
@@ -527,9 +527,9 @@ static const struct asmspy_field provenance_fields[] = {
 };
 static const struct asmspy_field hot_edge_fields[] = {
     RF_INT("count", 1, 0, "samples of this edge"),
-    RF_HEX("from", 0, "the branch's source"),
+    RF_HEX("from", ASMSPY_FIELDF_DRILL_ADDR, "the branch's source"),
     RF_STR("from_sym", 0, "function+0xoff [module] of from"),
-    RF_HEX("to", 0, "the branch's target"),
+    RF_HEX("to", ASMSPY_FIELDF_DRILL_ADDR, "the branch's target"),
     RF_STR("to_sym", 0, "function+0xoff [module] of to"),
     RF_INT("misp", 0, 0, "mispredicted samples of the edge"),
     RF_BOOL("ret", 0, "the edge is a return"),
@@ -539,7 +539,7 @@ static const struct asmspy_field hot_edge_fields[] = {
 static const struct asmspy_field hot_function_fields[] = {
     RF_STR("name", 0, "the function"),
     RF_STR("module", 0, "its module"),
-    RF_HEX("start", 0, "its start"),
+    RF_HEX("start", ASMSPY_FIELDF_DRILL_FUNC, "its start"),
     RF_INT("size", 0, OPT, "its size"),
     RF_INT("count", 1, 0, "samples in it"),
     RF_INT("offsets", 1, 0, "distinct sampled offsets in it"),
@@ -547,14 +547,14 @@ static const struct asmspy_field hot_function_fields[] = {
 };
 static const struct asmspy_field residency_fields[] = {
     RF_INT("count", 1, 0, "samples at the site"),
-    RF_HEX("ip", 0, "the sampled site"),
+    RF_HEX("ip", ASMSPY_FIELDF_DRILL_ADDR, "the sampled site"),
     RF_STR("ip_sym", 0, "function+0xoff [module] of ip"),
     RF_END,
 };
 static const struct asmspy_field call_target_fields[] = {
-    RF_HEX("from", 0, "the call site"),
+    RF_HEX("from", ASMSPY_FIELDF_DRILL_ADDR, "the call site"),
     RF_STR("from_sym", 0, "function+0xoff [module] of from"),
-    RF_HEX("to", 0, "the decoded target"),
+    RF_HEX("to", ASMSPY_FIELDF_DRILL_ADDR, "the decoded target"),
     RF_STR("to_sym", 0, "function+0xoff [module] of to"),
     RF_END,
 };

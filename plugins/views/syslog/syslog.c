@@ -484,10 +484,10 @@ static const struct asmspy_field syscall_fields[] = {
     RF_INT("nr", 0, 0, "syscall number"),
     RF_STR("name", 0, "syscall name"),
     RF_STR("text", 0, "the decoded line without the [tid] prefix"),
-    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL, .min = ANY_INT,
+    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL | ASMSPY_FIELDF_HIGHLIGHT, .min = ANY_INT,
      .meaning = "return value (-errno on failure); null when it never returned"},
-    RF_STR("error", OPT, "the errno name of a failed call"),
-    RF_ARRAY("carried", "string", NULL, 0,
+    RF_STR("error", OPT | ASMSPY_FIELDF_HIGHLIGHT, "the errno name of a failed call"),
+    RF_ARRAY("carried", "string", NULL, ASMSPY_FIELDF_CARRIED,
              "strings that crossed the kernel boundary (paths, up to 200 bytes of buffers)"),
     RF_END,
 };

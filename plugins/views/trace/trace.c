@@ -295,7 +295,7 @@ static const struct asmspy_field sample_call_fields[] = {
 static const struct asmspy_field sample_fields[] = {
     RF_INT("sample", 1, TITLE, "1-based invocation number"),
     RF_INT("tid", ANY_INT, 0, "the thread that ran it"),
-    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL | TITLE, .min = ANY_INT,
+    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL | TITLE | ASMSPY_FIELDF_HIGHLIGHT, .min = ANY_INT,
      .meaning = "rax at the return; null on a backend without registers (intel_pt)"},
     RF_INT("distinct", 0, 0, "distinct instructions executed"),
     RF_INT("executed", 0, 0, "instructions executed (with repeats; call-outs not stepped)"),
@@ -303,7 +303,8 @@ static const struct asmspy_field sample_fields[] = {
     RF_BOOL("truncated", 0, "the step bound cut it short"),
     RF_ARRAY("insns", "object", sample_insn_fields, 0,
              "per distinct instruction, in address order"),
-    RF_ARRAY("calls", "object", sample_call_fields, 0, "functions called out, most-called first"),
+    RF_ARRAY("calls", "object", sample_call_fields, ASMSPY_FIELDF_PANE,
+             "functions called out, most-called first"),
     RF_END,
 };
 

@@ -516,7 +516,7 @@ static const struct asmspy_field call_fields[] = {
     RF_INT("stack_depth", 0, OPT, "live frames on the thread's real stack"),
     RF_STR("name", NUL, "the callee (null: no symbol)"),
     RF_STR("module", 0, "the callee's module"),
-    RF_HEX("addr", OPT, "the called address"),
+    RF_HEX("addr", OPT | ASMSPY_FIELDF_DRILL_FUNC, "the called address"),
     RF_ENUM("kind", "internal|external|jit|unknown", OPT, "what kind of code the callee is"),
     RF_HEX("site", OPT, "the call instruction's address"),
     RF_END,
