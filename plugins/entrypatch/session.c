@@ -129,6 +129,12 @@ static void refuse(struct ep_run *r, const char *name, const char *why) {
  * ASMSPY_CALL_REFUSED event (emit_refused). */
 static void refuse_at(struct ep_run *r, uint64_t addr, const char *name, const char *why) {
   refuse(r, name, why);
+  /* A GOT slot is a second way into a function, tried only where it is
+   * safe (got.c): one that is not hooked is said in the summary above, but
+   * it is no function the views should list as not traced (every program
+   * has __libc_start_main@got and __cxa_finalize@got). */
+  size_t nl = name ? strlen(name) : 0;
+  if (nl > 4 && strcmp(name + nl - 4, "@got") == 0) return;
   if (r->nrefused_fns == r->refused_fns_cap) {
     uint32_t cap = r->refused_fns_cap ? r->refused_fns_cap * 2 : 64;
     struct refused_fn *v = realloc(r->refused_fns, cap * sizeof *v);

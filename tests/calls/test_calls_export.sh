@@ -22,6 +22,12 @@ d = json.load(open(sys.argv[1]))
 evs = d["traceEvents"]
 assert evs, "no events"
 stacks, last = {}, {}
+meta = [e for e in evs if e.get("ph") == "M"]
+assert any(e["name"] == "process_name" for e in meta), "no process_name metadata"
+assert any(e["name"] == "thread_name" for e in meta), "no thread_name metadata"
+first_be = min(i for i, e in enumerate(evs) if e.get("ph") != "M")
+assert all(e.get("ph") != "M" for e in evs[first_be:]), "metadata after the B/E events"
+evs = evs[first_be:]
 for e in evs:
     for k in ("ph", "ts", "pid", "tid", "name"):
         assert k in e, "event without %s: %r" % (k, e)
@@ -45,10 +51,12 @@ PY
 pass "perfetto: valid trace-event JSON with real time"
 
 "$ASMSPY" --export=folded "$TMP/c.asmtrace" --output="$TMP/f.txt" 2>/dev/null || fail "folded export failed"
-grep -qx "run;outer;mid;leaf 12" "$TMP/f.txt" || { cat "$TMP/f.txt"; fail "no run;outer;mid;leaf 12 line"; }
-grep -qx "run;outer;rec;rec;rec;rec 3" "$TMP/f.txt" || { cat "$TMP/f.txt"; fail "recursion not folded"; }
-awk 'NF != 2 || $2 !~ /^[0-9]+$/ {bad=1} END {exit bad}' "$TMP/f.txt" || fail "a folded line is not 'stack count'"
-pass "folded: $(wc -l <"$TMP/f.txt") stacks, counts as the program makes them"
+# a timed call log folds by self time (ns); test_export_timed.py checks the
+# weights against the self times; here: every stack the program makes is there
+grep -q "^run;outer;mid;leaf [1-9][0-9]*$" "$TMP/f.txt" || { cat "$TMP/f.txt"; fail "no run;outer;mid;leaf line"; }
+grep -q "^run;outer;rec;rec;rec;rec [1-9][0-9]*$" "$TMP/f.txt" || { cat "$TMP/f.txt"; fail "recursion not folded"; }
+awk 'NF != 2 || $2 !~ /^[0-9]+$/ {bad=1} END {exit bad}' "$TMP/f.txt" || fail "a folded line is not 'stack weight'"
+pass "folded: $(wc -l <"$TMP/f.txt") stacks, weighted by self time"
 if command -v flamegraph.pl >/dev/null || command -v flamegraph >/dev/null; then
   fg=$(command -v flamegraph.pl || command -v flamegraph)
   "$fg" "$TMP/f.txt" >"$TMP/f.svg" || fail "flamegraph.pl refused the folded stacks"
