@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 enum ctl_esc_style {
   CTL_ESC_OCTAL, /* strace: \33, \033 before an octal digit */
@@ -150,7 +151,19 @@ static inline size_t ctl_text_sanitize(char *dst, size_t cap, const char *src, s
   const unsigned char *s = (const unsigned char *)src;
   size_t need = 0, w = 0;
   int full = cap == 0;
-  for (size_t i = 0; i < n;) {
+  /* The common case, plain printable ASCII: copied in one go (a call log
+   * prints millions of lines through here). */
+  size_t clean = 0;
+  while (clean < n && ((s[clean] >= 0x20 && s[clean] < 0x7f) || (keep_nl && s[clean] == '\n')))
+    clean++;
+  if (clean && cap) {
+    size_t k = clean < cap - 1 ? clean : cap - 1;
+    memcpy(dst, s, k);
+    w = k;
+    full = k < clean;
+  }
+  need = clean;
+  for (size_t i = clean; i < n;) {
     size_t unit, bad = ctl_text_unit(s + i, n - i, keep_nl, &unit);
     char esc[CTL_ESC_UNIT_MAX + 1];
     size_t elen = bad ? ctl_escape_unit(esc, s + i, bad) : 0;
@@ -171,7 +184,9 @@ static inline size_t ctl_text_sanitize(char *dst, size_t cap, const char *src, s
  * or n when there is none. */
 static inline size_t ctl_text_first_control(const char *src, size_t n, int keep_nl) {
   const unsigned char *s = (const unsigned char *)src;
-  for (size_t i = 0; i < n;) {
+  size_t i = 0;
+  while (i < n && ((s[i] >= 0x20 && s[i] < 0x7f) || (keep_nl && s[i] == '\n'))) i++;
+  while (i < n) {
     size_t unit;
     if (ctl_text_unit(s + i, n - i, keep_nl, &unit)) return i;
     i += unit;

@@ -180,8 +180,8 @@ static char *text_for_humans(const char *text, char **to_free) {
   *to_free = NULL;
   if (!text) return NULL;
   size_t len = strlen(text);
+  if (ctl_text_first_control(text, len, 1) == len) return (char *)text; /* nothing to escape */
   size_t need = ctl_text_sanitize(NULL, 0, text, len, 1);
-  if (need == len) return (char *)text;
   char *s = malloc(need + 1);
   if (!s) return NULL;
   ctl_text_sanitize(s, need + 1, text, len, 1);
