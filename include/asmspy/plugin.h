@@ -202,7 +202,9 @@ enum asmspy_task_what {
                                              (longjmp, an exception): ts is when it was seen gone */
 #define ASMSPY_EVF_CALL_TAIL (1u << 9)    /* ENTRY: entered by a tail jump (the caller's
                                              frame was reused); its exit comes with the caller's */
-#define ASMSPY_EVF_CALL_NOEXIT (1u << 10) /* ENTRY: no exit will be recorded (too deep to hook) */
+#define ASMSPY_EVF_CALL_NOEXIT (1u << 10) /* ENTRY: no exit will be recorded (too deep to
+                                             hook, or a function that returns twice: setjmp,
+                                             vfork, getcontext): the views show a leaf */
 
 struct asmspy_event {
   uint32_t abi_version;

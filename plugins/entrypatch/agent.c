@@ -549,12 +549,12 @@ INL struct agent_thread *thread_slot(struct agent_state *st, int claim, uint32_t
   return slot_of(st, 1ull << 62 | (uint64_t)(uint32_t)pid, pid, claim, idx);
 }
 
-/* vfork's entry: mark the caller's slot (nothing is recorded; the return
- * is not hooked: it returns twice, in the child and again in the parent). */
-INL void vfork_mark(struct agent_state *st) {
-  uint32_t idx;
-  struct agent_thread *t = thread_slot(st, 1, &idx);
-  if (t) VOLATILE(t->vfork_pid) = (int32_t)agent_syscall(SYS_GETPID, 0, 0, 0, 0, 0, 0);
+/* vfork's entry: mark the caller's slot (the return is not hooked: it
+ * returns twice, in the child and again in the parent). Set by the caller
+ * before the kernel creates the child: every record of the child lands in
+ * a slot of its own. */
+INL void vfork_mark(struct agent_thread *t) {
+  VOLATILE(t->vfork_pid) = (int32_t)agent_syscall(SYS_GETPID, 0, 0, 0, 0, 0, 0);
 }
 
 /* ------------------------------------------------------------ graves -- *
@@ -688,13 +688,17 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
     rehook_after_catch(st, (uint64_t)slotp);
     return fn->resume;
   }
-  if (fn->kind == AGENT_FN_VFORK) {
-    vfork_mark(st);
-    return fn->resume;
-  }
+  /* a function that returns twice (AGENT_FN_NOEXIT): entry only, its
+   * return address never swapped; vfork's hook without it records nothing */
+  int noexit = (fn->kind & AGENT_FN_NOEXIT) != 0;
+  int vfork = AGENT_FN_KIND(fn->kind) == AGENT_FN_VFORK;
   uint32_t idx;
   struct agent_thread *t = thread_slot(st, 1, &idx);
   if (!t) return fn->resume;
+  if (vfork && !noexit) {
+    vfork_mark(t);
+    return fn->resume;
+  }
   uint64_t slot = (uint64_t)slotp, ret = *slotp;
   int tail = ret == st->ret_hook;
   uint32_t d = t->depth;
@@ -720,9 +724,10 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
         t->grave_mask & grave_bit(slot) ? grave_newest(t, slot) : NULL;
     if (g && (!real_ret || g->seq > best)) real_ret = g->ret;
   }
-  if (d >= AGENT_SHADOW) {
+  if (d >= AGENT_SHADOW || noexit) { /* too deep to hook, or returns twice */
     emit(st, t, real_ret, slot,
          REC_WORD(index, REC_ENTRY, REC_F_NOEXIT | (tail ? REC_F_TAIL : 0)));
+    if (vfork) vfork_mark(t); /* after the record: it is the parent's */
     return fn->resume;
   }
   if (!tail && (t->grave_mask & grave_bit(slot))) grave_forget(t, slot);

@@ -63,8 +63,9 @@ _Static_assert(AGENT_MAGIC_VERSION(AGENT_CODE_MAGIC) == AGENT_LAYOUT_VERSION,
                                     return addresses before it walks the stack */
 #define AGENT_FN_CATCH 2u      /* __cxa_begin_catch: frames below the catcher are gone;
                                   hook the survivors' returns again */
-#define AGENT_FN_VFORK 3u      /* vfork (its PLT entry): nothing recorded, its return
-                                  not hooked (it returns twice); the calling thread's
+#define AGENT_FN_VFORK 3u      /* vfork (its PLT entry): its return not hooked (it
+                                  returns twice), recorded only with AGENT_FN_NOEXIT
+                                  (entry only, in the parent); the calling thread's
                                   slot is marked, so the child that borrows its thread
                                   pointer is told apart by getpid until the parent
                                   runs again (docs/entrypatch.md, vfork) */
@@ -238,6 +239,15 @@ struct agent_state {
  * AGENT_FN_GOT: agent.c treats every kind but UNWIND_RAISE and CATCH as a
  * call. */
 #define AGENT_FN_GOT 0x100u
+/* A flag of agent_func.kind (appended in layout 3, unreleased): a function
+ * that returns twice (setjmp, sigsetjmp, getcontext, swapcontext, vfork,
+ * select.c ep_returns_twice) is traced ENTRY ONLY: its entry is recorded
+ * with REC_F_NOEXIT and its return address is never swapped (the second
+ * return would find no frame of its own; setjmp saves the address it finds
+ * in the slot). With AGENT_FN_CALL or AGENT_FN_VFORK (vfork: the caller's
+ * slot is marked and the entry recorded in the parent's slot). The undo
+ * sees AGENT_FN_KIND, so such an entry is restored as any other. */
+#define AGENT_FN_NOEXIT 0x200u
 #define AGENT_FN_KIND(k) ((k) & 0xffu)
 
 #endif

@@ -38,23 +38,31 @@ static int never_patched(const char *name) {
    * restorer, ld.so's lazy-binding trampoline), or under a convention that
    * keeps r11 (TLS descriptors): the stub may not touch them */
   static const char *const special[] = {"__restore_rt", "_dl_runtime_resolve*",
-                                        "_dl_runtime_profile*", "_dl_tlsdesc_*", NULL};
+                                        "_dl_runtime_profile*", "_dl_tlsdesc_*",
+                                        /* makecontext's trampoline: entered by
+                                         * the coroutine function's ret */
+                                        "__start_context", NULL};
   for (size_t i = 0; special[i]; i++)
     if (fnmatch(special[i], name, 0) == 0) return 1;
   return 0;
 }
 
 /* Functions that return twice save their own return address (setjmp keeps
- * it in the jmp_buf, a vfork child returns through the parent's frame):
- * hooking it would make the second return land in the return hook with no
- * frame of its own. Matched with or without "@plt". */
+ * it in the jmp_buf, a vfork child returns through the parent's frame),
+ * and setcontext never returns but is of their family: hooking the return
+ * would make the second return land in the return hook with no frame of
+ * its own. They are traced entry only (AGENT_FN_NOEXIT: the entry recorded,
+ * the return address never swapped), as uftrace's plthook setjmp/vfork
+ * lists do. Matched with or without "@plt"/"@got". 2 for vfork (its hook
+ * also marks the caller's slot: AGENT_FN_VFORK), 1 for the others. */
 int ep_returns_twice(const char *name) {
   static const char *const twice[] = {"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp",
                                       "savectx", "getcontext", "__getcontext", "setcontext",
-                                      "__setcontext", "swapcontext", "__swapcontext",
-                                      "__start_context", "vfork", "__vfork", "__libc_vfork",
-                                      NULL};
+                                      "__setcontext", "swapcontext", "__swapcontext", NULL};
+  static const char *const vfork[] = {"vfork", "__vfork", "__libc_vfork", NULL};
   size_t n = strcspn(name, "@");
+  for (size_t i = 0; vfork[i]; i++)
+    if (strlen(vfork[i]) == n && strncmp(name, vfork[i], n) == 0) return 2;
   for (size_t i = 0; twice[i]; i++)
     if (strlen(twice[i]) == n && strncmp(name, twice[i], n) == 0) return 1;
   return 0;
@@ -296,10 +304,6 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
         cls = is_plt_stub(sym.name) || got ? CLS_EXE_PLT : CLS_EXE;
       else
         cls = m->chosen == EP_MOD_ASKED ? CLS_MODULE : CLS_AUTO;
-      if (ep_returns_twice(sym.name)) {
-        (*twice)++;
-        continue;
-      }
       const char *unsafe = ep_runtime_unsafe(sym.name, sym.module);
       if (unsafe) {
         if (!nunsafe++) {
@@ -309,6 +313,12 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
         continue;
       }
       nfuncs++;
+      /* returns twice: entry only (vfork's also marks the caller's slot) */
+      int twice_kind = ep_returns_twice(sym.name);
+      if (twice_kind) {
+        (*twice)++;
+        kind = (twice_kind == 2 ? AGENT_FN_VFORK : AGENT_FN_CALL) | AGENT_FN_NOEXIT;
+      }
       if (got) kind |= AGENT_FN_GOT;
     }
     if (n == vcap) {

@@ -46,8 +46,8 @@ struct ep_candidate {
 
 /* Fills *out (malloc'd) with the candidates in address order, aliases
  * folded; maps: the target's, to keep only code (NULL: no such check). *capped: how many matching functions the cap left out; *twice:
- * how many were left out because they return twice (setjmp, vfork: see
- * ep_returns_twice). Returns the count, or -1 (out of memory). */
+ * how many of them return twice (setjmp, vfork: see ep_returns_twice), kept
+ * entry only (kind | AGENT_FN_NOEXIT). Returns the count, or -1 (out of memory). */
 long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *s,
                const struct ep_maps *maps, struct ep_candidate **out, uint64_t *capped,
                uint64_t *twice);
@@ -63,7 +63,8 @@ int ep_is_fragment(const char *name);
  * reason, or NULL. */
 const char *ep_runtime_unsafe(const char *name, const char *module);
 
-/* setjmp, sigsetjmp, getcontext, vfork, ... (with or without @plt). */
+/* setjmp, sigsetjmp, getcontext, swapcontext, ... (1) or vfork (2), with
+ * or without @plt / @got; 0 for any other name. */
 int ep_returns_twice(const char *name);
 
 #endif

@@ -198,9 +198,12 @@ static int ip_inside(const struct ep_run *r, uint64_t lo, uint64_t hi) {
 
 /* vfork children borrow their parent's thread pointer: the agent tells them
  * apart through a hook on vfork's entry (AGENT_FN_VFORK: the caller's slot
- * is marked; nothing recorded, the return not hooked). The program's own
- * PLT entries of vfork are hooked: they sit in the main module, whose
- * branches are scanned anyway (libc's vfork would cost a scan of libc). */
+ * is marked, the return not hooked). The program's own PLT entries of
+ * vfork are hooked: they sit in the main module, whose branches are
+ * scanned anyway (libc's vfork would cost a scan of libc). One the
+ * selection chose is there already, traced entry only (AGENT_FN_VFORK |
+ * AGENT_FN_NOEXIT, select.c: the ENTRY is recorded in the parent's slot);
+ * one added here records nothing (--patch did not ask for it). */
 static long add_vfork_hooks(struct ep_run *r, struct ep_candidate **candp, long n) {
   static const char *const names[] = {"vfork@plt", "__vfork@plt"};
   if (!ASMSPY_HAS(r->host, resolve_region)) return n;
@@ -257,10 +260,12 @@ static int plan_all(struct ep_run *r) {
       char why[256];
       struct ep_patch p;
       if (ep_got_plan(got, r->host, r->s->target, cand[i].addr, cand[i].name, &p, why,
-                      sizeof why) != 0)
+                      sizeof why) != 0) {
         refuse_at(r, cand[i].addr, cand[i].name, why);
-      else
+      } else {
+        p.kind = cand[i].kind; /* | AGENT_FN_NOEXIT, AGENT_FN_VFORK: setjmp@got, vfork@got */
         r->patches[r->npatches++] = p;
+      }
       continue;
     }
     uint64_t want = cand[i].size < SCAN_MAX ? cand[i].size : SCAN_MAX;
@@ -303,8 +308,6 @@ static int plan_all(struct ep_run *r) {
   free(cand);
   ep_got_close(got);
   ep_patchable_close(whole);
-  for (uint64_t i = 0; i < twice; i++)
-    refuse(r, "setjmp", "returns twice (setjmp, vfork: the second return has no frame)");
   if (capped)
     note(r, ASMSPY_NOTE_INFO, "%llu more functions matched past the cap (--max-funcs)",
          (unsigned long long)capped);
@@ -521,8 +524,13 @@ static void uninstall(struct ep_run *r) {
 static int target_gone(pid_t pid) { return ep_proc_gone(pid); }
 
 static void summary(struct ep_run *r) {
-  note(r, ASMSPY_NOTE_INFO, "%u functions patched in %u code region(s), %u refused",
-       r->npatches, r->nregions, r->nrefused);
+  uint32_t entry_only = 0;
+  for (uint32_t i = 0; i < r->npatches; i++) entry_only += (r->patches[i].kind & AGENT_FN_NOEXIT) != 0;
+  char only[96] = "";
+  if (entry_only)
+    snprintf(only, sizeof only, " (%u entry only: they return twice)", entry_only);
+  note(r, ASMSPY_NOTE_INFO, "%u functions patched%s in %u code region(s), %u refused",
+       r->npatches, only, r->nregions, r->nrefused);
   for (uint32_t i = 0; i < r->nrefused_kinds; i++)
     note(r, ASMSPY_NOTE_INFO, "  refused %u: %s (e.g. %s)", r->refused[i].count,
          r->refused[i].reason, r->refused[i].example);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # What a process does to itself under a call capture (--calls --json):
 #   vfork   a vfork child's calls are logged under the child's own pid/tid,
-#           the parent's under its own (exact counts);
+#           the parent's under its own (exact counts); vfork itself once, in
+#           the parent, as an entry-only leaf (it returns twice);
 #   follow  --follow: forked children (and a grandchild) get rings of their
 #           own: each one's calls under its pid, exact; without --follow the
 #           parent's counts are exact and no child's call is logged;
@@ -25,7 +26,7 @@ for line in open(sys.argv[1]):
         continue
     r = json.loads(line)
     if r.get("type") == "call_log" and r.get("what") in ("leaf", "entry") and \
-       r.get("name") in ("work", "thread_leave", "finish", "doexec"):
+       r.get("name") in ("work", "thread_leave", "finish", "doexec", "vfork@plt"):
         c[(r["pid"], r["tid"], r["name"])] += 1
 for (p, t, n), v in sorted(c.items()):
     print(p, t, n, v)
@@ -44,10 +45,17 @@ grep -q "child failed" "$TMP/v.json" && fail "vfork: the child computed a wrong 
 main=$(awk '/^main/ {print $2}' "$TMP/v.json")
 child=$(awk '/^vfork_child/ {print $2}' "$TMP/v.json")
 counts "$TMP/v.json" >"$TMP/v.txt"
-printf '%s %s work 60\n%s %s work 50\n' "$main" "$main" "$child" "$child" | sort >"$TMP/v.want"
+printf '%s %s work 60\n%s %s work 50\n%s %s vfork@plt 1\n' "$main" "$main" "$child" "$child" \
+  "$main" "$main" | sort >"$TMP/v.want"
 diff -u "$TMP/v.want" <(sort "$TMP/v.txt") || fail "vfork: calls not under their own process"
+python3 - "$TMP/v.json" <<'PY' || fail "vfork: vfork@plt is not an entry-only leaf"
+import json, sys
+v = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+v = [r for r in v if r.get("type") == "call_log" and r.get("name") == "vfork@plt"]
+assert len(v) == 1 and v[0]["what"] == "leaf" and not v[0].get("duration"), v
+PY
 grep -q "task exit pid $child tid $child" "$TMP/v.err" || fail "vfork: no exit event for the child"
-pass "vfork: the child's 50 calls under its own pid $child, the parent's 60 under $main"
+pass "vfork: the child's 50 calls under its own pid $child, the parent's 60 and vfork under $main"
 
 # --- fork, --follow and without
 ASMSPY_ENTRYPATCH_DEBUG=1 "$ASMSPY" --launch calls -1 --follow --json -- "$P" fork 3 40 20 \

@@ -79,7 +79,7 @@ struct thread {
 };
 
 /* why a frame ends */
-enum close_why { C_RETURN, C_UNWOUND, C_EXIT, C_EXEC, C_DETACH };
+enum close_why { C_RETURN, C_UNWOUND, C_EXIT, C_EXEC, C_DETACH, C_NOEXIT };
 
 struct calls_state {
   const struct asmspy_host_api *host;
@@ -161,6 +161,7 @@ static const char *const close_note[] = {
     [C_EXIT] = "no return (exit)",
     [C_EXEC] = "no return (exec)",
     [C_DETACH] = "still running at detach",
+    [C_NOEXIT] = NULL, /* entry only (setjmp, vfork): a leaf with no duration */
 };
 static const char *const ended_token[] = {[C_EXIT] = "exit", [C_EXEC] = "exec",
                                           [C_DETACH] = "detach"};
@@ -231,7 +232,7 @@ static void print_line(struct calls_state *st, int32_t tid, int32_t pid,
       rv_bool(why == C_UNWOUND),
       duration >= 0 ? rv_strn(dur, dur_len) : rv_strn("", 0),
       rv_strn(text, text_len),
-      why >= C_EXIT ? rv_str(ended_token[why]) : rv_absent(),
+      why >= C_EXIT && why <= C_DETACH ? rv_str(ended_token[why]) : rv_absent(),
   };
   rec_emit(h, st->s->out, &calls_records[REC_CALL], v, want_text ? line : NULL);
 }
@@ -263,6 +264,9 @@ static int on_call(struct calls_state *st, const struct asmspy_event *ev) {
   if (!t) return ASMSPY_CONSUME_MORE;
   uint64_t slot = ev->u.call.slot, ts = ev->u.call.ts_ns;
   int is_entry = ev->u.call.what == ASMSPY_CALL_ENTRY;
+  /* entry only (ASMSPY_EVF_CALL_NOEXIT: setjmp, vfork, too deep to hook):
+   * no exit will come, so it is a leaf now */
+  int noexit = is_entry && (ev->flags & ASMSPY_EVF_CALL_NOEXIT);
   /* the stack grows down: an open frame whose return slot is below this
    * event's slot is gone (longjmp, a throw — through traced functions or
    * not); on an exit, the frame at this very slot is the one returning */
@@ -294,7 +298,10 @@ static int on_call(struct calls_state *st, const struct asmspy_event *ev) {
   f->shown_parent = t->top_shown;
   int shown = cf_enter(&st->filter, &t->fs, &f->mark, f->fn->match);
   t->n++;
-  if (!shown) return ASMSPY_CONSUME_MORE;
+  if (!shown) {
+    if (noexit) close_top(st, t, 0, C_NOEXIT);
+    return ASMSPY_CONSUME_MORE;
+  }
   /* the held-back shown frame below now has a child: print its `{` */
   if (t->top_shown >= 0) {
     struct frame *pf = &t->frames[t->top_shown];
@@ -305,6 +312,7 @@ static int on_call(struct calls_state *st, const struct asmspy_event *ev) {
   }
   t->top_shown = (int32_t)(t->n - 1);
   st->entries++;
+  if (noexit) close_top(st, t, 0, C_NOEXIT);
   return st->want > 0 && st->entries >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
 }
 

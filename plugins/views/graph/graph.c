@@ -437,6 +437,11 @@ static int call_filtered_in(struct graph_state *st, const struct asmspy_event *e
   const struct cf_name *fn = cf_name_of(&st->names, ev->target, ev->u.call.func);
   struct cframe f = {.slot = slot};
   int shown = cf_enter(&st->filter, &t->fs, &f.mark, fn->match);
+  /* entry only (ASMSPY_EVF_CALL_NOEXIT: setjmp, vfork): counted, a leaf */
+  if (ev->flags & ASMSPY_EVF_CALL_NOEXIT) {
+    cf_leave(&t->fs, &f.mark);
+    return shown;
+  }
   if (t->n == t->cap) {
     size_t nc = t->cap ? t->cap * 2 : 32;
     struct cframe *nf = nc <= (1u << 16) ? realloc(t->f, nc * sizeof *nf) : NULL;

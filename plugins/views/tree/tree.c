@@ -232,7 +232,7 @@ static int32_t dot_add(struct tree_state *st, const char *label, int32_t tid, in
 /* A verified call into ev->ip from `site`; its frame is keyed on `slot`
  * (see struct frame). Returns the consume verdict. */
 static int on_call(struct tree_state *st, struct thread_state *t, const struct asmspy_event *ev,
-                   uint64_t slot, uint64_t site) {
+                   uint64_t slot, uint64_t site, int leaf) {
   const struct asmspy_host_api *h = st->host;
   const struct cf_name *fn = cf_name_of(&st->names, ev->target, ev->ip);
   int named = fn->named;
@@ -280,7 +280,8 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
     st->shown++;
     if (st->want > 0 && st->shown >= st->want) done = ASMSPY_CONSUME_DONE;
   }
-  if (push_frame(st, t, f) != 0) cf_leave(&t->fs, &f.mark); /* not tracked: undone now */
+  /* entry only (ASMSPY_EVF_CALL_NOEXIT: setjmp, vfork): a leaf, no frame */
+  if (leaf || push_frame(st, t, f) != 0) cf_leave(&t->fs, &f.mark); /* not tracked: undone now */
   return done;
 }
 
@@ -292,7 +293,7 @@ static int on_insn(struct tree_state *st, const struct asmspy_event *ev) {
   struct cc_pending pc;
   if (cc_flow_mode(st->s)) { /* flow mode */
     switch (cc_flow_step(&t->cc, h, ev, &pc)) {
-    case CC_FLOW_CALL: return on_call(st, t, ev, pc.ft, pc.site);
+    case CC_FLOW_CALL: return on_call(st, t, ev, pc.ft, pc.site, 0);
     case CC_FLOW_RET: /* pop to the frame whose return address this is, if any */
       for (size_t k = t->nframes; k-- > 0;)
         if (t->frames[k].slot == ev->ip) {
@@ -313,7 +314,7 @@ static int on_insn(struct tree_state *st, const struct asmspy_event *ev) {
   cc_drop_stale(&t->cc, sp);
 
   /* 2. a pending call that lands here: sp one slot down, its return address on top */
-  if (cc_land(&t->cc, h, ev, sp, &pc)) done = on_call(st, t, ev, sp, pc.site);
+  if (cc_land(&t->cc, h, ev, sp, &pc)) done = on_call(st, t, ev, sp, pc.site, 0);
 
   /* 3. this instruction is a call: arm it */
   cc_arm(&t->cc, h, ev, sp);
@@ -355,7 +356,8 @@ static int on_call_event(struct tree_state *st, const struct asmspy_event *ev) {
     keep--;
   pop_frames_to(t, keep);
   if (ev->u.call.what != ASMSPY_CALL_ENTRY) return ASMSPY_CONSUME_MORE;
-  return on_call(st, t, ev, slot, 0); /* the call site is not known here */
+  /* the call site is not known here */
+  return on_call(st, t, ev, slot, 0, (ev->flags & ASMSPY_EVF_CALL_NOEXIT) != 0);
 }
 
 static int on_task(struct tree_state *st, const struct asmspy_event *ev) {
