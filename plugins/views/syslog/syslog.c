@@ -243,47 +243,58 @@ static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
   return done;
 }
 
-/* si_code's name where strace would print one (the event carries the code,
- * not the rest of the siginfo). */
-static const char *si_code_name(int signo, int code) {
-  switch (code) {
-  case 0: return "SI_USER";
-  case 0x80: return "SI_KERNEL";
-  case -1: return "SI_QUEUE";
-  case -2: return "SI_TIMER";
-  case -3: return "SI_MESGQ";
-  case -4: return "SI_ASYNCIO";
-  case -5: return "SI_SIGIO";
-  case -6: return "SI_TKILL";
-  default: break;
-  }
-  static const char *const cld[] = {NULL, "CLD_EXITED", "CLD_KILLED", "CLD_DUMPED",
-                                    "CLD_TRAPPED", "CLD_STOPPED", "CLD_CONTINUED"};
-  static const char *const segv[] = {NULL, "SEGV_MAPERR", "SEGV_ACCERR", "SEGV_BNDERR",
-                                     "SEGV_PKUERR"};
-  if (signo == SIGCHLD && code > 0 && code <= 6) return cld[code];
-  if (signo == SIGSEGV && code > 0 && code <= 4) return segv[code];
-  return NULL;
-}
-
+/* A signal line. strace mode: `--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED,
+ * si_pid=1234, ...} ---`, the struct by the waitid/rt_sigtimedwait printer
+ * (sc_siginfo_text) from the event's siginfo (1.12; a backend without it
+ * gives signo and si_code only); house style `--- SIGCHLD ---`. A job-control
+ * group-stop is strace's `--- stopped by SIGSTOP ---` in both. */
 static int on_signal(struct syslog_state *st, const struct asmspy_event *ev) {
-  char prefix[32], text[256], name[48];
+  char prefix[32], text[512], name[48], info[384];
   int signo = ev->u.signal.signo;
+  int stopped = (ev->flags & ASMSPY_EVF_SIG_GROUP_STOP) != 0;
   if (signo > 0 && signo < SYSLOG_NSIG && !st->sigshown[signo]) return ASMSPY_CONSUME_MORE;
   prefix_for(st, ev, prefix, sizeof prefix);
   const char *abbrev = sigabbrev_np(signo);
   snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
-  if (st->env_flags & SC_ENV_STRACE) { /* --- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_TKILL} --- */
-    const char *cn = si_code_name(signo, ev->u.signal.code);
-    char code[16];
-    if (!cn) snprintf(code, sizeof code, "%d", ev->u.signal.code);
-    snprintf(text, sizeof text, "%s--- %s {si_signo=%s, si_code=%s} ---", prefix, name, name,
-             cn ? cn : code);
+  int has_info = (ev->flags & ASMSPY_EVF_SIG_INFO) != 0;
+  if (stopped) {
+    snprintf(text, sizeof text, "%s--- stopped by %s ---", prefix, name);
+  } else if (st->env_flags & SC_ENV_STRACE) {
+    struct sc_siginfo si = {.signo = signo, .code = ev->u.signal.code};
+    if (has_info) {
+      si.err = ev->u.signal.err;
+      si.pid = ev->u.signal.pid;
+      si.uid = ev->u.signal.uid;
+      si.status = ev->u.signal.status;
+      si.utime = ev->u.signal.utime;
+      si.stime = ev->u.signal.stime;
+      si.addr = ev->u.signal.addr;
+      si.value = ev->u.signal.value;
+      si.band = ev->u.signal.band;
+      si.fd = ev->u.signal.fd;
+      si.timerid = ev->u.signal.timerid;
+      si.overrun = ev->u.signal.overrun;
+      si.syscall = ev->u.signal.syscall;
+      si.arch = ev->u.signal.arch;
+      sc_siginfo_text(st->env_flags, &si, info, sizeof info);
+    } else { /* signo and si_code only: the struct's head */
+      sc_siginfo_text(st->env_flags, &si, info, sizeof info);
+      char *cut = strstr(info, ", si_pid=");
+      if (!cut) cut = strstr(info, ", si_addr=");
+      if (cut) snprintf(cut, sizeof info - (size_t)(cut - info), "}");
+    }
+    snprintf(text, sizeof text, "%s--- %s %s ---", prefix, name, info);
   } else {
     snprintf(text, sizeof text, "%s--- %s ---", prefix, name);
   }
-  const struct asmspy_value v[] = {rv_int(ev->tid), rv_int(signo), rv_str(name),
-                                   rv_int(ev->u.signal.code)};
+  int sender = has_info && !stopped && (ev->u.signal.code <= 0 || signo == SIGCHLD) &&
+               ev->u.signal.code != -2;
+  const struct asmspy_value v[] = {rv_int(ev->tid),
+                                   rv_int(signo),
+                                   rv_str(name),
+                                   stopped ? rv_absent() : rv_int(ev->u.signal.code),
+                                   sender ? rv_int(ev->u.signal.pid) : rv_absent(),
+                                   stopped ? rv_bool(1) : rv_absent()};
   rec_emit(st->host, st->s->out, &syslog_records[SYSLOG_REC_SIGNAL], v, text);
   return ASMSPY_CONSUME_MORE;
 }
@@ -496,6 +507,8 @@ static const struct asmspy_field signal_fields[] = {
     RF_INT("signo", 1, 0, "the signal number"),
     RF_STR("name", 0, "the signal name (SIGALRM)"),
     RF_INT("code", ANY_INT, OPT, "its si_code"),
+    RF_INT("pid", ANY_INT, OPT, "si_pid: the sender, or the child of a SIGCHLD"),
+    RF_BOOL("stopped", OPT, "a job-control group-stop by the signal, not a delivery"),
     RF_END,
 };
 
@@ -503,7 +516,7 @@ static const struct asmspy_record_schema syslog_records[SYSLOG_REC_N + 1] = {
     [SYSLOG_REC_SYSCALL] = {"syscall", "one completed (or unfinished) syscall", syscall_fields,
                             "{text}"},
     [SYSLOG_REC_TASK] = {"task", TASK_RECORD_MEANING, task_record_fields, NULL},
-    [SYSLOG_REC_SIGNAL] = {"signal", "a signal delivered to the target", signal_fields, NULL},
+    [SYSLOG_REC_SIGNAL] = {"signal", "a signal delivered to the target (or its group-stop)", signal_fields, NULL},
     [SYSLOG_REC_N] = {.type = NULL},
 };
 
