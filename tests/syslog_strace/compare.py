@@ -66,7 +66,7 @@ def mask(lines, loose, follow=False):
         ln = re.sub(r'\bloads=\[\d+, \d+, \d+\]', 'loads=[N]', ln)
         ln = re.sub(r'/dev/pts/\d+', '/dev/pts/N', ln)
         ln = re.sub(r'TIOCGPTN, \[\d+\]', 'TIOCGPTN, [N]', ln)
-        name = re.match(r'^(?:\[pid P\] )?(\w+)\(', ln)
+        name = re.match(r'^(?:\[pid P\] )?(?:<\.\.\. )?(\w+)(?:\(| resumed>)', ln)
         if name and name.group(1) in PID_CALLS:
             ln = re.sub(r'= \d+$', '= PID', ln)
             ln = re.sub(r'wait4\(\d+', 'wait4(PID', ln)
