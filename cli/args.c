@@ -17,13 +17,15 @@
 
 /* The options every mode takes (the view never sees them). --help, the man
  * page and shell completion list them from here. */
-enum { SH_JSON, SH_RECORD, SH_BACKEND, SH_TID, SH_FOLLOW, SH_COUNT };
+enum { SH_JSON, SH_RECORD, SH_BACKEND, SH_TID, SH_FOLLOW, SH_OUTPUT, SH_COUNT };
 const struct asmspy_option cli_shared_options[] = {
     [SH_JSON] = {"json", NULL, "NDJSON events on stdout (a valid .asmtrace recording)"},
     [SH_RECORD] = {"record", "<f>", "also write the recording to <f> (text still printed)"},
     [SH_BACKEND] = {"backend", "<b>", "capture backend (default: the preferred usable one)"},
     [SH_TID] = {"tid", "<t>", "follow exactly thread t"},
     [SH_FOLLOW] = {"follow", NULL, "also trace forked children (exclusive with --tid)"},
+    [SH_OUTPUT] = {"output", "<f>", "the text (or --json) into <f>, not stdout (strace -o): "
+                                    "a --launch command keeps the terminal"},
     {NULL, NULL, NULL},
 };
 
@@ -179,6 +181,7 @@ int cli_parse_mode_args(const char *mode, int argc, char **argv, int need_pid,
     case SH_BACKEND: a->backend = v; break;
     case SH_TID: tid = v; break;
     case SH_FOLLOW: a->follow = 1; break;
+    case SH_OUTPUT: a->output = v; break;
     default: break;
     }
   }

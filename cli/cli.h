@@ -28,6 +28,7 @@ struct cli_mode_args {
   int follow;
   int json;
   const char *record;
+  const char *output; /* --output=<f>: the writer's text/JSON stream into <f> */
   const char *backend;
   int view_argc;
   char *view_argv[CLI_MAX_VIEW_ARGS]; /* point into view_store (keep a copy's source alive) */
@@ -36,7 +37,7 @@ struct cli_mode_args {
 };
 
 /* The options every mode takes (--json, --record, --backend, --tid,
- * --follow): parsed here, never seen by the view. */
+ * --follow, --output): parsed here, never seen by the view. */
 extern const struct asmspy_option cli_shared_options[];
 
 /* Parse argv[0..argc) for `mode`: the `shared` options (cli_shared_options

@@ -121,8 +121,21 @@ static int run_mode_session(void *arg) {
   const char *mode = ms->mode;
   struct cli_mode_args a = *ms->args;
   char *const *launch_argv = ms->launch_argv;
+  /* --output=<f>: the writer's stream into f (close-on-exec: a --launch
+   * command writes to the terminal, as under strace -o) */
+  FILE *outf = NULL;
+  if (a.output) {
+    outf = fopen(a.output, "we");
+    if (!outf) {
+      fprintf(stderr, "asmspy: cannot open --output '%s': %s\n", a.output, strerror(errno));
+      return CLI_EXIT_FAIL;
+    }
+  }
   struct asmspy_engine *e = asmspy_engine_open(ASMSPY_ENGINE_LAZY_PROBE);
-  if (!e) return CLI_EXIT_FAIL;
+  if (!e) {
+    if (outf) fclose(outf);
+    return CLI_EXIT_FAIL;
+  }
   struct asmspy_run_opts o = {
       .abi_version = ASMSPY_ABI_VERSION,
       .struct_size = sizeof(struct asmspy_run_opts),
@@ -136,10 +149,13 @@ static int run_mode_session(void *arg) {
       .argv = a.view_argv,
       .launch_argv = launch_argv,
       .record_path = a.record,
+      .text_out = outf,
+      .json_out = outf,
       .stop = &cli_stop_flag,
   };
   int rc = asmspy_run(e, &o);
   asmspy_engine_close(e);
+  if (outf) fclose(outf);
   int st = launch_take_status();
   if (launch_argv && ms->launch_status) *ms->launch_status = st;
   return cli_exit_code_for(rc);

@@ -817,6 +817,7 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
        * a LISTEN wake-up after SIGCONT (SIGTRAP) */
       note_group_stop(sm, t, sig);
       stop->kind = ASMSPY_STOP_GROUP;
+      if (is_stop_signal(sig)) stop->group_sig = sig; /* 1.12: strace's "stopped by" */
     } else if (event) {
       stop->kind = ASMSPY_STOP_GROUP;
     } else if (sig == SIGTRAP && t->step_plain) {
@@ -839,17 +840,26 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
         stop->kind = ASMSPY_STOP_WATCH;
         stop->flags = trap_guard_check(sm, t);
       } else if (si.si_code == SI_KERNEL) {
+        memcpy(stop->siginfo, &si, sizeof stop->siginfo); /* 1.12 */
+        stop->flags |= ASMSPY_STOPF_SIGINFO;
         stop->kind = ASMSPY_STOP_TARGET_TRAP;
         stop->sig = SIGTRAP;
         t->pending_sig = SIGTRAP;
       } else {
+        memcpy(stop->siginfo, &si, sizeof stop->siginfo); /* 1.12 */
+        stop->flags |= ASMSPY_STOPF_SIGINFO;
         stop->kind = ASMSPY_STOP_SIGNAL;
         stop->sig = SIGTRAP;
         t->pending_sig = SIGTRAP;
       }
     } else {
       siginfo_t si;
-      if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0) stop->si_code = si.si_code;
+      if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0) {
+        stop->si_code = si.si_code;
+        _Static_assert(sizeof si == sizeof stop->siginfo, "siginfo_t is 128 bytes");
+        memcpy(stop->siginfo, &si, sizeof stop->siginfo); /* 1.12: the whole siginfo */
+        stop->flags |= ASMSPY_STOPF_SIGINFO;
+      }
       stop->kind = ASMSPY_STOP_SIGNAL;
       stop->sig = sig;
       t->pending_sig = sig;

@@ -205,6 +205,11 @@ enum asmspy_task_what {
 #define ASMSPY_EVF_CALL_NOEXIT (1u << 10) /* ENTRY: no exit will be recorded (too deep to
                                              hook, or a function that returns twice: setjmp,
                                              vfork, getcontext): the views show a leaf */
+/* 1.12 SIGNAL qualifiers */
+#define ASMSPY_EVF_SIG_INFO (1u << 11)  /* u.signal's 1.12 siginfo fields are filled */
+#define ASMSPY_EVF_SIG_GROUP_STOP (1u << 12) /* not a delivery: the task entered a job-control
+                                                group-stop by u.signal.signo (strace's
+                                                `--- stopped by SIGSTOP ---`); no siginfo */
 
 struct asmspy_event {
   uint32_t abi_version;
@@ -253,6 +258,23 @@ struct asmspy_event {
     struct {
       int32_t signo;
       int32_t code;
+      /* --- 1.12 (inside the fixed union: the event's size is unchanged):
+       * the rest of the kernel's siginfo, valid when flags has
+       * ASMSPY_EVF_SIG_INFO. Which fields mean something follows si_code
+       * and signo, as in siginfo_t: */
+      int32_t err;          /* si_errno */
+      int32_t pid;          /* si_pid: the sender (code <= 0) or the child (SIGCHLD) */
+      uint32_t uid;         /* si_uid */
+      int32_t status;       /* SIGCHLD: exit code (CLD_EXITED) or signal */
+      int64_t utime, stime; /* SIGCHLD: the child's times, clock ticks */
+      uint64_t addr;        /* SIGSEGV/BUS/ILL/FPE/TRAP si_addr; SIGSYS si_call_addr */
+      uint64_t value;       /* SI_QUEUE/SI_MESGQ/SI_TIMER si_value (si_int = low 32 bits) */
+      int64_t band;         /* SIGPOLL si_band */
+      int32_t fd;           /* SIGPOLL si_fd */
+      int32_t timerid;      /* SI_TIMER si_timerid */
+      int32_t overrun;      /* SI_TIMER si_overrun */
+      int32_t syscall;      /* SIGSYS si_syscall */
+      uint32_t arch;        /* SIGSYS si_arch (AUDIT_ARCH_*) */
     } signal;
     /* --- members below arrived in 1.5 (the union's size never changes) --- */
     struct {                 /* SAMPLE */
@@ -426,6 +448,8 @@ enum asmspy_stop_kind {
  * thread's mask back. Another trap in this context (a step, a breakpoint)
  * would do the same again: do not step or trap here. */
 #define ASMSPY_STOPF_IN_TRAP_HANDLER 0x1u
+/* 1.12: siginfo holds the stop's siginfo_t. */
+#define ASMSPY_STOPF_SIGINFO 0x2u
 
 struct asmspy_stop {
   uint32_t abi_version;
@@ -449,7 +473,16 @@ struct asmspy_stop {
   /* --- ABI 1.1 ends here --- */
   uint64_t addr;  /* 1.7: BREAKPOINT: the breakpoint's address (== ip) */
   uint32_t flags; /* 1.7: ASMSPY_STOPF_* */
-  /* --- ABI 1.7 ends here; append below --- */
+  /* --- ABI 1.7 ends here --- */
+  uint32_t pad_; /* 1.12: names 1.7's tail padding (never read) */
+  /* 1.12: GROUP: the stop signal of a job-control group-stop (SIGSTOP,
+   * SIGTSTP, SIGTTIN, SIGTTOU); 0 for our interrupt or a wake-up. */
+  int32_t group_sig;
+  /* 1.12: SIGNAL / TARGET_TRAP with ASMSPY_STOPF_SIGINFO: the kernel's
+   * siginfo_t of the stop (PTRACE_GETSIGINFO), 128 bytes as the kernel lays
+   * it out for the host's arch. */
+  uint8_t siginfo[128];
+  /* --- ABI 1.12 ends here; append below --- */
 };
 
 /* One syscall stop, as PTRACE_GET_SYSCALL_INFO describes it (or, on kernels

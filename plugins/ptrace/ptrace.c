@@ -5,7 +5,9 @@
  * Each stop becomes an ASMSPY_EV_SYSCALL_ENTER / _EXIT event (number, raw
  * arguments, return value), delivered while the thread is still stopped so a
  * view can decode its buffers and fds from the live process (see
- * asmspy_sink_fn). Signals become ASMSPY_EV_SIGNAL and are handed back; task
+ * asmspy_sink_fn). Signals become ASMSPY_EV_SIGNAL (with their whole
+ * siginfo) and are handed back, job-control group-stops an EV_SIGNAL flagged
+ * ASMSPY_EVF_SIG_GROUP_STOP; task
  * births, execs and exits become ASMSPY_EV_TASK. */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
@@ -127,6 +129,63 @@ static void emit_task(struct sys_state *st, const struct asmspy_stop *stop, uint
   emit(st, &ev, stop);
 }
 
+/* The kernel's siginfo layout (64-bit; what PTRACE_GETSIGINFO wrote into
+ * stop.siginfo): the union starts at byte 16. */
+struct k_siginfo {
+  int32_t signo, err, code, pad;
+  union {
+    struct { int32_t pid; uint32_t uid; int32_t status, pad; int64_t utime, stime; } chld;
+    struct { int32_t pid; uint32_t uid; uint64_t value; } rt;
+    struct { int32_t tid, overrun; uint64_t value; } timer;
+    struct { uint64_t addr; } fault;
+    struct { int64_t band; int32_t fd; } poll;
+    struct { uint64_t call_addr; int32_t syscall; uint32_t arch; } sys;
+  } u;
+};
+
+/* 1.12: the stop's whole siginfo into u.signal (ASMSPY_EVF_SIG_INFO), each
+ * union member copied where si_code and signo say it is the live one. */
+static void fill_siginfo(struct asmspy_event *ev, const struct asmspy_stop *stop) {
+  if (!ASMSPY_HAS(stop, siginfo) || !(stop->flags & ASMSPY_STOPF_SIGINFO)) return;
+  struct k_siginfo si;
+  memcpy(&si, stop->siginfo, sizeof si);
+  ev->flags |= ASMSPY_EVF_SIG_INFO;
+  ev->u.signal.code = si.code;
+  ev->u.signal.err = si.err;
+  if (si.code == SI_TIMER) {
+    ev->u.signal.timerid = si.u.timer.tid;
+    ev->u.signal.overrun = si.u.timer.overrun;
+    ev->u.signal.value = si.u.timer.value;
+  } else if (si.code <= 0) { /* sent by a process: kill, sigqueue, tkill, mq */
+    ev->u.signal.pid = si.u.rt.pid;
+    ev->u.signal.uid = si.u.rt.uid;
+    ev->u.signal.value = si.u.rt.value;
+  } else if (si.code != SI_KERNEL) {
+    switch (si.signo) {
+    case SIGCHLD:
+      ev->u.signal.pid = si.u.chld.pid;
+      ev->u.signal.uid = si.u.chld.uid;
+      ev->u.signal.status = si.u.chld.status;
+      ev->u.signal.utime = si.u.chld.utime;
+      ev->u.signal.stime = si.u.chld.stime;
+      break;
+    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
+      ev->u.signal.addr = si.u.fault.addr;
+      break;
+    case SIGPOLL:
+      ev->u.signal.band = si.u.poll.band;
+      ev->u.signal.fd = si.u.poll.fd;
+      break;
+    case SIGSYS:
+      ev->u.signal.addr = si.u.sys.call_addr;
+      ev->u.signal.syscall = si.u.sys.syscall;
+      ev->u.signal.arch = si.u.sys.arch;
+      break;
+    default: break;
+    }
+  }
+}
+
 static int ptrace_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   const struct asmspy_seam_api *seam = host->seam;
   if (!ASMSPY_HAS(seam, syscall_info)) return -ASMSPY_E_ABI;
@@ -180,7 +239,16 @@ static int ptrace_run(const struct asmspy_host_api *host, const struct asmspy_se
       ev.type = ASMSPY_EV_SIGNAL;
       ev.u.signal.signo = stop.sig;
       ev.u.signal.code = ASMSPY_HAS(&stop, si_code) ? stop.si_code : 0;
+      fill_siginfo(&ev, &stop);
       emit(&st, &ev, &stop);
+      break;
+    case ASMSPY_STOP_GROUP: /* 1.12: a job-control group-stop is shown */
+      if (ASMSPY_HAS(&stop, group_sig) && stop.group_sig > 0) {
+        ev.type = ASMSPY_EV_SIGNAL;
+        ev.flags = ASMSPY_EVF_SIG_GROUP_STOP;
+        ev.u.signal.signo = stop.group_sig;
+        emit(&st, &ev, &stop);
+      }
       break;
     case ASMSPY_STOP_NEW_TASK:
       emit_task(&st, &stop, stop.is_process ? ASMSPY_TASK_FORK : ASMSPY_TASK_CLONE, stop.new_tid,
@@ -189,7 +257,7 @@ static int ptrace_run(const struct asmspy_host_api *host, const struct asmspy_se
     case ASMSPY_STOP_EXEC:
       emit_task(&st, &stop, ASMSPY_TASK_EXEC, 0, 0);
       break;
-    default: /* GROUP, STEP (none requested): just continue */
+    default: /* our interrupts, STEP (none requested): just continue */
       break;
     }
     if (st.stop || (s->stop && *s->stop)) break;

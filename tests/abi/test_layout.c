@@ -866,7 +866,34 @@ _Static_assert(ASMSPY_ARCH_MAX_REGS == 40, "ASMSPY_ARCH_MAX_REGS is ABI");
 _Static_assert(ASMSPY_VREG_V == 9 && ASMSPY_FP_ASIMD == 16, "the AArch64 VREG class is ABI");
 #define SIZE_1_12_asmspy_operands SIZE_1_11_asmspy_operands
 #define SIZE_1_12_asmspy_regs SIZE_1_11_asmspy_regs
-#define SIZE_1_12_asmspy_stop SIZE_1_11_asmspy_stop
+/* The whole siginfo of a signal (strace's `--- SIGCHLD {si_signo=..., si_pid=...} ---`):
+ * u.signal's fields after code (inside the fixed union), the EVF_SIG_* bits;
+ * struct asmspy_stop's group_sig and raw siginfo (ASMSPY_STOPF_SIGINFO). */
+PIN(asmspy_event, u.signal.err, 56);
+PIN(asmspy_event, u.signal.pid, 60);
+PIN(asmspy_event, u.signal.uid, 64);
+PIN(asmspy_event, u.signal.status, 68);
+PIN(asmspy_event, u.signal.utime, 72);
+PIN(asmspy_event, u.signal.stime, 80);
+PIN(asmspy_event, u.signal.addr, 88);
+PIN(asmspy_event, u.signal.value, 96);
+PIN(asmspy_event, u.signal.band, 104);
+PIN(asmspy_event, u.signal.fd, 112);
+PIN(asmspy_event, u.signal.timerid, 116);
+PIN(asmspy_event, u.signal.overrun, 120);
+PIN(asmspy_event, u.signal.syscall, 124);
+PIN(asmspy_event, u.signal.arch, 128);
+_Static_assert(sizeof(((struct asmspy_event *)0)->u.signal) <= 128, "u.signal fits the union");
+_Static_assert(ASMSPY_EVF_SIG_INFO == (1u << 11) && ASMSPY_EVF_SIG_GROUP_STOP == (1u << 12),
+               "an event flag never changes");
+PIN(asmspy_stop, pad_, 68); /* 1.7's tail padding, named; never read */
+PIN(asmspy_stop, group_sig, 72);
+NEW(asmspy_stop, group_sig, SIZE_1_11_asmspy_stop);
+PIN(asmspy_stop, siginfo, 76);
+NEW(asmspy_stop, siginfo, SIZE_1_11_asmspy_stop);
+#define SIZE_1_12_asmspy_stop 208
+ENDS(asmspy_stop, siginfo, SIZE_1_12_asmspy_stop);
+_Static_assert(ASMSPY_STOPF_SIGINFO == 2u, "a stop flag never changes");
 #define SIZE_1_12_asmspy_seam_api SIZE_1_11_asmspy_seam_api
 #define SIZE_1_12_asmspy_symbol SIZE_1_11_asmspy_symbol
 #define SIZE_1_12_asmspy_syscall_info SIZE_1_11_asmspy_syscall_info

@@ -118,6 +118,25 @@ void sc_exit(const struct sc_env *env, struct sc_call *c, int64_t ret, char *lin
  * print as their addresses. */
 void sc_unfinished(struct sc_call *c, char *line, size_t cap);
 
+/* A siginfo, arch-neutral (the signal event's u.signal, or a siginfo_t read
+ * from the target): only the members signo and code make live are read. */
+struct sc_siginfo {
+  int32_t signo, err, code;
+  int32_t pid;
+  uint32_t uid;
+  int32_t status;
+  int64_t utime, stime;
+  uint64_t addr; /* si_addr; SIGSYS si_call_addr */
+  uint64_t value;
+  int64_t band;
+  int32_t fd, timerid, overrun, syscall;
+  uint32_t arch;
+};
+
+/* strace's siginfo struct, `{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=1,
+ * ...}`, into buf (always NUL-terminated). env_flags: SC_ENV_*. */
+void sc_siginfo_text(unsigned env_flags, const struct sc_siginfo *si, char *buf, size_t cap);
+
 /* "ENOENT" for ENOENT (either sign); kernel-internal codes too
  * ("ERESTARTSYS"). NULL for a number with no name. */
 const char *sc_errno_name(int err);

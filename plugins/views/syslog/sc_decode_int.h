@@ -256,6 +256,7 @@ void ex_rt_sigprocmask(struct dc *d);
 void en_kill(struct dc *d);
 void en_tgkill(struct dc *d);
 void put_siginfo(struct dc *d, uint64_t addr, int out);
+void put_siginfo_fields(struct ob *o, const struct sc_siginfo *si);
 void en_sigaltstack(struct dc *d);
 void ex_sigaltstack(struct dc *d);
 void ex_rt_sigpending(struct dc *d);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "sc_decode_int.h"
 #include <signal.h>
+#include <string.h>
 
 /* ---- signals ---- */
 void put_signal(struct ob *o, uint64_t v) {
@@ -163,28 +164,61 @@ struct k_siginfo {
   char rest[128 - 16 - 32];
 };
 
-/* {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=1, si_uid=0, si_status=0, si_utime=0, si_stime=0} */
-void put_siginfo(struct dc *d, uint64_t addr, int out) {
-  struct ob *o = d->o;
-  struct k_siginfo si;
-  if (!addr) {
-    ob_puts(o, "NULL");
-    return;
+/* The kernel's layout into the neutral struct (the members si_code and
+ * signo say are live). */
+static void siginfo_from_kernel(const struct k_siginfo *k, struct sc_siginfo *si) {
+  memset(si, 0, sizeof *si);
+  si->signo = k->signo;
+  si->err = k->err;
+  si->code = k->code;
+  if (k->code == -2) { /* SI_TIMER */
+    si->timerid = k->u.timer.tid;
+    si->overrun = k->u.timer.overrun;
+    si->value = k->u.timer.value;
+  } else if (k->code <= 0) {
+    si->pid = k->u.rt.pid;
+    si->uid = k->u.rt.uid;
+    si->value = k->u.rt.value;
+  } else if (k->code != 0x80) {
+    switch (k->signo) {
+    case SIGCHLD:
+      si->pid = k->u.chld.pid;
+      si->uid = k->u.chld.uid;
+      si->status = k->u.chld.status;
+      si->utime = k->u.chld.utime;
+      si->stime = k->u.chld.stime;
+      break;
+    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
+      si->addr = k->u.fault.addr;
+      break;
+    case SIGPOLL:
+      si->band = k->u.poll.band;
+      si->fd = k->u.poll.fd;
+      break;
+    case SIGSYS:
+      si->addr = k->u.sys.call_addr;
+      si->syscall = k->u.sys.syscall;
+      si->arch = k->u.sys.arch;
+      break;
+    default: break;
+    }
   }
-  if ((out && !OUT_OK(d)) || !mem_full(d, addr, &si, sizeof si)) {
-    put_addr(o, addr);
-    return;
-  }
-  if (si.signo == 0) {
+}
+
+/* {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=1, si_uid=0, si_status=0, si_utime=0, si_stime=0}
+ * (strace's printsiginfo): the struct of waitid / rt_sigtimedwait /
+ * rt_sigqueueinfo and of the `--- SIGX {...} ---` signal lines. */
+void put_siginfo_fields(struct ob *o, const struct sc_siginfo *si) {
+  if (si->signo == 0) {
     ob_puts(o, "{}");
     return;
   }
   ob_puts(o, "{si_signo=");
-  put_signal(o, (uint32_t)si.signo);
+  put_signal(o, (uint32_t)si->signo);
   ob_puts(o, ", si_code=");
   const struct sc_xlat *kx = NULL;
-  if (si.code > 0 && si.code != 0x80) {
-    switch (si.signo) {
+  if (si->code > 0 && si->code != 0x80) {
+    switch (si->signo) {
     case SIGCHLD: kx = cld_codes; break;
     case SIGSEGV: kx = segv_codes; break;
     case SIGBUS: kx = bus_codes; break;
@@ -193,49 +227,74 @@ void put_siginfo(struct dc *d, uint64_t addr, int out) {
     default: break;
     }
   }
-  const char *cn = sc_xlat_name(kx ? kx : si_codes, (uint32_t)si.code);
+  const char *cn = sc_xlat_name(kx ? kx : si_codes, (uint32_t)si->code);
   if (cn)
     ob_puts(o, cn);
   else
-    ob_printf(o, "%d", si.code);
-  if (si.err) ob_printf(o, ", si_errno=%d", si.err);
-  if (si.code <= 0 || si.code == 0x80) { /* sent by a process (or the kernel) */
-    if (si.code == -2) { /* SI_TIMER */
-      ob_printf(o, ", si_timerid=%#x, si_overrun=%d, si_int=%d, si_ptr=%#llx", (unsigned)si.u.timer.tid,
-                si.u.timer.overrun, (int32_t)si.u.timer.value, (unsigned long long)si.u.timer.value);
-    } else if (si.code != 0x80) {
-      ob_printf(o, ", si_pid=%d, si_uid=%u", si.u.rt.pid, si.u.rt.uid);
-      if (si.code == -1 || si.code == -3)
-        ob_printf(o, ", si_int=%d, si_ptr=%#llx", (int32_t)si.u.rt.value,
-                  (unsigned long long)si.u.rt.value);
+    ob_printf(o, "%d", si->code);
+  if (si->err) ob_printf(o, ", si_errno=%d", si->err);
+  if (si->code <= 0 || si->code == 0x80) { /* sent by a process (or the kernel) */
+    if (si->code == -2) { /* SI_TIMER */
+      ob_printf(o, ", si_timerid=%#x, si_overrun=%d, si_int=%d, si_ptr=%#llx", (unsigned)si->timerid,
+                si->overrun, (int32_t)si->value, (unsigned long long)si->value);
+    } else if (si->code != 0x80) {
+      ob_printf(o, ", si_pid=%d, si_uid=%u", si->pid, si->uid);
+      if (si->code == -1 || si->code == -3)
+        ob_printf(o, ", si_int=%d, si_ptr=%#llx", (int32_t)si->value,
+                  (unsigned long long)si->value);
     }
   } else {
-    switch (si.signo) {
+    switch (si->signo) {
     case SIGCHLD:
-      ob_printf(o, ", si_pid=%d, si_uid=%u, si_status=", si.u.chld.pid, si.u.chld.uid);
-      if (si.code == 1)
-        ob_printf(o, "%d", si.u.chld.status);
+      ob_printf(o, ", si_pid=%d, si_uid=%u, si_status=", si->pid, si->uid);
+      if (si->code == 1)
+        ob_printf(o, "%d", si->status);
       else
-        put_signal(o, (uint32_t)si.u.chld.status);
-      ob_printf(o, ", si_utime=%lld, si_stime=%lld", (long long)si.u.chld.utime,
-                (long long)si.u.chld.stime);
+        put_signal(o, (uint32_t)si->status);
+      ob_printf(o, ", si_utime=%lld, si_stime=%lld", (long long)si->utime,
+                (long long)si->stime);
       break;
     case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
       ob_puts(o, ", si_addr=");
-      put_addr(o, si.u.fault.addr);
+      put_addr(o, si->addr);
       break;
     case SIGPOLL:
-      ob_printf(o, ", si_band=%lld, si_fd=%d", (long long)si.u.poll.band, si.u.poll.fd);
+      ob_printf(o, ", si_band=%lld, si_fd=%d", (long long)si->band, si->fd);
       break;
     case SIGSYS:
       ob_puts(o, ", si_call_addr=");
-      put_addr(o, si.u.sys.call_addr);
-      ob_printf(o, ", si_syscall=%d, si_arch=%#x", si.u.sys.syscall, si.u.sys.arch);
+      put_addr(o, si->addr);
+      ob_printf(o, ", si_syscall=%d, si_arch=%#x", si->syscall, si->arch);
       break;
     default: break;
     }
   }
   ob_putc(o, '}');
+}
+
+/* A siginfo_t in the target at addr. */
+void put_siginfo(struct dc *d, uint64_t addr, int out) {
+  struct ob *o = d->o;
+  struct k_siginfo k;
+  if (!addr) {
+    ob_puts(o, "NULL");
+    return;
+  }
+  if ((out && !OUT_OK(d)) || !mem_full(d, addr, &k, sizeof k)) {
+    put_addr(o, addr);
+    return;
+  }
+  struct sc_siginfo si;
+  siginfo_from_kernel(&k, &si);
+  put_siginfo_fields(o, &si);
+}
+
+/* The public form (sc_decode.h): the signal lines' struct. */
+void sc_siginfo_text(unsigned env_flags, const struct sc_siginfo *si, char *buf, size_t cap) {
+  struct ob o;
+  ob_init(&o, buf, cap);
+  o.strace = (env_flags & SC_ENV_STRACE) != 0;
+  put_siginfo_fields(&o, si);
 }
 
 /* ---- sigaltstack, pending, suspend, timedwait, queueinfo ---- */

@@ -35,6 +35,7 @@ struct thread_call {
   int32_t tid;
   int in_flight;
   int skipping; /* the call in flight is filtered out by --trace */
+  int unfinished; /* strace -f: its entry was printed `name(args <unfinished ...>` */
   struct sc_call call;
 };
 
@@ -51,6 +52,8 @@ struct syslog_state {
   uint8_t *traced;       /* --trace: 1 per syscall number shown; NULL = all */
   int64_t ntraced;
   uint8_t sigshown[SYSLOG_NSIG]; /* --signal: 1 per signal number shown */
+  int split;           /* -1 until known; --strace in text: strace -f's <unfinished ...> / <... resumed> */
+  int32_t open_tid;    /* split: the task whose entry is "on the line" (0: none) */
 };
 
 /* ----------------------------------------------------- decoder env -- */
@@ -170,6 +173,64 @@ static int emit_line(struct syslog_state *st, const struct asmspy_event *ev, con
   return done;
 }
 
+/* strace -f's interleaving (--strace, text): strace prints a syscall's
+ * entry at once and finishes the line at the exit; when another task prints
+ * first, the entry line ends ` <unfinished ...>` and the exit comes as
+ * `<... wait4 resumed>[...], 0, NULL) = 1234`. The view prints whole lines
+ * at the exit, so it only tracks whose entry would be on the line (open_tid)
+ * and, before any line of another task, writes that entry as unfinished:
+ * the arguments decoded at the entry, with strace's ", " when more follow at
+ * the exit (a dry sc_unfinished of a copy tells). */
+static int split_lines(struct syslog_state *st) {
+  if (st->split < 0) /* s->out is the writer's once events flow */
+    st->split = (st->env_flags & SC_ENV_STRACE) && st->s->out &&
+                !(ASMSPY_HAS(st->host, wants_json) && st->host->wants_json &&
+                  st->host->wants_json(st->s->out));
+  return st->split;
+}
+
+static void close_open_entry(struct syslog_state *st, const struct asmspy_event *ev) {
+  if (!split_lines(st) || !st->open_tid || st->open_tid == ev->tid) return;
+  int32_t otid = st->open_tid;
+  st->open_tid = 0;
+  struct thread_call *t = NULL;
+  for (size_t i = 0; i < st->nthreads; i++)
+    if (st->threads[i].tid == otid) t = &st->threads[i];
+  if (!t || !t->in_flight || t->unfinished) return;
+  static struct sc_call dry; /* 4 KiB: not on the stack */
+  char full[5000], text[5200], prefix[32];
+  dry = t->call;
+  sc_unfinished(&dry, full, sizeof full);
+  size_t n = strnlen(t->call.text, sizeof t->call.text);
+  int more = strncmp(full, t->call.text, n) == 0 && strncmp(full + n, ", ", 2) == 0;
+  struct asmspy_event pe = *ev; /* its prefix as the current line counts tasks */
+  pe.tid = otid;
+  prefix_for(st, &pe, prefix, sizeof prefix);
+  snprintf(text, sizeof text, "%s%.*s%s <unfinished ...>", prefix, (int)n, t->call.text,
+           more ? ", " : "");
+  st->host->emit(st->s->out, NULL, NULL, text); /* text only: no record of its own */
+  t->unfinished = 1;
+}
+
+/* The exit line of a call printed unfinished: `<... name resumed>` and what
+ * its full line has after the entry's part. */
+static void resumed_line(const struct sc_call *c, char *line, size_t cap, uint32_t *eq_at) {
+  size_t n = strnlen(c->text, sizeof c->text);
+  char *rest = line;
+  if (strncmp(line, c->text, n) == 0) {
+    rest = line + n;
+    if (strncmp(rest, ", ", 2) == 0) rest += 2;
+  }
+  const char *paren = strchr(c->text, '(');
+  char out[5200];
+  int head = snprintf(out, sizeof out, "<... %.*s resumed>",
+                      paren ? (int)(paren - c->text) : (int)n, c->text);
+  snprintf(out + head, sizeof out - (size_t)head, "%s", rest);
+  size_t cut = (size_t)(rest - line);
+  *eq_at = *eq_at >= cut ? (uint32_t)(*eq_at - cut + (size_t)head) : (uint32_t)strlen(out);
+  snprintf(line, cap, "%s", out);
+}
+
 static int on_enter(struct syslog_state *st, const struct asmspy_event *ev) {
   struct thread_call *t = thread_for(st, ev->tid);
   if (!t) return ASMSPY_CONSUME_MORE;
@@ -183,6 +244,11 @@ static int on_enter(struct syslog_state *st, const struct asmspy_event *ev) {
   struct sc_env env = make_env(st, &c);
   sc_enter(&env, &t->call, ev->u.sys.nr, ev->u.sys.args);
   t->in_flight = 1;
+  t->unfinished = 0;
+  if (split_lines(st)) {
+    close_open_entry(st, ev);
+    st->open_tid = ev->tid;
+  }
   return ASMSPY_CONSUME_MORE;
 }
 
@@ -210,6 +276,12 @@ static int on_exit_event(struct syslog_state *st, const struct asmspy_event *ev)
   }
   t->in_flight = 0;
   sc_exit(&env, &t->call, ev->u.sys.ret, line, sizeof line);
+  close_open_entry(st, ev);
+  if (st->open_tid == ev->tid) st->open_tid = 0;
+  if (t->unfinished) {
+    t->unfinished = 0;
+    resumed_line(&t->call, line, sizeof line, &t->call.eq_at);
+  }
   return emit_line(st, ev, &t->call, line, ev->u.sys.ret, 1);
 }
 
@@ -220,10 +292,16 @@ static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
   int done = ASMSPY_CONSUME_MORE;
   if (ev->u.task.what == ASMSPY_TASK_EXIT) {
     struct thread_call *t = thread_for(st, ev->tid);
+    close_open_entry(st, ev);
+    if (st->open_tid == ev->tid) st->open_tid = 0;
     if (t && t->in_flight) { /* exit_group / exit never return */
       char line[5000];
       sc_unfinished(&t->call, line, sizeof line);
       t->in_flight = 0;
+      if (t->unfinished) {
+        t->unfinished = 0;
+        resumed_line(&t->call, line, sizeof line, &t->call.eq_at);
+      }
       done = emit_line(st, ev, &t->call, line, 0, 0);
     }
     int code = ev->u.task.code;
@@ -243,47 +321,59 @@ static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
   return done;
 }
 
-/* si_code's name where strace would print one (the event carries the code,
- * not the rest of the siginfo). */
-static const char *si_code_name(int signo, int code) {
-  switch (code) {
-  case 0: return "SI_USER";
-  case 0x80: return "SI_KERNEL";
-  case -1: return "SI_QUEUE";
-  case -2: return "SI_TIMER";
-  case -3: return "SI_MESGQ";
-  case -4: return "SI_ASYNCIO";
-  case -5: return "SI_SIGIO";
-  case -6: return "SI_TKILL";
-  default: break;
-  }
-  static const char *const cld[] = {NULL, "CLD_EXITED", "CLD_KILLED", "CLD_DUMPED",
-                                    "CLD_TRAPPED", "CLD_STOPPED", "CLD_CONTINUED"};
-  static const char *const segv[] = {NULL, "SEGV_MAPERR", "SEGV_ACCERR", "SEGV_BNDERR",
-                                     "SEGV_PKUERR"};
-  if (signo == SIGCHLD && code > 0 && code <= 6) return cld[code];
-  if (signo == SIGSEGV && code > 0 && code <= 4) return segv[code];
-  return NULL;
-}
-
+/* A signal line. strace mode: `--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED,
+ * si_pid=1234, ...} ---`, the struct by the waitid/rt_sigtimedwait printer
+ * (sc_siginfo_text) from the event's siginfo (1.12; a backend without it
+ * gives signo and si_code only); house style `--- SIGCHLD ---`. A job-control
+ * group-stop is strace's `--- stopped by SIGSTOP ---` in both. */
 static int on_signal(struct syslog_state *st, const struct asmspy_event *ev) {
-  char prefix[32], text[256], name[48];
+  char prefix[32], text[512], name[48], info[384];
   int signo = ev->u.signal.signo;
+  int stopped = (ev->flags & ASMSPY_EVF_SIG_GROUP_STOP) != 0;
   if (signo > 0 && signo < SYSLOG_NSIG && !st->sigshown[signo]) return ASMSPY_CONSUME_MORE;
+  close_open_entry(st, ev);
   prefix_for(st, ev, prefix, sizeof prefix);
   const char *abbrev = sigabbrev_np(signo);
   snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
-  if (st->env_flags & SC_ENV_STRACE) { /* --- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_TKILL} --- */
-    const char *cn = si_code_name(signo, ev->u.signal.code);
-    char code[16];
-    if (!cn) snprintf(code, sizeof code, "%d", ev->u.signal.code);
-    snprintf(text, sizeof text, "%s--- %s {si_signo=%s, si_code=%s} ---", prefix, name, name,
-             cn ? cn : code);
+  int has_info = (ev->flags & ASMSPY_EVF_SIG_INFO) != 0;
+  if (stopped) {
+    snprintf(text, sizeof text, "%s--- stopped by %s ---", prefix, name);
+  } else if (st->env_flags & SC_ENV_STRACE) {
+    struct sc_siginfo si = {.signo = signo, .code = ev->u.signal.code};
+    if (has_info) {
+      si.err = ev->u.signal.err;
+      si.pid = ev->u.signal.pid;
+      si.uid = ev->u.signal.uid;
+      si.status = ev->u.signal.status;
+      si.utime = ev->u.signal.utime;
+      si.stime = ev->u.signal.stime;
+      si.addr = ev->u.signal.addr;
+      si.value = ev->u.signal.value;
+      si.band = ev->u.signal.band;
+      si.fd = ev->u.signal.fd;
+      si.timerid = ev->u.signal.timerid;
+      si.overrun = ev->u.signal.overrun;
+      si.syscall = ev->u.signal.syscall;
+      si.arch = ev->u.signal.arch;
+      sc_siginfo_text(st->env_flags, &si, info, sizeof info);
+    } else { /* signo and si_code only: the struct's head */
+      sc_siginfo_text(st->env_flags, &si, info, sizeof info);
+      char *cut = strstr(info, ", si_pid=");
+      if (!cut) cut = strstr(info, ", si_addr=");
+      if (cut) snprintf(cut, sizeof info - (size_t)(cut - info), "}");
+    }
+    snprintf(text, sizeof text, "%s--- %s %s ---", prefix, name, info);
   } else {
     snprintf(text, sizeof text, "%s--- %s ---", prefix, name);
   }
-  const struct asmspy_value v[] = {rv_int(ev->tid), rv_int(signo), rv_str(name),
-                                   rv_int(ev->u.signal.code)};
+  int sender = has_info && !stopped && (ev->u.signal.code <= 0 || signo == SIGCHLD) &&
+               ev->u.signal.code != -2;
+  const struct asmspy_value v[] = {rv_int(ev->tid),
+                                   rv_int(signo),
+                                   rv_str(name),
+                                   stopped ? rv_absent() : rv_int(ev->u.signal.code),
+                                   sender ? rv_int(ev->u.signal.pid) : rv_absent(),
+                                   stopped ? rv_bool(1) : rv_absent()};
   rec_emit(st->host, st->s->out, &syslog_records[SYSLOG_REC_SIGNAL], v, text);
   return ASMSPY_CONSUME_MORE;
 }
@@ -446,6 +536,7 @@ static int syslog_open(const struct asmspy_host_api *host, const struct asmspy_s
     free(st);
     return vo_refuse(host, s, syslog_options, POSITIONALS, "%s", err);
   }
+  st->split = -1; /* strace -f's split lines are text: a JSON record is one whole call */
   *state = st;
   return 0;
 }
@@ -496,6 +587,8 @@ static const struct asmspy_field signal_fields[] = {
     RF_INT("signo", 1, 0, "the signal number"),
     RF_STR("name", 0, "the signal name (SIGALRM)"),
     RF_INT("code", ANY_INT, OPT, "its si_code"),
+    RF_INT("pid", ANY_INT, OPT, "si_pid: the sender, or the child of a SIGCHLD"),
+    RF_BOOL("stopped", OPT, "a job-control group-stop by the signal, not a delivery"),
     RF_END,
 };
 
@@ -503,7 +596,7 @@ static const struct asmspy_record_schema syslog_records[SYSLOG_REC_N + 1] = {
     [SYSLOG_REC_SYSCALL] = {"syscall", "one completed (or unfinished) syscall", syscall_fields,
                             "{text}"},
     [SYSLOG_REC_TASK] = {"task", TASK_RECORD_MEANING, task_record_fields, NULL},
-    [SYSLOG_REC_SIGNAL] = {"signal", "a signal delivered to the target", signal_fields, NULL},
+    [SYSLOG_REC_SIGNAL] = {"signal", "a signal delivered to the target (or its group-stop)", signal_fields, NULL},
     [SYSLOG_REC_N] = {.type = NULL},
 };
 
