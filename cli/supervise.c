@@ -74,8 +74,9 @@ static int supervise(int (*session)(void *arg), void *arg, int own_group) {
      * to it meanwhile was held pending and is delivered here */
     sigprocmask(SIG_SETMASK, &saved_mask, NULL);
     if (getppid() != supervisor) raise(SIGTERM); /* it died before prctl took effect */
-    if (own_group && setpgid(0, 0) == 0)
-      signal(SIGTTOU, SIG_IGN); /* a background group writes to the terminal all the same */
+    if (own_group && setpgid(0, 0) == 0 &&
+        signal(SIGTTOU, SIG_IGN) == SIG_DFL) /* a background group writes to the terminal */
+      launch_child_default_signal(SIGTTOU); /* ...but a launched command keeps the default */
     prctl(PR_SET_NAME, "asmspy-tracer");
     int rc = session(arg);
     fflush(NULL);

@@ -1530,6 +1530,19 @@ static int command_resolvable(const char *cmd) {
   return err;
 }
 
+/* Signals the application ignores for itself that a launched command gets
+ * back at their default (launch_child_default_signal). */
+static sigset_t g_child_default;
+static int g_child_default_init;
+
+void launch_child_default_signal(int sig) {
+  if (!g_child_default_init) {
+    sigemptyset(&g_child_default);
+    g_child_default_init = 1;
+  }
+  sigaddset(&g_child_default, sig);
+}
+
 pid_t seam_spawn_stopped(char *const *argv) {
   if (!argv || !argv[0]) return -EINVAL;
   int rc = command_resolvable(argv[0]);
@@ -1537,6 +1550,9 @@ pid_t seam_spawn_stopped(char *const *argv) {
   pid_t pid = fork();
   if (pid < 0) return -errno;
   if (pid == 0) {
+    if (g_child_default_init)
+      for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&g_child_default, sig) == 1) signal(sig, SIG_DFL);
     raise(SIGSTOP); /* the tracer seizes us here, then lets us run to exec */
     execvp(argv[0], argv);
     _exit(127);

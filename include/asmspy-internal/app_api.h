@@ -98,6 +98,11 @@ int out_wants_text(const struct asmspy_out *out);
 /* The wait status the last --launch'ed command ended with (and forgets it),
  * or -1: the CLI exits with it (the command's exit code, or its signal). */
 int launch_take_status(void);
+/* The application ignores sig for its own sake (the tracer's SIGTTOU in its
+ * own process group) where the user's disposition was the default: a
+ * launched command gets SIG_DFL back before exec, as it would have had
+ * without asmspy (an ignored disposition survives exec). */
+void launch_child_default_signal(int sig);
 
 /* ---- sampler_ladder.c: host->run_sampler ---------------------------------- */
 /* The engine the ladder walks (the TUI runs samplers outside asmspy_run). */

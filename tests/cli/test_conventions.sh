@@ -193,3 +193,11 @@ for line in open(sys.argv[1]):
 assert not bad, bad
 PY
 pass "--list: no 'attach yes' the kernel's access check refuses"
+
+# ---- a launched command gets the signal dispositions it would have had ----
+# (the tracer ignores SIGTTOU for itself in its own process group; an ignored
+# disposition survives exec, so the command must get SIG_DFL back)
+want=$(sh -c 'trap - TTOU; grep SigIgn /proc/self/status')
+got=$("$ASMSPY" --launch log 1 -- sh -c 'trap - TTOU; grep SigIgn /proc/self/status' 2>/dev/null </dev/null | grep '^SigIgn')
+[ "$got" = "$want" ] || fail "--launch: the command's ignored signals are '$got', untraced '$want'"
+pass "--launch: the command's ignored signals are as untraced ($want)"
