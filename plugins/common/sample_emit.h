@@ -16,8 +16,7 @@
 /* An emitter's sink side for one window: one thread until told otherwise.
  * target may be NULL (offline). */
 static inline void se_out_init(struct ps_emit *out, asmspy_sink_fn sink, void *sink_ctx,
-                               struct asmspy_target *target, pid_t pid)
-{
+                               struct asmspy_target *target, pid_t pid) {
   out->sink = sink;
   out->sink_ctx = sink_ctx;
   out->target = target;
@@ -27,15 +26,13 @@ static inline void se_out_init(struct ps_emit *out, asmspy_sink_fn sink, void *s
 
 /* Whether a sample of (pid, tid) is the target's: its thread group and,
  * when only_tid > 0, that thread (CPU-wide events see every process). */
-static inline int se_is_target(pid_t want_pid, pid_t only_tid, uint32_t pid, uint32_t tid)
-{
+static inline int se_is_target(pid_t want_pid, pid_t only_tid, uint32_t pid, uint32_t tid) {
   return (pid_t)pid == want_pid && (only_tid <= 0 || (pid_t)tid == only_tid);
 }
 
 /* One SAMPLE event at ip: weight 1, `period` units per sample. Non-zero:
  * the sink asked to stop. */
-static inline int se_emit_sample(struct ps_emit *out, int32_t tid, uint64_t ip, uint64_t period)
-{
+static inline int se_emit_sample(struct ps_emit *out, int32_t tid, uint64_t ip, uint64_t period) {
   struct asmspy_event ev;
   ps_event_init(out, &ev, ASMSPY_EV_SAMPLE, tid);
   ev.flags = ASMSPY_EVF_SAMPLED;
@@ -48,14 +45,11 @@ static inline int se_emit_sample(struct ps_emit *out, int32_t tid, uint64_t ip, 
 /* Append "N what" (", "-separated) to buf[cap] when n is not 0; *used is
  * the text's length so far (start with buf[0] = 0, *used = 0). */
 static inline void se_count_text(char *buf, size_t cap, size_t *used, uint64_t n,
-                                 const char *what)
-{
-  if (!n || *used >= cap)
-    return;
-  int w = snprintf(buf + *used, cap - *used, "%s%llu %s", *used ? ", " : "",
-                   (unsigned long long)n, what);
-  if (w > 0)
-    *used += (size_t)w;
+                                 const char *what) {
+  if (!n || *used >= cap) return;
+  int w = snprintf(buf + *used, cap - *used, "%s%llu %s", *used ? ", " : "", (unsigned long long)n,
+                   what);
+  if (w > 0) *used += (size_t)w;
 }
 
 #endif

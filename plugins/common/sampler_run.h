@@ -21,8 +21,7 @@ static inline int sr_check_session(const struct asmspy_host_api *host,
                                    const struct asmspy_session *s, const char *who) {
   if (s->flags & ASMSPY_SESS_LAUNCHED) {
     pp_note(host, pp_session_out(s), ASMSPY_NOTE_WARN,
-            "%s samples a running pid; this host hands it a command stopped before its exec",
-            who);
+            "%s samples a running pid; this host hands it a command stopped before its exec", who);
     return -ASMSPY_E_USAGE;
   }
   if (!s->sink || s->pid <= 0) return -ASMSPY_E_USAGE;
@@ -67,8 +66,11 @@ struct sr_window {
 static inline void sr_window_init(struct sr_window *w, const struct asmspy_session *s,
                                   const struct ps_set *set) {
   memset(w, 0, sizeof *w);
-  w->out = (struct ps_emit){.sink = s->sink, .sink_ctx = s->sink_ctx, .target = s->target,
-                            .pid = s->pid, .nthreads = (uint32_t)set->n};
+  w->out = (struct ps_emit){.sink = s->sink,
+                            .sink_ctx = s->sink_ctx,
+                            .target = s->target,
+                            .pid = s->pid,
+                            .nthreads = (uint32_t)set->n};
 }
 
 /* The window (the session's --window, else default_ms) through consumer
