@@ -833,7 +833,7 @@ static void export_read(struct ex *x, struct recording *rec) {
 
 /* Step 3: is there something to export? CLI_EXIT_OK (with a note when the
  * recording is truncated), or CLI_EXIT_FAIL with the reason printed. */
-static int export_verdict(const struct ex *x, const struct recording_report *rep,
+static int export_verdict(const struct ex *x, const struct asmspy_recording_report *rep,
                           const char *path) {
   char d[320];
   if (x->oom)

@@ -319,7 +319,7 @@ static void replay_event(const struct json_value *ev, struct recording_codeimage
 
 /* Step 5: the reader's verdict: CLI_EXIT_FAIL for an invalid recording, a
  * note for a truncated one. */
-static int replay_verdict(const struct recording_report *rep, const char *path) {
+static int replay_verdict(const struct asmspy_recording_report *rep, const char *path) {
   char b[512];
   if (rep->verdict == RECORDING_INVALID) {
     fprintf(stderr, "asmspy: --replay: %s: invalid at line %" PRIu64 ": %s\n", path,

@@ -124,9 +124,10 @@ static int declares(const struct asmspy_option *t, const char *name) {
   return 0;
 }
 
-/* start: mode + the mode's parameters -> the CLI's arguments. */
-static int parse_start(const struct json_value *o, const struct serve_modes *modes,
-                       struct serve_cmd *cmd, struct serve_refusal *why) {
+/* start.mode: the mode, and the view it runs ("auto": the view declaring
+ * --auto). */
+static int take_mode(const struct json_value *o, const struct serve_modes *modes,
+                     struct serve_cmd *cmd, int *is_auto, struct serve_refusal *why) {
   const struct json_value *mode = json_get(o, "mode");
   if (!mode)
     return serve_refuse(why, "param", "start needs \"mode\" (a mode `asmspy --help` lists, or "
@@ -136,19 +137,20 @@ static int parse_start(const struct json_value *o, const struct serve_modes *mod
   cmd->mode = strdup(mode->u.str.s);
   if (!cmd->mode) return serve_refuse(why, "internal", "out of memory");
   /* "auto" names the run of the view declaring --auto */
-  int is_auto = strcmp(cmd->mode, "auto") == 0;
+  *is_auto = strcmp(cmd->mode, "auto") == 0;
   cmd->view_mode = cmd->mode;
-  if (is_auto) {
+  if (*is_auto) {
     cmd->view_mode = modes && modes->auto_mode ? modes->auto_mode(modes->ctx) : NULL;
     if (!cmd->view_mode)
       return serve_refuse(why, "mode", "start.mode \"auto\": no installed view declares --auto");
   }
-  /* a view that captures ONE invocation has no count: its `max` is its own
-   * --max=<n> bound (the CLI's name), every other mode's is the count n */
-  const struct asmspy_option *vopts =
-      modes && modes->options_of ? modes->options_of(modes->ctx, cmd->view_mode) : NULL;
-  int max_is_flag = declares(vopts, "max");
+  return 0;
+}
 
+/* start.pid or start.launch, then start.max: the count n, or the view's
+ * own --max=<n> bound (max_is_flag). */
+static int take_target(const struct json_value *o, int max_is_flag, struct serve_cmd *cmd,
+                       struct serve_refusal *why) {
   const struct json_value *pid = json_get(o, "pid"), *launch = json_get(o, "launch");
   if (pid && launch) return serve_refuse(why, "param", "start takes \"pid\" or \"launch\", not both");
   if (!pid && !launch)
@@ -175,58 +177,81 @@ static int parse_start(const struct json_value *o, const struct serve_modes *mod
       cmd->bounded = v > 0;
     }
   }
+  return 0;
+}
+
+/* One more start parameter: the mode's positional (region / addr), --tid,
+ * or the mode's own flag. The members take_mode / take_target read are
+ * skipped. */
+static int take_param(const struct json_member *m, int *positional, struct serve_cmd *cmd,
+                      struct serve_refusal *why) {
+  int64_t v = 0;
+  const char *k = m->key;
+  const struct json_value *val = &m->value;
+  if (strlen(k) != m->key_len) return serve_refuse(why, "param", "a parameter name holds a NUL byte");
+  if (!strcmp(k, "cmd") || !strcmp(k, "id") || !strcmp(k, "mode") || !strcmp(k, "pid") ||
+      !strcmp(k, "launch") || !strcmp(k, "max"))
+    return 0;
+  if (!strcmp(k, "region") || !strcmp(k, "addr")) { /* the mode's positional argument */
+    if ((*positional)++)
+      return serve_refuse(why, "param", "start takes one of \"region\" / \"addr\", once");
+    if (!plain_string(val, MAX_ARG_STRING) || val->u.str.len == 0 || val->u.str.s[0] == '-')
+      return serve_refuse(why, "param", "start.%s must be a non-empty string not starting with "
+                          "'-' (sym, 0xADDR, 0xADDR:LEN)", k);
+    if (push_arg(cmd, why, "%s", val->u.str.s)) return -1;
+    return 0;
+  }
+  if (!strcmp(k, "json"))
+    return serve_refuse(why, "param", "start.json: a served session always streams NDJSON");
+  char kmsg[400];
+  key_for_msg(m, kmsg, sizeof kmsg);
+  if (!flag_name(k))
+    return serve_refuse(why, "param", "start: '%s' is not a parameter name (the CLI's flag "
+                        "names: lower case, digits, '-', '_')", kmsg);
+  if (!strcmp(k, "tid")) {
+    if (want_int(val, "tid", 1, INT_MAX, &v, why)) return -1;
+    if (push_arg(cmd, why, "--tid=%" PRId64, v)) return -1;
+    return 0;
+  }
+  /* every other parameter is the mode's own flag, validated by its view:
+   * true -> --name, false -> absent, integer/string -> --name=value */
+  switch (val->type) {
+  case JSON_BOOL:
+    if (val->u.boolean && push_arg(cmd, why, "--%s", k)) return -1;
+    break;
+  case JSON_INT:
+    if (push_arg(cmd, why, "--%s=%" PRId64, k, val->u.i)) return -1;
+    break;
+  case JSON_STRING:
+    if (!plain_string(val, MAX_ARG_STRING))
+      return serve_refuse(why, "param", "start.%s must be a string without NUL bytes, at most "
+                          "%d bytes", kmsg, MAX_ARG_STRING);
+    if (push_arg(cmd, why, "--%s=%s", k, val->u.str.s)) return -1;
+    break;
+  default:
+    return serve_refuse(why, "param", "start.%s must be a string, an integer or a boolean (got "
+                        "%s)", kmsg, json_type_name(val->type));
+  }
+  return 0;
+}
+
+/* start: mode + the mode's parameters -> the CLI's arguments. */
+static int parse_start(const struct json_value *o, const struct serve_modes *modes,
+                       struct serve_cmd *cmd, struct serve_refusal *why) {
+  int is_auto = 0;
+  if (take_mode(o, modes, cmd, &is_auto, why)) return -1;
+  /* a view that captures ONE invocation has no count: its `max` is its own
+   * --max=<n> bound (the CLI's name), every other mode's is the count n */
+  const struct asmspy_option *vopts =
+      modes && modes->options_of ? modes->options_of(modes->ctx, cmd->view_mode) : NULL;
+  int max_is_flag = declares(vopts, "max");
+
+  if (take_target(o, max_is_flag, cmd, why)) return -1;
   if (is_auto && push_arg(cmd, why, "--auto")) return -1;
 
   int positional = 0;
-  for (size_t i = 0; i < o->u.obj.n; i++) {
-    const struct json_member *m = &o->u.obj.members[i];
-    const char *k = m->key;
-    const struct json_value *val = &m->value;
-    if (strlen(k) != m->key_len) return serve_refuse(why, "param", "a parameter name holds a NUL byte");
-    if (!strcmp(k, "cmd") || !strcmp(k, "id") || !strcmp(k, "mode") || !strcmp(k, "pid") ||
-        !strcmp(k, "launch") || !strcmp(k, "max"))
-      continue;
-    if (!strcmp(k, "region") || !strcmp(k, "addr")) { /* the mode's positional argument */
-      if (positional++)
-        return serve_refuse(why, "param", "start takes one of \"region\" / \"addr\", once");
-      if (!plain_string(val, MAX_ARG_STRING) || val->u.str.len == 0 || val->u.str.s[0] == '-')
-        return serve_refuse(why, "param", "start.%s must be a non-empty string not starting with "
-                            "'-' (sym, 0xADDR, 0xADDR:LEN)", k);
-      if (push_arg(cmd, why, "%s", val->u.str.s)) return -1;
-      continue;
-    }
-    if (!strcmp(k, "json"))
-      return serve_refuse(why, "param", "start.json: a served session always streams NDJSON");
-    char kmsg[400];
-    key_for_msg(m, kmsg, sizeof kmsg);
-    if (!flag_name(k))
-      return serve_refuse(why, "param", "start: '%s' is not a parameter name (the CLI's flag "
-                          "names: lower case, digits, '-', '_')", kmsg);
-    if (!strcmp(k, "tid")) {
-      if (want_int(val, "tid", 1, INT_MAX, &v, why)) return -1;
-      if (push_arg(cmd, why, "--tid=%" PRId64, v)) return -1;
-      continue;
-    }
-    /* every other parameter is the mode's own flag, validated by its view:
-     * true -> --name, false -> absent, integer/string -> --name=value */
-    switch (val->type) {
-    case JSON_BOOL:
-      if (val->u.boolean && push_arg(cmd, why, "--%s", k)) return -1;
-      break;
-    case JSON_INT:
-      if (push_arg(cmd, why, "--%s=%" PRId64, k, val->u.i)) return -1;
-      break;
-    case JSON_STRING:
-      if (!plain_string(val, MAX_ARG_STRING))
-        return serve_refuse(why, "param", "start.%s must be a string without NUL bytes, at most "
-                            "%d bytes", kmsg, MAX_ARG_STRING);
-      if (push_arg(cmd, why, "--%s=%s", k, val->u.str.s)) return -1;
-      break;
-    default:
-      return serve_refuse(why, "param", "start.%s must be a string, an integer or a boolean (got "
-                          "%s)", kmsg, json_type_name(val->type));
-    }
-  }
+  for (size_t i = 0; i < o->u.obj.n; i++)
+    if (take_param(&o->u.obj.members[i], &positional, cmd, why)) return -1;
   if (!cmd->argv && !(cmd->argv = calloc(1, sizeof *cmd->argv))) /* always NULL-terminated */
     return serve_refuse(why, "internal", "out of memory");
   return 0;

@@ -190,8 +190,8 @@ static int x87_reads_st0(unsigned id) {
   }
 }
 
-static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmspy_operands *o) {
-  const cs_x86 *x = &in->detail->x86;
+/* The registers Capstone says the instruction reads and writes. */
+static void capstone_regs(const cs_insn *in, struct asmspy_operands *o) {
   cs_regs rr, rw;
   uint8_t nr = 0, nw = 0;
   if (cs_regs_access(cs_det, in, rr, &nr, rw, &nw) == CS_ERR_OK) {
@@ -204,10 +204,24 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
       add_vreg(o->vwritten, &o->nvwritten, vreg_of(rw[i]));
     }
   }
-  /* the ISA's access for op0 where Capstone's is wrong (operand_access.c) */
+}
+
+/* The ISA's access for op0 where Capstone's is wrong (operand_access.c):
+ * the rule for this instruction, NULL when there is none or it does not
+ * apply (a memory-only rule on a register operand). */
+static const struct oa_rule *op0_rule(const cs_insn *in) {
+  const cs_x86 *x = &in->detail->x86;
   const struct oa_rule *rule = operand_access_rule(in->id);
   const cs_x86_op *op0 = x->op_count ? &x->operands[0] : NULL;
   if (rule && op0 && rule->mem_only && op0->type != X86_OP_MEM) rule = NULL;
+  return rule;
+}
+
+/* A register op0: its read and write as the rule says. */
+static void apply_op0_rule(const cs_insn *in, const struct oa_rule *rule,
+                           struct asmspy_operands *o) {
+  const cs_x86 *x = &in->detail->x86;
+  const cs_x86_op *op0 = x->op_count ? &x->operands[0] : NULL;
   if (rule && op0 && op0->type == X86_OP_REG) {
     int g = gpr_of(op0->reg);
     uint16_t v = vreg_of(op0->reg);
@@ -224,6 +238,12 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
       drop_vreg(o->vwritten, &o->nvwritten, v);
     }
   }
+}
+
+/* Registers and flags the instruction uses implicitly, that Capstone leaves
+ * out (x87's top of stack, cmpxchg's rax/rdx) or states per flag. */
+static void implicit_regs(const cs_insn *in, struct asmspy_operands *o) {
+  const cs_x86 *x = &in->detail->x86;
   /* x87: Capstone lists only the status word for most stack instructions;
    * the top of the stack they read is implicit (SDM vol. 1 8.1). Only the
    * read is added: what an instruction writes is named relative to the
@@ -253,6 +273,11 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
     if (x->eflags & EFLAGS_READ) add_reg(o->read, &o->nread, G_EFLAGS);
     if (x->eflags & EFLAGS_WRITE) add_reg(o->written, &o->nwritten, G_EFLAGS);
   }
+}
+
+/* push/pop/call/ret/leave: rsp (rbp) and the stack slot they touch. */
+static void stack_effects(const cs_insn *in, const struct asmspy_regs *regs,
+                          struct asmspy_operands *o) {
   uint64_t rsp = gpr_value(regs, G_RSP);
   switch (in->id) {
   case X86_INS_PUSH:
@@ -277,6 +302,11 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
     break;
   default: break;
   }
+}
+
+/* Zero idioms read nothing: the result does not depend on the old value. */
+static void drop_zero_idioms(const cs_insn *in, struct asmspy_operands *o) {
+  const cs_x86 *x = &in->detail->x86;
   /* zero idioms (xor eax, eax / sub rax, rax): the result does not depend on
    * the old value, so it is not a read (no false def-use edge) */
   if ((in->id == X86_INS_XOR || in->id == X86_INS_SUB) && x->op_count == 2 &&
@@ -306,6 +336,13 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
     break;
   default: break;
   }
+}
+
+/* The memory operands: effective address, access and size; the base and
+ * index registers as reads. lea and nop access no memory. */
+static void memory_operands(const cs_insn *in, const struct asmspy_regs *regs,
+                            const struct oa_rule *rule, struct asmspy_operands *o) {
+  const cs_x86 *x = &in->detail->x86;
   if (in->id == X86_INS_LEA || in->id == X86_INS_NOP) return; /* no access */
   for (unsigned i = 0; i < x->op_count; i++) {
     const cs_x86_op *op = &x->operands[i];
@@ -333,6 +370,16 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
       add_reg(o->read, &o->nread, gpr_of(op->mem.base));
     add_reg(o->read, &o->nread, gpr_of(op->mem.index));
   }
+}
+
+static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmspy_operands *o) {
+  capstone_regs(in, o);
+  const struct oa_rule *rule = op0_rule(in);
+  apply_op0_rule(in, rule, o);
+  implicit_regs(in, o);
+  stack_effects(in, regs, o);
+  drop_zero_idioms(in, o);
+  memory_operands(in, regs, rule, o);
 }
 #endif
 

@@ -492,8 +492,6 @@ static int seam_attach(const struct asmspy_session *s, struct asmspy_seam **out)
   return 0;
 }
 
-/* ------------------------------------------------------------ next_stop -- */
-
 /* ----------------------------------------------------------- registers -- */
 
 /* A thread's general registers, whole: the NT_PRSTATUS regset on every
@@ -674,6 +672,8 @@ static uint32_t trap_guard_check(struct asmspy_seam *sm, struct seam_task *t) {
   return ASMSPY_STOPF_IN_TRAP_HANDLER;
 }
 
+/* ------------------------------------------------------------ next_stop -- */
+
 /* ASMSPY_DEBUG_STOPS=1 traces every classified stop to stderr. */
 static void debug_stop(const struct asmspy_stop *st, int status) {
   static int enabled = -1;
@@ -705,7 +705,8 @@ static int seam_next_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
   return rc;
 }
 
-static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop, int *raw) {
+/* The oldest queued stop still true; 1 when *stop holds one. */
+static int pop_queued_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
   while (sm->qhead != sm->qtail) {
     *stop = sm->queue[sm->qhead++ % STOP_QUEUE_MAX];
     struct seam_task *t = task_find(sm, stop->tid);
@@ -714,8 +715,93 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
      * task resumed since (resume_all) may already be stopped again in a
      * newer, not yet reaped stop: answering the stale one would make the
      * caller resume it blindly and swallow that newer stop's signal. */
-    if (t && t->state == TASK_STOPPED && !t->resumed_since_queue) return 0;
+    if (t && t->state == TASK_STOPPED && !t->resumed_since_queue) return 1;
   }
+  return 0;
+}
+
+/* One waitpid over the traced tasks. With a deadline it does not block:
+ * 0 back means nothing yet (poll again) or, with *timed_out set, the
+ * deadline passed. */
+static pid_t seam_wait(struct asmspy_seam *sm, int *status, int *timed_out) {
+  *timed_out = 0;
+  if (!sm->deadline_ns) return waitpid(sm->child ? sm->child : -1, status, __WALL);
+  /* bounded wait: poll every millisecond until the deadline */
+  pid_t tid = waitpid(sm->child ? sm->child : -1, status, __WALL | WNOHANG);
+  if (tid == 0) {
+    if (now_ns() >= sm->deadline_ns) {
+      *timed_out = 1;
+      return 0;
+    }
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  return tid;
+}
+
+/* An exit or a death reaped: 1 when *stop reports it, 0 when the task was
+ * not ours yet (its birth event may still come). */
+static int reaped_stop(struct asmspy_seam *sm, struct seam_task *t, pid_t tid, int status,
+                       struct asmspy_stop *stop) {
+  launch_reaped(tid, status); /* --launch exits with it */
+  if (!t) {
+    sm->gone[sm->ngone++ % 64] = tid; /* its birth event may still come */
+    return 0;
+  }
+  if (WIFSIGNALED(status)) note_killed(sm, t, WTERMSIG(status));
+  fdinfo_cache_forget_all(); /* its pid may be reused */
+  stop_init(stop, ASMSPY_STOP_EXITED, t);
+  stop->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  task_remove(sm, tid);
+  stop->nthreads = (uint32_t)sm->ntasks;
+  return 1;
+}
+
+/* PTRACE_EVENT_CLONE/FORK/VFORK: adopt the new task (and, for a process,
+ * its target) and report it. */
+static void new_task_stop(struct asmspy_seam *sm, struct seam_task *t, pid_t tid, int event,
+                          struct asmspy_stop *stop) {
+  unsigned long msg = 0;
+  ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+  pid_t child = (pid_t)msg;
+  int is_process = event != PTRACE_EVENT_CLONE;
+  if (is_process && !proc_target(sm, child)) {
+    int err = 0;
+    struct asmspy_target *ct = target_open(child, &err);
+    if (ct) proc_add(sm, child, ct, 1);
+  }
+  struct seam_task *ctask = task_add_born(sm, child, is_process ? child : t->tgid);
+  if (ctask && !ctask->target) ctask->target = proc_target(sm, ctask->tgid);
+  t = task_find(sm, tid); /* task_add may have moved the array */
+  stop_init(stop, ASMSPY_STOP_NEW_TASK, t);
+  stop->new_tid = child;
+  stop->is_process = (uint32_t)is_process;
+}
+
+/* PTRACE_EVENT_EXEC: drop the threads exec killed, reload symbols. */
+static void exec_stop(struct asmspy_seam *sm, struct seam_task *t, pid_t tid,
+                      struct asmspy_stop *stop) {
+  unsigned long former = 0;
+  ptrace(PTRACE_GETEVENTMSG, tid, 0, &former);
+  /* exec in a multi-threaded process kills every other thread; the
+   * leader takes over (former may be a different tid) */
+  for (size_t i = 0; i < sm->ntasks;) {
+    if (sm->tasks[i].tgid == t->tgid && sm->tasks[i].tid != tid) {
+      sm->tasks[i] = sm->tasks[--sm->ntasks];
+      continue;
+    }
+    i++;
+  }
+  t = task_find(sm, tid);
+  if (t->target) target_reload_symbols(t->target);
+  fdinfo_cache_forget_all(); /* O_CLOEXEC fds are gone */
+  t->toggle_nr = SYS_execve; /* the exit stop still to come is execve's */
+  t->in_syscall = 1;
+  stop_init(stop, ASMSPY_STOP_EXEC, t);
+}
+
+static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop, int *raw) {
+  if (pop_queued_stop(sm, stop)) return 0;
   for (;;) {
     if (sm->session && sm->session->stop && *sm->session->stop) {
       stop_init(stop, ASMSPY_STOP_INTERRUPTED, NULL);
@@ -725,23 +811,13 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
       stop_init(stop, ASMSPY_STOP_NONE, NULL);
       return 0;
     }
-    int status;
-    pid_t tid;
-    if (sm->deadline_ns) {
-      /* bounded wait: poll every millisecond until the deadline */
-      tid = waitpid(sm->child ? sm->child : -1, &status, __WALL | WNOHANG);
-      if (tid == 0) {
-        if (now_ns() >= sm->deadline_ns) {
-          stop_init(stop, ASMSPY_STOP_TIMEOUT, NULL);
-          return 0;
-        }
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-        continue;
-      }
-    } else {
-      tid = waitpid(sm->child ? sm->child : -1, &status, __WALL);
+    int status, timed_out;
+    pid_t tid = seam_wait(sm, &status, &timed_out);
+    if (timed_out) {
+      stop_init(stop, ASMSPY_STOP_TIMEOUT, NULL);
+      return 0;
     }
+    if (tid == 0 && sm->deadline_ns) continue; /* nothing yet: poll again */
     *raw = status;
     if (tid < 0) {
       if (errno == EINTR) continue;
@@ -751,18 +827,8 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
     }
     struct seam_task *t = task_find(sm, tid);
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
-      launch_reaped(tid, status); /* --launch exits with it */
-      if (!t) {
-        sm->gone[sm->ngone++ % 64] = tid; /* its birth event may still come */
-        continue;
-      }
-      if (WIFSIGNALED(status)) note_killed(sm, t, WTERMSIG(status));
-      fdinfo_cache_forget_all(); /* its pid may be reused */
-      stop_init(stop, ASMSPY_STOP_EXITED, t);
-      stop->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-      task_remove(sm, tid);
-      stop->nthreads = (uint32_t)sm->ntasks;
-      return 0;
+      if (reaped_stop(sm, t, tid, status, stop)) return 0;
+      continue;
     }
     if (!WIFSTOPPED(status)) continue;
     if (!t) { /* a new task whose first stop beat its parent's clone event */
@@ -779,39 +845,11 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
       stop->kind = ASMSPY_STOP_SYSCALL;
     } else if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
                event == PTRACE_EVENT_VFORK) {
-      unsigned long msg = 0;
-      ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
-      pid_t child = (pid_t)msg;
-      int is_process = event != PTRACE_EVENT_CLONE;
-      if (is_process && !proc_target(sm, child)) {
-        int err = 0;
-        struct asmspy_target *ct = target_open(child, &err);
-        if (ct) proc_add(sm, child, ct, 1);
-      }
-      struct seam_task *ctask = task_add_born(sm, child, is_process ? child : t->tgid);
-      if (ctask && !ctask->target) ctask->target = proc_target(sm, ctask->tgid);
+      new_task_stop(sm, t, tid, event, stop);
       t = task_find(sm, tid); /* task_add may have moved the array */
-      stop_init(stop, ASMSPY_STOP_NEW_TASK, t);
-      stop->new_tid = child;
-      stop->is_process = (uint32_t)is_process;
     } else if (event == PTRACE_EVENT_EXEC) {
-      unsigned long former = 0;
-      ptrace(PTRACE_GETEVENTMSG, tid, 0, &former);
-      /* exec in a multi-threaded process kills every other thread; the
-       * leader takes over (former may be a different tid) */
-      for (size_t i = 0; i < sm->ntasks;) {
-        if (sm->tasks[i].tgid == t->tgid && sm->tasks[i].tid != tid) {
-          sm->tasks[i] = sm->tasks[--sm->ntasks];
-          continue;
-        }
-        i++;
-      }
+      exec_stop(sm, t, tid, stop);
       t = task_find(sm, tid);
-      if (t->target) target_reload_symbols(t->target);
-      fdinfo_cache_forget_all(); /* O_CLOEXEC fds are gone */
-      t->toggle_nr = SYS_execve; /* the exit stop still to come is execve's */
-      t->in_syscall = 1;
-      stop_init(stop, ASMSPY_STOP_EXEC, t);
     } else if (event == PTRACE_EVENT_STOP) {
       /* a job-control group-stop (the stop signal) or our interrupt /
        * a LISTEN wake-up after SIGCONT (SIGTRAP) */

@@ -102,7 +102,7 @@ struct recording {
   struct line_reader lr;
   FILE *owned; /* closed by recording_close (NULL for stdin / caller's FILE) */
   enum rec_state state;
-  struct recording_report rep;
+  struct asmspy_recording_report rep;
   struct json_value *header, *footer, *event;
   uint64_t lineno;
 };
@@ -221,7 +221,7 @@ static const char *need_enum(struct checker *c, const char *member, const char *
 
 static int check_header(struct recording *rec, const struct json_value *h) {
   struct checker c = {.obj = h, .what = "header"};
-  struct recording_report *rep = &rec->rep;
+  struct asmspy_recording_report *rep = &rec->rep;
   const char *format = json_get_str(h, "format");
   if (!format || strcmp(format, "asmtrace") != 0)
     return invalid(rec, rec->lineno, "header.format must be \"asmtrace\"");
@@ -281,7 +281,7 @@ static const char *const end_reasons[] = {"n_reached", "target_exited", "target_
 
 static int check_footer(struct recording *rec, const struct json_value *e) {
   struct checker c = {.obj = e, .what = "end"};
-  struct recording_report *rep = &rec->rep;
+  struct asmspy_recording_report *rep = &rec->rep;
   int64_t events = 0, lost = 0, status = 0;
   need_int(&c, "events", 0, &events);
   need_int(&c, "lost", 0, &lost);
@@ -332,7 +332,7 @@ static int check_event_members(struct recording *rec, const char *type, const st
   return 0;
 }
 
-static void count_type(struct recording_report *rep, const char *type) {
+static void count_type(struct asmspy_recording_report *rep, const char *type) {
   if (strlen(type) >= RECORDING_TYPE_NAME_MAX) {
     rep->other_types++;
     return;
@@ -351,7 +351,7 @@ static void count_type(struct recording_report *rep, const char *type) {
   rep->n_types++;
 }
 
-uint64_t recording_type_count(const struct recording_report *rep, const char *type) {
+uint64_t recording_type_count(const struct asmspy_recording_report *rep, const char *type) {
   if (!rep || !type) return 0;
   for (size_t i = 0; i < rep->n_types; i++)
     if (strcmp(rep->types[i].name, type) == 0) return rep->types[i].count;
@@ -359,7 +359,7 @@ uint64_t recording_type_count(const struct recording_report *rep, const char *ty
 }
 
 static int check_event(struct recording *rec, const char *type, const struct json_value *ev) {
-  struct recording_report *rep = &rec->rep;
+  struct asmspy_recording_report *rep = &rec->rep;
   const struct json_value *seq = json_get(ev, "seq");
   if (!seq) return invalid(rec, rec->lineno, "%s.seq is missing (every event line carries seq)", type);
   if (seq->type != JSON_INT) return invalid(rec, rec->lineno, "%s.seq must be an integer", type);
@@ -382,7 +382,7 @@ static int check_event(struct recording *rec, const char *type, const struct jso
 /* ========================================================================= */
 
 static int finish_truncated(struct recording *rec, uint64_t cut_line) {
-  struct recording_report *rep = &rec->rep;
+  struct asmspy_recording_report *rep = &rec->rep;
   rep->verdict = RECORDING_TRUNCATED;
   rep->error_line = cut_line;
   if (cut_line)
@@ -543,7 +543,7 @@ struct recording *recording_open(const char *path) {
 
 const struct json_value *recording_header(const struct recording *rec) { return rec ? rec->header : NULL; }
 const struct json_value *recording_footer(const struct recording *rec) { return rec ? rec->footer : NULL; }
-const struct recording_report *recording_get_report(const struct recording *rec) {
+const struct asmspy_recording_report *recording_get_report(const struct recording *rec) {
   return rec ? &rec->rep : NULL;
 }
 
@@ -558,7 +558,7 @@ void recording_close(struct recording *rec) {
   free(rec);
 }
 
-static int report_failure(struct recording_report *rep, const char *what, int err) {
+static int report_failure(struct asmspy_recording_report *rep, const char *what, int err) {
   if (rep) {
     memset(rep, 0, sizeof *rep);
     rep->verdict = RECORDING_INVALID;
@@ -567,7 +567,7 @@ static int report_failure(struct recording_report *rep, const char *what, int er
   return RECORDING_INVALID;
 }
 
-int recording_validate(FILE *f, struct recording_report *rep) {
+int recording_validate(FILE *f, struct asmspy_recording_report *rep) {
   struct recording *rec = recording_open_file(f);
   if (!rec) return report_failure(rep, "cannot read", errno);
   while (recording_next(rec, NULL) > 0) {
@@ -578,7 +578,7 @@ int recording_validate(FILE *f, struct recording_report *rep) {
   return verdict;
 }
 
-int recording_validate_path(const char *path, struct recording_report *rep) {
+int recording_validate_path(const char *path, struct asmspy_recording_report *rep) {
   if (!path) return report_failure(rep, "cannot open", EINVAL);
   int is_stdin = strcmp(path, "-") == 0;
   FILE *f = is_stdin ? stdin : fopen(path, "re");

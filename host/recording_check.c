@@ -4,8 +4,8 @@
  *
  * It walks the recording with the reader's iterator (so its verdict is the
  * reader's), scans each accepted event's human text for raw control bytes,
- * and copies the reader's report into the size-prefixed public one: the
- * reader's struct stays internal and free to change. */
+ * and copies the reader's part of the report (the reader fills the public
+ * struct itself) into the caller's, within its struct_size. */
 #define _GNU_SOURCE
 #include "host/recording.h"
 #include "common/ctl_escape.h"
@@ -23,43 +23,13 @@
   (offsetof(struct asmspy_recording_report, raw_control_member) +                          \
    sizeof(((struct asmspy_recording_report *)0)->raw_control_member))
 
-_Static_assert(ASMSPY_RECORDING_MAX_TYPES == RECORDING_MAX_TYPES &&
-                   ASMSPY_RECORDING_TYPE_NAME_MAX == RECORDING_TYPE_NAME_MAX,
-               "the public report's type table mirrors the reader's");
-
-#define COPY_STR(dst, src) snprintf((dst)->src, sizeof (dst)->src, "%s", r->src)
-
-static void copy_report(struct asmspy_recording_report *out, const struct recording_report *r) {
-  out->verdict = r->verdict;
-  out->have_header = r->have_header;
-  out->format_version = r->format_version;
-  COPY_STR(out, tool);
-  COPY_STR(out, tool_version);
-  COPY_STR(out, mode);
-  out->pid = r->pid;
-  out->backend_null = r->backend_null;
-  COPY_STR(out, backend);
-  COPY_STR(out, kernel);
-  COPY_STR(out, arch);
-  COPY_STR(out, hostname);
-  COPY_STR(out, start_time);
-  out->lines = r->lines;
-  out->events = r->events;
-  out->lost_events = r->lost_events;
-  out->n_types = r->n_types;
-  for (size_t i = 0; i < r->n_types && i < ASMSPY_RECORDING_MAX_TYPES; i++) {
-    snprintf(out->types[i].name, sizeof out->types[i].name, "%s", r->types[i].name);
-    out->types[i].count = r->types[i].count;
-  }
-  out->other_types = r->other_types;
-  out->have_end = r->have_end;
-  out->end_events = r->end_events;
-  out->lost = r->lost;
-  COPY_STR(out, end_reason);
-  out->end_status = r->end_status;
-  out->error_line = r->error_line;
-  COPY_STR(out, error);
-  COPY_STR(out, warning);
+/* The reader's part of the report (recording.c fills the same struct):
+ * from verdict up to the raw-control members this file adds. */
+static void copy_report(struct asmspy_recording_report *out,
+                        const struct asmspy_recording_report *r) {
+  size_t head = offsetof(struct asmspy_recording_report, verdict);
+  size_t tail = offsetof(struct asmspy_recording_report, raw_control_events);
+  memcpy((char *)out + head, (const char *)r + head, tail - head);
 }
 
 /* One event's member, if it is a string carrying a raw control byte ('\n'

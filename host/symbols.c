@@ -1164,6 +1164,110 @@ static bool path_dropped(const char *const *dropped, size_t n, const char *path)
   return false;
 }
 
+/* Whether a libdw module after refs->items[i] is of the same file. */
+static bool file_reported_later(const struct module_refs *refs, size_t i) {
+  for (size_t j = i + 1; j < refs->n; j++)
+    if (refs->items[j].path == refs->items[i].path)
+      return true;
+  return false;
+}
+
+/* The table's modules still mapped at the same bias into records (their
+ * count back), the paths of the others into dropped[*n_dropped]. */
+static size_t keep_mapped_modules(const struct asmspy_symtab *table,
+                                  const struct maps_snapshot *snap, struct module_rec *records,
+                                  const char **dropped, size_t *n_dropped) {
+  size_t n = 0;
+  for (size_t i = 0; i < table->n_modules; i++) {
+    if (module_still_mapped(&table->modules[i], snap))
+      records[n++] = table->modules[i];
+    else
+      dropped[(*n_dropped)++] = table->modules[i].path;
+  }
+  return n;
+}
+
+/* A file libdw reports that has no module yet: its record (load segments,
+ * placement and bias in the snapshot, else libdw's) and its module_info.
+ * 0, or ENOMEM with nothing to free. */
+static int new_module_record(struct asmspy_symtab *table, const struct maps_snapshot *snap,
+                             const struct module_ref *ref, Elf *elf, GElf_Addr libdw_bias,
+                             struct module_rec *out, struct module_info *module_out) {
+  struct module_rec rec = {.path = ref->path};
+  rec.n_segs = read_load_segments(elf, &rec.segs);
+  struct module_info module = {.path = ref->path};
+  module.basename = intern_basename(table, ref->path);
+  if (!module.basename) {
+    free(rec.segs);
+    return ENOMEM;
+  }
+  rec.basename = module.basename;
+  module.kind = table->main_path && strcmp(ref->path, table->main_path) == 0
+                    ? ASMSPY_SYM_INTERNAL
+                    : ASMSPY_SYM_EXTERNAL;
+  if (!primary_placement(snap, ref->path, rec.segs, rec.n_segs, &rec.bias, &module.low,
+                         &module.high)) {
+    rec.bias = libdw_bias; /* no usable mapping (the vdso without segments): trust libdw */
+    module.low = ref->low;
+    module.high = ref->high;
+  }
+  rec.low = module.low;
+  *out = rec;
+  *module_out = module;
+  return 0;
+}
+
+/* The table's ELF entries but those of dropped modules, merged with fresh
+ * (both sorted by start) into merged; a start both have keeps the old
+ * entry (modules do not overlap; this keeps starts unique). Returns how
+ * many were written. */
+static size_t merge_symbols(const struct asmspy_symtab *table, const char **dropped,
+                            size_t n_dropped, const struct symtab_entry *fresh, size_t n_fresh,
+                            struct symtab_entry *merged) {
+  size_t i = 0, j = 0, k = 0;
+  while (i < table->n_elf || j < n_fresh) {
+    if (i < table->n_elf &&
+        path_dropped(dropped, n_dropped, table->elf_syms[i].module_path)) {
+      i++;
+      continue;
+    }
+    if (j == n_fresh || (i < table->n_elf && table->elf_syms[i].start <= fresh[j].start)) {
+      if (j < n_fresh && fresh[j].start == table->elf_syms[i].start)
+        j++;
+      merged[k++] = table->elf_syms[i++];
+    } else {
+      merged[k++] = fresh[j++];
+    }
+  }
+  return k;
+}
+
+/* Install records (the table's modules from now on) and merged (its ELF
+ * symbols), free the dropped modules' segments, rebuild the merged view. */
+static void commit_modules(struct asmspy_symtab *table, size_t n_old, const char **dropped,
+                           size_t n_dropped, struct module_rec *records, size_t n_records,
+                           struct symtab_entry *merged, size_t n_merged) {
+  for (size_t d = 0; d < n_old; d++)
+    if (path_dropped(dropped, n_dropped, table->modules[d].path))
+      free(table->modules[d].segs);
+  free(table->modules);
+  table->modules = records;
+  table->n_modules = n_records;
+  if (table->all_syms != table->elf_syms)
+    free(table->all_syms);
+  free(table->elf_syms);
+  table->elf_syms = merged;
+  table->n_elf = n_merged;
+  table->all_syms = table->elf_syms;
+  table->n_all = table->n_elf;
+  if (rebuild_merged_view(table) != 0) {
+    /* Without the merged view the JIT entries would be half-visible. */
+    drop_jit(table);
+    rebuild_merged_view(table);
+  }
+  table->stats.modules = table->n_modules;
+}
+
 /* Bring the modules in line with `snap`: keep those still mapped at the same
  * bias, drop the others (and their symbols), load every file libdw reports
  * that has no module yet. On failure (an errno: ESRCH, ENOMEM) the table is
@@ -1207,13 +1311,7 @@ static int sync_modules(struct asmspy_symtab *table, const struct maps_snapshot 
     err = ENOMEM;
     goto out;
   }
-  for (size_t i = 0; i < n_old; i++) {
-    if (module_still_mapped(&table->modules[i], snap))
-      records[n_records++] = table->modules[i];
-    else
-      dropped[n_dropped++] = table->modules[i].path;
-  }
-  n_kept = n_records;
+  n_kept = n_records = keep_mapped_modules(table, snap, records, dropped, &n_dropped);
 
   struct module_walk walk = {.table = table, .out = &candidates};
   for (size_t i = 0; i < refs.n; i++) {
@@ -1225,32 +1323,14 @@ static int sync_modules(struct asmspy_symtab *table, const struct maps_snapshot 
     if (!elf) {
       /* libdw may group a file's mappings into several modules; let a later
        * one of the same file try before recording the file as unreadable. */
-      bool later = false;
-      for (size_t j = i + 1; j < refs.n && !later; j++)
-        later = refs.items[j].path == ref->path;
-      if (later)
+      if (file_reported_later(&refs, i))
         continue;
     }
-    struct module_rec rec = {.path = ref->path};
-    rec.n_segs = read_load_segments(elf, &rec.segs);
-    struct module_info module = {.path = ref->path};
-    module.basename = intern_basename(table, ref->path);
-    if (!module.basename) {
-      free(rec.segs);
-      err = ENOMEM;
+    struct module_rec rec;
+    struct module_info module;
+    err = new_module_record(table, snap, ref, elf, libdw_bias, &rec, &module);
+    if (err)
       goto out;
-    }
-    rec.basename = module.basename;
-    module.kind = table->main_path && strcmp(ref->path, table->main_path) == 0
-                      ? ASMSPY_SYM_INTERNAL
-                      : ASMSPY_SYM_EXTERNAL;
-    if (!primary_placement(snap, ref->path, rec.segs, rec.n_segs, &rec.bias, &module.low,
-                           &module.high)) {
-      rec.bias = libdw_bias; /* no usable mapping (the vdso without segments): trust libdw */
-      module.low = ref->low;
-      module.high = ref->high;
-    }
-    rec.low = module.low;
     records[n_records++] = rec;
     load_module_symbols(&walk, ref->mod, elf, &module, libdw_bias, rec.bias);
     if (candidates.oom) {
@@ -1266,46 +1346,10 @@ static int sync_modules(struct asmspy_symtab *table, const struct maps_snapshot 
     err = ENOMEM;
     goto out;
   }
-  /* Merge the surviving old entries with the new ones; a start both have
-   * keeps the old entry (modules do not overlap; this keeps starts unique). */
-  size_t i = 0, j = 0, k = 0;
-  while (i < table->n_elf || j < n_fresh) {
-    if (i < table->n_elf &&
-        path_dropped(dropped, n_dropped, table->elf_syms[i].module_path)) {
-      i++;
-      continue;
-    }
-    if (j == n_fresh || (i < table->n_elf && table->elf_syms[i].start <= fresh[j].start)) {
-      if (j < n_fresh && fresh[j].start == table->elf_syms[i].start)
-        j++;
-      merged[k++] = table->elf_syms[i++];
-    } else {
-      merged[k++] = fresh[j++];
-    }
-  }
-
-  /* Commit. */
-  for (size_t d = 0; d < n_old; d++)
-    if (path_dropped(dropped, n_dropped, table->modules[d].path))
-      free(table->modules[d].segs);
-  free(table->modules);
-  table->modules = records;
-  table->n_modules = n_records;
+  size_t n_merged = merge_symbols(table, dropped, n_dropped, fresh, n_fresh, merged);
+  commit_modules(table, n_old, dropped, n_dropped, records, n_records, merged, n_merged);
   records = NULL;
-  if (table->all_syms != table->elf_syms)
-    free(table->all_syms);
-  free(table->elf_syms);
-  table->elf_syms = merged;
-  table->n_elf = k;
   merged = NULL;
-  table->all_syms = table->elf_syms;
-  table->n_all = table->n_elf;
-  if (rebuild_merged_view(table) != 0) {
-    /* Without the merged view the JIT entries would be half-visible. */
-    drop_jit(table);
-    rebuild_merged_view(table);
-  }
-  table->stats.modules = table->n_modules;
   n_kept = n_records = 0;
 
 out:

@@ -28,6 +28,8 @@
 
 #include "asmspy-internal/json.h"
 
+#include <asmspy/recording.h>
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -37,80 +39,35 @@ extern "C" {
 
 #define RECORDING_FORMAT_VERSION 1          /* what this reader implements */
 #define RECORDING_MAX_LINE (1024u * 1024u)  /* bytes per line, without '\n' */
-#define RECORDING_MAX_TYPES 32              /* distinct event types counted by name */
-#define RECORDING_TYPE_NAME_MAX 32          /* type names of this length or more go to other_types */
+
+/* The report is the public one (asmspy/recording.h), defined once: the
+ * reader fills it from verdict on; abi_version / struct_size and the
+ * raw_control_* members are the public entry point's
+ * (recording_check.c). */
+#define RECORDING_MAX_TYPES ASMSPY_RECORDING_MAX_TYPES
+#define RECORDING_TYPE_NAME_MAX ASMSPY_RECORDING_TYPE_NAME_MAX /* longer names: other_types */
 
 enum recording_verdict {
-  RECORDING_VALID = 0,
-  RECORDING_TRUNCATED = 1,
-  RECORDING_INVALID = 2,
-};
-
-struct recording_type_count {
-  char name[RECORDING_TYPE_NAME_MAX]; /* "insn", "note", ... */
-  uint64_t count;
-};
-
-/* Everything a validation learned. Plain data: no pointers, nothing to free.
- * Strings from the file are copied (truncated to fit, always NUL-terminated;
- * they are UTF-8 and may contain any character: sanitize before printing). */
-struct recording_report {
-  int verdict; /* enum recording_verdict (so far, while iterating) */
-
-  /* header (meaningful when have_header) */
-  int have_header;
-  int64_t format_version;
-  char tool[64];
-  char tool_version[64];
-  char mode[64];
-  int64_t pid;
-  int backend_null; /* "backend":null (no backend, e.g. --backends) */
-  char backend[64]; /* "" when null */
-  char kernel[128];
-  char arch[64];
-  char hostname[256]; /* optional in the header: "" when absent */
-  char start_time[64];
-
-  /* events (lines between header and footer) */
-  uint64_t lines;       /* physical lines read */
-  uint64_t events;      /* event lines accepted (== the last seq) */
-  uint64_t lost_events; /* sum of "count" over "lost" events */
-  size_t n_types;       /* used entries of types[], in order of first appearance */
-  struct recording_type_count types[RECORDING_MAX_TYPES];
-  uint64_t other_types; /* events whose type did not fit the table */
-
-  /* footer (meaningful when have_end) */
-  int have_end;
-  int64_t end_events;
-  int64_t lost; /* the footer's "lost" */
-  char end_reason[32];
-  int64_t end_status;
-
-  /* First problem. For INVALID: the line (1-based; 0 when not tied to a line,
-   * e.g. the file cannot be opened) and the message. For TRUNCATED: why
-   * ("no end footer after 17 events"); error_line is the cut line when the
-   * last line is incomplete, else 0. Empty for VALID. */
-  uint64_t error_line;
-  char error[256];
-  /* A non-fatal remark (newer format_version, missing final newline). */
-  char warning[256];
+  RECORDING_VALID = ASMSPY_RECORDING_VALID,
+  RECORDING_TRUNCATED = ASMSPY_RECORDING_TRUNCATED,
+  RECORDING_INVALID = ASMSPY_RECORDING_INVALID,
 };
 
 /* ---- validation ------------------------------------------------------------ */
 
 /* Read f to its end (or to the first error) and fill *rep (may be NULL).
  * Returns the verdict: 0 valid, 1 truncated, 2 invalid. Does not close f. */
-int recording_validate(FILE *f, struct recording_report *rep);
+int recording_validate(FILE *f, struct asmspy_recording_report *rep);
 
 /* Same for a path; "-" is stdin. A file that cannot be opened is INVALID with
  * error_line 0 and error "cannot open: <strerror>". */
-int recording_validate_path(const char *path, struct recording_report *rep);
+int recording_validate_path(const char *path, struct asmspy_recording_report *rep);
 
 /* "valid", "truncated", "invalid". */
 const char *recording_verdict_name(int verdict);
 
 /* The count for one event type name in rep (0 when never seen). */
-uint64_t recording_type_count(const struct recording_report *rep, const char *type);
+uint64_t recording_type_count(const struct asmspy_recording_report *rep, const char *type);
 
 /* ---- iteration --------------------------------------------------------------- */
 
@@ -142,7 +99,7 @@ const struct json_value *recording_header(const struct recording *rec);
 const struct json_value *recording_footer(const struct recording *rec);
 
 /* The report accumulated so far (never NULL for a non-NULL rec). */
-const struct recording_report *recording_get_report(const struct recording *rec);
+const struct asmspy_recording_report *recording_get_report(const struct recording *rec);
 
 /* Release rec (NULL is fine), closing the file if recording_open opened it. */
 void recording_close(struct recording *rec);

@@ -122,11 +122,11 @@ enum asmspy_kind { ASMSPY_KIND_BACKEND = 1, ASMSPY_KIND_VIEW = 2 };
 /* Opaque host objects: plugins only pass these back into host services. */
 struct asmspy_target; /* one traced process: symbols, memory, fds */
 struct asmspy_seam;   /* the ptrace seam of one session */
-struct asmspy_out;
-struct asmspy_record;   /* 1.8: see "typed records" below */
-struct asmspy_optval;   /* 1.8: see "option parsing" below */
-struct asmspy_option;    /* the output writer of one session */
-struct asmspy_arch;      /* 1.12: see "the architecture" below */
+struct asmspy_out;    /* the output writer of one session */
+struct asmspy_record; /* 1.8: see "typed records" below */
+struct asmspy_optval; /* 1.8: see "option parsing" below */
+struct asmspy_option; /* 1.8: one option a mode accepts (its descriptor tables below) */
+struct asmspy_arch;   /* 1.12: see "the architecture" below */
 
 /* ------------------------------------------------------------------------- */
 /* Probe result: host-owned memory, the plugin fills it, no allocation.        */

@@ -1,5 +1,6 @@
 /* amd_ibs: decoded IBS-Op samples -> asmspy events (contract: ibs_emit.h). */
 #include "plugins/amd_ibs/ibs_emit.h"
+#include "plugins/common/sample_emit.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -9,11 +10,7 @@ void ibs_emitter_init(struct ibs_emitter *em, asmspy_sink_fn sink, void *sink_ct
                       int drop_kernel)
 {
   memset(em, 0, sizeof *em);
-  em->out.sink = sink;
-  em->out.sink_ctx = sink_ctx;
-  em->out.target = target;
-  em->out.pid = pid;
-  em->out.nthreads = 1;
+  se_out_init(&em->out, sink, sink_ctx, target, pid);
   em->pid = pid;
   em->only_tid = only_tid;
   em->period = period;
@@ -71,14 +68,8 @@ static int emit_branch(struct ibs_emitter *em, const struct ibs_op *op)
 /* Any other op -> SAMPLE. */
 static int emit_op(struct ibs_emitter *em, const struct ibs_op *op)
 {
-  struct asmspy_event ev;
-  ps_event_init(&em->out, &ev, ASMSPY_EV_SAMPLE, (int32_t)op->tid);
-  ev.flags = ASMSPY_EVF_SAMPLED;
-  ev.ip = ibs_op_rip(op);
-  ev.u.sample.weight = 1;
-  ev.u.sample.period = em->period;
   em->t.op_samples++;
-  return ps_emit_event(&em->out, &ev);
+  return se_emit_sample(&em->out, (int32_t)op->tid, ibs_op_rip(op), em->period);
 }
 
 int ibs_emit_sample(void *arg, const uint8_t *rec, size_t len)
@@ -91,7 +82,7 @@ int ibs_emit_sample(void *arg, const uint8_t *rec, size_t len)
     return em->out.stopped;
   }
   /* CPU-wide events (kernels without per-task IBS) see every process. */
-  if ((pid_t)op.pid != em->pid || (em->only_tid > 0 && (pid_t)op.tid != em->only_tid)) {
+  if (!se_is_target(em->pid, em->only_tid, op.pid, op.tid)) {
     em->t.foreign++;
     return em->out.stopped;
   }
@@ -125,13 +116,6 @@ void ibs_unusable_text(const struct ibs_tally *t, char *buf, size_t cap)
 {
   buf[0] = '\0';
   size_t used = 0;
-  for (int v = IBS_OK + 1; v < IBS_VERDICT_COUNT && used < cap; v++) {
-    if (!t->verdict[v])
-      continue;
-    int w = snprintf(buf + used, cap - used, "%s%llu %s", used ? ", " : "",
-                     (unsigned long long)t->verdict[v], ibs_verdict_name(v));
-    if (w < 0)
-      break;
-    used += (size_t)w;
-  }
+  for (int v = IBS_OK + 1; v < IBS_VERDICT_COUNT; v++)
+    se_count_text(buf, cap, &used, t->verdict[v], ibs_verdict_name(v));
 }

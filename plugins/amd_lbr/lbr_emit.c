@@ -1,5 +1,6 @@
 /* amd_lbr: decoded branch-stack samples -> asmspy events (contract: lbr_emit.h). */
 #include "plugins/amd_lbr/lbr_emit.h"
+#include "plugins/common/sample_emit.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -8,11 +9,7 @@ void lbr_emitter_init(struct lbr_emitter *em, asmspy_sink_fn sink, void *sink_ct
                       struct asmspy_target *target, pid_t pid, pid_t only_tid, uint64_t period)
 {
   memset(em, 0, sizeof *em);
-  em->out.sink = sink;
-  em->out.sink_ctx = sink_ctx;
-  em->out.target = target;
-  em->out.pid = pid;
-  em->out.nthreads = 1;
+  se_out_init(&em->out, sink, sink_ctx, target, pid);
   em->pid = pid;
   em->only_tid = only_tid;
   em->period = period;
@@ -74,7 +71,7 @@ int lbr_emit_sample(void *arg, const uint8_t *rec, size_t len)
     em->t.verdict[v]++;
     return em->out.stopped;
   }
-  if ((pid_t)s.pid != em->pid || (em->only_tid > 0 && (pid_t)s.tid != em->only_tid)) {
+  if (!se_is_target(em->pid, em->only_tid, s.pid, s.tid)) {
     em->t.foreign++;
     return em->out.stopped;
   }
@@ -83,16 +80,9 @@ int lbr_emit_sample(void *arg, const uint8_t *rec, size_t len)
     em->t.verdict[v]++;
     return em->out.stopped;
   }
+  if (em->emit_samples && se_emit_sample(&em->out, (int32_t)s.tid, s.ip, em->period))
+    return 1;
   struct asmspy_event ev;
-  if (em->emit_samples) {
-    ps_event_init(&em->out, &ev, ASMSPY_EV_SAMPLE, (int32_t)s.tid);
-    ev.flags = ASMSPY_EVF_SAMPLED;
-    ev.ip = s.ip;
-    ev.u.sample.weight = 1;
-    ev.u.sample.period = em->period;
-    if (ps_emit_event(&em->out, &ev))
-      return 1;
-  }
   if (s.nr == 0)
     em->t.empty++;
   uint64_t emitted = 0;
@@ -141,13 +131,6 @@ void lbr_dropped_text(const struct lbr_tally *t, char *buf, size_t cap)
       {t->verdict[LBR_BAD_RECORD], "bad-record"},
       {t->verdict[LBR_STACK_OVERRUN], "stack-overrun"},
   };
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0] && used < cap; i++) {
-    if (!rows[i].n)
-      continue;
-    int w = snprintf(buf + used, cap - used, "%s%llu %s", used ? ", " : "",
-                     (unsigned long long)rows[i].n, rows[i].what);
-    if (w < 0)
-      break;
-    used += (size_t)w;
-  }
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    se_count_text(buf, cap, &used, rows[i].n, rows[i].what);
 }

@@ -26,6 +26,7 @@
 #include "plugins/common/perf_probe.h"
 #include "plugins/common/perf_sampling.h"
 #include "plugins/common/pmu_model.h"
+#include "plugins/common/sampler_run.h"
 #include "plugins/pmu_event/pe_encode.h"
 
 #define PE_NAME "pmu_event"
@@ -37,14 +38,9 @@
 
 /* ------------------------------------------------------------ capture -- */
 
-struct pe_window {
-  struct ps_emit out;
-  uint64_t samples;
-};
-
 /* PE_SAMPLE_TYPE: { header; u64 ip; u32 pid, tid; u64 period; } */
 static int pe_on_sample(void *arg, const uint8_t *rec, size_t len) {
-  struct pe_window *w = arg;
+  struct sr_window *w = arg;
   struct ps_cursor c = {rec, len};
   struct perf_event_header h;
   uint64_t ip, period;
@@ -64,7 +60,7 @@ static int pe_on_sample(void *arg, const uint8_t *rec, size_t len) {
 }
 
 static int pe_on_lost(void *arg, uint64_t n) {
-  return ps_emit_lost(&((struct pe_window *)arg)->out, n);
+  return ps_emit_lost(&((struct sr_window *)arg)->out, n);
 }
 
 /* Event types that need a hardware PMU the kernel registered. */
@@ -94,15 +90,8 @@ static void pe_refusal(const struct ps_set *set, const char *name, char *buf, si
 
 static int pe_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   struct asmspy_out *out = pp_session_out(s);
-  if (s->flags & ASMSPY_SESS_LAUNCHED) {
-    /* as sw-clock: samplers observe a running pid; the host releases a
-     * --launch'ed command before a sampler runs */
-    pp_note(host, out, ASMSPY_NOTE_WARN,
-            "pmu_event samples a running pid; this host hands it a command stopped before its "
-            "exec");
-    return -ASMSPY_E_USAGE;
-  }
-  if (!s->sink || s->pid <= 0) return -ASMSPY_E_USAGE;
+  int st = sr_check_session(host, s, "pmu_event");
+  if (st) return st;
   const char *name = ASMSPY_HAS(s, sampler_arg) ? s->sampler_arg : NULL;
   struct perf_event_attr attr;
   char canon[256], why[300];
@@ -121,35 +110,14 @@ static int pe_run(const struct asmspy_host_api *host, const struct asmspy_sessio
             (unsigned long long)attr.config, (unsigned long long)attr.sample_period);
 
   struct ps_set set;
-  if (ps_set_init(&set, &attr, s->pid, s->tid > 0 ? s->tid : 0, 0, PE_RING_PAGES_LOG2) < 0)
-    return -ASMSPY_E_NOMEM;
-  int rc = ps_set_scan(&set);
-  if (set.n == 0) {
-    char reason[800];
-    pe_refusal(&set, name, reason, sizeof reason);
-    int st = rc == -ESRCH && !set.refused ? -ASMSPY_E_ATTACH_GONE : ps_set_open_status(&set);
-    pp_note(host, out, ASMSPY_NOTE_WARN, "pmu_event: pid %d: %s", (int)s->pid, reason);
-    ps_set_close(&set);
-    return st;
-  }
+  st = sr_open_set(host, s, &set, &attr, PE_RING_PAGES_LOG2, "pmu_event", name, pe_refusal);
+  if (st) return st;
   char sampler[96];
   snprintf(sampler, sizeof sampler, "event:%s", name);
-  struct pe_window w;
-  memset(&w, 0, sizeof w);
-  w.out = (struct ps_emit){.sink = s->sink, .sink_ctx = s->sink_ctx, .target = s->target,
-                           .pid = s->pid, .nthreads = (uint32_t)set.n};
+  struct sr_window w;
+  sr_window_init(&w, s, &set);
   struct ps_consumer consumer = {.sample = pe_on_sample, .lost = pe_on_lost, .arg = &w};
-  struct ps_counts counts;
-  memset(&counts, 0, sizeof counts);
-  struct ps_window_result res;
-  uint8_t buf[1024] __attribute__((aligned(8))); /* one record: 32 bytes */
-  int64_t window_ms =
-      ASMSPY_HAS(s, window_ms) && s->window_ms > 0 ? s->window_ms : PE_DEFAULT_WINDOW_MS;
-  ps_run_window(&set, window_ms, s->stop, buf, sizeof buf, &consumer, &counts, &res);
-  ps_note_window(host, out, sampler, s->pid, &set, &counts, &res);
-  ps_emit_provenance(&w.out, w.samples, 0, &counts, res.window_ns, sampler);
-  ps_set_close(&set);
-  return res.target_exited ? ASMSPY_FACT_EXITED : 0;
+  return sr_run_window(host, s, &set, &w, &consumer, PE_DEFAULT_WINDOW_MS, sampler);
 }
 
 /* ------------------------------------------------------------ probe -- */

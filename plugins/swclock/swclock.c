@@ -36,6 +36,7 @@
 
 #include "plugins/common/perf_probe.h"
 #include "plugins/common/perf_sampling.h"
+#include "plugins/common/sampler_run.h"
 
 #define SWC_PERIOD_NS 1000000ull    /* 1 ms of the thread's CPU time per sample */
 #define SWC_DEFAULT_WINDOW_MS 300   /* the seed's --sample default */
@@ -61,16 +62,11 @@ static void swc_attr(struct perf_event_attr *a, uint64_t period) {
 
 /* ------------------------------------------------------------ capture -- */
 
-struct swc {
-  struct ps_emit out;
-  uint64_t samples;
-};
-
 /* The call chain after IP and TID: { u64 nr; u64 ips[nr]; }, the user
  * context marker first, then the sampled ip, then return addresses. One
  * BRANCH (SAMPLED | BR_CALL, not TAKEN) per caller frame: from = the
  * return address, to = the site below it. */
-static int swc_callchain(struct swc *w, struct ps_cursor *c, uint32_t tid) {
+static int swc_callchain(struct sr_window *w, struct ps_cursor *c, uint32_t tid) {
   uint64_t nr = 0, prev = 0;
   if (ps_take(c, &nr, 8)) return 0;
   for (uint64_t i = 0; i < nr; i++) {
@@ -95,7 +91,7 @@ static int swc_callchain(struct swc *w, struct ps_cursor *c, uint32_t tid) {
 /* PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN:
  * { header; u64 ip; u32 pid, tid; u64 nr; u64 ips[nr]; } */
 static int swc_on_sample(void *arg, const uint8_t *rec, size_t len) {
-  struct swc *w = arg;
+  struct sr_window *w = arg;
   struct ps_cursor c = {rec, len};
   struct perf_event_header h;
   uint64_t ip;
@@ -115,51 +111,22 @@ static int swc_on_sample(void *arg, const uint8_t *rec, size_t len) {
   return swc_callchain(w, &c, tid);
 }
 
-static int swc_on_lost(void *arg, uint64_t n) { return ps_emit_lost(&((struct swc *)arg)->out, n); }
+static int swc_on_lost(void *arg, uint64_t n) {
+  return ps_emit_lost(&((struct sr_window *)arg)->out, n);
+}
 
 static int swc_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
-  struct asmspy_out *out = pp_session_out(s);
-  if (s->flags & ASMSPY_SESS_LAUNCHED) {
-    /* the host lets a --launch'ed command go before a sampler runs
-     * (seam_release_after_exec): a session still marked launched is a
-     * host that does not */
-    pp_note(host, out, ASMSPY_NOTE_WARN,
-            "sw-clock samples a running pid; this host hands it a command stopped before its "
-            "exec");
-    return -ASMSPY_E_USAGE;
-  }
-  if (!s->sink || s->pid <= 0) return -ASMSPY_E_USAGE;
+  int st = sr_check_session(host, s, "sw-clock");
+  if (st) return st;
   struct perf_event_attr attr;
   swc_attr(&attr, SWC_PERIOD_NS);
   struct ps_set set;
-  if (ps_set_init(&set, &attr, s->pid, s->tid > 0 ? s->tid : 0, 0, SWC_RING_PAGES_LOG2) < 0)
-    return -ASMSPY_E_NOMEM;
-  int rc = ps_set_scan(&set);
-  if (set.n == 0) {
-    char why[400];
-    ps_set_open_reason(&set, "task-clock", why, sizeof why);
-    int st = rc == -ESRCH && !set.refused ? -ASMSPY_E_ATTACH_GONE : ps_set_open_status(&set);
-    pp_note(host, out, ASMSPY_NOTE_WARN, "sw-clock: pid %d: %s", (int)s->pid, why);
-    ps_set_close(&set);
-    return st;
-  }
-  struct swc w;
-  memset(&w, 0, sizeof w);
-  w.out = (struct ps_emit){.sink = s->sink, .sink_ctx = s->sink_ctx, .target = s->target,
-                           .pid = s->pid, .nthreads = (uint32_t)set.n};
+  st = sr_open_set(host, s, &set, &attr, SWC_RING_PAGES_LOG2, "sw-clock", "task-clock", NULL);
+  if (st) return st;
+  struct sr_window w;
+  sr_window_init(&w, s, &set);
   struct ps_consumer consumer = {.sample = swc_on_sample, .lost = swc_on_lost, .arg = &w};
-  struct ps_counts counts;
-  memset(&counts, 0, sizeof counts);
-  struct ps_window_result res;
-  /* one record: 24 bytes, plus the chain (8 + 8 per frame and marker) */
-  uint8_t buf[1024] __attribute__((aligned(8)));
-  int64_t window_ms = ASMSPY_HAS(s, window_ms) && s->window_ms > 0 ? s->window_ms
-                                                                     : SWC_DEFAULT_WINDOW_MS;
-  ps_run_window(&set, window_ms, s->stop, buf, sizeof buf, &consumer, &counts, &res);
-  ps_note_window(host, out, "sw-clock", s->pid, &set, &counts, &res);
-  ps_emit_provenance(&w.out, w.samples, 0, &counts, res.window_ns, "sw-clock");
-  ps_set_close(&set);
-  return res.target_exited ? ASMSPY_FACT_EXITED : 0;
+  return sr_run_window(host, s, &set, &w, &consumer, SWC_DEFAULT_WINDOW_MS, "sw-clock");
 }
 
 /* ------------------------------------------------------------ probe -- */

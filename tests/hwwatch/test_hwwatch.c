@@ -683,7 +683,7 @@ static void test_view(const char *so)
            "\"end_unix_ns\":456}\n",
            json_out, (unsigned long long)json_seq);
   FILE *f = fmemopen(rec, strlen(rec), "r");
-  struct recording_report rep;
+  struct asmspy_recording_report rep;
   memset(&rep, 0, sizeof rep);
   int verdict = f ? recording_validate(f, &rep) : -1;
   if (f)

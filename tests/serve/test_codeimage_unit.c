@@ -13,7 +13,7 @@ static struct json_value *ev(const char *s) { return json_parse(s, strlen(s), NU
 
 static int validate(const char *text) {
   FILE *f = fmemopen((void *)text, strlen(text), "r");
-  struct recording_report rep;
+  struct asmspy_recording_report rep;
   int v = recording_validate(f, &rep);
   fclose(f);
   if (v) fprintf(stderr, "  (validator: %s at line %llu)\n", rep.error, (unsigned long long)rep.error_line);

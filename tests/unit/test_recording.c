@@ -109,9 +109,9 @@ static char *write_file(const void *data, size_t len) {
 /* Validate data; check verdict, error line and (when non-NULL) that the error
  * (or, for a valid verdict, the warning) contains `msg`. */
 static void expect_at(const char *what, const void *data, size_t len, int verdict, uint64_t line,
-                      const char *msg, struct recording_report *out, int srcline) {
+                      const char *msg, struct asmspy_recording_report *out, int srcline) {
   char *path = write_file(data, len);
-  struct recording_report rep;
+  struct asmspy_recording_report rep;
   memset(&rep, 0xA5, sizeof rep); /* the validator must fill everything it reports */
   int v = recording_validate_path(path, &rep);
   checks++;
@@ -178,7 +178,7 @@ static void test_valid(void) {
           "\"module\":\"?\",\"bytes\":\"0f05\",\"disasm\":\"syscall\",\"extra\":[1,{\"future\":true}]}\n");
   add(&t, "{\"type\":\"end\",\"events\":7,\"lost\":5,\"reason\":\"target_exited\",\"status\":3,"
           "\"end_unix_ns\":456}\n");
-  struct recording_report rep;
+  struct asmspy_recording_report rep;
   expect_at("valid", t.s, t.len, RECORDING_VALID, 0, NULL, &rep, __LINE__);
   CHECK(rep.have_header && rep.format_version == 1, "header");
   CHECK(strcmp(rep.mode, "stream") == 0 && rep.pid == 1234, "mode %s pid %" PRId64, rep.mode, rep.pid);
@@ -239,7 +239,7 @@ static void test_valid(void) {
 }
 
 static void test_truncated(void) {
-  struct recording_report rep;
+  struct asmspy_recording_report rep;
   struct text t = stream(17, 0);
   expect_at("missing end", t.s, t.len, RECORDING_TRUNCATED, 0, "no end footer after 17 events", &rep, __LINE__);
   CHECK(rep.events == 17 && rep.have_header && !rep.have_end, "truncated report keeps the events");
@@ -526,7 +526,7 @@ static void test_graph_call_events(void) {
           "\"module\":\"victim\",\"addr\":\"0x30\",\"kind\":\"internal\"}\n");
   add(&t, "{\"type\":\"call\",\"seq\":3,\"tid\":7,\"depth\":1,\"name\":null,\"module\":\"?\"}\n");
   add_end(&t, 3);
-  struct recording_report rep;
+  struct asmspy_recording_report rep;
   expect_at("graph and call events", t.s, t.len, RECORDING_VALID, 0, NULL, &rep, __LINE__);
   CHECK(recording_type_count(&rep, "graph") == 1 && recording_type_count(&rep, "call") == 2,
         "graph and call counted");
@@ -557,7 +557,7 @@ static void test_events(void) {
   add(&t, "{\"type\":\"graph\",\"seq\":3,\"nodes\":[],\"edges\":[]}\n");
   add(&t, "{\"type\":\"future_kind\",\"seq\":4}\n");
   add_end(&t, 4);
-  struct recording_report rep;
+  struct asmspy_recording_report rep;
   expect_at("unknown types", t.s, t.len, RECORDING_VALID, 0, NULL, &rep, __LINE__);
   CHECK(recording_type_count(&rep, "future_kind") == 2 && recording_type_count(&rep, "graph") == 1 &&
             recording_type_count(&rep, "insn") == 1 && rep.events == 4,
@@ -575,7 +575,7 @@ static void test_events(void) {
   add(&t, "{\"type\":\"a_type_name_that_is_much_too_long_for_the_table\",\"seq\":%d}\n", RECORDING_MAX_TYPES + 6);
   add_end(&t, RECORDING_MAX_TYPES + 6);
   expect_at("many types", t.s, t.len, RECORDING_VALID, 0, NULL, &rep, __LINE__);
-  CHECK(rep.n_types == RECORDING_MAX_TYPES && rep.other_types == 6, "n_types %zu other %" PRIu64, rep.n_types,
+  CHECK(rep.n_types == RECORDING_MAX_TYPES && rep.other_types == 6, "n_types %" PRIu64 " other %" PRIu64, rep.n_types,
         rep.other_types);
   free(t.s);
 
@@ -712,7 +712,7 @@ static void test_iterator(void) {
     }
     CHECK(r == 0 && want == 5, "iteration ended with %d after %" PRId64 " events", r, want - 1);
     CHECK(recording_next(rec, &ev) == 0 && ev == NULL, "0 again after the end");
-    const struct recording_report *rep = recording_get_report(rec);
+    const struct asmspy_recording_report *rep = recording_get_report(rec);
     CHECK(rep->verdict == RECORDING_VALID && rep->events == 4, "iterator report");
     int64_t n = 0;
     CHECK(json_get_int(recording_footer(rec), "events", &n) && n == 4, "footer available");
@@ -734,7 +734,7 @@ static void test_iterator(void) {
     while ((r = recording_next(rec, &ev)) == 1) n++;
     CHECK(r == -1 && n == 3, "invalid: %d after %d events", r, n);
     CHECK(recording_next(rec, &ev) == -1 && ev == NULL, "-1 again");
-    const struct recording_report *rep = recording_get_report(rec);
+    const struct asmspy_recording_report *rep = recording_get_report(rec);
     CHECK(rep->verdict == RECORDING_INVALID && rep->error_line == 5 && strstr(rep->error, "seq gap"),
           "iterator error report: line %" PRIu64 " %s", rep->error_line, rep->error);
     recording_close(rec);
@@ -777,7 +777,7 @@ static void test_iterator(void) {
   FILE *f = tmpfile();
   fwrite(t.s, 1, t.len, f);
   rewind(f);
-  struct recording_report rep;
+  struct asmspy_recording_report rep;
   CHECK(recording_validate(f, &rep) == RECORDING_VALID && rep.events == 3, "recording_validate(FILE*)");
   CHECK(recording_validate(f, NULL) == RECORDING_INVALID, "at EOF it is an empty file");
   rewind(f);

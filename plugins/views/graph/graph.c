@@ -44,6 +44,7 @@
 #include "plugins/common/call_select.h"
 #include "host/demangle.h"
 #include "plugins/common/callcheck.h"
+#include "plugins/common/dot_out.h"
 #include "plugins/common/signal_frame.h"
 #include "plugins/common/view_options.h"
 
@@ -200,15 +201,6 @@ static const struct asmspy_option graph_options[] = {
 
 /* ---------------------------------------------------------- helpers -- */
 
-static const char *kind_token(uint32_t kind) {
-  switch (kind) {
-  case ASMSPY_SYM_INTERNAL: return "internal";
-  case ASMSPY_SYM_EXTERNAL: return "external";
-  case ASMSPY_SYM_JIT: return "jit";
-  default: return "unknown";
-  }
-}
-
 static const char *kind_marker(uint32_t kind) {
   switch (kind) {
   case ASMSPY_SYM_INTERNAL: return "[int]";
@@ -216,15 +208,6 @@ static const char *kind_marker(uint32_t kind) {
   case ASMSPY_SYM_JIT: return "[JIT]";
   default: return "[?]";
   }
-}
-
-/* "[module]", or the module as is when it is already bracketed ("[jit]"). */
-static void module_col(char *buf, size_t cap, const char *module) {
-  if (!module || !*module) module = "?";
-  if (module[0] == '[')
-    snprintf(buf, cap, "%s", module);
-  else
-    snprintf(buf, cap, "[%s]", module);
 }
 
 static void forget_thread(struct graph_state *st, int32_t tid) {
@@ -574,19 +557,6 @@ static void add_json_str(struct graph_state *st, struct strbuf *b, const char *s
   free(esc);
 }
 
-/* DOT quoted-string content: escape quote and backslash, keep it ASCII. */
-static void add_dot_str(struct strbuf *b, const char *s) {
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      strbuf_addf(b, "\\%c", c);
-    else if (c < 0x20 || c >= 0x7f)
-      strbuf_addf(b, "?");
-    else
-      strbuf_addf(b, "%c", c);
-  }
-}
-
 static const char *dot_colour(uint32_t kind) {
   switch (kind) {
   case ASMSPY_SYM_INTERNAL: return "#cfe2ff"; /* blue: the target's own code */
@@ -647,8 +617,7 @@ static void render_dot(struct graph_state *st, const uint32_t *order, const stru
   strbuf_addf(b, "  label=\"asmspy call graph: pid %d, ", (int)st->s->pid);
   if (npids > 1) strbuf_addf(b, "%zu processes, ", npids);
   strbuf_addf(b, "%zu functions, %" PRIu64 " calls\";\n", st->nnodes, st->recorded);
-  strbuf_addf(b, "  labelloc=t;\n  rankdir=LR;\n");
-  strbuf_addf(b, "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n");
+  dot_layout(b, "\"rounded,filled\"");
   strbuf_addf(b, "  edge [fontname=\"Helvetica\"];\n");
   for (size_t i = 0; i < st->nnodes; i++) {
     const struct node *n = &st->nodes[order[i]];
@@ -691,7 +660,7 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
     add_json_str(st, b, n->name);
     strbuf_addf(b, ",\"module\":");
     add_json_str(st, b, n->module);
-    strbuf_addf(b, ",\"kind\":\"%s\"", kind_token(n->kind));
+    strbuf_addf(b, ",\"kind\":\"%s\"", sym_kind_token(n->kind));
     if (n->why && !n->inv) {
       strbuf_addf(b, ",\"traced\":false,\"why\":");
       add_json_str(st, b, n->why);

@@ -41,6 +41,7 @@
 #include "plugins/common/call_filter.h"
 #include "plugins/common/call_select.h"
 #include "plugins/common/callcheck.h"
+#include "plugins/common/dot_out.h"
 #include "plugins/common/signal_frame.h"
 #include "plugins/common/view_options.h"
 
@@ -124,24 +125,6 @@ static const struct asmspy_option tree_options[] = {
 #define OPT_MODULE (OPT_CALL_SELECT + 5)
 
 /* ---------------------------------------------------------- helpers -- */
-
-static const char *kind_token(uint32_t kind) {
-  switch (kind) {
-  case ASMSPY_SYM_INTERNAL: return "internal";
-  case ASMSPY_SYM_EXTERNAL: return "external";
-  case ASMSPY_SYM_JIT: return "jit";
-  default: return "unknown";
-  }
-}
-
-/* "[module]", or the module as is when it is already bracketed ("[jit]"). */
-static void module_col(char *buf, size_t cap, const char *module) {
-  if (!module || !*module) module = "?";
-  if (module[0] == '[')
-    snprintf(buf, cap, "%s", module);
-  else
-    snprintf(buf, cap, "[%s]", module);
-}
 
 static void note_oom(struct tree_state *st) {
   if (st->oom_noted) return;
@@ -270,7 +253,7 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
     const struct asmspy_value v[] = {
         rv_int(ev->tid),        rv_int(ev->pid),      rv_int(pdepth),
         rv_int((int64_t)depth), named ? rv_strn(name, fn->name_len) : rv_null(), rv_str(module),
-        rv_hex(ev->ip),         rv_str(kind_token(kind)), site ? rv_hex(site) : rv_absent(),
+        rv_hex(ev->ip),         rv_str(sym_kind_token(kind)), site ? rv_hex(site) : rv_absent(),
     };
     if (text.oom)
       note_oom(st);
@@ -383,27 +366,13 @@ static int tree_consume(void *state, const struct asmspy_event *ev) {
 
 /* ------------------------------------------------------------ output -- */
 
-/* DOT quoted-string content: escape quote and backslash, keep it ASCII. */
-static void add_dot_str(struct strbuf *b, const char *s) {
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      strbuf_addf(b, "\\%c", c);
-    else if (c < 0x20 || c >= 0x7f)
-      strbuf_addf(b, "?");
-    else
-      strbuf_addf(b, "%c", c);
-  }
-}
-
 /* --dot: the digraph of the tree printed so far, through host->emit. */
 static int render_dot(struct tree_state *st) {
   const struct asmspy_host_api *h = st->host;
   struct strbuf b = {0};
   strbuf_addf(&b, "digraph asmspy_calltree {\n");
   strbuf_addf(&b, "  label=\"asmspy call tree: pid %d, %zu calls\";\n", (int)st->s->pid, st->ndnodes);
-  strbuf_addf(&b, "  labelloc=t;\n  rankdir=LR;\n");
-  strbuf_addf(&b, "  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n");
+  dot_layout(&b, "rounded");
   for (size_t i = 0; i < st->ndnodes; i++) {
     strbuf_addf(&b, "  c%zu [label=\"", i);
     if (st->many_threads) strbuf_addf(&b, "[%d] ", st->dnodes[i].tid);
