@@ -2,9 +2,13 @@
  *
  *   process picker  -> mode select -> [symbol picker] -> live view
  *        ^  q/ESC           ^ b            b ^  q/ESC -> picker
- * Each screen is a file (screen_*.c) with enter / draw / key functions; the
- * loop in tui_main.c calls them. Only the live view runs a session (the
- * tracer thread); every other screen reads /proc and ELF files only. */
+ * Each screen is a file (screen_*.c, watch_prompt.c) with enter / draw /
+ * key functions. A key function returns where to go next (struct
+ * tui_next: TUI_SCR_STAY, or a screen and what it needs); the router in
+ * tui_main.c enters it. No screen enters another screen (nor restarts
+ * itself) or writes app->screen: tests/tui/check_screen_router.py holds
+ * them to that. Only the live view runs a session (the tracer thread);
+ * every other screen reads /proc and ELF files only. */
 #ifndef ASMSPY_TUI_APP_H
 #define ASMSPY_TUI_APP_H
 
@@ -23,7 +27,24 @@
 #include "tui/watch_prompt.h"
 
 enum tui_screen { TUI_SCR_PROCS = 0, TUI_SCR_MODES, TUI_SCR_SYMS, TUI_SCR_LIVE, TUI_SCR_QUIT,
-                  TUI_SCR_WATCH, TUI_SCR_MODULES };
+                  TUI_SCR_WATCH, TUI_SCR_MODULES,
+                  TUI_SCR_STAY /* a key's answer only: the current screen stays */ };
+
+/* Where a key leads: what the router (tui_main.c) enters. Built by the
+ * tui_go_* functions below; everything is a copy (a live view's own mode
+ * and strings are reset when the next one starts). */
+struct tui_next {
+  enum tui_screen screen; /* TUI_SCR_STAY: nothing to enter */
+  int rescan;             /* PROCS: re-scan /proc on the way in */
+  int keep_msg;           /* the message line set before the way in stays on the screen */
+  pid_t pid;              /* MODES, LIVE: the process */
+  struct tui_mode mode;   /* SYMS, WATCH, LIVE: the mode picked for, or started */
+  int has_symbol;         /* LIVE: symbol is the region argument (a function-picking mode) */
+  char symbol[320];
+  char name[320];         /* LIVE: what the header names it by ("": the mode alone) */
+  int nargs;              /* LIVE: the mode's arguments given whole (PICK_DATA) */
+  char args[3][320];
+};
 
 #define TUI_FILTER_MAX 96
 #define TUI_SNAPSHOT_MS 250 /* frame period of snapshot views */
@@ -105,38 +126,49 @@ struct tui_app {
   int redraw;
 };
 
+/* tui_main.c: where a key leads (the router enters it) */
+struct tui_next tui_stay(void);
+struct tui_next tui_go(enum tui_screen screen); /* QUIT, MODULES: nothing more to say */
+struct tui_next tui_go_procs(int rescan);
+struct tui_next tui_go_modes(pid_t pid);
+struct tui_next tui_go_pick(enum tui_screen screen, const struct tui_mode *m); /* SYMS, WATCH */
+/* The live view of m on pid; symbol (NULL: none) is a function-picking
+ * mode's region argument, name what the header names it by (NULL: none). */
+struct tui_next tui_go_live(const struct tui_mode *m, pid_t pid, const char *symbol, const char *name);
+/* The same with the mode's arguments given whole (argv[0..argc), at most 3). */
+struct tui_next tui_go_live_args(const struct tui_mode *m, pid_t pid, int argc, const char *const *argv,
+                                 const char *name);
+
+/* Each screen: enter (called by the router only; it does not set
+ * app->screen), draw, and key (returns where the key leads). */
 /* screen_procs.c */
 void tui_procs_enter(struct tui_app *app, int rescan);
 void tui_procs_draw(struct tui_app *app);
-void tui_procs_key(struct tui_app *app, int ch);
+struct tui_next tui_procs_key(struct tui_app *app, int ch);
 /* 1 when the list was refreshed (new/exited processes, CPU%): redraw */
 int tui_procs_tick(struct tui_app *app);
-/* screen_modes.c */
-void tui_modes_enter(struct tui_app *app, pid_t pid);
+/* screen_modes.c: -1 (app->msg says why) when the process cannot be read */
+int tui_modes_enter(struct tui_app *app, pid_t pid);
 void tui_modes_draw(struct tui_app *app);
-void tui_modes_key(struct tui_app *app, int ch);
+struct tui_next tui_modes_key(struct tui_app *app, int ch);
 /* screen_syms.c */
 void tui_syms_enter(struct tui_app *app, const struct tui_mode *m);
 void tui_syms_draw(struct tui_app *app);
-void tui_syms_key(struct tui_app *app, int ch);
+struct tui_next tui_syms_key(struct tui_app *app, int ch);
 /* watch_prompt.c: a PICK_DATA mode's address / width / access prompt */
 void tui_watch_enter(struct tui_app *app, const struct tui_mode *m);
 void tui_watch_draw(struct tui_app *app);
-void tui_watch_key(struct tui_app *app, int ch);
+struct tui_next tui_watch_key(struct tui_app *app, int ch);
 /* screen_mods.c: the module chooser for call modes */
 void tui_mods_enter(struct tui_app *app);
 void tui_mods_draw(struct tui_app *app);
-void tui_mods_key(struct tui_app *app, int ch);
-/* screen_live.c */
-int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
-                   const char *symbol_name);
-/* The same with the mode's arguments given whole (argv[0..argc), copied);
- * what the header names it by. */
-int tui_live_start_args(struct tui_app *app, const struct tui_mode *m, pid_t pid, int argc,
-                        const char *const *argv, const char *name);
+struct tui_next tui_mods_key(struct tui_app *app, int ch);
+/* screen_live.c: start to's mode (the previous session stopped first);
+ * -1 (app->msg says why, the view shows it) when the session could not start */
+int tui_live_enter(struct tui_app *app, const struct tui_next *to);
 void tui_live_stop(struct tui_app *app); /* detach, free the session and models */
 void tui_live_draw(struct tui_app *app);
-void tui_live_key(struct tui_app *app, int ch);
+struct tui_next tui_live_key(struct tui_app *app, int ch);
 /* 1 when the live view has something new to draw (polled by the loop) */
 int tui_live_tick(struct tui_app *app);
 

@@ -303,8 +303,6 @@ static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, 
   lv->sc[0].select = m->screen == TUI_SCREEN_TABLE || disasm_pane(lv) || m->walk;
   lv->cycle_index = app->cycle_index;
   app->msg[0] = '\0';
-  app->screen = TUI_SCR_LIVE;
-  app->redraw = 1;
 
   if (m->layout == TUI_LAYOUT_INFO) { /* nothing is attached: /proc and ELF files only */
     struct procinfo pi;
@@ -347,14 +345,11 @@ static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, 
   return 0;
 }
 
-int tui_live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, const char *symbol,
-                   const char *symbol_name) {
-  return live_start(app, m, pid, symbol, symbol_name, 0, NULL);
-}
-
-int tui_live_start_args(struct tui_app *app, const struct tui_mode *m, pid_t pid, int argc,
-                        const char *const *argv, const char *name) {
-  return live_start(app, m, pid, NULL, name, argc, argv);
+int tui_live_enter(struct tui_app *app, const struct tui_next *to) {
+  const char *argv[3];
+  int argc = 0;
+  for (; argc < to->nargs && argc < 3; argc++) argv[argc] = to->args[argc];
+  return live_start(app, &to->mode, to->pid, to->has_symbol ? to->symbol : NULL, to->name, argc, argv);
 }
 
 int tui_live_tick(struct tui_app *app) {
@@ -688,11 +683,9 @@ static const char *keys_for(const struct tui_live *lv) {
   return buf;
 }
 
-void tui_live_draw(struct tui_app *app) {
-  struct tui_live *lv = &app->live;
-  erase();
-  /* fit every pane first: a function pane follows the left's cursor */
-  int two = is_two_pane(lv);
+/* Step 1: fit every pane's scroll to its model first (a function pane
+ * follows the left's cursor, so it is disassembled here). */
+static void fit_panes(struct tui_live *lv, int two) {
   for (int p = 0; p < (two ? 2 : 1); p++) {
     struct tui_model *m = pane_model(lv, p);
     if (!lv->sc[p].paused) lv->sc[p].tail = follows_tail(lv, p, m);
@@ -702,7 +695,10 @@ void tui_live_draw(struct tui_app *app) {
     func_disasm(lv);
     tui_scroll_fit(&lv->sc[1], lv->aux.nlines, body_rows(lv));
   }
+}
 
+/* Step 2: the title bar: the process, the mode, what serves it. */
+static void draw_title(const struct tui_app *app, const struct tui_live *lv) {
   char left[512], right[160];
   snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s%s%s", (int)lv->pid,
            lv->pid == app->pid ? app->comm : "", lv->mode.key, lv->mode.title,
@@ -717,41 +713,55 @@ void tui_live_draw(struct tui_app *app) {
   else
     snprintf(right, sizeof right, "%s via %s ", lv->mode.mode, lv->mode.backend);
   tui_bar(0, left, right);
+}
 
-  if (two) {
-    int lw = left_width(lv);
-    /* the pane titles: the mode's, and what the right pane's field means */
-    char lt[160], rt[200];
-    snprintf(lt, sizeof lt, "%s", lv->mode.title);
-    const struct tui_rec *r = tui_model_rec(&lv->feed, lv->sc[0].cursor);
-    if (!r && lv->feed.nrecs) r = lv->feed.recs[lv->feed.nrecs - 1];
-    const struct asmspy_field *f = NULL;
-    for (size_t k = lv->feed.nrecs; k-- > 0 && !f;) {
-      const struct tui_rec *c = lv->feed.recs[k];
-      if (c->typed)
-        f = tui_field_with(c->typed->schema->fields,
-                           disasm_pane(lv) ? ASMSPY_FIELDF_DRILL_FUNC : ASMSPY_FIELDF_PANE, NULL);
-    }
-    if (disasm_pane(lv))
-      snprintf(rt, sizeof rt, "selected: %s (disassembled live)", f && f->meaning ? f->meaning : "function");
-    else
-      snprintf(rt, sizeof rt, "%s", f && f->meaning ? f->meaning : "");
-    char t[256];
-    snprintf(t, sizeof t, "%s%s", lv->focus == 0 ? "\xe2\x96\xb6 " : "  ", lt);
-    tui_put_cut(1, 0, lw - 1, t, lv->focus == 0 ? TUI_A_BOLD : TUI_A_DIM, 0);
-    snprintf(t, sizeof t, "%s%s", lv->focus == 1 ? "\xe2\x96\xb6 " : "  ", rt);
-    tui_put_cut(1, lw + 1, COLS - lw - 1, t, lv->focus == 1 ? TUI_A_BOLD : TUI_A_DIM, 0);
-    draw_pane(lv, 0, 0, lw - 1, 0);
-    for (int y = 1; y < LINES - 1; y++) tui_put(y, lw - 1, 1, "\xe2\x94\x82", TUI_A_DIM, 0);
-    draw_pane(lv, 1, lw + 1, COLS - lw - 1, 0);
-  } else {
-    draw_pane(lv, 0, 0, COLS, (lv->mode.roles & ASMSPY_FIELDF_CARRIED) || lv->mode.layout == ASMSPY_TUI_FEED_CARRIED);
-    if (!pane_model(lv, 0)->nlines)
-      tui_put(1, 1, COLS - 1,
-              lv->ended ? "(nothing was captured)" : "(waiting for the first events ...)", TUI_A_DIM, 0);
+/* Step 3a: two panes, each under its title: the mode's, and what the right
+ * pane's field means (its schema's meaning). */
+static void draw_two_panes(struct tui_live *lv) {
+  int lw = left_width(lv);
+  char lt[160], rt[200];
+  snprintf(lt, sizeof lt, "%s", lv->mode.title);
+  const struct asmspy_field *f = NULL;
+  for (size_t k = lv->feed.nrecs; k-- > 0 && !f;) {
+    const struct tui_rec *c = lv->feed.recs[k];
+    if (c->typed)
+      f = tui_field_with(c->typed->schema->fields,
+                         disasm_pane(lv) ? ASMSPY_FIELDF_DRILL_FUNC : ASMSPY_FIELDF_PANE, NULL);
   }
+  if (disasm_pane(lv))
+    snprintf(rt, sizeof rt, "selected: %s (disassembled live)", f && f->meaning ? f->meaning : "function");
+  else
+    snprintf(rt, sizeof rt, "%s", f && f->meaning ? f->meaning : "");
+  char t[256];
+  snprintf(t, sizeof t, "%s%s", lv->focus == 0 ? "\xe2\x96\xb6 " : "  ", lt);
+  tui_put_cut(1, 0, lw - 1, t, lv->focus == 0 ? TUI_A_BOLD : TUI_A_DIM, 0);
+  snprintf(t, sizeof t, "%s%s", lv->focus == 1 ? "\xe2\x96\xb6 " : "  ", rt);
+  tui_put_cut(1, lw + 1, COLS - lw - 1, t, lv->focus == 1 ? TUI_A_BOLD : TUI_A_DIM, 0);
+  draw_pane(lv, 0, 0, lw - 1, 0);
+  for (int y = 1; y < LINES - 1; y++) tui_put(y, lw - 1, 1, "\xe2\x94\x82", TUI_A_DIM, 0);
+  draw_pane(lv, 1, lw + 1, COLS - lw - 1, 0);
+}
 
-  /* status: pause state, session state, the table's order, keys */
+/* Step 3b: one pane (a CARRIED field's strings beside the lines). */
+static void draw_one_pane(struct tui_live *lv) {
+  draw_pane(lv, 0, 0, COLS, (lv->mode.roles & ASMSPY_FIELDF_CARRIED) || lv->mode.layout == ASMSPY_TUI_FEED_CARRIED);
+  if (!pane_model(lv, 0)->nlines)
+    tui_put(1, 1, COLS - 1,
+            lv->ended ? "(nothing was captured)" : "(waiting for the first events ...)", TUI_A_DIM, 0);
+}
+
+/* What the session is doing, in words. */
+static const char *session_state(const struct tui_live *lv) {
+  return lv->mode.layout == TUI_LAYOUT_INFO                   ? "snapshot (nothing attached)"
+         : !lv->ended                                         ? "tracing"
+         : lv->rc == 0 || lv->rc == ASMSPY_FACT_EXITED        ? "ended"
+         : lv->rc == ASMSPY_RUN_SKIPPED                       ? "skipped"
+                                                              : asmspy_strerror(lv->rc);
+}
+
+/* Step 4: the status line: pause state, session state, the table's order,
+ * the keys. */
+static void draw_status(struct tui_app *app, struct tui_live *lv, int two) {
   int pane = two ? lv->focus : 0;
   char ps[64], st[700];
   tui_scroll_status(&lv->sc[pane], pane_model(lv, pane)->nlines, ps, sizeof ps);
@@ -759,11 +769,7 @@ void tui_live_draw(struct tui_app *app) {
     size_t k = strlen(ps);
     snprintf(ps + k, sizeof ps - k, "%s[col %d]", k ? " " : "[LIVE] ", lv->hoff + 1);
   }
-  const char *state = lv->mode.layout == TUI_LAYOUT_INFO ? "snapshot (nothing attached)"
-                      : !lv->ended                  ? "tracing"
-                      : lv->rc == 0 || lv->rc == ASMSPY_FACT_EXITED ? "ended"
-                      : lv->rc == ASMSPY_RUN_SKIPPED ? "skipped"
-                                                     : asmspy_strerror(lv->rc);
+  const char *state = session_state(lv);
   char order[64] = "";
   if (is_table(lv) && lv->sort_index > 0)
     snprintf(order, sizeof order, "  sorted by %s (Tab)", lv->mode.sort_keys[lv->sort_index - 1]);
@@ -778,6 +784,19 @@ void tui_live_draw(struct tui_app *app) {
   } else
     snprintf(st, sizeof st, " %s %s%s", ps[0] ? ps : "[LIVE]", state, order);
   tui_keybar(LINES - 1, st, keys_for(lv));
+}
+
+void tui_live_draw(struct tui_app *app) {
+  struct tui_live *lv = &app->live;
+  erase();
+  int two = is_two_pane(lv);
+  fit_panes(lv, two);
+  draw_title(app, lv);
+  if (two)
+    draw_two_panes(lv);
+  else
+    draw_one_pane(lv);
+  draw_status(app, lv, two);
 }
 
 /* ----------------------------------------------------------------- keys -- */
@@ -836,17 +855,18 @@ static int cursor_row(struct tui_live *lv, struct tui_row *row, struct tui_elems
 }
 
 /* Enter on a table row: its DRILL_PID opens the first other table mode on
- * that process (the current session detaches first, so the next attaches
- * cleanly); its DRILL_ADDR / DRILL_FUNC (the last that lies in a known
- * function) opens the last function-picking mode on that function. */
-static void drill(struct tui_app *app) {
+ * that process (the router detaches the current session first, so the
+ * next attaches cleanly); its DRILL_ADDR / DRILL_FUNC (the last that lies
+ * in a known function) opens the last function-picking mode on that
+ * function. */
+static struct tui_next drill(struct tui_app *app) {
   struct tui_live *lv = &app->live;
   struct tui_row row;
   struct tui_elems e;
   if (!cursor_row(lv, &row, &e)) {
     tui_elems_free(&e);
     snprintf(app->msg, sizeof app->msg, "select a row first (space pauses, arrows move)");
-    return;
+    return tui_stay();
   }
   int64_t pid = 0;
   uint64_t addr = 0, start = 0;
@@ -870,70 +890,58 @@ static void drill(struct tui_app *app) {
     const struct tui_mode *t = tui_modes_drill_pid(&app->modes, lv->mode.mode);
     if (!t || !t->available) {
       snprintf(app->msg, sizeof app->msg, "no table mode can start here: %s", t ? t->reason : "none");
-      return;
+      return tui_stay();
     }
-    struct tui_mode g = *t;
-    tui_live_start(app, &g, (pid_t)pid, NULL, NULL);
-    return;
+    return tui_go_live(t, (pid_t)pid, NULL, NULL);
   }
   if (have_func) {
     const struct tui_mode *t = tui_modes_drill_func(&app->modes);
     if (!t || !t->available) {
       snprintf(app->msg, sizeof app->msg, "no function mode can start here: %s", t ? t->reason : "none");
-      return;
+      return tui_stay();
     }
     char spec[32], nm[256];
     snprintf(spec, sizeof spec, "0x%" PRIx64, start);
     snprintf(nm, sizeof nm, "%s", name ? name : spec);
-    struct tui_mode d = *t;
-    tui_live_start(app, &d, lv->pid, spec, nm);
-    return;
+    return tui_go_live(t, lv->pid, spec, nm);
   }
   snprintf(app->msg, sizeof app->msg, "%s",
            wants_func   ? "select a row inside a sized function first"
            : wants_pid  ? "select a row with a process first"
                         : "this row opens nothing");
+  return tui_stay();
 }
 
-void tui_live_key(struct tui_app *app, int ch) {
+/* Where a key leads: 'b' the mode menu, q/ESC the process list (the router
+ * detaches first), a restart (Tab to another option value, F3 on the
+ * details) this same view anew; else the view stays. */
+struct tui_next tui_live_key(struct tui_app *app, int ch) {
   struct tui_live *lv = &app->live;
   app->msg[0] = '\0';
-  if (lv->mode.walk && tui_df_key(lv, pane_model(lv, 0), ch)) return;
+  if (lv->mode.walk && tui_df_key(lv, pane_model(lv, 0), ch)) return tui_stay();
   switch (ch) {
-  case 'b':
-    tui_live_stop(app);
-    tui_modes_enter(app, app->pid);
-    return;
+  case 'b': return tui_go_modes(app->pid);
   case 'q':
-  case 27:
-    tui_live_stop(app);
-    tui_procs_enter(app, 1);
-    return;
-  case 3: app->screen = TUI_SCR_QUIT; return;
+  case 27: return tui_go_procs(1);
+  case 3: return tui_go(TUI_SCR_QUIT);
   case '\t':
     if (is_two_pane(lv)) {
       lv->focus = !lv->focus;
     } else if (is_table(lv) && lv->mode.n_cycle_values) {
       /* another value is another backend: a new session */
       app->cycle_index = (app->cycle_index + 1) % lv->mode.n_cycle_values;
-      struct tui_mode m = lv->mode;
-      tui_live_start(app, &m, lv->pid, NULL, NULL);
+      return tui_go_live(&lv->mode, lv->pid, NULL, NULL);
     } else if (is_table(lv) && lv->mode.n_sort_keys) {
       lv->sort_index = (lv->sort_index + 1) % (lv->mode.n_sort_keys + 1);
       apply_sort(lv);
     }
-    return;
+    return tui_stay();
   case '\n':
   case '\r':
-  case KEY_ENTER:
-    if (is_table(lv)) drill(app);
-    return;
+  case KEY_ENTER: return is_table(lv) ? drill(app) : tui_stay();
   case KEY_F(3):
-    if (lv->mode.layout == TUI_LAYOUT_INFO) {
-      struct tui_mode m = lv->mode;
-      tui_live_start(app, &m, lv->pid, NULL, NULL);
-    }
-    return;
+    if (lv->mode.layout == TUI_LAYOUT_INFO) return tui_go_live(&lv->mode, lv->pid, NULL, NULL);
+    return tui_stay();
   default: break;
   }
   if (ch == KEY_LEFT || ch == KEY_RIGHT || ch == 'h' || ch == 'l') { /* the horizontal window */
@@ -941,8 +949,9 @@ void tui_live_key(struct tui_app *app, int ch) {
     lv->hoff += right ? HSCROLL_STEP : -HSCROLL_STEP;
     if (lv->hoff < 0) lv->hoff = 0;
     if (lv->hoff > HSCROLL_MAX) lv->hoff = HSCROLL_MAX;
-    return;
+    return tui_stay();
   }
   enum tui_skey k = skey_of(ch);
   if (k != TUI_SK_NONE) scroll_key(lv, k);
+  return tui_stay();
 }

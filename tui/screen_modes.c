@@ -10,7 +10,7 @@
 
 #define MODES_TOP 4
 
-void tui_modes_enter(struct tui_app *app, pid_t pid) {
+int tui_modes_enter(struct tui_app *app, pid_t pid) {
   if (app->have_pi) procinfo_free(&app->pi);
   app->have_pi = 0;
   app->msg[0] = '\0';
@@ -22,10 +22,7 @@ void tui_modes_enter(struct tui_app *app, pid_t pid) {
     procinfo_free(&app->pi);
     snprintf(app->msg, sizeof app->msg, "pid %d: %s", (int)pid,
              err == ESRCH || err == ENOENT ? "no such process (it exited)" : strerror(err));
-    tui_procs_enter(app, 1);
-    snprintf(app->msg, sizeof app->msg, "pid %d: %s", (int)pid,
-             err == ESRCH || err == ENOENT ? "no such process (it exited)" : strerror(err));
-    return;
+    return -1; /* the router goes back to the process list, the message kept */
   }
   app->have_pi = 1;
   /* A new target (picked from the process list, or another pid) starts in
@@ -39,25 +36,19 @@ void tui_modes_enter(struct tui_app *app, pid_t pid) {
   snprintf(app->comm, sizeof app->comm, "%s", app->pi.b.comm);
   tui_modes_judge(app->engine, &app->pi, &app->modes);
   if (app->mode_sel >= app->modes.n) app->mode_sel = 0;
-  app->screen = TUI_SCR_MODES;
-  app->redraw = 1;
+  return 0;
 }
 
-static void start_mode(struct tui_app *app, const struct tui_mode *m) {
+/* Where starting m leads: its picker first, else its live view. */
+static struct tui_next start_mode(struct tui_app *app, const struct tui_mode *m) {
   app->msg[0] = '\0';
   if (!m->available) {
     snprintf(app->msg, sizeof app->msg, "%c %s cannot start here: %s", m->key, m->title, m->reason);
-    return;
+    return tui_stay();
   }
-  if (m->pick_symbol) {
-    tui_syms_enter(app, m);
-    return;
-  }
-  if (m->pick_data) {
-    tui_watch_enter(app, m);
-    return;
-  }
-  tui_live_start(app, m, app->pid, NULL, NULL);
+  if (m->pick_symbol) return tui_go_pick(TUI_SCR_SYMS, m);
+  if (m->pick_data) return tui_go_pick(TUI_SCR_WATCH, m);
+  return tui_go_live(m, app->pid, NULL, NULL);
 }
 
 void tui_modes_draw(struct tui_app *app) {
@@ -118,35 +109,29 @@ void tui_modes_draw(struct tui_app *app) {
              "1-9 a-z Enter start a mode  m modules (call modes)  \xe2\x86\x91\xe2\x86\x93  b q ESC process list");
 }
 
-void tui_modes_key(struct tui_app *app, int ch) {
+struct tui_next tui_modes_key(struct tui_app *app, int ch) {
   switch (ch) {
-  case KEY_UP: if (app->mode_sel) app->mode_sel--; app->msg[0] = '\0'; return;
-  case KEY_DOWN: if (app->mode_sel + 1 < app->modes.n) app->mode_sel++; app->msg[0] = '\0'; return;
+  case KEY_UP: if (app->mode_sel) app->mode_sel--; app->msg[0] = '\0'; return tui_stay();
+  case KEY_DOWN: if (app->mode_sel + 1 < app->modes.n) app->mode_sel++; app->msg[0] = '\0'; return tui_stay();
   case '\n':
   case '\r':
   case KEY_ENTER:
-    if (app->mode_sel < app->modes.n) start_mode(app, &app->modes.v[app->mode_sel]);
-    return;
+    return app->mode_sel < app->modes.n ? start_mode(app, &app->modes.v[app->mode_sel]) : tui_stay();
   case 'q':
   case 'b':
   case 27:
     app->msg[0] = '\0';
-    tui_procs_enter(app, 0);
-    return;
-  case 3: app->screen = TUI_SCR_QUIT; return;
+    return tui_go_procs(0);
+  case 3: return tui_go(TUI_SCR_QUIT);
   case TUI_MODULES_KEY:
     for (size_t i = 0; i < app->modes.n; i++)
-      if (app->modes.v[i].takes_module) {
-        tui_mods_enter(app);
-        return;
-      }
+      if (app->modes.v[i].takes_module) return tui_go(TUI_SCR_MODULES);
     snprintf(app->msg, sizeof app->msg, "no call mode here takes --module");
-    return;
+    return tui_stay();
   default: break;
   }
   const struct tui_mode *m = ch > 0 && ch < 128 ? tui_modes_by_key(&app->modes, ch) : NULL;
-  if (m) {
-    app->mode_sel = (size_t)(m - app->modes.v);
-    start_mode(app, m);
-  }
+  if (!m) return tui_stay();
+  app->mode_sel = (size_t)(m - app->modes.v);
+  return start_mode(app, m);
 }

@@ -25,8 +25,6 @@ void tui_mods_enter(struct tui_app *app) {
   if (err) snprintf(app->msg, sizeof app->msg, "pid %d: cannot read its maps: %s", (int)app->pid, strerror(-err));
   tui_modlist_pick(&s->list, app->modules);
   s->sel = s->top = 0;
-  app->screen = TUI_SCR_MODULES;
-  app->redraw = 1;
 }
 
 static int list_rows(void) {
@@ -73,41 +71,39 @@ void tui_mods_draw(struct tui_app *app) {
   tui_keybar(LINES - 1, NULL, "space pick  Enter keep  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  c clear  ESC back");
 }
 
-void tui_mods_key(struct tui_app *app, int ch) {
+struct tui_next tui_mods_key(struct tui_app *app, int ch) {
   struct tui_modscreen *s = &app->mods;
   struct tui_modlist *l = &s->list;
   size_t rows = (size_t)list_rows();
   switch (ch) {
-  case KEY_UP: if (s->sel) s->sel--; return;
-  case KEY_DOWN: if (s->sel + 1 < l->n) s->sel++; return;
-  case KEY_PPAGE: s->sel = s->sel > rows ? s->sel - rows : 0; return;
-  case KEY_NPAGE: s->sel = s->sel + rows < l->n ? s->sel + rows : (l->n ? l->n - 1 : 0); return;
-  case KEY_HOME: s->sel = 0; return;
-  case KEY_END: s->sel = l->n ? l->n - 1 : 0; return;
+  case KEY_UP: if (s->sel) s->sel--; return tui_stay();
+  case KEY_DOWN: if (s->sel + 1 < l->n) s->sel++; return tui_stay();
+  case KEY_PPAGE: s->sel = s->sel > rows ? s->sel - rows : 0; return tui_stay();
+  case KEY_NPAGE: s->sel = s->sel + rows < l->n ? s->sel + rows : (l->n ? l->n - 1 : 0); return tui_stay();
+  case KEY_HOME: s->sel = 0; return tui_stay();
+  case KEY_END: s->sel = l->n ? l->n - 1 : 0; return tui_stay();
   case ' ':
     if (s->sel < l->n) {
       l->v[s->sel].picked = !l->v[s->sel].picked;
       if (s->sel + 1 < l->n) s->sel++;
     }
-    return;
+    return tui_stay();
   case 'c':
     for (size_t i = 0; i < l->n; i++) l->v[i].picked = 0;
-    return;
+    return tui_stay();
   case '\n':
   case '\r':
   case KEY_ENTER: {
     char globs[sizeof app->modules];
     tui_modlist_globs(l, globs, sizeof globs);
     snprintf(app->modules, sizeof app->modules, "%s", globs);
-    tui_modes_enter(app, app->pid);
-    return;
+    return tui_go_modes(app->pid);
   }
-  case 3: app->screen = TUI_SCR_QUIT; return;
+  case 3: return tui_go(TUI_SCR_QUIT);
   case 27:
   case 'b':
   case 'q':
-    tui_modes_enter(app, app->pid);
-    return;
-  default: return;
+    return tui_go_modes(app->pid);
+  default: return tui_stay();
   }
 }

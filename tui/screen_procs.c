@@ -72,9 +72,7 @@ int tui_procs_tick(struct tui_app *app) {
 }
 
 void tui_procs_enter(struct tui_app *app, int do_rescan) {
-  app->screen = TUI_SCR_PROCS;
   if (do_rescan || !app->picker.scanned) rescan(app);
-  app->redraw = 1;
 }
 
 static void sort_column(const struct tui_proclist *l, const struct tui_proc *p, char *buf,
@@ -196,50 +194,46 @@ void tui_procs_draw(struct tui_app *app) {
                "Enter select  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  type to filter  Tab sort  F2 tree  F3 rescan  q quit");
 }
 
-void tui_procs_key(struct tui_app *app, int ch) {
+struct tui_next tui_procs_key(struct tui_app *app, int ch) {
   struct tui_picker *p = &app->picker;
   struct tui_proclist *l = &p->list;
   int rows = list_rows(app);
   app->msg[0] = '\0';
   switch (ch) {
-  case KEY_UP: if (p->sel) p->sel--; return;
-  case KEY_DOWN: if (p->sel + 1 < l->nrows) p->sel++; return;
-  case KEY_PPAGE: p->sel = p->sel > (size_t)rows ? p->sel - (size_t)rows : 0; return;
+  case KEY_UP: if (p->sel) p->sel--; return tui_stay();
+  case KEY_DOWN: if (p->sel + 1 < l->nrows) p->sel++; return tui_stay();
+  case KEY_PPAGE: p->sel = p->sel > (size_t)rows ? p->sel - (size_t)rows : 0; return tui_stay();
   case KEY_NPAGE:
     p->sel = p->sel + (size_t)rows < l->nrows ? p->sel + (size_t)rows : (l->nrows ? l->nrows - 1 : 0);
-    return;
-  case KEY_HOME: p->sel = 0; return;
-  case KEY_END: p->sel = l->nrows ? l->nrows - 1 : 0; return;
+    return tui_stay();
+  case KEY_HOME: p->sel = 0; return tui_stay();
+  case KEY_END: p->sel = l->nrows ? l->nrows - 1 : 0; return tui_stay();
   case '\n':
   case '\r':
   case KEY_ENTER:
-    if (p->sel < l->nrows) tui_modes_enter(app, l->v[l->rows[p->sel]].b.pid);
-    return;
+    return p->sel < l->nrows ? tui_go_modes(l->v[l->rows[p->sel]].b.pid) : tui_stay();
   case '\t':
     if (p->filter[0]) {
       snprintf(app->msg, sizeof app->msg, "Tab changes the sort when the filter is empty (ESC clears it)");
-      return;
+      return tui_stay();
     }
     l->sort = (enum tui_psort)((l->sort + 1) % TUI_PSORT_COUNT);
     rescan(app);
-    return;
+    return tui_stay();
   case KEY_F(2):
     l->tree = !l->tree;
     arrange(app);
-    return;
-  case KEY_F(3): rescan(app); return;
-  case 3: /* Ctrl-C */ app->screen = TUI_SCR_QUIT; return;
+    return tui_stay();
+  case KEY_F(3): rescan(app); return tui_stay();
+  case 3: /* Ctrl-C */ return tui_go(TUI_SCR_QUIT);
   case 27: /* ESC */
     if (p->filter[0]) {
       p->filter[0] = '\0';
       arrange(app);
     }
-    return;
+    return tui_stay();
   case 'q':
-    if (!p->filter[0]) {
-      app->screen = TUI_SCR_QUIT;
-      return;
-    }
+    if (!p->filter[0]) return tui_go(TUI_SCR_QUIT);
     break;
   default: break;
   }
@@ -248,4 +242,5 @@ void tui_procs_key(struct tui_app *app, int ch) {
     arrange(app);
     p->sel = 0;
   }
+  return tui_stay();
 }

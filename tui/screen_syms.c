@@ -57,8 +57,6 @@ void tui_syms_enter(struct tui_app *app, const struct tui_mode *m) {
   s->sel = s->top = 0;
   s->msg[0] = '\0';
   load(app);
-  app->screen = TUI_SCR_SYMS;
-  app->redraw = 1;
 }
 
 /* Column widths for this terminal: NAME grows with the longest name shown
@@ -162,19 +160,19 @@ void tui_syms_draw(struct tui_app *app) {
                           : "Enter trace it  type to filter  Tab order (address/hot edges/name)  F3 reload  ESC back");
 }
 
-void tui_syms_key(struct tui_app *app, int ch) {
+struct tui_next tui_syms_key(struct tui_app *app, int ch) {
   struct tui_symscreen *s = &app->syms;
   struct tui_symlist *l = &s->list;
   int rows = list_rows(s);
   switch (ch) {
-  case KEY_UP: if (s->sel) s->sel--; return;
-  case KEY_DOWN: if (s->sel + 1 < l->nrows) s->sel++; return;
-  case KEY_PPAGE: s->sel = s->sel > (size_t)rows ? s->sel - (size_t)rows : 0; return;
+  case KEY_UP: if (s->sel) s->sel--; return tui_stay();
+  case KEY_DOWN: if (s->sel + 1 < l->nrows) s->sel++; return tui_stay();
+  case KEY_PPAGE: s->sel = s->sel > (size_t)rows ? s->sel - (size_t)rows : 0; return tui_stay();
   case KEY_NPAGE:
     s->sel = s->sel + (size_t)rows < l->nrows ? s->sel + (size_t)rows : (l->nrows ? l->nrows - 1 : 0);
-    return;
-  case KEY_HOME: s->sel = 0; return;
-  case KEY_END: s->sel = l->nrows ? l->nrows - 1 : 0; return;
+    return tui_stay();
+  case KEY_HOME: s->sel = 0; return tui_stay();
+  case KEY_END: s->sel = l->nrows ? l->nrows - 1 : 0; return tui_stay();
   case '\n':
   case '\r':
   case KEY_ENTER:
@@ -187,9 +185,9 @@ void tui_syms_key(struct tui_app *app, int ch) {
         snprintf(spec, sizeof spec, "0x%" PRIx64, y->start);
       else
         snprintf(spec, sizeof spec, "%s", y->name);
-      tui_live_start(app, &app->pending, app->pid, spec, y->name);
+      return tui_go_live(&app->pending, app->pid, spec, y->name);
     }
-    return;
+    return tui_stay();
   case '\t':
     l->sort = (enum tui_ssort)((l->sort + 1) % TUI_SSORT_COUNT);
     if (l->sort == TUI_SSORT_HOT) {
@@ -198,25 +196,22 @@ void tui_syms_key(struct tui_app *app, int ch) {
       tui_symlist_rank_hot(l, app->engine);
     }
     arrange_sel(s, 1);
-    return;
-  case KEY_F(3): load(app); return;
-  case 3: app->screen = TUI_SCR_QUIT; return;
+    return tui_stay();
+  case KEY_F(3): load(app); return tui_stay();
+  case 3: return tui_go(TUI_SCR_QUIT);
   case 27:
     if (s->filter[0]) {
       s->filter[0] = '\0';
       arrange_sel(s, 1);
-      return;
+      return tui_stay();
     }
-    tui_modes_enter(app, app->pid);
-    return;
+    return tui_go_modes(app->pid);
   case 'q':
   case 'b':
-    if (!s->filter[0]) {
-      tui_modes_enter(app, app->pid);
-      return;
-    }
+    if (!s->filter[0]) return tui_go_modes(app->pid);
     break;
   default: break;
   }
   if (tui_filter_key(s->filter, sizeof s->filter, ch)) arrange_sel(s, 1);
+  return tui_stay();
 }

@@ -32,8 +32,6 @@ void tui_watch_enter(struct tui_app *app, const struct tui_mode *m) {
   w->sel = w->top = 0;
   tui_datalist_filter(&w->list, w->input);
   app->msg[0] = '\0';
-  app->screen = TUI_SCR_WATCH;
-  app->redraw = 1;
 }
 
 /* The width --watch would pick: the widest of 8/4/2/1 that fits the symbol
@@ -92,7 +90,8 @@ static void accept_len(struct tui_watchprompt *w, unsigned len) {
   w->step = TUI_WSTEP_ACCESS;
 }
 
-static void start(struct tui_app *app, int rw) {
+/* Step 3: the mode's live view, with --len= (and --rw). */
+static struct tui_next start(struct tui_app *app, int rw) {
   struct tui_watchprompt *w = &app->watch;
   char len[16];
   snprintf(len, sizeof len, "--len=%u", w->len);
@@ -100,8 +99,7 @@ static void start(struct tui_app *app, int rw) {
   char title[300];
   snprintf(title, sizeof title, "%s (%u byte%s, %s)", w->input, w->len, w->len == 1 ? "" : "s",
            rw ? "reads and writes" : "writes");
-  struct tui_mode m = w->mode;
-  tui_live_start_args(app, &m, app->pid, rw ? 3 : 2, args, title);
+  return tui_go_live_args(&w->mode, app->pid, rw ? 3 : 2, args, title);
 }
 
 void tui_watch_draw(struct tui_app *app) {
@@ -165,60 +163,58 @@ static void refilter(struct tui_watchprompt *w) {
   w->sel = w->top = 0;
 }
 
-void tui_watch_key(struct tui_app *app, int ch) {
+struct tui_next tui_watch_key(struct tui_app *app, int ch) {
   struct tui_watchprompt *w = &app->watch;
-  if (ch == 3) {
-    app->screen = TUI_SCR_QUIT;
-    return;
-  }
+  if (ch == 3) return tui_go(TUI_SCR_QUIT);
   if (ch == 27) { /* one step back */
     w->msg[0] = '\0';
     if (w->step == TUI_WSTEP_ADDR && w->input[0]) {
       w->input[0] = '\0';
       refilter(w);
     } else if (w->step == TUI_WSTEP_ADDR) {
-      tui_modes_enter(app, app->pid);
+      return tui_go_modes(app->pid);
     } else {
       w->step = w->step == TUI_WSTEP_ACCESS ? TUI_WSTEP_LEN : TUI_WSTEP_ADDR;
     }
-    return;
+    return tui_stay();
   }
   int enter = ch == '\n' || ch == '\r' || ch == KEY_ENTER;
   if (w->step == TUI_WSTEP_LEN) {
     if (ch == '1' || ch == '2' || ch == '4' || ch == '8') accept_len(w, (unsigned)(ch - '0'));
     if (enter) accept_len(w, default_len(w->addr, w->size));
-    return;
+    return tui_stay();
   }
   if (w->step == TUI_WSTEP_ACCESS) {
-    if (ch == 'w' || ch == 'W' || enter) start(app, 0);
-    if (ch == 'r' || ch == 'R') start(app, 1);
-    return;
+    if (ch == 'w' || ch == 'W' || enter) return start(app, 0);
+    if (ch == 'r' || ch == 'R') return start(app, 1);
+    return tui_stay();
   }
   int rows = LINES - LIST_TOP - 2;
   switch (ch) {
-  case KEY_UP: if (w->sel) w->sel--; return;
-  case KEY_DOWN: if (w->sel + 1 < w->list.nrows) w->sel++; return;
-  case KEY_PPAGE: w->sel = w->sel > (size_t)rows ? w->sel - (size_t)rows : 0; return;
+  case KEY_UP: if (w->sel) w->sel--; return tui_stay();
+  case KEY_DOWN: if (w->sel + 1 < w->list.nrows) w->sel++; return tui_stay();
+  case KEY_PPAGE: w->sel = w->sel > (size_t)rows ? w->sel - (size_t)rows : 0; return tui_stay();
   case KEY_NPAGE:
     w->sel = w->sel + (size_t)rows < w->list.nrows ? w->sel + (size_t)rows
                                                     : (w->list.nrows ? w->list.nrows - 1 : 0);
-    return;
+    return tui_stay();
   case '\t': {
     char out[sizeof w->input];
     if (tui_datalist_complete(&w->list, w->input, w->sel, out, sizeof out)) {
       snprintf(w->input, sizeof w->input, "%s", out);
       refilter(w);
     }
-    return;
+    return tui_stay();
   }
   default: break;
   }
   if (enter) {
     if (spec_of(w)[0]) accept_addr(app);
-    return;
+    return tui_stay();
   }
   if (tui_filter_key(w->input, sizeof w->input, ch)) {
     w->msg[0] = '\0';
     refilter(w);
   }
+  return tui_stay();
 }
