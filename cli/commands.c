@@ -225,7 +225,7 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
                            : cli_usage_error("unknown option '--%s': no command or mode of that name", mode);
   asmspy_engine_close(e);
   if (rc) return CLI_EXIT_USAGE;
-  if (a.tid && check_tid(a.pid, a.tid)) return CLI_EXIT_USAGE;
+  if (a.tid && check_tid(a.pid, a.tid)) return CLI_EXIT_FAIL; /* like no such process */
   /* the launched command's status crosses from the supervised child in a
    * shared page */
   int *shared = MAP_FAILED;

@@ -81,7 +81,7 @@ run 1 --trace "$P" main 1
 one_line "--trace main"
 has "$TMP/e" "^asmspy: main will not be entered: pid $P is already running it.*--launch trace main" "--trace main"
 [ ! -s "$TMP/o" ] || fail "--trace main waited or printed: $(cat "$TMP/o")"
-run 2 --trace "$P" helper 1 --tid=99999
+run 1 --trace "$P" helper 1 --tid=99999
 one_line "--tid=99999"
 has "$TMP/e" "^asmspy: --tid=99999: no thread 99999 in process $P" "--tid=99999"
 ASMSPY_ENTRY_WAIT_MS=200 run 1 --trace "$P" abort 1
