@@ -11,6 +11,7 @@
  * births, execs and exits become ASMSPY_EV_TASK. */
 #define _GNU_SOURCE
 #include <asmspy/plugin.h>
+#include "plugins/common/k_siginfo.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -129,19 +130,6 @@ static void emit_task(struct sys_state *st, const struct asmspy_stop *stop, uint
   emit(st, &ev, stop);
 }
 
-/* The kernel's siginfo layout (64-bit; what PTRACE_GETSIGINFO wrote into
- * stop.siginfo): the union starts at byte 16. */
-struct k_siginfo {
-  int32_t signo, err, code, pad;
-  union {
-    struct { int32_t pid; uint32_t uid; int32_t status, pad; int64_t utime, stime; } chld;
-    struct { int32_t pid; uint32_t uid; uint64_t value; } rt;
-    struct { int32_t tid, overrun; uint64_t value; } timer;
-    struct { uint64_t addr; } fault;
-    struct { int64_t band; int32_t fd; } poll;
-    struct { uint64_t call_addr; int32_t syscall; uint32_t arch; } sys;
-  } u;
-};
 
 /* 1.12: the stop's whole siginfo into u.signal (ASMSPY_EVF_SIG_INFO), each
  * union member copied where si_code and signo say it is the live one. */

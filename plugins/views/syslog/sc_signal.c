@@ -4,6 +4,7 @@
  * context and primitives, sc_decode.c for the dispatch). */
 #define _GNU_SOURCE
 #include "sc_decode_int.h"
+#include "plugins/common/k_siginfo.h"
 #include <signal.h>
 #include <string.h>
 
@@ -151,18 +152,6 @@ static const struct sc_xlat poll_codes[] = {
     {1, "POLL_IN"}, {2, "POLL_OUT"}, {3, "POLL_MSG"}, {4, "POLL_ERR"}, {5, "POLL_PRI"},
     {6, "POLL_HUP"}, {0, NULL}};
 
-struct k_siginfo {
-  int32_t signo, err, code, pad;
-  union {
-    struct { int32_t pid; uint32_t uid; int32_t status, pad; int64_t utime, stime; } chld;
-    struct { int32_t pid; uint32_t uid; uint64_t value; } rt;
-    struct { int32_t tid, overrun; uint64_t value; } timer;
-    struct { uint64_t addr; } fault;
-    struct { int64_t band; int32_t fd; } poll;
-    struct { uint64_t call_addr; int32_t syscall; uint32_t arch; } sys;
-  } u;
-  char rest[128 - 16 - 32];
-};
 
 /* The kernel's layout into the neutral struct (the members si_code and
  * signo say are live). */
