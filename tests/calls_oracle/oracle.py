@@ -5,7 +5,7 @@ For each program of the corpus (progs/, built -O0 and -O2 by meson.build):
 
   uftrace record -P . <prog>        uftrace's own dynamic patching
   uftrace replay -f tid             the oracle's call log
-  asmspy --launch calls -1 --json -- <prog>
+  asmspy --launch calls -1 --json --follow -- <prog>
   (--singlestep: asmspy --launch tree -1 --json --backend=singlestep too)
 
 both logs are normalised (see normalise() and docs/calls_oracle.md) to a
@@ -303,7 +303,8 @@ def trace_asmspy(asmspy, prog, tmp, backend):
     if backend == "singlestep":
         cmd = [asmspy, "--launch", "tree", "-1", "--json", "--backend=singlestep", "--", prog]
     else:
-        cmd = [asmspy, "--launch", "calls", "-1", "--json", "--", prog]
+        # --follow: uftrace records forked children by default
+        cmd = [asmspy, "--launch", "calls", "-1", "--json", "--follow", "--", prog]
     rc, out, err = run(cmd, timeout=TIMEOUT * (5 if backend == "singlestep" else 1), cwd=tmp)
     if rc is None:
         return None, [], "asmspy timed out: " + err.strip()[-300:]
