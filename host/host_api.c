@@ -27,6 +27,7 @@ static const struct asmspy_host_api host_api = {
     .strerror = asmspy_strerror,
     .wants_json = out_wants_json,
     .wants_text = out_wants_text,
+    .wants_values = out_wants_values,
     .syscall_name = host_syscall_name,
     .describe_fd = target_describe_fd,
     .resolve_region = target_resolve_region,

@@ -176,17 +176,26 @@ static void emit_json(struct asmspy_out *out, const char *type, const char *json
  * terminal must not execute them. Returns text itself when it needs no
  * change (the common case: one scan, no copy), else a copy to free, or
  * NULL when out of memory (the line is then dropped from the channels). */
-static char *text_for_humans(const char *text, char **to_free) {
+static char *text_for_humans(const char *text, char **to_free, size_t *len_out) {
   *to_free = NULL;
+  *len_out = 0;
   if (!text) return NULL;
   size_t len = strlen(text);
-  if (ctl_text_first_control(text, len, 1) == len) return (char *)text; /* nothing to escape */
+  if (ctl_text_first_control(text, len, 1) == len) { /* nothing to escape */
+    *len_out = len;
+    return (char *)text;
+  }
   size_t need = ctl_text_sanitize(NULL, 0, text, len, 1);
   char *s = malloc(need + 1);
   if (!s) return NULL;
   ctl_text_sanitize(s, need + 1, text, len, 1);
   *to_free = s;
+  *len_out = need;
   return s;
+}
+
+int out_wants_values(const struct asmspy_out *out) {
+  return out && (out->typed_sink || out_needs_json_body(out));
 }
 
 int out_needs_json_body(const struct asmspy_out *out) {
@@ -200,7 +209,8 @@ static int emit_any(struct asmspy_out *out, const char *type, const char *json_f
   /* one rendering for every channel: the terminal, the embedder's sink and
    * the recording's "human", so a replay prints what the live run printed */
   char *owned;
-  const char *text = text_for_humans(raw, &owned);
+  size_t text_len;
+  const char *text = text_for_humans(raw, &owned, &text_len);
   if (rec && out->typed_sink) {
     struct asmspy_record shown = *rec;
     shown.text = out->json ? NULL : text;
@@ -208,8 +218,8 @@ static int emit_any(struct asmspy_out *out, const char *type, const char *json_f
   } else if (out->record_sink && type)
     out->record_sink(out->record_ctx, type, json_fields, out->json ? NULL : text);
   else if (text && !out->json) {
-    fputs(text, out->text_out);
-    fputc('\n', out->text_out);
+    fwrite(text, 1, text_len, out->text_out); /* its length is known: no second strlen */
+    putc('\n', out->text_out);
   }
   out->seq++; /* counted in text mode too: the footer's count stays meaningful */
   /* a line without a type (a plugin's bare text) has no JSON form */

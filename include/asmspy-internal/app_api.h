@@ -93,6 +93,7 @@ void out_note(struct asmspy_out *out, int level, const char *fmt, ...)
 void out_close(struct asmspy_out *out, int status);
 int out_wants_json(const struct asmspy_out *out);
 int out_wants_text(const struct asmspy_out *out);
+int out_wants_values(const struct asmspy_out *out);
 
 /* ---- engine_launch.c ------------------------------------------------------ */
 /* The wait status the last --launch'ed command ended with (and forgets it),

@@ -855,6 +855,11 @@ struct asmspy_host_api {
    * unknown bits are ignored. A plugin that needs one checks
    * ASMSPY_HAS(host, caps) && (host->caps & bit). */
   uint64_t caps;
+  /* 1.12: does any channel read a record's typed values (the JSON body, a
+   * recording, an embedder's typed sink such as the TUI)? When not, a view
+   * may emit its text alone with emit() and skip building the values: a
+   * call log printing millions of lines to a terminal or a file. */
+  int (*wants_values)(const struct asmspy_out *out);
   /* --- ABI 1.12 ends here; append below --- */
 };
 

@@ -824,8 +824,9 @@ ENDS(asmspy_session, call_patch, SIZE_1_12_asmspy_session);
 PIN(asmspy_host_api, arch, 224);
 NEW(asmspy_host_api, arch, SIZE_1_11_asmspy_host_api);
 PIN(asmspy_host_api, caps, 232);
-#define SIZE_1_12_asmspy_host_api 240
-ENDS(asmspy_host_api, caps, SIZE_1_12_asmspy_host_api);
+PIN(asmspy_host_api, wants_values, 240);
+#define SIZE_1_12_asmspy_host_api 248
+ENDS(asmspy_host_api, wants_values, SIZE_1_12_asmspy_host_api);
 _Static_assert(ASMSPY_HOST_CAP_OPERANDS_ISA_ACCESS == 1 && ASMSPY_HOST_CAP_OPERANDS_ARM64 == 2,
                "a host capability bit never changes");
 PIN(asmspy_plugin, min_host_minor, 72);

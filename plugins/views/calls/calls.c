@@ -219,6 +219,12 @@ static void print_line(struct calls_state *st, int32_t tid, int32_t pid,
   }
   *p = 0;
   size_t text_len = (size_t)(p - text);
+  if (want_text && ASMSPY_HAS(h, wants_values) && h->wants_values && !h->wants_values(st->s->out)) {
+    /* nobody reads the typed record (text to a terminal or a file): the
+     * line alone, without building 13 values per call */
+    h->emit(st->s->out, calls_records[REC_CALL].type, NULL, line);
+    return;
+  }
   const struct asmspy_value v[] = {
       rv_int(tid),
       rv_int(pid),
