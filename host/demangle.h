@@ -11,8 +11,10 @@ char *demangle_cxx(const char *name);
 
 /* A second mode for display, uftrace's --demangle=simple: a demangled name
  * without its parameter list, template arguments and return type
- * ("void ns::C<int>::f(int) const" -> "ns::C::f"); suffixes the host adds
- * ("@plt", " [clone .cold]") are kept. A plain C name comes back as is.
+ * ("void ns::C<int>::f(int) const" -> "ns::C::f"); the host's "@plt" is
+ * kept, the compiler's clone suffixes (" [clone .isra.0]", " [clone .cold]")
+ * are dropped, as uftrace does. A plain C name comes back as is (its
+ * "f.constprop.0" too: uftrace keeps that).
  * Pure string work (no demangler), so the view plugins compile it in.
  * Writes at most cap bytes (NUL included) to out; returns strlen(out). */
 size_t demangle_simplify(const char *in, char *out, size_t cap);

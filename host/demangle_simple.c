@@ -63,15 +63,18 @@ size_t demangle_simplify(const char *in, char *out, size_t cap) {
   size_t body = len;
   const char *suffix = "";
   if (body >= 4 && strcmp(in + body - 4, "@plt") == 0) body -= 4, suffix = in + body;
-  const char *clone = NULL;
-  for (const char *p = in; (p = strstr(p, " [clone ")) != NULL && (size_t)(p - in) < body; p++)
-    clone = p;
-  if (clone) body = (size_t)(clone - in), suffix = in + body;
+  /* the compiler's clone suffixes go, as uftrace's simple demangling drops
+   * them: "f(int) [clone .isra.0] [clone .cold]" -> "f" (a C name's
+   * "f.isra.0" has no " [clone " and stays) */
+  const char *clone = strstr(in, " [clone ");
+  if (clone && (size_t)(clone - in) < body) body = (size_t)(clone - in);
   if (!memchr(in, '(', body) && !memchr(in, '<', body) && !memchr(in, ' ', body)) {
-    size_t n = len < cap ? len : cap - 1;
-    memcpy(out, in, n);
-    out[n] = 0;
-    return n;
+    size_t o = 0;
+    put(out, cap, &o, in, body);
+    put(out, cap, &o, suffix, strlen(suffix));
+    size_t w = o < cap ? o : cap - 1;
+    out[w] = 0;
+    return w;
   }
   char tmp[1024];
   size_t n = 0;

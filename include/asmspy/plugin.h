@@ -205,6 +205,13 @@ enum asmspy_task_what {
 #define ASMSPY_EVF_CALL_NOEXIT (1u << 10) /* ENTRY: no exit will be recorded (too deep to
                                              hook, or a function that returns twice: setjmp,
                                              vfork, getcontext): the views show a leaf */
+/* ENTRY: not a call but a frame the thread inherited, open when it began (a
+ * forked child's copy of its parent's frames, a vfork child's parent's
+ * frames; they come first, outermost first): the views count and print it
+ * not, they put it under the thread's calls (printed depth, filter state)
+ * as the parent had it. Its exit, if the child returns through it, comes as
+ * any exit. (bit 13: 11 and 12 are the SIGNAL qualifiers') */
+#define ASMSPY_EVF_CALL_INHERITED (1u << 13)
 /* 1.12 SIGNAL qualifiers */
 #define ASMSPY_EVF_SIG_INFO (1u << 11)  /* u.signal's 1.12 siginfo fields are filled */
 #define ASMSPY_EVF_SIG_GROUP_STOP (1u << 12) /* not a delivery: the task entered a job-control

@@ -258,8 +258,13 @@ INL struct ring_area *claim_ring(struct agent_state *st, struct agent_thread *t,
   return NULL;
 }
 
-/* The ring slot t writes, claimed on its first record in this generation. */
-INL struct ring_area *slot_ring(struct agent_state *st, struct agent_thread *t, uint32_t *k) {
+INL void inherit_frames(struct agent_state *st, struct agent_thread *t, struct ring_area *ra,
+                        uint32_t k, uint32_t word);
+
+/* The ring slot t writes, claimed on its first record in this generation
+ * (then first the frames the slot holds without having entered them). */
+INL struct ring_area *slot_ring(struct agent_state *st, struct agent_thread *t, uint32_t *k,
+                               uint32_t word) {
   struct agent_gate *g = st->gate;
   struct ring_area *ra = VOLATILE(g->armed) ? VOLATILE(g->ring) : join(st, g);
   if (!ra) return NULL;
@@ -268,7 +273,9 @@ INL struct ring_area *slot_ring(struct agent_state *st, struct agent_thread *t, 
     *k = r - 1;
     return ra;
   }
-  return claim_ring(st, t, ra, gen, k);
+  ra = claim_ring(st, t, ra, gen, k);
+  if (ra) inherit_frames(st, t, ra, *k, word);
+  return ra;
 }
 
 /* Is the reader's process gone? process_vm_readv answers ESRCH for a
@@ -373,14 +380,8 @@ INL int wait_room(struct agent_state *st, struct ring_area *ra, struct ring_head
  * whose room was seen: a handler that claimed meanwhile makes us look
  * again), the record is published by its seq, written last; a full ring
  * waits (ring_state says when it must not). */
-INL void emit(struct agent_state *st, struct agent_thread *t, uint64_t ret, uint64_t slot,
-              uint32_t word) {
-  uint32_t k;
-  struct ring_area *ra = slot_ring(st, t, &k);
-  if (!ra) {
-    t->dropped++;
-    return;
-  }
+INL void emit_to(struct agent_state *st, struct ring_area *ra, uint32_t k, uint64_t ret,
+                 uint64_t slot, uint32_t word) {
   struct ring_head *h = &ra->heads[k];
   for (;;) {
     uint64_t head = VOLATILE(h->head);
@@ -413,6 +414,42 @@ INL void emit(struct agent_state *st, struct agent_thread *t, uint64_t ret, uint
     __asm__ volatile("" ::: "memory");
     return;
   }
+}
+
+/* A ring just claimed by a slot that holds frames it never entered (a
+ * forked child's copy of its parent's shadow stack; a vfork child, whose
+ * parent's slot is t->inherit): they go first into the ring, outermost
+ * first, as REC_F_INHERIT entries, so the reader and the views put the
+ * thread's calls under them, as the parent had them. word is the record
+ * that claimed the ring: an entry that pushed its frame already (on_entry
+ * claims the frame first) is not inherited. */
+INL void inherit_frames(struct agent_state *st, struct agent_thread *t, struct ring_area *ra,
+                        uint32_t k, uint32_t word) {
+  const struct agent_thread *from = t;
+  uint32_t in = VOLATILE(t->inherit);
+  if (in && in <= AGENT_THREADS) {
+    from = &st->threads[in - 1];
+    t->inherit = 0;
+  }
+  uint32_t d = VOLATILE(from->depth);
+  if (from == t && d && REC_WHAT(word) == REC_ENTRY && !(REC_FLAGS(word) & REC_F_NOEXIT)) d--;
+  if (d > AGENT_SHADOW) d = AGENT_SHADOW;
+  for (uint32_t i = 0; i < d; i++) {
+    const struct agent_frame *f = &from->frames[i];
+    uint32_t fl = REC_F_INHERIT | (f->flags & AGENT_FRAME_TAIL ? REC_F_TAIL : 0);
+    emit_to(st, ra, k, f->ret, f->slot, REC_WORD(f->func, REC_ENTRY, fl));
+  }
+}
+
+INL void emit(struct agent_state *st, struct agent_thread *t, uint64_t ret, uint64_t slot,
+              uint32_t word) {
+  uint32_t k;
+  struct ring_area *ra = slot_ring(st, t, &k, word);
+  if (!ra) {
+    t->dropped++;
+    return;
+  }
+  emit_to(st, ra, k, ret, slot, word);
 }
 
 /* ------------------------------------------------------ thread slots -- *
@@ -479,6 +516,7 @@ INL struct agent_thread *claim_slot(struct agent_state *st, uint64_t key, int32_
       t->depth = 0;
       t->ngrave = 0;
       t->vfork_pid = 0;
+      t->inherit = 0;
       VOLATILE(t->tid) = tid;
       __atomic_store_n(&t->key, key, __ATOMIC_RELEASE);
       announce(st, t);
@@ -545,8 +583,12 @@ INL struct agent_thread *thread_slot(struct agent_state *st, int claim, uint32_t
     VOLATILE(t->vfork_pid) = 0;
     return t;
   }
-  /* the vfork child (its tid is its pid) */
-  return slot_of(st, 1ull << 62 | (uint64_t)(uint32_t)pid, pid, claim, idx);
+  /* the vfork child (its tid is its pid): the ring its slot claims starts
+   * with its parent's frames (inherit_frames) */
+  uint32_t parent = *idx;
+  struct agent_thread *c = slot_of(st, 1ull << 62 | (uint64_t)(uint32_t)pid, pid, claim, idx);
+  if (c && !c->depth) c->inherit = parent + 1;
+  return c;
 }
 
 /* vfork's entry: mark the caller's slot (the return is not hooked: it

@@ -31,11 +31,11 @@
 
 /* The layout version: a session meets only agents of its own layout (a
  * state of another layout is refused, never read). */
-#define AGENT_LAYOUT_VERSION 3u
+#define AGENT_LAYOUT_VERSION 4u
 #define AGENT_MAGIC (0x0074617473707361ull | (uint64_t)AGENT_LAYOUT_VERSION << 56)      /* "asp" "stat" */
 /* "aspcode" + the version byte; a literal, because the agent's assembly
  * writes it too (agent.c) */
-#define AGENT_CODE_MAGIC_HEX 0x0365646f63707361
+#define AGENT_CODE_MAGIC_HEX 0x0465646f63707361
 #define AGENT_CODE_MAGIC ((uint64_t)AGENT_CODE_MAGIC_HEX)
 #define AGENT_MAGIC_VERSION(m) ((uint32_t)((m) >> 56))
 #define AGENT_MAGIC_KIND(m) ((m) & 0x00ffffffffffffffull)
@@ -110,7 +110,8 @@ struct agent_thread {
   int32_t vfork_pid;   /* != 0: this thread called vfork as process vfork_pid;
                           a caller with the same thread pointer and another pid
                           is the vfork child (found by getpid while this is set) */
-  uint32_t pad0;
+  uint32_t inherit;     /* a vfork child's slot: its parent's slot index + 1, whose
+                          frames the child's ring starts with (REC_F_INHERIT) */
   struct agent_frame frames[AGENT_SHADOW];
   /* frames that left without returning (longjmp, another stack). A
    * return through one still finds its real address here; one pushed out
@@ -171,6 +172,9 @@ struct ring_rec {
 #define REC_F_UNWOUND 1u
 #define REC_F_TAIL 2u
 #define REC_F_NOEXIT 4u
+#define REC_F_INHERIT 8u /* ENTRY: a frame the thread inherited (a forked child's copy
+                            of its parent's shadow stack, a vfork child's parent's
+                            frames): written first in its ring, never entered by it */
 
 struct ring_area {
   uint64_t magic;

@@ -179,7 +179,7 @@ static int deliver(struct ep_reader *r, uint32_t k, const struct ring_rec *rec) 
     ev.u.call.what = ASMSPY_CALL_ENTRY;
     ev.u.call.depth = r->depth[k];
     if (!(flags & REC_F_NOEXIT)) r->depth[k]++;
-    r->calls++;
+    if (!(flags & REC_F_INHERIT)) r->calls++; /* an inherited frame is no call */
   } else {
     ev.u.call.what = ASMSPY_CALL_EXIT;
     if (r->depth[k]) r->depth[k]--;
@@ -188,6 +188,7 @@ static int deliver(struct ep_reader *r, uint32_t k, const struct ring_rec *rec) 
   if (flags & REC_F_UNWOUND) ev.flags |= ASMSPY_EVF_CALL_UNWOUND;
   if (flags & REC_F_TAIL) ev.flags |= ASMSPY_EVF_CALL_TAIL;
   if (flags & REC_F_NOEXIT) ev.flags |= ASMSPY_EVF_CALL_NOEXIT;
+  if ((flags & REC_F_INHERIT) && what == REC_ENTRY) ev.flags |= ASMSPY_EVF_CALL_INHERITED;
 #undef ev
   return r->s->sink(r->s->sink_ctx, evp) ? -1 : 0;
 }

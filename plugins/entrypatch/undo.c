@@ -133,7 +133,7 @@ static void unhook_threads(struct undo *u, struct ep_undo_report *rep) {
       uint64_t dropped, grave_mask;
       uint32_t ring, ring_gen;
       int32_t vfork_pid;
-      uint32_t pad0;
+      uint32_t inherit;
     } head;
     _Static_assert(offsetof(struct agent_thread, frames) == sizeof head, "agent_thread head");
     if (rd(u, base, &head, sizeof head) != (ssize_t)sizeof head) break;

@@ -68,6 +68,9 @@ struct frame {
   struct cf_mark mark;
   int32_t shown_parent; /* the nearest shown frame below it, -1 */
   uint8_t printed;      /* its `name() {` line is out (else: held back, a leaf so far) */
+  uint8_t inherited;    /* a frame the thread began inside (ASMSPY_EVF_CALL_INHERITED:
+                           a forked child's copy of its parent's): opened in the
+                           parent's log, closed here only if it returns here */
 };
 
 struct thread {
@@ -246,8 +249,12 @@ static void print_line(struct calls_state *st, int32_t tid, int32_t pid,
 /* Close the top frame at time ts (ts 0: unknown, no duration). */
 static void close_top(struct calls_state *st, struct thread *t, uint64_t ts, enum close_why why) {
   struct frame *f = &t->frames[--t->n];
-  if (f->mark.flags & CF_F_SHOWN) {
-    int64_t d = why >= C_EXIT ? -1 : ts >= f->ts ? (int64_t)(ts - f->ts) : 0;
+  if ((f->mark.flags & CF_F_SHOWN) && f->inherited && why >= C_EXIT) {
+    t->top_shown = f->shown_parent; /* the parent's log has its story */
+  } else if (f->mark.flags & CF_F_SHOWN) {
+    /* an inherited frame's entry time is not known here: no duration
+     * (uftrace prints the child's `} fork` so too) */
+    int64_t d = why >= C_EXIT || f->inherited ? -1 : ts >= f->ts ? (int64_t)(ts - f->ts) : 0;
     print_line(st, t->tid, t->pid, f->fn, f->mark.disp, f->printed ? W_EXIT : W_LEAF, d,
                ts ? ts : f->ts, why);
     t->top_shown = f->shown_parent;
@@ -301,9 +308,20 @@ static int on_call(struct calls_state *st, const struct asmspy_event *ev) {
   f->ts = ts;
   f->fn = cf_name_of(&st->names, ev->target, ev->u.call.func);
   f->printed = 0;
+  f->inherited = 0;
   f->shown_parent = t->top_shown;
   int shown = cf_enter(&st->filter, &t->fs, &f->mark, f->fn->match);
   t->n++;
+  if (ev->flags & ASMSPY_EVF_CALL_INHERITED) {
+    /* a frame the thread began inside (a forked child): its calls go under
+     * it, at the depth and with the filter state the parent had; its line
+     * is the parent's */
+    f->inherited = 1;
+    f->printed = 1;
+    if (shown) t->top_shown = (int32_t)(t->n - 1);
+    if (noexit) close_top(st, t, 0, C_NOEXIT);
+    return ASMSPY_CONSUME_MORE;
+  }
   if (!shown) {
     if (noexit) close_top(st, t, 0, C_NOEXIT);
     return ASMSPY_CONSUME_MORE;

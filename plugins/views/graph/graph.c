@@ -452,6 +452,8 @@ static int on_call_event(struct graph_state *st, const struct asmspy_event *ev) 
     if (!call_filtered_in(st, ev)) return ASMSPY_CONSUME_MORE;
   }
   if (ev->u.call.what != ASMSPY_CALL_ENTRY) return ASMSPY_CONSUME_MORE;
+  /* a frame a forked child began inside: the parent's call, counted there */
+  if (ev->flags & ASMSPY_EVF_CALL_INHERITED) return ASMSPY_CONSUME_MORE;
   struct cc_pending pc = {.site = ev->u.call.ret - 1, .target = ev->target};
   /* a signal handler entered by the kernel: no call made it (as stepping
    * sees it). The restorer is unnamed, so only unnamed callers are read. */

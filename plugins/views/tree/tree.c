@@ -228,7 +228,10 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
   struct frame f = {.slot = slot, .dot_id = parent ? parent->dot_id : -1};
   int shown = cf_enter(&st->filter, &t->fs, &f.mark, fn->match);
   long pdepth = f.mark.disp;
-  int print = shown && module_printed(st, module);
+  /* a frame a forked child began inside (ASMSPY_EVF_CALL_INHERITED): its
+   * calls go under it, as in the parent; its line is the parent's */
+  int inherited = ev->type == ASMSPY_EV_CALL && (ev->flags & ASMSPY_EVF_CALL_INHERITED);
+  int print = shown && !inherited && module_printed(st, module);
   int done = ASMSPY_CONSUME_MORE;
 
   if (print) {
