@@ -811,6 +811,9 @@ _Static_assert(ASMSPY_FACT_UNSUITED == 105, "a status code never changes");
  * call_exclude became view-side -F / -N. */
 PIN(asmspy_event, u.call.why, 88);
 _Static_assert(ASMSPY_CALL_REFUSED == 3, "a call kind never changes");
+_Static_assert(ASMSPY_EVF_CALL_INHERITED == (1u << 13) && ASMSPY_EVF_SIG_INFO == (1u << 11) &&
+                   ASMSPY_EVF_SIG_GROUP_STOP == (1u << 12),
+               "event flags are ABI");
 PIN(asmspy_session, call_patch, 200);
 NEW(asmspy_session, call_patch, SIZE_1_11_asmspy_session);
 #define SIZE_1_12_asmspy_session 208
