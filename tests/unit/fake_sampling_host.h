@@ -245,6 +245,9 @@ static inline uint32_t fake_insn_class_min(uint64_t ip, const uint8_t *b, size_t
 }
 
 static struct asmspy_host_api fake_host;
+/* the real arch description (host/arch/arch_<arch>.c) where the test links
+ * it (a view that needs host->arch: dataflow, ABI 1.12), else NULL */
+extern const struct asmspy_arch arch_info __attribute__((weak));
 
 static void fake_host_init(void) {
   memset(&fake_host, 0, sizeof fake_host);
@@ -261,6 +264,7 @@ static void fake_host_init(void) {
   fake_host.resolve_region = fake_resolve_region;
   fake_host.operands = fake_operands;
   fake_host.run_sampler = fake_run_sampler;
+  fake_host.arch = &arch_info;
 }
 
 /* A session as the engine builds it for `pid 1234`. */
