@@ -156,7 +156,9 @@ int main(int argc, char **argv) {
     for (int i = 1; i < at; i++) v[n++] = argv[i];
     for (int i = skip + 1; i < argc; i++) v[n++] = argv[i];
     v[n] = NULL;
-    argv = v; /* main's: lives as long as the process */
+    static char **reordered; /* lives as long as the process (a global: no leak to report) */
+    reordered = v;
+    argv = reordered;
   }
   const char *cmd = argv[1] + 2;
   const struct cli_command *c = command_of(argv[1]);

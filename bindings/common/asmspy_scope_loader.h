@@ -1,7 +1,7 @@
 /* asmspy_scope_loader.h: libasmspy's scope calls, found at first use, for
  * the compiled binding shims (bindings/java/native, bindings/node/src).
- * dlopen of $ASMSPY_LIB, else libasmspy.so.0 / libasmspy.so through the
- * loader, then dlsym of every asmspy_scope_* call: a shim builds against its
+ * dlopen of $ASMSPY_LIB, else the libasmspy.so.0 beside the shim (an
+ * install), else libasmspy.so.0 / libasmspy.so through the loader, then dlsym of every asmspy_scope_* call: a shim builds against its
  * runtime's headers only, and a missing libasmspy is a recorded no-op (tier
  * NONE, the loader's error as the reason), never a load failure. Call
  * load_lib once (pthread_once on g_once); g.begin non-NULL = all found.
@@ -35,9 +35,25 @@ static struct {
 } g;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
+/* The shim's own directory + "/libasmspy.so.0": an installed shim sits
+ * beside libasmspy. Its $ORIGIN rpath says the same, but a dlopen made
+ * through an interposer (ASan's dlopen interceptor) is searched with the
+ * interposer's paths, not the shim's; an explicit path does not depend on
+ * who the caller appears to be. */
+static const char *beside_shim(char *buf, size_t cap) {
+  Dl_info di;
+  if (!dladdr((void *)&beside_shim, &di) || !di.dli_fname) return NULL;
+  const char *slash = strrchr(di.dli_fname, '/');
+  if (!slash) return NULL;
+  int n = snprintf(buf, cap, "%.*s/libasmspy.so.0", (int)(slash - di.dli_fname), di.dli_fname);
+  return n > 0 && (size_t)n < cap ? buf : NULL;
+}
+
 static void load_lib(void) {
   const char *env = getenv("ASMSPY_LIB");
-  const char *names[] = {env && *env ? env : NULL, "libasmspy.so.0", "libasmspy.so"};
+  char own[512];
+  const char *names[] = {env && *env ? env : NULL, beside_shim(own, sizeof own), "libasmspy.so.0",
+                         "libasmspy.so"};
   void *h = NULL;
   size_t used = 0;
   for (size_t i = 0; i < sizeof names / sizeof names[0] && !h; i++) {

@@ -8,6 +8,7 @@
  * dlsym(handle, name) and callLong(addr, x) — calls `long f(long)` at addr
  * (the tests and the example call work()/helper() of libscope_victim.so and
  * libc's labs() through them). Handles and addresses cross as jlong. */
+#define _GNU_SOURCE /* dladdr: the shim finds libasmspy beside itself */
 #include <jni.h>
 
 #include <dlfcn.h>

@@ -13,6 +13,7 @@
  * read-only after the pthread_once below, so the addon is safe to load in
  * several worker_threads (NAPI_MODULE_INIT: one init per environment). */
 #define NAPI_VERSION 8
+#define _GNU_SOURCE /* dladdr: the shim finds libasmspy beside itself */
 #include <node_api.h>
 
 #include <dlfcn.h>
