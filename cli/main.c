@@ -114,6 +114,10 @@ static int no_subject(int argc, char **argv) {
                          argv[1], argv[1]);
 }
 
+/* The argument vector with the options moved after the mode (main): read
+ * until exit, held here so a leak checker sees it referenced. */
+char **cli_reordered_argv;
+
 int main(int argc, char **argv) {
   install_stop_handlers();
   if (argc < 2) {
@@ -156,9 +160,8 @@ int main(int argc, char **argv) {
     for (int i = 1; i < at; i++) v[n++] = argv[i];
     for (int i = skip + 1; i < argc; i++) v[n++] = argv[i];
     v[n] = NULL;
-    static char **reordered; /* lives as long as the process (a global: no leak to report) */
-    reordered = v;
-    argv = reordered;
+    cli_reordered_argv = v; /* lives as long as the process: a global holds it */
+    argv = v;
   }
   const char *cmd = argv[1] + 2;
   const struct cli_command *c = command_of(argv[1]);

@@ -40,12 +40,24 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
  * through an interposer (ASan's dlopen interceptor) is searched with the
  * interposer's paths, not the shim's; an explicit path does not depend on
  * who the caller appears to be. */
+/* The build says where libasmspy is installed relative to the shim (its
+ * rpath without "$ORIGIN": ASMSPY_SHIM_LIBDIR_REL, e.g. "/../../../lib"), or
+ * absolutely (ASMSPY_SHIM_LIBDIR_ABS); by default beside it. */
+#if !defined(ASMSPY_SHIM_LIBDIR_REL) && !defined(ASMSPY_SHIM_LIBDIR_ABS)
+#define ASMSPY_SHIM_LIBDIR_REL ""
+#endif
 static const char *beside_shim(char *buf, size_t cap) {
+  int n;
+#ifdef ASMSPY_SHIM_LIBDIR_ABS
+  n = snprintf(buf, cap, "%s/libasmspy.so.0", ASMSPY_SHIM_LIBDIR_ABS);
+#else
   Dl_info di;
   if (!dladdr((void *)&beside_shim, &di) || !di.dli_fname) return NULL;
   const char *slash = strrchr(di.dli_fname, '/');
   if (!slash) return NULL;
-  int n = snprintf(buf, cap, "%.*s/libasmspy.so.0", (int)(slash - di.dli_fname), di.dli_fname);
+  n = snprintf(buf, cap, "%.*s%s/libasmspy.so.0", (int)(slash - di.dli_fname), di.dli_fname,
+               ASMSPY_SHIM_LIBDIR_REL);
+#endif
   return n > 0 && (size_t)n < cap ? buf : NULL;
 }
 
