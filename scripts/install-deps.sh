@@ -23,7 +23,7 @@ if [ "$dev" = 1 ]; then
   pkgs+=(
       # the test drivers and the oracles they compare asmspy against
       g++ binutils bc util-linux procps strace valgrind graphviz gdb uftrace
-      tmux jq groff man-db
+      tmux jq groff man-db sqlite3 clang-format
       # the AArch64 cross build and the emulated arm64 machine (tests/arm64/)
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm cpio
       # the scope bindings' toolchains (tests/scope/<lang>)
