@@ -25,7 +25,7 @@ KINDS = {'int', 'uint', 'long', 'ulong', 'hex', 'fd', 'dirfd', 'path', 'str', 'p
          'off', 'mode', 'signal', 'pid', 'uid', 'clockid', 'flags'}
 CLASSES = ['desc', 'file', 'network', 'process', 'signal', 'memory', 'ipc', 'creds', 'clock']
 ARCHES = {'x86_64': '__x86_64__', 'aarch64': '__aarch64__'}
-LINE_RE = re.compile(r'^(?:@(\w+)\s+)?([a-z_0-9]+)\((.*)\)\s*([a-z,]*)\s*$')
+LINE_RE = re.compile(r'^(?:@(\w+)\s+)?([a-z_0-9]+)\s*\((.*)\)\s*([a-z,]*)\s*$')
 
 
 def die(path, lineno, msg):
