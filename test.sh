@@ -88,6 +88,15 @@ def skip_reason(rec):
     named = [l for l in lines if "SKIP" in l.upper()]
     return (named or lines or ["(no reason printed)"])[-1][:200]
 
+def fail_evidence(rec):
+    """A failed test's own verdict lines (FAIL / not ok / evidence / ERROR),
+    at most 8, so CI's kept tail says why and not only which."""
+    import re
+    out = (rec.get("stdout") or "") + "\n" + (rec.get("stderr") or "")
+    keep = [l.rstrip()[:240] for l in out.splitlines()
+            if re.match(r"\s*(FAIL\b|not ok\b|evidence:|HARNESS ERROR|ERROR\b|Traceback|AssertionError)", l)]
+    return keep[:8]
+
 def tally(path):
     global passed, failed, skipped
     counts, reasons = [0, 0, 0], []
@@ -103,7 +112,8 @@ def tally(path):
         counts[k] += 1
         if k == 1:
             failed_names.append(os.path.basename(os.path.dirname(os.path.dirname(path)))
-                                + ": " + rec["name"].split(" / ", 1)[-1] + " (" + r + ")")
+                                + ": " + rec["name"].split(" / ", 1)[-1] + " (" + r + ")"
+                                + "".join("\n    " + l for l in fail_evidence(rec)))
         if k == 2:
             reasons.append(rec["name"].split(" / ", 1)[-1] + ": " + skip_reason(rec))
         short = rec["name"].split(" / ", 1)[-1]

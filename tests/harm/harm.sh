@@ -160,9 +160,11 @@ wait_rounds() {
 }
 maps_count() { wc -l <"/proc/$P_PID/maps" 2>/dev/null; }
 vm_kb() { awk '/^VmSize:/ {print $2}' "/proc/$P_PID/status" 2>/dev/null; }
+# glibc malloc arena heaps (64 MiB reservations of the program's own)
+arenas() { python3 "$HARM_SRC/malloc_arenas.py" "$P_PID"; }
 # anonymous executable mappings (unnamed, or named [anon:...])
 anon_x() { awk '$2 ~ /x/ && (NF == 5 || $6 ~ /^\[anon:/)' "/proc/$P_PID/maps" 2>/dev/null | wc -l; }
-baseline() { B_MAPS=$(maps_count); B_VM=$(vm_kb); B_ANONX=$(anon_x); }
+baseline() { B_MAPS=$(maps_count); B_VM=$(vm_kb); B_ANONX=$(anon_x); B_ARENAS=$(arenas); }
 stop_prog() {
   [ -n "$P_PID" ] || return 0
   kill -KILL "$P_PID" 2>/dev/null
@@ -405,10 +407,13 @@ growth_check() {
   fi
   local t0; t0=$(now)
   EV=(); NOTES=(); SCMD="(the sessions above)"; S_RC=0; SDIR="$TMP/growth"; mkdir -p "$SDIR"; : >"$SDIR/main.err"; S_ERR=$SDIR/main.err
-  local m v; m=$(maps_count); v=$(vm_kb)
-  [ "$m" -le $((B_MAPS + MAPS_SLACK)) ] || EV+=("mappings grew $B_MAPS -> $m over $1 sessions (the program's own slack: $MAPS_SLACK)")
-  [ "$v" -le $((B_VM + VM_SLACK_KB)) ] || EV+=("VmSize grew $B_VM -> $v kB over $1 sessions (the program's own slack: $VM_SLACK_KB kB)")
-  NOTES+=("mappings $B_MAPS -> $m, VmSize $B_VM -> $v kB")
+  local m v a na; m=$(maps_count); v=$(vm_kb); a=$(arenas)
+  # new malloc arenas are the program's (glibc makes one per contending
+  # thread, likelier while a thread is slowed): 64 MiB and two mappings each
+  na=$((a > B_ARENAS ? a - B_ARENAS : 0))
+  [ "$m" -le $((B_MAPS + MAPS_SLACK + 2 * na)) ] || EV+=("mappings grew $B_MAPS -> $m over $1 sessions (the program's own slack: $MAPS_SLACK, new malloc arenas: $na)")
+  [ "$v" -le $((B_VM + VM_SLACK_KB + 65536 * na)) ] || EV+=("VmSize grew $B_VM -> $v kB over $1 sessions (the program's own slack: $VM_SLACK_KB kB, new malloc arenas: $na x 64 MiB)")
+  NOTES+=("mappings $B_MAPS -> $m, VmSize $B_VM -> $v kB, malloc arenas $B_ARENAS -> $a")
   report "growth over $1 sessions" "$t0"
 }
 
@@ -532,10 +537,8 @@ group_cxx() {
     echo "# harm_cxx has $cold .cold fragments: $(nm -C "$HARM_DIR/harm_cxx" | grep '\.cold' | head -3 | awk '{$1=$2=""; print}' | tr '\n' ';')"
   fi
   MODULES="libstdc++ libgcc_s"
-  # its threads throw and allocate at once: glibc adds a malloc arena (a
-  # 64 MiB reservation, the program's own) when they contend, which a
-  # slowed-down thread makes likelier; the mapping checks still hold
-  VM_SLACK_KB=$((65536 + 8192))
+  # its threads throw and allocate at once: glibc adds malloc arenas (the
+  # program's own) when they contend; growth_check counts those apart
   program harm_cxx "$DEFAULT_PLAN" "$HARM_DIR/harm_cxx"
   MODULES=""
   WANT_REF=""
