@@ -158,13 +158,20 @@ wait_rounds() {
     sleep 0.05
   done
 }
-maps_count() { wc -l <"/proc/$P_PID/maps" 2>/dev/null; }
-vm_kb() { awk '/^VmSize:/ {print $2}' "/proc/$P_PID/status" 2>/dev/null; }
-# glibc malloc arena heaps (64 MiB reservations of the program's own)
-arenas() { python3 "$HARM_SRC/malloc_arenas.py" "$P_PID"; }
+# maps_snapshot FILE: copy the maps once and print "ARENAS VM_KB MAPPINGS"
+# of that one instant (glibc malloc arena heaps are the program's own 64 MiB
+# reservations; VmSize is the sum of the mappings)
+maps_snapshot() {
+  cp "/proc/$P_PID/maps" "$1" 2>/dev/null || : >"$1"
+  python3 "$HARM_SRC/malloc_arenas.py" "$1"
+}
 # anonymous executable mappings (unnamed, or named [anon:...])
 anon_x() { awk '$2 ~ /x/ && (NF == 5 || $6 ~ /^\[anon:/)' "/proc/$P_PID/maps" 2>/dev/null | wc -l; }
-baseline() { B_MAPS=$(maps_count); B_VM=$(vm_kb); B_ANONX=$(anon_x); B_ARENAS=$(arenas); }
+baseline() {
+  B_MAPSFILE="$TMP/$P_NAME.$P_SEQ.maps"
+  read -r B_ARENAS B_VM B_MAPS < <(maps_snapshot "$B_MAPSFILE")
+  B_ANONX=$(anon_x)
+}
 stop_prog() {
   [ -n "$P_PID" ] || return 0
   kill -KILL "$P_PID" 2>/dev/null
@@ -407,13 +414,15 @@ growth_check() {
   fi
   local t0; t0=$(now)
   EV=(); NOTES=(); SCMD="(the sessions above)"; S_RC=0; SDIR="$TMP/growth"; mkdir -p "$SDIR"; : >"$SDIR/main.err"; S_ERR=$SDIR/main.err
-  local m v a na; m=$(maps_count); v=$(vm_kb); a=$(arenas)
+  local m v a na; read -r a v m < <(maps_snapshot "$SDIR/now.maps")
   # new malloc arenas are the program's (glibc makes one per contending
   # thread, likelier while a thread is slowed): 64 MiB and two mappings each
   na=$((a > B_ARENAS ? a - B_ARENAS : 0))
   [ "$m" -le $((B_MAPS + MAPS_SLACK + 2 * na)) ] || EV+=("mappings grew $B_MAPS -> $m over $1 sessions (the program's own slack: $MAPS_SLACK, new malloc arenas: $na)")
   [ "$v" -le $((B_VM + VM_SLACK_KB + 65536 * na)) ] || EV+=("VmSize grew $B_VM -> $v kB over $1 sessions (the program's own slack: $VM_SLACK_KB kB, new malloc arenas: $na x 64 MiB)")
   NOTES+=("mappings $B_MAPS -> $m, VmSize $B_VM -> $v kB, malloc arenas $B_ARENAS -> $a")
+  # what grew, named: the mappings that were not there at the baseline
+  [ ${#EV[@]} -eq 0 ] || NOTES+=("new mappings: $(grep -vxFf "$B_MAPSFILE" "$SDIR/now.maps" 2>/dev/null | head -12 | tr -s ' ' | tr '\n' ';')")
   report "growth over $1 sessions" "$t0"
 }
 

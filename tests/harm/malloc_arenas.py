@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""malloc_arenas.py PID: how many glibc malloc arena heaps PID has mapped.
+"""malloc_arenas.py MAPSFILE: "ARENAS VM_KB MAPPINGS" of one snapshot of a
+/proc/PID/maps: how many glibc malloc arena heaps it holds, the size of all
+its mappings (VmSize) and their number, all from the same instant (the
+program keeps mapping while it is measured: reading VmSize, then the maps,
+races with its next arena).
 
 glibc gives a thread that finds the main arena locked a new arena: one
 anonymous reservation of HEAP_MAX_SIZE (64 MiB on 64-bit), aligned to its
@@ -41,10 +45,15 @@ def arenas(maps_lines):
 
 def main():
     try:
-        with open(f"/proc/{sys.argv[1]}/maps") as fh:
-            print(arenas(fh.readlines()))
+        with open(sys.argv[1]) as fh:
+            lines = fh.readlines()
     except OSError:
-        print(0)
+        lines = []
+    kb = 0
+    for line in lines:
+        lo, hi = (int(x, 16) for x in line.split()[0].split('-'))
+        kb += (hi - lo) // 1024
+    print(arenas(lines), kb, len(lines))
 
 
 if __name__ == "__main__":
