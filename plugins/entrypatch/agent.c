@@ -719,6 +719,14 @@ INL void rehook_after_catch(struct agent_state *st, uint64_t catcher) {
   t->depth = keep;
 }
 
+/* ret lies in one of the program's JIT code ranges (agent_state.jit) */
+INL int from_jit(const struct agent_state *st, uint64_t ret) {
+  uint32_t n = st->njit < AGENT_MAX_JIT ? st->njit : AGENT_MAX_JIT;
+  for (uint32_t i = 0; i < n; i++)
+    if (ret - st->jit[i].base < st->jit[i].size) return 1;
+  return 0;
+}
+
 AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
                                         uint64_t *slotp) {
   const struct agent_func *fn = &st->funcs[index];
@@ -766,7 +774,15 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
         t->grave_mask & grave_bit(slot) ? grave_newest(t, slot) : NULL;
     if (g && (!real_ret || g->seq > best)) real_ret = g->ret;
   }
-  if (d >= AGENT_SHADOW || noexit) { /* too deep to hook, or returns twice */
+  /* called from the program's JIT code: its runtime reads this return
+   * address (HotSpot's frame::sender, V8's exit frames), so it is never
+   * swapped and the call is traced entry only */
+  if (!tail && !noexit && from_jit(st, ret)) {
+    noexit = 1;
+    __atomic_fetch_add(&st->jit_entry_only, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&st->jit_last_func, index + 1, __ATOMIC_RELAXED);
+  }
+  if (d >= AGENT_SHADOW || noexit) { /* too deep to hook, returns twice, or JIT's */
     emit(st, t, real_ret, slot,
          REC_WORD(index, REC_ENTRY, REC_F_NOEXIT | (tail ? REC_F_TAIL : 0)));
     if (vfork) vfork_mark(t); /* after the record: it is the parent's */

@@ -31,11 +31,11 @@
 
 /* The layout version: a session meets only agents of its own layout (a
  * state of another layout is refused, never read). */
-#define AGENT_LAYOUT_VERSION 4u
+#define AGENT_LAYOUT_VERSION 5u
 #define AGENT_MAGIC (0x0074617473707361ull | (uint64_t)AGENT_LAYOUT_VERSION << 56)      /* "asp" "stat" */
 /* "aspcode" + the version byte; a literal, because the agent's assembly
  * writes it too (agent.c) */
-#define AGENT_CODE_MAGIC_HEX 0x0465646f63707361
+#define AGENT_CODE_MAGIC_HEX 0x0565646f63707361
 #define AGENT_CODE_MAGIC ((uint64_t)AGENT_CODE_MAGIC_HEX)
 #define AGENT_MAGIC_VERSION(m) ((uint32_t)((m) >> 56))
 #define AGENT_MAGIC_KIND(m) ((m) & 0x00ffffffffffffffull)
@@ -43,6 +43,7 @@ _Static_assert(AGENT_MAGIC_VERSION(AGENT_CODE_MAGIC) == AGENT_LAYOUT_VERSION,
                "AGENT_CODE_MAGIC_HEX carries the layout version in its top byte");
 
 #define AGENT_MAX_FUNCS 8192u          /* patched functions per session (hard cap) */
+#define AGENT_MAX_JIT 16u              /* JIT code ranges whose calls keep their return */
 #define AGENT_MAX_REGIONS 16u          /* code regions per session */
 #define AGENT_THREADS 512u             /* thread slots (reclaimed when their thread dies) */
 #define AGENT_SHADOW 512u              /* frames per thread whose return is hooked */
@@ -229,8 +230,15 @@ struct agent_state {
   struct agent_mapping state_map, gate_map, ring_map;
   uint32_t follow;             /* 1: a forked child joins the capture (--follow) with
                                   rings of its own; 0: its records are dropped */
-  uint32_t pad1;
-  uint64_t pad[2];
+  /* layout 5: the program's JIT code (jitranges.h). A call whose return
+   * address lies there is traced entry only (REC_F_NOEXIT): a managed
+   * runtime reads the return addresses of calls made from its generated
+   * code (HotSpot's last Java frame, V8's exit frames) and dies on a
+   * hooked one. */
+  uint32_t njit;
+  uint64_t jit_entry_only;     /* calls from JIT code recorded entry only */
+  uint64_t jit_last_func;      /* the index + 1 of the last function so called */
+  struct agent_mapping jit[AGENT_MAX_JIT];
   struct agent_thread threads[AGENT_THREADS];
   struct agent_func funcs[AGENT_MAX_FUNCS];
 };

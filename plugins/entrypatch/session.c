@@ -22,6 +22,7 @@
  *      detach. */
 #define _GNU_SOURCE
 #include "plugins/entrypatch/session.h"
+#include "plugins/entrypatch/jitranges.h"
 #include "plugins/entrypatch/agent_layout.h"
 #include "plugins/entrypatch/agents.h"
 #include "plugins/entrypatch/got.h"
@@ -460,6 +461,14 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
   _Static_assert(offsetof(struct agent_state, state_map) ==
                      offsetof(struct agent_state, regions) + AGENT_MAX_REGIONS * sizeof maps[0],
                  "regions, state_map, gate_map, ring_map are consecutive");
+  /* the program's JIT code: calls made from it are traced entry only */
+  struct agent_mapping jit[AGENT_MAX_JIT];
+  uint32_t njit = 0;
+  struct ep_maps pm;
+  if (ep_maps_read(r->s->pid, &pm) == 0) {
+    njit = (uint32_t)ep_jit_ranges(&pm, maps, AGENT_MAX_REGIONS + 3, jit, AGENT_MAX_JIT);
+    ep_maps_free(&pm);
+  }
   uint64_t gen = 1;
   int32_t pid = r->s->pid;
   uint32_t follow = (r->s->flags & ASMSPY_SESS_FOLLOW) != 0;
@@ -468,6 +477,9 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
       write_field(r, r->gate + offsetof(struct agent_gate, gen), &gen, 8) ||
       write_field(r, r->gate + offsetof(struct agent_gate, pid), &pid, 4) ||
       write_field(r, r->state + offsetof(struct agent_state, nregions), &nregions, 4) ||
+      (njit && write_field(r, r->state + offsetof(struct agent_state, jit), jit,
+                           njit * sizeof *jit)) ||
+      write_field(r, r->state + offsetof(struct agent_state, njit), &njit, 4) ||
       write_field(r, r->state + offsetof(struct agent_state, regions), maps, sizeof maps) ||
       write_field(r, r->state + offsetof(struct agent_state, gate), &r->gate, 8) ||
       write_field(r, r->state + offsetof(struct agent_state, ret_hook), &ret_hook, 8) ||
@@ -615,6 +627,14 @@ static void report_undo(struct ep_run *r, const struct ep_undo_report *u) {
   if (u->reclaimed)
     note(r, ASMSPY_NOTE_INFO, "%llu thread slots of exited threads were reused",
          (unsigned long long)u->reclaimed);
+  if (u->jit_entry_only) {
+    uint64_t k = u->jit_last_func;
+    const char *eg = k && k <= r->npatches && r->patches[k - 1].name ? r->patches[k - 1].name : "";
+    note(r, ASMSPY_NOTE_INFO,
+         "%llu calls made from the program's JIT code were traced entry only (its runtime reads "
+         "their return addresses): no return, no duration%s%s",
+         (unsigned long long)u->jit_entry_only, *eg ? "; e.g. " : "", eg);
+  }
   if (u->unmatched)
     note(r, ASMSPY_NOTE_WARN, "%llu returns found no record of their frame",
          (unsigned long long)u->unmatched);

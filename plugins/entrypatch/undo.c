@@ -303,6 +303,8 @@ int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
   rep->reclaimed = u->st->reclaimed;
   rep->evicted = u->st->unhooked;
   rep->unmatched = u->st->unmatched;
+  rep->jit_entry_only = u->st->jit_entry_only;
+  rep->jit_last_func = u->st->jit_last_func;
   /* 1. no more records */
   uint64_t zero = 0;
   if (u->st->gate) wr(u, (uint64_t)u->st->gate + offsetof(struct agent_gate, armed), &zero, 8);

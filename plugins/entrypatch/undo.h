@@ -28,6 +28,8 @@ struct ep_undo_report {
   char kept[200];        /* why it was not unmapped */
   /* the agent's own counters */
   uint64_t claim_fail, reclaimed, evicted, unmatched, dropped;
+  uint64_t jit_entry_only; /* calls from JIT code traced entry only */
+  uint64_t jit_last_func;  /* index + 1 of the last function so called, 0 = none */
   uint32_t nfuncs;
   int32_t owner_pid;
 };
