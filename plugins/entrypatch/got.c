@@ -199,32 +199,38 @@ static void byte_pass(struct got_module *m, const struct code_sec *sec, const ui
   }
 }
 
-static void analyse(struct got_module *m) {
-  int fd = open(m->path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+/* The module's file, if it is still the one mapped and an x86-64 ELF file
+ * libelf reads (else m->bad says why, and NULL). *fd stays open with it. */
+static Elf *open_module_elf(struct got_module *m, int *fd, size_t *shstrndx, size_t *nsec) {
+  *fd = open(m->path, O_RDONLY | O_CLOEXEC);
+  if (*fd < 0) {
     snprintf(m->bad, sizeof m->bad, "its module's file cannot be read");
-    return;
+    return NULL;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || (m->inode && (uint64_t)st.st_ino != m->inode)) {
+  if (fstat(*fd, &st) != 0 || (m->inode && (uint64_t)st.st_ino != m->inode)) {
     snprintf(m->bad, sizeof m->bad, "its module's file was replaced since it was mapped");
-    close(fd);
-    return;
+    close(*fd);
+    return NULL;
   }
   elf_version(EV_CURRENT);
-  Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+  Elf *elf = elf_begin(*fd, ELF_C_READ, NULL);
   GElf_Ehdr eh;
-  size_t shstrndx, nsec;
   if (!elf || !gelf_getehdr(elf, &eh) || gelf_getclass(elf) != ELFCLASS64 ||
-      eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx) != 0 ||
-      elf_getshdrnum(elf, &nsec) != 0) {
+      eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, shstrndx) != 0 ||
+      elf_getshdrnum(elf, nsec) != 0) {
     snprintf(m->bad, sizeof m->bad, "its module is not an x86-64 ELF file libelf reads");
     if (elf) elf_end(elf);
-    close(fd);
-    return;
+    close(*fd);
+    return NULL;
   }
   m->fixed = eh.e_type == ET_EXEC;
-  /* the PT_LOAD segments: file offset -> link-time address */
+  return elf;
+}
+
+/* The PT_LOAD segments: file offset -> link-time address (ep_got_plan
+ * turns a slot's runtime address into its link-time one through them). */
+static void read_load_segments(struct got_module *m, Elf *elf) {
   size_t nph = 0;
   elf_getphdrnum(elf, &nph);
   m->loads = calloc(nph ? nph : 1, sizeof *m->loads);
@@ -234,92 +240,137 @@ static void analyse(struct got_module *m) {
       m->loads[m->nloads].off = ph.p_offset, m->loads[m->nloads].filesz = ph.p_filesz,
       m->loads[m->nloads++].vaddr = ph.p_vaddr;
   }
-  struct code_sec *code = calloc(nsec ? nsec : 1, sizeof *code);
-  size_t ncode = 0, capslots = 0, nrel = 0, caprel = 0;
-  uint64_t *relative = NULL, total = 0;
-  for (Elf_Scn *scn = elf_nextscn(elf, NULL); code && scn; scn = elf_nextscn(elf, scn)) {
+}
+
+/* What the section walk gathers: the code to decode, and the targets of
+ * the RELATIVE relocations (pointers in data, maybe to a slot). */
+struct elf_walk {
+  struct code_sec *code;
+  size_t ncode;
+  uint64_t total; /* bytes of code */
+  uint64_t *relative;
+  size_t nrel, caprel;
+  size_t capslots; /* of m->slots */
+};
+
+/* An executable section: code to sweep; a PLT section also bounds where a
+ * slot's value is not resolved yet. */
+static void add_code_section(struct got_module *m, struct elf_walk *w, Elf_Scn *scn,
+                             const GElf_Shdr *sh, const char *name) {
+  Elf_Data *d = elf_getdata(scn, NULL);
+  if (!d || !d->d_buf) return;
+  int plt = !strcmp(name, ".plt") || !strcmp(name, ".plt.sec") || !strcmp(name, ".plt.got");
+  w->code[w->ncode++] = (struct code_sec){sh->sh_addr, d->d_buf,
+                                          d->d_size < sh->sh_size ? d->d_size : sh->sh_size, plt};
+  w->total += sh->sh_size;
+  if (plt && m->nplt < GOT_MAX_PLT)
+    m->plt[m->nplt].lo = sh->sh_addr, m->plt[m->nplt++].hi = sh->sh_addr + sh->sh_size;
+}
+
+/* A dynamic relocation section: every GLOB_DAT/JUMP_SLOT of an undefined
+ * function is a slot; every RELATIVE target is kept, to be checked against
+ * the slots once they are all known. Out of memory: the rest of the
+ * section is skipped. */
+static void add_relocations(struct got_module *m, struct elf_walk *w, Elf *elf, Elf_Scn *scn,
+                            const GElf_Shdr *sh, size_t nsec) {
+  Elf_Data *d = elf_getdata(scn, NULL);
+  Elf_Scn *symscn = sh->sh_link < nsec ? elf_getscn(elf, sh->sh_link) : NULL;
+  GElf_Shdr symsh;
+  Elf_Data *syms = NULL;
+  if (symscn && gelf_getshdr(symscn, &symsh) && symsh.sh_type == SHT_DYNSYM)
+    syms = elf_getdata(symscn, NULL);
+  size_t esz = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
+  size_t n = d && esz ? d->d_size / esz : 0;
+  for (size_t i = 0; i < n; i++) {
+    GElf_Rela r;
+    if (!gelf_getrela(d, (int)i, &r)) break;
+    uint32_t type = (uint32_t)GELF_R_TYPE(r.r_info);
+    if (type == R_X86_64_RELATIVE) { /* a pointer in data: to a slot? */
+      if (w->nrel == w->caprel) {
+        w->caprel = w->caprel ? w->caprel * 2 : 256;
+        uint64_t *nv = realloc(w->relative, w->caprel * sizeof *nv);
+        if (!nv) break;
+        w->relative = nv;
+      }
+      w->relative[w->nrel++] = (uint64_t)r.r_addend;
+      continue;
+    }
+    if (type != R_X86_64_GLOB_DAT && type != R_X86_64_JUMP_SLOT) continue;
+    GElf_Sym sym;
+    if (!syms || !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) || sym.st_shndx != SHN_UNDEF ||
+        GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+      continue;
+    if (m->nslots == w->capslots) {
+      w->capslots = w->capslots ? w->capslots * 2 : 64;
+      struct slot_info *nv = realloc(m->slots, w->capslots * sizeof *nv);
+      if (!nv) break;
+      m->slots = nv;
+    }
+    m->slots[m->nslots++] = (struct slot_info){.slot = r.r_offset};
+  }
+}
+
+/* Sweep then byte pass over all the code, when there are slots to guard
+ * (the byte pass needs every call the sweep blessed, sorted). */
+static void scan_code(struct got_module *m, const struct elf_walk *w) {
+  if (!w->code) {
+    snprintf(m->bad, sizeof m->bad, "out of memory");
+    return;
+  }
+  if (w->total > GOT_CODE_MAX) {
+    snprintf(m->bad, sizeof m->bad, "its module holds more than %llu MiB of code to decode",
+             GOT_CODE_MAX >> 20);
+    return;
+  }
+  if (!m->nslots) return;
+  csh cs;
+  uint64_t *bless = NULL;
+  size_t nbless = 0, capbless = 0;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+    snprintf(m->bad, sizeof m->bad, "capstone cannot be opened");
+    return;
+  }
+  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  int rc = 0;
+  for (size_t i = 0; !rc && i < w->ncode; i++)
+    rc = sweep(cs, m, &w->code[i], &bless, &nbless, &capbless);
+  if (rc && !m->bad[0]) snprintf(m->bad, sizeof m->bad, "out of memory");
+  if (!rc) {
+    if (nbless) qsort(bless, nbless, sizeof *bless, cmp_u64);
+    for (size_t i = 0; i < w->ncode; i++) byte_pass(m, &w->code[i], bless, nbless);
+  }
+  cs_close(&cs);
+  free(bless);
+}
+
+/* The module's slots and every reference to them: the file's sections
+ * (code, relocations), then the pointers in its data, then its code. */
+static void analyse(struct got_module *m) {
+  int fd;
+  size_t shstrndx, nsec;
+  Elf *elf = open_module_elf(m, &fd, &shstrndx, &nsec);
+  if (!elf) return;
+  read_load_segments(m, elf);
+  struct elf_walk w = {0};
+  w.code = calloc(nsec ? nsec : 1, sizeof *w.code);
+  for (Elf_Scn *scn = elf_nextscn(elf, NULL); w.code && scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) continue;
     const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
     if (!name) name = "";
-    if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) && (sh.sh_flags & SHF_ALLOC)) {
-      Elf_Data *d = elf_getdata(scn, NULL);
-      if (!d || !d->d_buf) continue;
-      int plt = !strcmp(name, ".plt") || !strcmp(name, ".plt.sec") || !strcmp(name, ".plt.got");
-      code[ncode++] = (struct code_sec){sh.sh_addr, d->d_buf,
-                                        d->d_size < sh.sh_size ? d->d_size : sh.sh_size, plt};
-      total += sh.sh_size;
-      if (plt && m->nplt < GOT_MAX_PLT)
-        m->plt[m->nplt].lo = sh.sh_addr, m->plt[m->nplt++].hi = sh.sh_addr + sh.sh_size;
-    } else if (sh.sh_type == SHT_RELA && (sh.sh_flags & SHF_ALLOC)) {
-      Elf_Data *d = elf_getdata(scn, NULL);
-      Elf_Scn *symscn = sh.sh_link < nsec ? elf_getscn(elf, sh.sh_link) : NULL;
-      GElf_Shdr symsh;
-      Elf_Data *syms = NULL;
-      if (symscn && gelf_getshdr(symscn, &symsh) && symsh.sh_type == SHT_DYNSYM)
-        syms = elf_getdata(symscn, NULL);
-      size_t esz = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
-      size_t n = d && esz ? d->d_size / esz : 0;
-      for (size_t i = 0; i < n; i++) {
-        GElf_Rela r;
-        if (!gelf_getrela(d, (int)i, &r)) break;
-        uint32_t type = (uint32_t)GELF_R_TYPE(r.r_info);
-        if (type == R_X86_64_RELATIVE) { /* a pointer in data: to a slot? */
-          if (nrel == caprel) {
-            caprel = caprel ? caprel * 2 : 256;
-            uint64_t *nv = realloc(relative, caprel * sizeof *nv);
-            if (!nv) break;
-            relative = nv;
-          }
-          relative[nrel++] = (uint64_t)r.r_addend;
-          continue;
-        }
-        if (type != R_X86_64_GLOB_DAT && type != R_X86_64_JUMP_SLOT) continue;
-        GElf_Sym sym;
-        if (!syms || !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
-            sym.st_shndx != SHN_UNDEF || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-          continue;
-        if (m->nslots == capslots) {
-          capslots = capslots ? capslots * 2 : 64;
-          struct slot_info *nv = realloc(m->slots, capslots * sizeof *nv);
-          if (!nv) break;
-          m->slots = nv;
-        }
-        m->slots[m->nslots++] = (struct slot_info){.slot = r.r_offset};
-      }
-    }
+    if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) && (sh.sh_flags & SHF_ALLOC))
+      add_code_section(m, &w, scn, &sh, name);
+    else if (sh.sh_type == SHT_RELA && (sh.sh_flags & SHF_ALLOC))
+      add_relocations(m, &w, elf, scn, &sh, nsec);
   }
   if (m->nslots) qsort(m->slots, m->nslots, sizeof *m->slots, cmp_slot);
-  for (size_t i = 0; i < nrel; i++) {
-    struct slot_info *s = slot_holding(m, relative[i]);
-    if (s) other_ref(s, relative[i], "a pointer in its data (a RELATIVE relocation)", NULL);
+  for (size_t i = 0; i < w.nrel; i++) {
+    struct slot_info *s = slot_holding(m, w.relative[i]);
+    if (s) other_ref(s, w.relative[i], "a pointer in its data (a RELATIVE relocation)", NULL);
   }
-  free(relative);
-  if (!code) {
-    snprintf(m->bad, sizeof m->bad, "out of memory");
-  } else if (total > GOT_CODE_MAX) {
-    snprintf(m->bad, sizeof m->bad, "its module holds more than %llu MiB of code to decode",
-             GOT_CODE_MAX >> 20);
-  } else if (m->nslots) {
-    csh cs;
-    uint64_t *bless = NULL;
-    size_t nbless = 0, capbless = 0;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
-      snprintf(m->bad, sizeof m->bad, "capstone cannot be opened");
-    } else {
-      cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-      int rc = 0;
-      for (size_t i = 0; !rc && i < ncode; i++) rc = sweep(cs, m, &code[i], &bless, &nbless, &capbless);
-      if (rc && !m->bad[0]) snprintf(m->bad, sizeof m->bad, "out of memory");
-      if (!rc) {
-        if (nbless) qsort(bless, nbless, sizeof *bless, cmp_u64);
-        for (size_t i = 0; i < ncode; i++) byte_pass(m, &code[i], bless, nbless);
-      }
-      cs_close(&cs);
-    }
-    free(bless);
-  }
-  free(code);
+  free(w.relative);
+  scan_code(m, &w);
+  free(w.code);
   elf_end(elf);
   close(fd);
 }

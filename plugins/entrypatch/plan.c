@@ -100,6 +100,96 @@ static int refuse(char *why, size_t cap, const char *fmt, unsigned long long a) 
   return -1;
 }
 
+/* An instruction that cannot be displaced wherever it stands in the first
+ * 5 bytes (at +len): -1 with the reason, else 0. */
+static int refuse_undisplaceable(const cs_insn *in, uint32_t len, char *why, size_t whycap) {
+  unsigned id = in->id;
+  if ((in_group(in, CS_GRP_RET) && id != X86_INS_RET) || in_group(in, CS_GRP_INT) ||
+      in_group(in, CS_GRP_IRET) || id == X86_INS_UD2 || id == X86_INS_HLT ||
+      id == X86_INS_SYSCALL || id == X86_INS_SYSENTER)
+    /* relocated, a thread blocked in a system call would stand inside
+     * agent code until it returns: the leave could not unmap it */
+    return refuse(why, whycap, "a system call or trap within the first 5 bytes (+%llu)", len);
+  if (is_loop_like(id))
+    return refuse(why, whycap, "loop/jrcxz within the first 5 bytes (+%llu)", len);
+  if (id == X86_INS_XBEGIN) /* its abort address is relative */
+    return refuse(why, whycap, "xbegin within the first 5 bytes (+%llu)", len);
+  if (in_group(in, CS_GRP_CALL) && call_form(in) == CALL_NO)
+    return refuse(why, whycap,
+                  "a call within the first 5 bytes (+%llu) that does not relocate (far, "
+                  "16/32-bit, through %%rsp)",
+                  len);
+  return 0;
+}
+
+/* An unconditional transfer (at +at) with more displaced bytes after it:
+ * those bytes are reached only from elsewhere (a jump back into the
+ * patch), or, after a call, by its callee's return. -1 with the reason. */
+static int refuse_transfer_inside(const cs_insn *in, uint32_t at, char *why, size_t whycap) {
+  if (in_group(in, CS_GRP_CALL))
+    return refuse(why, whycap,
+                  "a call within the first 5 bytes (+%llu) with more bytes after it: its callee "
+                  "would return into the patch",
+                  at);
+  if (in->id == X86_INS_RET)
+    return refuse(why, whycap, "returns within the first 5 bytes (+%llu) with more bytes after it",
+                  at);
+  if (in_group(in, CS_GRP_JUMP) && in->id == X86_INS_JMP)
+    return refuse(why, whycap,
+                  "an unconditional jump within the first 5 bytes (+%llu) with more bytes after "
+                  "it",
+                  at);
+  return 0;
+}
+
+/* 1. the displaced instructions: whole ones covering the 5 bytes of the
+ * jump, each one that relocates, at most maxlen bytes (what ep_patch
+ * keeps of them). *len: their length. */
+static int plan_displaced(csh cs, cs_insn *in, uint64_t addr, const uint8_t *bytes, size_t avail,
+                          size_t maxlen, uint32_t *len, char *why, size_t whycap) {
+  const uint8_t *code = bytes;
+  size_t left = avail;
+  uint64_t ip = addr;
+  *len = 0;
+  while (*len < EP_PATCH_LEN) {
+    if (!cs_disasm_iter(cs, &code, &left, &ip, in))
+      return refuse(why, whycap, "undecodable instruction at +%llu", *len);
+    if (refuse_undisplaceable(in, *len, why, whycap) != 0) return -1;
+    *len += in->size;
+    if (*len >= EP_PATCH_LEN) break;
+    if (refuse_transfer_inside(in, *len - in->size, why, whycap) != 0) return -1;
+  }
+  if (*len > maxlen) return refuse(why, whycap, "prologue too long (%llu)", *len);
+  return 0;
+}
+
+/* 2. no direct branch of the function lands in (addr, addr + len) (it
+ * would land inside the jump), or loops back to addr itself (it would be
+ * counted as a call). Undecodable bytes (data, padding) are skipped one
+ * at a time. */
+static int scan_branches_in(csh cs, cs_insn *in, uint64_t addr, const uint8_t *bytes, size_t avail,
+                            uint32_t len, char *why, size_t whycap) {
+  const uint8_t *code = bytes;
+  size_t left = avail;
+  uint64_t ip = addr;
+  while (left > 0) {
+    if (!cs_disasm_iter(cs, &code, &left, &ip, in)) { /* data or padding: skip a byte */
+      code++, left--, ip++;
+      continue;
+    }
+    uint64_t t = direct_target(in);
+    if (t > addr && t < addr + len)
+      return refuse(why, whycap, "a branch inside the function lands on its first bytes (+%llu)",
+                    t - addr);
+    if (t == addr && in_group(in, CS_GRP_JUMP))
+      return refuse(why, whycap,
+                    "a jump inside the function loops back to its entry (at +%llu): it would "
+                    "count as a call",
+                    in->address - addr);
+  }
+  return 0;
+}
+
 int ep_plan_function(csh cs, uint64_t addr, uint64_t size, const uint8_t *bytes, size_t nbytes,
                      struct ep_patch *p, char *why, size_t whycap) {
   memset(p, 0, sizeof *p);
@@ -108,96 +198,11 @@ int ep_plan_function(csh cs, uint64_t addr, uint64_t size, const uint8_t *bytes,
     return refuse(why, whycap, "too short (%llu bytes, the jump needs 5)",
                   (unsigned long long)size);
   size_t avail = nbytes < size ? nbytes : (size_t)size;
-  /* 1. the displaced instructions */
   cs_insn *in = cs_malloc(cs);
   if (!in) return refuse(why, whycap, "out of memory%.0llu", 0);
-  const uint8_t *code = bytes;
-  size_t left = avail;
-  uint64_t ip = addr;
   uint32_t len = 0;
-  int rc = 0;
-  while (len < EP_PATCH_LEN) {
-    if (!cs_disasm_iter(cs, &code, &left, &ip, in)) {
-      rc = refuse(why, whycap, "undecodable instruction at +%llu", len);
-      break;
-    }
-    unsigned id = in->id;
-    if ((in_group(in, CS_GRP_RET) && id != X86_INS_RET) || in_group(in, CS_GRP_INT) ||
-        in_group(in, CS_GRP_IRET) || id == X86_INS_UD2 || id == X86_INS_HLT ||
-        id == X86_INS_SYSCALL || id == X86_INS_SYSENTER) {
-      /* relocated, a thread blocked in a system call would stand inside
-       * agent code until it returns: the leave could not unmap it */
-      rc = refuse(why, whycap, "a system call or trap within the first 5 bytes (+%llu)", len);
-      break;
-    }
-    if (is_loop_like(id)) {
-      rc = refuse(why, whycap, "loop/jrcxz within the first 5 bytes (+%llu)", len);
-      break;
-    }
-    if (id == X86_INS_XBEGIN) { /* its abort address is relative */
-      rc = refuse(why, whycap, "xbegin within the first 5 bytes (+%llu)", len);
-      break;
-    }
-    int call = in_group(in, CS_GRP_CALL);
-    if (call && call_form(in) == CALL_NO) {
-      rc = refuse(why, whycap,
-                  "a call within the first 5 bytes (+%llu) that does not relocate (far, "
-                  "16/32-bit, through %%rsp)",
-                  len);
-      break;
-    }
-    len += in->size;
-    if (len >= EP_PATCH_LEN) break;
-    /* an unconditional transfer with more displaced bytes after it: those
-     * bytes are reached only from elsewhere (a jump back into the patch),
-     * or, after a call, by its callee's return */
-    if (call) {
-      rc = refuse(why, whycap,
-                  "a call within the first 5 bytes (+%llu) with more bytes after it: its callee "
-                  "would return into the patch",
-                  len - in->size);
-      break;
-    }
-    if (id == X86_INS_RET) {
-      rc = refuse(why, whycap, "returns within the first 5 bytes (+%llu) with more bytes after it",
-                  len - in->size);
-      break;
-    }
-    if (in_group(in, CS_GRP_JUMP) && id == X86_INS_JMP) {
-      rc = refuse(why, whycap,
-                  "an unconditional jump within the first 5 bytes (+%llu) with more bytes after "
-                  "it",
-                  len - in->size);
-      break;
-    }
-  }
-  if (!rc && len > sizeof p->orig) rc = refuse(why, whycap, "prologue too long (%llu)", len);
-  /* 2. no direct branch of the function lands in (addr, addr + len), or
-   * loops back to addr itself */
-  if (!rc) {
-    code = bytes;
-    left = avail;
-    ip = addr;
-    while (left > 0) {
-      if (!cs_disasm_iter(cs, &code, &left, &ip, in)) { /* data or padding: skip a byte */
-        code++, left--, ip++;
-        continue;
-      }
-      uint64_t t = direct_target(in);
-      if (t > addr && t < addr + len) {
-        rc = refuse(why, whycap, "a branch inside the function lands on its first bytes (+%llu)",
-                    t - addr);
-        break;
-      }
-      if (t == addr && in_group(in, CS_GRP_JUMP)) {
-        rc = refuse(why, whycap,
-                    "a jump inside the function loops back to its entry (at +%llu): it would "
-                    "count as a call",
-                    in->address - addr);
-        break;
-      }
-    }
-  }
+  int rc = plan_displaced(cs, in, addr, bytes, avail, sizeof p->orig, &len, why, whycap);
+  if (!rc) rc = scan_branches_in(cs, in, addr, bytes, avail, len, why, whycap);
   cs_free(in, 1);
   if (rc) return rc;
   p->len = len;

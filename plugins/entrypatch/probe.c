@@ -193,48 +193,72 @@ static int plan_self(csh cs, long (*fn)(long), struct ep_patch *p, char *why, si
   return ep_plan_function(cs, a, 64, (const uint8_t *)(uintptr_t)a, 64, p, why, cap);
 }
 
-int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res) {
-  (void)host;
-  csh cs;
-  char why[256] = "";
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-    return fail(res, ASMSPY_E_NO_LIB, 0, "capstone cannot open x86-64");
-  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-  if (ep_blob_self_check(cs, why, sizeof why) != 0) {
-    cs_close(&cs);
-    return fail(res, ASMSPY_E_INTERNAL, 0, why);
+/* What the probe installs in its own process: the patch plans and the
+ * memory a capture maps into a target. */
+struct probe_rig {
+  struct ep_patch p[NPATCHED];
+  struct agent_state *st;
+  struct agent_gate *gate;
+  struct ring_area *ring;
+  uint64_t gap; /* the code region's address */
+};
+
+/* The blob must stand alone and every probe function must plan, else the
+ * probe would not test what a capture installs. On failure the
+ * disassembler is closed (before the verdict is set, as every failure
+ * with cs open does) and -1 returned with res set. */
+static int plan_probe_functions(csh *cs, struct ep_patch *p, char *why, size_t cap,
+                                struct asmspy_probe_result *res) {
+  if (ep_blob_self_check(*cs, why, cap) != 0) {
+    cs_close(cs);
+    fail(res, ASMSPY_E_INTERNAL, 0, why);
+    return -1;
   }
   /* indexes: 0 outer, 1 inner, 2 leaf, then the relocation cases */
-  long (*const self[NPATCHED])(long) = {ep_probe_outer,   ep_probe_inner,   ep_probe_leaf,
+  long (*const self[NPATCHED])(long) = {ep_probe_outer,     ep_probe_inner,   ep_probe_leaf,
                                         ep_probe_callfirst, ep_probe_callptr, ep_probe_callmem,
                                         ep_probe_jcc};
-  struct ep_patch p[NPATCHED];
   for (int i = 0; i < NPATCHED; i++) {
-    if (plan_self(cs, self[i], &p[i], why, sizeof why) != 0) {
+    if (plan_self(*cs, self[i], &p[i], why, cap) != 0) {
       size_t l = strlen(why);
-      snprintf(why + l, sizeof why - l, " (probe function %d)", i);
-      cs_close(&cs);
-      return fail(res, ASMSPY_E_INTERNAL, 0, why);
+      snprintf(why + l, cap - l, " (probe function %d)", i);
+      cs_close(cs);
+      fail(res, ASMSPY_E_INTERNAL, 0, why);
+      return -1;
     }
     p[i].kind = AGENT_FN_CALL;
   }
-  /* the memory a capture maps into a target, mapped here */
-  struct agent_state *st = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE,
-                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  struct agent_gate *gate = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                                 -1, 0);
+  return 0;
+}
+
+/* The memory a capture maps into a target, mapped here: the agent state,
+ * the gate (wiped in a forked child) and the ring on a shared memfd. A
+ * kernel without them cannot host the agent at all: ASMSPY_E_NO_KERNEL. */
+static int map_agent_memory(csh *cs, struct probe_rig *rig, struct asmspy_probe_result *res) {
+  rig->st = mmap(NULL, sizeof *rig->st, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  rig->gate = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   int fd = memfd_create("asmspy-probe", MFD_CLOEXEC);
-  if (st == MAP_FAILED || gate == MAP_FAILED || fd < 0 ||
+  if (rig->st == MAP_FAILED || rig->gate == MAP_FAILED || fd < 0 ||
       ftruncate(fd, (off_t)sizeof(struct ring_area)) != 0) {
-    cs_close(&cs);
-    return fail(res, ASMSPY_E_NO_KERNEL, errno, "mmap/memfd_create for the agent failed");
+    cs_close(cs);
+    fail(res, ASMSPY_E_NO_KERNEL, errno, "mmap/memfd_create for the agent failed");
+    return -1;
   }
-  struct ring_area *ring = mmap(NULL, sizeof *ring, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (ring == MAP_FAILED || madvise(gate, 4096, MADV_WIPEONFORK) != 0) {
-    cs_close(&cs);
-    return fail(res, ASMSPY_E_NO_KERNEL, errno,
-                "a shared memfd ring or MADV_WIPEONFORK (kernel 4.14+) is unavailable");
+  rig->ring = mmap(NULL, sizeof *rig->ring, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (rig->ring == MAP_FAILED || madvise(rig->gate, 4096, MADV_WIPEONFORK) != 0) {
+    cs_close(cs);
+    fail(res, ASMSPY_E_NO_KERNEL, errno,
+         "a shared memfd ring or MADV_WIPEONFORK (kernel 4.14+) is unavailable");
+    return -1;
   }
+  return 0;
+}
+
+/* The stubs and the blob, in a region within rel32 reach of all the probe
+ * functions, as a capture places them near a target's code. */
+static int build_code_region(csh *cs, struct probe_rig *rig, char *why, size_t cap,
+                             struct asmspy_probe_result *res) {
+  const struct ep_patch *p = rig->p;
   uint64_t lo = p[0].addr, hi = p[0].addr;
   for (int i = 1; i < NPATCHED; i++) {
     if (p[i].addr < lo) lo = p[i].addr;
@@ -247,37 +271,57 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)
                    : MAP_FAILED;
   if (code == MAP_FAILED || (uint64_t)(uintptr_t)code != gap) {
-    cs_close(&cs);
-    return fail(res, ASMSPY_E_INTERNAL, errno, "no code region within reach of the probe's code");
+    cs_close(cs);
+    fail(res, ASMSPY_E_INTERNAL, errno, "no code region within reach of the probe's code");
+    return -1;
   }
   uint32_t bad = 0;
-  if (ep_region_build(cs, code, rsize, gap, (uint64_t)(uintptr_t)st, p, NPATCHED, 0, st->funcs, &bad,
-                      why, sizeof why) != 0 ||
+  if (ep_region_build(*cs, code, rsize, gap, (uint64_t)(uintptr_t)rig->st, rig->p, NPATCHED, 0,
+                      rig->st->funcs, &bad, why, cap) != 0 ||
       mprotect(code, rsize, PROT_READ | PROT_EXEC) != 0) {
-    cs_close(&cs);
-    return fail(res, ASMSPY_E_INTERNAL, 0, why[0] ? why : "mprotect of the code region");
+    cs_close(cs);
+    fail(res, ASMSPY_E_INTERNAL, 0, why[0] ? why : "mprotect of the code region");
+    return -1;
   }
-  cs_close(&cs);
-  st->magic = AGENT_MAGIC;
-  st->gate = gate;
-  st->ret_hook = gap + ep_blob_return_off();
-  st->nfuncs = NPATCHED;
-  gate->ring = ring;
-  gate->armed = 1;
-  for (int i = 0; i < NPATCHED; i++) {
-    uint8_t bytes[sizeof p[i].orig];
-    ep_entry_patch_bytes(&p[i], bytes);
-    if (patch_self(p[i].addr, bytes, p[i].len) != 0)
-      return fail(res, ASMSPY_E_PERM, errno, "cannot write over the probe's own code");
-  }
+  rig->gap = gap;
+  return 0;
+}
 
+/* Arm the agent as the seam does in a target, then write the entry jumps
+ * over the probe's own functions: from here on they are traced. */
+static int arm_and_patch(struct probe_rig *rig, struct asmspy_probe_result *res) {
+  struct agent_state *st = rig->st;
+  st->magic = AGENT_MAGIC;
+  st->gate = rig->gate;
+  st->ret_hook = rig->gap + ep_blob_return_off();
+  st->nfuncs = NPATCHED;
+  rig->gate->ring = rig->ring;
+  rig->gate->armed = 1;
+  for (int i = 0; i < NPATCHED; i++) {
+    struct ep_patch *p = &rig->p[i];
+    uint8_t bytes[sizeof p->orig];
+    ep_entry_patch_bytes(p, bytes);
+    if (patch_self(p->addr, bytes, p->len) != 0) {
+      fail(res, ASMSPY_E_PERM, errno, "cannot write over the probe's own code");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* The patched functions must compute what they did unpatched, here and in
+ * a forked child (whose gate is wiped: its calls must not reach the ring,
+ * and it must run on). */
+static int run_patched_calls(struct asmspy_probe_result *res) {
   long (*volatile outer)(long) = ep_probe_outer;
   long sum = 0;
   for (long i = 0; i < PROBE_CALLS; i++) sum += outer(i);
   long want = 0;
   for (long i = 0; i < PROBE_CALLS; i++) want += (i * 3 + 1) + ((i + 1) * 3 + 1) - i;
-  if (sum != want) return fail(res, ASMSPY_E_INTERNAL, 0, "patched functions returned wrong results");
-  /* a forked child: its gate is wiped, its calls must not reach the ring */
+  if (sum != want) {
+    fail(res, ASMSPY_E_INTERNAL, 0, "patched functions returned wrong results");
+    return -1;
+  }
   pid_t child = fork();
   if (child == 0) {
     long s2 = 0;
@@ -286,19 +330,31 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
   }
   int status = 0;
   if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0)
-    return fail(res, ASMSPY_E_INTERNAL, 0, "a forked child of a patched process did not run on");
+      WEXITSTATUS(status) != 0) {
+    fail(res, ASMSPY_E_INTERNAL, 0, "a forked child of a patched process did not run on");
+    return -1;
+  }
+  return 0;
+}
 
-  /* the ring: one thread, outer{ inner{} inner{} } x 100 */
+/* The ring: one thread (the child's records dropped), outer{ inner{}
+ * inner{} } x 100, in sequence. *claimed: the ring the thread took. */
+static int check_ring_nesting(const struct ring_area *ring, uint32_t *claimed, char *why,
+                              size_t cap, struct asmspy_probe_result *res) {
   uint32_t k;
   for (k = 0; k < AGENT_THREADS && !ring->heads[k].used; k++) {
   }
-  if (k == AGENT_THREADS) return fail(res, ASMSPY_E_INTERNAL, 0, "no thread claimed a ring");
+  if (k == AGENT_THREADS) {
+    fail(res, ASMSPY_E_INTERNAL, 0, "no thread claimed a ring");
+    return -1;
+  }
+  *claimed = k;
   const struct ring_head *h = &ring->heads[k];
   if (h->head != 6 * PROBE_CALLS) {
-    snprintf(why, sizeof why, "%llu records for %d calls (want %d; a forked child's must be dropped)",
+    snprintf(why, cap, "%llu records for %d calls (want %d; a forked child's must be dropped)",
              (unsigned long long)h->head, 3 * PROBE_CALLS, 6 * PROBE_CALLS);
-    return fail(res, ASMSPY_E_INTERNAL, 0, why);
+    fail(res, ASMSPY_E_INTERNAL, 0, why);
+    return -1;
   }
   static const uint32_t shape[6][2] = {{0, REC_ENTRY}, {1, REC_ENTRY}, {1, REC_EXIT},
                                        {1, REC_ENTRY}, {1, REC_EXIT},  {0, REC_EXIT}};
@@ -306,14 +362,20 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
     const struct ring_rec *r = &ring->recs[k][i];
     if (r->seq != (uint32_t)(i + 1) || REC_FUNC(r->word) != shape[i % 6][0] ||
         REC_WHAT(r->word) != shape[i % 6][1]) {
-      snprintf(why, sizeof why, "record %llu is not the expected nesting",
-               (unsigned long long)i);
-      return fail(res, ASMSPY_E_INTERNAL, 0, why);
+      snprintf(why, cap, "record %llu is not the expected nesting", (unsigned long long)i);
+      fail(res, ASMSPY_E_INTERNAL, 0, why);
+      return -1;
     }
   }
-  /* the register check, through the leaf and through each relocated
-   * prologue; the records: the patched function's entry, its callee's
-   * entry and exit nested inside, its own exit */
+  return 0;
+}
+
+/* The register check, through the leaf and through each relocated
+ * prologue (a stub that clobbered a register gcc's -fipa-ra assumes kept
+ * would corrupt the caller silently); the records: the patched function's
+ * entry, its callee's entry and exit nested inside, its own exit. */
+static int check_registers(const struct ring_area *ring, uint32_t k, char *why, size_t cap,
+                           struct asmspy_probe_result *res) {
   static const struct {
     void (*check)(uint64_t *);
     uint64_t plus;
@@ -326,18 +388,22 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
       {ep_probe_regcheck_callmem, 3, 5, 2, "call *8(%rax) (relocated)"},
       {ep_probe_regcheck_jcc, 0, 6, 0, "test; je past the patch (relocated)"},
   };
+  const struct ring_head *h = &ring->heads[k];
   uint64_t at = h->head;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     int bad_reg = regcheck_mismatch(cases[c].check, cases[c].plus);
     if (bad_reg) {
-      snprintf(why, sizeof why,
+      snprintf(why, cap,
                "a register the caller kept across a call to a patched function changed (word %d "
                "of rax, rdi, rcx, rdx, rsi, r8-r11, xmm0-15; through %s)",
                bad_reg, cases[c].what);
-      return fail(res, ASMSPY_E_INTERNAL, 0, why);
+      fail(res, ASMSPY_E_INTERNAL, 0, why);
+      return -1;
     }
-    uint32_t want[4][2] = {{cases[c].fn, REC_ENTRY}, {cases[c].callee, REC_ENTRY},
-                           {cases[c].callee, REC_EXIT}, {cases[c].fn, REC_EXIT}};
+    uint32_t want[4][2] = {{cases[c].fn, REC_ENTRY},
+                           {cases[c].callee, REC_ENTRY},
+                           {cases[c].callee, REC_EXIT},
+                           {cases[c].fn, REC_EXIT}};
     uint32_t nwant = cases[c].callee ? 4 : 2;
     if (!cases[c].callee) want[1][0] = cases[c].fn, want[1][1] = REC_EXIT;
     int ok = h->head == at + nwant;
@@ -347,12 +413,36 @@ int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res
            REC_WHAT(r->word) == want[i][1];
     }
     if (!ok) {
-      snprintf(why, sizeof why, "the calls through %s were not recorded nested (%llu records)",
+      snprintf(why, cap, "the calls through %s were not recorded nested (%llu records)",
                cases[c].what, (unsigned long long)(h->head - at));
-      return fail(res, ASMSPY_E_INTERNAL, 0, why);
+      fail(res, ASMSPY_E_INTERNAL, 0, why);
+      return -1;
     }
     at = h->head;
   }
+  return 0;
+}
+
+/* Each step sets res itself when it fails (0 is returned either way: the
+ * verdict is in res). The steps that hold the disassembler close it. */
+int ep_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res) {
+  (void)host;
+  csh cs;
+  char why[256] = "";
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+    return fail(res, ASMSPY_E_NO_LIB, 0, "capstone cannot open x86-64");
+  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  struct probe_rig rig;
+  if (plan_probe_functions(&cs, rig.p, why, sizeof why, res) != 0 ||
+      map_agent_memory(&cs, &rig, res) != 0 ||
+      build_code_region(&cs, &rig, why, sizeof why, res) != 0)
+    return 0;
+  cs_close(&cs);
+  uint32_t k;
+  if (arm_and_patch(&rig, res) != 0 || run_patched_calls(res) != 0 ||
+      check_ring_nesting(rig.ring, &k, why, sizeof why, res) != 0 ||
+      check_registers(rig.ring, k, why, sizeof why, res) != 0)
+    return 0;
   if (ep_probe_jcc(0) != 99 || ep_probe_callfirst(1) != 9 || ep_probe_callptr(1) != 10)
     return fail(res, ASMSPY_E_INTERNAL, 0, "a relocated prologue computed a wrong result");
   ASMSPY_PROBE_SET(res, ASMSPY_USABLE, 0,

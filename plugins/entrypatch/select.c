@@ -234,51 +234,114 @@ static int by_rank(const void *x, const void *y) {
   return a->c.addr < b->c.addr ? -1 : a->c.addr > b->c.addr;
 }
 
-long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *s,
-               const struct ep_maps *maps, struct ep_candidate **out, uint64_t *capped,
-               uint64_t *twice) {
-  char exe[256];
-  main_module(s->pid, exe, sizeof exe);
-  const char *module = ASMSPY_HAS(s, call_module) ? s->call_module : NULL;
-  const char *inc = ASMSPY_HAS(s, call_include) ? s->call_include : NULL;
-  const char *exc = ASMSPY_HAS(s, call_exclude) ? s->call_exclude : NULL;
-  const char *only = ASMSPY_HAS(s, call_patch) ? s->call_patch : NULL;
-  if (inc && !*inc) inc = NULL;
-  if (exc && !*exc) exc = NULL;
-  if (only && !*only) only = NULL;
-  int asked_cap = ASMSPY_HAS(s, call_max_funcs) && s->call_max_funcs;
-  *out = NULL;
-  *capped = 0;
-  *twice = 0;
+/* What the session asks for (-m, -F, -N, --patch, --max-funcs); an empty
+ * list is no list. */
+struct ask {
+  const char *module, *inc, *exc, *only;
+  int asked_cap;
+};
 
-  /* 1. the modules, and how much code each holds */
-  struct mod_table mt = {0};
+static void read_ask(const struct asmspy_session *s, struct ask *a) {
+  a->module = ASMSPY_HAS(s, call_module) ? s->call_module : NULL;
+  a->inc = ASMSPY_HAS(s, call_include) ? s->call_include : NULL;
+  a->exc = ASMSPY_HAS(s, call_exclude) ? s->call_exclude : NULL;
+  a->only = ASMSPY_HAS(s, call_patch) ? s->call_patch : NULL;
+  if (a->inc && !*a->inc) a->inc = NULL;
+  if (a->exc && !*a->exc) a->exc = NULL;
+  if (a->only && !*a->only) a->only = NULL;
+  a->asked_cap = ASMSPY_HAS(s, call_max_funcs) && s->call_max_funcs;
+}
+
+/* 1. the modules, and how much code each holds: choose.c weighs them by
+ * their function count. -1 when out of memory (the table freed). */
+static int count_modules(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                         const struct ep_maps *maps, const char *exe, struct mod_table *mt) {
   for (size_t i = 0;; i++) {
     struct asmspy_symbol sym;
     if (next_symbol(host, s, i, &sym) != 0) break;
     if (!usable(maps, &sym)) continue;
-    struct ep_module *m = mod_find(&mt, sym.module);
+    struct ep_module *m = mod_find(mt, sym.module);
     if (!m) {
-      free(mt.v);
+      free(mt->v);
       return -1;
     }
     m->is_exe = !strcmp(sym.module, exe);
     if (!is_plt_stub(sym.name) && !never_patched(sym.name) && sym.name[0] != '.') m->funcs++;
   }
-  char why[1024];
-  ep_choose_modules(s->pid, mt.v, mt.n, module, why, sizeof why);
-  int any_auto = 0;
-  for (size_t i = 0; i < mt.n; i++)
-    any_auto |= mt.v[i].chosen == EP_MOD_AUTO ||
-                (mt.v[i].chosen == EP_MOD_ASKED && ep_interpreter_lib(mt.v[i].name));
-  /* an interpreter library: all the agent takes (see select.h) */
-  uint32_t cap = asked_cap ? s->call_max_funcs : any_auto ? EP_INTERP_MAX : EP_DEFAULT_MAX;
-  if (cap > AGENT_MAX_FUNCS - 8) cap = AGENT_MAX_FUNCS - 8; /* room for the unwinder hooks */
+  return 0;
+}
 
-  /* 2. the candidates, in address order */
-  struct pick *v = NULL;
-  size_t n = 0, vcap = 0, nfuncs = 0, nunsafe = 0;
-  const char *unsafe_why = NULL, *unsafe_eg = NULL;
+/* The cap on patched functions: asked, or larger when an interpreter
+ * library is in (all the agent takes, see select.h), always leaving room
+ * for the unwinder hooks. */
+static uint32_t function_cap(const struct asmspy_session *s, const struct ask *a,
+                             const struct mod_table *mt) {
+  int any_auto = 0;
+  for (size_t i = 0; i < mt->n; i++)
+    any_auto |= mt->v[i].chosen == EP_MOD_AUTO ||
+                (mt->v[i].chosen == EP_MOD_ASKED && ep_interpreter_lib(mt->v[i].name));
+  uint32_t cap = a->asked_cap ? s->call_max_funcs : any_auto ? EP_INTERP_MAX : EP_DEFAULT_MAX;
+  if (cap > AGENT_MAX_FUNCS - 8) cap = AGENT_MAX_FUNCS - 8; /* room for the unwinder hooks */
+  return cap;
+}
+
+/* The candidates so far, and what was never patched (for the note). */
+struct pick_list {
+  struct pick *v;
+  size_t n, vcap, nfuncs, nunsafe;
+  const char *unsafe_why, *unsafe_eg;
+};
+
+/* An ordinary function's cap class and agent kind (kind in/out), or -1
+ * when it is not patched: not asked for, in no chosen module, or runtime
+ * code that must never be (counted in l for the note). */
+static int classify_call(const struct asmspy_symbol *sym, int got, const struct ask *a,
+                         struct mod_table *mt, struct pick_list *l, uint32_t *kind,
+                         uint64_t *twice) {
+  uint32_t cls;
+  /* ".plt" (PLT0) and other section-named stubs are jumped into with a
+   * relocation index on the stack, never called: not functions */
+  if (never_patched(sym->name) || sym->name[0] == '.') return -1;
+  struct ep_module *m = mod_find(mt, sym->module);
+  int chosen = m && m->chosen != EP_MOD_NO;
+  /* -F / -N: the view needs their entries, wherever they are */
+  int named =
+      (a->inc && name_matches(a->inc, sym->name)) || (a->exc && name_matches(a->exc, sym->name));
+  if (named)
+    cls = CLS_ASKED_NAME;
+  else if (!chosen || (a->only && !name_matches(a->only, sym->name)))
+    return -1;
+  else if (a->only)
+    cls = CLS_ASKED_NAME;
+  else if (m->chosen == EP_MOD_EXE)
+    cls = is_plt_stub(sym->name) || got ? CLS_EXE_PLT : CLS_EXE;
+  else
+    cls = m->chosen == EP_MOD_ASKED ? CLS_MODULE : CLS_AUTO;
+  const char *unsafe = ep_runtime_unsafe(sym->name, sym->module);
+  if (unsafe) {
+    if (!l->nunsafe++) {
+      l->unsafe_why = unsafe;
+      l->unsafe_eg = sym->name;
+    }
+    return -1;
+  }
+  l->nfuncs++;
+  /* returns twice: entry only (vfork's also marks the caller's slot) */
+  int twice_kind = ep_returns_twice(sym->name);
+  if (twice_kind) {
+    (*twice)++;
+    *kind = (twice_kind == 2 ? AGENT_FN_VFORK : AGENT_FN_CALL) | AGENT_FN_NOEXIT;
+  }
+  if (got) *kind |= AGENT_FN_GOT;
+  return (int)cls;
+}
+
+/* 2. the candidates, in address order: the unwinder hooks whatever was
+ * asked (CLS_HOOK), then every function classify_call keeps. -1 when out
+ * of memory (l->v freed). */
+static int collect_candidates(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                              const struct ep_maps *maps, const struct ask *a, struct mod_table *mt,
+                              struct pick_list *l, uint64_t *twice) {
   uint64_t last = 0;
   for (size_t i = 0;; i++) {
     struct asmspy_symbol sym;
@@ -287,109 +350,110 @@ long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *
     if ((!got && !usable(maps, &sym)) || sym.start == last) continue;
     uint32_t kind = got ? AGENT_FN_CALL : unwinder_hook(sym.name), cls = CLS_HOOK;
     if (kind == AGENT_FN_CALL) {
-      /* ".plt" (PLT0) and other section-named stubs are jumped into with a
-       * relocation index on the stack, never called: not functions */
-      if (never_patched(sym.name) || sym.name[0] == '.') continue;
-      struct ep_module *m = mod_find(&mt, sym.module);
-      int chosen = m && m->chosen != EP_MOD_NO;
-      /* -F / -N: the view needs their entries, wherever they are */
-      int named = (inc && name_matches(inc, sym.name)) || (exc && name_matches(exc, sym.name));
-      if (named)
-        cls = CLS_ASKED_NAME;
-      else if (!chosen || (only && !name_matches(only, sym.name)))
-        continue;
-      else if (only)
-        cls = CLS_ASKED_NAME;
-      else if (m->chosen == EP_MOD_EXE)
-        cls = is_plt_stub(sym.name) || got ? CLS_EXE_PLT : CLS_EXE;
-      else
-        cls = m->chosen == EP_MOD_ASKED ? CLS_MODULE : CLS_AUTO;
-      const char *unsafe = ep_runtime_unsafe(sym.name, sym.module);
-      if (unsafe) {
-        if (!nunsafe++) {
-          unsafe_why = unsafe;
-          unsafe_eg = sym.name;
-        }
-        continue;
-      }
-      nfuncs++;
-      /* returns twice: entry only (vfork's also marks the caller's slot) */
-      int twice_kind = ep_returns_twice(sym.name);
-      if (twice_kind) {
-        (*twice)++;
-        kind = (twice_kind == 2 ? AGENT_FN_VFORK : AGENT_FN_CALL) | AGENT_FN_NOEXIT;
-      }
-      if (got) kind |= AGENT_FN_GOT;
+      int c = classify_call(&sym, got, a, mt, l, &kind, twice);
+      if (c < 0) continue;
+      cls = (uint32_t)c;
     }
-    if (n == vcap) {
-      vcap = vcap ? vcap * 2 : 256;
-      struct pick *nv = realloc(v, vcap * sizeof *nv);
+    if (l->n == l->vcap) {
+      l->vcap = l->vcap ? l->vcap * 2 : 256;
+      struct pick *nv = realloc(l->v, l->vcap * sizeof *nv);
       if (!nv) {
-        free(v);
-        free(mt.v);
+        free(l->v);
         return -1;
       }
-      v = nv;
+      l->v = nv;
     }
-    v[n++] = (struct pick){{sym.start, sym.size, sym.name, sym.module, kind}, cls, 1};
+    l->v[l->n++] = (struct pick){{sym.start, sym.size, sym.name, sym.module, kind}, cls, 1};
     last = sym.start;
   }
+  return 0;
+}
 
-  /* 3. the cap: by class, then the larger functions (uftrace's
-   * --size-filter): the tiny ones are the accessors called most often and
-   * telling least */
-  uint64_t min_size = 0;
-  if (nfuncs > cap) {
-    struct pick **rank = malloc(n * sizeof *rank);
-    if (!rank) {
-      free(v);
-      free(mt.v);
-      return -1;
+/* 3. the cap: by class, then the larger functions (uftrace's
+ * --size-filter): the tiny ones are the accessors called most often and
+ * telling least. *min_size: the smallest kept. -1 when out of memory. */
+static int apply_cap(struct pick_list *l, uint32_t cap, uint64_t *capped, uint64_t *min_size) {
+  *min_size = 0;
+  if (l->nfuncs <= cap) return 0;
+  struct pick **rank = malloc(l->n * sizeof *rank);
+  if (!rank) return -1;
+  for (size_t i = 0; i < l->n; i++) rank[i] = &l->v[i];
+  qsort(rank, l->n, sizeof *rank, by_rank);
+  uint32_t kept = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    if (rank[i]->cls == CLS_HOOK) continue;
+    if (kept < cap) {
+      kept++;
+      *min_size = rank[i]->c.size;
+    } else {
+      rank[i]->keep = 0;
+      (*capped)++;
     }
-    for (size_t i = 0; i < n; i++) rank[i] = &v[i];
-    qsort(rank, n, sizeof *rank, by_rank);
-    uint32_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-      if (rank[i]->cls == CLS_HOOK) continue;
-      if (kept < cap) {
-        kept++;
-        min_size = rank[i]->c.size;
-      } else {
-        rank[i]->keep = 0;
-        (*capped)++;
-      }
-    }
-    free(rank);
   }
-  struct ep_candidate *res = malloc((n ? n : 1) * sizeof *res);
+  free(rank);
+  return 0;
+}
+
+/* The one line that says which modules were chosen and why, what -F/-N
+ * added, what was never patched and what the cap dropped. */
+static void note_choice(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                        const struct ask *a, const char *why, const struct pick_list *l,
+                        uint32_t cap, uint64_t capped, uint64_t min_size) {
+  if (!host->note || !s->out) return;
+  char extra[320] = "";
+  if (a->inc || a->exc)
+    snprintf(extra, sizeof extra, "; plus what -F/-N name anywhere (%s%s%s)", a->inc ? a->inc : "",
+             a->inc && a->exc ? "," : "", a->exc ? a->exc : "");
+  if (l->nunsafe) {
+    size_t n = strlen(extra);
+    snprintf(extra + n, sizeof extra - n, "; never %zu: %s, e.g. %s", l->nunsafe, l->unsafe_why,
+             l->unsafe_eg);
+  }
+  if (capped) {
+    size_t n = strlen(extra);
+    snprintf(extra + n, sizeof extra - n, "; over the cap of %u, kept those >= %llu bytes", cap,
+             (unsigned long long)min_size);
+  }
+  host->note(s->out, ASMSPY_NOTE_INFO, "entrypatch: %s %s%s",
+             a->only ? "patching only --patch matches in" : "patching", why, extra);
+}
+
+long ep_select(const struct asmspy_host_api *host, const struct asmspy_session *s,
+               const struct ep_maps *maps, struct ep_candidate **out, uint64_t *capped,
+               uint64_t *twice) {
+  char exe[256];
+  main_module(s->pid, exe, sizeof exe);
+  struct ask a;
+  read_ask(s, &a);
+  *out = NULL;
+  *capped = 0;
+  *twice = 0;
+
+  struct mod_table mt = {0};
+  if (count_modules(host, s, maps, exe, &mt) != 0) return -1;
+  char why[1024];
+  ep_choose_modules(s->pid, mt.v, mt.n, a.module, why, sizeof why);
+  uint32_t cap = function_cap(s, &a, &mt);
+
+  struct pick_list l = {0};
+  if (collect_candidates(host, s, maps, &a, &mt, &l, twice) != 0) {
+    free(mt.v);
+    return -1;
+  }
+  uint64_t min_size;
+  struct ep_candidate *res = NULL;
+  if (apply_cap(&l, cap, capped, &min_size) == 0) res = malloc((l.n ? l.n : 1) * sizeof *res);
   if (!res) {
-    free(v);
+    free(l.v);
     free(mt.v);
     return -1;
   }
   size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (v[i].keep) res[k++] = v[i].c;
-  free(v);
+  for (size_t i = 0; i < l.n; i++)
+    if (l.v[i].keep) res[k++] = l.v[i].c;
+  free(l.v);
   free(mt.v);
-  if (host->note && s->out) {
-    char extra[320] = "";
-    if (inc || exc)
-      snprintf(extra, sizeof extra, "; plus what -F/-N name anywhere (%s%s%s)", inc ? inc : "",
-               inc && exc ? "," : "", exc ? exc : "");
-    if (nunsafe) {
-      size_t l = strlen(extra);
-      snprintf(extra + l, sizeof extra - l, "; never %zu: %s, e.g. %s", nunsafe, unsafe_why,
-               unsafe_eg);
-    }
-    if (*capped) {
-      size_t l = strlen(extra);
-      snprintf(extra + l, sizeof extra - l, "; over the cap of %u, kept those >= %llu bytes", cap,
-               (unsigned long long)min_size);
-    }
-    host->note(s->out, ASMSPY_NOTE_INFO, "entrypatch: %s %s%s",
-               only ? "patching only --patch matches in" : "patching", why, extra);
-  }
+  note_choice(host, s, &a, why, &l, cap, *capped, min_size);
   *out = res;
   return (long)k;
 }
