@@ -185,7 +185,29 @@ static inline size_t ctl_text_sanitize(char *dst, size_t cap, const char *src, s
 static inline size_t ctl_text_first_control(const char *src, size_t n, int keep_nl) {
   const unsigned char *s = (const unsigned char *)src;
   size_t i = 0;
-  while (i < n && ((s[i] >= 0x20 && s[i] < 0x7f) || (keep_nl && s[i] == '\n'))) i++;
+  /* 8 bytes a step while they are all printable ASCII (or '\n' when kept):
+   * per-byte compares without carries between bytes (each byte's low 7
+   * bits plus a constant stays below 0x100); a word with another byte, or
+   * the tail, byte by byte */
+  const unsigned long long low7 = 0x7f7f7f7f7f7f7f7full, high = 0x8080808080808080ull,
+                           ones = 0x0101010101010101ull;
+  for (;;) {
+    while (i + 8 <= n) {
+      unsigned long long v, nl;
+      memcpy(&v, s + i, 8);
+      unsigned long long below = ~(((v & low7) + ones * 0x60) | v) & high; /* < 0x20 */
+      unsigned long long above = (((v & low7) + ones) | v) & high;          /* >= 0x7f */
+      if (keep_nl) {
+        nl = v ^ (ones * '\n');
+        below &= ((nl & low7) + low7) | nl; /* not '\n' */
+      }
+      if (below | above) break;
+      i += 8;
+    }
+    size_t stop = i + 8 < n ? i + 8 : n;
+    while (i < stop && ((s[i] >= 0x20 && s[i] < 0x7f) || (keep_nl && s[i] == '\n'))) i++;
+    if (i < stop || i >= n) break; /* a byte to look at closer, or the end */
+  }
   while (i < n) {
     size_t unit;
     if (ctl_text_unit(s + i, n - i, keep_nl, &unit)) return i;

@@ -388,8 +388,9 @@ static int journal(struct ep_run *r, uint64_t addr, const void *old_bytes, const
   return r->host->undo_push(r->s->target, addr, old_bytes, new_bytes, len);
 }
 
-static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t whycap) {
-  /* the private state, the wipe-on-fork gate, the shared ring */
+/* install, step 1: the private state, the wipe-on-fork gate, the shared
+ * ring (its header: owner, lossy or not) */
+static int map_agent_memory(struct ep_run *r, struct ep_remote *rem, char *why, size_t whycap) {
   r->state_size = (sizeof(struct agent_state) + 4095) & ~4095ull;
   r->state = ep_remote_map(rem, 0, r->state_size, PROT_READ | PROT_WRITE, "asmspy-agent-state");
   r->gate = ep_remote_map(rem, 0, 4096, PROT_READ | PROT_WRITE, "asmspy-agent-gate");
@@ -415,8 +416,12 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
    * drops at once and counts, instead of making the thread wait */
   const char *lossy = getenv("ASMSPY_CALLS_LOSSY"), *nowait = getenv("ASMSPY_CALLS_NOWAIT");
   ra->lossy = (lossy && !strcmp(lossy, "1")) || (nowait && !strcmp(nowait, "1"));
+  return 0;
+}
 
-  /* the code regions: blob + stubs, built here, written there */
+/* install, step 2: the code regions (blob + stubs), built here, written
+ * there; fills the function table r->funcs */
+static int write_code_regions(struct ep_run *r, char *why, size_t whycap) {
   r->funcs = calloc(AGENT_MAX_FUNCS, sizeof *r->funcs);
   if (!r->funcs) return -ASMSPY_E_NOMEM;
   for (uint32_t g = 0; g < r->nregions; g++) {
@@ -445,7 +450,12 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
     }
     free(img);
   }
-  /* the state's header, its function table, the gate */
+  return 0;
+}
+
+/* install, step 3: the state's header, its function table, the gate (armed
+ * last, journaled: a killed asmspy's supervisor disarms it) */
+static int write_state(struct ep_run *r, char *why, size_t whycap) {
   uint64_t magic = AGENT_MAGIC, armed = 1, disarmed = 0;
   uint64_t ret_hook = r->regions[0].base + ep_blob_return_off();
   uint32_t nfuncs = r->npatches;
@@ -494,7 +504,12 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
     snprintf(why, whycap, "writing the agent's state into the target failed");
     return -ASMSPY_E_INTERNAL;
   }
-  /* last: the jumps over each entry (every thread is stopped) */
+  return 0;
+}
+
+/* install, step 4 (last): the jumps over each entry, journaled first
+ * (every thread is stopped) */
+static int write_entry_jumps(struct ep_run *r, char *why, size_t whycap) {
   for (uint32_t i = 0; i < r->npatches; i++) {
     uint8_t bytes[sizeof r->patches[i].orig];
     ep_entry_patch_bytes(&r->patches[i], bytes);
@@ -511,6 +526,14 @@ static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t wh
     }
   }
   return 0;
+}
+
+static int install(struct ep_run *r, struct ep_remote *rem, char *why, size_t whycap) {
+  int rc = map_agent_memory(r, rem, why, whycap);
+  if (!rc) rc = write_code_regions(r, why, whycap);
+  if (!rc) rc = write_state(r, why, whycap);
+  if (!rc) rc = write_entry_jumps(r, why, whycap);
+  return rc;
 }
 
 /* Put back every entry that still holds our jump; disarm the gate. */
@@ -701,7 +724,8 @@ int ep_session_suits(const struct asmspy_host_api *host, const struct asmspy_ses
   return 0;
 }
 
-int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
+/* run, step 0: what refuses the session before any attach. */
+static int refuse_early(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   const struct asmspy_seam_api *seam = host->seam;
   if (!ASMSPY_HAS(seam, inject_syscall) || !ASMSPY_HAS(host, symbol_at)) return -ASMSPY_E_ABI;
   char unsuited[512] = "";
@@ -715,6 +739,101 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
     host->note(s->out, ASMSPY_NOTE_WARN, "entrypatch: %s", unsuited);
     return -ASMSPY_E_ATTACH_BUSY;
   }
+  return 0;
+}
+
+static void run_free(struct ep_run *r) {
+  if (r->ring_local) munmap(r->ring_local, r->ring_size);
+  free(r->funcs);
+  free(r->patches);
+  free_refused(r);
+  cs_close(&r->cs);
+  free(r);
+}
+
+/* run, step 1: every thread stopped (a launched command: at its entry
+ * point), each with a thread pointer, and what an earlier session left
+ * removed. *sm NULL: the target went away between two attaches. */
+static int attach_first(struct ep_run *r, struct asmspy_session *first, struct asmspy_seam **sm,
+                        struct ep_remote *rem, char *why, size_t whycap) {
+  const struct asmspy_session *s = r->s;
+  *first = *s;
+  if (s->flags & ASMSPY_SESS_LAUNCHED) first->flags |= ASMSPY_SESS_TO_ENTRY;
+  /* --follow: forked children are followed by the agent (each joins with
+   * rings of its own), not by ptrace: the seam holds the target alone */
+  first->flags &= ~ASMSPY_SESS_FOLLOW;
+  *sm = NULL;
+  int rc = r->host->seam->attach(first, sm);
+  if (rc) return rc;
+  rc = read_threads(r, *sm);
+  for (uint32_t i = 0; !rc && i < r->nthreads; i++)
+    if (!r->fs[i]) {
+      note(r, ASMSPY_NOTE_SKIP,
+           "thread %d has no thread pointer yet (fs base 0: a static program before its TLS "
+           "setup?): the agent finds its per-thread state through it",
+           (int)r->tids[i]);
+      rc = -ASMSPY_E_NO_KERNEL;
+    }
+  *rem = (struct ep_remote){r->host, *sm, s->target, s->pid, r->tids[0]};
+  if (!rc) rc = clear_leftovers(r, first, sm, rem, why, whycap);
+  return rc;
+}
+
+/* run, steps 2 and 3: plan, place the code regions, install. */
+static int plan_and_install(struct ep_run *r, struct ep_remote *rem, char *why, size_t whycap) {
+  r->tid_offset = ep_probe_tid_offset(r->host, r->s->target, r->tids, r->fs, r->nthreads);
+  int rc = plan_all(r);
+  drop_foreign_patches(r);
+  if (!rc && r->npatches == 0) {
+    uint64_t seq = 0;
+    summary(r);
+    emit_refused(r, &seq);
+    note(r, ASMSPY_NOTE_SKIP, "nothing to patch (see the refusals above; --module, --filter)");
+    rc = ASMSPY_FACT_NO_EVENTS;
+  }
+  if (!rc) rc = place_regions(r, rem);
+  if (!rc && r->npatches == 0) rc = ASMSPY_FACT_NO_EVENTS;
+  if (!rc) {
+    rc = install(r, rem, why, whycap);
+    if (rc) note(r, ASMSPY_NOTE_WARN, "%s", why);
+  }
+  return rc;
+}
+
+/* A failed install: nothing runs through a half-written agent. Every
+ * thread was stopped all along, so nobody entered the agent and all of its
+ * memory can go. */
+static void abandon(struct ep_run *r, struct ep_remote *rem, struct asmspy_seam *sm) {
+  uninstall(r);
+  for (uint32_t g = 0; g < r->nregions; g++)
+    ep_remote_call(rem, SYS_munmap, r->regions[g].base, r->regions[g].size, 0, 0, 0, 0);
+  if (r->state) ep_remote_call(rem, SYS_munmap, r->state, r->state_size, 0, 0, 0, 0);
+  if (r->gate) ep_remote_call(rem, SYS_munmap, r->gate, 4096, 0, 0, 0, 0);
+  if (r->ring) ep_remote_call(rem, SYS_munmap, r->ring, r->ring_size, 0, 0, 0, 0);
+  r->host->seam->detach(sm);
+}
+
+/* What the reader saw, once the session is over. */
+static void report_capture(struct ep_run *r, const struct ep_reader *rd) {
+  if (rd->lost)
+    note(r, ASMSPY_NOTE_WARN, "%llu call records lost (%s)", (unsigned long long)rd->lost,
+         rd->ring->lossy ? "ASMSPY_CALLS_LOSSY: a full ring drops instead of waiting"
+                         : "a full ring whose reader was gone, or no free ring");
+  if (rd->execs)
+    note(r, ASMSPY_NOTE_INFO,
+         "%u process(es) exec'd another program: its calls are not traced (the agent does not "
+         "survive an exec)",
+         rd->execs);
+  if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
+    fprintf(stderr, "entrypatch: %llu calls, %llu lost, %llu after the capture closed, %u "
+                    "followed processes\n",
+            (unsigned long long)rd->calls, (unsigned long long)rd->lost,
+            (unsigned long long)rd->late, rd->children);
+}
+
+int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
+  int rc = refuse_early(host, s);
+  if (rc) return rc;
   struct ep_run *r = calloc(1, sizeof *r);
   if (!r) return -ASMSPY_E_NOMEM;
   r->host = host;
@@ -726,70 +845,21 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
   }
   cs_option(r->cs, CS_OPT_DETAIL, CS_OPT_ON);
 
-  /* 1. every thread stopped (a launched command: at its entry point) */
-  struct asmspy_session first = *s;
-  if (s->flags & ASMSPY_SESS_LAUNCHED) first.flags |= ASMSPY_SESS_TO_ENTRY;
-  /* --follow: forked children are followed by the agent (each joins with
-   * rings of its own), not by ptrace: the seam holds the target alone */
-  first.flags &= ~ASMSPY_SESS_FOLLOW;
-  struct asmspy_seam *sm = NULL;
-  int rc = seam->attach(&first, &sm);
-  if (rc) {
-    cs_close(&r->cs);
-    free(r);
-    return rc;
-  }
+  /* 1. every thread stopped */
+  struct asmspy_session first;
+  struct asmspy_seam *sm;
+  struct ep_remote rem;
   char why[512] = "";
-  rc = read_threads(r, sm);
-  for (uint32_t i = 0; !rc && i < r->nthreads; i++)
-    if (!r->fs[i]) {
-      note(r, ASMSPY_NOTE_SKIP,
-           "thread %d has no thread pointer yet (fs base 0: a static program before its TLS "
-           "setup?): the agent finds its per-thread state through it",
-           (int)r->tids[i]);
-      rc = -ASMSPY_E_NO_KERNEL;
-    }
-  struct ep_remote rem = {host, sm, s->target, s->pid, r->tids[0]};
-  if (!rc) rc = clear_leftovers(r, &first, &sm, &rem, why, sizeof why);
-  if (!sm) { /* the target went away between two attaches */
-    cs_close(&r->cs);
-    free(r);
+  rc = attach_first(r, &first, &sm, &rem, why, sizeof why);
+  if (!sm) { /* the attach failed, or the target went away between two attaches */
+    run_free(r);
     return rc;
   }
-  if (!rc) {
-    r->tid_offset = ep_probe_tid_offset(host, s->target, r->tids, r->fs, r->nthreads);
-    rc = plan_all(r);
-    drop_foreign_patches(r);
-  }
-  if (!rc && r->npatches == 0) {
-    uint64_t seq = 0;
-    summary(r);
-    emit_refused(r, &seq);
-    note(r, ASMSPY_NOTE_SKIP, "nothing to patch (see the refusals above; --module, --filter)");
-    rc = ASMSPY_FACT_NO_EVENTS;
-  }
-  if (!rc) rc = place_regions(r, &rem);
-  if (!rc && r->npatches == 0) rc = ASMSPY_FACT_NO_EVENTS;
-  if (!rc) {
-    rc = install(r, &rem, why, sizeof why);
-    if (rc) note(r, ASMSPY_NOTE_WARN, "%s", why);
-  }
-  if (rc) { /* nothing runs through a half-written agent */
-    uninstall(r);
-    /* every thread was stopped all along: nobody entered the agent, so all
-     * of its memory can go */
-    for (uint32_t g = 0; g < r->nregions; g++)
-      ep_remote_call(&rem, SYS_munmap, r->regions[g].base, r->regions[g].size, 0, 0, 0, 0);
-    if (r->state) ep_remote_call(&rem, SYS_munmap, r->state, r->state_size, 0, 0, 0, 0);
-    if (r->gate) ep_remote_call(&rem, SYS_munmap, r->gate, 4096, 0, 0, 0, 0);
-    if (r->ring) ep_remote_call(&rem, SYS_munmap, r->ring, r->ring_size, 0, 0, 0, 0);
-    seam->detach(sm);
-    free(r->funcs);
-    free(r->patches);
-    if (r->ring_local) munmap(r->ring_local, r->ring_size);
-    free_refused(r);
-    cs_close(&r->cs);
-    free(r);
+  /* 2., 3. plan and install */
+  if (!rc) rc = plan_and_install(r, &rem, why, sizeof why);
+  if (rc) {
+    abandon(r, &rem, sm);
+    run_free(r);
     return rc;
   }
   summary(r);
@@ -798,33 +868,15 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
   emit_refused(r, &rd.seq);
 
   /* 4. let it run */
-  seam->detach(sm);
+  host->seam->detach(sm);
   /* 5. read */
   int result = capture(r, &rd);
   /* 6. leave: no thread waits for the reader any more (those waiting are
    * released before the leave stops them) */
   ep_reader_close(&rd);
   leave(r, &rd, 1);
-  if (rd.lost)
-    note(r, ASMSPY_NOTE_WARN, "%llu call records lost (%s)", (unsigned long long)rd.lost,
-         rd.ring->lossy ? "ASMSPY_CALLS_LOSSY: a full ring drops instead of waiting"
-                        : "a full ring whose reader was gone, or no free ring");
-  if (rd.execs)
-    note(r, ASMSPY_NOTE_INFO,
-         "%u process(es) exec'd another program: its calls are not traced (the agent does not "
-         "survive an exec)",
-         rd.execs);
-  if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
-    fprintf(stderr, "entrypatch: %llu calls, %llu lost, %llu after the capture closed, %u "
-                    "followed processes\n",
-            (unsigned long long)rd.calls, (unsigned long long)rd.lost,
-            (unsigned long long)rd.late, rd.children);
+  report_capture(r, &rd);
   if (result == 0 && target_gone(s->pid)) result = ASMSPY_FACT_EXITED;
-  munmap(r->ring_local, r->ring_size);
-  free(r->funcs);
-  free(r->patches);
-  free_refused(r);
-  cs_close(&r->cs);
-  free(r);
+  run_free(r);
   return result;
 }
