@@ -77,6 +77,73 @@ static inline const char *asmspy_option_synopsis(char *buf, size_t cap, const ch
   return buf;
 }
 
+/* getopt_long's table for ours: option i returns 256 + i (no short
+ * options), ended by a zeroed entry. */
+static inline void asmspy_option_longopts(const struct asmspy_option *table, int nopt,
+                                          struct option *lo) {
+  for (int i = 0; i < nopt; i++) {
+    lo[i].name = table[i].name;
+    lo[i].has_arg = table[i].arg ? required_argument : no_argument;
+    lo[i].flag = NULL;
+    lo[i].val = 256 + i;
+  }
+  memset(&lo[nopt], 0, sizeof lo[nopt]);
+}
+
+/* One option getopt_long returned as c (tok: the token as the user wrote
+ * it, argv[at - 1]): check that it names an option of the table in full,
+ * with a value when it takes one (one of its choices, if it lists them),
+ * and count it in out. Returns 0, or -ASMSPY_E_USAGE with the reason in err. */
+static inline int asmspy_option_take(const struct asmspy_option *table, int c, const char *tok,
+                                     int at, int argc, char *const *argv, struct asmspy_optval *out,
+                                     char *err, size_t errcap) {
+  /* the option the token names in full: getopt_long would also take a
+   * unique prefix, which is refused here */
+  int ti = tok[0] == '-' && tok[1] == '-' ? asmspy_option_index(table, tok + 2) : -1;
+  if (c == '?' || ti < 0 || (c >= 256 && c - 256 != ti)) {
+    if (ti >= 0 && !table[ti].arg && strchr(tok, '='))
+      snprintf(err, errcap, "option '--%s' takes no value (got '%s')", table[ti].name, tok);
+    else /* unknown, an abbreviation, a short option */
+      snprintf(err, errcap, "unknown option '%.*s'", (int)strcspn(tok, "="), tok);
+    return -ASMSPY_E_USAGE;
+  }
+  const struct asmspy_option *o = &table[ti];
+  if (c == ':') {
+    snprintf(err, errcap, "--%s needs a value: --%s=%s", o->name, o->name, o->arg);
+    return -ASMSPY_E_USAGE;
+  }
+  const char *v = "";
+  if (o->arg) {
+    /* --name value: the value is the next token as the user wrote it */
+    v = strchr(tok, '=') ? strchr(tok, '=') + 1 : (at < argc ? argv[at] : optarg);
+    if (!*v) {
+      snprintf(err, errcap, "--%s= needs a value: --%s=%s", o->name, o->name, o->arg);
+      return -ASMSPY_E_USAGE;
+    }
+    if (asmspy_option_has_choices(o) && !asmspy_option_choice_ok(o, v)) {
+      snprintf(err, errcap, "invalid --%s '%s': one of %s", o->name, v, o->arg);
+      return -ASMSPY_E_USAGE;
+    }
+  }
+  out->value[ti] = v;
+  out->count[ti]++;
+  return 0;
+}
+
+/* After "--" (getopt_long stopped at 1-based index first): the rest are
+ * positionals. Returns 0, or -ASMSPY_E_USAGE when there are too many. */
+static inline int asmspy_option_rest(int first, int argc, char *const *argv,
+                                     struct asmspy_optval *out, char *err, size_t errcap) {
+  for (int i = first; i >= 1 && i <= argc; i++) {
+    if (out->npos >= ASMSPY_OPT_MAX_POS) {
+      snprintf(err, errcap, "too many arguments ('%s')", argv[i - 1]);
+      return -ASMSPY_E_USAGE;
+    }
+    out->pos[out->npos++] = argv[i - 1];
+  }
+  return 0;
+}
+
 static int asmspy_option_parse(const struct asmspy_option *table, int argc, char *const *argv,
                                struct asmspy_optval *out, char *err, size_t errcap)
     __attribute__((unused));
@@ -112,13 +179,7 @@ static int asmspy_option_parse(const struct asmspy_option *table, int argc, char
     work[i + 1] = asmspy_option_negative_number(argv[i]) ? argv[i] + 1 : argv[i];
   work[argc + 1] = NULL;
   struct option lo[ASMSPY_OPT_MAX + 1];
-  for (int i = 0; i < nopt; i++) {
-    lo[i].name = table[i].name;
-    lo[i].has_arg = table[i].arg ? required_argument : no_argument;
-    lo[i].flag = NULL;
-    lo[i].val = 256 + i;
-  }
-  memset(&lo[nopt], 0, sizeof lo[nopt]);
+  asmspy_option_longopts(table, nopt, lo);
 
   int saved_opterr = opterr, rc = 0;
   opterr = 0;
@@ -138,50 +199,10 @@ static int asmspy_option_parse(const struct asmspy_option *table, int argc, char
       out->pos[out->npos++] = tok;
       continue;
     }
-    /* the option the token names in full: getopt_long would also take a
-     * unique prefix, which is refused here */
-    int ti = tok[0] == '-' && tok[1] == '-' ? asmspy_option_index(table, tok + 2) : -1;
-    if (c == '?' || ti < 0 || (c >= 256 && c - 256 != ti)) {
-      if (ti >= 0 && !table[ti].arg && strchr(tok, '='))
-        snprintf(err, errcap, "option '--%s' takes no value (got '%s')", table[ti].name, tok);
-      else /* unknown, an abbreviation, a short option */
-        snprintf(err, errcap, "unknown option '%.*s'", (int)strcspn(tok, "="), tok);
-      rc = -ASMSPY_E_USAGE;
-      break;
-    }
-    const struct asmspy_option *o = &table[ti];
-    if (c == ':') {
-      snprintf(err, errcap, "--%s needs a value: --%s=%s", o->name, o->name, o->arg);
-      rc = -ASMSPY_E_USAGE;
-      break;
-    }
-    const char *v = "";
-    if (o->arg) {
-      /* --name value: the value is the next token as the user wrote it */
-      v = strchr(tok, '=') ? strchr(tok, '=') + 1 : (at < argc ? argv[at] : optarg);
-      if (!*v) {
-        snprintf(err, errcap, "--%s= needs a value: --%s=%s", o->name, o->name, o->arg);
-        rc = -ASMSPY_E_USAGE;
-        break;
-      }
-      if (asmspy_option_has_choices(o) && !asmspy_option_choice_ok(o, v)) {
-        snprintf(err, errcap, "invalid --%s '%s': one of %s", o->name, v, o->arg);
-        rc = -ASMSPY_E_USAGE;
-        break;
-      }
-    }
-    out->value[ti] = v;
-    out->count[ti]++;
+    rc = asmspy_option_take(table, c, tok, at, argc, argv, out, err, errcap);
+    if (rc) break;
   }
-  /* after "--": the rest are positionals */
-  for (int i = optind; rc == 0 && i >= 1 && i <= argc; i++) {
-    if (out->npos >= ASMSPY_OPT_MAX_POS) {
-      snprintf(err, errcap, "too many arguments ('%s')", argv[i - 1]);
-      rc = -ASMSPY_E_USAGE;
-      break;
-    }
-    out->pos[out->npos++] = argv[i - 1];
-  }
+  if (rc == 0) rc = asmspy_option_rest(optind, argc, argv, out, err, errcap);
   opterr = saved_opterr;
   optind = 1;
   return rc;

@@ -686,6 +686,56 @@ static void debug_stop(const struct asmspy_stop *st, int status) {
           status);
 }
 
+/* A SIGTRAP that is no ptrace event: our step, our breakpoint or
+ * watchpoint, or the target's own (an int3 it ran, SI_KERNEL: TARGET_TRAP;
+ * anything else: a signal), which is kept to be delivered at resume. */
+static void sigtrap_stop(struct asmspy_seam *sm, struct seam_task *t, pid_t tid,
+                         struct asmspy_stop *stop) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) != 0) si.si_code = 0;
+  uint64_t bp = 0;
+  enum trap_owner owner = sigtrap_owner(t, &si, &bp);
+  stop->si_code = si.si_code;
+  if (owner == TRAP_OUR_STEP) {
+    stop->kind = ASMSPY_STOP_STEP;
+  } else if (owner == TRAP_OUR_BREAKPOINT) {
+    stop->kind = ASMSPY_STOP_BREAKPOINT;
+    stop->addr = bp;
+    stop->flags = trap_guard_check(sm, t);
+  } else if (owner == TRAP_OUR_WATCH) {
+    stop->kind = ASMSPY_STOP_WATCH;
+    stop->flags = trap_guard_check(sm, t);
+  } else if (si.si_code == SI_KERNEL) {
+    memcpy(stop->siginfo, &si, sizeof stop->siginfo); /* 1.12 */
+    stop->flags |= ASMSPY_STOPF_SIGINFO;
+    stop->kind = ASMSPY_STOP_TARGET_TRAP;
+    stop->sig = SIGTRAP;
+    t->pending_sig = SIGTRAP;
+  } else {
+    memcpy(stop->siginfo, &si, sizeof stop->siginfo); /* 1.12 */
+    stop->flags |= ASMSPY_STOPF_SIGINFO;
+    stop->kind = ASMSPY_STOP_SIGNAL;
+    stop->sig = SIGTRAP;
+    t->pending_sig = SIGTRAP;
+  }
+}
+
+/* Any other signal-delivery stop: reported with its whole siginfo, and
+ * kept to be delivered at resume. */
+static void signal_stop(struct seam_task *t, pid_t tid, int sig, struct asmspy_stop *stop) {
+  siginfo_t si;
+  if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0) {
+    stop->si_code = si.si_code;
+    _Static_assert(sizeof si == sizeof stop->siginfo, "siginfo_t is 128 bytes");
+    memcpy(stop->siginfo, &si, sizeof stop->siginfo); /* 1.12: the whole siginfo */
+    stop->flags |= ASMSPY_STOPF_SIGINFO;
+  }
+  stop->kind = ASMSPY_STOP_SIGNAL;
+  stop->sig = sig;
+  t->pending_sig = sig;
+}
+
 static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop, int *raw);
 
 static int seam_next_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
@@ -862,45 +912,9 @@ static int seam_next_stop_impl(struct asmspy_seam *sm, struct asmspy_stop *stop,
       stop->kind = ASMSPY_STOP_STEP; /* see step_plain() in plugin.h */
       stop->si_code = TRAP_TRACE;
     } else if (sig == SIGTRAP) {
-      siginfo_t si;
-      memset(&si, 0, sizeof si);
-      if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) != 0) si.si_code = 0;
-      uint64_t bp = 0;
-      enum trap_owner owner = sigtrap_owner(t, &si, &bp);
-      stop->si_code = si.si_code;
-      if (owner == TRAP_OUR_STEP) {
-        stop->kind = ASMSPY_STOP_STEP;
-      } else if (owner == TRAP_OUR_BREAKPOINT) {
-        stop->kind = ASMSPY_STOP_BREAKPOINT;
-        stop->addr = bp;
-        stop->flags = trap_guard_check(sm, t);
-      } else if (owner == TRAP_OUR_WATCH) {
-        stop->kind = ASMSPY_STOP_WATCH;
-        stop->flags = trap_guard_check(sm, t);
-      } else if (si.si_code == SI_KERNEL) {
-        memcpy(stop->siginfo, &si, sizeof stop->siginfo); /* 1.12 */
-        stop->flags |= ASMSPY_STOPF_SIGINFO;
-        stop->kind = ASMSPY_STOP_TARGET_TRAP;
-        stop->sig = SIGTRAP;
-        t->pending_sig = SIGTRAP;
-      } else {
-        memcpy(stop->siginfo, &si, sizeof stop->siginfo); /* 1.12 */
-        stop->flags |= ASMSPY_STOPF_SIGINFO;
-        stop->kind = ASMSPY_STOP_SIGNAL;
-        stop->sig = SIGTRAP;
-        t->pending_sig = SIGTRAP;
-      }
+      sigtrap_stop(sm, t, tid, stop);
     } else {
-      siginfo_t si;
-      if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0) {
-        stop->si_code = si.si_code;
-        _Static_assert(sizeof si == sizeof stop->siginfo, "siginfo_t is 128 bytes");
-        memcpy(stop->siginfo, &si, sizeof stop->siginfo); /* 1.12: the whole siginfo */
-        stop->flags |= ASMSPY_STOPF_SIGINFO;
-      }
-      stop->kind = ASMSPY_STOP_SIGNAL;
-      stop->sig = sig;
-      t->pending_sig = sig;
+      signal_stop(t, tid, sig, stop);
     }
     if (armed && stop->kind != ASMSPY_STOP_STEP) t->step_owed = 1;
     t->step_armed = 0;

@@ -1382,6 +1382,85 @@ static uint64_t hash_mapping(uint64_t h, uint64_t start, uint64_t end, uint64_t 
   return fnv1a(h, key, sizeof(key));
 }
 
+/* The executable's identity, to recognise its mappings (and so its libdw
+ * module) even when readlink's string and the maps path differ. Only looked
+ * up while the table does not know the executable yet (want). */
+struct exe_identity {
+  bool want;
+  char path[PATH_MAX];
+  struct stat st;
+  bool have_stat;
+};
+
+static void exe_identity_read(const struct asmspy_symtab *table, struct exe_identity *exe) {
+  exe->want = table->main_path == NULL;
+  exe->path[0] = '\0';
+  exe->have_stat = false;
+  if (!exe->want)
+    return;
+  char exe_link[64];
+  snprintf(exe_link, sizeof(exe_link), "/proc/%d/exe", (int)table->pid);
+  ssize_t exe_len = readlink(exe_link, exe->path, sizeof(exe->path) - 1);
+  exe->path[exe_len > 0 ? exe_len : 0] = '\0';
+  exe->have_stat = stat(exe_link, &exe->st) == 0;
+}
+
+/* Is the mapping of file name (inode on dev_major:dev_minor) the executable? */
+static bool exe_identity_matches(const struct exe_identity *exe, const char *name,
+                                 unsigned long long inode, unsigned dev_major,
+                                 unsigned dev_minor) {
+  return name[0] == '/' &&
+         ((exe->path[0] && strcmp(name, exe->path) == 0) ||
+          (exe->have_stat && inode == (unsigned long long)exe->st.st_ino &&
+           dev_major == major(exe->st.st_dev) && dev_minor == minor(exe->st.st_dev)));
+}
+
+/* One file-backed mapping (any permissions) into snap->files. Returns 0 or
+ * ENOMEM. */
+static int snapshot_add_file(struct maps_snapshot *snap, size_t *files_cap, uint64_t start,
+                             uint64_t end, uint64_t file_offset, const char *interned) {
+  if (snap->n_files == *files_cap) {
+    size_t cap = *files_cap ? *files_cap * 2 : 64;
+    *files_cap = cap;
+    struct file_mapping *files = realloc(snap->files, cap * sizeof(*files));
+    if (!files)
+      return ENOMEM;
+    snap->files = files;
+  }
+  snap->files[snap->n_files++] = (struct file_mapping){start, end, file_offset, interned};
+  return 0;
+}
+
+/* One executable mapping into snap->maps, folded into the snapshot's
+ * hashes (the file-backed ones into file_hash too). Returns 0 or ENOMEM. */
+static int snapshot_add_exec(struct asmspy_symtab *table, struct maps_snapshot *snap,
+                             size_t *maps_cap, uint64_t start, uint64_t end,
+                             uint64_t file_offset, const char *name, const char *interned) {
+  if (snap->n_maps == *maps_cap) {
+    size_t cap = *maps_cap ? *maps_cap * 2 : 64;
+    *maps_cap = cap;
+    struct exec_mapping *maps = realloc(snap->maps, cap * sizeof(*maps));
+    if (!maps)
+      return ENOMEM;
+    snap->maps = maps;
+  }
+  struct exec_mapping *m = &snap->maps[snap->n_maps];
+  m->start = start;
+  m->end = end;
+  m->offset = file_offset;
+  m->path = interned;
+  m->basename = name[0] ? intern_basename(table, interned) : "?";
+  m->module = -1;
+  m->alias = false;
+  if (!m->basename)
+    return ENOMEM;
+  snap->n_maps++;
+  snap->exec_hash = hash_mapping(snap->exec_hash, start, end, file_offset, interned);
+  if (name[0])
+    snap->file_hash = hash_mapping(snap->file_hash, start, end, file_offset, interned);
+  return 0;
+}
+
 /* Parse /proc/<pid>/maps. Looks for the executable's mapping only while the
  * table does not know it yet (the first load). Returns 0 or an errno (ESRCH,
  * EACCES, ENOMEM); the caller frees the snapshot either way. */
@@ -1394,19 +1473,8 @@ static int read_maps_snapshot(struct asmspy_symtab *table, struct maps_snapshot 
   if (!f)
     return errno == ENOENT ? ESRCH : errno;
 
-  /* The executable's identity, to recognise its mappings (and so its libdw
-   * module) even when readlink's string and the maps path differ. */
-  bool want_exe = table->main_path == NULL;
-  char exe_link[64], exe_path[PATH_MAX];
-  exe_path[0] = '\0';
-  struct stat exe_stat;
-  bool have_exe_stat = false;
-  if (want_exe) {
-    snprintf(exe_link, sizeof(exe_link), "/proc/%d/exe", (int)table->pid);
-    ssize_t exe_len = readlink(exe_link, exe_path, sizeof(exe_path) - 1);
-    exe_path[exe_len > 0 ? exe_len : 0] = '\0';
-    have_exe_stat = stat(exe_link, &exe_stat) == 0;
-  }
+  struct exe_identity exe;
+  exe_identity_read(table, &exe);
 
   size_t maps_cap = 0, files_cap = 0;
   char *line = NULL;
@@ -1434,58 +1502,26 @@ static int read_maps_snapshot(struct asmspy_symtab *table, struct maps_snapshot 
       }
     }
 
-    if (want_exe && !main_path && name[0] == '/' &&
-        ((exe_path[0] && strcmp(name, exe_path) == 0) ||
-         (have_exe_stat && inode == (unsigned long long)exe_stat.st_ino &&
-          dev_major == major(exe_stat.st_dev) && dev_minor == minor(exe_stat.st_dev))))
+    if (exe.want && !main_path && exe_identity_matches(&exe, name, inode, dev_major, dev_minor))
       main_path = interned;
 
     if (name[0]) {
-      if (snap->n_files == files_cap) {
-        files_cap = files_cap ? files_cap * 2 : 64;
-        struct file_mapping *files = realloc(snap->files, files_cap * sizeof(*files));
-        if (!files) {
-          err = ENOMEM;
-          break;
-        }
-        snap->files = files;
-      }
-      snap->files[snap->n_files++] = (struct file_mapping){start, end, file_offset, interned};
+      err = snapshot_add_file(snap, &files_cap, start, end, file_offset, interned);
+      if (err)
+        break;
     }
     if (!strchr(perms, 'x'))
       continue;
-    if (snap->n_maps == maps_cap) {
-      maps_cap = maps_cap ? maps_cap * 2 : 64;
-      struct exec_mapping *maps = realloc(snap->maps, maps_cap * sizeof(*maps));
-      if (!maps) {
-        err = ENOMEM;
-        break;
-      }
-      snap->maps = maps;
-    }
-    struct exec_mapping *m = &snap->maps[snap->n_maps];
-    m->start = start;
-    m->end = end;
-    m->offset = file_offset;
-    m->path = interned;
-    m->basename = name[0] ? intern_basename(table, interned) : "?";
-    m->module = -1;
-    m->alias = false;
-    if (!m->basename) {
-      err = ENOMEM;
+    err = snapshot_add_exec(table, snap, &maps_cap, start, end, file_offset, name, interned);
+    if (err)
       break;
-    }
-    snap->n_maps++;
-    snap->exec_hash = hash_mapping(snap->exec_hash, start, end, file_offset, interned);
-    if (name[0])
-      snap->file_hash = hash_mapping(snap->file_hash, start, end, file_offset, interned);
   }
   free(line);
   fclose(f);
   if (err)
     return err;
-  if (want_exe && !main_path && exe_path[0]) {
-    main_path = intern_str(table, exe_path);
+  if (exe.want && !main_path && exe.path[0]) {
+    main_path = intern_str(table, exe.path);
     if (!main_path)
       return ENOMEM;
   }

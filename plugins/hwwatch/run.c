@@ -377,127 +377,158 @@ static int session_ok(const struct asmspy_host_api *host, const struct asmspy_se
          ASMSPY_HAS(host, read_mem) && s && ASMSPY_HAS(s, watch_access);
 }
 
+/* Fill r from the session and check the request before anything touches
+ * the target: no address, or one the hardware cannot watch, is a usage
+ * error, not a run. */
+static int run_setup(struct hw_run *r, const struct asmspy_host_api *host,
+                     const struct asmspy_session *s, const struct hw_arch_ops *arch)
+{
+  memset(r, 0, sizeof *r);
+  r->host = host;
+  r->seam = host->seam;
+  r->s = s;
+  r->arch = arch;
+  r->addr = s->watch_addr;
+  r->len = s->watch_len;
+  r->access = s->watch_access ? s->watch_access : ASMSPY_WATCH_WRITE;
+  if (r->len == 0) {
+    note(r, ASMSPY_NOTE_WARN, "the session names no address to watch");
+    return -ASMSPY_E_USAGE;
+  }
+  if (arch->validate(r->addr, r->len, r->access, r->why, sizeof r->why) != 0) {
+    note(r, ASMSPY_NOTE_WARN, "%s", r->why);
+    return -ASMSPY_E_USAGE;
+  }
+  return 0;
+}
+
+/* Arm every thread the attach stopped and take the first value (the "old"
+ * of the first hit). Returns 0, or the run's status when nothing could be
+ * armed. */
+static int arm_and_announce(struct hw_run *r)
+{
+  int rc = arm_all_initial(r);
+  if (rc) {
+    note(r, ASMSPY_NOTE_WARN, "cannot arm the watchpoint: %s", r->why);
+    return status_for_errno(-rc);
+  }
+  if (read_value(r, r->s->target, &r->last_value) != 0)
+    note(r, ASMSPY_NOTE_WARN, "0x%" PRIx64 " is not readable in pid %d: old values unknown",
+         r->addr, (int)r->s->pid);
+  note(r, ASMSPY_NOTE_INFO, "%s: %u-byte %s watchpoint on 0x%" PRIx64 " armed in %zu thread(s)",
+       r->arch->name, r->len, (r->access & ASMSPY_WATCH_READ) ? "read/write" : "write", r->addr,
+       r->nthreads);
+  return 0;
+}
+
+/* What one stop of thread t means for the watch. Returns the signal to
+ * deliver when t resumes, or -1 when t is already running again (stepped
+ * over an access, AArch64). */
+static int handle_stop(struct hw_run *r, const struct asmspy_stop *stop, struct hw_thread *t)
+{
+  switch (stop->kind) {
+  case ASMSPY_STOP_NEW_TASK:
+    if (!stop->is_process)
+      (void)thread_get(r, stop->new_tid); /* armed when its own first stop arrives */
+    return 0;
+  case ASMSPY_STOP_EXEC:
+    /* exec replaced the program (and the kernel flushed the debug
+     * registers): the address means nothing in the new image */
+    for (size_t i = 0; i < r->nthreads; i++)
+      r->threads[i].armed = 0;
+    note(r, ASMSPY_NOTE_INFO, "pid %d exec'd: the watched address belonged to the old "
+         "program; stopping", (int)stop->pid);
+    r->done = 1;
+    return 0;
+  case ASMSPY_STOP_WATCH:
+  case ASMSPY_STOP_SIGNAL:
+  case ASMSPY_STOP_TARGET_TRAP:
+    /* (while stepping over a hit the watchpoint is off in t: not ours) */
+    if (!t->stepping && is_trap_stop(stop) && r->arch->hit(r, t, stop)) {
+      if (!r->arch->trap_before_access) {
+        hit_after_access(r, stop, t);
+      } else if (hit_before_access(r, stop, t) == 0) {
+        return -1; /* resumed by the step */
+      }
+      return 0;
+    }
+    return stop->sig;
+  case ASMSPY_STOP_STEP:
+    if (t->stepping)
+      step_over_done(r, stop, t);
+    return 0;
+  default: /* GROUP (attach, interrupts), SYSCALL: nothing of ours */
+    return 0;
+  }
+}
+
+/* Wait for stops until n hits, Ctrl-C, exec or the target's end, and
+ * resume each stopped thread before the next wait. Returns the run's
+ * status. */
+static int watch_loop(struct hw_run *r)
+{
+  const struct asmspy_session *s = r->s;
+  while (!r->done) {
+    struct asmspy_stop stop;
+    memset(&stop, 0, sizeof stop);
+    ASMSPY_INIT_HEADER(&stop);
+    int rc = r->seam->next_stop(r->sm, &stop);
+    if (rc)
+      return rc < 0 ? rc : -ASMSPY_E_INTERNAL;
+    if (stop.kind == ASMSPY_STOP_INTERRUPTED)
+      return 0;
+    if (stop.kind == ASMSPY_STOP_NONE)
+      return ASMSPY_FACT_EXITED;
+    if (stop.kind == ASMSPY_STOP_EXITED) {
+      thread_drop(r, stop.tid);
+      continue;
+    }
+    struct hw_thread *t = thread_get(r, stop.tid);
+    if (!t)
+      return -ASMSPY_E_NOMEM;
+    t->stopped = 1;
+    /* A thread born after attach is armed at its first stop. */
+    if (!t->armed && !t->arm_failed && !t->stepping && stop.kind != ASMSPY_STOP_EXEC)
+      arm_thread(r, t, 0);
+
+    int deliver = handle_stop(r, &stop, t);
+    if (deliver < 0)
+      continue;
+    if (r->done || (s->stop && *s->stop))
+      break; /* t stays stopped: disarm_all handles it */
+    /* A thread still owed its step over an access (a signal or an
+     * interrupt came first) is stepped again, never let run unwatched. */
+    rc = t->stepping ? r->seam->step(r->sm, t->tid, deliver)
+                     : r->seam->resume(r->sm, t->tid, deliver);
+    if (rc == 0)
+      t->stopped = 0;
+  }
+  return 0;
+}
+
 int hw_run_with(const struct asmspy_host_api *host, const struct asmspy_session *s,
                 const struct hw_arch_ops *arch)
 {
   if (!session_ok(host, s))
     return -ASMSPY_E_ABI;
   struct hw_run r;
-  memset(&r, 0, sizeof r);
-  r.host = host;
-  r.seam = host->seam;
-  r.s = s;
-  r.arch = arch;
-  r.addr = s->watch_addr;
-  r.len = s->watch_len;
-  r.access = s->watch_access ? s->watch_access : ASMSPY_WATCH_WRITE;
-  if (r.len == 0) {
-    note(&r, ASMSPY_NOTE_WARN, "the session names no address to watch");
-    return -ASMSPY_E_USAGE;
-  }
-  if (arch->validate(r.addr, r.len, r.access, r.why, sizeof r.why) != 0) {
-    note(&r, ASMSPY_NOTE_WARN, "%s", r.why);
-    return -ASMSPY_E_USAGE;
-  }
+  int rc = run_setup(&r, host, s, arch);
+  if (rc)
+    return rc;
 
   /* The seam keeps a pointer to the session it attached with: attach with
    * our own copy so the final disarm can wait for stops after Ctrl-C. */
   struct asmspy_session local;
   memset(&local, 0, sizeof local);
   memcpy(&local, s, s->struct_size < sizeof local ? s->struct_size : sizeof local);
-  int rc = r.seam->attach(&local, &r.sm);
+  rc = r.seam->attach(&local, &r.sm);
   if (rc)
     return rc;
 
-  int result = 0;
-  rc = arm_all_initial(&r);
-  if (rc) {
-    note(&r, ASMSPY_NOTE_WARN, "cannot arm the watchpoint: %s", r.why);
-    result = status_for_errno(-rc);
-    goto out;
-  }
-  if (read_value(&r, s->target, &r.last_value) != 0)
-    note(&r, ASMSPY_NOTE_WARN, "0x%" PRIx64 " is not readable in pid %d: old values unknown",
-         r.addr, (int)s->pid);
-  note(&r, ASMSPY_NOTE_INFO, "%s: %u-byte %s watchpoint on 0x%" PRIx64 " armed in %zu thread(s)",
-       arch->name, r.len, (r.access & ASMSPY_WATCH_READ) ? "read/write" : "write", r.addr,
-       r.nthreads);
+  int result = arm_and_announce(&r);
+  if (result == 0)
+    result = watch_loop(&r);
 
-  while (!r.done) {
-    struct asmspy_stop stop;
-    memset(&stop, 0, sizeof stop);
-    ASMSPY_INIT_HEADER(&stop);
-    rc = r.seam->next_stop(r.sm, &stop);
-    if (rc) {
-      result = rc < 0 ? rc : -ASMSPY_E_INTERNAL;
-      break;
-    }
-    if (stop.kind == ASMSPY_STOP_INTERRUPTED)
-      break;
-    if (stop.kind == ASMSPY_STOP_NONE) {
-      result = ASMSPY_FACT_EXITED;
-      break;
-    }
-    if (stop.kind == ASMSPY_STOP_EXITED) {
-      thread_drop(&r, stop.tid);
-      continue;
-    }
-    struct hw_thread *t = thread_get(&r, stop.tid);
-    if (!t) {
-      result = -ASMSPY_E_NOMEM;
-      break;
-    }
-    t->stopped = 1;
-    /* A thread born after attach is armed at its first stop. */
-    if (!t->armed && !t->arm_failed && !t->stepping && stop.kind != ASMSPY_STOP_EXEC)
-      arm_thread(&r, t, 0);
-
-    int deliver = 0;
-    switch (stop.kind) {
-    case ASMSPY_STOP_NEW_TASK:
-      if (!stop.is_process)
-        (void)thread_get(&r, stop.new_tid); /* armed when its own first stop arrives */
-      break;
-    case ASMSPY_STOP_EXEC:
-      /* exec replaced the program (and the kernel flushed the debug
-       * registers): the address means nothing in the new image */
-      for (size_t i = 0; i < r.nthreads; i++)
-        r.threads[i].armed = 0;
-      note(&r, ASMSPY_NOTE_INFO, "pid %d exec'd: the watched address belonged to the old "
-           "program; stopping", (int)stop.pid);
-      r.done = 1;
-      break;
-    case ASMSPY_STOP_WATCH:
-    case ASMSPY_STOP_SIGNAL:
-    case ASMSPY_STOP_TARGET_TRAP:
-      /* (while stepping over a hit the watchpoint is off in t: not ours) */
-      if (!t->stepping && is_trap_stop(&stop) && r.arch->hit(&r, t, &stop)) {
-        if (!r.arch->trap_before_access) {
-          hit_after_access(&r, &stop, t);
-        } else if (hit_before_access(&r, &stop, t) == 0) {
-          continue; /* resumed by the step */
-        }
-        break;
-      }
-      deliver = stop.sig;
-      break;
-    case ASMSPY_STOP_STEP:
-      if (t->stepping)
-        step_over_done(&r, &stop, t);
-      break;
-    default: /* GROUP (attach, interrupts), SYSCALL: nothing of ours */
-      break;
-    }
-    if (r.done || (s->stop && *s->stop))
-      break; /* t stays stopped: disarm_all handles it */
-    /* A thread still owed its step over an access (a signal or an
-     * interrupt came first) is stepped again, never let run unwatched. */
-    rc = t->stepping ? r.seam->step(r.sm, t->tid, deliver) : r.seam->resume(r.sm, t->tid, deliver);
-    if (rc == 0)
-      t->stopped = 0;
-  }
-
-out:
   disarm_all(&r, &local);
   r.seam->detach(r.sm);
   free(r.threads);

@@ -467,6 +467,107 @@ static void summary(struct run *r) {
           (unsigned long long)r->sideband_lost);
 }
 
+/* The threads to trace: --tid, or every thread now. Returns 0, or the
+ * status of the first refusal when none could be traced (said in a note). */
+static int open_threads(struct run *r) {
+  const struct asmspy_session *s = r->s;
+  char why_first[400] = "";
+  int first_st = 0;
+  if (s->tid > 0) {
+    first_st = add_thread(r, s->tid, why_first, sizeof why_first);
+  } else {
+    rescan(r, 1, why_first, sizeof why_first, &first_st); /* every current thread */
+    if (!r->n) first_st = add_thread(r, s->pid, why_first, sizeof why_first);
+  }
+  if (r->n) return 0;
+  pp_note(r->host, run_out(r), ASMSPY_NOTE_WARN, "%s", why_first[0] ? why_first
+                                                                    : "intel_pt: no thread to trace");
+  return first_st ? -first_st : -ASMSPY_E_ATTACH_GONE;
+}
+
+/* Wait up to RUN_POLL_MS for any live thread's events; a hang-up is the
+ * kernel saying that task exited (perf_poll). */
+static void wait_for_data(struct run *r) {
+  struct pollfd *pfd = calloc(r->n ? r->n : 1, sizeof *pfd);
+  size_t np = 0;
+  for (size_t i = 0; pfd && i < r->n; i++)
+    if (!r->t[i].done) {
+      pfd[np].fd = r->t[i].ev.fd;
+      pfd[np].events = POLLIN;
+      np++;
+    }
+  if (np) (void)poll(pfd, np, RUN_POLL_MS);
+  for (size_t i = 0, k = 0; pfd && i < r->n; i++) {
+    if (r->t[i].done) continue;
+    if (pfd[k].revents & POLLHUP) r->t[i].exited = 1; /* perf_poll: the task exited */
+    k++;
+  }
+  free(pfd);
+}
+
+/* A region session whose region was never entered within the entry wait:
+ * the REGION_EXIT (sample) event singlestep reports for the same fact. */
+static void report_not_reached(struct run *r) {
+  const struct asmspy_session *s = r->s;
+  struct asmspy_event ev;
+  memset(&ev, 0, sizeof ev);
+  ASMSPY_INIT_HEADER(&ev);
+  ev.type = ASMSPY_EV_REGION_EXIT;
+  ev.pid = s->pid;
+  ev.ip = s->region_start;
+  ev.target = s->target;
+  ev.seq = ++r->seq;
+  ev.u.region.start = s->region_start;
+  ev.u.region.len = s->region_len;
+  ev.u.region.sample = 1;
+  session_sink(r, &ev);
+}
+
+/* Poll, drain and decode every thread until the sink or the user stops,
+ * every thread has exited, or a region was not reached in time. Returns
+ * the run's status. */
+static int trace_loop(struct run *r) {
+  const struct asmspy_session *s = r->s;
+  int64_t t0 = pp_now_ms(); /* the entry wait of a region session */
+  for (unsigned round = 1; !r->sink_stop; round++) {
+    if (s->stop && *s->stop) break;
+    wait_for_data(r);
+    /* code read from memory (JIT, anonymous) may have been rewritten since */
+    if (r->im) pti_invalidate(r->im);
+    for (size_t i = 0; i < r->n && !r->sink_stop; i++)
+      if (!r->t[i].done) service(r, &r->t[i]);
+    if (r->sink_stop || (s->stop && *s->stop)) break;
+    if (s->tid <= 0 && round % RUN_RESCAN_EVERY == 0) rescan(r, 0, NULL, 0, NULL);
+    else if (s->tid > 0 && round % RUN_RESCAN_EVERY == 0 && !thread_alive(s->pid, s->tid))
+      r->t[0].exited = 1;
+    if (!r->live) return ASMSPY_FACT_EXITED;
+    if (r->seg && !ptr_seg_entered(r->seg) && s->entry_wait_ms > 0 &&
+        pp_now_ms() - t0 >= s->entry_wait_ms) {
+      /* never entered within the wait: the fact singlestep reports too */
+      report_not_reached(r);
+      return ASMSPY_FACT_NOT_REACHED;
+    }
+  }
+  return 0;
+}
+
+/* Decode what is left (unless the user interrupted), close every event,
+ * say what was lost, free the run. */
+static void run_teardown(struct run *r) {
+  const struct asmspy_session *s = r->s;
+  for (size_t i = 0; i < r->n; i++) finish_thread(r, &r->t[i], !(s->stop && *s->stop));
+  if (r->seg && !r->sink_stop) ptr_seg_finish(r->seg);
+  ptr_seg_free(r->seg);
+  summary(r);
+  for (size_t i = 0; i < r->n; i++) {
+    ptd_free(r->t[i].dec);
+    pti_release(r->t[i].img);
+  }
+  pti_free(r->im);
+  free(r->t);
+  free(r);
+}
+
 int ipt_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   struct run *r = calloc(1, sizeof *r);
   if (!r) return -ASMSPY_E_NOMEM;
@@ -495,85 +596,11 @@ int ipt_run(const struct asmspy_host_api *host, const struct asmspy_session *s) 
       return -ASMSPY_E_NOMEM;
     }
   }
-
-  /* the threads: --tid, or every thread now */
-  char why_first[400] = "";
-  int first_st = 0;
-  if (s->tid > 0) {
-    first_st = add_thread(r, s->tid, why_first, sizeof why_first);
-  } else {
-    rescan(r, 1, why_first, sizeof why_first, &first_st); /* every current thread */
-    if (!r->n) first_st = add_thread(r, s->pid, why_first, sizeof why_first);
+  int result = open_threads(r);
+  if (result == 0) {
+    if (launched) kill(s->pid, SIGCONT); /* seam_spawn_stopped left it before its exec */
+    result = trace_loop(r);
   }
-  int result = 0;
-  if (!r->n) {
-    pp_note(host, run_out(r), ASMSPY_NOTE_WARN, "%s", why_first[0] ? why_first
-                                                                   : "intel_pt: no thread to trace");
-    result = first_st ? -first_st : -ASMSPY_E_ATTACH_GONE;
-    goto out;
-  }
-  if (launched) kill(s->pid, SIGCONT); /* seam_spawn_stopped left it before its exec */
-  int64_t t0 = pp_now_ms(); /* the entry wait of a region session */
-
-  for (unsigned round = 1; !r->sink_stop; round++) {
-    if (s->stop && *s->stop) break;
-    struct pollfd *pfd = calloc(r->n ? r->n : 1, sizeof *pfd);
-    size_t np = 0;
-    for (size_t i = 0; pfd && i < r->n; i++)
-      if (!r->t[i].done) {
-        pfd[np].fd = r->t[i].ev.fd;
-        pfd[np].events = POLLIN;
-        np++;
-      }
-    if (np) (void)poll(pfd, np, RUN_POLL_MS);
-    for (size_t i = 0, k = 0; pfd && i < r->n; i++) {
-      if (r->t[i].done) continue;
-      if (pfd[k].revents & POLLHUP) r->t[i].exited = 1; /* perf_poll: the task exited */
-      k++;
-    }
-    free(pfd);
-    /* code read from memory (JIT, anonymous) may have been rewritten since */
-    if (r->im) pti_invalidate(r->im);
-    for (size_t i = 0; i < r->n && !r->sink_stop; i++)
-      if (!r->t[i].done) service(r, &r->t[i]);
-    if (r->sink_stop || (s->stop && *s->stop)) break;
-    if (s->tid <= 0 && round % RUN_RESCAN_EVERY == 0) rescan(r, 0, NULL, 0, NULL);
-    else if (s->tid > 0 && round % RUN_RESCAN_EVERY == 0 && !thread_alive(s->pid, s->tid))
-      r->t[0].exited = 1;
-    if (!r->live) {
-      result = ASMSPY_FACT_EXITED;
-      break;
-    }
-    if (r->seg && !ptr_seg_entered(r->seg) && s->entry_wait_ms > 0 &&
-        pp_now_ms() - t0 >= s->entry_wait_ms) {
-      /* never entered within the wait: the fact singlestep reports too */
-      struct asmspy_event ev;
-      memset(&ev, 0, sizeof ev);
-      ASMSPY_INIT_HEADER(&ev);
-      ev.type = ASMSPY_EV_REGION_EXIT;
-      ev.pid = s->pid;
-      ev.ip = s->region_start;
-      ev.target = s->target;
-      ev.seq = ++r->seq;
-      ev.u.region.start = s->region_start;
-      ev.u.region.len = s->region_len;
-      ev.u.region.sample = 1;
-      session_sink(r, &ev);
-      result = ASMSPY_FACT_NOT_REACHED;
-      break;
-    }
-  }
-out:
-  for (size_t i = 0; i < r->n; i++) finish_thread(r, &r->t[i], !(s->stop && *s->stop));
-  if (r->seg && !r->sink_stop) ptr_seg_finish(r->seg);
-  ptr_seg_free(r->seg);
-  summary(r);
-  for (size_t i = 0; i < r->n; i++) {
-    ptd_free(r->t[i].dec);
-    pti_release(r->t[i].img);
-  }
-  pti_free(r->im);
-  free(r->t);
-  free(r);
+  run_teardown(r);
   return result;
 }

@@ -482,6 +482,145 @@ static void emit_note(asmspy_sink_fn sink, void *ctx, struct asmspy_event *ev, c
   ev->seq++;
 }
 
+/* Thread hop: the scope ended on another thread than the one that armed
+ * it, so the capture followed the arming thread, not the work. The handle
+ * is orphaned (its thread may still trap into it), not freed, and the
+ * capture is discarded with a note. */
+static void end_on_other_thread(struct ss_handle *h, pid_t me, asmspy_sink_fn sink, void *sink_ctx,
+                                struct asmspy_event *ev) {
+  char note[256];
+  snprintf(note, sizeof note,
+           "truncated: thread hop: the scope began on tid %d and ended on tid %d; the capture "
+           "followed the arming thread and is discarded",
+           (int)h->tid, (int)me);
+  h->orphaned = 1;
+  pthread_mutex_lock(&g_lock);
+  h->next_orphan = g_orphans;
+  g_orphans = h;
+  reclaim_orphans_locked();
+  pthread_mutex_unlock(&g_lock);
+  emit_note(sink, sink_ctx, ev, note);
+}
+
+/* Undo the resume hook left over from a gap, and remember why stepping
+ * never resumed (the truncation note says it). */
+static void unhook_resume(struct ss_handle *h) {
+  if (ss_tl_resume_ret) {
+    /* The hooked frame has not returned (the scope ended inside it): put
+     * its return address back before anything can unwind through it. */
+    uint64_t *slot = (uint64_t *)(uintptr_t)ss_tl_resume_slot;
+    if (*slot == (uint64_t)(uintptr_t)&ss_resume_tramp) *slot = ss_tl_resume_ret;
+    h->why = WHY_NOT_RETURNED;
+    h->why_ip = ss_tl_resume_ret;
+    ss_tl_resume_ret = 0;
+  } else if (ss_tl_resume_blocked) {
+    h->why = WHY_STILL_BLOCKED;
+    ss_tl_resume_blocked = 0;
+  }
+}
+
+/* The note for a gap record (GAP_MARK, ip, return address, syscall nr). */
+static void emit_gap_note(const uint64_t *gap, asmspy_sink_fn sink, void *sink_ctx,
+                          struct asmspy_event *ev) {
+  char note[256];
+  snprintf(note, sizeof note,
+           "gap: syscall %llu at 0x%llx %s; stepped over with TF cleared, the code until "
+           "the return to 0x%llx ran untraced",
+           (unsigned long long)gap[3], (unsigned long long)gap[1],
+           gap[3] == SYS_rt_sigprocmask ? "blocks SIGTRAP (pthread_create around clone)"
+                                        : "creates a task that would inherit TF",
+           (unsigned long long)gap[2]);
+  emit_note(sink, sink_ctx, ev, note);
+}
+
+/* The instruction's bytes as they are now, read through
+ * process_vm_readv so an unmapped ip cannot fault in the target. */
+static void read_insn_bytes(struct asmspy_event *ev, uint64_t ip) {
+  struct iovec local = {ev->u.insn.bytes, sizeof ev->u.insn.bytes};
+  struct iovec remote = {(void *)(uintptr_t)ip, sizeof ev->u.insn.bytes};
+  ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  if (got <= 0) { /* e.g. a page boundary: fall back to the bytes up to it */
+    size_t room = 4096 - (ip & 4095);
+    remote.iov_len = local.iov_len = room < 16 ? room : 16;
+    got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  }
+  ev->u.insn.len = got > 0 ? (uint8_t)got : 0;
+}
+
+/* Replay the recorded ips to the sink: one INSN event each (inside the
+ * region when there is one), a note at each gap and at the first lost
+ * trap. Stops when the sink says so. */
+static void emit_recorded(const struct ss_handle *h, asmspy_sink_fn sink, void *sink_ctx,
+                          struct asmspy_event *ev) {
+  char note[256];
+  int lost_noted = 0;
+  for (uint64_t i = 0; i < h->n && sink; i++) {
+    uint64_t ip = h->ips[i];
+    if (ip == GAP_MARK && i + GAP_WORDS <= h->n) {
+      emit_gap_note(&h->ips[i], sink, sink_ctx, ev);
+      i += GAP_WORDS - 1;
+      continue;
+    }
+    if (ip == LOST_MARK && i + LOST_WORDS <= h->n) {
+      ip = h->ips[++i];
+      if (!lost_noted) {
+        lost_noted = 1;
+        snprintf(note, sizeof note, SS_LOST_TRAP_NOTE, (unsigned long long)(ip - 2),
+                 (unsigned long long)ip);
+        emit_note(sink, sink_ctx, ev, note);
+      }
+    }
+    ev->type = ASMSPY_EV_INSN;
+    if (h->region_len && (ip < h->region_start || ip - h->region_start >= h->region_len)) continue;
+    ev->ip = ip;
+    memset(&ev->u, 0, sizeof ev->u);
+    read_insn_bytes(ev, ip);
+    if (sink(sink_ctx, ev)) break;
+    ev->seq++;
+  }
+}
+
+/* After the instructions: the debug count (ASMSPY_SCOPE_DEBUG) and, when
+ * the capture stopped early, why. */
+static void emit_end_notes(const struct ss_handle *h, asmspy_sink_fn sink, void *sink_ctx,
+                           struct asmspy_event *ev) {
+  char note[256];
+  if (getenv("ASMSPY_SCOPE_DEBUG")) {
+    snprintf(note, sizeof note, "debug: singlestep: %llu traps, %llu instructions recorded",
+             (unsigned long long)h->traps, (unsigned long long)h->n);
+    emit_note(sink, sink_ctx, ev, note);
+  }
+  if (h->why == WHY_MAX) {
+    snprintf(note, sizeof note, "truncated: max_insns (%llu) reached; recording stopped there",
+             (unsigned long long)h->cap);
+    emit_note(sink, sink_ctx, ev, note);
+  } else if (h->why == WHY_CLONE) {
+    snprintf(note, sizeof note,
+             "truncated: stopped at clone: a new thread would inherit TF (syscall %ld at 0x%llx); "
+             "the rest of the scope ran untraced",
+             h->why_nr, (unsigned long long)h->why_ip);
+    emit_note(sink, sink_ctx, ev, note);
+  } else if (h->why == WHY_NOT_RETURNED) {
+    snprintf(note, sizeof note,
+             "truncated: the scope ended before the frame hooked to resume stepping returned "
+             "(to 0x%llx); the code after the last gap ran untraced",
+             (unsigned long long)h->why_ip);
+    emit_note(sink, sink_ctx, ev, note);
+  } else if (h->why == WHY_STILL_BLOCKED) {
+    snprintf(note, sizeof note,
+             "truncated: SIGTRAP was still blocked when the hooked frame returned; stepping "
+             "could not resume and the rest of the scope ran untraced");
+    emit_note(sink, sink_ctx, ev, note);
+  } else if (h->why == WHY_MASK) {
+    snprintf(note, sizeof note,
+             "truncated: stopped at clone: rt_sigprocmask at 0x%llx blocks SIGTRAP (pthread_create "
+             "blocks every signal around clone; a trap while blocked would kill the process, and "
+             "a new thread would inherit TF); the rest of the scope ran untraced",
+             (unsigned long long)h->why_ip);
+    emit_note(sink, sink_ctx, ev, note);
+  }
+}
+
 int ss_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
   /* The trap at this entry (RDI == the handle) cleared TF already; clear
    * it here too for the paths that never trapped (belt and braces). */
@@ -495,110 +634,15 @@ int ss_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
   ev.pid = (int32_t)getpid();
   ev.tid = (int32_t)h->tid;
   ev.nthreads = 1;
-  char note[256];
   pid_t me = my_tid();
   if (me != h->tid) {
-    /* Thread hop: the capture followed the arming thread, not the work. */
-    snprintf(note, sizeof note,
-             "truncated: thread hop: the scope began on tid %d and ended on tid %d; the capture "
-             "followed the arming thread and is discarded",
-             (int)h->tid, (int)me);
-    h->orphaned = 1;
-    pthread_mutex_lock(&g_lock);
-    h->next_orphan = g_orphans;
-    g_orphans = h;
-    reclaim_orphans_locked();
-    pthread_mutex_unlock(&g_lock);
-    emit_note(sink, sink_ctx, &ev, note);
+    end_on_other_thread(h, me, sink, sink_ctx, &ev);
     return 0;
   }
   if (tl_cur == h) tl_cur = NULL;
-  if (ss_tl_resume_ret) {
-    /* The hooked frame has not returned (the scope ended inside it): put
-     * its return address back before anything can unwind through it. */
-    uint64_t *slot = (uint64_t *)(uintptr_t)ss_tl_resume_slot;
-    if (*slot == (uint64_t)(uintptr_t)&ss_resume_tramp) *slot = ss_tl_resume_ret;
-    h->why = WHY_NOT_RETURNED;
-    h->why_ip = ss_tl_resume_ret;
-    ss_tl_resume_ret = 0;
-  } else if (ss_tl_resume_blocked) {
-    h->why = WHY_STILL_BLOCKED;
-    ss_tl_resume_blocked = 0;
-  }
-  int lost_noted = 0;
-  for (uint64_t i = 0; i < h->n && sink; i++) {
-    uint64_t ip = h->ips[i];
-    if (ip == GAP_MARK && i + GAP_WORDS <= h->n) {
-      snprintf(note, sizeof note,
-               "gap: syscall %llu at 0x%llx %s; stepped over with TF cleared, the code until "
-               "the return to 0x%llx ran untraced",
-               (unsigned long long)h->ips[i + 3], (unsigned long long)h->ips[i + 1],
-               h->ips[i + 3] == SYS_rt_sigprocmask ? "blocks SIGTRAP (pthread_create around clone)"
-                                                   : "creates a task that would inherit TF",
-               (unsigned long long)h->ips[i + 2]);
-      emit_note(sink, sink_ctx, &ev, note);
-      i += GAP_WORDS - 1;
-      continue;
-    }
-    if (ip == LOST_MARK && i + LOST_WORDS <= h->n) {
-      ip = h->ips[++i];
-      if (!lost_noted) {
-        lost_noted = 1;
-        snprintf(note, sizeof note, SS_LOST_TRAP_NOTE, (unsigned long long)(ip - 2),
-                 (unsigned long long)ip);
-        emit_note(sink, sink_ctx, &ev, note);
-      }
-    }
-    ev.type = ASMSPY_EV_INSN;
-    if (h->region_len && (ip < h->region_start || ip - h->region_start >= h->region_len)) continue;
-    ev.ip = ip;
-    memset(&ev.u, 0, sizeof ev.u);
-    struct iovec local = {ev.u.insn.bytes, sizeof ev.u.insn.bytes};
-    struct iovec remote = {(void *)(uintptr_t)ip, sizeof ev.u.insn.bytes};
-    ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-    if (got <= 0) { /* e.g. a page boundary: fall back to the bytes up to it */
-      size_t room = 4096 - (ip & 4095);
-      remote.iov_len = local.iov_len = room < 16 ? room : 16;
-      got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-    }
-    ev.u.insn.len = got > 0 ? (uint8_t)got : 0;
-    if (sink(sink_ctx, &ev)) break;
-    ev.seq++;
-  }
-  if (getenv("ASMSPY_SCOPE_DEBUG")) {
-    snprintf(note, sizeof note, "debug: singlestep: %llu traps, %llu instructions recorded",
-             (unsigned long long)h->traps, (unsigned long long)h->n);
-    emit_note(sink, sink_ctx, &ev, note);
-  }
-  if (h->why == WHY_MAX) {
-    snprintf(note, sizeof note, "truncated: max_insns (%llu) reached; recording stopped there",
-             (unsigned long long)h->cap);
-    emit_note(sink, sink_ctx, &ev, note);
-  } else if (h->why == WHY_CLONE) {
-    snprintf(note, sizeof note,
-             "truncated: stopped at clone: a new thread would inherit TF (syscall %ld at 0x%llx); "
-             "the rest of the scope ran untraced",
-             h->why_nr, (unsigned long long)h->why_ip);
-    emit_note(sink, sink_ctx, &ev, note);
-  } else if (h->why == WHY_NOT_RETURNED) {
-    snprintf(note, sizeof note,
-             "truncated: the scope ended before the frame hooked to resume stepping returned "
-             "(to 0x%llx); the code after the last gap ran untraced",
-             (unsigned long long)h->why_ip);
-    emit_note(sink, sink_ctx, &ev, note);
-  } else if (h->why == WHY_STILL_BLOCKED) {
-    snprintf(note, sizeof note,
-             "truncated: SIGTRAP was still blocked when the hooked frame returned; stepping "
-             "could not resume and the rest of the scope ran untraced");
-    emit_note(sink, sink_ctx, &ev, note);
-  } else if (h->why == WHY_MASK) {
-    snprintf(note, sizeof note,
-             "truncated: stopped at clone: rt_sigprocmask at 0x%llx blocks SIGTRAP (pthread_create "
-             "blocks every signal around clone; a trap while blocked would kill the process, and "
-             "a new thread would inherit TF); the rest of the scope ran untraced",
-             (unsigned long long)h->why_ip);
-    emit_note(sink, sink_ctx, &ev, note);
-  }
+  unhook_resume(h);
+  emit_recorded(h, sink, sink_ctx, &ev);
+  emit_end_notes(h, sink, sink_ctx, &ev);
   free(h->ips);
   free(h);
   pthread_mutex_lock(&g_lock); /* the handler stays: TF may outlive this scope */

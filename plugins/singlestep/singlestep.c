@@ -408,6 +408,92 @@ static void emit_unobserved(struct step_state *st, const struct pending_insn *p,
   emit_completed(st, &q, stop->pid, stop->nthreads);
 }
 
+/* A thread left the target: its last instruction (exit/exit_group) ran.
+ * Returns nonzero when the sink asked to stop. */
+static int on_thread_exit(struct step_state *st, const struct asmspy_stop *stop) {
+  struct pending_insn *p = pending_for(st, stop->tid);
+  /* exit_group/exit was the last instruction: it ran */
+  if (p) emit_completed(st, p, stop->pid, stop->nthreads);
+  forget_thread(st, stop->tid);
+  if (!st->sink_stop) emit_task(st, stop, ASMSPY_TASK_EXIT, 0, stop->exit_code);
+  return st->sink_stop;
+}
+
+/* What a stop says about the thread's pending instruction: emit it when it
+ * ran, report task events. Returns the signal to hand back to the thread;
+ * sets *lost_after to the fall-through of a cpuid that just ran. */
+static int account_stop(struct step_state *st, struct pending_insn *p,
+                        const struct asmspy_stop *stop, uint64_t *lost_after) {
+  const struct asmspy_seam_api *seam = st->host->seam;
+  switch (stop->kind) {
+  case ASMSPY_STOP_STEP:
+    if (step_executed_pending(p, stop)) {
+      int width;
+      if (p->valid && ss_is_cpuid(p->bytes, p->len)) *lost_after = p->fallthrough;
+      if (p->valid && p->target && ss_is_pushf(p->bytes, p->len, &width))
+        ss_unleak_pushf(st->host, st->seam, p->target, stop->tid, width);
+      emit_completed(st, p, stop->pid, stop->nthreads);
+    }
+    /* si_code 5: a handler frame was just set up. If the handler runs with
+     * SIGTRAP blocked, do not step it (see in_trap_handler). */
+    if (ASMSPY_HAS(stop, si_code) && stop->si_code == 5 && ASMSPY_HAS(seam, signal_blocked) &&
+        seam->signal_blocked(st->seam, stop->tid, SIGTRAP))
+      p->in_trap_handler = 1;
+    return 0;
+  case ASMSPY_STOP_SYSCALL:
+    if (p->in_trap_handler && !seam->signal_blocked(st->seam, stop->tid, SIGTRAP))
+      p->in_trap_handler = 0; /* mask restored: step again from here */
+    return 0;
+  case ASMSPY_STOP_TARGET_TRAP:
+    /* the pending int3 retired and trapped: it ran; hand the trap back so
+     * the target's own handler runs (stepping continues into it) */
+    emit_completed(st, p, stop->pid, stop->nthreads);
+    return stop->sig;
+  case ASMSPY_STOP_SIGNAL:
+    /* an asynchronous signal (or a fault) stops the thread BEFORE the
+     * pending instruction runs (or retires): nothing to emit; deliver it */
+    return stop->sig;
+  case ASMSPY_STOP_NEW_TASK:
+    emit_completed(st, p, stop->pid, stop->nthreads); /* the clone/fork syscall ran */
+    if (!st->sink_stop)
+      emit_task(st, stop, stop->is_process ? ASMSPY_TASK_FORK : ASMSPY_TASK_CLONE,
+                stop->new_tid, 0);
+    return 0;
+  case ASMSPY_STOP_EXEC:
+    p->valid = 0; /* the old image is gone */
+    emit_task(st, stop, ASMSPY_TASK_EXEC, 0, 0);
+    return 0;
+  default: /* GROUP / SYSCALL: nothing executed since the last stop */
+    return 0;
+  }
+}
+
+/* Set the thread going again: natively while it is inside the target's own
+ * SIGTRAP handler; otherwise record the next pending instruction and step
+ * it (plain when it cannot trap, emulated when the seam must). */
+static void step_again(struct step_state *st, struct pending_insn *p,
+                       const struct asmspy_stop *stop, int deliver, uint64_t lost_after) {
+  const struct asmspy_seam_api *seam = st->host->seam;
+  struct asmspy_seam *sm = st->seam;
+  if (p->in_trap_handler) {
+    p->valid = 0;
+    seam->resume_syscall(sm, stop->tid, deliver);
+    return;
+  }
+  int plain_stop = stop->kind == ASMSPY_STOP_STEP && stop->si_code == 2 /* TRAP_TRACE */;
+  if (!(plain_stop && !deliver && predict_next(st, p, stop))) record_next(st, p, stop);
+  if (lost_after && p->valid && p->ip != lost_after) emit_unobserved(st, p, lost_after, stop);
+  int plain = !deliver && plain_stop && p->valid && !p->can_trap && ASMSPY_HAS(seam, step_plain);
+  /* the seam emulates what the kernel must not step (x86 popf, 1.11) */
+  if (!deliver && p->valid && ASMSPY_HAS(seam, emulate_step) &&
+      seam->emulate_step(sm, stop->tid, p->ip, p->bytes, p->len) == 1)
+    return;
+  if ((plain ? seam->step_plain(sm, stop->tid) : seam->step(sm, stop->tid, deliver)) != 0) {
+    /* the thread died under us: its exit arrives via next_stop */
+    p->valid = 0;
+  }
+}
+
 static int singlestep_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   if (ASMSPY_HAS(s, region_len) && s->region_len) return region_run(host, s); /* --trace etc. */
   const struct asmspy_seam_api *seam = host->seam;
@@ -432,12 +518,7 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
       break;
     }
     if (stop.kind == ASMSPY_STOP_EXITED) {
-      struct pending_insn *p = pending_for(&st, stop.tid);
-      /* exit_group/exit was the last instruction: it ran */
-      if (p) emit_completed(&st, p, stop.pid, stop.nthreads);
-      forget_thread(&st, stop.tid);
-      if (!st.sink_stop) emit_task(&st, &stop, ASMSPY_TASK_EXIT, 0, stop.exit_code);
-      if (st.sink_stop) break;
+      if (on_thread_exit(&st, &stop)) break;
       continue;
     }
     struct pending_insn *p = pending_for(&st, stop.tid);
@@ -445,7 +526,6 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
       result = -ASMSPY_E_NOMEM;
       break;
     }
-    int deliver = 0;
     uint64_t lost_after = 0; /* the fall-through of a cpuid that just ran */
     /* A thread first met with SIGTRAP blocked is inside the target's own
      * SIGTRAP handler (attach landed there, issue 24): run it natively like
@@ -455,67 +535,9 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
       if (ASMSPY_HAS(seam, signal_blocked) && seam->signal_blocked(sm, stop.tid, SIGTRAP))
         p->in_trap_handler = 1;
     }
-    switch (stop.kind) {
-    case ASMSPY_STOP_STEP:
-      if (step_executed_pending(p, &stop)) {
-        int width;
-        if (p->valid && ss_is_cpuid(p->bytes, p->len)) lost_after = p->fallthrough;
-        if (p->valid && p->target && ss_is_pushf(p->bytes, p->len, &width))
-          ss_unleak_pushf(st.host, sm, p->target, stop.tid, width);
-        emit_completed(&st, p, stop.pid, stop.nthreads);
-      }
-      /* si_code 5: a handler frame was just set up. If the handler runs with
-       * SIGTRAP blocked, do not step it (see in_trap_handler). */
-      if (ASMSPY_HAS(&stop, si_code) && stop.si_code == 5 && ASMSPY_HAS(seam, signal_blocked) &&
-          seam->signal_blocked(sm, stop.tid, SIGTRAP))
-        p->in_trap_handler = 1;
-      break;
-    case ASMSPY_STOP_SYSCALL:
-      if (p->in_trap_handler && !seam->signal_blocked(sm, stop.tid, SIGTRAP))
-        p->in_trap_handler = 0; /* mask restored: step again from here */
-      break;
-    case ASMSPY_STOP_TARGET_TRAP:
-      /* the pending int3 retired and trapped: it ran; hand the trap back so
-       * the target's own handler runs (stepping continues into it) */
-      emit_completed(&st, p, stop.pid, stop.nthreads);
-      deliver = stop.sig;
-      break;
-    case ASMSPY_STOP_SIGNAL:
-      /* an asynchronous signal (or a fault) stops the thread BEFORE the
-       * pending instruction runs (or retires): nothing to emit; deliver it */
-      deliver = stop.sig;
-      break;
-    case ASMSPY_STOP_NEW_TASK:
-      emit_completed(&st, p, stop.pid, stop.nthreads); /* the clone/fork syscall ran */
-      if (!st.sink_stop)
-        emit_task(&st, &stop, stop.is_process ? ASMSPY_TASK_FORK : ASMSPY_TASK_CLONE,
-                  stop.new_tid, 0);
-      break;
-    case ASMSPY_STOP_EXEC:
-      p->valid = 0; /* the old image is gone */
-      emit_task(&st, &stop, ASMSPY_TASK_EXEC, 0, 0);
-      break;
-    default: /* GROUP / SYSCALL: nothing executed since the last stop */
-      break;
-    }
+    int deliver = account_stop(&st, p, &stop, &lost_after);
     if (st.sink_stop || (s->stop && *s->stop)) break;
-    if (p->in_trap_handler) {
-      p->valid = 0;
-      seam->resume_syscall(sm, stop.tid, deliver);
-      continue;
-    }
-    int plain_stop = stop.kind == ASMSPY_STOP_STEP && stop.si_code == 2 /* TRAP_TRACE */;
-    if (!(plain_stop && !deliver && predict_next(&st, p, &stop))) record_next(&st, p, &stop);
-    if (lost_after && p->valid && p->ip != lost_after) emit_unobserved(&st, p, lost_after, &stop);
-    int plain = !deliver && plain_stop && p->valid && !p->can_trap && ASMSPY_HAS(seam, step_plain);
-    /* the seam emulates what the kernel must not step (x86 popf, 1.11) */
-    if (!deliver && p->valid && ASMSPY_HAS(seam, emulate_step) &&
-        seam->emulate_step(sm, stop.tid, p->ip, p->bytes, p->len) == 1)
-      continue;
-    if ((plain ? seam->step_plain(sm, stop.tid) : seam->step(sm, stop.tid, deliver)) != 0) {
-      /* the thread died under us: its exit arrives via next_stop */
-      p->valid = 0;
-    }
+    step_again(&st, p, &stop, deliver, lost_after);
   }
   seam->detach(sm);
   free(st.threads);

@@ -225,6 +225,122 @@ static void vreg_rec(struct df_state *st, struct rec *r, uint16_t vreg) {
   st->host->vreg_name(vreg, r->vname, sizeof r->vname);
 }
 
+/* What the opt-in streams keep of the state step idx saw: the register
+ * file (--steps / --statediff), the FP state (--fpregs) and the
+ * instruction's bytes (--insns). */
+static void snap_state(struct df_state *st, const struct asmspy_event *ev,
+                       const struct asmspy_regs *regs, struct step *s, int64_t idx) {
+  const struct asmspy_arch *a = df_arch;
+  st->last_regs_known = regs && ASMSPY_HAS(regs, gpr) && regs->ngpr >= a->ngpr;
+  if (st->last_regs_known) { /* the whole register file, pseudo registers included */
+    memset(st->last_regs, 0, sizeof st->last_regs);
+    for (uint32_t g = 0; g < a->nregs; g++) reg_get(regs, (int)g, &st->last_regs[g]);
+    snap_regs(st, (size_t)idx, st->last_regs);
+  }
+  df_fp_read(st, ev, idx);
+  if (st->streams.insns) { /* the instruction's own length within the bytes read */
+    char dis[128];
+    int len = st->host->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, dis, sizeof dis);
+    s->len = len > 0 && len <= (int)sizeof s->bytes ? (uint8_t)len : 0;
+    memcpy(s->bytes, ev->u.insn.bytes, s->len);
+  }
+}
+
+/* The step's reads (registers, memory, FP/vector registers) with their
+ * values now and their defs: the steps that last wrote them, before this
+ * one's writes are counted. */
+static void add_reads(struct df_state *st, const struct asmspy_event *ev,
+                      const struct asmspy_regs *regs, const struct asmspy_operands *o,
+                      struct step *s) {
+  const struct asmspy_arch *a = df_arch;
+  uint64_t v;
+  for (unsigned i = 0; i < o->nread && i < sizeof o->read; i++) {
+    int g = o->read[i];
+    if (g == a->reg_ip || g >= (int)a->nregs) continue;
+    struct rec *r = new_rec(&st->tr.reads, &st->tr.nreads, &st->tr.rcap);
+    if (!r) break;
+    r->reg = (uint8_t)g;
+    r->size = 8;
+    if (reg_get(regs, g, &v)) set_u64(r, v);
+    r->def = st->reg_def[g];
+    s->nr++;
+  }
+  for (unsigned i = 0; i < o->nmem && i < 4; i++) {
+    if (!(o->mem[i].access & ASMSPY_MEM_READ)) continue;
+    struct rec *r = new_rec(&st->tr.reads, &st->tr.nreads, &st->tr.rcap);
+    if (!r) break;
+    r->is_mem = 1;
+    r->addr = o->mem[i].addr;
+    r->size = o->mem[i].size;
+    read_value(st, ev, r);
+    int64_t def = -1; /* the latest writer of any of its bytes */
+    for (uint32_t b = 0; b < r->size; b++) {
+      int64_t d = md_get(&st->md, r->addr + b);
+      if (d > def) def = d;
+    }
+    r->def = def;
+    s->nr++;
+  }
+  for (unsigned i = 0; st->streams.fpregs && i < o->nvread && i < 8; i++) {
+    struct rec *r = new_rec(&st->tr.reads, &st->tr.nreads, &st->tr.rcap);
+    if (!r) break;
+    vreg_rec(st, r, o->vread[i]);
+    if (st->fp_ok) fp_value(st->host, &st->fp, r, 0);
+    r->def = st->vdef[r->vkey];
+    s->nr++;
+  }
+}
+
+/* --statediff: the bytes memory write w is about to overwrite, to tell a
+ * change from a rewrite of the same value. */
+static void save_pre_bytes(struct df_state *st, const struct asmspy_event *ev, struct rec *w) {
+  size_t n = w->size < MEM_VAL_MAX ? w->size : MEM_VAL_MAX;
+  size_t wi = (size_t)(w - st->tr.writes);
+  if (wi >= st->tr.precap) {
+    size_t nc = st->tr.wcap;
+    uint8_t(*p)[MEM_VAL_MAX] = realloc(st->tr.pre, nc * sizeof *p);
+    if (p) st->tr.pre = p, st->tr.precap = nc;
+  }
+  w->pre_known = wi < st->tr.precap &&
+                 st->host->read_mem(ev->target, w->addr, st->tr.pre[wi], n) == (ssize_t)n;
+}
+
+/* The step's writes: step idx is now their definition. Their values are
+ * filled when the next event shows the state after it
+ * (df_finish_pending). */
+static void add_writes(struct df_state *st, const struct asmspy_event *ev,
+                       const struct asmspy_operands *o, struct step *s, int64_t idx) {
+  const struct asmspy_arch *a = df_arch;
+  for (unsigned i = 0; i < o->nwritten && i < sizeof o->written; i++) {
+    int g = o->written[i];
+    if (g == a->reg_ip || g >= (int)a->nregs) continue;
+    struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
+    if (!w) break;
+    w->reg = (uint8_t)g;
+    w->size = 8;
+    st->reg_def[g] = idx;
+    s->nw++;
+  }
+  for (unsigned i = 0; i < o->nmem && i < 4; i++) {
+    if (!(o->mem[i].access & ASMSPY_MEM_WRITE)) continue;
+    struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
+    if (!w) break;
+    w->is_mem = 1;
+    w->addr = o->mem[i].addr;
+    w->size = o->mem[i].size;
+    if (st->streams.statediff) save_pre_bytes(st, ev, w);
+    for (uint32_t b = 0; b < w->size; b++) md_set(&st->md, w->addr + b, idx);
+    s->nw++;
+  }
+  for (unsigned i = 0; st->streams.fpregs && i < o->nvwritten && i < 8; i++) {
+    struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
+    if (!w) break;
+    vreg_rec(st, w, o->vwritten[i]); /* its value: from the state after the step */
+    st->vdef[w->vkey] = idx;
+    s->nw++;
+  }
+}
+
 void df_on_insn(struct df_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   const struct asmspy_arch *a = df_arch;
@@ -244,94 +360,9 @@ void df_on_insn(struct df_state *st, const struct asmspy_event *ev) {
   snprintf(s->text, sizeof s->text, "%s", o.text);
   st->executed++;
   note_rsp(st, s->pre_rsp);
-  st->last_regs_known = regs && ASMSPY_HAS(regs, gpr) && regs->ngpr >= a->ngpr;
-  if (st->last_regs_known) { /* the whole register file, pseudo registers included */
-    memset(st->last_regs, 0, sizeof st->last_regs);
-    for (uint32_t g = 0; g < a->nregs; g++) reg_get(regs, (int)g, &st->last_regs[g]);
-    snap_regs(st, (size_t)idx, st->last_regs);
-  }
-  df_fp_read(st, ev, idx);
-  if (st->streams.insns) { /* the instruction's own length within the bytes read */
-    char dis[128];
-    int len = h->disasm(ev->ip, ev->u.insn.bytes, ev->u.insn.len, dis, sizeof dis);
-    s->len = len > 0 && len <= (int)sizeof s->bytes ? (uint8_t)len : 0;
-    memcpy(s->bytes, ev->u.insn.bytes, s->len);
-  }
-  /* reads, against the defs before this step */
-  for (unsigned i = 0; i < o.nread && i < sizeof o.read; i++) {
-    int g = o.read[i];
-    if (g == a->reg_ip || g >= (int)a->nregs) continue;
-    struct rec *r = new_rec(&st->tr.reads, &st->tr.nreads, &st->tr.rcap);
-    if (!r) break;
-    r->reg = (uint8_t)g;
-    r->size = 8;
-    if (reg_get(regs, g, &v)) set_u64(r, v);
-    r->def = st->reg_def[g];
-    s->nr++;
-  }
-  for (unsigned i = 0; i < o.nmem && i < 4; i++) {
-    if (!(o.mem[i].access & ASMSPY_MEM_READ)) continue;
-    struct rec *r = new_rec(&st->tr.reads, &st->tr.nreads, &st->tr.rcap);
-    if (!r) break;
-    r->is_mem = 1;
-    r->addr = o.mem[i].addr;
-    r->size = o.mem[i].size;
-    read_value(st, ev, r);
-    int64_t def = -1;
-    for (uint32_t b = 0; b < r->size; b++) {
-      int64_t d = md_get(&st->md, r->addr + b);
-      if (d > def) def = d;
-    }
-    r->def = def;
-    s->nr++;
-  }
-  for (unsigned i = 0; st->streams.fpregs && i < o.nvread && i < 8; i++) {
-    struct rec *r = new_rec(&st->tr.reads, &st->tr.nreads, &st->tr.rcap);
-    if (!r) break;
-    vreg_rec(st, r, o.vread[i]);
-    if (st->fp_ok) fp_value(h, &st->fp, r, 0);
-    r->def = st->vdef[r->vkey];
-    s->nr++;
-  }
-  /* writes: this step is now their definition */
-  for (unsigned i = 0; i < o.nwritten && i < sizeof o.written; i++) {
-    int g = o.written[i];
-    if (g == a->reg_ip || g >= (int)a->nregs) continue;
-    struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
-    if (!w) break;
-    w->reg = (uint8_t)g;
-    w->size = 8;
-    st->reg_def[g] = idx;
-    s->nw++;
-  }
-  for (unsigned i = 0; i < o.nmem && i < 4; i++) {
-    if (!(o.mem[i].access & ASMSPY_MEM_WRITE)) continue;
-    struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
-    if (!w) break;
-    w->is_mem = 1;
-    w->addr = o.mem[i].addr;
-    w->size = o.mem[i].size;
-    if (st->streams.statediff) { /* the bytes before, to tell a change from a rewrite */
-      size_t n = w->size < MEM_VAL_MAX ? w->size : MEM_VAL_MAX;
-      size_t wi = (size_t)(w - st->tr.writes);
-      if (wi >= st->tr.precap) {
-        size_t nc = st->tr.wcap;
-        uint8_t(*p)[MEM_VAL_MAX] = realloc(st->tr.pre, nc * sizeof *p);
-        if (p) st->tr.pre = p, st->tr.precap = nc;
-      }
-      w->pre_known = wi < st->tr.precap &&
-                     h->read_mem(ev->target, w->addr, st->tr.pre[wi], n) == (ssize_t)n;
-    }
-    for (uint32_t b = 0; b < w->size; b++) md_set(&st->md, w->addr + b, idx);
-    s->nw++;
-  }
-  for (unsigned i = 0; st->streams.fpregs && i < o.nvwritten && i < 8; i++) {
-    struct rec *w = new_rec(&st->tr.writes, &st->tr.nwrites, &st->tr.wcap);
-    if (!w) break;
-    vreg_rec(st, w, o.vwritten[i]); /* its value: from the state after the step */
-    st->vdef[w->vkey] = idx;
-    s->nw++;
-  }
+  snap_state(st, ev, regs, s, idx);
+  add_reads(st, ev, regs, &o, s);
+  add_writes(st, ev, &o, s, idx);
   st->pending = idx;
 }
 

@@ -72,6 +72,121 @@ static int df_values_alloc(struct df_values *v, size_t nsteps, size_t nreads, si
              : -1;
 }
 
+/* The text line every record starts with: function, pid, return value,
+ * counts. */
+static void render_header(const struct df_state *st, const struct asmspy_event *ev, int truncated,
+                          uint64_t records, struct strbuf *text) {
+  char ret_s[32];
+  if (truncated)
+    snprintf(ret_s, sizeof ret_s, "?");
+  else
+    snprintf(ret_s, sizeof ret_s, "%" PRId64, (int64_t)ev->u.region.retval);
+  strbuf_addf(text, "data flow \u2014 %s @ 0x%" PRIx64 " of pid %d   ret=%s   %" PRIu64 " steps, %" PRIu64
+              " records%s",
+       st->rv.name, st->rv.start, (int)st->s->pid, ret_s, st->executed, records,
+       truncated ? "   (truncated)" : "");
+  if (st->callouts) strbuf_addf(text, "   %" PRIu64 " call-outs", st->callouts);
+  strbuf_addf(text, "\n");
+}
+
+/* A step's reads: " loc=value(#def)" each in the text, and a typed object
+ * each (loc, size, value, def, from the input) in dv. */
+static void render_reads(const struct df_state *st, const struct step *s, struct df_values *dv,
+                         int want_text, struct strbuf *text) {
+  if (want_text && s->nr) strbuf_addf(text, "   r:");
+  for (size_t k = 0; k < s->nr; k++) {
+    size_t g = s->r0 + k;
+    const struct rec *r = &st->tr.reads[g];
+    df_fmt_loc(r, dv->rloc[g], sizeof dv->rloc[g]);
+    fmt_val(r, dv->rval[g], sizeof dv->rval[g]);
+    if (want_text) {
+      strbuf_addf(text, " %s=%s", dv->rloc[g], r->known ? dv->rval[g] : "?");
+      if (r->def >= 0) strbuf_addf(text, "(#%" PRId64 ")", r->def);
+      else strbuf_addf(text, "(in)");
+    }
+    struct asmspy_value *rv = &dv->reads[5 * g];
+    rv[0] = rv_str(dv->rloc[g]);
+    rv[1] = rv_int(r->size);
+    rv[2] = r->known ? rv_str(dv->rval[g]) : rv_null();
+    rv[3] = r->def >= 0 ? rv_int(r->def) : rv_null();
+    rv[4] = rv_bool(r->def < 0);
+    dv->read_items[g] = rv_object(rv);
+  }
+}
+
+/* A step's writes: " loc=value" each in the text, a typed object each
+ * (loc, size, value) in dv. */
+static void render_writes(const struct df_state *st, const struct step *s, struct df_values *dv,
+                          int want_text, struct strbuf *text) {
+  if (want_text && s->nw) strbuf_addf(text, "   w:");
+  for (size_t k = 0; k < s->nw; k++) {
+    size_t g = s->w0 + k;
+    const struct rec *w = &st->tr.writes[g];
+    df_fmt_loc(w, dv->wloc[g], sizeof dv->wloc[g]);
+    fmt_val(w, dv->wval[g], sizeof dv->wval[g]);
+    if (want_text) strbuf_addf(text, " %s=%s", dv->wloc[g], w->known ? dv->wval[g] : "?");
+    struct asmspy_value *wv = &dv->writes[3 * g];
+    wv[0] = rv_str(dv->wloc[g]);
+    wv[1] = rv_int(w->size);
+    wv[2] = w->known ? rv_str(dv->wval[g]) : rv_null();
+    dv->write_items[g] = rv_object(wv);
+  }
+}
+
+/* The opt-in streams of step i: a member each (sv[8..12], absent when the
+ * stream is off), and an indented line under the step. */
+static void render_streams(const struct df_state *st, size_t i, struct asmspy_value *sv,
+                           struct df_arena *arena, int want_text, struct strbuf *text) {
+  const struct df_streams *on = &st->streams;
+  sv[8] = on->steps ? regfile_value(&st->tr, i, arena) : rv_absent();
+  sv[9] = on->mem ? memlog_value(&st->tr, i, arena) : rv_absent();
+  sv[10] = on->statediff ? statediff_value(&st->tr, i, arena) : rv_absent();
+  sv[11] = on->insns ? insns_value(&st->tr, i) : rv_absent();
+  sv[12] = on->steps && on->fpregs ? fpregs_value(&st->tr, i, arena) : rv_absent();
+  if (want_text) {
+    if (on->insns) insns_text(&st->tr, i, text);
+    if (on->steps) regfile_text(&st->tr, i, text);
+    if (on->steps && on->fpregs) fpregs_text(&st->tr, i, text);
+    if (on->mem) memlog_text(&st->tr, i, text);
+    if (on->statediff) statediff_text(&st->tr, i, text);
+  }
+}
+
+/* Step i: its text line(s) and its DF_STEP_MEMBERS typed members. */
+static void render_step(const struct df_state *st, size_t i, struct df_values *dv,
+                        struct df_arena *arena, int want_text, struct strbuf *text) {
+  const struct step *s = &st->tr.steps[i];
+  if (want_text) strbuf_addf(text, "#%-4zu +0x%-5" PRIx64 " %-34s", i, s->addr - st->rv.start, s->text);
+  render_reads(st, s, dv, want_text, text);
+  render_writes(st, s, dv, want_text, text);
+  struct asmspy_value *sv = &dv->steps[DF_STEP_MEMBERS * i];
+  sv[0] = rv_int((int64_t)i);
+  sv[1] = rv_str(s->callout ? "callout" : "insn");
+  sv[2] = rv_int((int64_t)(s->addr - st->rv.start));
+  sv[3] = rv_hex(s->addr);
+  sv[4] = rv_str(s->text);
+  sv[5] = s->callout ? rv_hex(s->callee) : rv_absent();
+  sv[6] = rv_array(&dv->read_items[s->r0], s->nr);
+  sv[7] = rv_array(&dv->write_items[s->w0], s->nw);
+  render_streams(st, i, sv, arena, want_text, text);
+  dv->step_items[i] = rv_object(sv);
+  if (want_text) strbuf_addf(text, "\n");
+}
+
+/* --blame: the records explaining the return value, after the dataflow
+ * record they refer to. */
+static void render_blame(struct df_state *st, const struct asmspy_event *ev, int truncated) {
+  struct df_blame_in in = {
+      .ret_known = !truncated,
+      .ret = ev->u.region.retval,
+      .ret_def = st->reg_def[df_arch->reg_ret],
+      .invocation = st->streams.continuous ? st->invocations + 1 : 0,
+      .mem_def = df_md_get,
+      .mem_ctx = &st->md,
+  };
+  blame_emit(&st->tr, &in, st->host, st->s->out, st->rec_blame);
+}
+
 void df_render(struct df_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   int truncated = ev->u.region.truncated != 0;
@@ -85,78 +200,8 @@ void df_render(struct df_state *st, const struct asmspy_event *ev) {
     h->note(st->s->out, ASMSPY_NOTE_WARN, "dataflow: out of memory rendering %zu steps", st->tr.nsteps);
     return;
   }
-  char ret_s[32];
-  if (truncated)
-    snprintf(ret_s, sizeof ret_s, "?");
-  else
-    snprintf(ret_s, sizeof ret_s, "%" PRId64, (int64_t)ev->u.region.retval);
-  strbuf_addf(&text, "data flow \u2014 %s @ 0x%" PRIx64 " of pid %d   ret=%s   %" PRIu64 " steps, %" PRIu64
-              " records%s",
-       st->rv.name, st->rv.start, (int)st->s->pid, ret_s, st->executed, records,
-       truncated ? "   (truncated)" : "");
-  if (st->callouts) strbuf_addf(&text, "   %" PRIu64 " call-outs", st->callouts);
-  strbuf_addf(&text, "\n");
-  for (size_t i = 0; i < st->tr.nsteps; i++) {
-    const struct step *s = &st->tr.steps[i];
-    if (want_text) strbuf_addf(&text, "#%-4zu +0x%-5" PRIx64 " %-34s", i, s->addr - st->rv.start, s->text);
-    if (want_text && s->nr) strbuf_addf(&text, "   r:");
-    for (size_t k = 0; k < s->nr; k++) {
-      size_t g = s->r0 + k;
-      const struct rec *r = &st->tr.reads[g];
-      df_fmt_loc(r, dv.rloc[g], sizeof dv.rloc[g]);
-      fmt_val(r, dv.rval[g], sizeof dv.rval[g]);
-      if (want_text) {
-        strbuf_addf(&text, " %s=%s", dv.rloc[g], r->known ? dv.rval[g] : "?");
-        if (r->def >= 0) strbuf_addf(&text, "(#%" PRId64 ")", r->def);
-        else strbuf_addf(&text, "(in)");
-      }
-      struct asmspy_value *rv = &dv.reads[5 * g];
-      rv[0] = rv_str(dv.rloc[g]);
-      rv[1] = rv_int(r->size);
-      rv[2] = r->known ? rv_str(dv.rval[g]) : rv_null();
-      rv[3] = r->def >= 0 ? rv_int(r->def) : rv_null();
-      rv[4] = rv_bool(r->def < 0);
-      dv.read_items[g] = rv_object(rv);
-    }
-    if (want_text && s->nw) strbuf_addf(&text, "   w:");
-    for (size_t k = 0; k < s->nw; k++) {
-      size_t g = s->w0 + k;
-      const struct rec *w = &st->tr.writes[g];
-      df_fmt_loc(w, dv.wloc[g], sizeof dv.wloc[g]);
-      fmt_val(w, dv.wval[g], sizeof dv.wval[g]);
-      if (want_text) strbuf_addf(&text, " %s=%s", dv.wloc[g], w->known ? dv.wval[g] : "?");
-      struct asmspy_value *wv = &dv.writes[3 * g];
-      wv[0] = rv_str(dv.wloc[g]);
-      wv[1] = rv_int(w->size);
-      wv[2] = w->known ? rv_str(dv.wval[g]) : rv_null();
-      dv.write_items[g] = rv_object(wv);
-    }
-    struct asmspy_value *sv = &dv.steps[DF_STEP_MEMBERS * i];
-    sv[0] = rv_int((int64_t)i);
-    sv[1] = rv_str(s->callout ? "callout" : "insn");
-    sv[2] = rv_int((int64_t)(s->addr - st->rv.start));
-    sv[3] = rv_hex(s->addr);
-    sv[4] = rv_str(s->text);
-    sv[5] = s->callout ? rv_hex(s->callee) : rv_absent();
-    sv[6] = rv_array(&dv.read_items[s->r0], s->nr);
-    sv[7] = rv_array(&dv.write_items[s->w0], s->nw);
-    /* the opt-in streams: a member each, and an indented line under the step */
-    const struct df_streams *on = &st->streams;
-    sv[8] = on->steps ? regfile_value(&st->tr, i, &arena) : rv_absent();
-    sv[9] = on->mem ? memlog_value(&st->tr, i, &arena) : rv_absent();
-    sv[10] = on->statediff ? statediff_value(&st->tr, i, &arena) : rv_absent();
-    sv[11] = on->insns ? insns_value(&st->tr, i) : rv_absent();
-    sv[12] = on->steps && on->fpregs ? fpregs_value(&st->tr, i, &arena) : rv_absent();
-    if (want_text) {
-      if (on->insns) insns_text(&st->tr, i, &text);
-      if (on->steps) regfile_text(&st->tr, i, &text);
-      if (on->steps && on->fpregs) fpregs_text(&st->tr, i, &text);
-      if (on->mem) memlog_text(&st->tr, i, &text);
-      if (on->statediff) statediff_text(&st->tr, i, &text);
-    }
-    dv.step_items[i] = rv_object(sv);
-    if (want_text) strbuf_addf(&text, "\n");
-  }
+  render_header(st, ev, truncated, records, &text);
+  for (size_t i = 0; i < st->tr.nsteps; i++) render_step(st, i, &dv, &arena, want_text, &text);
   if (arena.oom) {
     h->note(st->s->out, ASMSPY_NOTE_WARN, "dataflow: out of memory rendering the streams");
     df_arena_free(&arena);
@@ -182,15 +227,5 @@ void df_render(struct df_state *st, const struct asmspy_event *ev) {
   free(text.s);
   df_values_free(&dv);
   df_arena_free(&arena);
-  if (st->streams.blame) {
-    struct df_blame_in in = {
-        .ret_known = !truncated,
-        .ret = ev->u.region.retval,
-        .ret_def = st->reg_def[df_arch->reg_ret],
-        .invocation = st->streams.continuous ? st->invocations + 1 : 0,
-        .mem_def = df_md_get,
-        .mem_ctx = &st->md,
-    };
-    blame_emit(&st->tr, &in, h, st->s->out, st->rec_blame);
-  }
+  if (st->streams.blame) render_blame(st, ev, truncated);
 }

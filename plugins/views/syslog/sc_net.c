@@ -12,6 +12,145 @@
 #include <sys/un.h>
 
 /* ---- sockaddr ---- */
+/* One printer per address family, so put_sockaddr reads as "fetch, then
+ * dispatch". Each gets the bytes read (sa, n of them, NUL-terminated at
+ * sa[n]) and returns 0 when they are too short for that family's form:
+ * put_sockaddr then prints the generic {sa_family=..., sa_data=...}. */
+
+static int put_sa_netlink(struct ob *o, const unsigned char *sa, size_t n) {
+  uint32_t nl[3]; /* family+pad, pid, groups */
+  if (n < 12) return 0;
+  memcpy(nl, sa, sizeof nl);
+  ob_puts(o, o->strace ? "{sa_family=AF_NETLINK, " : "{AF_NETLINK, ");
+  if (nl[0] >> 16) ob_printf(o, "nl_pad=%#x, ", nl[0] >> 16);
+  ob_printf(o, "nl_pid=%d, nl_groups=%#08x}", (int32_t)nl[1], nl[2]);
+  return 1;
+}
+
+static int put_sa_packet(struct ob *o, const unsigned char *sa, size_t n) {
+  struct {
+    uint16_t family, protocol;
+    int32_t ifindex;
+    uint16_t hatype;
+    uint8_t pkttype, halen, addr[8];
+  } ll;
+  if (n < sizeof ll) return 0;
+  memcpy(&ll, sa, sizeof ll);
+  ob_puts(o, o->strace ? "{sa_family=AF_PACKET, sll_protocol=htons("
+                       : "{AF_PACKET, sll_protocol=htons(");
+  put_xval_q(o, sc_ethernet_protocols, ntohs(ll.protocol), "ETH_P_???");
+  ob_puts(o, "), sll_ifindex=");
+  char ifn[IF_NAMESIZE];
+  if (ll.ifindex > 0 && if_indextoname((unsigned)ll.ifindex, ifn))
+    ob_printf(o, "if_nametoindex(\"%s\")", ifn);
+  else
+    ob_printf(o, "%d", ll.ifindex);
+  ob_puts(o, ", sll_hatype=");
+  put_xval_q(o, sc_arphrd_types, ll.hatype, "ARPHRD_???");
+  ob_puts(o, ", sll_pkttype=");
+  put_xval_q(o, sc_packet_types, ll.pkttype, "PACKET_???");
+  ob_printf(o, ", sll_halen=%u", ll.halen);
+  if (ll.halen) {
+    ob_puts(o, ", sll_addr=[");
+    for (unsigned i = 0; i < ll.halen; i++) {
+      if (i) ob_puts(o, ", ");
+      if (i >= n - 12 || i >= sizeof ll.addr) {
+        ob_puts(o, "...");
+        break;
+      }
+      ob_printf(o, "%#02x", ll.addr[i]);
+    }
+    ob_putc(o, ']');
+  }
+  ob_putc(o, '}');
+  return 1;
+}
+
+static int put_sa_inet(struct ob *o, const unsigned char *sa, size_t n) {
+  struct sockaddr_in in;
+  char host[INET6_ADDRSTRLEN];
+  if (n < offsetof(struct sockaddr_in, sin_zero)) return 0;
+  memset(&in, 0, sizeof in);
+  memcpy(&in, sa, n < sizeof in ? n : sizeof in);
+  inet_ntop(AF_INET, &in.sin_addr, host, sizeof host);
+  if (o->strace)
+    ob_printf(o, "{sa_family=AF_INET, sin_port=htons(%u), sin_addr=inet_addr(\"%s\")}",
+              ntohs(in.sin_port), host);
+  else
+    ob_printf(o, "{AF_INET, %s:%u}", host, ntohs(in.sin_port));
+  return 1;
+}
+
+static int put_sa_inet6(struct ob *o, const unsigned char *sa, size_t n) {
+  struct sockaddr_in6 in6;
+  char host[INET6_ADDRSTRLEN];
+  if (n < offsetof(struct sockaddr_in6, sin6_scope_id)) return 0;
+  memset(&in6, 0, sizeof in6);
+  memcpy(&in6, sa, n < sizeof in6 ? n : sizeof in6);
+  inet_ntop(AF_INET6, &in6.sin6_addr, host, sizeof host);
+  if (o->strace)
+    ob_printf(o,
+              "{sa_family=AF_INET6, sin6_port=htons(%u), sin6_flowinfo=htonl(%u), "
+              "inet_pton(AF_INET6, \"%s\", &sin6_addr), sin6_scope_id=%u}",
+              ntohs(in6.sin6_port), ntohl(in6.sin6_flowinfo), host, in6.sin6_scope_id);
+  else if (in6.sin6_scope_id)
+    ob_printf(o, "{AF_INET6, [%s%%%u]:%u}", host, in6.sin6_scope_id, ntohs(in6.sin6_port));
+  else
+    ob_printf(o, "{AF_INET6, [%s]:%u}", host, ntohs(in6.sin6_port));
+  return 1;
+}
+
+/* Takes the decoder, not just the output: the path is carried (for -s
+ * string capture) as well as printed. Never falls back. */
+static void put_sa_unix(struct dc *d, const unsigned char *sa, size_t n) {
+  struct ob *o = d->o;
+  if (n <= 2) { /* unnamed */
+    ob_puts(o, o->strace ? "{sa_family=AF_UNIX}" : "{AF_UNIX}");
+    return;
+  }
+  unsigned char path[SC_SOCKADDR_MAX + 1];
+  size_t plen;
+  if (sa[2] == '\0') { /* abstract: the whole length is the name */
+    path[0] = '@';
+    plen = n - 3;
+    memcpy(path + 1, sa + 3, plen);
+    plen++;
+  } else {
+    const unsigned char *nul = memchr(sa + 2, '\0', n - 2);
+    plen = nul ? (size_t)(nul - (sa + 2)) : n - 2;
+    memcpy(path, sa + 2, plen);
+  }
+  if (o->strace && path[0] == '@') { /* sun_path=@"name" */
+    ob_puts(o, "{sa_family=AF_UNIX, sun_path=@");
+    put_quoted(o, path + 1, plen - 1, 0);
+  } else {
+    ob_puts(o, o->strace ? "{sa_family=AF_UNIX, sun_path=" : "{AF_UNIX, ");
+    put_quoted(o, path, plen, 0);
+  }
+  ob_putc(o, '}');
+  carry(d, path, plen, 0);
+}
+
+/* Any family without its own printer, or one whose bytes were too short
+ * for it: the family's name and (strace) the raw sa_data. */
+static void put_sa_generic(struct ob *o, const unsigned char *sa, size_t n, uint16_t family) {
+  const char *fam = sc_xlat_name(sc_address_families, family);
+  if (o->strace) { /* strace: {sa_family=AF_X, sa_data="..."} */
+    ob_puts(o, "{sa_family=");
+    put_xval_q(o, sc_address_families, family, "AF_???");
+    if (n > 2) {
+      ob_puts(o, ", sa_data=");
+      put_quoted(o, sa + 2, n - 2, 0);
+    }
+    ob_putc(o, '}');
+    return;
+  }
+  if (fam)
+    ob_printf(o, "{%s, ...}", fam);
+  else
+    ob_printf(o, "{AF_%u, ...}", family);
+}
+
 static void put_sockaddr(struct dc *d, uint64_t addr, int64_t len) {
   struct ob *o = d->o;
   unsigned char sa[SC_SOCKADDR_MAX + 1];
@@ -31,134 +170,30 @@ static void put_sockaddr(struct dc *d, uint64_t addr, int64_t len) {
   sa[n] = '\0';
   uint16_t family;
   memcpy(&family, sa, 2);
-  char host[INET6_ADDRSTRLEN];
   switch (family) {
   case AF_UNSPEC:
     if (o->strace && n > 2) break; /* {sa_family=AF_UNSPEC, sa_data="..."} */
     ob_puts(o, o->strace ? "{sa_family=AF_UNSPEC}" : "{AF_UNSPEC}");
     return;
-  case AF_NETLINK: {
-    uint32_t nl[3]; /* family+pad, pid, groups */
-    if (n < 12) break;
-    memcpy(nl, sa, sizeof nl);
-    ob_puts(o, o->strace ? "{sa_family=AF_NETLINK, " : "{AF_NETLINK, ");
-    if (nl[0] >> 16) ob_printf(o, "nl_pad=%#x, ", nl[0] >> 16);
-    ob_printf(o, "nl_pid=%d, nl_groups=%#08x}", (int32_t)nl[1], nl[2]);
+  case AF_NETLINK:
+    if (put_sa_netlink(o, sa, n)) return;
+    break;
+  case AF_PACKET:
+    if (put_sa_packet(o, sa, n)) return;
+    break;
+  case AF_INET:
+    if (put_sa_inet(o, sa, n)) return;
+    break;
+  case AF_INET6:
+    if (put_sa_inet6(o, sa, n)) return;
+    break;
+  case AF_UNIX:
+    put_sa_unix(d, sa, n);
     return;
-  }
-  case AF_PACKET: {
-    struct {
-      uint16_t family, protocol;
-      int32_t ifindex;
-      uint16_t hatype;
-      uint8_t pkttype, halen, addr[8];
-    } ll;
-    if (n < sizeof ll) break;
-    memcpy(&ll, sa, sizeof ll);
-    ob_puts(o, o->strace ? "{sa_family=AF_PACKET, sll_protocol=htons(" : "{AF_PACKET, sll_protocol=htons(");
-    put_xval_q(o, sc_ethernet_protocols, ntohs(ll.protocol), "ETH_P_???");
-    ob_puts(o, "), sll_ifindex=");
-    char ifn[IF_NAMESIZE];
-    if (ll.ifindex > 0 && if_indextoname((unsigned)ll.ifindex, ifn))
-      ob_printf(o, "if_nametoindex(\"%s\")", ifn);
-    else
-      ob_printf(o, "%d", ll.ifindex);
-    ob_puts(o, ", sll_hatype=");
-    put_xval_q(o, sc_arphrd_types, ll.hatype, "ARPHRD_???");
-    ob_puts(o, ", sll_pkttype=");
-    put_xval_q(o, sc_packet_types, ll.pkttype, "PACKET_???");
-    ob_printf(o, ", sll_halen=%u", ll.halen);
-    if (ll.halen) {
-      ob_puts(o, ", sll_addr=[");
-      for (unsigned i = 0; i < ll.halen; i++) {
-        if (i) ob_puts(o, ", ");
-        if (i >= n - 12 || i >= sizeof ll.addr) {
-          ob_puts(o, "...");
-          break;
-        }
-        ob_printf(o, "%#02x", ll.addr[i]);
-      }
-      ob_putc(o, ']');
-    }
-    ob_putc(o, '}');
-    return;
-  }
-  case AF_INET: {
-    struct sockaddr_in in;
-    if (n < offsetof(struct sockaddr_in, sin_zero)) break;
-    memset(&in, 0, sizeof in);
-    memcpy(&in, sa, n < sizeof in ? n : sizeof in);
-    inet_ntop(AF_INET, &in.sin_addr, host, sizeof host);
-    if (o->strace)
-      ob_printf(o, "{sa_family=AF_INET, sin_port=htons(%u), sin_addr=inet_addr(\"%s\")}",
-                ntohs(in.sin_port), host);
-    else
-      ob_printf(o, "{AF_INET, %s:%u}", host, ntohs(in.sin_port));
-    return;
-  }
-  case AF_INET6: {
-    struct sockaddr_in6 in6;
-    if (n < offsetof(struct sockaddr_in6, sin6_scope_id)) break;
-    memset(&in6, 0, sizeof in6);
-    memcpy(&in6, sa, n < sizeof in6 ? n : sizeof in6);
-    inet_ntop(AF_INET6, &in6.sin6_addr, host, sizeof host);
-    if (o->strace)
-      ob_printf(o,
-                "{sa_family=AF_INET6, sin6_port=htons(%u), sin6_flowinfo=htonl(%u), "
-                "inet_pton(AF_INET6, \"%s\", &sin6_addr), sin6_scope_id=%u}",
-                ntohs(in6.sin6_port), ntohl(in6.sin6_flowinfo), host, in6.sin6_scope_id);
-    else if (in6.sin6_scope_id)
-      ob_printf(o, "{AF_INET6, [%s%%%u]:%u}", host, in6.sin6_scope_id, ntohs(in6.sin6_port));
-    else
-      ob_printf(o, "{AF_INET6, [%s]:%u}", host, ntohs(in6.sin6_port));
-    return;
-  }
-  case AF_UNIX: {
-    if (n <= 2) { /* unnamed */
-      ob_puts(o, o->strace ? "{sa_family=AF_UNIX}" : "{AF_UNIX}");
-      return;
-    }
-    unsigned char path[SC_SOCKADDR_MAX + 1];
-    size_t plen;
-    if (sa[2] == '\0') { /* abstract: the whole length is the name */
-      path[0] = '@';
-      plen = n - 3;
-      memcpy(path + 1, sa + 3, plen);
-      plen++;
-    } else {
-      const unsigned char *nul = memchr(sa + 2, '\0', n - 2);
-      plen = nul ? (size_t)(nul - (sa + 2)) : n - 2;
-      memcpy(path, sa + 2, plen);
-    }
-    if (o->strace && path[0] == '@') { /* sun_path=@"name" */
-      ob_puts(o, "{sa_family=AF_UNIX, sun_path=@");
-      put_quoted(o, path + 1, plen - 1, 0);
-    } else {
-      ob_puts(o, o->strace ? "{sa_family=AF_UNIX, sun_path=" : "{AF_UNIX, ");
-      put_quoted(o, path, plen, 0);
-    }
-    ob_putc(o, '}');
-    carry(d, path, plen, 0);
-    return;
-  }
   default:
     break;
   }
-  const char *fam = sc_xlat_name(sc_address_families, family);
-  if (o->strace) { /* strace: {sa_family=AF_X, sa_data="..."} */
-    ob_puts(o, "{sa_family=");
-    put_xval_q(o, sc_address_families, family, "AF_???");
-    if (n > 2) {
-      ob_puts(o, ", sa_data=");
-      put_quoted(o, sa + 2, n - 2, 0);
-    }
-    ob_putc(o, '}');
-    return;
-  }
-  if (fam)
-    ob_printf(o, "{%s, ...}", fam);
-  else
-    ob_printf(o, "{AF_%u, ...}", family);
+  put_sa_generic(o, sa, n, family);
 }
 
 /* A value-result socklen_t: [16], or [128 => 16] when the kernel changed it. */
