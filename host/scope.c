@@ -177,13 +177,22 @@ static int by_ladder(const void *x, const void *y) {
   return strcmp(a->name, b->name);
 }
 
+/* ASMSPY_SCOPE_BACKEND=<name>: only that backend may arm a scope (e.g.
+ * singlestep where codecache would be chosen). NULL: any. */
+static const char *forced_backend(void) {
+  const char *b = getenv("ASMSPY_SCOPE_BACKEND");
+  return b && *b ? b : NULL;
+}
+
 /* The backends declaring `tier` (0: every tier in the ladder), best first. */
 static size_t tier_backends(struct asmspy_engine *e, uint32_t tier,
                             const struct asmspy_plugin_info **out, size_t cap) {
   size_t n = 0;
+  const char *only = forced_backend();
   for (size_t i = 0; i < asmspy_plugin_count(e) && n < cap; i++) {
     const struct asmspy_plugin_info *row = asmspy_plugin_at(e, i);
     uint32_t t = tier_of(row);
+    if (only && strcmp(row->name, only) != 0) continue;
     if (t && (tier ? t == tier : ladder_rank(t) >= 0)) out[n++] = row;
   }
   if (n > 1) qsort(out, n, sizeof *out, by_ladder);
@@ -275,6 +284,12 @@ static void choose(asmspy_scope *s) {
       snprintf(why, sizeof why, "%s: usable, but has no in-process ops yet", rows[i]->name);
     size_t k = strlen(skipped);
     snprintf(skipped + k, sizeof skipped - k, "%s%s", k ? "; " : "", why);
+  }
+  if (forced_backend() && !skipped[0]) {
+    snprintf(s->reason, sizeof s->reason,
+             "ASMSPY_SCOPE_BACKEND=%s: no loaded backend of that name records in-process",
+             forced_backend());
+    return;
   }
   snprintf(s->reason, sizeof s->reason, "no in-process backend%s%s", skipped[0] ? ": " : "",
            skipped[0] ? skipped
