@@ -102,15 +102,69 @@ static int next_page_mapped(uint64_t a) {
   return mincore((void *)(uintptr_t)pg, 1, &v) == 0;
 }
 
+/* The length of a VEX (C4/C5) or EVEX (62) encoded instruction Capstone 4
+ * does not know (AVX-512 forms glibc's string functions use), and where
+ * its rip-relative disp32 sits (*rip_off, 0: none). These encodings are
+ * never control transfers, so copying them is enough. 0: not one. */
+static unsigned vex_length(const uint8_t *b, size_t n, int *rip_off) {
+  unsigned k, map;
+  *rip_off = 0;
+  if (n < 5) return 0;
+  if (b[0] == 0x62) {
+    k = 4, map = b[1] & 7;
+  } else if (b[0] == 0xc4) {
+    k = 3, map = b[1] & 0x1f;
+  } else if (b[0] == 0xc5) {
+    k = 2, map = 1;
+  } else {
+    return 0;
+  }
+  uint8_t op = b[k], modrm = b[k + 1];
+  unsigned len = k + 2, mod = modrm >> 6, rm = modrm & 7;
+  if (mod != 3 && rm == 4) { /* SIB */
+    if (len >= n) return 0;
+    if (mod == 0 && (b[len] & 7) == 5) len += 4; /* no base: disp32 */
+    len++;
+  }
+  if (mod == 1) len += 1;
+  else if (mod == 2) len += 4;
+  else if (mod == 0 && rm == 5) {
+    *rip_off = (int)len;
+    len += 4;
+  }
+  int imm = map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 ||
+                                      (op >= 0xc4 && op <= 0xc6)));
+  if (map == 0 || map == 4 || map > 6) return 0; /* maps this sketch does not know */
+  len += imm ? 1 : 0;
+  return len <= n && len <= 15 ? len : 0;
+}
+
+static int g_raw_rip_off; /* the instruction decode() filled by vex_length: its disp32, or 0 */
+
 static int decode(struct cc_cache *c, uint64_t a) {
   size_t room = 4096 - (a & 4095);
   const uint8_t *code = (const uint8_t *)(uintptr_t)a;
   uint64_t addr = a;
   size_t size = room < 15 ? room : 15;
+  g_raw_rip_off = 0;
   if (cs_disasm_iter(c->cs, &code, &size, &addr, c->insn)) return 1;
-  if (room >= 15 || !next_page_mapped(a)) return 0;
-  code = (const uint8_t *)(uintptr_t)a, addr = a, size = 15;
-  return cs_disasm_iter(c->cs, &code, &size, &addr, c->insn) ? 1 : 0;
+  if (room < 15 && next_page_mapped(a)) {
+    code = (const uint8_t *)(uintptr_t)a, addr = a, size = 15;
+    if (cs_disasm_iter(c->cs, &code, &size, &addr, c->insn)) return 1;
+    room = 15;
+  }
+  /* Capstone 4 does not know it: a VEX/EVEX form, copied as raw bytes */
+  int rip_off;
+  unsigned len = vex_length((const uint8_t *)(uintptr_t)a, room < 15 ? room : 15, &rip_off);
+  if (!len) return 0;
+  cs_insn *in = c->insn;
+  in->id = X86_INS_INVALID;
+  in->address = a;
+  in->size = (uint16_t)len;
+  memcpy(in->bytes, (const void *)(uintptr_t)a, len);
+  memset(in->detail, 0, sizeof *in->detail);
+  g_raw_rip_off = rip_off;
+  return 1;
 }
 
 /* Skip legacy prefixes; returns the index of the first non-prefix byte. */
@@ -261,7 +315,13 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
     case K_PLAIN:
     case K_SYSCALL:
       memcpy(p, in->bytes, in->size);
-      if (x86_is_riprel(in)) {
+      if (g_raw_rip_off) {
+        int32_t disp, rel;
+        memcpy(&disp, in->bytes + g_raw_rip_off, 4);
+        if (!cc_rel32((uint64_t)(uintptr_t)(p + in->size), next + (uint64_t)(int64_t)disp, &rel))
+          fail = "a rip-relative operand out of rel32 reach of the code cache";
+        else memcpy(p + g_raw_rip_off, &rel, 4);
+      } else if (x86_is_riprel(in)) {
         int off = x86_disp_offset(in);
         uint64_t abs = next + (uint64_t)(int64_t)in->detail->x86.disp;
         int32_t rel;
