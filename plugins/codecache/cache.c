@@ -67,6 +67,7 @@ static void cache_free(void *v) {
   if (c->hvals) munmap(c->hvals, ((c->hmask + 1) * 4 + 4095) & ~(size_t)4095);
   if (c->blocks) munmap(c->blocks, (c->capblocks * sizeof *c->blocks + 4095) & ~(size_t)4095);
   if (c->lens) munmap(c->lens, (c->caplens + 4095) & ~(size_t)4095);
+  if (c->bytes) munmap(c->bytes, (c->capbytes + 4095) & ~(size_t)4095);
   if (c->stubs) munmap(c->stubs, (c->capstubs * sizeof *c->stubs + 4095) & ~(size_t)4095);
   if (c->stack) munmap(c->stack, CC_STACK_SIZE);
   if (c->xsave) munmap(c->xsave, c->xsave_size);
@@ -128,7 +129,7 @@ void cc_cache_flush(struct cc_cache *c) {
   for (unsigned i = 0; i < c->nchunks; i++) c->chunks[i].used = 0;
   memset(c->hkeys, 0, (c->hmask + 1) * 8);
   c->hcount = 0;
-  c->nblocks = c->nlens = 0;
+  c->nblocks = c->nlens = c->nbytes = 0;
   c->nstubs = 1; /* index 0 is the IBL */
   make_tails(c); /* the first chunk always has room after a flush */
 }
@@ -241,7 +242,8 @@ void cc_code_commit(struct cc_chunk *ch, uint8_t *end) {
 
 int64_t cc_block_add(struct cc_cache *c, const struct cc_block *b, const uint8_t *lens) {
   if (grow((void **)&c->blocks, &c->capblocks, c->nblocks + 1, sizeof *c->blocks) ||
-      grow((void **)&c->lens, &c->caplens, c->nlens + b->ninsn, 1))
+      grow((void **)&c->lens, &c->caplens, c->nlens + b->ninsn, 1) ||
+      grow((void **)&c->bytes, &c->capbytes, c->nbytes + b->nbytes, 1))
     return -1;
   if ((c->hcount + 1) * 2 > c->hmask + 1) { /* rehash at half load */
     uint64_t *ok = c->hkeys, omask = c->hmask;
@@ -260,6 +262,9 @@ int64_t cc_block_add(struct cc_cache *c, const struct cc_block *b, const uint8_t
   nb->lens_off = (uint32_t)c->nlens;
   memcpy(c->lens + c->nlens, lens, b->ninsn);
   c->nlens += b->ninsn;
+  nb->bytes_off = c->nbytes;
+  memcpy(c->bytes + c->nbytes, (const void *)(uintptr_t)b->orig, b->nbytes);
+  c->nbytes += b->nbytes;
   hash_put(c, b->orig, (uint32_t)(c->nblocks + 1));
   return (int64_t)c->nblocks++;
 }

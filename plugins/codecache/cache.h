@@ -19,6 +19,7 @@ struct cc_block {
   uint64_t orig;     /* original start */
   uint64_t code;     /* translated entry */
   uint32_t lens_off; /* its instruction lengths in cache->lens */
+  uint64_t bytes_off; /* its original bytes, as translated, in cache->bytes */
   uint16_t ninsn;
   uint16_t nbytes; /* original bytes covered */
   uint32_t flags;
@@ -56,6 +57,8 @@ struct cc_cache {
   uint64_t nblocks, capblocks;
   uint8_t *lens;
   uint64_t nlens, caplens;
+  uint8_t *bytes; /* each block's original bytes when it was translated: what ran */
+  uint64_t nbytes, capbytes;
   struct cc_stub *stubs;
   uint64_t nstubs, capstubs;
   uint8_t *stack;  /* private stack (CC_STACK_SIZE) */

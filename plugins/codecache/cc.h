@@ -88,6 +88,7 @@ struct cc_handle {
   uint64_t dispatches;   /* dispatcher entries (ASMSPY_SCOPE_DEBUG) */
   uint64_t translated;   /* blocks translated during this scope */
   struct cc_tls *owner;  /* the arming thread's block (a hop zeroes its budget) */
+  uint64_t t_begin_ns, t_end_ns; /* begin returned / end entered (ASMSPY_SCOPE_DEBUG) */
   volatile int orphaned, acked;
   struct cc_handle *next_orphan;
 };

@@ -2,9 +2,9 @@
  * the singlestep tier would have recorded, as ASMSPY_EV_INSN events
  * (host/scope.c renders them the same way for either tier).
  *
- * Each record is a block id; the block table holds its original start and
- * instruction lengths, and the bytes are read from the original code (one
- * read per block). Two differences from stepping are settled here:
+ * Each record is a block id; the block table holds its original start,
+ * instruction lengths and the bytes it was translated from (what ran,
+ * even if the code changed or was unmapped since). Two differences from stepping are settled here:
  *   - the end: the singlestep tier stops at the trap ON the caller's call
  *     of the end entry (that call is not recorded) when it can see where
  *     the call goes; codecache leaves at that call (CC_END_CALL, nothing
@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 static void note(asmspy_sink_fn sink, void *ctx, struct asmspy_event *ev, const char *text) {
@@ -44,11 +43,6 @@ static int is_call(const uint8_t *p, int n) {
   return k + 1 < n && (p[k] == 0xe8 || (p[k] == 0xff && ((p[k + 1] >> 3) & 7) == 2));
 }
 
-static ssize_t read_code(uint64_t ip, uint8_t *buf, size_t n) {
-  struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)ip, n};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-}
-
 void cc_decode_emit(struct cc_handle *h, const struct cc_cache *c, uint64_t nrec, int full,
                     asmspy_sink_fn sink, void *sink_ctx) {
   struct asmspy_event ev;
@@ -69,18 +63,17 @@ void cc_decode_emit(struct cc_handle *h, const struct cc_cache *c, uint64_t nrec
       const struct cc_block *b = &c->blocks[h->recs[nblk - 1]];
       uint64_t ip = b->orig;
       for (unsigned i = 0; i + 1 < b->ninsn; i++) ip += c->lens[b->lens_off + i];
-      uint8_t len = c->lens[b->lens_off + b->ninsn - 1], buf[16];
-      if (read_code(ip, buf, len) == len && is_call(buf, len) && ip + len == h->end_ret)
+      uint8_t len = c->lens[b->lens_off + b->ninsn - 1];
+      if (is_call(c->bytes + b->bytes_off + (ip - b->orig), len) && ip + len == h->end_ret)
         last_keep--;
     }
   }
   uint64_t emitted = 0, total = 0;
   int cut = 0;
-  uint8_t code[CC_BLOCK_MAX_INSNS * 15];
   for (uint64_t r = 0; c && r < nblk && sink; r++) {
     const struct cc_block *b = &c->blocks[h->recs[r]];
     unsigned keep = r + 1 == nblk ? (unsigned)last_keep : b->ninsn;
-    ssize_t got = read_code(b->orig, code, b->nbytes);
+    const uint8_t *code = c->bytes + b->bytes_off; /* the bytes translated: what ran */
     uint64_t ip = b->orig;
     for (unsigned i = 0; i < keep; i++) {
       uint8_t len = c->lens[b->lens_off + i];
@@ -94,10 +87,8 @@ void cc_decode_emit(struct cc_handle *h, const struct cc_cache *c, uint64_t nrec
         ev.type = ASMSPY_EV_INSN;
         ev.ip = ip;
         memset(&ev.u, 0, sizeof ev.u);
-        if (got >= (ssize_t)(off + len)) {
-          memcpy(ev.u.insn.bytes, code + off, len);
-          ev.u.insn.len = len;
-        }
+        memcpy(ev.u.insn.bytes, code + off, len);
+        ev.u.insn.len = len;
         if (sink(sink_ctx, &ev)) {
           sink = NULL;
           break;
@@ -112,10 +103,10 @@ void cc_decode_emit(struct cc_handle *h, const struct cc_cache *c, uint64_t nrec
   if (getenv("ASMSPY_SCOPE_DEBUG")) {
     snprintf(text, sizeof text,
              "debug: codecache: %llu block records, %llu instructions, %llu dispatcher entries, "
-             "%llu blocks translated (%llu cached on this thread)",
+             "%llu blocks translated (%llu cached on this thread); traced in %.1f us",
              (unsigned long long)nrec, (unsigned long long)total,
              (unsigned long long)h->dispatches, (unsigned long long)h->translated,
-             (unsigned long long)(c ? c->nblocks : 0));
+             (unsigned long long)(c ? c->nblocks : 0), (double)(h->t_end_ns - h->t_begin_ns) / 1e3);
     note(sink, sink_ctx, &ev, text);
   }
   if (cut || full) {

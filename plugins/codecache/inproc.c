@@ -27,12 +27,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cc_handle *g_orphans;
 
 static int my_tid(void) { return (int)syscall(SYS_gettid); }
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void free_handle(struct cc_handle *h) {
   free(h->recs);
@@ -96,12 +103,14 @@ int cc_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inpr
   c->active = 1;
   *handle = h;
   *req->arm_tail = (void (*)(void))(uintptr_t)c->arm_tail;
+  h->t_begin_ns = now_ns();
   return 0;
 }
 
 int cc_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
   struct cc_handle *h = hv;
   if (!h) return -ASMSPY_E_USAGE;
+  h->t_end_ns = now_ns();
   int me = my_tid();
   if (me != h->tid) {
     /* Thread hop: the arming thread may still run translated code. Zero
