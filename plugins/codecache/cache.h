@@ -29,14 +29,14 @@ enum cc_stub_kind {
   CC_STUB_IBL = 0, /* index 0: an indirect branch, target in cc_tls.tgt */
   CC_STUB_LINK,    /* a direct branch not linked yet: translate, patch */
   CC_STUB_END,     /* a call of the scope's end entry: ours (rdi) or not */
-  CC_STUB_SYSCALL, /* a syscall whose number is not known: clone or not */
+  CC_STUB_SYSCALL, /* after a syscall that may have created a task (target: the next insn) */
 };
 
 struct cc_stub {
   uint32_t kind;
-  uint64_t target; /* original address (LINK: the branch target; END/SYSCALL: the insn) */
+  uint64_t target; /* original address (LINK: the branch target; END: the call; SYSCALL: after it) */
   uint64_t patch;  /* LINK: address of the rel32 to re-aim once translated */
-  uint64_t cont;   /* END/SYSCALL: the translated continuation */
+  uint64_t cont;   /* END: the translated continuation (another scope's end call) */
 };
 
 struct cc_chunk {

@@ -65,7 +65,6 @@ enum cc_why {
   CC_WHY_NONE = 0,
   CC_WHY_MAX,         /* the record buffer is full */
   CC_WHY_UNSUPPORTED, /* an instruction the translator does not handle */
-  CC_WHY_CLONE,       /* a syscall that creates a task */
   CC_WHY_NOSPACE,     /* no code cache memory within reach */
   CC_WHY_HOP,         /* the scope ended on another thread */
 };

@@ -113,12 +113,6 @@ void cc_decode_emit(struct cc_handle *h, const struct cc_cache *c, uint64_t nrec
     snprintf(text, sizeof text, "truncated: max_insns (%llu) reached; recording stopped there",
              (unsigned long long)h->max_insns);
     note(sink, sink_ctx, &ev, text);
-  } else if (h->why == CC_WHY_CLONE) {
-    snprintf(text, sizeof text,
-             "truncated: stopped at clone: syscall at 0x%llx creates a task, which must not start "
-             "inside this thread's code cache; the rest of the scope ran natively, untraced",
-             (unsigned long long)h->why_ip);
-    note(sink, sink_ctx, &ev, text);
   } else if (h->why) {
     snprintf(text, sizeof text,
              "truncated: codecache stopped at 0x%llx: %s; the rest of the scope ran natively, "

@@ -1,7 +1,8 @@
 /* dispatch.c — the dispatcher's full path (dispatch.S saved every
  * register, the vector state included): translate a block on a miss, link
  * a direct branch to it, and decide the checks: is this call of the end
- * entry our scope's end (rdi), does this syscall create a task. Returns
+ * entry our scope's end (rdi), who returned from a task-creating syscall
+ * (the parent, or a child that must go native). Returns
  * where execution continues: a translated address, or an ORIGINAL one to
  * leave the cache (the program's registers are exactly as the original
  * code expects there: every translated instruction left them so).
@@ -10,7 +11,6 @@
  * stdio (holding their locks) when one of its `ret`s lands here. */
 #include "plugins/codecache/translate.h"
 
-#include <sys/syscall.h>
 
 /* Leave the cache at `orig`, the scope's recording stopped there. */
 static uint64_t stop_at(struct cc_cache *c, struct cc_handle *h, int why, const char *text,
@@ -49,9 +49,13 @@ uint64_t cc_dispatch_c(struct cc_tls *t, struct cc_regs *r) {
     }
     return s->cont; /* another scope's end (a refused nested one): a plain call */
   case CC_STUB_SYSCALL:
-    if (r->rax == SYS_clone || r->rax == SYS_fork || r->rax == SYS_vfork || r->rax == 435)
-      return stop_at(c, h, CC_WHY_CLONE, "a syscall that creates a task", s->target);
-    return s->cont;
+    /* after a syscall that may have created a task: a child (rax 0) that
+     * shares our thread pointer (fork, vfork, clone without CLONE_SETTLS)
+     * continues natively and changes nothing here (a vfork child shares
+     * this memory); the parent goes on translated */
+    if (r->rax == 0) return s->target;
+    target = s->target;
+    break;
   default: break;
   }
   /* IBL or LINK */

@@ -65,6 +65,11 @@ int cc_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inpr
   (void)host;
   if (!handle) return -ASMSPY_E_USAGE;
   *handle = NULL;
+  if (cc_tls.cur && cc_tls.cur->pid != getpid()) {
+    /* a fork child's copy of its parent's open scope: not ours to end (a
+     * vfork child never gets here: it may only exec or _exit) */
+    cc_tls.cur = NULL;
+  }
   if (cc_tls.cur) {
     if (!cc_tls.cur->orphaned) return -ASMSPY_E_ATTACH_BUSY; /* nested scope on this thread */
     cc_tls.cur->acked = 1; /* an orphan that left through a full buffer: let go */

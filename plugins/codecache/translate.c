@@ -260,8 +260,8 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
   uint64_t t0 = (k0 == K_CALL || k0 == K_ICALL) ? cc_call_target(in->bytes, in->address) : 0;
   int end_call = c->end_entry && t0 == c->end_entry;
   uint32_t check = 0;
-  if (end_call || k0 == K_SYSCALL) {
-    struct cc_stub s = {end_call ? CC_STUB_END : CC_STUB_SYSCALL, orig, 0, 0};
+  if (end_call) {
+    struct cc_stub s = {CC_STUB_END, orig, 0, 0};
     check = cc_stub_add(c, &s);
     if (!check) {
       *why = "out of memory for exit stubs";
@@ -300,7 +300,6 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
       if (k == K_BAD) break;
       if ((k == K_CALL || k == K_ICALL) && c->end_entry && cc_call_target(in->bytes, in->address) == c->end_entry)
         break;
-      if (k == K_SYSCALL && (last_eax < 0 || is_clone_nr((uint64_t)last_eax))) break;
     }
     int64_t eax = -1;
     if (in->id == X86_INS_MOV && in->detail->x86.op_count == 2 &&
@@ -312,8 +311,37 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
     uint8_t *save = p;
     const char *fail = NULL;
     switch (k) {
-    case K_PLAIN:
     case K_SYSCALL:
+      if (last_eax >= 0 && !is_clone_nr((uint64_t)last_eax)) goto plain; /* known, harmless */
+      /* A syscall that may create a task runs in place; what follows it
+       * sorts out who returns. A child with a new thread pointer
+       * (pthread_create: CLONE_SETTLS) sees a zero private stack in its
+       * fresh cc_tls and leaves for the original next instruction at once,
+       * touching nothing but its own TLS. Everyone else (the parent, a
+       * fork or vfork child) enters the dispatcher, which sends a child
+       * (rax 0) native too, and the parent on to the next block. */
+      {
+        struct cc_stub st = {CC_STUB_SYSCALL, next, 0, 0};
+        uint32_t idx = cc_stub_add(c, &st);
+        if (!idx) {
+          fail = "out of memory for exit stubs";
+          break;
+        }
+        memcpy(p, in->bytes, in->size);
+        p += in->size;
+        p = cc_st(p, R_CX, CC_TLS_S_RCX);
+        p = cc_ld(p, R_CX, CC_TLS_PSTACK);
+        *p++ = 0xe3; /* jrcxz native */
+        *p++ = (uint8_t)(9 + CC_ENTER_BYTES);
+        p = cc_ld(p, R_CX, CC_TLS_S_RCX);
+        p = cc_enter(p, idx);
+        p = cc_ld(p, R_CX, CC_TLS_S_RCX); /* native: */
+        p = cc_jmp_abs(p, next);
+        ended = 1;
+      }
+      break;
+    case K_PLAIN:
+    plain:
       memcpy(p, in->bytes, in->size);
       if (g_raw_rip_off) {
         int32_t disp, rel;
