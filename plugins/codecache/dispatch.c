@@ -11,6 +11,8 @@
  * stdio (holding their locks) when one of its `ret`s lands here. */
 #include "plugins/codecache/translate.h"
 
+#include <sys/syscall.h>
+
 
 /* Leave the cache at `orig`, the scope's recording stopped there. */
 static uint64_t stop_at(struct cc_cache *c, struct cc_handle *h, int why, const char *text,
@@ -50,10 +52,13 @@ uint64_t cc_dispatch_c(struct cc_tls *t, struct cc_regs *r) {
     return s->cont; /* another scope's end (a refused nested one): a plain call */
   case CC_STUB_SYSCALL:
     /* after a syscall that may have created a task: a child (rax 0) that
-     * shares our thread pointer (fork, vfork, clone without CLONE_SETTLS)
+     * shares our thread pointer (fork, vfork, clone without CLONE_SETTLS;
+     * the syscall's number was kept in s_rax just before it)
      * continues natively and changes nothing here (a vfork child shares
      * this memory); the parent goes on translated */
-    if (r->rax == 0) return s->target;
+    if (r->rax == 0 && (t->s_rax == SYS_clone || t->s_rax == SYS_fork || t->s_rax == SYS_vfork ||
+                        t->s_rax == 435 /* clone3 */))
+      return s->target;
     target = s->target;
     break;
   default: break;

@@ -327,6 +327,7 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
           fail = "out of memory for exit stubs";
           break;
         }
+        p = cc_st(p, R_AX, CC_TLS_S_RAX); /* its number, for the dispatcher */
         memcpy(p, in->bytes, in->size);
         p += in->size;
         p = cc_st(p, R_CX, CC_TLS_S_RCX);
