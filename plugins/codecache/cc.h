@@ -81,6 +81,7 @@ struct cc_handle {
   int tid, pid;
   int why;         /* enum cc_why (first one wins) */
   uint64_t why_ip; /* where the translated path stopped */
+  uint8_t why_bytes[8]; /* the bytes there (the reason names the instruction) */
   const char *why_text;
   int end;               /* enum cc_end */
   uint64_t end_ret;      /* the return address at rsp when it left at end_entry */

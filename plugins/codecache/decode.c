@@ -115,9 +115,10 @@ void cc_decode_emit(struct cc_handle *h, const struct cc_cache *c, uint64_t nrec
     note(sink, sink_ctx, &ev, text);
   } else if (h->why) {
     snprintf(text, sizeof text,
-             "truncated: codecache stopped at 0x%llx: %s; the rest of the scope ran natively, "
-             "untraced",
-             (unsigned long long)h->why_ip, h->why_text ? h->why_text : "?");
+             "truncated: codecache stopped at 0x%llx (bytes %02x %02x %02x %02x %02x %02x): %s; "
+             "the rest of the scope ran natively, untraced",
+             (unsigned long long)h->why_ip, h->why_bytes[0], h->why_bytes[1], h->why_bytes[2],
+             h->why_bytes[3], h->why_bytes[4], h->why_bytes[5], h->why_text ? h->why_text : "?");
     note(sink, sink_ctx, &ev, text);
   }
 }

@@ -11,6 +11,7 @@
  * stdio (holding their locks) when one of its `ret`s lands here. */
 #include "plugins/codecache/translate.h"
 
+#include <string.h>
 #include <sys/syscall.h>
 
 
@@ -21,6 +22,7 @@ static uint64_t stop_at(struct cc_cache *c, struct cc_handle *h, int why, const 
     h->why = why;
     h->why_text = text;
     h->why_ip = orig;
+    memcpy(h->why_bytes, (const void *)(uintptr_t)orig, sizeof h->why_bytes);
   }
   c->active = 0;
   return orig;

@@ -102,13 +102,44 @@ static int next_page_mapped(uint64_t a) {
   return mincore((void *)(uintptr_t)pg, 1, &v) == 0;
 }
 
-/* The length of a VEX (C4/C5) or EVEX (62) encoded instruction Capstone 4
- * does not know (AVX-512 forms glibc's string functions use), and where
- * its rip-relative disp32 sits (*rip_off, 0: none). These encodings are
- * never control transfers, so copying them is enough. 0: not one. */
+/* The length of an instruction Capstone 4 does not know: a VEX (C4/C5) or
+ * EVEX (62) form (AVX-512 in glibc's string functions) or a hint NOP
+ * (rdsspq in libgcc's unwinder), and where its rip-relative disp32 sits
+ * (*rip_off, 0: none). None of these transfers control, so copying them
+ * is enough. 0: not one of these. */
+/* modrm + SIB + displacement length from modrm at b[k]; *rip_off set for
+ * a rip-relative operand. 0 when past n. */
+static unsigned modrm_tail(const uint8_t *b, size_t n, unsigned k, int *rip_off) {
+  if (k >= n) return 0;
+  uint8_t modrm = b[k];
+  unsigned len = k + 1, mod = modrm >> 6, rm = modrm & 7;
+  if (mod != 3 && rm == 4) {
+    if (len >= n) return 0;
+    if (mod == 0 && (b[len] & 7) == 5) len += 4;
+    len++;
+  }
+  if (mod == 1) len += 1;
+  else if (mod == 2) len += 4;
+  else if (mod == 0 && rm == 5) {
+    *rip_off = (int)len;
+    len += 4;
+  }
+  return len <= n ? len : 0;
+}
+
 static unsigned vex_length(const uint8_t *b, size_t n, int *rip_off) {
   unsigned k, map;
   *rip_off = 0;
+  if (n < 4) return 0;
+  /* the hint-NOP space 0F 18..1F /r (rdssp, endbr64, nop forms Capstone 4
+   * does not all know), after legacy prefixes and REX */
+  unsigned q = 0;
+  while (q < n && q < 4 && (b[q] == 0x66 || b[q] == 0xf2 || b[q] == 0xf3 || b[q] == 0x2e ||
+                            b[q] == 0x3e || b[q] == 0x67))
+    q++;
+  if (q < n && (b[q] & 0xf0) == 0x40) q++;
+  if (q + 2 < n && b[q] == 0x0f && b[q + 1] >= 0x18 && b[q + 1] <= 0x1f)
+    return modrm_tail(b, n, q + 2, rip_off);
   if (n < 5) return 0;
   if (b[0] == 0x62) {
     k = 4, map = b[1] & 7;
@@ -119,19 +150,9 @@ static unsigned vex_length(const uint8_t *b, size_t n, int *rip_off) {
   } else {
     return 0;
   }
-  uint8_t op = b[k], modrm = b[k + 1];
-  unsigned len = k + 2, mod = modrm >> 6, rm = modrm & 7;
-  if (mod != 3 && rm == 4) { /* SIB */
-    if (len >= n) return 0;
-    if (mod == 0 && (b[len] & 7) == 5) len += 4; /* no base: disp32 */
-    len++;
-  }
-  if (mod == 1) len += 1;
-  else if (mod == 2) len += 4;
-  else if (mod == 0 && rm == 5) {
-    *rip_off = (int)len;
-    len += 4;
-  }
+  uint8_t op = b[k];
+  unsigned len = modrm_tail(b, n, k + 1, rip_off);
+  if (!len) return 0;
   int imm = map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 ||
                                       (op >= 0xc4 && op <= 0xc6)));
   if (map == 0 || map == 4 || map > 6) return 0; /* maps this sketch does not know */
