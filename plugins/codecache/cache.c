@@ -162,7 +162,8 @@ struct cc_cache *cc_cache_get(void) {
   c->xsave_size = ((size_t)b + 4095) & ~(size_t)4095;
   c->xsave = map(c->xsave_size); /* page-aligned, zeroed: a valid XSAVE header */
   c->stack = map(CC_STACK_SIZE);
-  if (!c->xsave || !c->stack || hash_init(c, 1u << 14) || grow((void **)&c->stubs, &c->capstubs, 1, sizeof *c->stubs) ||
+  if (!c->xsave || !c->stack || hash_init(c, 1u << 14) ||
+      grow((void **)&c->stubs, &c->capstubs, 1, sizeof *c->stubs) ||
       cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK) {
     cache_free(c);
     return NULL;

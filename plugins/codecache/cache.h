@@ -16,9 +16,9 @@
 #define CC_PLT_STUB 1u         /* block flag: [endbr64] jmp *slot(%rip) */
 
 struct cc_block {
-  uint64_t orig;     /* original start */
-  uint64_t code;     /* translated entry */
-  uint32_t lens_off; /* its instruction lengths in cache->lens */
+  uint64_t orig;      /* original start */
+  uint64_t code;      /* translated entry */
+  uint32_t lens_off;  /* its instruction lengths in cache->lens */
   uint64_t bytes_off; /* its original bytes, as translated, in cache->bytes */
   uint16_t ninsn;
   uint16_t nbytes; /* original bytes covered */
@@ -34,9 +34,10 @@ enum cc_stub_kind {
 
 struct cc_stub {
   uint32_t kind;
-  uint64_t target; /* original address (LINK: the branch target; END: the call; SYSCALL: after it) */
-  uint64_t patch;  /* LINK: address of the rel32 to re-aim once translated */
-  uint64_t cont;   /* END: the translated continuation (another scope's end call) */
+  uint64_t
+      target;     /* original address (LINK: the branch target; END: the call; SYSCALL: after it) */
+  uint64_t patch; /* LINK: address of the rel32 to re-aim once translated */
+  uint64_t cont;  /* END: the translated continuation (another scope's end call) */
 };
 
 struct cc_chunk {
@@ -61,14 +62,14 @@ struct cc_cache {
   uint64_t nbytes, capbytes;
   struct cc_stub *stubs;
   uint64_t nstubs, capstubs;
-  uint8_t *stack;  /* private stack (CC_STACK_SIZE) */
-  uint8_t *xsave;  /* the dispatcher's vector-state area (64-aligned, zeroed header) */
+  uint8_t *stack; /* private stack (CC_STACK_SIZE) */
+  uint8_t *xsave; /* the dispatcher's vector-state area (64-aligned, zeroed header) */
   size_t xsave_size;
-  uint64_t exit_tail; /* mov %fs:s_rsp,%rsp; jmp *%fs:tgt */
-  uint64_t arm_tail;  /* pop %fs:tgt; enter the dispatcher as an indirect branch */
-  uint64_t end_entry; /* the end entry the translations were made for */
+  uint64_t exit_tail;                  /* mov %fs:s_rsp,%rsp; jmp *%fs:tgt */
+  uint64_t arm_tail;                   /* pop %fs:tgt; enter the dispatcher as an indirect branch */
+  uint64_t end_entry;                  /* the end entry the translations were made for */
   unsigned long long dl_adds, dl_subs; /* the link map the cache was built under */
-  int active;         /* the thread is running translated code */
+  int active;                          /* the thread is running translated code */
   csh cs;
   cs_insn *insn;
 };

@@ -53,12 +53,13 @@ struct cc_regs {
   uint64_t idx;
 };
 
-extern __thread struct cc_tls cc_tls __attribute__((tls_model("initial-exec"), visibility("hidden")));
+extern __thread struct cc_tls cc_tls
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
 extern int32_t cc_tls_off; /* &cc_tls - thread pointer: the same on every thread */
 
-void cc_dispatch(void);                                          /* dispatch.S */
-uint64_t cc_dispatch_c(struct cc_tls *t, struct cc_regs *r);     /* dispatch.c */
-uint64_t cc_fast(struct cc_tls *t, struct cc_regs *r);           /* fast.c */
+void cc_dispatch(void);                                      /* dispatch.S */
+uint64_t cc_dispatch_c(struct cc_tls *t, struct cc_regs *r); /* dispatch.c */
+uint64_t cc_fast(struct cc_tls *t, struct cc_regs *r);       /* fast.c */
 
 /* Why a scope's recording stopped early (handle->why). */
 enum cc_why {
@@ -79,15 +80,15 @@ struct cc_handle {
   uint64_t region_start, region_len;
   uint64_t end_entry, end_arg;
   int tid, pid;
-  int why;         /* enum cc_why (first one wins) */
-  uint64_t why_ip; /* where the translated path stopped */
+  int why;              /* enum cc_why (first one wins) */
+  uint64_t why_ip;      /* where the translated path stopped */
   uint8_t why_bytes[8]; /* the bytes there (the reason names the instruction) */
   const char *why_text;
-  int end;               /* enum cc_end */
-  uint64_t end_ret;      /* the return address at rsp when it left at end_entry */
-  uint64_t dispatches;   /* dispatcher entries (ASMSPY_SCOPE_DEBUG) */
-  uint64_t translated;   /* blocks translated during this scope */
-  struct cc_tls *owner;  /* the arming thread's block (a hop zeroes its budget) */
+  int end;                       /* enum cc_end */
+  uint64_t end_ret;              /* the return address at rsp when it left at end_entry */
+  uint64_t dispatches;           /* dispatcher entries (ASMSPY_SCOPE_DEBUG) */
+  uint64_t translated;           /* blocks translated during this scope */
+  struct cc_tls *owner;          /* the arming thread's block (a hop zeroes its budget) */
   uint64_t t_begin_ns, t_end_ns; /* begin returned / end entered (ASMSPY_SCOPE_DEBUG) */
   volatile int orphaned, acked;
   struct cc_handle *next_orphan;

@@ -102,7 +102,8 @@ static int codecache_probe(const struct asmspy_host_api *host, struct asmspy_pro
                      "no OSXSAVE: the dispatcher needs xsave to keep the vector state");
     return 0;
   }
-  void *x = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *x =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (x == MAP_FAILED) {
     ASMSPY_PROBE_SET(res, ASMSPY_E_PERM, errno,
                      "mmap of a writable+executable page refused (%s): no code cache",

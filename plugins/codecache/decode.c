@@ -104,9 +104,9 @@ void cc_decode_emit(struct cc_handle *h, const struct cc_cache *c, uint64_t nrec
     snprintf(text, sizeof text,
              "debug: codecache: %llu block records, %llu instructions, %llu dispatcher entries, "
              "%llu blocks translated (%llu cached on this thread); traced in %.1f us",
-             (unsigned long long)nrec, (unsigned long long)total,
-             (unsigned long long)h->dispatches, (unsigned long long)h->translated,
-             (unsigned long long)(c ? c->nblocks : 0), (double)(h->t_end_ns - h->t_begin_ns) / 1e3);
+             (unsigned long long)nrec, (unsigned long long)total, (unsigned long long)h->dispatches,
+             (unsigned long long)h->translated, (unsigned long long)(c ? c->nblocks : 0),
+             (double)(h->t_end_ns - h->t_begin_ns) / 1e3);
     note(sink, sink_ctx, &ev, text);
   }
   if (cut || full) {

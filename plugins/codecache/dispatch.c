@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-
 /* Leave the cache at `orig`, the scope's recording stopped there. */
 static uint64_t stop_at(struct cc_cache *c, struct cc_handle *h, int why, const char *text,
                         uint64_t orig) {

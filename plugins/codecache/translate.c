@@ -34,15 +34,15 @@
 
 enum kind {
   K_PLAIN,
-  K_JMP,      /* jmp rel */
-  K_JCC,      /* jcc rel */
-  K_LOOP,     /* loop*, jrcxz/jecxz: rel8 only */
-  K_CALL,     /* call rel32 */
-  K_ICALL,    /* call *op */
-  K_IJMP,     /* jmp *op */
-  K_RET,      /* ret [imm16] */
+  K_JMP,   /* jmp rel */
+  K_JCC,   /* jcc rel */
+  K_LOOP,  /* loop*, jrcxz/jecxz: rel8 only */
+  K_CALL,  /* call rel32 */
+  K_ICALL, /* call *op */
+  K_IJMP,  /* jmp *op */
+  K_RET,   /* ret [imm16] */
   K_SYSCALL,
-  K_BAD,      /* not translated: far transfers, interrupts, xbegin, ... */
+  K_BAD, /* not translated: far transfers, interrupts, xbegin, ... */
 };
 
 static int is_clone_nr(uint64_t nr) {
@@ -53,14 +53,29 @@ static enum kind classify(const cs_insn *in) {
   switch (in->id) {
   case X86_INS_SYSCALL: return K_SYSCALL;
   case X86_INS_RET: return K_RET;
-  case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
-  case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ: return K_LOOP;
-  case X86_INS_LJMP: case X86_INS_LCALL: case X86_INS_RETF: case X86_INS_RETFQ:
-  case X86_INS_IRET: case X86_INS_IRETD: case X86_INS_IRETQ: case X86_INS_INT:
-  case X86_INS_INT1: case X86_INS_INT3: case X86_INS_INTO: case X86_INS_XBEGIN:
-  case X86_INS_HLT: case X86_INS_UD2: case X86_INS_SYSENTER: case X86_INS_SYSEXIT:
-  case X86_INS_SYSRET:
-    return K_BAD;
+  case X86_INS_LOOP:
+  case X86_INS_LOOPE:
+  case X86_INS_LOOPNE:
+  case X86_INS_JRCXZ:
+  case X86_INS_JECXZ:
+  case X86_INS_JCXZ: return K_LOOP;
+  case X86_INS_LJMP:
+  case X86_INS_LCALL:
+  case X86_INS_RETF:
+  case X86_INS_RETFQ:
+  case X86_INS_IRET:
+  case X86_INS_IRETD:
+  case X86_INS_IRETQ:
+  case X86_INS_INT:
+  case X86_INS_INT1:
+  case X86_INS_INT3:
+  case X86_INS_INTO:
+  case X86_INS_XBEGIN:
+  case X86_INS_HLT:
+  case X86_INS_UD2:
+  case X86_INS_SYSENTER:
+  case X86_INS_SYSEXIT:
+  case X86_INS_SYSRET: return K_BAD;
   default: break;
   }
   const cs_x86 *x = &in->detail->x86;
@@ -81,8 +96,8 @@ uint64_t cc_call_target(const uint8_t *p, uint64_t ip) {
     uint64_t t = ip + 5 + (int64_t)rel;
     const uint8_t *q = (const uint8_t *)(uintptr_t)t;
     if (q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e && q[3] == 0xfa) q += 4; /* endbr64 */
-    if (q[0] == 0xf2) q++;                                                   /* bnd */
-    if (q[0] == 0xff && q[1] == 0x25) {                                      /* PLT: jmp *slot */
+    if (q[0] == 0xf2) q++;                                                    /* bnd */
+    if (q[0] == 0xff && q[1] == 0x25) {                                       /* PLT: jmp *slot */
       memcpy(&rel, q + 2, 4);
       return *(const uint64_t *)(uintptr_t)((uint64_t)(uintptr_t)q + 6 + (int64_t)rel);
     }
@@ -118,8 +133,10 @@ static unsigned modrm_tail(const uint8_t *b, size_t n, unsigned k, int *rip_off)
     if (mod == 0 && (b[len] & 7) == 5) len += 4;
     len++;
   }
-  if (mod == 1) len += 1;
-  else if (mod == 2) len += 4;
+  if (mod == 1)
+    len += 1;
+  else if (mod == 2)
+    len += 4;
   else if (mod == 0 && rm == 5) {
     *rip_off = (int)len;
     len += 4;
@@ -134,8 +151,9 @@ static unsigned vex_length(const uint8_t *b, size_t n, int *rip_off) {
   /* the hint-NOP space 0F 18..1F /r (rdssp, endbr64, nop forms Capstone 4
    * does not all know), after legacy prefixes and REX */
   unsigned q = 0;
-  while (q < n && q < 4 && (b[q] == 0x66 || b[q] == 0xf2 || b[q] == 0xf3 || b[q] == 0x2e ||
-                            b[q] == 0x3e || b[q] == 0x67))
+  while (q < n && q < 4 &&
+         (b[q] == 0x66 || b[q] == 0xf2 || b[q] == 0xf3 || b[q] == 0x2e || b[q] == 0x3e ||
+          b[q] == 0x67))
     q++;
   if (q < n && (b[q] & 0xf0) == 0x40) q++;
   if (q + 2 < n && b[q] == 0x0f && b[q + 1] >= 0x18 && b[q + 1] <= 0x1f)
@@ -153,8 +171,8 @@ static unsigned vex_length(const uint8_t *b, size_t n, int *rip_off) {
   uint8_t op = b[k];
   unsigned len = modrm_tail(b, n, k + 1, rip_off);
   if (!len) return 0;
-  int imm = map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 ||
-                                      (op >= 0xc4 && op <= 0xc6)));
+  int imm = map == 3 ||
+            (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 || (op >= 0xc4 && op <= 0xc6)));
   if (map == 0 || map == 4 || map > 6) return 0; /* maps this sketch does not know */
   len += imm ? 1 : 0;
   return len <= n && len <= 15 ? len : 0;
@@ -210,7 +228,7 @@ static uint8_t *load_operand(uint8_t *p, const cs_insn *in) {
                    b[k] == 0xf2 || b[k] == 0x66)) {
     if (b[k] == 0x66) return NULL;
     if (b[k] == 0x64 || b[k] == 0x65 || b[k] == 0x67) *p++ = b[k]; /* segment, address size */
-    k++;                                                          /* notrack, hints, bnd: dropped */
+    k++; /* notrack, hints, bnd: dropped */
   }
   (void)has66;
   uint8_t rex = 0;
@@ -319,7 +337,8 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
     uint64_t next = a + in->size;
     if (n) { /* what must start a block of its own */
       if (k == K_BAD) break;
-      if ((k == K_CALL || k == K_ICALL) && c->end_entry && cc_call_target(in->bytes, in->address) == c->end_entry)
+      if ((k == K_CALL || k == K_ICALL) && c->end_entry &&
+          cc_call_target(in->bytes, in->address) == c->end_entry)
         break;
     }
     int64_t eax = -1;
@@ -370,15 +389,18 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
         memcpy(&disp, in->bytes + g_raw_rip_off, 4);
         if (!cc_rel32((uint64_t)(uintptr_t)(p + in->size), next + (uint64_t)(int64_t)disp, &rel))
           fail = "a rip-relative operand out of rel32 reach of the code cache";
-        else memcpy(p + g_raw_rip_off, &rel, 4);
+        else
+          memcpy(p + g_raw_rip_off, &rel, 4);
       } else if (x86_is_riprel(in)) {
         int off = x86_disp_offset(in);
         uint64_t abs = next + (uint64_t)(int64_t)in->detail->x86.disp;
         int32_t rel;
-        if (off < 0) fail = "a rip-relative operand without a 32-bit displacement";
+        if (off < 0)
+          fail = "a rip-relative operand without a 32-bit displacement";
         else if (!cc_rel32((uint64_t)(uintptr_t)(p + in->size), abs, &rel))
           fail = "a rip-relative operand out of rel32 reach of the code cache";
-        else memcpy(p + off, &rel, 4);
+        else
+          memcpy(p + off, &rel, 4);
       }
       p += in->size;
       break;
@@ -444,9 +466,7 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
       p = cc_enter(p, CC_STUB_IBL);
       ended = 1;
       break;
-    case K_BAD:
-      fail = "an instruction the translator does not handle";
-      break;
+    case K_BAD: fail = "an instruction the translator does not handle"; break;
     }
     if (fail) {
       if (!n) {
@@ -470,7 +490,8 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
    * scope's end entry: that one must reach the dispatcher), else a stub */
   for (int i = 0; i < npend; i++) {
     uint32_t hit = cc_lookup(c, pend[i].target);
-    if (hit && pend[i].target != c->end_entry && aim(pend[i].rel, c->blocks[hit - 1].code)) continue;
+    if (hit && pend[i].target != c->end_entry && aim(pend[i].rel, c->blocks[hit - 1].code))
+      continue;
     struct cc_stub s = {CC_STUB_LINK, pend[i].target, (uint64_t)(uintptr_t)pend[i].rel, 0};
     uint32_t idx = cc_stub_add(c, &s);
     if (!idx) {

@@ -70,8 +70,10 @@ BODY static void deep_jump(long n) {
 }
 BODY static long b_longjmp(long n) {
   volatile long r = 0;
-  if (setjmp(g_jb) == 0) deep_jump(n);
-  else r = 7 + n;
+  if (setjmp(g_jb) == 0)
+    deep_jump(n);
+  else
+    r = 7 + n;
   return r;
 }
 

@@ -78,7 +78,8 @@ int main(void) {
   asmspy_scope_end(s);
   if (rc == 0) pthread_join(th, NULL);
   const char *t = asmspy_scope_text(s);
-  CHECK(rc == 0 && child_ran == 2 && wr == 27 && r == w4, "pthread_create: child ran, results right");
+  CHECK(rc == 0 && child_ran == 2 && wr == 27 && r == w4,
+        "pthread_create: child ran, results right");
   CHECK(codecache(s) && !asmspy_scope_truncated(s) && !asmspy_scope_gaps(s) &&
             strstr(t, "clone3+") && strstr(t, "write+") && strstr(t, "work+0x"),
         "pthread_create: recorded through clone3, write and work, no gap (truncated %d: %s)",
