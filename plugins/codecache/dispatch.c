@@ -87,9 +87,9 @@ uint64_t cc_dispatch_c(struct cc_tls *t, struct cc_regs *r) {
     s = r->idx < c->nstubs ? &c->stubs[r->idx] : &c->stubs[0]; /* the table may have moved */
   }
   if (r->idx != CC_STUB_IBL && s->kind == CC_STUB_LINK && target != c->end_entry) {
-    int32_t *rel = (int32_t *)(uintptr_t)s->patch;
     int64_t d = (int64_t)(code - (s->patch + 4));
-    if (d >= INT32_MIN && d <= INT32_MAX) *rel = (int32_t)d;
+    int32_t rel = (int32_t)d;
+    if (d >= INT32_MIN && d <= INT32_MAX) memcpy((void *)(uintptr_t)s->patch, &rel, 4);
   }
   return code;
 }

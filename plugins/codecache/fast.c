@@ -26,9 +26,9 @@ uint64_t cc_fast(struct cc_tls *t, struct cc_regs *r) {
   if (!hit) return 0;
   uint64_t code = c->blocks[hit - 1].code;
   if (s) { /* link the direct branch: next time it never leaves the cache */
-    int32_t *rel = (int32_t *)(uintptr_t)s->patch;
     int64_t d = (int64_t)(code - (s->patch + 4));
-    if (d >= INT32_MIN && d <= INT32_MAX) *rel = (int32_t)d;
+    int32_t rel = (int32_t)d;
+    if (d >= INT32_MIN && d <= INT32_MAX) __builtin_memcpy((void *)(uintptr_t)s->patch, &rel, 4);
   }
   h->dispatches++;
   return code;

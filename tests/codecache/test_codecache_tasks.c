@@ -28,10 +28,11 @@ static int failures;
     if (!ok_) failures++;                                                                          \
   } while (0)
 
+/* unsigned: the mix wraps (signed overflow is undefined, UBSan says so) */
 __attribute__((noinline, noipa)) static long work(long n) {
-  long s = 0;
-  for (long i = 0; i < n * 1000; i++) s += i ^ (s >> 3);
-  return s;
+  unsigned long s = 0;
+  for (unsigned long i = 0; i < (unsigned long)n * 1000; i++) s += i ^ (s >> 3);
+  return (long)s;
 }
 
 static volatile int child_ran;
