@@ -33,7 +33,6 @@ _Static_assert(offsetof(struct cc_tls, remain) == CC_TLS_REMAIN, "tls layout");
 _Static_assert(offsetof(struct cc_tls, full) == CC_TLS_FULL, "tls layout");
 _Static_assert(sizeof(struct cc_regs) == 17 * 8, "dispatch.S pushes 16 words above idx");
 
-#define CHUNK_SIZE (4u << 20)
 #define REACH ((int64_t)1 << 31)
 #define REACH_MARGIN ((int64_t)64 << 20)
 
@@ -207,17 +206,17 @@ static struct cc_chunk *new_chunk(struct cc_cache *c, uint64_t near) {
   for (int64_t step = 0; step < REACH - 2 * REACH_MARGIN; step += (int64_t)128 << 20) {
     for (int dir = -1; dir <= 1; dir += 2) {
       uint64_t hint = (near + (uint64_t)(dir * (step + ((int64_t)32 << 20)))) & ~(uint64_t)0xfffff;
-      void *p = mmap((void *)(uintptr_t)hint, CHUNK_SIZE, prot,
+      void *p = mmap((void *)(uintptr_t)hint, CC_CHUNK_SIZE, prot,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
       if (p == MAP_FAILED) continue;
       ch->base = p;
-      ch->size = CHUNK_SIZE;
+      ch->size = CC_CHUNK_SIZE;
       ch->used = 0;
       if (reaches(ch, near)) {
         c->nchunks++;
         return ch;
       }
-      munmap(p, CHUNK_SIZE); /* an old kernel ignored NOREPLACE's placement */
+      munmap(p, CC_CHUNK_SIZE); /* an old kernel ignored NOREPLACE's placement */
     }
   }
   return NULL;

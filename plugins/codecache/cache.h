@@ -46,6 +46,7 @@ struct cc_chunk {
 };
 
 #define CC_MAX_CHUNKS 32
+#define CC_CHUNK_SIZE (4u << 20)
 #define CC_STACK_SIZE (256u << 10)
 
 struct cc_cache {

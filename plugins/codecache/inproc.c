@@ -14,13 +14,15 @@
  * Refusals (nothing armed): a scope open on this thread already
  * (-ASMSPY_E_ATTACH_BUSY), no arm_tail from the host (-ASMSPY_E_ABI: a
  * translator cannot start from inside begin), no cache memory
- * (-ASMSPY_E_NOMEM). A scope ended on another thread is an orphan: its
+ * (-ASMSPY_E_NOMEM), and ASMSPY_FACT_UNSUITED where a JIT may patch code
+ * under a translation (jit.c): the host then takes the next tier. A scope ended on another thread is an orphan: its
  * thread still runs translated code until its next dispatcher entry (its
  * budget is zeroed, so its next block leaves the cache), and the handle
  * is freed by a later begin/end once that thread let go. */
 #define _GNU_SOURCE
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #include "plugins/codecache/inproc.h"
+#include "plugins/codecache/jit.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -84,6 +86,12 @@ int cc_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inpr
     cc_cache_flush(c);
   }
   cc_cache_check_maps(c);
+  char what[160];
+  if (cc_foreign_code(c, what, sizeof what)) { /* jit.c: the host takes the next tier */
+    if (getenv("ASMSPY_SCOPE_DEBUG"))
+      fprintf(stderr, "asmspy scope: codecache declines: %s\n", what);
+    return ASMSPY_FACT_UNSUITED;
+  }
   uint64_t cap = req->max_insns ? req->max_insns : (1u << 20);
   struct cc_handle *h = calloc(1, sizeof *h);
   if (!h) return -ASMSPY_E_NOMEM;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -146,6 +147,30 @@ int main(void) {
         "a scope after the hop: %llu instructions (%s)",
         (unsigned long long)asmspy_scope_insn_count(s), asmspy_scope_reason(s));
   asmspy_scope_free(s);
+
+  /* a JIT's memory (anonymous, executable) in the process: codecache
+   * declines (a JIT patches code under a translation), the ladder takes
+   * singlestep, the scope is still exact. Last: it stays for the process. */
+  void *jit =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  usleep(250 * 1000); /* past jit.c's 200 ms re-read of /proc/self/maps */
+  s = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+  r = work(1);
+  asmspy_scope_end(s);
+  unsetenv("ASMSPY_SCOPE_BACKEND");
+  asmspy_scope *s2 = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+  long r2 = work(1);
+  asmspy_scope_end(s2);
+  CHECK(jit != MAP_FAILED && r == work(1) && !strcmp(asmspy_scope_tier(s), "NONE") &&
+            strstr(asmspy_scope_reason(s), "codecache"),
+        "JIT memory, codecache forced: declined, tier NONE (%s)", asmspy_scope_reason(s));
+  CHECK(r2 == work(1) && !strncmp(asmspy_scope_reason(s2), "singlestep", 10) &&
+            strstr(asmspy_scope_reason(s2), "codecache") && !asmspy_scope_truncated(s2) &&
+            asmspy_scope_insn_count(s2) > 1000,
+        "JIT memory, the ladder: singlestep took it, %llu instructions (%s)",
+        (unsigned long long)asmspy_scope_insn_count(s2), asmspy_scope_reason(s2));
+  asmspy_scope_free(s);
+  asmspy_scope_free(s2);
 
   printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
   return failures ? 1 : 0;
