@@ -91,6 +91,7 @@ struct cc_handle {
   struct cc_tls *owner;          /* the arming thread's block (a hop zeroes its budget) */
   uint64_t t_begin_ns, t_end_ns; /* begin returned / end entered (ASMSPY_SCOPE_DEBUG) */
   volatile int orphaned, acked;
+  int ended_inside; /* end ran while the thread was inside translated code */
   struct cc_handle *next_orphan;
 };
 #endif

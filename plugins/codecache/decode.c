@@ -109,7 +109,11 @@ void cc_decode_emit(struct cc_handle *h, const struct cc_cache *c, uint64_t nrec
              (double)(h->t_end_ns - h->t_begin_ns) / 1e3);
     note(sink, sink_ctx, &ev, text);
   }
-  if (cut || full) {
+  if (h->ended_inside) {
+    note(sink, sink_ctx, &ev,
+         "truncated: the scope ended while its thread was inside translated code (end called "
+         "from a signal handler that interrupted it); recording stopped there");
+  } else if (cut || full) {
     snprintf(text, sizeof text, "truncated: max_insns (%llu) reached; recording stopped there",
              (unsigned long long)h->max_insns);
     note(sink, sink_ctx, &ev, text);

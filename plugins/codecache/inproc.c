@@ -153,6 +153,22 @@ int cc_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
   struct cc_cache *c = cc_tls.cache;
   uint64_t nrec = (uint64_t)((uint32_t *)(uintptr_t)cc_tls.cursor - h->recs);
   int full = cc_tls.full != 0;
+  if (c && c->active && !full) {
+    /* Ended while this thread is still inside translated code: from a
+     * signal handler that interrupted it (handlers run natively). After
+     * sigreturn it goes on recording into this buffer until its next
+     * dispatcher entry lets go (or its next block finds the budget zeroed
+     * here): the buffer stays alive until then, as for a thread hop. */
+    h->orphaned = 1;
+    cc_tls.remain = 0;
+    h->ended_inside = 1;
+    cc_decode_emit(h, c, nrec, 0, sink, sink_ctx);
+    pthread_mutex_lock(&g_lock);
+    h->next_orphan = g_orphans;
+    g_orphans = h;
+    pthread_mutex_unlock(&g_lock);
+    return 0;
+  }
   cc_tls.cur = NULL;
   if (c) c->active = 0;
   cc_decode_emit(h, c, nrec, full, sink, sink_ctx);

@@ -48,6 +48,16 @@ static void on_alarm(int sig) {
   alarms++;
 }
 
+static asmspy_scope *sig_scope;
+static volatile sig_atomic_t sig_ended;
+static void end_in_handler(int sig) {
+  (void)sig;
+  if (!sig_ended && sig_scope) {
+    asmspy_scope_end(sig_scope); /* quiet: nothing printed */
+    sig_ended = 1;
+  }
+}
+
 static asmspy_scope *hop;
 static void *hop_end(void *arg) {
   (void)arg;
@@ -62,7 +72,7 @@ static int codecache(const asmspy_scope *s) {
 int main(void) {
   setenv("ASMSPY_SCOPE_BACKEND", "codecache", 1);
   setvbuf(stdout, NULL, _IOLBF, 0);
-  long w4 = work(4), w2 = work(2);
+  long w4 = work(4), w2 = work(2), w1 = work(1);
   asmspy_scope *s = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
   asmspy_scope_end(s);
   if (!codecache(s)) {
@@ -129,6 +139,33 @@ int main(void) {
   memset(&it, 0, sizeof it);
   setitimer(ITIMER_REAL, &it, NULL);
   CHECK(r == want && alarms > 0, "signals during the scope: %ld handled, result right", alarms);
+  asmspy_scope_free(s);
+
+  /* the scope ended from a signal handler that interrupted translated
+   * code: the interrupted code resumes in the cache and must leave it
+   * cleanly (nothing written to a freed buffer: ASan checks it) */
+  alarms = 0;
+  sa.sa_handler = end_in_handler;
+  sigaction(SIGALRM, &sa, NULL);
+  struct itimerval one = {{0, 500}, {0, 500}};
+  sig_scope = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+  setitimer(ITIMER_REAL, &one, NULL);
+  long spins = 0;
+  while (!sig_ended) spins += work(1) == w1;
+  r = work(2);
+  memset(&one, 0, sizeof one);
+  setitimer(ITIMER_REAL, &one, NULL);
+  CHECK(r == w2 && spins > 0 && asmspy_scope_truncated(sig_scope) &&
+            strstr(asmspy_scope_reason(sig_scope), "signal handler"),
+        "ended from a signal handler: the program right after it (%s)",
+        asmspy_scope_reason(sig_scope));
+  asmspy_scope_free(sig_scope);
+  s = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET); /* and scopes work again */
+  r = work(2);
+  asmspy_scope_end(s);
+  CHECK(r == w2 && codecache(s) && !asmspy_scope_truncated(s),
+        "a scope after the one ended in a handler: %llu instructions",
+        (unsigned long long)asmspy_scope_insn_count(s));
   asmspy_scope_free(s);
 
   /* a thread hop: the scope ends on another thread; the arming thread
