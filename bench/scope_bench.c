@@ -8,6 +8,12 @@
  * Prints both rates and the ratio. "capture" stops the clock inside the
  * scope (the recording cost only); "with render" includes asmspy_scope_end
  * (Capstone + symbolization of every instruction).
+ *
+ *   scope_bench empty [n]
+ *
+ * The cost of one empty scope (begin, nothing, end with its listing), the
+ * mean of n (default 200) after a warm-up, for the tier the ladder picks:
+ * run it once per tier with ASMSPY_SCOPE_BACKEND=codecache / singlestep.
  */
 #define _GNU_SOURCE
 #include <asmspy/scope.h>
@@ -43,7 +49,31 @@ static void count_trap(int sig, siginfo_t *si, void *uc) {
   traps++;
 }
 
+/* Empty scopes back to back: begin + end + render, per scope. */
+static int bench_empty(long n) {
+  for (int i = 0; i < 3; i++) asmspy_scope_free(ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET));
+  asmspy_scope *s = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+  asmspy_scope_end(s);
+  printf("tier %s (%s), %llu instructions per empty scope\n", asmspy_scope_tier(s),
+         asmspy_scope_reason(s), (unsigned long long)asmspy_scope_insn_count(s));
+  asmspy_scope_free(s);
+  double best = 1e9, sum = 0;
+  for (long i = 0; i < n; i++) {
+    double t0 = now();
+    asmspy_scope *e = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+    asmspy_scope_end(e);
+    double dt = now() - t0;
+    asmspy_scope_free(e);
+    sum += dt;
+    if (dt < best) best = dt;
+  }
+  printf("empty scope: mean %.1f us, best %.1f us over %ld scopes\n", sum / n * 1e6, best * 1e6,
+         n);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "empty")) return bench_empty(argc > 2 ? atol(argv[2]) : 200);
   long iters = argc > 1 ? atol(argv[1]) : 20000;
 
   /* Raw: TF on, count every trap, TF off. */

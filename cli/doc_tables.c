@@ -44,6 +44,9 @@ const struct cli_env_var cli_env_vars[] = {
      "scopes: also write each listing to a file (1: a private directory; default: no file)"},
     {"ASMSPY_SCOPE_DEBUG", "1",
      "scopes: the capture tier's own accounting on stderr (the stepping tier's traps per scope)"},
+    {"ASMSPY_SCOPE_BACKEND", "<name>",
+     "scopes: arm only this backend (e.g. singlestep; default: the best usable tier, codecache "
+     "before singlestep)"},
     {"ASMSPY_LIB", "<path>", "scope bindings: the libasmspy.so to load (default: the library next to the binding's install, then the linker's search)"},
     {0, 0, 0},
 };

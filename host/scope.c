@@ -177,13 +177,22 @@ static int by_ladder(const void *x, const void *y) {
   return strcmp(a->name, b->name);
 }
 
+/* ASMSPY_SCOPE_BACKEND=<name>: only that backend may arm a scope (e.g.
+ * singlestep where codecache would be chosen). NULL: any. */
+static const char *forced_backend(void) {
+  const char *b = getenv("ASMSPY_SCOPE_BACKEND");
+  return b && *b ? b : NULL;
+}
+
 /* The backends declaring `tier` (0: every tier in the ladder), best first. */
 static size_t tier_backends(struct asmspy_engine *e, uint32_t tier,
                             const struct asmspy_plugin_info **out, size_t cap) {
   size_t n = 0;
+  const char *only = forced_backend();
   for (size_t i = 0; i < asmspy_plugin_count(e) && n < cap; i++) {
     const struct asmspy_plugin_info *row = asmspy_plugin_at(e, i);
     uint32_t t = tier_of(row);
+    if (only && strcmp(row->name, only) != 0) continue;
     if (t && (tier ? t == tier : ladder_rank(t) >= 0)) out[n++] = row;
   }
   if (n > 1) qsort(out, n, sizeof *out, by_ladder);
@@ -242,8 +251,10 @@ static void choose_explicit(asmspy_scope *s, struct asmspy_engine *e, uint32_t t
   snprintf(s->reason, sizeof s->reason, "self-skip: %s", why);
 }
 
-/* Pick the backend for s (under g_lock). Sets s->tier/ops/reason. */
-static void choose(asmspy_scope *s) {
+/* Pick the backend for s (under g_lock). Sets s->tier/ops/reason. The
+ * ladder passes over `refused` (backends whose inproc_begin declined this
+ * scope as ASMSPY_FACT_UNSUITED), saying so in the reason. */
+static void choose(asmspy_scope *s, const char *const *refused, size_t nrefused) {
   struct asmspy_engine *e = engine();
   if (!e) {
     snprintf(s->reason, sizeof s->reason, "the asmspy engine could not be opened");
@@ -261,6 +272,14 @@ static void choose(asmspy_scope *s) {
   char skipped[400] = "";
   for (size_t i = 0; i < n; i++) {
     char why[300];
+    int was_refused = 0;
+    for (size_t k = 0; k < nrefused; k++) was_refused |= !strcmp(refused[k], rows[i]->name);
+    if (was_refused) {
+      size_t k = strlen(skipped);
+      snprintf(skipped + k, sizeof skipped - k, "%s%s: %s", k ? "; " : "", rows[i]->name,
+               asmspy_strerror(ASMSPY_FACT_UNSUITED));
+      continue;
+    }
     if (usable(e, rows[i], why, sizeof why) && has_inproc(rows[i])) {
       arm(s, rows[i]);
       if (skipped[0])
@@ -275,6 +294,12 @@ static void choose(asmspy_scope *s) {
       snprintf(why, sizeof why, "%s: usable, but has no in-process ops yet", rows[i]->name);
     size_t k = strlen(skipped);
     snprintf(skipped + k, sizeof skipped - k, "%s%s", k ? "; " : "", why);
+  }
+  if (forced_backend() && !skipped[0]) {
+    snprintf(s->reason, sizeof s->reason,
+             "ASMSPY_SCOPE_BACKEND=%s: no loaded backend of that name records in-process",
+             forced_backend());
+    return;
   }
   snprintf(s->reason, sizeof s->reason, "no in-process backend%s%s", skipped[0] ? ": " : "",
            skipped[0] ? skipped
@@ -359,7 +384,17 @@ struct scope_begin_ret scope_begin_impl(const char *name, const void *code, size
   pthread_mutex_lock(&g_lock);
   s->slot = s->name ? register_slot(s->name) : (size_t)-1;
   if (s->slot != (size_t)-1) snprintf(s->path, sizeof s->path, "%s", g_slots[s->slot].path);
-  choose(s);
+  pthread_mutex_unlock(&g_lock);
+  /* 1.12: a backend may decline one scope (ASMSPY_FACT_UNSUITED, nothing
+   * armed, e.g. the translating tier in a process with JIT code): the
+   * ladder then goes on to the next one */
+  const char *refused[4];
+  size_t nrefused = 0;
+again:
+  pthread_mutex_lock(&g_lock);
+  s->tier = TIER_NONE;
+  s->ops = NULL;
+  choose(s, refused, nrefused);
   if (s->tier != TIER_NONE && code) {
     s->region_start = (uint64_t)(uintptr_t)code;
     s->region_len = len;
@@ -398,6 +433,12 @@ struct scope_begin_ret scope_begin_impl(const char *name, const void *code, size
   int rc = s->ops->inproc_begin(host, &req, &s->handle);
   if (__builtin_expect(rc == 0, 1)) return ret;
   ret.tail = NULL;
+  if (rc == ASMSPY_FACT_UNSUITED && !explicit_tier(s->flags) &&
+      nrefused < sizeof refused / sizeof refused[0]) {
+    refused[nrefused++] = s->backend;
+    s->handle = NULL;
+    goto again;
+  }
   snprintf(s->reason, sizeof s->reason, "%s: %s", tier_names[s->tier], begin_error(s->tier, rc));
   s->tier = TIER_NONE;
   s->handle = NULL;

@@ -179,7 +179,9 @@ const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, s
     memset(t->describe_cache, 0, DESCRIBE_SLOTS * sizeof *t->describe_cache);
     t->describe_generation = after;
   }
-  if (slot && sym.kind != ASMSPY_SYM_UNKNOWN) {
+  /* only what fits: a cut text (a long C++ name) would be served for every
+   * later lookup of addr, different from the first one */
+  if (slot && sym.kind != ASMSPY_SYM_UNKNOWN && strlen(buf) < sizeof slot->text) {
     slot->addr = addr;
     snprintf(slot->text, sizeof slot->text, "%s", buf);
   }

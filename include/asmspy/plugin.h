@@ -1222,7 +1222,10 @@ struct asmspy_backend_ops {
    * ATTACH_BUSY = a scope is already open on this thread, ATTACH_PERM = the
    * program owns SIGTRAP, PERM = SIGTRAP is blocked). end returns 0 or a
    * negative status, and frees the handle either way; a capture cut short
-   * is reported as an ASMSPY_EV_NOTE whose text starts "truncated: ". */
+   * is reported as an ASMSPY_EV_NOTE whose text starts "truncated: ".
+   * 1.12: begin may also return ASMSPY_FACT_UNSUITED, nothing armed: this
+   * backend declines this scope here (codecache in a process with JIT
+   * code); the host's ladder then tries the next backend. */
   int (*inproc_begin)(const struct asmspy_host_api *host, const struct asmspy_inproc_req *req,
                       void **handle);
   int (*inproc_end)(void *handle, asmspy_sink_fn sink, void *sink_ctx);

@@ -4,6 +4,7 @@
  * info), which the host's one-line disassembly service does not expose. */
 #include "plugins/entrypatch/plan.h"
 #include "plugins/entrypatch/agent_layout.h"
+#include "plugins/common/x86_riprel.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -15,45 +16,12 @@ int ep_rel32(uint64_t next, uint64_t target, int32_t *out) {
   return 1;
 }
 
-static int in_group(const cs_insn *in, uint8_t g) {
-  for (uint8_t i = 0; i < in->detail->groups_count; i++)
-    if (in->detail->groups[i] == g) return 1;
-  return 0;
-}
-
 /* A direct (relative) branch: its target, else 0. */
 static uint64_t direct_target(const cs_insn *in) {
-  if (!(in_group(in, CS_GRP_JUMP) || in_group(in, CS_GRP_CALL))) return 0;
+  if (!(x86_in_group(in, CS_GRP_JUMP) || x86_in_group(in, CS_GRP_CALL))) return 0;
   const cs_x86 *x = &in->detail->x86;
   if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) return (uint64_t)x->operands[0].imm;
   return 0;
-}
-
-/* Where a rip-relative instruction's disp32 sits in its bytes. Capstone 4
- * leaves encoding.disp_offset/disp_size unset for some instructions; the
- * disp32 then follows the ModR/M byte (rip-relative has no SIB), which the
- * bytes must confirm. -1 when it cannot be found for sure. */
-static int disp_offset(const cs_insn *in) {
-  const cs_x86 *x = &in->detail->x86;
-  int32_t want = (int32_t)x->disp;
-  int cand[2] = {x->encoding.disp_size == 4 ? x->encoding.disp_offset : 0,
-                 x->encoding.modrm_offset ? x->encoding.modrm_offset + 1 : 0};
-  for (int i = 0; i < 2; i++) {
-    int32_t got;
-    if (cand[i] <= 0 || cand[i] + 4 > in->size) continue;
-    memcpy(&got, in->bytes + cand[i], 4);
-    if (got == want) return cand[i];
-  }
-  int found = -1; /* last resort: the one place the value occurs */
-  for (int o = 1; o + 4 <= in->size; o++) {
-    int32_t got;
-    memcpy(&got, in->bytes + o, 4);
-    if (got == want) {
-      if (found >= 0) return -1;
-      found = o;
-    }
-  }
-  return found;
 }
 
 static int is_loop_like(unsigned id) {
@@ -104,8 +72,8 @@ static int refuse(char *why, size_t cap, const char *fmt, unsigned long long a) 
  * 5 bytes (at +len): -1 with the reason, else 0. */
 static int refuse_undisplaceable(const cs_insn *in, uint32_t len, char *why, size_t whycap) {
   unsigned id = in->id;
-  if ((in_group(in, CS_GRP_RET) && id != X86_INS_RET) || in_group(in, CS_GRP_INT) ||
-      in_group(in, CS_GRP_IRET) || id == X86_INS_UD2 || id == X86_INS_HLT ||
+  if ((x86_in_group(in, CS_GRP_RET) && id != X86_INS_RET) || x86_in_group(in, CS_GRP_INT) ||
+      x86_in_group(in, CS_GRP_IRET) || id == X86_INS_UD2 || id == X86_INS_HLT ||
       id == X86_INS_SYSCALL || id == X86_INS_SYSENTER)
     /* relocated, a thread blocked in a system call would stand inside
      * agent code until it returns: the leave could not unmap it */
@@ -114,7 +82,7 @@ static int refuse_undisplaceable(const cs_insn *in, uint32_t len, char *why, siz
     return refuse(why, whycap, "loop/jrcxz within the first 5 bytes (+%llu)", len);
   if (id == X86_INS_XBEGIN) /* its abort address is relative */
     return refuse(why, whycap, "xbegin within the first 5 bytes (+%llu)", len);
-  if (in_group(in, CS_GRP_CALL) && call_form(in) == CALL_NO)
+  if (x86_in_group(in, CS_GRP_CALL) && call_form(in) == CALL_NO)
     return refuse(why, whycap,
                   "a call within the first 5 bytes (+%llu) that does not relocate (far, "
                   "16/32-bit, through %%rsp)",
@@ -126,7 +94,7 @@ static int refuse_undisplaceable(const cs_insn *in, uint32_t len, char *why, siz
  * those bytes are reached only from elsewhere (a jump back into the
  * patch), or, after a call, by its callee's return. -1 with the reason. */
 static int refuse_transfer_inside(const cs_insn *in, uint32_t at, char *why, size_t whycap) {
-  if (in_group(in, CS_GRP_CALL))
+  if (x86_in_group(in, CS_GRP_CALL))
     return refuse(why, whycap,
                   "a call within the first 5 bytes (+%llu) with more bytes after it: its callee "
                   "would return into the patch",
@@ -134,7 +102,7 @@ static int refuse_transfer_inside(const cs_insn *in, uint32_t at, char *why, siz
   if (in->id == X86_INS_RET)
     return refuse(why, whycap, "returns within the first 5 bytes (+%llu) with more bytes after it",
                   at);
-  if (in_group(in, CS_GRP_JUMP) && in->id == X86_INS_JMP)
+  if (x86_in_group(in, CS_GRP_JUMP) && in->id == X86_INS_JMP)
     return refuse(why, whycap,
                   "an unconditional jump within the first 5 bytes (+%llu) with more bytes after "
                   "it",
@@ -181,7 +149,7 @@ static int scan_branches_in(csh cs, cs_insn *in, uint64_t addr, const uint8_t *b
     if (t > addr && t < addr + len)
       return refuse(why, whycap, "a branch inside the function lands on its first bytes (+%llu)",
                     t - addr);
-    if (t == addr && in_group(in, CS_GRP_JUMP))
+    if (t == addr && x86_in_group(in, CS_GRP_JUMP))
       return refuse(why, whycap,
                     "a jump inside the function loops back to its entry (at +%llu): it would "
                     "count as a call",
@@ -244,7 +212,7 @@ static size_t emit_jmp(uint8_t *o, uint64_t here, uint64_t target) {
 /* Re-aim the disp32 of a rip-relative instruction copied to o (size bytes,
  * to run at `here`) at the absolute address it had at in->address. */
 static const char *fix_riprel(const cs_insn *in, uint8_t *o, uint64_t here) {
-  int off = disp_offset(in);
+  int off = x86_disp_offset(in);
   if (off < 0) return "a rip-relative operand without a 32-bit displacement";
   uint64_t abs = in->address + in->size + (uint64_t)(int64_t)in->detail->x86.disp;
   int32_t rel;
@@ -252,13 +220,6 @@ static const char *fix_riprel(const cs_insn *in, uint8_t *o, uint64_t here) {
     return "a rip-relative operand is out of rel32 reach from the stub";
   memcpy(o + off, &rel, 4);
   return NULL;
-}
-
-static int is_riprel(const cs_insn *in) {
-  const cs_x86 *x = &in->detail->x86;
-  for (uint8_t i = 0; i < x->op_count; i++)
-    if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP) return 1;
-  return 0;
 }
 
 size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out, size_t cap,
@@ -276,7 +237,7 @@ size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out
     uint64_t t = direct_target(in);
     uint8_t o[48]; /* this instruction, relocated */
     size_t sz = 0;
-    int form = in_group(in, CS_GRP_CALL) ? call_form(in) : CALL_NO;
+    int form = x86_in_group(in, CS_GRP_CALL) ? call_form(in) : CALL_NO;
     falls = 1;
     if (form != CALL_NO) {
       /* the call as its callee sees it: the original return address (the
@@ -310,9 +271,9 @@ size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out
         sz += sizeof tail;
       }
       falls = 0;
-    } else if (in_group(in, CS_GRP_CALL)) {
+    } else if (x86_in_group(in, CS_GRP_CALL)) {
       fail = "a displaced call does not relocate";
-    } else if (t && in_group(in, CS_GRP_JUMP)) {
+    } else if (t && x86_in_group(in, CS_GRP_JUMP)) {
       /* jmp / jcc, rel8 or rel32: re-emitted as rel32 to the same target,
        * or through an absolute jump when that is out of rel32 reach */
       int32_t rel;
@@ -335,8 +296,8 @@ size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out
     } else {
       memcpy(o, in->bytes, in->size);
       sz = in->size;
-      if (is_riprel(in)) fail = fix_riprel(in, o, here);
-      if (in->id == X86_INS_RET || (in->id == X86_INS_JMP && in_group(in, CS_GRP_JUMP)))
+      if (x86_is_riprel(in)) fail = fix_riprel(in, o, here);
+      if (in->id == X86_INS_RET || (in->id == X86_INS_JMP && x86_in_group(in, CS_GRP_JUMP)))
         falls = 0; /* ret; jmp *%reg, jmp *mem */
     }
     if (!fail && n + sz > cap) fail = "the relocated prologue does not fit its stub";

@@ -159,6 +159,12 @@ int main(void) {
   asmspy_scope_free(hop_scope);
   CHECK(r == expect_work(2), "the hopping thread kept running correctly");
 
+  /* 6, 6b, 6c are the stepping tier's own mechanisms (TF stepped over a
+   * clone, SIGTRAP owned by the program): forced onto singlestep. The
+   * translating tier's handling of the same programs is in
+   * tests/codecache. */
+  setenv("ASMSPY_SCOPE_BACKEND", "singlestep", 1);
+
   /* 6. pthread_create + write inside a scope: survives, child runs
    * (untraced), and stepping resumes when pthread_create returns: the
    * write and work(4) after it are captured, the gap is shown in place. */
@@ -223,6 +229,8 @@ int main(void) {
             r == expect_work(6),
         "pre-existing SIGTRAP handler: refused (%s)", asmspy_scope_reason(s));
   asmspy_scope_free(s);
+
+  unsetenv("ASMSPY_SCOPE_BACKEND");
 
   /* 7. 1000 scopes at one site: one slot, the same count every time. */
   size_t slots0 = asmspy_scope_slot_count();

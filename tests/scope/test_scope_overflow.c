@@ -263,6 +263,9 @@ static void remove_tmpdir(void) {
 
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
+  /* TF outliving its handler is the stepping tier's hazard: test that tier
+   * (codecache's own truncation is tested in tests/codecache) */
+  setenv("ASMSPY_SCOPE_BACKEND", "singlestep", 1);
   const char *base = getenv("TMPDIR");
   snprintf(tmpdir, sizeof tmpdir, "%s/scope-overflow-XXXXXX", base && strlen(base) < 32 ? base : "/tmp");
   if (!mkdtemp(tmpdir)) {

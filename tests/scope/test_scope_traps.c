@@ -19,6 +19,7 @@ static volatile int sink;
 
 int main(void) {
   setenv("ASMSPY_SCOPE_DEBUG", "1", 1);
+  setenv("ASMSPY_SCOPE_BACKEND", "singlestep", 1); /* the stepping tier's traps, not codecache's */
   FILE *tmp = tmpfile();
   if (!tmp) return 99;
   fflush(stderr);

@@ -1,0 +1,523 @@
+/* translate.c — one basic block of the program, copied into the code cache
+ * with its control flow redirected (docs/codecache.md).
+ *
+ * Layout of a translated block:
+ *
+ *   full:  mov %fs:s_rcx,%rcx; movb $1,%fs:full; jmp *orig     (buffer full: go native)
+ *   entry: [a check exit: the scope's end call, or a syscall whose number
+ *           is not known here]
+ *          record: save rcx; rcx = remain; jrcxz full; remain--;
+ *                  *cursor++ = block id; restore rcx
+ *          the block's instructions (rip-relative operands re-aimed)
+ *          its terminator (below)
+ *          exit stubs of its direct branches not linked yet
+ *
+ * Terminators: jmp/jcc/loop rel -> jumps to the translated successor (or
+ * an exit stub that translates it and patches the jump); call rel ->
+ * push the ORIGINAL return address, jump to the callee's translation (the
+ * program's stack never holds a cache address: unwinders, backtrace(3)
+ * and longjmp see original code only); ret, jmp/call indirect -> the
+ * target into cc_tls.tgt, then the dispatcher's lookup. Everything the
+ * translator does not handle ends the block before it; as a block's first
+ * instruction it fails the translation, and the dispatcher leaves the
+ * cache there (native, the scope truncated with the reason). */
+#define _GNU_SOURCE
+#include "plugins/codecache/translate.h"
+
+#include "plugins/codecache/emit.h"
+#include "plugins/common/x86_riprel.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum kind {
+  K_PLAIN,
+  K_JMP,   /* jmp rel */
+  K_JCC,   /* jcc rel */
+  K_LOOP,  /* loop*, jrcxz/jecxz: rel8 only */
+  K_CALL,  /* call rel32 */
+  K_ICALL, /* call *op */
+  K_IJMP,  /* jmp *op */
+  K_RET,   /* ret [imm16] */
+  K_SYSCALL,
+  K_BAD, /* not translated: far transfers, interrupts, xbegin, ... */
+};
+
+static int is_clone_nr(uint64_t nr) {
+  return nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork || nr == 435 /* clone3 */;
+}
+
+static enum kind classify(const cs_insn *in) {
+  switch (in->id) {
+  case X86_INS_SYSCALL: return K_SYSCALL;
+  case X86_INS_RET: return K_RET;
+  case X86_INS_LOOP:
+  case X86_INS_LOOPE:
+  case X86_INS_LOOPNE:
+  case X86_INS_JRCXZ:
+  case X86_INS_JECXZ:
+  case X86_INS_JCXZ: return K_LOOP;
+  case X86_INS_LJMP:
+  case X86_INS_LCALL:
+  case X86_INS_RETF:
+  case X86_INS_RETFQ:
+  case X86_INS_IRET:
+  case X86_INS_IRETD:
+  case X86_INS_IRETQ:
+  case X86_INS_INT:
+  case X86_INS_INT1:
+  case X86_INS_INT3:
+  case X86_INS_INTO:
+  case X86_INS_XBEGIN:
+  case X86_INS_HLT:
+  case X86_INS_UD2:
+  case X86_INS_SYSENTER:
+  case X86_INS_SYSEXIT:
+  case X86_INS_SYSRET: return K_BAD;
+  default: break;
+  }
+  const cs_x86 *x = &in->detail->x86;
+  int imm = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+  if (in->id == X86_INS_JMP) return imm ? K_JMP : K_IJMP;
+  if (in->id == X86_INS_CALL) return imm ? K_CALL : K_ICALL;
+  if (x86_in_group(in, CS_GRP_JUMP)) return imm ? K_JCC : K_BAD;
+  if (x86_in_group(in, CS_GRP_CALL) || x86_in_group(in, CS_GRP_RET) ||
+      x86_in_group(in, CS_GRP_INT) || x86_in_group(in, CS_GRP_IRET))
+    return K_BAD;
+  return K_PLAIN;
+}
+
+uint64_t cc_call_target(const uint8_t *p, uint64_t ip) {
+  int32_t rel;
+  if (p[0] == 0xe8) {
+    memcpy(&rel, p + 1, 4);
+    uint64_t t = ip + 5 + (int64_t)rel;
+    const uint8_t *q = (const uint8_t *)(uintptr_t)t;
+    if (q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e && q[3] == 0xfa) q += 4; /* endbr64 */
+    if (q[0] == 0xf2) q++;                                                    /* bnd */
+    if (q[0] == 0xff && q[1] == 0x25) {                                       /* PLT: jmp *slot */
+      memcpy(&rel, q + 2, 4);
+      return *(const uint64_t *)(uintptr_t)((uint64_t)(uintptr_t)q + 6 + (int64_t)rel);
+    }
+    return t;
+  }
+  if (p[0] == 0xff && p[1] == 0x15) { /* call *slot(%rip) */
+    memcpy(&rel, p + 2, 4);
+    return *(const uint64_t *)(uintptr_t)(ip + 6 + (int64_t)rel);
+  }
+  return 0;
+}
+
+/* Is the page after the one holding a mapped? (decoding may run into it) */
+static int next_page_mapped(uint64_t a) {
+  unsigned char v;
+  uint64_t pg = (a | 4095) + 1;
+  return mincore((void *)(uintptr_t)pg, 1, &v) == 0;
+}
+
+/* The length of an instruction Capstone 4 does not know: a VEX (C4/C5) or
+ * EVEX (62) form (AVX-512 in glibc's string functions) or a hint NOP
+ * (rdsspq in libgcc's unwinder), and where its rip-relative disp32 sits
+ * (*rip_off, 0: none). None of these transfers control, so copying them
+ * is enough. 0: not one of these. */
+/* modrm + SIB + displacement length from modrm at b[k]; *rip_off set for
+ * a rip-relative operand. 0 when past n. */
+static unsigned modrm_tail(const uint8_t *b, size_t n, unsigned k, int *rip_off) {
+  if (k >= n) return 0;
+  uint8_t modrm = b[k];
+  unsigned len = k + 1, mod = modrm >> 6, rm = modrm & 7;
+  if (mod != 3 && rm == 4) {
+    if (len >= n) return 0;
+    if (mod == 0 && (b[len] & 7) == 5) len += 4;
+    len++;
+  }
+  if (mod == 1)
+    len += 1;
+  else if (mod == 2)
+    len += 4;
+  else if (mod == 0 && rm == 5) {
+    *rip_off = (int)len;
+    len += 4;
+  }
+  return len <= n ? len : 0;
+}
+
+static unsigned vex_length(const uint8_t *b, size_t n, int *rip_off) {
+  unsigned k, map;
+  *rip_off = 0;
+  if (n < 4) return 0;
+  /* the hint-NOP space 0F 18..1F /r (rdssp, endbr64, nop forms Capstone 4
+   * does not all know), after legacy prefixes and REX */
+  unsigned q = 0;
+  while (q < n && q < 4 &&
+         (b[q] == 0x66 || b[q] == 0xf2 || b[q] == 0xf3 || b[q] == 0x2e || b[q] == 0x3e ||
+          b[q] == 0x67))
+    q++;
+  if (q < n && (b[q] & 0xf0) == 0x40) q++;
+  if (q + 2 < n && b[q] == 0x0f && b[q + 1] >= 0x18 && b[q + 1] <= 0x1f)
+    return modrm_tail(b, n, q + 2, rip_off);
+  if (n < 5) return 0;
+  if (b[0] == 0x62) {
+    k = 4, map = b[1] & 7;
+  } else if (b[0] == 0xc4) {
+    k = 3, map = b[1] & 0x1f;
+  } else if (b[0] == 0xc5) {
+    k = 2, map = 1;
+  } else {
+    return 0;
+  }
+  uint8_t op = b[k];
+  unsigned len = modrm_tail(b, n, k + 1, rip_off);
+  if (!len) return 0;
+  int imm = map == 3 ||
+            (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 || (op >= 0xc4 && op <= 0xc6)));
+  if (map == 0 || map == 4 || map > 6) return 0; /* maps this sketch does not know */
+  len += imm ? 1 : 0;
+  return len <= n && len <= 15 ? len : 0;
+}
+
+static int g_raw_rip_off; /* the instruction decode() filled by vex_length: its disp32, or 0 */
+
+static int decode(struct cc_cache *c, uint64_t a) {
+  size_t room = 4096 - (a & 4095);
+  const uint8_t *code = (const uint8_t *)(uintptr_t)a;
+  uint64_t addr = a;
+  size_t size = room < 15 ? room : 15;
+  g_raw_rip_off = 0;
+  if (cs_disasm_iter(c->cs, &code, &size, &addr, c->insn)) return 1;
+  if (room < 15 && next_page_mapped(a)) {
+    code = (const uint8_t *)(uintptr_t)a, addr = a, size = 15;
+    if (cs_disasm_iter(c->cs, &code, &size, &addr, c->insn)) return 1;
+    room = 15;
+  }
+  /* Capstone 4 does not know it: a VEX/EVEX form, copied as raw bytes */
+  int rip_off;
+  unsigned len = vex_length((const uint8_t *)(uintptr_t)a, room < 15 ? room : 15, &rip_off);
+  if (!len) return 0;
+  cs_insn *in = c->insn;
+  in->id = X86_INS_INVALID;
+  in->address = a;
+  in->size = (uint16_t)len;
+  memcpy(in->bytes, (const void *)(uintptr_t)a, len);
+  memset(in->detail, 0, sizeof *in->detail);
+  g_raw_rip_off = rip_off;
+  return 1;
+}
+
+/* Skip legacy prefixes; returns the index of the first non-prefix byte. */
+static int skip_prefixes(const uint8_t *b, int n, int *has66) {
+  int k = 0;
+  *has66 = 0;
+  while (k < n && (b[k] == 0x66 || b[k] == 0x67 || b[k] == 0xf2 || b[k] == 0xf3 || b[k] == 0x2e ||
+                   b[k] == 0x3e || b[k] == 0x26 || b[k] == 0x36 || b[k] == 0x64 || b[k] == 0x65)) {
+    if (b[k] == 0x66) *has66 = 1;
+    k++;
+  }
+  return k;
+}
+
+/* `mov <the operand of jmp/call *op>, %rax` at p (to run at p). NULL when
+ * the form is not handled. */
+static uint8_t *load_operand(uint8_t *p, const cs_insn *in) {
+  const uint8_t *b = in->bytes;
+  int n = in->size, has66, k = 0;
+  uint8_t *start = p;
+  while (k < n && (b[k] == 0x64 || b[k] == 0x65 || b[k] == 0x67 || b[k] == 0x2e || b[k] == 0x3e ||
+                   b[k] == 0xf2 || b[k] == 0x66)) {
+    if (b[k] == 0x66) return NULL;
+    if (b[k] == 0x64 || b[k] == 0x65 || b[k] == 0x67) *p++ = b[k]; /* segment, address size */
+    k++; /* notrack, hints, bnd: dropped */
+  }
+  (void)has66;
+  uint8_t rex = 0;
+  if (k < n && (b[k] & 0xf0) == 0x40) rex = b[k++];
+  if (k + 1 >= n || b[k] != 0xff) return NULL;
+  uint8_t modrm = b[k + 1];
+  unsigned reg = (modrm >> 3) & 7;
+  if (reg != 2 && reg != 4) return NULL;
+  *p++ = (uint8_t)(0x48 | (rex & 3));
+  *p++ = 0x8b;
+  *p++ = (uint8_t)(modrm & 0xc7);
+  int rest = n - (k + 2);
+  memcpy(p, b + k + 2, (size_t)rest);
+  if ((modrm & 0xc7) == 0x05) { /* rip-relative: re-aim the disp32 */
+    int32_t disp;
+    memcpy(&disp, b + k + 2, 4);
+    uint64_t abs = in->address + in->size + (int64_t)disp;
+    uint64_t end = (uint64_t)(uintptr_t)(p + rest);
+    int32_t rel;
+    if (!cc_rel32(end, abs, &rel)) return NULL;
+    memcpy(p, &rel, 4);
+  }
+  (void)start;
+  return p + rest;
+}
+
+struct pending {
+  uint64_t target;
+  uint8_t *rel; /* the rel32 to aim at the target's translation or its stub */
+};
+
+/* Aim rel32 (ending at rel + 4) at dest; 0 when out of reach. */
+static int aim(uint8_t *rel, uint64_t dest) {
+  int32_t r;
+  if (!cc_rel32((uint64_t)(uintptr_t)(rel + 4), dest, &r)) return 0;
+  memcpy(rel, &r, 4);
+  return 1;
+}
+
+int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *why_kind) {
+  *why_kind = CC_WHY_UNSUPPORTED;
+  if (!decode(c, orig)) {
+    *why = "an instruction Capstone cannot decode";
+    return -1;
+  }
+  cs_insn *in = c->insn;
+  enum kind k0 = classify(in);
+  if (k0 == K_BAD) {
+    *why = "an instruction the translator does not handle (far transfer, interrupt, xbegin, ud2, "
+           "hlt)";
+    return -1;
+  }
+  struct cc_chunk *ch;
+  uint8_t *p = cc_code_room(c, orig, CC_BLOCK_CODE_MAX, &ch);
+  if (!p) {
+    *why = "no code cache memory within rel32 reach of the code";
+    *why_kind = CC_WHY_NOSPACE;
+    return -1;
+  }
+  uint32_t id = (uint32_t)c->nblocks;
+  uint8_t *full = p;
+  p = cc_ld(p, R_CX, CC_TLS_S_RCX);
+  p = cc_movb_fs(p, CC_TLS_FULL, 1);
+  p = cc_jmp_abs(p, orig);
+  uint8_t *entry = p;
+  /* a check before the record: the scope's end call, or a syscall whose
+   * number is not known at translation time */
+  uint64_t t0 = (k0 == K_CALL || k0 == K_ICALL) ? cc_call_target(in->bytes, in->address) : 0;
+  int end_call = c->end_entry && t0 == c->end_entry;
+  uint32_t check = 0;
+  if (end_call) {
+    struct cc_stub s = {CC_STUB_END, orig, 0, 0};
+    check = cc_stub_add(c, &s);
+    if (!check) {
+      *why = "out of memory for exit stubs";
+      return -1;
+    }
+    p = cc_enter(p, check);
+  }
+  uint8_t *record = p;
+  p = cc_st(p, R_CX, CC_TLS_S_RCX);
+  p = cc_ld(p, R_CX, CC_TLS_REMAIN);
+  *p++ = 0xe3; /* jrcxz full */
+  *p = (uint8_t)(int8_t)(full - (p + 1));
+  p++;
+  *p++ = 0x48, *p++ = 0x8d, *p++ = 0x49, *p++ = 0xff; /* lea -1(%rcx),%rcx */
+  p = cc_st(p, R_CX, CC_TLS_REMAIN);
+  p = cc_ld(p, R_CX, CC_TLS_CURSOR);
+  *p++ = 0xc7, *p++ = 0x01; /* movl $id,(%rcx) */
+  p = cc_put32(p, id);
+  *p++ = 0x48, *p++ = 0x8d, *p++ = 0x49, *p++ = 0x04; /* lea 4(%rcx),%rcx */
+  p = cc_st(p, R_CX, CC_TLS_CURSOR);
+  p = cc_ld(p, R_CX, CC_TLS_S_RCX);
+  if (check) c->stubs[check].cont = (uint64_t)(uintptr_t)record;
+
+  struct pending pend[4];
+  int npend = 0;
+  uint8_t lens[CC_BLOCK_MAX_INSNS];
+  int n = 0;
+  uint64_t a = orig;
+  int64_t last_eax = -1; /* the value a `mov $imm, %eax` just before set, else -1 */
+  int ended = 0;
+  while (!ended) {
+    if (n && !decode(c, a)) break; /* end before it: its own block reports it */
+    enum kind k = classify(in);
+    uint64_t next = a + in->size;
+    if (n) { /* what must start a block of its own */
+      if (k == K_BAD) break;
+      if ((k == K_CALL || k == K_ICALL) && c->end_entry &&
+          cc_call_target(in->bytes, in->address) == c->end_entry)
+        break;
+    }
+    int64_t eax = -1;
+    if (in->id == X86_INS_MOV && in->detail->x86.op_count == 2 &&
+        in->detail->x86.operands[0].type == X86_OP_REG &&
+        (in->detail->x86.operands[0].reg == X86_REG_EAX ||
+         in->detail->x86.operands[0].reg == X86_REG_RAX) &&
+        in->detail->x86.operands[1].type == X86_OP_IMM)
+      eax = in->detail->x86.operands[1].imm;
+    uint8_t *save = p;
+    const char *fail = NULL;
+    switch (k) {
+    case K_SYSCALL:
+      if (last_eax >= 0 && !is_clone_nr((uint64_t)last_eax)) goto plain; /* known, harmless */
+      /* A syscall that may create a task runs in place; what follows it
+       * sorts out who returns. A child with a new thread pointer
+       * (pthread_create: CLONE_SETTLS) sees a zero private stack in its
+       * fresh cc_tls and leaves for the original next instruction at once,
+       * touching nothing but its own TLS. Everyone else (the parent, a
+       * fork or vfork child) enters the dispatcher, which sends a child
+       * (rax 0) native too, and the parent on to the next block. */
+      {
+        struct cc_stub st = {CC_STUB_SYSCALL, next, 0, 0};
+        uint32_t idx = cc_stub_add(c, &st);
+        if (!idx) {
+          fail = "out of memory for exit stubs";
+          break;
+        }
+        p = cc_st(p, R_AX, CC_TLS_S_RAX); /* its number, for the dispatcher */
+        memcpy(p, in->bytes, in->size);
+        p += in->size;
+        p = cc_st(p, R_CX, CC_TLS_S_RCX);
+        p = cc_ld(p, R_CX, CC_TLS_PSTACK);
+        *p++ = 0xe3; /* jrcxz native */
+        *p++ = (uint8_t)(9 + CC_ENTER_BYTES);
+        p = cc_ld(p, R_CX, CC_TLS_S_RCX);
+        p = cc_enter(p, idx);
+        p = cc_ld(p, R_CX, CC_TLS_S_RCX); /* native: */
+        p = cc_jmp_abs(p, next);
+        ended = 1;
+      }
+      break;
+    case K_PLAIN:
+    plain:
+      memcpy(p, in->bytes, in->size);
+      if (g_raw_rip_off) {
+        int32_t disp, rel;
+        memcpy(&disp, in->bytes + g_raw_rip_off, 4);
+        if (!cc_rel32((uint64_t)(uintptr_t)(p + in->size), next + (uint64_t)(int64_t)disp, &rel))
+          fail = "a rip-relative operand out of rel32 reach of the code cache";
+        else
+          memcpy(p + g_raw_rip_off, &rel, 4);
+      } else if (x86_is_riprel(in)) {
+        int off = x86_disp_offset(in);
+        uint64_t abs = next + (uint64_t)(int64_t)in->detail->x86.disp;
+        int32_t rel;
+        if (off < 0)
+          fail = "a rip-relative operand without a 32-bit displacement";
+        else if (!cc_rel32((uint64_t)(uintptr_t)(p + in->size), abs, &rel))
+          fail = "a rip-relative operand out of rel32 reach of the code cache";
+        else
+          memcpy(p + off, &rel, 4);
+      }
+      p += in->size;
+      break;
+    case K_JMP:
+      *p++ = 0xe9;
+      pend[npend++] = (struct pending){(uint64_t)in->detail->x86.operands[0].imm, p};
+      p += 4;
+      ended = 1;
+      break;
+    case K_JCC: {
+      int h66, q = skip_prefixes(in->bytes, in->size, &h66);
+      uint8_t op = in->bytes[q];
+      uint8_t cc = (uint8_t)((op == 0x0f ? in->bytes[q + 1] : op) & 0x0f);
+      *p++ = 0x0f, *p++ = (uint8_t)(0x80 | cc);
+      pend[npend++] = (struct pending){(uint64_t)in->detail->x86.operands[0].imm, p};
+      p += 4;
+      *p++ = 0xe9;
+      pend[npend++] = (struct pending){next, p};
+      p += 4;
+      ended = 1;
+      break;
+    }
+    case K_LOOP: /* op +2; jmp +5; jmp taken; jmp fall */
+      memcpy(p, in->bytes, in->size);
+      p[in->size - 1] = 2;
+      p += in->size;
+      *p++ = 0xeb, *p++ = 0x05;
+      *p++ = 0xe9;
+      pend[npend++] = (struct pending){(uint64_t)in->detail->x86.operands[0].imm, p};
+      p += 4;
+      *p++ = 0xe9;
+      pend[npend++] = (struct pending){next, p};
+      p += 4;
+      ended = 1;
+      break;
+    case K_CALL:
+      p = cc_push_ret(p, next);
+      *p++ = 0xe9;
+      pend[npend++] = (struct pending){(uint64_t)in->detail->x86.operands[0].imm, p};
+      p += 4;
+      ended = 1;
+      break;
+    case K_ICALL:
+    case K_IJMP: {
+      p = cc_st(p, R_AX, CC_TLS_S_RAX);
+      uint8_t *q = load_operand(p, in);
+      if (!q) {
+        fail = "an indirect branch operand the translator does not handle";
+        break;
+      }
+      p = cc_st(q, R_AX, CC_TLS_TGT);
+      p = cc_ld(p, R_AX, CC_TLS_S_RAX);
+      if (k == K_ICALL) p = cc_push_ret(p, next);
+      p = cc_enter(p, CC_STUB_IBL);
+      ended = 1;
+      break;
+    }
+    case K_RET:
+      p = cc_pop_fs(p, CC_TLS_TGT);
+      if (in->detail->x86.op_count == 1 && in->detail->x86.operands[0].type == X86_OP_IMM &&
+          in->detail->x86.operands[0].imm)
+        p = cc_lea_rsp(p, (int32_t)in->detail->x86.operands[0].imm);
+      p = cc_enter(p, CC_STUB_IBL);
+      ended = 1;
+      break;
+    case K_BAD: fail = "an instruction the translator does not handle"; break;
+    }
+    if (fail) {
+      if (!n) {
+        *why = fail;
+        return -1;
+      }
+      p = save; /* end the block before it */
+      break;
+    }
+    lens[n++] = (uint8_t)in->size;
+    a = next;
+    last_eax = eax;
+    if (!ended && n == CC_BLOCK_MAX_INSNS) break;
+  }
+  if (!ended) { /* fell off the block: continue at the next instruction */
+    *p++ = 0xe9;
+    pend[npend++] = (struct pending){a, p};
+    p += 4;
+  }
+  /* link each direct successor: its translation if there is one (never the
+   * scope's end entry: that one must reach the dispatcher), else a stub */
+  for (int i = 0; i < npend; i++) {
+    uint32_t hit = cc_lookup(c, pend[i].target);
+    if (hit && pend[i].target != c->end_entry && aim(pend[i].rel, c->blocks[hit - 1].code))
+      continue;
+    struct cc_stub s = {CC_STUB_LINK, pend[i].target, (uint64_t)(uintptr_t)pend[i].rel, 0};
+    uint32_t idx = cc_stub_add(c, &s);
+    if (!idx) {
+      *why = "out of memory for exit stubs";
+      return -1;
+    }
+    aim(pend[i].rel, (uint64_t)(uintptr_t)p);
+    p = cc_enter(p, idx);
+  }
+  cc_code_commit(ch, p);
+  struct cc_block b;
+  memset(&b, 0, sizeof b);
+  b.orig = orig;
+  b.code = (uint64_t)(uintptr_t)entry;
+  b.ninsn = (uint16_t)n;
+  b.nbytes = (uint16_t)(a - orig);
+  /* [endbr64] [bnd] jmp *slot(%rip): a PLT stub (decode trims one that led
+   * into the scope's end) */
+  const uint8_t *ob = (const uint8_t *)(uintptr_t)orig;
+  int e = (n == 2 && ob[0] == 0xf3 && ob[1] == 0x0f && ob[2] == 0x1e && ob[3] == 0xfa) ? 4 : 0;
+  if ((n == 1 || e) && ob[e] == 0xf2) e++;
+  if ((n == 1 || n == 2) && ob[e] == 0xff && ob[e + 1] == 0x25) b.flags |= CC_PLT_STUB;
+  int64_t bi = cc_block_add(c, &b, lens);
+  if (bi < 0) {
+    *why = "out of memory for the block table";
+    return -1;
+  }
+  return bi;
+}
