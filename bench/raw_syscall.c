@@ -91,8 +91,9 @@ int main(int argc, char **argv) {
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (idle || stay) sched_setscheduler(0, SCHED_OTHER, &sp);
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-  fprintf(stderr, "raw_syscall: %ld stops %.3f s %.2f us/syscall migrations tracee %ld tracer %ld\n",
-          stops, secs, secs * 2e6 / (double)(stops ? stops : 1), tgt_mig,
+  fprintf(stderr,
+          "raw_syscall: %ld stops %.3f s %.2f us/syscall migrations tracee %ld tracer %ld\n", stops,
+          secs, secs * 2e6 / (double)(stops ? stops : 1), tgt_mig,
           migrations("/proc/thread-self/sched"));
   return 0;
 }

@@ -67,8 +67,7 @@ static int bench_empty(long n) {
     sum += dt;
     if (dt < best) best = dt;
   }
-  printf("empty scope: mean %.1f us, best %.1f us over %ld scopes\n", sum / n * 1e6, best * 1e6,
-         n);
+  printf("empty scope: mean %.1f us, best %.1f us over %ld scopes\n", sum / n * 1e6, best * 1e6, n);
   return 0;
 }
 
@@ -86,8 +85,9 @@ int main(int argc, char **argv) {
   __asm__ volatile("sub $128, %%rsp\n\tpushfq\n\torq $0x100, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp" ::
                        : "memory", "cc");
   sink = workload(iters);
-  __asm__ volatile("sub $128, %%rsp\n\tpushfq\n\tandq $~0x100, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp" ::
-                       : "memory", "cc");
+  __asm__ volatile(
+      "sub $128, %%rsp\n\tpushfq\n\tandq $~0x100, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp" ::
+          : "memory", "cc");
   double t1 = now();
   sigaction(SIGTRAP, &old, NULL); /* the scope refuses a program-owned SIGTRAP */
   double raw_rate = traps / (t1 - t0);

@@ -24,8 +24,9 @@ const struct asmspy_option cli_shared_options[] = {
     [SH_BACKEND] = {"backend", "<b>", "capture backend (default: the preferred usable one)"},
     [SH_TID] = {"tid", "<t>", "follow exactly thread t"},
     [SH_FOLLOW] = {"follow", NULL, "also trace forked children (exclusive with --tid)"},
-    [SH_OUTPUT] = {"output", "<f>", "the text (or --json) into <f>, not stdout (strace -o): "
-                                    "a --launch command keeps the terminal"},
+    [SH_OUTPUT] = {"output", "<f>",
+                   "the text (or --json) into <f>, not stdout (strace -o): "
+                   "a --launch command keeps the terminal"},
     {NULL, NULL, NULL},
 };
 
@@ -140,7 +141,8 @@ int cli_parse_mode_args(const char *mode, int argc, char **argv, int need_pid,
   struct asmspy_option merged[ASMSPY_OPT_MAX + 1];
   int from_view[ASMSPY_OPT_MAX]; /* merged index -> view index, -1 = shared */
   int n = 0;
-  for (int i = 0; shared[i].name && n < ASMSPY_OPT_MAX; i++) from_view[n] = -1, merged[n++] = shared[i];
+  for (int i = 0; shared[i].name && n < ASMSPY_OPT_MAX; i++)
+    from_view[n] = -1, merged[n++] = shared[i];
   for (int i = 0; view && view[i].name; i++) {
     if (asmspy_option_index(shared, view[i].name) >= 0) continue;
     if (n >= ASMSPY_OPT_MAX) return cli_usage_error("--%s declares too many options", mode);

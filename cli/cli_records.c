@@ -89,7 +89,8 @@ static const struct asmspy_field process_fields[] = {
     RF_INT("cpu_ticks", ANY_INT, OPT, "--list active: CPU gained over the window"),
     RF_INT("window_ms", ANY_INT, OPT, "--list active: the window"),
     RF_INT("hz", ANY_INT, OPT, "--list active: ticks per second"),
-    RF_INT("str_permille", ANY_INT, NUL | OPT, "--list scan: alphanumeric density of sampled memory"),
+    RF_INT("str_permille", ANY_INT, NUL | OPT,
+           "--list scan: alphanumeric density of sampled memory"),
     RF_STR("str_error", OPT, "--list scan: why it could not be read"),
     RF_END,
 };

@@ -202,8 +202,8 @@ static int check_tid(pid_t pid, pid_t tid) {
   }
   closedir(d);
   if (found) return 0;
-  cli_fail("--tid=%d: no thread %d in process %d (its threads: %s%s)", (int)tid, (int)tid,
-           (int)pid, list, count > 8 ? " ..." : "");
+  cli_fail("--tid=%d: no thread %d in process %d (its threads: %s%s)", (int)tid, (int)tid, (int)pid,
+           list, count > 8 ? " ..." : "");
   return 1;
 }
 
@@ -218,11 +218,12 @@ int cli_run_mode(const char *mode, int argc, char **argv, char *const *launch_ar
   if (!e) return CLI_EXIT_FAIL;
   const struct asmspy_plugin_info *v = asmspy_find_view_for_mode(e, mode);
   struct cli_mode_args a;
-  int rc = v ? cli_parse_mode_args(mode, argc, argv, launch_argv == NULL, cli_shared_options,
-                                   cli_view_options(v), cli_view_has_table(v),
-                                   v->desc->view->usage, &a)
-             : launch_argv ? cli_usage_error("--launch: unknown mode '%s'", mode)
-                           : cli_usage_error("unknown option '--%s': no command or mode of that name", mode);
+  int rc =
+      v ? cli_parse_mode_args(mode, argc, argv, launch_argv == NULL, cli_shared_options,
+                              cli_view_options(v), cli_view_has_table(v), v->desc->view->usage, &a)
+      : launch_argv
+          ? cli_usage_error("--launch: unknown mode '%s'", mode)
+          : cli_usage_error("unknown option '--%s': no command or mode of that name", mode);
   asmspy_engine_close(e);
   if (rc) return CLI_EXIT_USAGE;
   if (a.tid && check_tid(a.pid, a.tid)) return CLI_EXIT_FAIL; /* like no such process */

@@ -33,7 +33,8 @@ static void offer_modes(const struct cands *c, struct asmspy_engine *e, const ch
 }
 
 static void offer_options(const struct cands *c, const struct asmspy_option *table) {
-  for (int i = 0; table && table[i].name; i++) offer(c, "--", table[i].name, table[i].arg ? "=" : "");
+  for (int i = 0; table && table[i].name; i++)
+    offer(c, "--", table[i].name, table[i].arg ? "=" : "");
 }
 
 /* The values of option o: its choices, or the registry's backends. */
@@ -72,7 +73,8 @@ static void complete(struct asmspy_engine *e, int cword, int nwords, char **word
       const char *p = k->positionals;
       size_t nl = strlen(k->name);
       if (k->hidden || !k->takes_value || !p || strncmp(p, "=<", 2) != 0 ||
-          strncmp(c.cur, "--", 2) != 0 || strncmp(c.cur + 2, k->name, nl) != 0 || c.cur[2 + nl] != '=')
+          strncmp(c.cur, "--", 2) != 0 || strncmp(c.cur + 2, k->name, nl) != 0 ||
+          c.cur[2 + nl] != '=')
         continue;
       size_t end = strcspn(p + 2, ">");
       for (const char *q = p + 2; q < p + 2 + end;) {

@@ -47,7 +47,9 @@ const struct cli_env_var cli_env_vars[] = {
     {"ASMSPY_SCOPE_BACKEND", "<name>",
      "scopes: arm only this backend (e.g. singlestep; default: the best usable tier, codecache "
      "before singlestep)"},
-    {"ASMSPY_LIB", "<path>", "scope bindings: the libasmspy.so to load (default: the library next to the binding's install, then the linker's search)"},
+    {"ASMSPY_LIB", "<path>",
+     "scope bindings: the libasmspy.so to load (default: the library next to the binding's "
+     "install, then the linker's search)"},
     {0, 0, 0},
 };
 
@@ -67,10 +69,12 @@ const struct cli_mode_default cli_mode_defaults[] = {
 
 const struct cli_example cli_examples[] = {
     {"asmspy --backends", "what this machine can run, and why not"},
-    {"asmspy --info 1234", "a snapshot of pid 1234 and the modes that would work on it (no attach)"},
+    {"asmspy --info 1234",
+     "a snapshot of pid 1234 and the modes that would work on it (no attach)"},
     {"asmspy --log 1234 20", "20 system calls, decoded like strace"},
     {"asmspy --stream 1234 50", "50 executed instructions"},
-    {"asmspy --trace 1234 work 1", "one invocation of work(): its assembly with counts and callees"},
+    {"asmspy --trace 1234 work 1",
+     "one invocation of work(): its assembly with counts and callees"},
     {"asmspy --dataflow 1234 work --blame", "every value one invocation of work() read and wrote"},
     {"asmspy --calls 1234 100", "100 calls with durations, at native speed"},
     {"asmspy --graph 1234 500 --dot | dot -Tsvg > g.svg", "the call graph as an SVG"},

@@ -30,7 +30,7 @@ struct cli_tui_key {
   const char *what;
 };
 
-extern const struct cli_env_var cli_env_vars[];       /* NULL-name terminated */
+extern const struct cli_env_var cli_env_vars[]; /* NULL-name terminated */
 extern const struct cli_mode_default cli_mode_defaults[];
 extern const struct cli_example cli_examples[];
 extern const struct cli_tui_key cli_tui_keys[];

@@ -57,10 +57,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NAME_MAX_BYTES 512        /* a sanitized name is cut to this */
-#define FOLD_MAX_DEPTH 1024       /* deeper frames are not given their own folded path */
-#define MAX_THREADS (1u << 20)    /* distinct tids a recording may name */
-#define MAX_FRAMES (1u << 24)     /* open frames over all threads */
+#define NAME_MAX_BYTES 512     /* a sanitized name is cut to this */
+#define FOLD_MAX_DEPTH 1024    /* deeper frames are not given their own folded path */
+#define MAX_THREADS (1u << 20) /* distinct tids a recording may name */
+#define MAX_FRAMES (1u << 24)  /* open frames over all threads */
 
 enum fmt { FMT_PERFETTO, FMT_FOLDED, FMT_DOT };
 enum kind { K_NONE = 0, K_CALL, K_INSN, K_GRAPH, K_OTHER };
@@ -177,9 +177,9 @@ struct thread {
   struct frame *stk;
   size_t n, cap;
   int pending_call; /* the last instruction was a call: the next one names the callee */
-  uint64_t last_ts;  /* timed: the latest instant seen on this thread */
-  uint32_t tname;    /* its own name (a recorded comm), when tprio > 0 */
-  int tprio, seen;   /* seen: it has calls (perfetto names it) */
+  uint64_t last_ts; /* timed: the latest instant seen on this thread */
+  uint32_t tname;   /* its own name (a recorded comm), when tprio > 0 */
+  int tprio, seen;  /* seen: it has calls (perfetto names it) */
 };
 /* A process's name: the best source seen so far (prio: 4 comm, 3 exe, 2 the
  * launched command, 1 the module of its first call). */
@@ -256,17 +256,21 @@ static void perfetto_event(struct ex *x, const char *ph, uint64_t ts, const stru
   struct strbuf b = {0};
   if (x->timed) ts = ts > x->t0 ? ts - x->t0 : 0;
   if (x->timed) /* microseconds, as the trace-event format wants them */
-    strbuf_addf(&b, "%s\n{\"ph\":\"%s\",\"ts\":%" PRIu64 ".%03u,\"pid\":%" PRId64
-                ",\"tid\":%" PRId64 ",\"name\":",
+    strbuf_addf(&b,
+                "%s\n{\"ph\":\"%s\",\"ts\":%" PRIu64 ".%03u,\"pid\":%" PRId64 ",\"tid\":%" PRId64
+                ",\"name\":",
                 x->first_ev ? "" : ",", ph, ts / 1000, (unsigned)(ts % 1000), t->pid, t->tid);
   else
-    strbuf_addf(&b, "%s\n{\"ph\":\"%s\",\"ts\":%" PRIu64 ",\"pid\":%" PRId64
-                ",\"tid\":%" PRId64 ",\"name\":",
+    strbuf_addf(&b,
+                "%s\n{\"ph\":\"%s\",\"ts\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+                ",\"name\":",
                 x->first_ev ? "" : ",", ph, ts, t->pid, t->tid);
   strbuf_json_str(&b, x->names.s[name]);
   strbuf_addf(&b, "}");
-  if (b.oom) x->oom = 1;
-  else fwrite(b.s, 1, b.len, x->out);
+  if (b.oom)
+    x->oom = 1;
+  else
+    fwrite(b.s, 1, b.len, x->out);
   free(b.s);
   x->first_ev = 0;
 }
@@ -325,8 +329,10 @@ static void push(struct ex *x, struct thread *t, uint32_t name, int64_t depth, u
   }
   uint32_t parent = t->n ? t->stk[t->n - 1].node : 0;
   uint32_t node = parent;
-  if (x->nodes[parent].depth < FOLD_MAX_DEPTH) node = trie_child(x, parent, name);
-  else if (call) x->deep++;
+  if (x->nodes[parent].depth < FOLD_MAX_DEPTH)
+    node = trie_child(x, parent, name);
+  else if (call)
+    x->deep++;
   if (call) {
     x->calls++;
     if (node != parent) x->nodes[node].count++;
@@ -395,8 +401,8 @@ static enum kind kind_of(struct type_cache *tc, size_t *n, const char *type,
 
 /* The mnemonic of a disassembly, prefixes skipped: 1 call, -1 ret, 0 other. */
 static int call_or_ret(const char *dis) {
-  static const char *const prefixes[] = {"bnd", "notrack", "rep", "repz", "repe", "repnz",
-                                         "repne", "lock", "data16", "addr32", NULL};
+  static const char *const prefixes[] = {"bnd",   "notrack", "rep",    "repz",   "repe", "repnz",
+                                         "repne", "lock",    "data16", "addr32", NULL};
   const char *p = dis;
   for (;;) {
     while (*p == ' ' || *p == '\t') p++;
@@ -423,7 +429,8 @@ static int64_t int_or(const struct json_value *ev, const char *key, int64_t dflt
 static struct proc *proc_of(struct ex *x, int64_t pid) {
   for (size_t i = 0; i < x->nprocs; i++)
     if (x->procs[i].pid == pid) return &x->procs[i];
-  if (x->nprocs >= MAX_PROCS || grow((void **)&x->procs, &x->capprocs, x->nprocs + 1, sizeof *x->procs))
+  if (x->nprocs >= MAX_PROCS ||
+      grow((void **)&x->procs, &x->capprocs, x->nprocs + 1, sizeof *x->procs))
     return NULL;
   struct proc *p = &x->procs[x->nprocs++];
   memset(p, 0, sizeof *p);
@@ -470,8 +477,10 @@ static void learn_names(struct ex *x, const struct json_value *ev) {
   int64_t pid = int_or(ev, "tgid", int_or(ev, "pid", -1)), tid = int_or(ev, "tid", -1);
   if (pid <= 0 && tid <= 0) pid = x->header_pid;
   if (comm && comm->type == JSON_STRING) {
-    if (tid > 0) name_thread(x, tid, pid > 0 ? pid : tid, comm);
-    else name_proc(x, pid, comm->u.str.s, comm->u.str.len, 4, 0);
+    if (tid > 0)
+      name_thread(x, tid, pid > 0 ? pid : tid, comm);
+    else
+      name_proc(x, pid, comm->u.str.s, comm->u.str.len, 4, 0);
   }
   if (exe && (tid <= 0 || tid == pid)) name_proc(x, pid > 0 ? pid : tid, exe, strlen(exe), 3, 1);
   for (size_t i = 0; thr && thr->type == JSON_ARRAY && i < json_array_len(thr); i++) {
@@ -494,13 +503,13 @@ static void learn_header_names(struct ex *x, const struct json_value *hdr) {
 /* The last resort: the module of a process's first call. */
 static void learn_module(struct ex *x, const struct thread *t, const struct json_value *ev) {
   const struct json_value *m = json_get(ev, "module");
-  if (!t->seen && m && m->type == JSON_STRING)
-    name_proc(x, t->pid, m->u.str.s, m->u.str.len, 1, 1);
+  if (!t->seen && m && m->type == JSON_STRING) name_proc(x, t->pid, m->u.str.s, m->u.str.len, 1, 1);
 }
 
 static void meta_event(struct strbuf *b, int *first, int64_t pid, int64_t tid, const char *what,
                        const char *name, int64_t index) {
-  strbuf_addf(b, "%s\n{\"ph\":\"M\",\"ts\":0,\"pid\":%" PRId64 ",\"tid\":%" PRId64
+  strbuf_addf(b,
+              "%s\n{\"ph\":\"M\",\"ts\":0,\"pid\":%" PRId64 ",\"tid\":%" PRId64
               ",\"name\":\"%s\",\"args\":{",
               *first ? "" : ",", pid, tid, what);
   if (name) {
@@ -547,8 +556,8 @@ static void on_call(struct ex *x, const struct json_value *ev, uint64_t seq) {
   const struct json_value *nv = json_get(ev, "name");
   const char *addr = json_get_str(ev, "addr");
   uint32_t name = nv && nv->type == JSON_STRING ? intern(&x->names, nv->u.str.s, nv->u.str.len)
-                  : addr ? intern(&x->names, addr, strlen(addr))
-                         : intern(&x->names, "?", 1);
+                  : addr                        ? intern(&x->names, addr, strlen(addr))
+                                                : intern(&x->names, "?", 1);
   if (name == UINT32_MAX) {
     x->oom = 1;
     return;
@@ -561,7 +570,8 @@ static void on_call(struct ex *x, const struct json_value *ev, uint64_t seq) {
      * perfetto's ts is taken from the first call's start, t0 */
     int64_t dur = int_or(ev, "duration_ns", 0);
     uint64_t at = (uint64_t)ts_ns;
-    uint64_t start = !strcmp(what, "leaf") && dur > 0 && (uint64_t)dur <= at ? at - (uint64_t)dur : at;
+    uint64_t start =
+        !strcmp(what, "leaf") && dur > 0 && (uint64_t)dur <= at ? at - (uint64_t)dur : at;
     if (!x->timed && !x->calls) x->timed = 1, x->t0 = start;
     if (x->timed) {
       if (at > t->last_ts) t->last_ts = at;
@@ -593,22 +603,22 @@ static void on_insn(struct ex *x, const struct json_value *ev, uint64_t seq,
   const char *ip = json_get_str(ev, flagged(s->fields, ASMSPY_FIELDF_INSN_ADDR)->name);
   const char *dis = json_get_str(ev, flagged(s->fields, ASMSPY_FIELDF_INSN_TEXT)->name);
   uint32_t name = sv && sv->type == JSON_STRING ? intern(&x->names, sv->u.str.s, sv->u.str.len)
-                  : ip ? intern(&x->names, ip, strlen(ip))
-                       : intern(&x->names, "?", 1);
+                  : ip                          ? intern(&x->names, ip, strlen(ip))
+                                                : intern(&x->names, "?", 1);
   if (name == UINT32_MAX) {
     x->oom = 1;
     return;
   }
-  if (t->pending_call) push(x, t, name, (int64_t)t->n, seq, 1);
-  else if (!t->n) push(x, t, name, 0, seq, 0); /* where the thread was first seen */
+  if (t->pending_call)
+    push(x, t, name, (int64_t)t->n, seq, 1);
+  else if (!t->n)
+    push(x, t, name, 0, seq, 0); /* where the thread was first seen */
   t->pending_call = 0;
   switch (dis ? call_or_ret(dis) : 0) {
-    case 1:
-      t->pending_call = 1;
-      break;
-    case -1:
-      if (t->n) pop(x, t, seq + 1); /* the ret ran in the callee: it ends after it */
-      break;
+  case 1: t->pending_call = 1; break;
+  case -1:
+    if (t->n) pop(x, t, seq + 1); /* the ret ran in the callee: it ends after it */
+    break;
   }
 }
 
@@ -630,7 +640,8 @@ static void on_graph(struct ex *x, const struct json_value *ev) {
     const struct json_value *nv = json_get(n, "name");
     uint32_t name = nv && nv->type == JSON_STRING ? intern(&x->names, nv->u.str.s, nv->u.str.len)
                                                   : intern(&x->names, addr, strlen(addr));
-    if (name == UINT32_MAX || map_put(&addr_name, fnv(addr) ^ mix((uint64_t)int_or(n, "pid", 0)), name)) {
+    if (name == UINT32_MAX ||
+        map_put(&addr_name, fnv(addr) ^ mix((uint64_t)int_or(n, "pid", 0)), name)) {
       x->oom = 1;
       break;
     }
@@ -713,7 +724,8 @@ static void write_dot(struct ex *x, FILE *f, const char *path) {
     snprintf(lbl, sizeof lbl, "%s\n%" PRIu64 " call%s", x->names.s[i], c, c == 1 ? "" : "s");
     fputc('"', f);
     for (const char *s = lbl; *s; s++) {
-      if (*s == '\n') fputs("\\n", f);
+      if (*s == '\n')
+        fputs("\\n", f);
       else {
         if (*s == '"' || *s == '\\') fputc('\\', f);
         fputc(*s, f);
@@ -780,9 +792,12 @@ static int export_args(int argc, char **argv, struct ex *x, const char **path,
   if (!fmt_arg) fmt_arg = fv;
   if (!fmt_arg)
     return cli_usage_error("--export needs a format: --export=perfetto|folded|dot <f.asmtrace|->");
-  if (!strcmp(fmt_arg, "perfetto")) x->fmt = FMT_PERFETTO;
-  else if (!strcmp(fmt_arg, "folded")) x->fmt = FMT_FOLDED;
-  else if (!strcmp(fmt_arg, "dot")) x->fmt = FMT_DOT;
+  if (!strcmp(fmt_arg, "perfetto"))
+    x->fmt = FMT_PERFETTO;
+  else if (!strcmp(fmt_arg, "folded"))
+    x->fmt = FMT_FOLDED;
+  else if (!strcmp(fmt_arg, "dot"))
+    x->fmt = FMT_DOT;
   else {
     char b[64];
     ctl_text_sanitize(b, sizeof b, fmt_arg, strlen(fmt_arg), 0);
@@ -825,9 +840,12 @@ static void export_read(struct ex *x, struct recording *rec) {
     if (k == K_OTHER) continue;
     if (x->kind == K_NONE) x->kind = k;
     if (k != x->kind) continue; /* one source per export: the first kind seen */
-    if (k == K_CALL) on_call(x, ev, x->last_seq);
-    else if (k == K_INSN) on_insn(x, ev, x->last_seq, schema);
-    else on_graph(x, ev);
+    if (k == K_CALL)
+      on_call(x, ev, x->last_seq);
+    else if (k == K_INSN)
+      on_insn(x, ev, x->last_seq, schema);
+    else
+      on_graph(x, ev);
   }
 }
 
@@ -881,8 +899,9 @@ static void export_perfetto_tail(const struct ex *x, FILE *tmp, const char *path
             ",\"calls\":%" PRIu64 ",\"time_base\":\"seq\",\"time_note\":\"the recording "
             "has no per-event timestamps: ts is the record's seq (1 unit = one recorded "
             "event), not wall time\",\"derived_from\":\"%s\"}}\n",
-            x->calls, x->kind == K_CALL ? "call records (nesting from depth)"
-                                        : "executed instructions (call / ret)");
+            x->calls,
+            x->kind == K_CALL ? "call records (nesting from depth)"
+                              : "executed instructions (call / ret)");
 }
 
 /* folded: the stacks, and what their weights mean (stderr). */
@@ -894,8 +913,8 @@ static void export_folded(struct ex *x, FILE *tmp) {
           stderr);
   else
     fprintf(stderr, "# folded: weight = number of calls (%s)\n",
-            x->kind == K_GRAPH ? "a call-graph record holds counts, no time; it gives one "
-                                 "level: caller;callee"
+            x->kind == K_GRAPH  ? "a call-graph record holds counts, no time; it gives one "
+                                  "level: caller;callee"
             : x->kind == K_INSN ? "executed instructions carry no timestamps"
                                 : "these call records carry no timestamps");
   if (x->deep)
@@ -913,9 +932,12 @@ static int export_write(struct ex *x, FILE *tmp, const char *path) {
   }
   for (size_t i = 0; i < x->nthr; i++)
     while (x->thr[i].n) pop(x, &x->thr[i], end);
-  if (x->fmt == FMT_PERFETTO) export_perfetto_tail(x, tmp, path);
-  else if (x->fmt == FMT_FOLDED) export_folded(x, tmp);
-  else write_dot(x, tmp, path);
+  if (x->fmt == FMT_PERFETTO)
+    export_perfetto_tail(x, tmp, path);
+  else if (x->fmt == FMT_FOLDED)
+    export_folded(x, tmp);
+  else
+    write_dot(x, tmp, path);
   return x->oom ? fail(path, "%s", "out of memory") : CLI_EXIT_OK;
 }
 

@@ -23,8 +23,8 @@ int cli_cmd_info(int argc, char **argv) {
   if (cli_parse_mode_args("info", argc, argv, 1, cli_info_options, NULL, 1, "<pid>", &a))
     return CLI_EXIT_USAGE;
   if (a.view_argc)
-    return cli_usage_error("--info: unexpected argument '%s' (--info <pid> [--json] [--record=<f>])",
-                           a.view_argv[0]);
+    return cli_usage_error(
+        "--info: unexpected argument '%s' (--info <pid> [--json] [--record=<f>])", a.view_argv[0]);
   struct procinfo pi;
   int err = procinfo_read(a.pid, NULL, 0, &pi);
   if (err) {

@@ -176,9 +176,9 @@ static void row_text(const struct row *r, const struct list_window *w, const cha
   char comm[32], extra[32] = "";
   clean(comm, r->b.comm, sizeof comm);
   if (w->sort == SORT_ACTIVE) {
-    double pct = w->window_ms ? 100.0 * (double)r->cpu_delta / (double)w->hz * 1000.0 /
-                                    (double)w->window_ms
-                              : 0.0;
+    double pct = w->window_ms
+                     ? 100.0 * (double)r->cpu_delta / (double)w->hz * 1000.0 / (double)w->window_ms
+                     : 0.0;
     snprintf(extra, sizeof extra, " %6.1f", pct);
   } else if (w->sort == SORT_SCAN) {
     if (r->str >= 0)
@@ -243,11 +243,13 @@ int cli_cmd_list(int argc, char **argv) {
   if (w.sort == SORT_SCAN) measure_scan(rows, n);
   if (n > 1) /* rows is NULL when nothing was listed: qsort(NULL, 0) is undefined */
     qsort(rows, n, sizeof *rows,
-          w.sort == SORT_ACTIVE ? cmp_active : w.sort == SORT_SCAN ? cmp_scan : cmp_pid);
+          w.sort == SORT_ACTIVE ? cmp_active
+          : w.sort == SORT_SCAN ? cmp_scan
+                                : cmp_pid);
 
   int err = 0;
-  struct out_opts oo = {.mode = "list", .pid = 0, .json = ov.value[LIST_JSON] != NULL,
-                        .record_path = record};
+  struct out_opts oo = {
+      .mode = "list", .pid = 0, .json = ov.value[LIST_JSON] != NULL, .record_path = record};
   struct asmspy_out *out = out_open(&oo, &err);
   if (!out) {
     free(rows);
@@ -260,7 +262,11 @@ int cli_cmd_list(int argc, char **argv) {
    * through the writer: a recording replays (--replay) with it. */
   char header[160];
   snprintf(header, sizeof header, "  %7s %-12s %4s %s  %-16s%s  %s\n", "PID", "USER", "THR", "S",
-           "COMM", w.sort == SORT_ACTIVE ? "   CPU%" : w.sort == SORT_SCAN ? "    STR" : "", "NOTE");
+           "COMM",
+           w.sort == SORT_ACTIVE ? "   CPU%"
+           : w.sort == SORT_SCAN ? "    STR"
+                                 : "",
+           "NOTE");
   int header_done = 0;
   for (size_t i = 0; i < n; i++) {
     if (rows[i].gone) continue;

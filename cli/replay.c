@@ -116,7 +116,8 @@ static void disasm_at(const struct recording_codeimages *ci, uint64_t addr, uint
     printf("%s0x%-14" PRIx64 " %-36s [codeimage v%" PRIu64 " @%" PRIu64 "]", prefix, addr, text,
            version, when);
     char b[256];
-    if (recorded && strcmp(recorded, text) != 0) printf("  (recorded: %s)", clean(b, sizeof b, recorded));
+    if (recorded && strcmp(recorded, text) != 0)
+      printf("  (recorded: %s)", clean(b, sizeof b, recorded));
     printf("\n");
   } else {
     char b[256];
@@ -135,7 +136,8 @@ static const char *str_member(const struct json_value *obj, const struct asmspy_
 /* The executed instruction obj (a record, or an element of one) describes:
  * 1 and *addr set when its schema marks an INSN_ADDR member and, with an
  * INSN_KIND member, that member says "instruction" (its first choice). */
-static int insn_of(const struct json_value *obj, const struct asmspy_field *fields, uint64_t *addr) {
+static int insn_of(const struct json_value *obj, const struct asmspy_field *fields,
+                   uint64_t *addr) {
   int found = 0;
   for (const struct asmspy_field *f = fields; f && f->name; f++) {
     if (f->flags & ASMSPY_FIELDF_INSN_KIND) {
@@ -181,7 +183,8 @@ static void render_disasm(const char *type, const struct json_value *ev,
     for (size_t i = 0; i < json_array_len(arr); i++) {
       const struct json_value *in = json_array_at(arr, i);
       if (insn_of(in, f->fields, &addr)) /* a call-out step is not one */
-        disasm_at(ci, addr, (uint64_t)seq, str_member(in, f->fields, ASMSPY_FIELDF_INSN_TEXT), "  ");
+        disasm_at(ci, addr, (uint64_t)seq, str_member(in, f->fields, ASMSPY_FIELDF_INSN_TEXT),
+                  "  ");
     }
   }
 }
@@ -237,8 +240,10 @@ static int replay_open(const char *path, int64_t session, FILE **src, int *trans
   *transcript = strstr(first, "\"type\":\"cmd\"") || strstr(first, "\"type\":\"err\"") ||
                 strstr(first, "\"type\":\"session\"");
   if (session && !*transcript) {
-    fprintf(stderr, "asmspy: --replay: --session applies to a --serve transcript; %s is a "
-                    "recording\n", path);
+    fprintf(stderr,
+            "asmspy: --replay: --session applies to a --serve transcript; %s is a "
+            "recording\n",
+            path);
     if (in != stdin) fclose(in);
     return CLI_EXIT_USAGE;
   }
@@ -249,8 +254,10 @@ static int replay_open(const char *path, int64_t session, FILE **src, int *trans
     *src = tmpfile();
     if (*src) {
       fputs(first, *src);
-      if (c == '\n') fputc('\n', *src);
-      else if (c != EOF) fputc(c, *src);
+      if (c == '\n')
+        fputc('\n', *src);
+      else if (c != EOF)
+        fputc(c, *src);
       char buf[65536];
       size_t n;
       while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, *src);
@@ -271,7 +278,7 @@ static int replay_slice(FILE *src, const char *path, int64_t session, FILE **rf)
   *rf = slice_session(src, session, &found);
   if (*rf && found) return 0;
   fprintf(stderr, "asmspy: --replay: %s: %s\n", path,
-          !*rf ? strerror(errno)
+          !*rf      ? strerror(errno)
           : session ? "no recording for that session in this transcript"
                     : "no session in this transcript produced a recording");
   if (*rf) fclose(*rf);

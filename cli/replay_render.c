@@ -46,8 +46,10 @@ static void put_value(struct strbuf *out, const struct json_value *v, int hex) {
 static const char *closing(const char *p, const char *end) {
   int depth = 1;
   for (; p < end; p++) {
-    if (*p == '{') depth++;
-    else if (*p == '}' && --depth == 0) return p;
+    if (*p == '{')
+      depth++;
+    else if (*p == '}' && --depth == 0)
+      return p;
   }
   return NULL;
 }
@@ -56,9 +58,12 @@ static const char *closing(const char *p, const char *end) {
 static const char *top_level(const char *p, const char *end, char c) {
   int depth = 0;
   for (; p < end; p++) {
-    if (*p == '{') depth++;
-    else if (*p == '}') depth--;
-    else if (*p == c && depth == 0) return p;
+    if (*p == '{')
+      depth++;
+    else if (*p == '}')
+      depth--;
+    else if (*p == c && depth == 0)
+      return p;
   }
   return end;
 }
@@ -100,7 +105,8 @@ static void directive(const char *in, const char *end, const struct json_value *
   put_value(out, json_get(ev, name), colon < end && colon[1] == 'x');
 }
 
-static void expand(const char *p, const char *end, const struct json_value *ev, struct strbuf *out) {
+static void expand(const char *p, const char *end, const struct json_value *ev,
+                   struct strbuf *out) {
   while (p < end) {
     const char *brace = memchr(p, '{', (size_t)(end - p));
     if (!brace) brace = end;

@@ -157,8 +157,8 @@ struct conn {
   struct linebuf cmd;
   struct outq q;
   uint64_t lineno;
-  int eof;     /* no more commands (EOF, quit, or the client went away) */
-  int broken;  /* writing to the client failed: drop output */
+  int eof;    /* no more commands (EOF, quit, or the client went away) */
+  int broken; /* writing to the client failed: drop output */
 };
 
 struct server {
@@ -357,8 +357,9 @@ static int view_accepts(struct server *sv, const struct serve_cmd *cmd,
     return 0;
   }
   snprintf(why->rule, sizeof why->rule, "usage");
-  if (!why->msg[0]) snprintf(why->msg, sizeof why->msg, "--%s refused its parameters: %s",
-                             cmd->view_mode, asmspy_strerror(rc));
+  if (!why->msg[0])
+    snprintf(why->msg, sizeof why->msg, "--%s refused its parameters: %s", cmd->view_mode,
+             asmspy_strerror(rc));
   return -1;
 }
 
@@ -394,8 +395,7 @@ static void list_modes(struct server *sv, char *out, size_t cap) {
   out[0] = 0;
   for (size_t i = 0; i < nv && n + 40 < cap; i++)
     n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? ", " : "", views[i]->desc->view->mode);
-  if (modes_auto_mode(sv) && n + 10 < cap)
-    snprintf(out + n, cap - n, ", auto");
+  if (modes_auto_mode(sv) && n + 10 < cap) snprintf(out + n, cap - n, ", auto");
 }
 
 /* Everything that can be checked before a session starts: the mode exists,
@@ -425,8 +425,10 @@ static int check_start(struct server *sv, const struct serve_cmd *cmd, struct cl
   }
   why->msg[0] = 0;
   if (a->backend) {
-    const struct asmspy_plugin_info *b = asmspy_find_plugin(sv->engine, ASMSPY_KIND_BACKEND, a->backend);
-    if (!b) return serve_refuse(why, "param", "unknown backend '%s' (see asmspy --backends)", a->backend);
+    const struct asmspy_plugin_info *b =
+        asmspy_find_plugin(sv->engine, ASMSPY_KIND_BACKEND, a->backend);
+    if (!b)
+      return serve_refuse(why, "param", "unknown backend '%s' (see asmspy --backends)", a->backend);
   }
   if (view_accepts(sv, cmd, a, why)) return -1;
   if (!cmd->launch && kill(a->pid, 0) != 0 && errno == ESRCH)
@@ -583,7 +585,8 @@ static int uint_member(const char *line, size_t len, const char *key, size_t *at
   if (!m) return 0;
   size_t i = (size_t)(m - line) + (size_t)pn, j = i;
   uint64_t x = 0;
-  while (j < len && j - i < 20 && line[j] >= '0' && line[j] <= '9') x = x * 10 + (uint64_t)(line[j++] - '0');
+  while (j < len && j - i < 20 && line[j] >= '0' && line[j] <= '9')
+    x = x * 10 + (uint64_t)(line[j++] - '0');
   if (j == i) return 0;
   *at = i;
   *nd = j - i;
@@ -703,7 +706,8 @@ static void send_msgs_dropped(struct server *sv, struct session *s) {
                    "its output buffer was full)",
                    s->msgs_dropped);
   s->msgs_dropped = 0;
-  if (n > 0) send_session_message(sv, s, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+  if (n > 0)
+    send_session_message(sv, s, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
 }
 
 static void on_message_line(void *ctx, const char *line, size_t len, int overflowed) {
@@ -823,7 +827,8 @@ static void do_command(struct server *sv, const char *line, size_t len) {
     if (s) {
       serve_refuse(&why, "one-session",
                    "session %d is running: one session at a time (a target has one ptrace jack; "
-                   "stop it first)", s->id);
+                   "stop it first)",
+                   s->id);
       break;
     }
     struct cli_mode_args a;
@@ -964,7 +969,7 @@ static enum out_kind out_kind_of(int fd) {
  * with a `lost` line (send_event_line). */
 static int serve_loop(struct server *sv) {
   for (;;) {
-    flush_out(sv); /* what the client can take now */
+    flush_out(sv);                        /* what the client can take now */
     if (cli_stop_flag && !sv->quitting) { /* SIGINT / SIGTERM / SIGHUP to the server */
       sv->quitting = 1;
       if (sv->have_conn) sv->conn.eof = 1;
@@ -997,7 +1002,8 @@ static int serve_loop(struct server *sv) {
       p[i_msg = np++] = (struct pollfd){sv->sess->msg_fd, POLLIN, 0};
       if (sv->sess->pidfd >= 0) p[i_pid = np++] = (struct pollfd){sv->sess->pidfd, POLLIN, 0};
     }
-    if (sv->sock.fd >= 0 && !sv->quitting) p[i_lis = np++] = (struct pollfd){sv->sock.fd, POLLIN, 0};
+    if (sv->sock.fd >= 0 && !sv->quitting)
+      p[i_lis = np++] = (struct pollfd){sv->sock.fd, POLLIN, 0};
     int timeout = sv->sess && sv->sess->pidfd < 0 ? 100 : -1;
     int n = poll(p, (nfds_t)np, timeout);
     if (n < 0) {

@@ -93,25 +93,29 @@ static int push_arg(struct serve_cmd *cmd, struct serve_refusal *why, const char
 static int want_int(const struct json_value *v, const char *what, int64_t min, int64_t max,
                     int64_t *out, struct serve_refusal *why) {
   if (!v || v->type != JSON_INT || v->u.i < min || v->u.i > max)
-    return serve_refuse(why, "param", "start.%s must be an integer in %" PRId64 "..%" PRId64
-                        " (got %s)", what, min, max, v ? json_type_name(v->type) : "nothing");
+    return serve_refuse(why, "param",
+                        "start.%s must be an integer in %" PRId64 "..%" PRId64 " (got %s)", what,
+                        min, max, v ? json_type_name(v->type) : "nothing");
   *out = v->u.i;
   return 0;
 }
 
 /* "launch": ["cmd", "arg", ...] */
-static int take_launch(struct serve_cmd *cmd, const struct json_value *v, struct serve_refusal *why) {
+static int take_launch(struct serve_cmd *cmd, const struct json_value *v,
+                       struct serve_refusal *why) {
   size_t n = json_array_len(v);
   if (!v || v->type != JSON_ARRAY || n == 0 || n > MAX_ARGS)
-    return serve_refuse(why, "param", "start.launch must be a non-empty array of at most %d strings",
-                        MAX_ARGS);
+    return serve_refuse(why, "param",
+                        "start.launch must be a non-empty array of at most %d strings", MAX_ARGS);
   cmd->launch = calloc(n + 1, sizeof *cmd->launch);
   if (!cmd->launch) return serve_refuse(why, "internal", "out of memory");
   for (size_t i = 0; i < n; i++) {
     const struct json_value *a = json_array_at(v, i);
     if (!plain_string(a, MAX_ARG_STRING) || (i == 0 && a->u.str.len == 0))
-      return serve_refuse(why, "param", "start.launch[%zu] must be a string without NUL bytes "
-                          "(at most %d bytes)", i, MAX_ARG_STRING);
+      return serve_refuse(why, "param",
+                          "start.launch[%zu] must be a string without NUL bytes "
+                          "(at most %d bytes)",
+                          i, MAX_ARG_STRING);
     cmd->launch[i] = strdup(a->u.str.s);
     if (!cmd->launch[i]) return serve_refuse(why, "internal", "out of memory");
   }
@@ -130,8 +134,9 @@ static int take_mode(const struct json_value *o, const struct serve_modes *modes
                      struct serve_cmd *cmd, int *is_auto, struct serve_refusal *why) {
   const struct json_value *mode = json_get(o, "mode");
   if (!mode)
-    return serve_refuse(why, "param", "start needs \"mode\" (a mode `asmspy --help` lists, or "
-                                      "auto)");
+    return serve_refuse(why, "param",
+                        "start needs \"mode\" (a mode `asmspy --help` lists, or "
+                        "auto)");
   if (!plain_string(mode, 32) || !flag_name(mode->u.str.s))
     return serve_refuse(why, "mode", "start.mode must be a mode name such as \"log\"");
   cmd->mode = strdup(mode->u.str.s);
@@ -152,7 +157,8 @@ static int take_mode(const struct json_value *o, const struct serve_modes *modes
 static int take_target(const struct json_value *o, int max_is_flag, struct serve_cmd *cmd,
                        struct serve_refusal *why) {
   const struct json_value *pid = json_get(o, "pid"), *launch = json_get(o, "launch");
-  if (pid && launch) return serve_refuse(why, "param", "start takes \"pid\" or \"launch\", not both");
+  if (pid && launch)
+    return serve_refuse(why, "param", "start takes \"pid\" or \"launch\", not both");
   if (!pid && !launch)
     return serve_refuse(why, "param", "start needs \"pid\" (a positive integer) or \"launch\"");
   int64_t v = 0;
@@ -171,7 +177,8 @@ static int take_target(const struct json_value *o, int max_is_flag, struct serve
     } else {
       if (want_int(max, "max", INT64_MIN + 1, INT64_MAX, &v, why)) return -1;
       if (v == 0)
-        return serve_refuse(why, "param", "start.max must be non-zero (negative = until the "
+        return serve_refuse(why, "param",
+                            "start.max must be non-zero (negative = until the "
                             "target exits)");
       if (push_arg(cmd, why, "%" PRId64, v)) return -1;
       cmd->bounded = v > 0;
@@ -188,7 +195,8 @@ static int take_param(const struct json_member *m, int *positional, struct serve
   int64_t v = 0;
   const char *k = m->key;
   const struct json_value *val = &m->value;
-  if (strlen(k) != m->key_len) return serve_refuse(why, "param", "a parameter name holds a NUL byte");
+  if (strlen(k) != m->key_len)
+    return serve_refuse(why, "param", "a parameter name holds a NUL byte");
   if (!strcmp(k, "cmd") || !strcmp(k, "id") || !strcmp(k, "mode") || !strcmp(k, "pid") ||
       !strcmp(k, "launch") || !strcmp(k, "max"))
     return 0;
@@ -196,8 +204,10 @@ static int take_param(const struct json_member *m, int *positional, struct serve
     if ((*positional)++)
       return serve_refuse(why, "param", "start takes one of \"region\" / \"addr\", once");
     if (!plain_string(val, MAX_ARG_STRING) || val->u.str.len == 0 || val->u.str.s[0] == '-')
-      return serve_refuse(why, "param", "start.%s must be a non-empty string not starting with "
-                          "'-' (sym, 0xADDR, 0xADDR:LEN)", k);
+      return serve_refuse(why, "param",
+                          "start.%s must be a non-empty string not starting with "
+                          "'-' (sym, 0xADDR, 0xADDR:LEN)",
+                          k);
     if (push_arg(cmd, why, "%s", val->u.str.s)) return -1;
     return 0;
   }
@@ -206,8 +216,10 @@ static int take_param(const struct json_member *m, int *positional, struct serve
   char kmsg[400];
   key_for_msg(m, kmsg, sizeof kmsg);
   if (!flag_name(k))
-    return serve_refuse(why, "param", "start: '%s' is not a parameter name (the CLI's flag "
-                        "names: lower case, digits, '-', '_')", kmsg);
+    return serve_refuse(why, "param",
+                        "start: '%s' is not a parameter name (the CLI's flag "
+                        "names: lower case, digits, '-', '_')",
+                        kmsg);
   if (!strcmp(k, "tid")) {
     if (want_int(val, "tid", 1, INT_MAX, &v, why)) return -1;
     if (push_arg(cmd, why, "--tid=%" PRId64, v)) return -1;
@@ -224,13 +236,17 @@ static int take_param(const struct json_member *m, int *positional, struct serve
     break;
   case JSON_STRING:
     if (!plain_string(val, MAX_ARG_STRING))
-      return serve_refuse(why, "param", "start.%s must be a string without NUL bytes, at most "
-                          "%d bytes", kmsg, MAX_ARG_STRING);
+      return serve_refuse(why, "param",
+                          "start.%s must be a string without NUL bytes, at most "
+                          "%d bytes",
+                          kmsg, MAX_ARG_STRING);
     if (push_arg(cmd, why, "--%s=%s", k, val->u.str.s)) return -1;
     break;
   default:
-    return serve_refuse(why, "param", "start.%s must be a string, an integer or a boolean (got "
-                        "%s)", kmsg, json_type_name(val->type));
+    return serve_refuse(why, "param",
+                        "start.%s must be a string, an integer or a boolean (got "
+                        "%s)",
+                        kmsg, json_type_name(val->type));
   }
   return 0;
 }
@@ -294,7 +310,8 @@ int serve_parse_command(const char *line, size_t len, const struct serve_modes *
   if (take_id(o, cmd, why)) goto out;
   const struct json_value *c = json_get(o, "cmd");
   if (!c || c->type != JSON_STRING) {
-    serve_refuse(why, "cmd", "a command needs \"cmd\": \"start\", \"pause\", \"resume\", "
+    serve_refuse(why, "cmd",
+                 "a command needs \"cmd\": \"start\", \"pause\", \"resume\", "
                  "\"stop\" or \"quit\"");
     goto out;
   }

@@ -75,7 +75,10 @@ static int private_dir(const char *parent, char *out, size_t cap, char *err, siz
     snprintf(err, errcap,
              "%s exists but is not a private directory of uid %u (a %s, owner %u, mode %03o): "
              "refusing to put the socket there",
-             out, (unsigned)geteuid(), S_ISLNK(st.st_mode) ? "symlink" : S_ISDIR(st.st_mode) ? "directory" : "file",
+             out, (unsigned)geteuid(),
+             S_ISLNK(st.st_mode)   ? "symlink"
+             : S_ISDIR(st.st_mode) ? "directory"
+                                   : "file",
              (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
     return -1;
   }

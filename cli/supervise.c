@@ -76,7 +76,7 @@ static int supervise(int (*session)(void *arg), void *arg, int own_group) {
     if (getppid() != supervisor) raise(SIGTERM); /* it died before prctl took effect */
     if (own_group && setpgid(0, 0) == 0 &&
         signal(SIGTTOU, SIG_IGN) == SIG_DFL) /* a background group writes to the terminal */
-      launch_child_default_signal(SIGTTOU); /* ...but a launched command keeps the default */
+      launch_child_default_signal(SIGTTOU);  /* ...but a launched command keeps the default */
     prctl(PR_SET_NAME, "asmspy-tracer");
     int rc = session(arg);
     fflush(NULL);
@@ -90,7 +90,7 @@ static int supervise(int (*session)(void *arg), void *arg, int own_group) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
-  signal(SIGPIPE, SIG_IGN); /* the child owns stdout's fate */
+  signal(SIGPIPE, SIG_IGN);                    /* the child owns stdout's fate */
   sigprocmask(SIG_SETMASK, &saved_mask, NULL); /* a held stop signal is forwarded now */
   int status;
   while (waitpid(child, &status, 0) < 0)
@@ -123,7 +123,7 @@ int cli_supervise_terminal(int (*session)(void *arg), void *arg) {
       (now.c_lflag != saved.c_lflag || now.c_iflag != saved.c_iflag ||
        now.c_oflag != saved.c_oflag)) {
     tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-    static const char leave[] = "\033[?1049l\033[?25h\n"; /* rmcup, cursor on */
+    static const char leave[] = "\033[?1049l\033[?25h\n";    /* rmcup, cursor on */
     if (write(STDOUT_FILENO, leave, sizeof leave - 1) < 0) { /* nothing more to do */
     }
   }

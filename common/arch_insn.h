@@ -20,19 +20,23 @@
 #define ASMSPY_COMMON_ARCH_INSN_H
 
 #if defined(__x86_64__)
-#define ARCH_BREAK_INSN {0xcc}
+#define ARCH_BREAK_INSN                                                                            \
+  { 0xcc }
 #define ARCH_BREAK_LEN 1
 #define ARCH_BREAK_REWIND 1
-#define ARCH_SYSCALL_INSN {0x0f, 0x05}
+#define ARCH_SYSCALL_INSN                                                                          \
+  { 0x0f, 0x05 }
 #define ARCH_SYSCALL_LEN 2
 #define ARCH_INSN_ALIGN 1
 #define ARCH_LINK_GPR (-1)
 #define ARCH_USER_VA_END 0x800000000000ull
 #elif defined(__aarch64__)
-#define ARCH_BREAK_INSN {0x00, 0x00, 0x20, 0xd4}
+#define ARCH_BREAK_INSN                                                                            \
+  { 0x00, 0x00, 0x20, 0xd4 }
 #define ARCH_BREAK_LEN 4
 #define ARCH_BREAK_REWIND 0
-#define ARCH_SYSCALL_INSN {0x01, 0x00, 0x00, 0xd4}
+#define ARCH_SYSCALL_INSN                                                                          \
+  { 0x01, 0x00, 0x00, 0xd4 }
 #define ARCH_SYSCALL_LEN 4
 #define ARCH_INSN_ALIGN 4
 #define ARCH_LINK_GPR 30

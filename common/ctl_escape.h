@@ -196,7 +196,7 @@ static inline size_t ctl_text_first_control(const char *src, size_t n, int keep_
       unsigned long long v, nl;
       memcpy(&v, s + i, 8);
       unsigned long long below = ~(((v & low7) + ones * 0x60) | v) & high; /* < 0x20 */
-      unsigned long long above = (((v & low7) + ones) | v) & high;          /* >= 0x7f */
+      unsigned long long above = (((v & low7) + ones) | v) & high;         /* >= 0x7f */
       if (keep_nl) {
         nl = v ^ (ones * '\n');
         below &= ((nl & low7) + low7) | nl; /* not '\n' */

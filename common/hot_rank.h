@@ -44,17 +44,17 @@
 /* ------------------------------------------------------------------------- */
 
 struct hr_row {
-  uint64_t a, b;   /* edge: from, to; residency site: ip, 0 */
-  uint64_t count;  /* samples (weights summed) */
-  uint64_t misp;   /* of which mispredicted (ASMSPY_EVF_BR_MISP) */
-  uint32_t flags;  /* OR of the events' ASMSPY_EVF_* flags */
+  uint64_t a, b;  /* edge: from, to; residency site: ip, 0 */
+  uint64_t count; /* samples (weights summed) */
+  uint64_t misp;  /* of which mispredicted (ASMSPY_EVF_BR_MISP) */
+  uint32_t flags; /* OR of the events' ASMSPY_EVF_* flags */
   uint32_t used;
 };
 
 struct hr_table {
   struct hr_row *rows; /* open addressing, cap a power of two */
   size_t cap, n;
-  uint64_t total;      /* sum of counts */
+  uint64_t total; /* sum of counts */
 };
 
 static inline size_t hr__slot(const struct hr_table *t, uint64_t a, uint64_t b) {
@@ -229,13 +229,14 @@ static inline struct hr_func *hr_functions(const struct asmspy_host_api *host,
     if (!sym.name || !sym.size || sym.kind == ASMSPY_SYM_UNKNOWN) continue;
     if (!hr_module_ok(sym.kind == ASMSPY_SYM_JIT ? "jit" : sym.module, module)) continue;
     if (by_target) {
-      if (!(r->flags & ASMSPY_EVF_BR_TAKEN)) continue;   /* never seen landing there */
-      if (sym.offset != 0) continue;                      /* not a first byte */
-      if (r->flags & ASMSPY_EVF_BR_RET) continue;         /* a return is no entry */
+      if (!(r->flags & ASMSPY_EVF_BR_TAKEN)) continue;                /* never seen landing there */
+      if (sym.offset != 0) continue;                                  /* not a first byte */
+      if (r->flags & ASMSPY_EVF_BR_RET) continue;                     /* a return is no entry */
       if (r->a >= sym.start && r->a < sym.start + sym.size) continue; /* a loop back-edge */
     }
-    k[nk++] = (struct hr__keyed){sym.start, sym.size, by_target ? r->a : sym.offset, r->count,
-                                 sym.name, sym.module, sym.kind};
+    k[nk++] =
+        (struct hr__keyed){sym.start,  sym.size, by_target ? r->a : sym.offset, r->count, sym.name,
+                           sym.module, sym.kind};
   }
   qsort(k, nk, sizeof *k, hr__cmp_keyed);
   struct hr_func *f = nk ? calloc(nk, sizeof *f) : NULL;
@@ -248,7 +249,9 @@ static inline struct hr_func *hr_functions(const struct asmspy_host_api *host,
       g->kind = k[i].kind;
       snprintf(g->name, sizeof g->name, "%s", k[i].name);
       snprintf(g->module, sizeof g->module, "%s",
-               k[i].kind == ASMSPY_SYM_JIT ? "jit" : k[i].module ? k[i].module : "?");
+               k[i].kind == ASMSPY_SYM_JIT ? "jit"
+               : k[i].module               ? k[i].module
+                                           : "?");
     }
     struct hr_func *g = &f[nf - 1];
     g->samples += k[i].count;
@@ -272,8 +275,8 @@ enum hr_evidence {
 
 struct hr_candidate {
   struct hr_func fn;
-  int evidence;      /* enum hr_evidence */
-  char via[128];     /* HR_CALL_TARGET: the hot function whose call names it */
+  int evidence;  /* enum hr_evidence */
+  char via[128]; /* HR_CALL_TARGET: the hot function whose call names it */
 };
 
 struct hr_ranking {
@@ -325,11 +328,10 @@ static inline int hr__cmp_callees(const void *x, const void *y) {
 /* The call targets named by direct calls inside `caller` (calls: a table of
  * (call site, target) rows), each with its own residency from funcs; the
  * hottest first, then in call-site order. Returns a malloc'd array. */
-static inline struct hr__callee *hr__callees_of(const struct asmspy_host_api *host,
-                                                struct asmspy_target *t, const struct hr_func *caller,
-                                                const struct hr_table *calls,
-                                                const struct hr_func *funcs, size_t nfuncs,
-                                                const char *module, size_t *n) {
+static inline struct hr__callee *
+hr__callees_of(const struct asmspy_host_api *host, struct asmspy_target *t,
+               const struct hr_func *caller, const struct hr_table *calls,
+               const struct hr_func *funcs, size_t nfuncs, const char *module, size_t *n) {
   *n = 0;
   if (!calls || !calls->n) return NULL;
   struct hr__callee *v = calloc(calls->n, sizeof *v);

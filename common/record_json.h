@@ -29,7 +29,9 @@ static inline void record_json_put(struct strbuf *b, const char *p, size_t n) {
   b->len += n;
   b->s[b->len] = '\0';
 }
-static inline void record_json_puts(struct strbuf *b, const char *s) { record_json_put(b, s, strlen(s)); }
+static inline void record_json_puts(struct strbuf *b, const char *s) {
+  record_json_put(b, s, strlen(s));
+}
 
 /* Digits of v in base 10 or 16 (lowercase), without a printf. */
 static inline void record_json_u64(struct strbuf *b, uint64_t v, int hex) {
@@ -51,7 +53,8 @@ static inline void record_json_i64(struct strbuf *b, int64_t v) {
 }
 
 /* A JSON string: the escape of s[0..len) in quotes. */
-static inline void record_json_str(struct strbuf *b, const char *s, size_t len, record_escape_fn esc) {
+static inline void record_json_str(struct strbuf *b, const char *s, size_t len,
+                                   record_escape_fn esc) {
   size_t room = 6 * len + 1; /* an escape is at most 6 bytes per input byte */
   strbuf_reserve(b, room + 2);
   if (b->oom) return;
@@ -104,11 +107,11 @@ static inline void record_json_value(struct strbuf *b, uint32_t type, const char
     record_json_put(b, "}", 1);
     break;
   case ASMSPY_FIELD_ARRAY: {
-    uint32_t et = !elem                       ? ASMSPY_FIELD_STR
-                  : !strcmp(elem, "object")   ? ASMSPY_FIELD_OBJECT
-                  : !strcmp(elem, "int")      ? ASMSPY_FIELD_INT
-                  : !strcmp(elem, "hex")      ? ASMSPY_FIELD_HEX
-                                              : ASMSPY_FIELD_STR;
+    uint32_t et = !elem                     ? ASMSPY_FIELD_STR
+                  : !strcmp(elem, "object") ? ASMSPY_FIELD_OBJECT
+                  : !strcmp(elem, "int")    ? ASMSPY_FIELD_INT
+                  : !strcmp(elem, "hex")    ? ASMSPY_FIELD_HEX
+                                            : ASMSPY_FIELD_STR;
     record_json_put(b, "[", 1);
     for (uint64_t i = 0; i < v->u.array.n; i++) {
       if (i) record_json_put(b, ",", 1);

@@ -110,8 +110,7 @@ static int read_facts(pid_t pid, struct facts *f) {
    * task_dump_owner): for a non-root target that is the tell. */
   struct stat st;
   snprintf(path, sizeof path, "/proc/%d", (int)pid);
-  if (f->uid[1] > 0 && !f->kthread && stat(path, &st) == 0)
-    f->dumpable = st.st_uid == 0 ? 0 : 1;
+  if (f->uid[1] > 0 && !f->kthread && stat(path, &st) == 0) f->dumpable = st.st_uid == 0 ? 0 : 1;
   return 0;
 }
 
@@ -181,9 +180,10 @@ static int state_reason(const struct facts *f, char *buf, size_t cap) {
                "threads still run: ptrace cannot seize the exited leader",
                pid, f->live_threads);
     else
-      snprintf(buf, cap,
-               "pid %d is a zombie (exited, not yet reaped by its parent, pid %d): nothing to trace",
-               pid, (int)f->ppid);
+      snprintf(
+          buf, cap,
+          "pid %d is a zombie (exited, not yet reaped by its parent, pid %d): nothing to trace",
+          pid, (int)f->ppid);
     return 1;
   }
   if (f->state == 'X' || (f->flags & PF_EXITING_FLAG)) {
@@ -228,13 +228,47 @@ static int cap_prm(pid_t pid, unsigned long long *out) {
 }
 
 void attach_caps_missing(pid_t pid, char *buf, size_t cap) {
-  static const char *const names[] = {
-      "CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID",
-      "SETPCAP", "LINUX_IMMUTABLE", "NET_BIND_SERVICE", "NET_BROADCAST", "NET_ADMIN", "NET_RAW",
-      "IPC_LOCK", "IPC_OWNER", "SYS_MODULE", "SYS_RAWIO", "SYS_CHROOT", "SYS_PTRACE", "SYS_PACCT",
-      "SYS_ADMIN", "SYS_BOOT", "SYS_NICE", "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "MKNOD",
-      "LEASE", "AUDIT_WRITE", "AUDIT_CONTROL", "SETFCAP", "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG",
-      "WAKE_ALARM", "BLOCK_SUSPEND", "AUDIT_READ", "PERFMON", "BPF", "CHECKPOINT_RESTORE"};
+  static const char *const names[] = {"CHOWN",
+                                      "DAC_OVERRIDE",
+                                      "DAC_READ_SEARCH",
+                                      "FOWNER",
+                                      "FSETID",
+                                      "KILL",
+                                      "SETGID",
+                                      "SETUID",
+                                      "SETPCAP",
+                                      "LINUX_IMMUTABLE",
+                                      "NET_BIND_SERVICE",
+                                      "NET_BROADCAST",
+                                      "NET_ADMIN",
+                                      "NET_RAW",
+                                      "IPC_LOCK",
+                                      "IPC_OWNER",
+                                      "SYS_MODULE",
+                                      "SYS_RAWIO",
+                                      "SYS_CHROOT",
+                                      "SYS_PTRACE",
+                                      "SYS_PACCT",
+                                      "SYS_ADMIN",
+                                      "SYS_BOOT",
+                                      "SYS_NICE",
+                                      "SYS_RESOURCE",
+                                      "SYS_TIME",
+                                      "SYS_TTY_CONFIG",
+                                      "MKNOD",
+                                      "LEASE",
+                                      "AUDIT_WRITE",
+                                      "AUDIT_CONTROL",
+                                      "SETFCAP",
+                                      "MAC_OVERRIDE",
+                                      "MAC_ADMIN",
+                                      "SYSLOG",
+                                      "WAKE_ALARM",
+                                      "BLOCK_SUSPEND",
+                                      "AUDIT_READ",
+                                      "PERFMON",
+                                      "BPF",
+                                      "CHECKPOINT_RESTORE"};
   unsigned long long theirs = 0, mine = 0;
   buf[0] = '\0';
   if (cap_prm(pid, &theirs) || cap_prm(getpid(), &mine)) return;
@@ -253,13 +287,14 @@ void attach_caps_missing(pid_t pid, char *buf, size_t cap) {
     else
       addf(buf, cap, &len, " capability %d", i);
   }
-  addf(buf, cap, &len, " (the kernel lets a tracer in only with a superset, or CAP_SYS_PTRACE in "
-                       "the target's user namespace)");
+  addf(buf, cap, &len,
+       " (the kernel lets a tracer in only with a superset, or CAP_SYS_PTRACE in "
+       "the target's user namespace)");
 }
 
 /* A refusal ptrace itself does not repeat. */
 #define NOT_PTRACE                                                                                 \
-  "ptrace allows it now, so the refusal was transient or came from the backend's own interface " \
+  "ptrace allows it now, so the refusal was transient or came from the backend's own interface "   \
   "(perf_event_open)"
 
 /* The gates, open or closed. probe: measure the refusal (a fresh
@@ -274,19 +309,18 @@ static int explain(pid_t pid, const struct facts *f, int probe, char *buf, size_
   /* __ptrace_may_access: our real uid/gid must equal the target's real,
    * effective and saved ids, or we need CAP_SYS_PTRACE */
   int same_ids = 1;
-  for (int i = 0; i < 3; i++)
-    same_ids &= f->uid[i] == (long)ruid && f->gid[i] == (long)rgid;
+  for (int i = 0; i < 3; i++) same_ids &= f->uid[i] == (long)ruid && f->gid[i] == (long)rgid;
   int uid_closed = !same_ids && !cap_ptrace;
   int dump_closed = f->dumpable == 0 && !cap_ptrace;
-  int yama_closed = yama == 3 || (yama == 2 && !cap_ptrace) ||
-                    (yama == 1 && !cap_ptrace && !is_descendant(pid));
+  int yama_closed =
+      yama == 3 || (yama == 2 && !cap_ptrace) || (yama == 1 && !cap_ptrace && !is_descendant(pid));
 
   char ids[160], yama_text[128];
   snprintf(ids, sizeof ids, "target uid %ld, asmspy uid %u %s CAP_SYS_PTRACE", f->uid[1],
            (unsigned)euid, cap_ptrace ? "with" : "without");
-  static const char *const yama_rule[] = {
-      "0: same uid may attach", "1: only a descendant or a PR_SET_PTRACER opt-in",
-      "2: CAP_SYS_PTRACE only", "3: no attach at all"};
+  static const char *const yama_rule[] = {"0: same uid may attach",
+                                          "1: only a descendant or a PR_SET_PTRACER opt-in",
+                                          "2: CAP_SYS_PTRACE only", "3: no attach at all"};
   if (yama >= 0 && yama <= 3)
     snprintf(yama_text, sizeof yama_text, "Yama ptrace_scope=%s", yama_rule[yama]);
   else
@@ -400,7 +434,8 @@ int attach_precheck(pid_t pid, char *why, size_t cap) {
   }
   if (errno != EACCES && errno != EPERM) return 0;
   char gates[640];
-  if (explain(pid, &f, 1, gates, sizeof gates)) return 0; /* ptrace lets us in: let the attach judge */
+  if (explain(pid, &f, 1, gates, sizeof gates))
+    return 0; /* ptrace lets us in: let the attach judge */
   snprintf(why, cap, "pid %d: cannot trace: %s", (int)pid, gates);
   return 1;
 }

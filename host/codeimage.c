@@ -44,8 +44,10 @@ const char *codeimage_detector_name(int detector) {
 
 static int clear_soft_dirty(pid_t pid) {
   char path[64];
-  if (pid) snprintf(path, sizeof path, "/proc/%d/clear_refs", (int)pid);
-  else snprintf(path, sizeof path, "/proc/self/clear_refs");
+  if (pid)
+    snprintf(path, sizeof path, "/proc/%d/clear_refs", (int)pid);
+  else
+    snprintf(path, sizeof path, "/proc/self/clear_refs");
   int fd = open(path, O_WRONLY | O_CLOEXEC);
   if (fd < 0) return -errno;
   ssize_t n = write(fd, "4", 1); /* CLEAR_REFS_SOFT_DIRTY */
@@ -330,7 +332,8 @@ static int record_version(struct codeimage_set *cs, struct ci_region *r, const u
   strbuf_addf(&b,
               "\"pid\":%d,\"base\":\"0x%" PRIx64 "\",\"len\":%" PRIu64 ",\"version\":%" PRIu64
               ",\"when\":%" PRIu64 ",\"detect\":\"%s\",\"bytes\":\"",
-              (int)cs->pid, r->base, r->len, r->version, when, codeimage_detector_name(cs->detector));
+              (int)cs->pid, r->base, r->len, r->version, when,
+              codeimage_detector_name(cs->detector));
   static const char hexd[] = "0123456789abcdef";
   char pair[3] = {0};
   for (uint64_t i = 0; i < r->len && !b.oom; i++) {

@@ -61,8 +61,7 @@ void codeimage_close(struct codeimage_set *cs);
  * ASMSPY_EV_CODEIMAGE event for the view (its bytes stay valid until the
  * next call); returns 1. 0 = unchanged, -1 = not recorded (unreadable or too
  * large: noted once per region). */
-int codeimage_check(struct codeimage_set *cs, uint64_t base, uint64_t len,
-                    struct asmspy_event *ev);
+int codeimage_check(struct codeimage_set *cs, uint64_t base, uint64_t len, struct asmspy_event *ev);
 
 /* A backend emitted its own ASMSPY_EV_CODEIMAGE: record it unless it is
  * byte-identical to that region's last version. Returns 1 when recorded. */

@@ -32,33 +32,27 @@
 #include <string.h>
 #include <unistd.h>
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-  if (!s || !*s || *s == '-' || *s == '+')
-    return -1;
+static int parse_u64(const char *s, uint64_t *out) {
+  if (!s || !*s || *s == '-' || *s == '+') return -1;
   errno = 0;
   char *end;
   unsigned long long v = strtoull(s, &end, 0);
-  if (errno || *end)
-    return -1;
+  if (errno || *end) return -1;
   *out = v;
   return 0;
 }
 
 /* 1 when addr lies in one of pid's mappings (/proc/<pid>/maps). */
-static int address_mapped(pid_t pid, uint64_t addr)
-{
+static int address_mapped(pid_t pid, uint64_t addr) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
   FILE *f = fopen(path, "re");
-  if (!f)
-    return 0;
+  if (!f) return 0;
   char line[512];
   int found = 0;
   while (!found && fgets(line, sizeof line, f)) {
     unsigned long long lo, hi;
-    if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && addr >= lo && addr < hi)
-      found = 1;
+    if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && addr >= lo && addr < hi) found = 1;
   }
   fclose(f);
   return found;
@@ -75,8 +69,7 @@ struct data_lookup {
   int have_func;
 };
 
-static int rank_of(int in_exe, unsigned bind)
-{
+static int rank_of(int in_exe, unsigned bind) {
   int r = in_exe ? 4 : 0;
   if (bind == STB_GLOBAL)
     r += 2;
@@ -86,8 +79,7 @@ static int rank_of(int in_exe, unsigned bind)
 }
 
 static int module_cb(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr start,
-                     void *arg)
-{
+                     void *arg) {
   (void)userdata;
   (void)start;
   struct data_lookup *q = arg;
@@ -98,18 +90,15 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *modname, Dwa
     GElf_Addr addr = 0;
     GElf_Word shndx = 0;
     const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
-    if (!name || strcmp(name, q->name) != 0 || shndx == SHN_UNDEF)
-      continue;
+    if (!name || strcmp(name, q->name) != 0 || shndx == SHN_UNDEF) continue;
     unsigned type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
     if (type == STT_FUNC || type == STT_GNU_IFUNC) {
       q->have_func = 1;
       continue;
     }
-    if (type != STT_OBJECT && type != STT_COMMON && type != STT_TLS)
-      continue;
+    if (type != STT_OBJECT && type != STT_COMMON && type != STT_TLS) continue;
     int rank = rank_of(in_exe, bind);
-    if (q->have_data && rank <= q->data_rank)
-      continue;
+    if (q->have_data && rank <= q->data_rank) continue;
     q->have_data = 1;
     q->data_rank = rank;
     q->data_tls = type == STT_TLS;
@@ -117,7 +106,9 @@ static int module_cb(Dwfl_Module *mod, void **userdata, const char *modname, Dwa
     q->data_size = sym.st_size;
     const char *base = modname ? strrchr(modname, '/') : NULL;
     snprintf(q->data_module, sizeof q->data_module, "%s",
-             base ? base + 1 : modname ? modname : "?");
+             base      ? base + 1
+             : modname ? modname
+                       : "?");
   }
   return DWARF_CB_OK;
 }
@@ -129,12 +120,11 @@ static const Dwfl_Callbacks proc_callbacks = {
 
 /* Every module of pid through cb (libdwfl's view of the process). 0, or
  * -errno when the process's modules cannot be read. */
-static int each_module(pid_t pid, int (*cb)(Dwfl_Module *, void **, const char *, Dwarf_Addr, void *),
-                       void *arg)
-{
+static int each_module(pid_t pid,
+                       int (*cb)(Dwfl_Module *, void **, const char *, Dwarf_Addr, void *),
+                       void *arg) {
   Dwfl *dwfl = dwfl_begin(&proc_callbacks);
-  if (!dwfl)
-    return -ENOMEM;
+  if (!dwfl) return -ENOMEM;
   int rc = dwfl_linux_proc_report(dwfl, pid);
   if (rc != 0) {
     dwfl_end(dwfl);
@@ -150,8 +140,7 @@ static int each_module(pid_t pid, int (*cb)(Dwfl_Module *, void **, const char *
 }
 
 /* Look `name` up in every module of pid. 0, or -errno. */
-static int lookup_data(pid_t pid, struct data_lookup *q)
-{
+static int lookup_data(pid_t pid, struct data_lookup *q) {
   char link[64];
   snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
   ssize_t n = readlink(link, q->exe, sizeof q->exe - 1);
@@ -167,8 +156,7 @@ struct data_listing {
 /* Every defined data symbol a name lookup above could answer with an
  * address (TLS has none: left out). */
 static int list_cb(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr start,
-                   void *arg)
-{
+                   void *arg) {
   (void)userdata;
   (void)start;
   struct data_listing *l = arg;
@@ -185,21 +173,18 @@ static int list_cb(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf
     if (!name || !name[0] || shndx == SHN_UNDEF || shndx == SHN_ABS || !addr ||
         (type != STT_OBJECT && type != STT_COMMON))
       continue;
-    if (l->fn(l->ctx, name, addr, sym.st_size, base))
-      return DWARF_CB_ABORT;
+    if (l->fn(l->ctx, name, addr, sym.st_size, base)) return DWARF_CB_ABORT;
   }
   return DWARF_CB_OK;
 }
 
-int target_data_symbols(pid_t pid, data_symbol_fn fn, void *ctx)
-{
+int target_data_symbols(pid_t pid, data_symbol_fn fn, void *ctx) {
   struct data_listing l = {fn, ctx};
   return each_module(pid, list_cb, &l);
 }
 
-int target_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr,
-                        uint64_t *size, char *err, size_t errcap)
-{
+int target_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr, uint64_t *size,
+                        char *err, size_t errcap) {
   if (!spec || !*spec) {
     snprintf(err, errcap, "empty address (give a data symbol, sym+off or 0xADDR)");
     return -ASMSPY_E_USAGE;
@@ -248,8 +233,10 @@ int target_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *add
   }
   if (!q.have_data) {
     if (q.have_func)
-      snprintf(err, errcap, "%s is a function, not data (watch a variable: a data symbol, "
-                            "sym+off or 0xADDR)", base);
+      snprintf(err, errcap,
+               "%s is a function, not data (watch a variable: a data symbol, "
+               "sym+off or 0xADDR)",
+               base);
     else
       snprintf(err, errcap, "no data symbol named '%s' in pid %d", base, (int)pid);
     return -ASMSPY_E_USAGE;

@@ -16,7 +16,8 @@ static size_t skip_group(const char *s, size_t i, size_t len) {
   int depth = 0;
   for (; i < len; i++) {
     char c = s[i];
-    if (c == '<' || c == '(' || c == '{' || c == '[') depth++;
+    if (c == '<' || c == '(' || c == '{' || c == '[')
+      depth++;
     else if (c == '>' || c == ')' || c == '}' || c == ']') {
       if (--depth == 0) return i + 1;
     }
@@ -34,9 +35,9 @@ static int ends_operator(const char *o, size_t n) {
  * more, c, still spell (the start of) an operator? ("operator-" then '<' is
  * operator-<T>'s template list; "operator<" then '<' is operator<<) */
 static int operator_goes_on(const char *o, size_t n, char c) {
-  static const char *const ops[] = {"<", "<<", "<=", "<<=", "<=>", ">", ">>", ">=", ">>=", "->",
-                                    "->*", "-", "--", "-=", "==", "!=", "+=", "*=", "/=", "%=",
-                                    "^=", "&=", "|=", "=", NULL};
+  static const char *const ops[] = {
+      "<",  "<<", "<=", "<<=", "<=>", ">",  ">>", ">=", ">>=", "->", "->*", "-", "--",
+      "-=", "==", "!=", "+=",  "*=",  "/=", "%=", "^=", "&=",  "|=", "=",   NULL};
   size_t k = n;
   while (k > 0 && strchr("<>=!+-*/%^&|~,", o[k - 1])) k--;
   if (!ends_operator(o, k) || n - k > 2) return 0;
@@ -121,8 +122,10 @@ size_t demangle_simplify(const char *in, char *out, size_t cap) {
   int depth = 0;
   for (size_t i = 0; i < n; i++) {
     char c = tmp[i];
-    if (c == '{' || c == '(' || c == '[') depth++;
-    else if (c == '}' || c == ')' || c == ']') depth--;
+    if (c == '{' || c == '(' || c == '[')
+      depth++;
+    else if (c == '}' || c == ')' || c == ']')
+      depth--;
     else if (c == ' ' && depth == 0 && !ends_operator(tmp, i) && i + 1 < n) {
       /* "operator new[]": the space after "operator" stays; a space inside
        * "operator delete" too */

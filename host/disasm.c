@@ -17,7 +17,7 @@
 struct disasm_slot {
   uint64_t addr;
   uint8_t bytes[16];
-  uint8_t nbytes;  /* bytes compared (the instruction's own length) */
+  uint8_t nbytes; /* bytes compared (the instruction's own length) */
   uint8_t valid;
   char text[192];
 };
@@ -62,7 +62,8 @@ int disasm_one(uint64_t addr, const uint8_t *bytes, size_t len, char *text, size
     return 0;
   }
   int ilen = insn[0].size;
-  char full[sizeof ((struct disasm_slot *)0)->text]; /* the cache keeps the whole text, whatever cap the caller has */
+  char full[sizeof((struct disasm_slot *)0)
+                ->text]; /* the cache keeps the whole text, whatever cap the caller has */
   if (insn[0].op_str[0])
     snprintf(full, sizeof full, "%s %s", insn[0].mnemonic, insn[0].op_str);
   else

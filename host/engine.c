@@ -291,16 +291,16 @@ static int check_suits(struct asmspy_engine *e, struct engine_choice *c,
   const char *was = c->backend->name;
   int rc = engine_choose_fallback(e, c);
   if (rc) return rc;
-  snprintf(note, cap, "%s: %s; --%s runs on %s instead", was, why[0] ? why : "unsuited",
-           s->mode, c->backend->name);
+  snprintf(note, cap, "%s: %s; --%s runs on %s instead", was, why[0] ? why : "unsuited", s->mode,
+           c->backend->name);
   return 0;
 }
 
 /* Step 5: the view's configure() (symbols, regions, --auto's sampling).
  * Returns 0 to go on to the capture; otherwise the run has ended (writer,
  * view and target closed) and *result is asmspy_run's return value. */
-static int view_configure(struct run_ctx *ctx, struct asmspy_engine *e,
-                          struct asmspy_session *s, pid_t launched, int *result) {
+static int view_configure(struct run_ctx *ctx, struct asmspy_engine *e, struct asmspy_session *s,
+                          pid_t launched, int *result) {
   const struct asmspy_view_ops *view = ctx->view;
   sampler_ladder_set_engine(e); /* configure may sample first (--auto) */
   ctx->host = launch_host_api(asmspy_host_api(), s);
@@ -309,8 +309,8 @@ static int view_configure(struct run_ctx *ctx, struct asmspy_engine *e,
    * run: "asmspy: ", not a "# " note */
   out_hold_warning(ctx->out);
   int rc = view->configure(ctx->view_state, ctx->host, s);
-  out_release_warning(ctx->out, (rc < 0 && ASMSPY_STATUS_CLASS(rc) != 3) ||
-                                    rc == ASMSPY_FACT_NOT_REACHED);
+  out_release_warning(ctx->out,
+                      (rc < 0 && ASMSPY_STATUS_CLASS(rc) != 3) || rc == ASMSPY_FACT_NOT_REACHED);
   /* configure sampled a launched command (--auto): it runs free now */
   if (launched && sampler_ladder_released(s->pid)) s->flags &= ~ASMSPY_SESS_LAUNCHED;
   if (!rc) return 0;
@@ -357,19 +357,17 @@ static int capture(struct run_ctx *ctx, struct asmspy_engine *e, const struct en
   for (;;) {
     rc = c->backend->desc->backend->run(backend_host, s);
     if (ctx->view_done || (stop && *stop)) break;
-    if (!ASMSPY_HAS(view, retry) || !view->retry || view->retry(ctx->view_state, rc, s) != 1)
-      break;
+    if (!ASMSPY_HAS(view, retry) || !view->retry || view->retry(ctx->view_state, rc, s) != 1) break;
   }
   sampler_ladder_set_engine(NULL);
   return rc;
 }
 
-
 /* Step 8: why the capture ended, said once in the recording's footer and
  * notes; the view's final render; everything closed. Returns the run's
  * status (a target that exited is a normal end). */
-static int finish_run(struct run_ctx *ctx, const struct engine_choice *c,
-                      struct asmspy_session *s, int rc) {
+static int finish_run(struct run_ctx *ctx, const struct engine_choice *c, struct asmspy_session *s,
+                      int rc) {
   const struct asmspy_run_opts *o = ctx->opts;
   enum out_end_reason why = OUT_END_COMPLETED;
   if (ctx->view_done)

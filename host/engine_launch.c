@@ -85,8 +85,8 @@ static int ensure_program(struct asmspy_target *t, char *err, size_t errcap) {
  * saw): " in pid N (see asmspy --syms)" becomes " in '<cmd>' (or the
  * libraries it maps)", "pid N ..." at the start "'<cmd>' ...". */
 static int name_the_command(int rc, char *err, size_t errcap) {
-  const char *cmd = L.session.launch_argv && L.session.launch_argv[0] ? L.session.launch_argv[0]
-                                                                      : NULL;
+  const char *cmd =
+      L.session.launch_argv && L.session.launch_argv[0] ? L.session.launch_argv[0] : NULL;
   if (!rc || !err || !errcap || !cmd) return rc;
   char pid_in[32], pid_at[32], out[1024];
   snprintf(pid_in, sizeof pid_in, " in pid %d", (int)L.pid);

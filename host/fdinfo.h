@@ -50,8 +50,8 @@ const char *fdinfo_describe(pid_t pid, int fd, char *buf, size_t cap);
  * xattr ("TCP", "UDPv6", "UNIX-STREAM", "NETLINK", ...) and selects the one
  * table to read; NULL means unknown: read every table. Always returns buf
  * (NULL only if buf == NULL or cap == 0). */
-const char *fdinfo_describe_socket(const char *net_dir, unsigned long long inode,
-                                   const char *proto, char *buf, size_t cap);
+const char *fdinfo_describe_socket(const char *net_dir, unsigned long long inode, const char *proto,
+                                   char *buf, size_t cap);
 
 /* fdinfo_describe with a cache, one per calling thread (the tracer thread
  * of a session: the seam that sees the syscalls and the view that asks for

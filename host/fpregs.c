@@ -108,8 +108,10 @@ uint32_t fpregs_decode_xsave(const uint8_t *img, size_t len, struct asmspy_fpreg
   const uint8_t *p = component(img, len, C_YMM_HI, 16 * 16, &init);
   if (p) {
     for (int i = 0; i < 16; i++)
-      if (init) memset(o->zmm[i] + 16, 0, 16);
-      else memcpy(o->zmm[i] + 16, p + 16 * i, 16);
+      if (init)
+        memset(o->zmm[i] + 16, 0, 16);
+      else
+        memcpy(o->zmm[i] + 16, p + 16 * i, 16);
     have |= ASMSPY_FP_AVX;
   }
   int init_k = 0, init_hi = 0, init_16 = 0;
@@ -119,11 +121,15 @@ uint32_t fpregs_decode_xsave(const uint8_t *img, size_t len, struct asmspy_fpreg
   if ((have & ASMSPY_FP_AVX) && k && hi && z16) {
     for (int i = 0; i < 8; i++) o->k[i] = init_k ? 0 : le64(k + 8 * i);
     for (int i = 0; i < 16; i++)
-      if (init_hi) memset(o->zmm[i] + 32, 0, 32);
-      else memcpy(o->zmm[i] + 32, hi + 32 * i, 32);
+      if (init_hi)
+        memset(o->zmm[i] + 32, 0, 32);
+      else
+        memcpy(o->zmm[i] + 32, hi + 32 * i, 32);
     for (int i = 0; i < 16; i++)
-      if (init_16) memset(o->zmm[16 + i], 0, 64);
-      else memcpy(o->zmm[16 + i], z16 + 64 * i, 64);
+      if (init_16)
+        memset(o->zmm[16 + i], 0, 64);
+      else
+        memcpy(o->zmm[16 + i], z16 + 64 * i, 64);
     o->nvec = 32;
     have |= ASMSPY_FP_AVX512;
   }

@@ -34,8 +34,8 @@ int target_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbo
 int target_symbol_at(struct asmspy_target *t, size_t i, struct asmspy_symbol *out);
 const char *target_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap);
 /* region.c */
-int target_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *start,
-                          uint64_t *len, char *err, size_t errcap);
+int target_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *start, uint64_t *len,
+                          char *err, size_t errcap);
 
 /* ---- disasm.c: disasm_one (app_api.h) ----------------------------------- */
 
@@ -57,7 +57,8 @@ void out_add_lost(struct asmspy_out *out, uint64_t n);
 /* out_emit for a typed record whose JSON body (json_fields, NULL when
  * out_needs_json_body() said no) was rendered from rec: the typed sink, when
  * there is one, receives rec itself. */
-int out_emit_typed(struct asmspy_out *out, const char *json_fields, const struct asmspy_record *rec);
+int out_emit_typed(struct asmspy_out *out, const char *json_fields,
+                   const struct asmspy_record *rec);
 /* Does anyone read a record's JSON body (a JSON channel, an untyped sink)? */
 int out_needs_json_body(const struct asmspy_out *out);
 /* record_writer.c: host->emit_record. */
@@ -124,9 +125,9 @@ int elf_file_is_32bit(const char *path);
 struct engine_choice {
   const struct asmspy_plugin_info *view;
   const struct asmspy_plugin_info *backend; /* probed; may be unusable (skip_reason) */
-  uint64_t caps_needed;    /* caps_required | what the options ask for */
-  uint64_t caps_wanted;    /* used when the backend has them */
-  const char *sampler_arg; /* --sampler=<rung>:<arg>: points into argv */
+  uint64_t caps_needed;                     /* caps_required | what the options ask for */
+  uint64_t caps_wanted;                     /* used when the backend has them */
+  const char *sampler_arg;                  /* --sampler=<rung>:<arg>: points into argv */
   int sampler_walked;      /* no --sampler: the backend is the ladder's first usable rung */
   const char *skip_reason; /* non-NULL: the backend cannot serve the mode here */
   char skip_why[160];
@@ -144,8 +145,7 @@ int engine_choose(struct asmspy_engine *e, const char *mode, const char *backend
 /* The same, knowing the session's flags and --tid: a call backend (a view's
  * caps_alternative) is not chosen for --follow or --tid. */
 int engine_choose_for(struct asmspy_engine *e, const char *mode, const char *backend, int argc,
-                      char *const *argv, uint32_t sess_flags, int32_t tid,
-                      struct engine_choice *c);
+                      char *const *argv, uint32_t sess_flags, int32_t tid, struct engine_choice *c);
 /* The backend chosen as a view's caps_alternative does not suit the target:
  * choose the backend for the view's instruction capabilities instead, as if
  * no alternative existed. 0, or a negative status with c->error set. */

@@ -67,8 +67,8 @@ static int in_group(const cs_detail *det, unsigned group) {
  * iteration; on anything else (pause, bnd) it means something else. */
 static int x86_string_opcode(const cs_x86 *x) {
   uint8_t op = x->opcode[0];
-  return x->opcode[1] == 0 && ((op >= 0x6c && op <= 0x6f) || (op >= 0xa4 && op <= 0xa7) ||
-                               (op >= 0xaa && op <= 0xaf));
+  return x->opcode[1] == 0 &&
+         ((op >= 0x6c && op <= 0x6f) || (op >= 0xa4 && op <= 0xa7) || (op >= 0xaa && op <= 0xaf));
 }
 
 static uint32_t class_x86(const cs_insn *in) {

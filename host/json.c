@@ -29,12 +29,16 @@ static size_t utf8_seq_len(const unsigned char *p, size_t avail) {
     n = 2;
   } else if (c >= 0xE0 && c <= 0xEF) {
     n = 3;
-    if (c == 0xE0) lo = 0xA0;      /* no overlongs */
-    else if (c == 0xED) hi = 0x9F; /* no surrogates */
+    if (c == 0xE0)
+      lo = 0xA0; /* no overlongs */
+    else if (c == 0xED)
+      hi = 0x9F; /* no surrogates */
   } else if (c >= 0xF0 && c <= 0xF4) {
     n = 4;
-    if (c == 0xF0) lo = 0x90;      /* no overlongs */
-    else if (c == 0xF4) hi = 0x8F; /* <= U+10FFFF */
+    if (c == 0xF0)
+      lo = 0x90; /* no overlongs */
+    else if (c == 0xF4)
+      hi = 0x8F; /* <= U+10FFFF */
   } else {
     return 0; /* continuation byte, C0/C1, F5..FF */
   }
@@ -83,13 +87,34 @@ static size_t escape_piece(const unsigned char *s, size_t i, size_t len, char pi
   unsigned char c = s[i];
   *consumed = 1;
   switch (c) {
-  case '"': piece[0] = '\\'; piece[1] = '"'; return 2;
-  case '\\': piece[0] = '\\'; piece[1] = '\\'; return 2;
-  case '\b': piece[0] = '\\'; piece[1] = 'b'; return 2;
-  case '\f': piece[0] = '\\'; piece[1] = 'f'; return 2;
-  case '\n': piece[0] = '\\'; piece[1] = 'n'; return 2;
-  case '\r': piece[0] = '\\'; piece[1] = 'r'; return 2;
-  case '\t': piece[0] = '\\'; piece[1] = 't'; return 2;
+  case '"':
+    piece[0] = '\\';
+    piece[1] = '"';
+    return 2;
+  case '\\':
+    piece[0] = '\\';
+    piece[1] = '\\';
+    return 2;
+  case '\b':
+    piece[0] = '\\';
+    piece[1] = 'b';
+    return 2;
+  case '\f':
+    piece[0] = '\\';
+    piece[1] = 'f';
+    return 2;
+  case '\n':
+    piece[0] = '\\';
+    piece[1] = 'n';
+    return 2;
+  case '\r':
+    piece[0] = '\\';
+    piece[1] = 'r';
+    return 2;
+  case '\t':
+    piece[0] = '\\';
+    piece[1] = 't';
+    return 2;
   default: break;
   }
   if (c >= 0x20 && c < 0x7F) {
@@ -184,7 +209,8 @@ static int fail_at(struct parser *ps, const unsigned char *where, const char *fm
 
 /* An error about the byte at ps->p (or the end of input). */
 static int fail_unexpected(struct parser *ps, const char *expecting) {
-  if (ps->p >= ps->end) return fail_at(ps, ps->p, "unexpected end of input (expected %s)", expecting);
+  if (ps->p >= ps->end)
+    return fail_at(ps, ps->p, "unexpected end of input (expected %s)", expecting);
   unsigned char c = *ps->p;
   if (c > 0x20 && c < 0x7F)
     return fail_at(ps, ps->p, "unexpected character '%c' (expected %s)", c, expecting);
@@ -192,16 +218,13 @@ static int fail_unexpected(struct parser *ps, const char *expecting) {
 }
 
 static void skip_ws(struct parser *ps) {
-  while (ps->p < ps->end &&
-         (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
+  while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
     ps->p++;
 }
 
 static void free_contents(struct json_value *v) {
   switch (v->type) {
-  case JSON_STRING:
-    free(v->u.str.s);
-    break;
+  case JSON_STRING: free(v->u.str.s); break;
   case JSON_ARRAY:
     for (size_t i = 0; i < v->u.arr.n; i++) free_contents(&v->u.arr.items[i]);
     free(v->u.arr.items);
@@ -213,8 +236,7 @@ static void free_contents(struct json_value *v) {
     }
     free(v->u.obj.members);
     break;
-  default:
-    break;
+  default: break;
   }
   v->type = JSON_NULL;
 }
@@ -240,10 +262,14 @@ static int hex4(const unsigned char *p, uint32_t *out) {
   for (int k = 0; k < 4; k++) {
     unsigned char c = p[k];
     uint32_t d;
-    if (c >= '0' && c <= '9') d = (uint32_t)(c - '0');
-    else if (c >= 'a' && c <= 'f') d = (uint32_t)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') d = (uint32_t)(c - 'A' + 10);
-    else return -1;
+    if (c >= '0' && c <= '9')
+      d = (uint32_t)(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      d = (uint32_t)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      d = (uint32_t)(c - 'A' + 10);
+    else
+      return -1;
     v = v << 4 | d;
   }
   *out = v;
@@ -257,8 +283,10 @@ static int parse_string(struct parser *ps, char **out, size_t *out_len) {
   const unsigned char *q = open + 1;
   /* Pass 1: find the closing quote (the decoded text is never longer). */
   while (q < ps->end && *q != '"') {
-    if (*q == '\\' && ps->end - q >= 2) q += 2; /* skip the escaped byte */
-    else q++;
+    if (*q == '\\' && ps->end - q >= 2)
+      q += 2; /* skip the escaped byte */
+    else
+      q++;
   }
   if (q >= ps->end) return fail_at(ps, open, "unterminated string");
   const unsigned char *close = q;
@@ -272,14 +300,38 @@ static int parse_string(struct parser *ps, char **out, size_t *out_len) {
       if (p + 1 >= close) goto bad_escape;
       unsigned char e = p[1];
       switch (e) {
-      case '"': buf[n++] = '"'; p += 2; continue;
-      case '\\': buf[n++] = '\\'; p += 2; continue;
-      case '/': buf[n++] = '/'; p += 2; continue;
-      case 'b': buf[n++] = '\b'; p += 2; continue;
-      case 'f': buf[n++] = '\f'; p += 2; continue;
-      case 'n': buf[n++] = '\n'; p += 2; continue;
-      case 'r': buf[n++] = '\r'; p += 2; continue;
-      case 't': buf[n++] = '\t'; p += 2; continue;
+      case '"':
+        buf[n++] = '"';
+        p += 2;
+        continue;
+      case '\\':
+        buf[n++] = '\\';
+        p += 2;
+        continue;
+      case '/':
+        buf[n++] = '/';
+        p += 2;
+        continue;
+      case 'b':
+        buf[n++] = '\b';
+        p += 2;
+        continue;
+      case 'f':
+        buf[n++] = '\f';
+        p += 2;
+        continue;
+      case 'n':
+        buf[n++] = '\n';
+        p += 2;
+        continue;
+      case 'r':
+        buf[n++] = '\r';
+        p += 2;
+        continue;
+      case 't':
+        buf[n++] = '\t';
+        p += 2;
+        continue;
       case 'u': break;
       default: goto bad_escape;
       }
@@ -294,8 +346,8 @@ static int parse_string(struct parser *ps, char **out, size_t *out_len) {
       }
       if (cp >= 0xD800 && cp <= 0xDBFF) {
         uint32_t lo;
-        if (close - p < 12 || p[6] != '\\' || p[7] != 'u' || hex4(p + 8, &lo) != 0 ||
-            lo < 0xDC00 || lo > 0xDFFF) {
+        if (close - p < 12 || p[6] != '\\' || p[7] != 'u' || hex4(p + 8, &lo) != 0 || lo < 0xDC00 ||
+            lo > 0xDFFF) {
           free(buf);
           return fail_at(ps, p, "high surrogate \\u%04X not followed by a low surrogate",
                          (unsigned)cp);
@@ -394,8 +446,10 @@ static int parse_number(struct parser *ps, struct json_value *out) {
     uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     if (!overflow && mag <= limit) {
       out->type = JSON_INT;
-      if (neg) out->u.i = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
-      else out->u.i = (int64_t)mag;
+      if (neg)
+        out->u.i = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
+      else
+        out->u.i = (int64_t)mag;
       ps->p = p;
       return 0;
     }

@@ -8,9 +8,9 @@
 enum { OA_NONE = 4, OA_READ = 1, OA_WRITE = 2 }; /* OA_NONE: no data access at all */
 
 struct oa_rule {
-  uint16_t id;      /* Capstone X86_INS_* */
-  uint8_t op0;      /* OA_READ | OA_WRITE, or OA_NONE */
-  uint8_t mem_only; /* applies only when op0 is a memory operand (a store form) */
+  uint16_t id;       /* Capstone X86_INS_* */
+  uint8_t op0;       /* OA_READ | OA_WRITE, or OA_NONE */
+  uint8_t mem_only;  /* applies only when op0 is a memory operand (a store form) */
   uint16_t mem_size; /* the memory operand's size in bytes, 0 = Capstone's */
 };
 

@@ -88,27 +88,77 @@ static int operands_init(void) {
 /* A Capstone x86 register -> its gpr index, or -1 when it has no slot. */
 static int gpr_of(unsigned reg) {
   switch (reg) {
-  case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX: case X86_REG_AL: case X86_REG_AH:
-    return G_RAX;
-  case X86_REG_RBX: case X86_REG_EBX: case X86_REG_BX: case X86_REG_BL: case X86_REG_BH:
-    return G_RBX;
-  case X86_REG_RCX: case X86_REG_ECX: case X86_REG_CX: case X86_REG_CL: case X86_REG_CH:
-    return G_RCX;
-  case X86_REG_RDX: case X86_REG_EDX: case X86_REG_DX: case X86_REG_DL: case X86_REG_DH:
-    return G_RDX;
-  case X86_REG_RSI: case X86_REG_ESI: case X86_REG_SI: case X86_REG_SIL: return G_RSI;
-  case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: case X86_REG_DIL: return G_RDI;
-  case X86_REG_RBP: case X86_REG_EBP: case X86_REG_BP: case X86_REG_BPL: return G_RBP;
-  case X86_REG_RSP: case X86_REG_ESP: case X86_REG_SP: case X86_REG_SPL: return G_RSP;
-  case X86_REG_R8: case X86_REG_R8D: case X86_REG_R8W: case X86_REG_R8B: return G_R8;
-  case X86_REG_R9: case X86_REG_R9D: case X86_REG_R9W: case X86_REG_R9B: return G_R9;
-  case X86_REG_R10: case X86_REG_R10D: case X86_REG_R10W: case X86_REG_R10B: return G_R10;
-  case X86_REG_R11: case X86_REG_R11D: case X86_REG_R11W: case X86_REG_R11B: return G_R11;
-  case X86_REG_R12: case X86_REG_R12D: case X86_REG_R12W: case X86_REG_R12B: return G_R12;
-  case X86_REG_R13: case X86_REG_R13D: case X86_REG_R13W: case X86_REG_R13B: return G_R13;
-  case X86_REG_R14: case X86_REG_R14D: case X86_REG_R14W: case X86_REG_R14B: return G_R14;
-  case X86_REG_R15: case X86_REG_R15D: case X86_REG_R15W: case X86_REG_R15B: return G_R15;
-  case X86_REG_RIP: case X86_REG_EIP: case X86_REG_IP: return G_RIP;
+  case X86_REG_RAX:
+  case X86_REG_EAX:
+  case X86_REG_AX:
+  case X86_REG_AL:
+  case X86_REG_AH: return G_RAX;
+  case X86_REG_RBX:
+  case X86_REG_EBX:
+  case X86_REG_BX:
+  case X86_REG_BL:
+  case X86_REG_BH: return G_RBX;
+  case X86_REG_RCX:
+  case X86_REG_ECX:
+  case X86_REG_CX:
+  case X86_REG_CL:
+  case X86_REG_CH: return G_RCX;
+  case X86_REG_RDX:
+  case X86_REG_EDX:
+  case X86_REG_DX:
+  case X86_REG_DL:
+  case X86_REG_DH: return G_RDX;
+  case X86_REG_RSI:
+  case X86_REG_ESI:
+  case X86_REG_SI:
+  case X86_REG_SIL: return G_RSI;
+  case X86_REG_RDI:
+  case X86_REG_EDI:
+  case X86_REG_DI:
+  case X86_REG_DIL: return G_RDI;
+  case X86_REG_RBP:
+  case X86_REG_EBP:
+  case X86_REG_BP:
+  case X86_REG_BPL: return G_RBP;
+  case X86_REG_RSP:
+  case X86_REG_ESP:
+  case X86_REG_SP:
+  case X86_REG_SPL: return G_RSP;
+  case X86_REG_R8:
+  case X86_REG_R8D:
+  case X86_REG_R8W:
+  case X86_REG_R8B: return G_R8;
+  case X86_REG_R9:
+  case X86_REG_R9D:
+  case X86_REG_R9W:
+  case X86_REG_R9B: return G_R9;
+  case X86_REG_R10:
+  case X86_REG_R10D:
+  case X86_REG_R10W:
+  case X86_REG_R10B: return G_R10;
+  case X86_REG_R11:
+  case X86_REG_R11D:
+  case X86_REG_R11W:
+  case X86_REG_R11B: return G_R11;
+  case X86_REG_R12:
+  case X86_REG_R12D:
+  case X86_REG_R12W:
+  case X86_REG_R12B: return G_R12;
+  case X86_REG_R13:
+  case X86_REG_R13D:
+  case X86_REG_R13W:
+  case X86_REG_R13B: return G_R13;
+  case X86_REG_R14:
+  case X86_REG_R14D:
+  case X86_REG_R14W:
+  case X86_REG_R14B: return G_R14;
+  case X86_REG_R15:
+  case X86_REG_R15D:
+  case X86_REG_R15W:
+  case X86_REG_R15B: return G_R15;
+  case X86_REG_RIP:
+  case X86_REG_EIP:
+  case X86_REG_IP: return G_RIP;
   case X86_REG_EFLAGS: return G_EFLAGS;
   case X86_REG_CS: return G_CS;
   case X86_REG_SS: return G_SS;
@@ -123,11 +173,16 @@ static int gpr_of(unsigned reg) {
 /* A Capstone x86 register with no gpr slot -> its ASMSPY_VREG id, 0 when
  * it is not one asmspy can read (control/debug/segment registers). */
 static uint16_t vreg_of(unsigned reg) {
-  if (reg >= X86_REG_XMM0 && reg <= X86_REG_XMM31) return ASMSPY_VREG(ASMSPY_VREG_XMM, reg - X86_REG_XMM0);
-  if (reg >= X86_REG_YMM0 && reg <= X86_REG_YMM31) return ASMSPY_VREG(ASMSPY_VREG_YMM, reg - X86_REG_YMM0);
-  if (reg >= X86_REG_ZMM0 && reg <= X86_REG_ZMM31) return ASMSPY_VREG(ASMSPY_VREG_ZMM, reg - X86_REG_ZMM0);
-  if (reg >= X86_REG_ST0 && reg <= X86_REG_ST7) return ASMSPY_VREG(ASMSPY_VREG_ST, reg - X86_REG_ST0);
-  if (reg >= X86_REG_MM0 && reg <= X86_REG_MM7) return ASMSPY_VREG(ASMSPY_VREG_MM, reg - X86_REG_MM0);
+  if (reg >= X86_REG_XMM0 && reg <= X86_REG_XMM31)
+    return ASMSPY_VREG(ASMSPY_VREG_XMM, reg - X86_REG_XMM0);
+  if (reg >= X86_REG_YMM0 && reg <= X86_REG_YMM31)
+    return ASMSPY_VREG(ASMSPY_VREG_YMM, reg - X86_REG_YMM0);
+  if (reg >= X86_REG_ZMM0 && reg <= X86_REG_ZMM31)
+    return ASMSPY_VREG(ASMSPY_VREG_ZMM, reg - X86_REG_ZMM0);
+  if (reg >= X86_REG_ST0 && reg <= X86_REG_ST7)
+    return ASMSPY_VREG(ASMSPY_VREG_ST, reg - X86_REG_ST0);
+  if (reg >= X86_REG_MM0 && reg <= X86_REG_MM7)
+    return ASMSPY_VREG(ASMSPY_VREG_MM, reg - X86_REG_MM0);
   if (reg >= X86_REG_K0 && reg <= X86_REG_K7) return ASMSPY_VREG(ASMSPY_VREG_K, reg - X86_REG_K0);
   if (reg == X86_REG_FPSW) return ASMSPY_VREG(ASMSPY_VREG_FPSW, 0);
   return 0;
@@ -144,11 +199,23 @@ static uint64_t reg_value(const struct asmspy_regs *regs, unsigned reg) {
   if (!regs || g < 0 || (uint32_t)g >= regs->ngpr) return 0;
   uint64_t v = regs->gpr[g];
   switch (reg) { /* address-size override: 32-bit base/index */
-  case X86_REG_EAX: case X86_REG_EBX: case X86_REG_ECX: case X86_REG_EDX: case X86_REG_ESI:
-  case X86_REG_EDI: case X86_REG_EBP: case X86_REG_ESP: case X86_REG_R8D: case X86_REG_R9D:
-  case X86_REG_R10D: case X86_REG_R11D: case X86_REG_R12D: case X86_REG_R13D: case X86_REG_R14D:
-  case X86_REG_R15D: case X86_REG_EIP:
-    return v & 0xffffffffu;
+  case X86_REG_EAX:
+  case X86_REG_EBX:
+  case X86_REG_ECX:
+  case X86_REG_EDX:
+  case X86_REG_ESI:
+  case X86_REG_EDI:
+  case X86_REG_EBP:
+  case X86_REG_ESP:
+  case X86_REG_R8D:
+  case X86_REG_R9D:
+  case X86_REG_R10D:
+  case X86_REG_R11D:
+  case X86_REG_R12D:
+  case X86_REG_R13D:
+  case X86_REG_R14D:
+  case X86_REG_R15D:
+  case X86_REG_EIP: return v & 0xffffffffu;
   default: return v;
   }
 }
@@ -157,35 +224,77 @@ static uint64_t gpr_value(const struct asmspy_regs *regs, int g) {
   return regs && g >= 0 && (uint32_t)g < regs->ngpr ? regs->gpr[g] : 0;
 }
 
-#define EFLAGS_READ                                                                         \
-  (X86_EFLAGS_TEST_OF | X86_EFLAGS_TEST_SF | X86_EFLAGS_TEST_ZF | X86_EFLAGS_TEST_PF |      \
-   X86_EFLAGS_TEST_CF | X86_EFLAGS_TEST_NT | X86_EFLAGS_TEST_DF | X86_EFLAGS_TEST_RF |      \
+#define EFLAGS_READ                                                                                \
+  (X86_EFLAGS_TEST_OF | X86_EFLAGS_TEST_SF | X86_EFLAGS_TEST_ZF | X86_EFLAGS_TEST_PF |             \
+   X86_EFLAGS_TEST_CF | X86_EFLAGS_TEST_NT | X86_EFLAGS_TEST_DF | X86_EFLAGS_TEST_RF |             \
    X86_EFLAGS_TEST_IF | X86_EFLAGS_TEST_TF | X86_EFLAGS_TEST_AF)
-#define EFLAGS_WRITE (~(uint64_t)EFLAGS_READ & ~(uint64_t)(X86_EFLAGS_PRIOR_OF | X86_EFLAGS_PRIOR_SF | \
-                      X86_EFLAGS_PRIOR_ZF | X86_EFLAGS_PRIOR_AF | X86_EFLAGS_PRIOR_PF |             \
-                      X86_EFLAGS_PRIOR_CF | X86_EFLAGS_PRIOR_TF | X86_EFLAGS_PRIOR_IF |             \
-                      X86_EFLAGS_PRIOR_DF | X86_EFLAGS_PRIOR_NT))
+#define EFLAGS_WRITE                                                                               \
+  (~(uint64_t)EFLAGS_READ &                                                                        \
+   ~(uint64_t)(X86_EFLAGS_PRIOR_OF | X86_EFLAGS_PRIOR_SF | X86_EFLAGS_PRIOR_ZF |                   \
+               X86_EFLAGS_PRIOR_AF | X86_EFLAGS_PRIOR_PF | X86_EFLAGS_PRIOR_CF |                   \
+               X86_EFLAGS_PRIOR_TF | X86_EFLAGS_PRIOR_IF | X86_EFLAGS_PRIOR_DF |                   \
+               X86_EFLAGS_PRIOR_NT))
 
 /* Does this x87 instruction read st(0), the top of the stack? (A store or
  * compare of the top; an arithmetic or unary operation on it.) Loads
  * (fld, fild, fldz, ...) only push. */
 static int x87_reads_st0(unsigned id) {
   switch (id) {
-  case X86_INS_FST: case X86_INS_FSTP: case X86_INS_FIST: case X86_INS_FISTP:
-  case X86_INS_FISTTP: case X86_INS_FBSTP: case X86_INS_FCOM: case X86_INS_FCOMP:
-  case X86_INS_FCOMPP: case X86_INS_FICOM: case X86_INS_FICOMP: case X86_INS_FUCOM:
-  case X86_INS_FUCOMP: case X86_INS_FUCOMPP: case X86_INS_FCOMI: case X86_INS_FCOMIP:
-  case X86_INS_FUCOMI: case X86_INS_FUCOMIP: case X86_INS_FTST: case X86_INS_FXAM:
-  case X86_INS_FADD: case X86_INS_FADDP: case X86_INS_FIADD: case X86_INS_FSUB:
-  case X86_INS_FSUBP: case X86_INS_FISUB: case X86_INS_FSUBR: case X86_INS_FSUBRP:
-  case X86_INS_FISUBR: case X86_INS_FMUL: case X86_INS_FMULP: case X86_INS_FIMUL:
-  case X86_INS_FDIV: case X86_INS_FDIVP: case X86_INS_FIDIV: case X86_INS_FDIVR:
-  case X86_INS_FDIVRP: case X86_INS_FIDIVR: case X86_INS_FCHS: case X86_INS_FABS:
-  case X86_INS_FSQRT: case X86_INS_FRNDINT: case X86_INS_FSIN: case X86_INS_FCOS:
-  case X86_INS_FSINCOS: case X86_INS_FPTAN: case X86_INS_FPATAN: case X86_INS_FYL2X:
-  case X86_INS_FYL2XP1: case X86_INS_F2XM1: case X86_INS_FSCALE: case X86_INS_FPREM:
-  case X86_INS_FPREM1: case X86_INS_FXTRACT: case X86_INS_FXCH:
-    return 1;
+  case X86_INS_FST:
+  case X86_INS_FSTP:
+  case X86_INS_FIST:
+  case X86_INS_FISTP:
+  case X86_INS_FISTTP:
+  case X86_INS_FBSTP:
+  case X86_INS_FCOM:
+  case X86_INS_FCOMP:
+  case X86_INS_FCOMPP:
+  case X86_INS_FICOM:
+  case X86_INS_FICOMP:
+  case X86_INS_FUCOM:
+  case X86_INS_FUCOMP:
+  case X86_INS_FUCOMPP:
+  case X86_INS_FCOMI:
+  case X86_INS_FCOMIP:
+  case X86_INS_FUCOMI:
+  case X86_INS_FUCOMIP:
+  case X86_INS_FTST:
+  case X86_INS_FXAM:
+  case X86_INS_FADD:
+  case X86_INS_FADDP:
+  case X86_INS_FIADD:
+  case X86_INS_FSUB:
+  case X86_INS_FSUBP:
+  case X86_INS_FISUB:
+  case X86_INS_FSUBR:
+  case X86_INS_FSUBRP:
+  case X86_INS_FISUBR:
+  case X86_INS_FMUL:
+  case X86_INS_FMULP:
+  case X86_INS_FIMUL:
+  case X86_INS_FDIV:
+  case X86_INS_FDIVP:
+  case X86_INS_FIDIV:
+  case X86_INS_FDIVR:
+  case X86_INS_FDIVRP:
+  case X86_INS_FIDIVR:
+  case X86_INS_FCHS:
+  case X86_INS_FABS:
+  case X86_INS_FSQRT:
+  case X86_INS_FRNDINT:
+  case X86_INS_FSIN:
+  case X86_INS_FCOS:
+  case X86_INS_FSINCOS:
+  case X86_INS_FPTAN:
+  case X86_INS_FPATAN:
+  case X86_INS_FYL2X:
+  case X86_INS_FYL2XP1:
+  case X86_INS_F2XM1:
+  case X86_INS_FSCALE:
+  case X86_INS_FPREM:
+  case X86_INS_FPREM1:
+  case X86_INS_FXTRACT:
+  case X86_INS_FXCH: return 1;
   default: return 0;
   }
 }
@@ -251,7 +360,7 @@ static void implicit_regs(const cs_insn *in, struct asmspy_operands *o) {
    * itself (read_fpregs before and after), not from a name here. */
   if (cs_insn_group(cs_det, in, X86_GRP_FPU) && x87_reads_st0(in->id))
     add_vreg(o->vread, &o->nvread, ASMSPY_VREG(ASMSPY_VREG_ST, 0));
-  switch (in->id) { /* implicit registers Capstone leaves out */
+  switch (in->id) {     /* implicit registers Capstone leaves out */
   case X86_INS_CMPXCHG: /* compares with rax; loads the old value into it on a mismatch */
     add_reg(o->read, &o->nread, G_RAX);
     add_reg(o->written, &o->nwritten, G_RAX);
@@ -322,10 +431,22 @@ static void drop_zero_idioms(const cs_insn *in, struct asmspy_operands *o) {
   }
   /* the vector zero idioms (pxor xmm0, xmm0 / vpxor xmm0, xmm1, xmm1) */
   switch (in->id) {
-  case X86_INS_PXOR: case X86_INS_XORPS: case X86_INS_XORPD: case X86_INS_VPXOR:
-  case X86_INS_VXORPS: case X86_INS_VXORPD: case X86_INS_VPXORD: case X86_INS_VPXORQ:
-  case X86_INS_PSUBB: case X86_INS_PSUBW: case X86_INS_PSUBD: case X86_INS_PSUBQ:
-  case X86_INS_VPSUBB: case X86_INS_VPSUBW: case X86_INS_VPSUBD: case X86_INS_VPSUBQ:
+  case X86_INS_PXOR:
+  case X86_INS_XORPS:
+  case X86_INS_XORPD:
+  case X86_INS_VPXOR:
+  case X86_INS_VXORPS:
+  case X86_INS_VXORPD:
+  case X86_INS_VPXORD:
+  case X86_INS_VPXORQ:
+  case X86_INS_PSUBB:
+  case X86_INS_PSUBW:
+  case X86_INS_PSUBD:
+  case X86_INS_PSUBQ:
+  case X86_INS_VPSUBB:
+  case X86_INS_VPSUBW:
+  case X86_INS_VPSUBD:
+  case X86_INS_VPSUBQ:
     if (x->op_count >= 2 && x->operands[x->op_count - 1].type == X86_OP_REG &&
         x->operands[x->op_count - 2].type == X86_OP_REG &&
         x->operands[x->op_count - 1].reg == x->operands[x->op_count - 2].reg &&

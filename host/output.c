@@ -27,7 +27,7 @@ struct asmspy_out {
   FILE *text_out;
   FILE *json_out;
   FILE *record;
-  uint64_t seq;    /* last event sequence number written */
+  uint64_t seq; /* last event sequence number written */
   uint64_t lost;
   enum out_end_reason end_reason;
   int target_signal; /* the target was killed by this signal while traced */
@@ -64,16 +64,12 @@ static int json_wanted(const struct asmspy_out *out) { return out->json || out->
 
 /* An untyped record sink (an embedder without on_typed_record) reads the
  * JSON body too; a typed one reads the values instead. */
-int out_wants_json(const struct asmspy_out *out) {
-  return out_needs_json_body(out);
-}
+int out_wants_json(const struct asmspy_out *out) { return out_needs_json_body(out); }
 /* The JSON channels want the text too: each event line records the human
  * rendering as "human", so a recording replays to the very text the live
  * run printed (asmspy --replay) — the host knows no view's format, only the
  * view does, so the view's own rendering is what is kept. */
-int out_wants_text(const struct asmspy_out *out) {
-  return out && (!out->json || json_wanted(out));
-}
+int out_wants_text(const struct asmspy_out *out) { return out && (!out->json || json_wanted(out)); }
 
 static void write_header(struct asmspy_out *out, const struct out_opts *o) {
   struct utsname u;
@@ -232,7 +228,8 @@ int out_emit(struct asmspy_out *out, const char *type, const char *json_fields, 
   return emit_any(out, type, json_fields, raw, NULL);
 }
 
-int out_emit_typed(struct asmspy_out *out, const char *json_fields, const struct asmspy_record *rec) {
+int out_emit_typed(struct asmspy_out *out, const char *json_fields,
+                   const struct asmspy_record *rec) {
   return emit_any(out, rec->schema->type, json_fields, rec->text, rec);
 }
 
@@ -358,18 +355,40 @@ void out_close(struct asmspy_out *out, int status) {
  * docs/metrics.md catalogues both, and the serve suite checks the catalogue
  * against this table and against the keys of real runs of every mode. */
 static const struct out_field writer_fields[] = {
-    {"*", "type"},           {"*", "seq"},           {"*", "human"},
-    {"*", "human_omitted"},  {"header", "type"},     {"header", "format"},
-    {"header", "format_version"}, {"header", "tool"}, {"header", "tool_version"},
-    {"header", "mode"},      {"header", "pid"},      {"header", "backend"},
-    {"header", "host.kernel"}, {"header", "host.arch"}, {"header", "host.hostname"},
-    {"header", "start_time"}, {"header", "start_unix_ns"}, {"header", "argv"},
+    {"*", "type"},
+    {"*", "seq"},
+    {"*", "human"},
+    {"*", "human_omitted"},
+    {"header", "type"},
+    {"header", "format"},
+    {"header", "format_version"},
+    {"header", "tool"},
+    {"header", "tool_version"},
+    {"header", "mode"},
+    {"header", "pid"},
+    {"header", "backend"},
+    {"header", "host.kernel"},
+    {"header", "host.arch"},
+    {"header", "host.hostname"},
+    {"header", "start_time"},
+    {"header", "start_unix_ns"},
+    {"header", "argv"},
     {"header", "human"},
-    {"end", "type"},         {"end", "events"},      {"end", "lost"},
-    {"end", "reason"},       {"end", "status"},      {"end", "end_unix_ns"},
-    {"note", "level"},       {"note", "text"},       {"codeimage", "pid"},
-    {"codeimage", "base"},   {"codeimage", "len"},   {"codeimage", "version"},
-    {"codeimage", "when"},   {"codeimage", "detect"}, {"codeimage", "bytes"},
+    {"end", "type"},
+    {"end", "events"},
+    {"end", "lost"},
+    {"end", "reason"},
+    {"end", "status"},
+    {"end", "end_unix_ns"},
+    {"note", "level"},
+    {"note", "text"},
+    {"codeimage", "pid"},
+    {"codeimage", "base"},
+    {"codeimage", "len"},
+    {"codeimage", "version"},
+    {"codeimage", "when"},
+    {"codeimage", "detect"},
+    {"codeimage", "bytes"},
 };
 
 const struct out_field *out_field_table(size_t *n) {

@@ -245,8 +245,7 @@ int procinfo_brief_read(pid_t pid, struct procinfo_brief *b) {
    * task_dump_owner): for a non-root target that is the tell. */
   struct stat st;
   snprintf(path, sizeof path, "/proc/%d", (int)pid);
-  if (stat(path, &st) == 0 && b->uid[1] != 0 && !b->kthread)
-    b->dumpable = st.st_uid == 0 ? 0 : 1;
+  if (stat(path, &st) == 0 && b->uid[1] != 0 && !b->kthread) b->dumpable = st.st_uid == 0 ? 0 : 1;
 
   if (!b->kthread) {
     snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
@@ -275,8 +274,8 @@ struct assess_self {
 static int gate_process(const struct procinfo_brief *b, struct procinfo_attach *a) {
   if (b->pid == getpid()) {
     a->gate = PROCINFO_GATE_SELF;
-    snprintf(a->reason, sizeof a->reason, "pid %d is asmspy itself (a process cannot ptrace itself)",
-             (int)b->pid);
+    snprintf(a->reason, sizeof a->reason,
+             "pid %d is asmspy itself (a process cannot ptrace itself)", (int)b->pid);
     snprintf(a->short_reason, sizeof a->short_reason, "asmspy itself");
     return 1;
   }
@@ -332,8 +331,8 @@ static int gate_credentials(const struct procinfo_brief *b, struct procinfo_atta
     user_name(b->uid[1], tname, sizeof tname);
     if (b->uid[0] == b->uid[1] && b->uid[1] == b->uid[2] && b->uid[1] != me->uid)
       snprintf(a->reason, sizeof a->reason,
-               "target uid %u (%s), asmspy uid %u (%s) without CAP_SYS_PTRACE",
-               (unsigned)b->uid[1], tname, (unsigned)me->uid, me->name);
+               "target uid %u (%s), asmspy uid %u (%s) without CAP_SYS_PTRACE", (unsigned)b->uid[1],
+               tname, (unsigned)me->uid, me->name);
     else
       snprintf(a->reason, sizeof a->reason,
                "target uid %u/%u/%u gid %u/%u/%u (real/effective/saved), asmspy uid %u gid %u "
@@ -389,8 +388,7 @@ static int gate_yama_strict(struct procinfo_attach *a) {
  * doubt): the kernel's own check decides, measured as the attach path
  * meets it (attach_access_errno: PTRACE_MODE_ATTACH_REALCREDS, Yama and
  * every LSM included), never assumed from the gates. *acc: its errno. */
-static int gate_kernel_access(const struct procinfo_brief *b, struct procinfo_attach *a,
-                              int *acc) {
+static int gate_kernel_access(const struct procinfo_brief *b, struct procinfo_attach *a, int *acc) {
   *acc = attach_access_errno(b->pid);
   if (*acc == EPERM || *acc == EACCES) {
     a->gate = PROCINFO_GATE_ACCESS;
@@ -403,7 +401,8 @@ static int gate_kernel_access(const struct procinfo_brief *b, struct procinfo_at
              missing[0] ? missing
                         : "a gate /proc does not show (a Linux security module, a user "
                           "namespace)");
-    snprintf(a->hint, sizeof a->hint, "-> asmspy --launch <mode> -- <cmd> traces a program it starts");
+    snprintf(a->hint, sizeof a->hint,
+             "-> asmspy --launch <mode> -- <cmd> traces a program it starts");
     snprintf(a->short_reason, sizeof a->short_reason, "kernel access check: %s",
              *acc == EPERM ? "EPERM" : "EACCES");
     return 1;
@@ -550,9 +549,12 @@ static void elf_scan(const char *path, struct procinfo_elf *out, unsigned *found
         if (!gelf_getsym(data, (int)i, &sym) || sym.st_name == 0) continue;
         const char *s = elf_strptr(elf, sh.sh_link, sym.st_name);
         if (!s) continue;
-        if (s[0] == '_' && strcmp(s, "_PyRuntime") == 0) *found |= WANT_PYRUNTIME;
-        else if (s[0] == 'r' && strcmp(s, "runtime.main") == 0) *found |= WANT_GO_MAIN;
-        else if (s[0] == 'J' && strcmp(s, "JNI_CreateJavaVM") == 0) *found |= WANT_JNI_CREATE;
+        if (s[0] == '_' && strcmp(s, "_PyRuntime") == 0)
+          *found |= WANT_PYRUNTIME;
+        else if (s[0] == 'r' && strcmp(s, "runtime.main") == 0)
+          *found |= WANT_GO_MAIN;
+        else if (s[0] == 'J' && strcmp(s, "JNI_CreateJavaVM") == 0)
+          *found |= WANT_JNI_CREATE;
       }
     }
   }
@@ -582,18 +584,12 @@ struct runtime_rule {
 /* Runtime libraries, in priority order (a JVM may map libpython via JNI,
  * not the other way round). */
 static const struct runtime_rule runtime_libs[] = {
-    {"JVM", "libjvm.so"},
-    {".NET", "libcoreclr.so"},
-    {"Node·V8", "libnode.so"},
-    {"Mono", "libmonosgen-2.0.so"},
-    {"Mono", "libmono-2.0.so"},
-    {"CPython", "libpython"},
-    {"Ruby", "libruby"},
-    {"Perl", "libperl.so"},
-    {"LuaJIT", "libluajit"},
-    {"Lua", "liblua"},
-    {"PHP", "libphp"},
-    {NULL, NULL},
+    {"JVM", "libjvm.so"},       {".NET", "libcoreclr.so"},
+    {"Node·V8", "libnode.so"},  {"Mono", "libmonosgen-2.0.so"},
+    {"Mono", "libmono-2.0.so"}, {"CPython", "libpython"},
+    {"Ruby", "libruby"},        {"Perl", "libperl.so"},
+    {"LuaJIT", "libluajit"},    {"Lua", "liblua"},
+    {"PHP", "libphp"},          {NULL, NULL},
 };
 
 /* Parse maps; fill modules / exec_anon / module_paths. Returns 0 or errno. */
@@ -669,8 +665,7 @@ static void fingerprint_runtime(struct procinfo *pi, unsigned exe_found) {
       }
     }
   if (exe_found & WANT_JNI_CREATE) {
-    set_runtime(pi, "JVM", "JNI_CreateJavaVM in %s",
-             exe_base);
+    set_runtime(pi, "JVM", "JNI_CreateJavaVM in %s", exe_base);
     return;
   }
   if (strcmp(exe_base, "node") == 0 || strcmp(exe_base, "nodejs") == 0) {
@@ -678,24 +673,21 @@ static void fingerprint_runtime(struct procinfo *pi, unsigned exe_found) {
     return;
   }
   if (exe_found & WANT_PYRUNTIME) {
-    set_runtime(pi, "CPython", "_PyRuntime symbol in %s",
-             exe_base);
+    set_runtime(pi, "CPython", "_PyRuntime symbol in %s", exe_base);
     return;
   }
   if (pi->elf.go_buildinfo || (exe_found & WANT_GO_MAIN)) {
     set_runtime(pi, "Go", "%s in %s",
-             pi->elf.go_buildinfo ? ".go.buildinfo section" : "runtime.main symbol", exe_base);
+                pi->elf.go_buildinfo ? ".go.buildinfo section" : "runtime.main symbol", exe_base);
     return;
   }
   static const struct {
     const char *badge, *exe_prefix;
-  } exe_rules[] = {{"Ruby", "ruby"},          {"Perl", "perl"}, {"Erlang/BEAM", "beam"},
-                   {"PHP", "php"},            {"Mono", "mono"}, {"LuaJIT", "luajit"},
-                   {"CPython", "python"},     {NULL, NULL}};
+  } exe_rules[] = {{"Ruby", "ruby"}, {"Perl", "perl"},     {"Erlang/BEAM", "beam"}, {"PHP", "php"},
+                   {"Mono", "mono"}, {"LuaJIT", "luajit"}, {"CPython", "python"},   {NULL, NULL}};
   for (int i = 0; exe_rules[i].badge; i++)
     if (starts_with(exe_base, exe_rules[i].exe_prefix)) {
-      set_runtime(pi, exe_rules[i].badge, "executable named %s",
-               exe_base);
+      set_runtime(pi, exe_rules[i].badge, "executable named %s", exe_base);
       return;
     }
   if (pi->b.kthread) {
@@ -861,10 +853,11 @@ static void judge_mode(struct procinfo *pi, struct asmspy_engine *e,
     const struct asmspy_plugin_info *b = c.backend;
     if (!b) {
       m->status = PROCINFO_MODE_NO;
-      add_reason(m, "%s", rc == -ASMSPY_E_INTERNAL && !(view->desc->view->caps_required &
-                                                        ASMSPY_CAP_IP_SAMPLES)
-                              ? "no backend provides what this mode needs"
-                              : c.error);
+      add_reason(m, "%s",
+                 rc == -ASMSPY_E_INTERNAL &&
+                         !(view->desc->view->caps_required & ASMSPY_CAP_IP_SAMPLES)
+                     ? "no backend provides what this mode needs"
+                     : c.error);
     } else {
       snprintf(m->backend, sizeof m->backend, "%s", b->name);
       needs_ptrace = !(b->caps & ASMSPY_CAP_OUT_OF_BAND);
@@ -1358,8 +1351,7 @@ int procinfo_string_density(pid_t pid) {
     unsigned long long s, e;
     char perms[8];
     int pos = 0;
-    if (sscanf(line, "%llx-%llx %7s %*x %*s %*u%n", &s, &e, perms, &pos) < 3 || pos == 0)
-      continue;
+    if (sscanf(line, "%llx-%llx %7s %*x %*s %*u%n", &s, &e, perms, &pos) < 3 || pos == 0) continue;
     if (perms[0] != 'r' || strchr(perms, 'x') || perms[3] != 'p') continue;
     const char *name = line + pos;
     while (*name == ' ') name++;

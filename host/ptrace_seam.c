@@ -77,22 +77,22 @@ struct seam_task {
   pid_t tid;
   pid_t tgid;
   enum task_state state;
-  int step_armed;   /* last resume was PTRACE_SINGLESTEP */
-  int step_plain;   /* ... through step_plain(): a SIGTRAP now is our step */
-  int in_syscall;   /* fallback toggle when PTRACE_GET_SYSCALL_INFO is missing */
+  int step_armed;          /* last resume was PTRACE_SINGLESTEP */
+  int step_plain;          /* ... through step_plain(): a SIGTRAP now is our step */
+  int in_syscall;          /* fallback toggle when PTRACE_GET_SYSCALL_INFO is missing */
   int resumed_since_queue; /* resumed after a synthetic stop was queued for it */
   int64_t toggle_nr;
   uint64_t entry_args[6]; /* of the syscall in flight (the fd cache's exit check) */
-  int pending_sig;  /* signal owed to the task if we detach it now */
-  int hw_armed;     /* asmspy wrote its debug registers: TRAP_HWBKPT is ours */
-  int group_stopped; /* in a job-control stop: resumes become PTRACE_LISTEN */
-  int owed_sig;     /* a signal that arrived during an injected syscall */
-  int step_owed;    /* a step was armed and another stop came first (an
+  int pending_sig;        /* signal owed to the task if we detach it now */
+  int hw_armed;           /* asmspy wrote its debug registers: TRAP_HWBKPT is ours */
+  int group_stopped;      /* in a job-control stop: resumes become PTRACE_LISTEN */
+  int owed_sig;           /* a signal that arrived during an injected syscall */
+  int step_owed;          /* a step was armed and another stop came first (an
                      * interrupt inside a blocking syscall): its trap may
                      * still be queued and is ours when it comes */
-  int tf_known;     /* own_tf was read (at its first resume, before any step) */
-  int own_tf;       /* the program had the trap flag set itself */
-  int ever_stepped; /* single-stepped in this session (end_stepping) */
+  int tf_known;           /* own_tf was read (at its first resume, before any step) */
+  int own_tf;             /* the program had the trap flag set itself */
+  int ever_stepped;       /* single-stepped in this session (end_stepping) */
   struct asmspy_target *target;
 };
 
@@ -285,7 +285,9 @@ static int thread_sigmask_has(pid_t tid, const char *field, int sig) {
   return set;
 }
 
-static int thread_signal_pending(pid_t tid, int sig) { return thread_sigmask_has(tid, "SigPnd:", sig); }
+static int thread_signal_pending(pid_t tid, int sig) {
+  return thread_sigmask_has(tid, "SigPnd:", sig);
+}
 
 static int seam_signal_blocked(struct asmspy_seam *sm, pid_t tid, int sig) {
   (void)sm;
@@ -444,8 +446,7 @@ static int seam_attach(const struct asmspy_session *s, struct asmspy_seam **out)
   fdinfo_cache_forget_all(); /* a pid seen by an earlier session may be reused */
   sm->ptrace_options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC;
   if (!s->tid) sm->ptrace_options |= PTRACE_O_TRACECLONE;
-  if (s->flags & ASMSPY_SESS_FOLLOW)
-    sm->ptrace_options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+  if (s->flags & ASMSPY_SESS_FOLLOW) sm->ptrace_options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
   if (s->flags & ASMSPY_SESS_LAUNCHED) sm->ptrace_options |= PTRACE_O_EXITKILL;
   proc_add(sm, s->pid, s->target, 0);
 
@@ -577,9 +578,8 @@ static enum trap_owner sigtrap_owner(struct seam_task *t, const siginfo_t *si, u
   /* the kernel's generic user_single_step_report (AArch64: the step report
    * at a syscall exit) sends SI_USER from pid 0, which no process can */
   int kernel_step_report = si->si_code == SI_USER && si->si_pid == 0;
-  if ((t->step_armed || t->step_owed) &&
-      (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT || si->si_code == SIGTRAP ||
-       kernel_step_report)) {
+  if ((t->step_armed || t->step_owed) && (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT ||
+                                          si->si_code == SIGTRAP || kernel_step_report)) {
     t->step_owed = 0;
     return TRAP_OUR_STEP;
   }
@@ -592,7 +592,6 @@ static enum trap_owner sigtrap_owner(struct seam_task *t, const siginfo_t *si, u
   }
   return TRAP_NOT_OURS;
 }
-
 
 static struct seam_proc *proc_find(struct asmspy_seam *sm, pid_t tgid) {
   for (size_t i = 0; i < sm->nprocs; i++)
@@ -679,8 +678,8 @@ static void debug_stop(const struct asmspy_stop *st, int status) {
   static int enabled = -1;
   if (enabled < 0) enabled = getenv("ASMSPY_DEBUG_STOPS") != NULL;
   if (!enabled) return;
-  static const char *kinds[] = {"?",      "STEP",        "SIGNAL", "SYSCALL", "NEW_TASK", "EXEC",
-                                "EXITED", "GROUP",       "TARGET_TRAP", "NONE", "INTERRUPTED"};
+  static const char *kinds[] = {"?",      "STEP",  "SIGNAL",      "SYSCALL", "NEW_TASK",   "EXEC",
+                                "EXITED", "GROUP", "TARGET_TRAP", "NONE",    "INTERRUPTED"};
   fprintf(stderr, "[seam] tid %d %s sig %d si_code %d status 0x%x\n", st->tid,
           st->kind < sizeof kinds / sizeof *kinds ? kinds[st->kind] : "?", st->sig, st->si_code,
           status);
@@ -976,8 +975,7 @@ static int seam_poke_user(struct asmspy_seam *sm, pid_t tid, uint64_t offset, ui
   return 0;
 }
 
-static int seam_get_regset(struct asmspy_seam *sm, pid_t tid, uint32_t nt, void *buf,
-                           size_t *len) {
+static int seam_get_regset(struct asmspy_seam *sm, pid_t tid, uint32_t nt, void *buf, size_t *len) {
   if (!task_find(sm, tid)) return -ESRCH;
   struct iovec iov = {buf, *len};
   if (ptrace(PTRACE_GETREGSET, tid, (void *)(uintptr_t)nt, &iov) != 0) return -errno;
@@ -1106,8 +1104,8 @@ static void fd_cache_stop(struct asmspy_seam *sm, struct seam_task *t,
     return;
   uint64_t flags = t->entry_args[0]; /* clone(flags, ...) */
   if (info->nr != SYS_clone &&
-      (!t->target || target_read_mem(t->target, t->entry_args[0], &flags, sizeof flags) !=
-                         (ssize_t)sizeof flags))
+      (!t->target ||
+       target_read_mem(t->target, t->entry_args[0], &flags, sizeof flags) != (ssize_t)sizeof flags))
     flags = CLONE_FILES; /* clone3's clone_args unreadable: assume the worst */
   if ((flags & CLONE_FILES) && !(flags & CLONE_THREAD)) sm->fd_unseen = 1;
 }
@@ -1229,7 +1227,8 @@ static void detach_fold_status(struct asmspy_seam *sm, pid_t tid, int status) {
     siginfo_t si;
     memset(&si, 0, sizeof si);
     uint64_t bp = 0;
-    if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 && sigtrap_owner(t, &si, &bp) != TRAP_NOT_OURS) {
+    if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 &&
+        sigtrap_owner(t, &si, &bp) != TRAP_NOT_OURS) {
       t->step_armed = 0;
       return; /* ours: swallowed (an int3 of ours is rewound onto its byte) */
     }
@@ -1391,8 +1390,8 @@ static int seam_detach(struct asmspy_seam *sm) {
    * is gone (or was never really ours): nothing to wait for. */
   for (size_t i = 0; i < sm->ntasks;) {
     struct seam_task *t = &sm->tasks[i];
-    if (t->state == TASK_RUNNING && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0 &&
-        errno == ESRCH && !still_traced_by_us(t->tid)) {
+    if (t->state == TASK_RUNNING && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0 && errno == ESRCH &&
+        !still_traced_by_us(t->tid)) {
       task_remove(sm, t->tid);
       continue;
     }
@@ -1925,8 +1924,10 @@ int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_
      * below, so its own delivery stop reaches the backend, which passes it
      * on like any signal; the interrupt stop the thread sits in would
      * ignore a signal handed to its resume. */
-    if (!(status >> 16) && sig == SIGSTOP) stop_again = 1;
-    else if (!(status >> 16) && sig != SIGTRAP) *owed_sig = sig;
+    if (!(status >> 16) && sig == SIGSTOP)
+      stop_again = 1;
+    else if (!(status >> 16) && sig != SIGTRAP)
+      *owed_sig = sig;
   }
   if (mask_saved) ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof mask, &mask);
   if (stop_again) syscall(SYS_tkill, tid, SIGSTOP);
@@ -1966,5 +1967,3 @@ int seam_write_sigaction(struct asmspy_target *tg, pid_t tid, uint64_t syscall_i
   if (rc) return rc;
   return (int)ret;
 }
-
-

@@ -31,7 +31,8 @@ static void load_views(void) {
   size_t cap = 0;
   for (size_t i = 0; i < asmspy_plugin_count(e); i++) {
     const struct asmspy_plugin_info *in = asmspy_plugin_at(e, i);
-    const struct asmspy_view_ops *v = in && in->desc && in->kind == ASMSPY_KIND_VIEW ? in->desc->view : NULL;
+    const struct asmspy_view_ops *v =
+        in && in->desc && in->kind == ASMSPY_KIND_VIEW ? in->desc->view : NULL;
     if (!v || !ASMSPY_HAS(v, records) || !v->records) continue;
     for (const struct asmspy_record_schema *r = v->records; r->type; r++) {
       if (cat.n + 2 > cap) {
@@ -52,7 +53,8 @@ static void load_views(void) {
   }
 }
 
-const struct asmspy_record_schema *const *record_view_schemas(const char *const **modes, size_t *n) {
+const struct asmspy_record_schema *const *record_view_schemas(const char *const **modes,
+                                                              size_t *n) {
   pthread_once(&cat.once, load_views);
   if (modes) *modes = cat.modes;
   if (n) *n = cat.n;

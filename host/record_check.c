@@ -90,11 +90,12 @@ static void must_be(const struct asmspy_field *f, char *out, size_t cap) {
     break;
   case ASMSPY_FIELD_ARRAY: {
     const char *e = f->values ? f->values : "";
-    snprintf(out, cap, "an array of %s", !strcmp(e, "object")   ? "objects"
-                                          : !strcmp(e, "string") ? "strings"
-                                          : !strcmp(e, "int")    ? "integers"
-                                          : !strcmp(e, "hex")    ? "\"0x\" hex strings"
-                                                                 : "values");
+    snprintf(out, cap, "an array of %s",
+             !strcmp(e, "object")   ? "objects"
+             : !strcmp(e, "string") ? "strings"
+             : !strcmp(e, "int")    ? "integers"
+             : !strcmp(e, "hex")    ? "\"0x\" hex strings"
+                                    : "values");
     break;
   }
   default: snprintf(out, cap, "a value"); break;
@@ -147,8 +148,8 @@ static int fail(const struct asmspy_field *f, const char *what, const struct jso
   return -1;
 }
 
-int record_check(const struct json_value *obj, const struct asmspy_field *fields,
-                 const char *what, char *msg, size_t cap) {
+int record_check(const struct json_value *obj, const struct asmspy_field *fields, const char *what,
+                 char *msg, size_t cap) {
   if (!fields) return 0;
   for (size_t i = 0; fields[i].name; i++) {
     const struct asmspy_field *f = &fields[i];

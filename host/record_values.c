@@ -96,7 +96,8 @@ static void value_copy(uint32_t type, const char *elem, const struct asmspy_fiel
     }
     break;
   case ASMSPY_FIELD_BYTES:
-    if (src->u.bytes.p) dst->u.bytes.p = memcpy(take(at, src->u.bytes.len), src->u.bytes.p, src->u.bytes.len);
+    if (src->u.bytes.p)
+      dst->u.bytes.p = memcpy(take(at, src->u.bytes.len), src->u.bytes.p, src->u.bytes.len);
     break;
   case ASMSPY_FIELD_OBJECT:
     if (src->u.object.values) {
@@ -123,7 +124,8 @@ static void value_copy(uint32_t type, const char *elem, const struct asmspy_fiel
 
 struct asmspy_record *asmspy_record_copy(const struct asmspy_record *rec) {
   if (!rec || !rec->schema || !rec->values) return NULL;
-  struct asmspy_field top = {.name = "", .type = ASMSPY_FIELD_OBJECT, .fields = rec->schema->fields};
+  struct asmspy_field top = {
+      .name = "", .type = ASMSPY_FIELD_OBJECT, .fields = rec->schema->fields};
   struct asmspy_value whole = {.state = ASMSPY_VALUE_SET};
   whole.u.object.values = rec->values;
   size_t textlen = rec->text ? strlen(rec->text) + 1 : 0;

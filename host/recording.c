@@ -22,9 +22,9 @@
 #define READ_BLOCK 65536
 
 enum line_result {
-  LINE_OK = 1,       /* a '\n'-terminated line */
-  LINE_PARTIAL = 2,  /* the last line of the input, without '\n' */
-  LINE_EOF = 0,      /* nothing more */
+  LINE_OK = 1,      /* a '\n'-terminated line */
+  LINE_PARTIAL = 2, /* the last line of the input, without '\n' */
+  LINE_EOF = 0,     /* nothing more */
   LINE_TOO_LONG = -1,
   LINE_IO_ERROR = -2,
   LINE_NOMEM = -3,
@@ -79,7 +79,7 @@ static int read_line(struct line_reader *lr) {
     if (r) return r;
     lr->pos += take;
     if (nl) {
-      lr->pos++; /* the '\n' */
+      lr->pos++;                                                      /* the '\n' */
       if (!lr->line && line_append(lr, s, 0) != 0) return LINE_NOMEM; /* empty first line */
       return LINE_OK;
     }
@@ -192,8 +192,10 @@ static int need_str_or_null(struct checker *c, const char *member, const char **
 static int need_int(struct checker *c, const char *member, int64_t min, int64_t *out) {
   int64_t v;
   if (!json_get_int(c->obj, member, &v) || v < min) {
-    check_fail(c, member, min == INT64_MIN ? "an integer" : min == 0 ? "an integer >= 0"
-                                                                     : "a positive integer");
+    check_fail(c, member,
+               min == INT64_MIN ? "an integer"
+               : min == 0       ? "an integer >= 0"
+                                : "a positive integer");
     return -1;
   }
   if (out) *out = v;
@@ -229,8 +231,9 @@ static int check_header(struct recording *rec, const struct json_value *h) {
   if (need_int(&c, "format_version", INT64_MIN, &ver) != 0)
     return invalid(rec, rec->lineno, "%s", c.msg);
   if (ver < 1)
-    return invalid(rec, rec->lineno, "header.format_version %" PRId64 " is not supported (this reader reads %d)",
-                   ver, RECORDING_FORMAT_VERSION);
+    return invalid(rec, rec->lineno,
+                   "header.format_version %" PRId64 " is not supported (this reader reads %d)", ver,
+                   RECORDING_FORMAT_VERSION);
   rep->format_version = ver;
   const char *tool = need_str(&c, "tool");
   const char *tool_version = need_str(&c, "tool_version");
@@ -271,13 +274,13 @@ static int check_header(struct recording *rec, const struct json_value *h) {
   copy_str(rep->hostname, sizeof rep->hostname, hostname);
   copy_str(rep->start_time, sizeof rep->start_time, start_time);
   if (ver > RECORDING_FORMAT_VERSION)
-    warn(rec, "format_version %" PRId64 " is newer than this reader (%d): read as version %d",
-         ver, RECORDING_FORMAT_VERSION, RECORDING_FORMAT_VERSION);
+    warn(rec, "format_version %" PRId64 " is newer than this reader (%d): read as version %d", ver,
+         RECORDING_FORMAT_VERSION, RECORDING_FORMAT_VERSION);
   return 0;
 }
 
-static const char *const end_reasons[] = {"n_reached", "target_exited", "target_killed",
-                                          "interrupted", "error", "completed", NULL};
+static const char *const end_reasons[] = {
+    "n_reached", "target_exited", "target_killed", "interrupted", "error", "completed", NULL};
 
 static int check_footer(struct recording *rec, const struct json_value *e) {
   struct checker c = {.obj = e, .what = "end"};
@@ -293,8 +296,9 @@ static int check_footer(struct recording *rec, const struct json_value *e) {
   opt_int(&c, "end_unix_ns", 0);
   if (c.bad) return invalid(rec, rec->lineno, "%s", c.msg);
   if ((uint64_t)events != rep->events)
-    return invalid(rec, rec->lineno, "end.events is %" PRId64 " but %" PRIu64 " event line%s precede%s it",
-                   events, rep->events, rep->events == 1 ? "" : "s", rep->events == 1 ? "s" : "");
+    return invalid(rec, rec->lineno,
+                   "end.events is %" PRId64 " but %" PRIu64 " event line%s precede%s it", events,
+                   rep->events, rep->events == 1 ? "" : "s", rep->events == 1 ? "s" : "");
   rep->have_end = 1;
   rep->end_events = events;
   rep->lost = lost;
@@ -305,7 +309,8 @@ static int check_footer(struct recording *rec, const struct json_value *e) {
 
 /* Members of the event types the host or a loaded view declares (their
  * schemas: record_catalog.c); unknown types need only "seq". */
-static int check_event_members(struct recording *rec, const char *type, const struct json_value *ev) {
+static int check_event_members(struct recording *rec, const char *type,
+                               const struct json_value *ev) {
   const struct asmspy_record_schema *schema = record_schema_find(type);
   if (!schema) return 0;
   char msg[200];
@@ -325,9 +330,11 @@ static int check_event_members(struct recording *rec, const char *type, const st
     json_get_int(ev, "seq", &seq);
     const struct json_value *b = json_get(ev, "bytes");
     if (when > seq)
-      return invalid(rec, rec->lineno, "codeimage.when must be a seq no later than the line's own seq");
+      return invalid(rec, rec->lineno,
+                     "codeimage.when must be a seq no later than the line's own seq");
     if (b->u.str.len != 2 * (uint64_t)len)
-      return invalid(rec, rec->lineno, "codeimage.bytes must be a hex string of exactly 2*len digits");
+      return invalid(rec, rec->lineno,
+                     "codeimage.bytes must be a hex string of exactly 2*len digits");
   }
   return 0;
 }
@@ -361,13 +368,14 @@ uint64_t recording_type_count(const struct asmspy_recording_report *rep, const c
 static int check_event(struct recording *rec, const char *type, const struct json_value *ev) {
   struct asmspy_recording_report *rep = &rec->rep;
   const struct json_value *seq = json_get(ev, "seq");
-  if (!seq) return invalid(rec, rec->lineno, "%s.seq is missing (every event line carries seq)", type);
+  if (!seq)
+    return invalid(rec, rec->lineno, "%s.seq is missing (every event line carries seq)", type);
   if (seq->type != JSON_INT) return invalid(rec, rec->lineno, "%s.seq must be an integer", type);
   uint64_t want = rep->events + 1;
   if (seq->u.i < 0 || (uint64_t)seq->u.i != want) {
-    if (want == 1)
-      return invalid(rec, rec->lineno, "seq must start at 1, got %" PRId64, seq->u.i);
-    return invalid(rec, rec->lineno, "seq gap: expected %" PRIu64 ", got %" PRId64
+    if (want == 1) return invalid(rec, rec->lineno, "seq must start at 1, got %" PRId64, seq->u.i);
+    return invalid(rec, rec->lineno,
+                   "seq gap: expected %" PRIu64 ", got %" PRId64
                    " (seq must increase by exactly 1: a line was lost, cut or repeated)",
                    want, seq->u.i);
   }
@@ -387,8 +395,8 @@ static int finish_truncated(struct recording *rec, uint64_t cut_line) {
   rep->error_line = cut_line;
   if (cut_line)
     snprintf(rep->error, sizeof rep->error,
-             "line %" PRIu64 " is incomplete (no newline: cut mid-write); no end footer after %" PRIu64
-             " event%s",
+             "line %" PRIu64
+             " is incomplete (no newline: cut mid-write); no end footer after %" PRIu64 " event%s",
              cut_line, rep->events, rep->events == 1 ? "" : "s");
   else
     snprintf(rep->error, sizeof rep->error, "no end footer after %" PRIu64 " event%s", rep->events,
@@ -409,13 +417,15 @@ static int step(struct recording *rec) {
       rec->state = ST_DONE;
       return 2;
     }
-    if (rec->state == ST_HEADER) return invalid(rec, rec->lineno ? rec->lineno : 1, "empty file (no header line)");
+    if (rec->state == ST_HEADER)
+      return invalid(rec, rec->lineno ? rec->lineno : 1, "empty file (no header line)");
     finish_truncated(rec, 0);
     return 2;
   }
   rec->lineno++;
   rec->rep.lines = rec->lineno;
-  if (r == LINE_IO_ERROR) return invalid(rec, rec->lineno, "read error: %s", strerror(errno ? errno : EIO));
+  if (r == LINE_IO_ERROR)
+    return invalid(rec, rec->lineno, "read error: %s", strerror(errno ? errno : EIO));
   if (r == LINE_NOMEM) return invalid(rec, rec->lineno, "out of memory");
   if (r == LINE_TOO_LONG)
     return invalid(rec, rec->lineno, "line longer than %u bytes (1 MiB)", RECORDING_MAX_LINE);
@@ -442,10 +452,12 @@ static int step(struct recording *rec) {
     return invalid(rec, rec->lineno, "not a JSON object (got %s)", json_type_name(t));
   }
   const struct json_value *tv = json_get(v, "type");
-  if (!tv || tv->type != JSON_STRING || tv->u.str.len == 0 || strlen(tv->u.str.s) != tv->u.str.len) {
+  if (!tv || tv->type != JSON_STRING || tv->u.str.len == 0 ||
+      strlen(tv->u.str.s) != tv->u.str.len) {
     int missing = !tv;
     json_free(v);
-    return invalid(rec, rec->lineno, missing ? "missing \"type\" member" : "\"type\" must be a non-empty string");
+    return invalid(rec, rec->lineno,
+                   missing ? "missing \"type\" member" : "\"type\" must be a non-empty string");
   }
   const char *type = tv->u.str.s;
 
@@ -454,7 +466,8 @@ static int step(struct recording *rec) {
       char t[40];
       json_escape(t, sizeof t, type, strlen(type));
       json_free(v);
-      return invalid(rec, rec->lineno, "the first line must be the header (type \"header\"), got type \"%s\"", t);
+      return invalid(rec, rec->lineno,
+                     "the first line must be the header (type \"header\"), got type \"%s\"", t);
     }
     if (check_header(rec, v) != 0) {
       json_free(v);
@@ -541,8 +554,12 @@ struct recording *recording_open(const char *path) {
   return rec;
 }
 
-const struct json_value *recording_header(const struct recording *rec) { return rec ? rec->header : NULL; }
-const struct json_value *recording_footer(const struct recording *rec) { return rec ? rec->footer : NULL; }
+const struct json_value *recording_header(const struct recording *rec) {
+  return rec ? rec->header : NULL;
+}
+const struct json_value *recording_footer(const struct recording *rec) {
+  return rec ? rec->footer : NULL;
+}
 const struct asmspy_recording_report *recording_get_report(const struct recording *rec) {
   return rec ? &rec->rep : NULL;
 }

@@ -19,8 +19,8 @@
 
 /* The struct as it first shipped (ABI 1.8): smaller is a caller we cannot
  * fill; appended members never move this. */
-#define REPORT_SIZE_FIRST                                                                  \
-  (offsetof(struct asmspy_recording_report, raw_control_member) +                          \
+#define REPORT_SIZE_FIRST                                                                          \
+  (offsetof(struct asmspy_recording_report, raw_control_member) +                                  \
    sizeof(((struct asmspy_recording_report *)0)->raw_control_member))
 
 /* The reader's part of the report (recording.c fills the same struct):

@@ -22,8 +22,8 @@ static int parse_u64(const char *s, uint64_t *out) {
   return 0;
 }
 
-int target_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *start,
-                          uint64_t *len, char *err, size_t errcap) {
+int target_resolve_region(struct asmspy_target *t, const char *spec, uint64_t *start, uint64_t *len,
+                          char *err, size_t errcap) {
   if (!spec || !*spec) {
     snprintf(err, errcap, "empty region (give a symbol, 0xADDR, 0xADDR:LEN or 0xADDR+LEN)");
     return -ASMSPY_E_USAGE;

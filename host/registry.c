@@ -161,8 +161,8 @@ static void load_one(struct asmspy_engine *e, const char *path) {
   copy_sized(&r->desc, sizeof r->desc, p, p->struct_size);
   /* 1.12: the plugin says which host minor it needs at least */
   if (ASMSPY_HAS(&r->desc, min_host_minor) && r->desc.min_host_minor > ASMSPY_ABI_MINOR) {
-    row_fail(r, ASMSPY_E_ABI, 0, "plugin needs host ABI %u.%u, host speaks %u.%u",
-             ASMSPY_ABI_MAJOR, r->desc.min_host_minor, ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR);
+    row_fail(r, ASMSPY_E_ABI, 0, "plugin needs host ABI %u.%u, host speaks %u.%u", ASMSPY_ABI_MAJOR,
+             r->desc.min_host_minor, ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR);
     return;
   }
   if (!valid_name(r->desc.name)) {
@@ -294,8 +294,8 @@ static int relative_plugin_dir(char *out, size_t outlen) {
   if (!slash) return 0;
   *slash = '\0';
   const char *rel = is_exe ? ASMSPY_PLUGIN_DIR_FROM_BINDIR : ASMSPY_PLUGIN_DIR_FROM_LIBDIR;
-  int n = rel[0] == '/' ? snprintf(out, outlen, "%s", rel)
-                        : snprintf(out, outlen, "%s/%s", real, rel);
+  int n =
+      rel[0] == '/' ? snprintf(out, outlen, "%s", rel) : snprintf(out, outlen, "%s/%s", real, rel);
   struct stat st;
   if (n <= 0 || (size_t)n >= outlen || stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
   char clean[PATH_MAX]; /* <bindir>/../lib/...: the plugins' paths read without the detour */

@@ -67,8 +67,8 @@ struct asmspy_scope {
   int tier;
   int ended;
   int truncated;
-  uint64_t gaps; /* stretches stepped over untraced (clone, SIGTRAP blocked) */
-  uint64_t branches; /* sampled branch edges (amd_lbr: the CEILING tier) */
+  uint64_t gaps;       /* stretches stepped over untraced (clone, SIGTRAP blocked) */
+  uint64_t branches;   /* sampled branch edges (amd_lbr: the CEILING tier) */
   const char *backend; /* the plugin armed (its registry name) */
   unsigned flags;
   pid_t tid;
@@ -283,8 +283,8 @@ static void choose(asmspy_scope *s, const char *const *refused, size_t nrefused)
     if (usable(e, rows[i], why, sizeof why) && has_inproc(rows[i])) {
       arm(s, rows[i]);
       if (skipped[0])
-        snprintf(s->reason, sizeof s->reason, "%s: %s tier in-process (skipped: %s)",
-                 rows[i]->name, tier_names[s->tier], skipped);
+        snprintf(s->reason, sizeof s->reason, "%s: %s tier in-process (skipped: %s)", rows[i]->name,
+                 tier_names[s->tier], skipped);
       else
         snprintf(s->reason, sizeof s->reason, "%s: %s tier, usable with in-process ops",
                  rows[i]->name, tier_names[s->tier]);
@@ -316,12 +316,12 @@ static const char *begin_error(int tier, int rc) {
     return asmspy_strerror(rc);
   }
   switch (-rc) {
-    case ASMSPY_E_ATTACH_BUSY: return "nested scope on this thread";
-    case ASMSPY_E_ATTACH_PERM:
-      return "the program installed its own SIGTRAP handler; single-step would have to chain it";
-    case ASMSPY_E_PERM: return "SIGTRAP is blocked on this thread; a forced trap would kill it";
-    case ASMSPY_E_NOMEM: return "out of memory for the recording buffer";
-    default: return asmspy_strerror(rc);
+  case ASMSPY_E_ATTACH_BUSY: return "nested scope on this thread";
+  case ASMSPY_E_ATTACH_PERM:
+    return "the program installed its own SIGTRAP handler; single-step would have to chain it";
+  case ASMSPY_E_PERM: return "SIGTRAP is blocked on this thread; a forced trap would kill it";
+  case ASMSPY_E_NOMEM: return "out of memory for the recording buffer";
+  default: return asmspy_strerror(rc);
   }
 }
 
@@ -347,6 +347,7 @@ scope_begin_impl(const char *name, const void *code, size_t len, unsigned flags)
  * That function starts the capture as it returns straight to our caller, so
  * nothing of libasmspy (this shell, the impl's epilogue, the PLT return)
  * is ever stepped: a scope's first trap is in the caller's own code. */
+/* clang-format off */
 __asm__(".text\n"
         ".globl asmspy_scope_begin\n"
         ".type asmspy_scope_begin, @function\n"
@@ -364,6 +365,7 @@ __asm__(".text\n"
         "1:ret\n"
         "  .cfi_endproc\n"
         ".size asmspy_scope_begin, .-asmspy_scope_begin\n");
+/* clang-format on */
 #else
 asmspy_scope *asmspy_scope_begin(const char *name, const void *code, size_t len, unsigned flags) {
   struct scope_begin_ret r = scope_begin_impl(name, code, len, flags);
@@ -572,8 +574,9 @@ static void render(asmspy_scope *s) {
   }
   s->count = count;
   if (s->branches)
-    strbuf_addf(&b, "# %llu sampled branch edges (a ceiling on control flow, not every "
-                    "instruction)\n",
+    strbuf_addf(&b,
+                "# %llu sampled branch edges (a ceiling on control flow, not every "
+                "instruction)\n",
                 (unsigned long long)s->branches);
   strbuf_addf(&b, "# scope %s: %llu instructions, tier %s%s%s%s\n", s->name ? s->name : "?",
               (unsigned long long)count, tier_names[s->tier],

@@ -110,8 +110,10 @@ static void idle_guard(struct seam_cpu *c, int64_t now) {
   c->idle_wanted = 0; /* not again this session */
   c->always = 0;      /* back to the measured choice */
   if (c->debug)
-    fprintf(stderr, "[pin] idle: the tracer waited %.2f ms of %.2f ms on its run queue: "
-                    "SCHED_IDLE off\n", (double)waited / 1e6, (double)elapsed / 1e6);
+    fprintf(stderr,
+            "[pin] idle: the tracer waited %.2f ms of %.2f ms on its run queue: "
+            "SCHED_IDLE off\n",
+            (double)waited / 1e6, (double)elapsed / 1e6);
 }
 
 void seam_cpu_init(struct seam_cpu *c) {
@@ -297,7 +299,8 @@ static long self_migrations(void) {
   char line[256];
   long v = -1;
   while (fgets(line, sizeof line, f))
-    if (!strncmp(line, "se.nr_migrations", 16) && strchr(line, ':')) v = atol(strchr(line, ':') + 1);
+    if (!strncmp(line, "se.nr_migrations", 16) && strchr(line, ':'))
+      v = atol(strchr(line, ':') + 1);
   fclose(f);
   return v;
 }

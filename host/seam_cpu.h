@@ -47,26 +47,26 @@
 #include <sys/types.h>
 
 #define SEAM_CPU_RECHECK 256
-#define SEAM_CPU_WINDOW 1024     /* stops per trial window */
-#define SEAM_CPU_BLOCK 128       /* the trial alternates pinned/free blocks this long */
-#define SEAM_CPU_RETRIAL 262144  /* stops between trials */
+#define SEAM_CPU_WINDOW 1024         /* stops per trial window */
+#define SEAM_CPU_BLOCK 128           /* the trial alternates pinned/free blocks this long */
+#define SEAM_CPU_RETRIAL 262144      /* stops between trials */
 #define SEAM_CPU_IDLE_GAP_NS 1000000 /* ASMSPY_PIN=idle: look for starvation after gaps this long */
 #define SEAM_CPU_IDLE_LOOK 64        /* ... and every this many stops */
 
 enum seam_cpu_phase { SEAM_CPU_TRIAL_PIN = 0, SEAM_CPU_TRIAL_FREE, SEAM_CPU_DECIDED };
 
 struct seam_cpu {
-  int enabled;      /* 0: inert (calloc'd seams, ASMSPY_NO_PIN, no mask) */
+  int enabled; /* 0: inert (calloc'd seams, ASMSPY_NO_PIN, no mask) */
   int debug;
-  cpu_set_t orig;   /* the tracer thread's affinity before the first pin */
-  int pinned;       /* the CPU the tracer is pinned to, -1 none */
-  int seen_cpu;     /* hysteresis: the other CPU the last look found, -1 none */
-  pid_t tgid, tid;  /* the thread followed */
+  cpu_set_t orig;        /* the tracer thread's affinity before the first pin */
+  int pinned;            /* the CPU the tracer is pinned to, -1 none */
+  int seen_cpu;          /* hysteresis: the other CPU the last look found, -1 none */
+  pid_t tgid, tid;       /* the thread followed */
   pid_t cand, cand_tgid; /* the majority vote's candidate and its count */
   uint32_t cand_n;
   uint32_t since_check;
-  int64_t last_ns;  /* when the previous stop was seen */
-  int64_t floor_ns; /* running floor of the inter-stop interval */
+  int64_t last_ns;        /* when the previous stop was seen */
+  int64_t floor_ns;       /* running floor of the inter-stop interval */
   uint64_t checks, moves; /* for ASMSPY_DEBUG_PIN's summary */
   /* the measured choice: a window of stops pinned, one unpinned, keep the
    * faster (mean gap between stops, blocking gaps left out); ASMSPY_PIN=1 skips the trial */
@@ -79,8 +79,8 @@ struct seam_cpu {
   enum seam_cpu_phase phase;
   int use_pin;
   uint32_t win_n, since_decision;
-  uint32_t win_free, block_pos; /* gaps_free's fill; stops into the current block */
-  int64_t med_pin;  /* the pinned window's cost (window_cost: trimmed mean gap) */
+  uint32_t win_free, block_pos;       /* gaps_free's fill; stops into the current block */
+  int64_t med_pin;                    /* the pinned window's cost (window_cost: trimmed mean gap) */
   int64_t gaps[SEAM_CPU_WINDOW];      /* the pinned blocks' gaps */
   int64_t gaps_free[SEAM_CPU_WINDOW]; /* the free blocks' gaps */
 };

@@ -131,8 +131,7 @@ static const char *arena_strndup(struct string_arena *arena, const char *s, size
   if (!chunk || chunk->cap - chunk->used < len + 1) {
     size_t cap = len + 1 > ARENA_CHUNK_BYTES ? len + 1 : ARENA_CHUNK_BYTES;
     chunk = malloc(sizeof(*chunk) + cap);
-    if (!chunk)
-      return NULL;
+    if (!chunk) return NULL;
     chunk->next = arena->head;
     chunk->used = 0;
     chunk->cap = cap;
@@ -294,15 +293,12 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len) {
 static bool intern_grow(struct intern_set *set) {
   size_t cap = set->cap ? set->cap * 2 : 256;
   const char **slots = calloc(cap, sizeof(*slots));
-  if (!slots)
-    return false;
+  if (!slots) return false;
   for (size_t i = 0; i < set->cap; i++) {
     const char *s = set->slots[i];
-    if (!s)
-      continue;
+    if (!s) continue;
     size_t j = (size_t)fnv1a(FNV_OFFSET, s, strlen(s)) & (cap - 1);
-    while (slots[j])
-      j = (j + 1) & (cap - 1);
+    while (slots[j]) j = (j + 1) & (cap - 1);
     slots[j] = s;
   }
   free(set->slots);
@@ -315,18 +311,15 @@ static bool intern_grow(struct intern_set *set) {
  * interned into this table. NULL when out of memory. */
 static const char *intern(struct asmspy_symtab *table, const char *s, size_t len) {
   struct intern_set *set = &table->interned;
-  if ((set->n + 1) * 2 > set->cap && !intern_grow(set))
-    return NULL;
+  if ((set->n + 1) * 2 > set->cap && !intern_grow(set)) return NULL;
   size_t j = (size_t)fnv1a(FNV_OFFSET, s, len) & (set->cap - 1);
   while (set->slots[j]) {
     const char *have = set->slots[j];
-    if (strncmp(have, s, len) == 0 && have[len] == '\0')
-      return have;
+    if (strncmp(have, s, len) == 0 && have[len] == '\0') return have;
     j = (j + 1) & (set->cap - 1);
   }
   const char *copy = arena_strndup(&table->strings, s, len);
-  if (!copy)
-    return NULL;
+  if (!copy) return NULL;
   set->slots[j] = copy;
   set->n++;
   return copy;
@@ -340,22 +333,16 @@ static const char *intern_str(struct asmspy_symtab *table, const char *s) {
  * Drops the " (deleted)" /proc appends for a replaced file (the path keeps it)
  * and folds libdw's "[vdso: 1234]" into "[vdso]". */
 static const char *intern_basename(struct asmspy_symtab *table, const char *path) {
-  if (!path || !*path)
-    return "?";
-  if (strncmp(path, "[vdso", 5) == 0)
-    return "[vdso]";
-  if (path[0] == '[')
-    return intern_str(table, path);
+  if (!path || !*path) return "?";
+  if (strncmp(path, "[vdso", 5) == 0) return "[vdso]";
+  if (path[0] == '[') return intern_str(table, path);
   size_t len = strlen(path);
-  if (has_suffix(path, len, " (deleted)"))
-    len -= strlen(" (deleted)");
+  if (has_suffix(path, len, " (deleted)")) len -= strlen(" (deleted)");
   const char *base = path;
   for (size_t i = 0; i < len; i++)
-    if (path[i] == '/')
-      base = path + i + 1;
+    if (path[i] == '/') base = path + i + 1;
   size_t blen = (size_t)(path + len - base);
-  if (blen == 0)
-    return intern_str(table, path);
+  if (blen == 0) return intern_str(table, path);
   return intern(table, base, blen);
 }
 
@@ -376,8 +363,7 @@ struct candidate_list {
 };
 
 static struct sym_candidate *candidate_push(struct candidate_list *list) {
-  if (list->oom)
-    return NULL;
+  if (list->oom) return NULL;
   if (list->n == list->cap) {
     size_t cap = list->cap ? list->cap * 2 : 4096;
     if (cap > SIZE_MAX / sizeof(*list->items)) {
@@ -408,11 +394,9 @@ static struct sym_candidate *candidate_push(struct candidate_list *list) {
 #define PREF_PLT_STUB 5000u /* synthesized stubs never share an address with a symbol */
 static uint32_t alias_preference(unsigned bind, const char *name) {
   uint32_t pref = 0;
-  if (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE)
-    pref += 1000;
+  if (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE) pref += 1000;
   unsigned underscores = 0;
-  while (name[underscores] == '_' && underscores < 3)
-    underscores++;
+  while (name[underscores] == '_' && underscores < 3) underscores++;
   pref += (3 - underscores) * 100;
   if (bind == STB_GLOBAL || bind == STB_GNU_UNIQUE)
     pref += 10;
@@ -423,16 +407,12 @@ static uint32_t alias_preference(unsigned bind, const char *name) {
 
 static int candidate_compare(const void *pa, const void *pb) {
   const struct sym_candidate *a = pa, *b = pb;
-  if (a->entry.start != b->entry.start)
-    return a->entry.start < b->entry.start ? -1 : 1;
-  if (a->preference != b->preference)
-    return a->preference > b->preference ? -1 : 1;
+  if (a->entry.start != b->entry.start) return a->entry.start < b->entry.start ? -1 : 1;
+  if (a->preference != b->preference) return a->preference > b->preference ? -1 : 1;
   size_t la = strlen(a->entry.name), lb = strlen(b->entry.name);
-  if (la != lb)
-    return la < lb ? -1 : 1;
+  if (la != lb) return la < lb ? -1 : 1;
   int c = strcmp(a->entry.name, b->entry.name);
-  if (c)
-    return c;
+  if (c) return c;
   return a->order < b->order ? -1 : (a->order > b->order);
 }
 
@@ -466,8 +446,7 @@ static bool got_reloc_push(struct got_reloc_list *list, const struct got_reloc *
   if (list->n == list->cap) {
     size_t cap = list->cap ? list->cap * 2 : 64;
     struct got_reloc *items = realloc(list->items, cap * sizeof(*items));
-    if (!items)
-      return false;
+    if (!items) return false;
     list->items = items;
     list->cap = cap;
   }
@@ -477,8 +456,7 @@ static bool got_reloc_push(struct got_reloc_list *list, const struct got_reloc *
 
 static int got_reloc_compare(const void *pa, const void *pb) {
   const struct got_reloc *a = pa, *b = pb;
-  if (a->slot != b->slot)
-    return a->slot < b->slot ? -1 : 1;
+  if (a->slot != b->slot) return a->slot < b->slot ? -1 : 1;
   return 0;
 }
 
@@ -500,12 +478,12 @@ enum { GOT_OTHER = 0, GOT_JUMP_SLOT, GOT_GLOB_DAT, GOT_IRELATIVE };
 
 static uint32_t got_kind(GElf_Half machine, uint32_t type) {
   if (machine == EM_AARCH64)
-    return type == R_AARCH64_JUMP_SLOT ? GOT_JUMP_SLOT
-           : type == R_AARCH64_GLOB_DAT ? GOT_GLOB_DAT
+    return type == R_AARCH64_JUMP_SLOT   ? GOT_JUMP_SLOT
+           : type == R_AARCH64_GLOB_DAT  ? GOT_GLOB_DAT
            : type == R_AARCH64_IRELATIVE ? GOT_IRELATIVE
                                          : GOT_OTHER;
-  return type == R_X86_64_JUMP_SLOT ? GOT_JUMP_SLOT
-         : type == R_X86_64_GLOB_DAT ? GOT_GLOB_DAT
+  return type == R_X86_64_JUMP_SLOT   ? GOT_JUMP_SLOT
+         : type == R_X86_64_GLOB_DAT  ? GOT_GLOB_DAT
          : type == R_X86_64_IRELATIVE ? GOT_IRELATIVE
                                       : GOT_OTHER;
 }
@@ -518,11 +496,9 @@ static void collect_got_relocs(Elf *elf, Elf_Scn *rela_scn, const GElf_Shdr *rel
                                size_t section_count, struct got_reloc_list *by_slot,
                                struct got_reloc_list *in_order) {
   Elf_Data *rela_data = elf_getdata(rela_scn, NULL);
-  if (!rela_data || !rela_data->d_buf)
-    return;
+  if (!rela_data || !rela_data->d_buf) return;
   size_t rela_size = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
-  if (rela_size == 0)
-    return;
+  if (rela_size == 0) return;
   size_t rela_count = rela_data->d_size / rela_size;
   GElf_Ehdr ehdr;
   GElf_Half machine = gelf_getehdr(elf, &ehdr) ? ehdr.e_machine : EM_NONE;
@@ -547,8 +523,7 @@ static void collect_got_relocs(Elf *elf, Elf_Scn *rela_scn, const GElf_Shdr *rel
 
   for (size_t i = 0; i < rela_count; i++) {
     GElf_Rela rela;
-    if (i > INT_MAX || !gelf_getrela(rela_data, (int)i, &rela))
-      break;
+    if (i > INT_MAX || !gelf_getrela(rela_data, (int)i, &rela)) break;
     struct got_reloc r = {.slot = rela.r_offset,
                           .type = got_kind(machine, (uint32_t)GELF_R_TYPE(rela.r_info)),
                           .name = NULL,
@@ -559,20 +534,16 @@ static void collect_got_relocs(Elf *elf, Elf_Scn *rela_scn, const GElf_Shdr *rel
         GElf_Sym sym;
         if (gelf_getsym(sym_data, (int)sym_index, &sym)) {
           const char *name = elf_strptr(elf, strtab_index, sym.st_name);
-          if (name && *name)
-            r.name = name;
+          if (name && *name) r.name = name;
           r.import_func = sym.st_shndx == SHN_UNDEF && GELF_ST_TYPE(sym.st_info) == STT_FUNC;
         }
       }
     } else if (r.type != GOT_IRELATIVE) {
       continue; /* RELATIVE, 64, TPOFF...: never behind a PLT stub */
     }
-    if (in_order && !got_reloc_push(in_order, &r))
-      return;
-    if (r.type == GOT_GLOB_DAT && !r.name)
-      continue;
-    if (!got_reloc_push(by_slot, &r))
-      return;
+    if (in_order && !got_reloc_push(in_order, &r)) return;
+    if (r.type == GOT_GLOB_DAT && !r.name) continue;
+    if (!got_reloc_push(by_slot, &r)) return;
   }
 }
 
@@ -583,12 +554,10 @@ static void collect_got_relocs(Elf *elf, Elf_Scn *rela_scn, const GElf_Shdr *rel
 static uint64_t decode_stub_got_slot(const uint8_t *stub, size_t stub_size, uint64_t stub_vaddr) {
   size_t off = 0;
   static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
-  if (stub_size >= 4 && memcmp(stub, endbr64, 4) == 0)
-    off = 4;
+  if (stub_size >= 4 && memcmp(stub, endbr64, 4) == 0) off = 4;
   if (off < stub_size && stub[off] == 0xf2) /* MPX bnd prefix (older binutils' IBT PLT) */
     off++;
-  if (off + 6 > stub_size || stub[off] != 0xff || stub[off + 1] != 0x25)
-    return 0;
+  if (off + 6 > stub_size || stub[off] != 0xff || stub[off + 1] != 0x25) return 0;
   int32_t disp;
   memcpy(&disp, stub + off + 2, sizeof(disp));
   return stub_vaddr + off + 6 + (uint64_t)(int64_t)disp;
@@ -606,8 +575,8 @@ static uint64_t decode_stub_got_slot_a64(const uint8_t *stub, size_t stub_size,
   }
   if (off + 8 > stub_size) return 0;
   memcpy(w, stub + off, 8);
-  if ((w[0] & 0x9f00001fu) != 0x90000010u) return 0;  /* adrp x16, ... */
-  if ((w[1] & 0xffc003ffu) != 0xf9400211u) return 0;  /* ldr x17, [x16, #imm] */
+  if ((w[0] & 0x9f00001fu) != 0x90000010u) return 0; /* adrp x16, ... */
+  if ((w[1] & 0xffc003ffu) != 0xf9400211u) return 0; /* ldr x17, [x16, #imm] */
   uint64_t immlo = (w[0] >> 29) & 3u, immhi = (w[0] >> 5) & 0x7ffffu;
   int64_t pages = (int64_t)((immhi << 2) | immlo);
   if (pages & (1 << 20)) pages -= (int64_t)1 << 21; /* 21-bit signed */
@@ -629,8 +598,7 @@ static const char *ifunc_name_at(const struct sym_candidate *module_syms, size_t
     else
       hi = mid;
   }
-  return lo < n && module_syms[lo].entry.start == runtime_addr ? module_syms[lo].entry.name
-                                                               : NULL;
+  return lo < n && module_syms[lo].entry.start == runtime_addr ? module_syms[lo].entry.name : NULL;
 }
 
 enum plt_section_kind { PLT_LAZY, PLT_SEC, PLT_GOT };
@@ -640,7 +608,7 @@ struct plt_context {
   struct candidate_list *out;
   const struct module_info *module;
   GElf_Addr bias;
-  GElf_Half machine; /* EM_X86_64 or EM_AARCH64: the stub encodings differ */
+  GElf_Half machine;                       /* EM_X86_64 or EM_AARCH64: the stub encodings differ */
   const struct sym_candidate *module_syms; /* sorted; for IRELATIVE names */
   size_t n_module_syms;
   struct got_reloc_list relocs_by_slot; /* sorted by slot */
@@ -653,8 +621,7 @@ static void add_stub(struct plt_context *ctx, uint64_t link_addr, uint64_t size,
   if (start < ctx->module->low || start >= ctx->module->high)
     return; /* garbage section address: not ours to name */
   struct sym_candidate *c = candidate_push(ctx->out);
-  if (!c)
-    return;
+  if (!c) return;
   c->entry.start = start;
   c->entry.size = size;
   c->entry.name = arena_strdup(&ctx->table->strings, name);
@@ -665,8 +632,7 @@ static void add_stub(struct plt_context *ctx, uint64_t link_addr, uint64_t size,
   }
   /* "_ZdlPv@plt" -> "operator delete(void*)@plt" (and @got) */
   const char *at = strstr(name, "@plt");
-  if (!at)
-    at = strstr(name, "@got");
+  if (!at) at = strstr(name, "@got");
   char *d = NULL;
   if (at && name[0] == '_' && name[1] == 'Z') {
     char base[512];
@@ -697,8 +663,8 @@ static void add_stub_for_reloc(struct plt_context *ctx, uint64_t link_addr, uint
   if (reloc->name) {
     snprintf(buf, sizeof(buf), "%s@plt", reloc->name);
   } else if (reloc->type == GOT_IRELATIVE) {
-    const char *ifunc = ifunc_name_at(ctx->module_syms, ctx->n_module_syms,
-                                      (uint64_t)reloc->addend + ctx->bias);
+    const char *ifunc =
+        ifunc_name_at(ctx->module_syms, ctx->n_module_syms, (uint64_t)reloc->addend + ctx->bias);
     if (ifunc)
       snprintf(buf, sizeof(buf), "%s@plt", ifunc);
     else
@@ -717,8 +683,7 @@ static void add_stub_for_reloc(struct plt_context *ctx, uint64_t link_addr, uint
 static void add_plt_section_stubs(struct plt_context *ctx, Elf_Scn *scn, const GElf_Shdr *shdr,
                                   enum plt_section_kind kind) {
   Elf_Data *data = elf_getdata(scn, NULL);
-  if (!data || !data->d_buf || data->d_size == 0)
-    return;
+  if (!data || !data->d_buf || data->d_size == 0) return;
   size_t bytes = data->d_size < shdr->sh_size ? data->d_size : shdr->sh_size;
   const uint8_t *base = data->d_buf;
 
@@ -757,8 +722,7 @@ static void add_plt_section_stubs(struct plt_context *ctx, Elf_Scn *scn, const G
     }
     /* Entry 0 pushes the link map and jumps to the resolver; name it so a
      * step through lazy binding does not show up as "_init+0x20". */
-    if (entries > 0)
-      add_stub(ctx, shdr->sh_addr, entry_size, ".plt");
+    if (entries > 0) add_stub(ctx, shdr->sh_addr, entry_size, ".plt");
     first = 1;
   }
 
@@ -768,11 +732,9 @@ static void add_plt_section_stubs(struct plt_context *ctx, Elf_Scn *scn, const G
     const struct got_reloc *reloc = slot ? got_reloc_find(&ctx->relocs_by_slot, slot) : NULL;
     if (!reloc && kind != PLT_GOT) {
       size_t index = kind == PLT_SEC ? i : i - 1; /* layout fallback */
-      if (index < ctx->jmprel_order.n)
-        reloc = &ctx->jmprel_order.items[index];
+      if (index < ctx->jmprel_order.n) reloc = &ctx->jmprel_order.items[index];
     }
-    if (reloc)
-      add_stub_for_reloc(ctx, link_addr, entry_size, reloc);
+    if (reloc) add_stub_for_reloc(ctx, link_addr, entry_size, reloc);
   }
 }
 
@@ -786,8 +748,7 @@ static void add_plt_section_stubs(struct plt_context *ctx, Elf_Scn *scn, const G
 static void add_got_slots(struct plt_context *ctx) {
   for (size_t i = 0; i < ctx->relocs_by_slot.n; i++) {
     const struct got_reloc *r = &ctx->relocs_by_slot.items[i];
-    if (r->type != GOT_GLOB_DAT || !r->name || !r->import_func)
-      continue;
+    if (r->type != GOT_GLOB_DAT || !r->name || !r->import_func) continue;
     if (i > 0 && ctx->relocs_by_slot.items[i - 1].slot == r->slot)
       continue; /* a hostile file: one slot, one name */
     char buf[512];
@@ -804,8 +765,7 @@ static void add_plt_stubs(struct asmspy_symtab *table, struct candidate_list *ou
       (ehdr.e_machine != EM_X86_64 && ehdr.e_machine != EM_AARCH64))
     return; /* the stub encodings below are x86-64 and AArch64 ones */
   size_t section_count, shstrndx;
-  if (elf_getshdrnum(elf, &section_count) != 0 || elf_getshdrstrndx(elf, &shstrndx) != 0)
-    return;
+  if (elf_getshdrnum(elf, &section_count) != 0 || elf_getshdrstrndx(elf, &shstrndx) != 0) return;
 
   struct plt_context ctx = {.table = table,
                             .out = out,
@@ -819,11 +779,9 @@ static void add_plt_stubs(struct asmspy_symtab *table, struct candidate_list *ou
 
   for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
-    if (!gelf_getshdr(scn, &shdr))
-      continue;
+    if (!gelf_getshdr(scn, &shdr)) continue;
     const char *name = elf_strptr(elf, shstrndx, shdr.sh_name);
-    if (!name)
-      continue;
+    if (!name) continue;
     if (shdr.sh_type == SHT_RELA && (shdr.sh_flags & SHF_ALLOC)) {
       bool is_jmprel = strcmp(name, ".rela.plt") == 0;
       collect_got_relocs(elf, scn, &shdr, section_count, &ctx.relocs_by_slot,
@@ -846,14 +804,10 @@ static void add_plt_stubs(struct asmspy_symtab *table, struct candidate_list *ou
     qsort(ctx.relocs_by_slot.items, ctx.relocs_by_slot.n, sizeof(struct got_reloc),
           got_reloc_compare);
   ctx.have_plt_sec = plt_sec != NULL;
-  if (plt)
-    add_plt_section_stubs(&ctx, plt, &plt_shdr, PLT_LAZY);
-  if (plt_sec)
-    add_plt_section_stubs(&ctx, plt_sec, &plt_sec_shdr, PLT_SEC);
-  if (plt_got)
-    add_plt_section_stubs(&ctx, plt_got, &plt_got_shdr, PLT_GOT);
-  if (ctx.machine == EM_X86_64)
-    add_got_slots(&ctx);
+  if (plt) add_plt_section_stubs(&ctx, plt, &plt_shdr, PLT_LAZY);
+  if (plt_sec) add_plt_section_stubs(&ctx, plt_sec, &plt_sec_shdr, PLT_SEC);
+  if (plt_got) add_plt_section_stubs(&ctx, plt_got, &plt_got_shdr, PLT_GOT);
+  if (ctx.machine == EM_X86_64) add_got_slots(&ctx);
 
   free(ctx.relocs_by_slot.items);
   free(ctx.jmprel_order.items);
@@ -889,26 +843,20 @@ static void add_module_symbols(struct module_walk *walk, Dwfl_Module *mod,
     GElf_Addr libdw_addr;
     GElf_Word shndx;
     const char *name = dwfl_module_getsym_info(mod, i, &sym, &libdw_addr, &shndx, NULL, NULL);
-    if (!name || !*name)
-      continue;
+    if (!name || !*name) continue;
     unsigned type = GELF_ST_TYPE(sym.st_info);
-    if (type != STT_FUNC && type != STT_GNU_IFUNC)
-      continue;
+    if (type != STT_FUNC && type != STT_GNU_IFUNC) continue;
     /* Undefined imports carry no code here (their stubs come from the PLT
      * pass); SHN_ABS values are not addresses in this module. */
-    if (shndx == SHN_UNDEF || shndx == SHN_ABS)
-      continue;
+    if (shndx == SHN_UNDEF || shndx == SHN_ABS) continue;
     uint64_t addr = libdw_addr + delta;
     /* A symbol outside the module's mappings is garbage (hostile file, or a
      * debug file that does not match): drop rather than misname others. */
-    if (addr < module->low || addr >= module->high)
-      continue;
+    if (addr < module->low || addr >= module->high) continue;
     struct sym_candidate *c = candidate_push(walk->out);
-    if (!c)
-      return;
+    if (!c) return;
     uint64_t size = sym.st_size;
-    if (size > module->high - addr)
-      size = module->high - addr;
+    if (size > module->high - addr) size = module->high - addr;
     c->entry.start = addr;
     c->entry.size = size;
     /* A .symtab built from .symver directives (glibc's, via its debug file)
@@ -917,8 +865,7 @@ static void add_module_symbols(struct module_walk *walk, Dwfl_Module *mod,
      * suffix so it stays distinguishable from the default one. */
     const char *default_version = strstr(name, "@@");
     size_t name_len = default_version ? (size_t)(default_version - name) : strlen(name);
-    if (name_len == 0)
-      name_len = strlen(name);
+    if (name_len == 0) name_len = strlen(name);
     c->entry.name = arena_strndup(&walk->table->strings, name, name_len);
     if (!c->entry.name) {
       walk->out->n--;
@@ -940,8 +887,7 @@ static void load_module_symbols(struct module_walk *walk, Dwfl_Module *mod, Elf 
                                 uint64_t bias) {
   size_t first = walk->out->n;
   add_module_symbols(walk, mod, module, bias - libdw_bias);
-  if (!elf || walk->out->oom)
-    return;
+  if (!elf || walk->out->oom) return;
   /* Sort this module's symbols now so IRELATIVE stubs can find their ifunc
    * by address (candidate_compare is a total order, so the global sort
    * later gives the same result whatever order it starts from). */
@@ -952,11 +898,9 @@ static void load_module_symbols(struct module_walk *walk, Dwfl_Module *mod, Elf 
   struct sym_candidate *module_syms = NULL;
   if (n_module) {
     module_syms = malloc(n_module * sizeof(*module_syms));
-    if (module_syms)
-      memcpy(module_syms, walk->out->items + first, n_module * sizeof(*module_syms));
+    if (module_syms) memcpy(module_syms, walk->out->items + first, n_module * sizeof(*module_syms));
   }
-  add_plt_stubs(walk->table, walk->out, module, elf, bias, module_syms,
-                module_syms ? n_module : 0);
+  add_plt_stubs(walk->table, walk->out, module, elf, bias, module_syms, module_syms ? n_module : 0);
   free(module_syms);
 }
 
@@ -971,8 +915,7 @@ static void load_module_symbols(struct module_walk *walk, Dwfl_Module *mod, Elf 
 static size_t read_load_segments(Elf *elf, struct load_segment **out) {
   *out = NULL;
   size_t phnum;
-  if (!elf || elf_getphdrnum(elf, &phnum) != 0 || phnum == 0)
-    return 0;
+  if (!elf || elf_getphdrnum(elf, &phnum) != 0 || phnum == 0) return 0;
   struct load_segment *segs = NULL;
   size_t n = 0;
   for (size_t i = 0; i < phnum && i <= INT_MAX && n < MAX_LOAD_SEGMENTS; i++) {
@@ -982,8 +925,7 @@ static size_t read_load_segments(Elf *elf, struct load_segment **out) {
       continue;
     if (!segs) {
       segs = calloc(MAX_LOAD_SEGMENTS, sizeof(*segs));
-      if (!segs)
-        return 0;
+      if (!segs) return 0;
     }
     segs[n].off_lo = ph.p_offset & PAGE_MASK_4K;
     segs[n].off_hi = ph.p_offset + ph.p_filesz;
@@ -1001,22 +943,18 @@ static const struct load_segment *segment_for_offset(const struct load_segment *
                                                      uint64_t off) {
   const struct load_segment *any = NULL;
   for (size_t i = 0; i < n; i++) {
-    if (off < segs[i].off_lo || off >= segs[i].off_hi)
-      continue;
-    if (segs[i].exec)
-      return &segs[i];
-    if (!any)
-      any = &segs[i];
+    if (off < segs[i].off_lo || off >= segs[i].off_hi) continue;
+    if (segs[i].exec) return &segs[i];
+    if (!any) any = &segs[i];
   }
   return any;
 }
 
 /* The load bias a mapping of file offset `offset` at `start` gives the file. */
-static bool implied_bias(const struct load_segment *segs, size_t n, uint64_t start,
-                         uint64_t offset, uint64_t *bias) {
+static bool implied_bias(const struct load_segment *segs, size_t n, uint64_t start, uint64_t offset,
+                         uint64_t *bias) {
   const struct load_segment *s = segment_for_offset(segs, n, offset);
-  if (!s)
-    return false;
+  if (!s) return false;
   *bias = start - (s->vaddr_lo + (offset - s->off_lo));
   return true;
 }
@@ -1038,18 +976,15 @@ static bool primary_placement(const struct maps_snapshot *snap, const char *path
       *bias = b;
     }
   }
-  if (!best)
-    return false;
+  if (!best) return false;
   *low = UINT64_MAX;
   *high = 0;
   for (size_t i = 0; i < snap->n_files; i++) {
     const struct file_mapping *f = &snap->files[i];
     uint64_t b;
     if (f->path == path && implied_bias(segs, n_segs, f->start, f->offset, &b) && b == *bias) {
-      if (f->start < *low)
-        *low = f->start;
-      if (f->end > *high)
-        *high = f->end;
+      if (f->start < *low) *low = f->start;
+      if (f->end > *high) *high = f->end;
     }
   }
   return true;
@@ -1060,8 +995,7 @@ static bool primary_placement(const struct maps_snapshot *snap, const char *path
 static bool module_still_mapped(const struct module_rec *r, const struct maps_snapshot *snap) {
   for (size_t i = 0; i < snap->n_files; i++) {
     const struct file_mapping *f = &snap->files[i];
-    if (f->path != r->path)
-      continue;
+    if (f->path != r->path) continue;
     uint64_t b;
     if (r->n_segs ? implied_bias(r->segs, r->n_segs, f->start, f->offset, &b) && b == r->bias
                   : f->start == r->low)
@@ -1087,18 +1021,16 @@ struct module_refs {
   bool oom;
 };
 
-static int collect_module_ref(Dwfl_Module *mod, void **userdata, const char *name,
-                              Dwarf_Addr start, void *arg) {
+static int collect_module_ref(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+                              void *arg) {
   (void)userdata;
   (void)start;
   struct module_refs *refs = arg;
   Dwarf_Addr low = 0, high = 0;
   dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
-  if (high <= low)
-    return DWARF_CB_OK;
+  if (high <= low) return DWARF_CB_OK;
   const char *path = name ? name : "?";
-  if (strncmp(path, "[vdso", 5) == 0)
-    path = "[vdso]";
+  if (strncmp(path, "[vdso", 5) == 0) path = "[vdso]";
   if (refs->n == refs->cap) {
     size_t cap = refs->cap ? refs->cap * 2 : 64;
     struct module_ref *items = realloc(refs->items, cap * sizeof(*items));
@@ -1126,8 +1058,7 @@ static const Dwfl_Callbacks proc_callbacks = {
 
 static bool path_has_record(const struct module_rec *records, size_t n, const char *path) {
   for (size_t i = 0; i < n; i++)
-    if (records[i].path == path)
-      return true;
+    if (records[i].path == path) return true;
   return false;
 }
 
@@ -1135,17 +1066,14 @@ static bool path_has_record(const struct module_rec *records, size_t n, const ch
  * size any alias declared (an alias may be size-0 while another knows it).
  * Returns a malloc'd array (or NULL when out of memory) and its length. */
 static struct symtab_entry *finalize_candidates(struct candidate_list *list, size_t *n_out) {
-  if (list->n > 1)
-    qsort(list->items, list->n, sizeof(struct sym_candidate), candidate_compare);
+  if (list->n > 1) qsort(list->items, list->n, sizeof(struct sym_candidate), candidate_compare);
   struct symtab_entry *entries = malloc((list->n ? list->n : 1) * sizeof(*entries));
-  if (!entries)
-    return NULL;
+  if (!entries) return NULL;
   size_t n = 0;
   for (size_t i = 0; i < list->n; i++) {
     const struct symtab_entry *e = &list->items[i].entry;
     if (n && entries[n - 1].start == e->start) {
-      if (e->size > entries[n - 1].size)
-        entries[n - 1].size = e->size;
+      if (e->size > entries[n - 1].size) entries[n - 1].size = e->size;
       continue;
     }
     entries[n++] = *e;
@@ -1159,16 +1087,14 @@ static void drop_jit(struct asmspy_symtab *table);
 
 static bool path_dropped(const char *const *dropped, size_t n, const char *path) {
   for (size_t i = 0; i < n; i++)
-    if (dropped[i] == path)
-      return true;
+    if (dropped[i] == path) return true;
   return false;
 }
 
 /* Whether a libdw module after refs->items[i] is of the same file. */
 static bool file_reported_later(const struct module_refs *refs, size_t i) {
   for (size_t j = i + 1; j < refs->n; j++)
-    if (refs->items[j].path == refs->items[i].path)
-      return true;
+    if (refs->items[j].path == refs->items[i].path) return true;
   return false;
 }
 
@@ -1202,9 +1128,8 @@ static int new_module_record(struct asmspy_symtab *table, const struct maps_snap
     return ENOMEM;
   }
   rec.basename = module.basename;
-  module.kind = table->main_path && strcmp(ref->path, table->main_path) == 0
-                    ? ASMSPY_SYM_INTERNAL
-                    : ASMSPY_SYM_EXTERNAL;
+  module.kind = table->main_path && strcmp(ref->path, table->main_path) == 0 ? ASMSPY_SYM_INTERNAL
+                                                                             : ASMSPY_SYM_EXTERNAL;
   if (!primary_placement(snap, ref->path, rec.segs, rec.n_segs, &rec.bias, &module.low,
                          &module.high)) {
     rec.bias = libdw_bias; /* no usable mapping (the vdso without segments): trust libdw */
@@ -1226,14 +1151,12 @@ static size_t merge_symbols(const struct asmspy_symtab *table, const char **drop
                             struct symtab_entry *merged) {
   size_t i = 0, j = 0, k = 0;
   while (i < table->n_elf || j < n_fresh) {
-    if (i < table->n_elf &&
-        path_dropped(dropped, n_dropped, table->elf_syms[i].module_path)) {
+    if (i < table->n_elf && path_dropped(dropped, n_dropped, table->elf_syms[i].module_path)) {
       i++;
       continue;
     }
     if (j == n_fresh || (i < table->n_elf && table->elf_syms[i].start <= fresh[j].start)) {
-      if (j < n_fresh && fresh[j].start == table->elf_syms[i].start)
-        j++;
+      if (j < n_fresh && fresh[j].start == table->elf_syms[i].start) j++;
       merged[k++] = table->elf_syms[i++];
     } else {
       merged[k++] = fresh[j++];
@@ -1248,13 +1171,11 @@ static void commit_modules(struct asmspy_symtab *table, size_t n_old, const char
                            size_t n_dropped, struct module_rec *records, size_t n_records,
                            struct symtab_entry *merged, size_t n_merged) {
   for (size_t d = 0; d < n_old; d++)
-    if (path_dropped(dropped, n_dropped, table->modules[d].path))
-      free(table->modules[d].segs);
+    if (path_dropped(dropped, n_dropped, table->modules[d].path)) free(table->modules[d].segs);
   free(table->modules);
   table->modules = records;
   table->n_modules = n_records;
-  if (table->all_syms != table->elf_syms)
-    free(table->all_syms);
+  if (table->all_syms != table->elf_syms) free(table->all_syms);
   free(table->elf_syms);
   table->elf_syms = merged;
   table->n_elf = n_merged;
@@ -1284,8 +1205,7 @@ static int sync_modules(struct asmspy_symtab *table, const struct maps_snapshot 
   size_t n_kept = 0;
   struct symtab_entry *fresh = NULL, *merged = NULL;
   int err = 0;
-  if (!dropped)
-    return ENOMEM;
+  if (!dropped) return ENOMEM;
 
   Dwfl *dwfl = dwfl_begin(&proc_callbacks);
   if (!dwfl) {
@@ -1323,14 +1243,12 @@ static int sync_modules(struct asmspy_symtab *table, const struct maps_snapshot 
     if (!elf) {
       /* libdw may group a file's mappings into several modules; let a later
        * one of the same file try before recording the file as unreadable. */
-      if (file_reported_later(&refs, i))
-        continue;
+      if (file_reported_later(&refs, i)) continue;
     }
     struct module_rec rec;
     struct module_info module;
     err = new_module_record(table, snap, ref, elf, libdw_bias, &rec, &module);
-    if (err)
-      goto out;
+    if (err) goto out;
     records[n_records++] = rec;
     load_module_symbols(&walk, ref->mod, elf, &module, libdw_bias, rec.bias);
     if (candidates.oom) {
@@ -1354,8 +1272,7 @@ static int sync_modules(struct asmspy_symtab *table, const struct maps_snapshot 
 
 out:
   if (records)
-    for (size_t r = n_kept; r < n_records; r++)
-      free(records[r].segs);
+    for (size_t r = n_kept; r < n_records; r++) free(records[r].segs);
   free(records);
   free(fresh);
   free(merged);
@@ -1396,8 +1313,7 @@ static void exe_identity_read(const struct asmspy_symtab *table, struct exe_iden
   exe->want = table->main_path == NULL;
   exe->path[0] = '\0';
   exe->have_stat = false;
-  if (!exe->want)
-    return;
+  if (!exe->want) return;
   char exe_link[64];
   snprintf(exe_link, sizeof(exe_link), "/proc/%d/exe", (int)table->pid);
   ssize_t exe_len = readlink(exe_link, exe->path, sizeof(exe->path) - 1);
@@ -1407,8 +1323,7 @@ static void exe_identity_read(const struct asmspy_symtab *table, struct exe_iden
 
 /* Is the mapping of file name (inode on dev_major:dev_minor) the executable? */
 static bool exe_identity_matches(const struct exe_identity *exe, const char *name,
-                                 unsigned long long inode, unsigned dev_major,
-                                 unsigned dev_minor) {
+                                 unsigned long long inode, unsigned dev_major, unsigned dev_minor) {
   return name[0] == '/' &&
          ((exe->path[0] && strcmp(name, exe->path) == 0) ||
           (exe->have_stat && inode == (unsigned long long)exe->st.st_ino &&
@@ -1423,8 +1338,7 @@ static int snapshot_add_file(struct maps_snapshot *snap, size_t *files_cap, uint
     size_t cap = *files_cap ? *files_cap * 2 : 64;
     *files_cap = cap;
     struct file_mapping *files = realloc(snap->files, cap * sizeof(*files));
-    if (!files)
-      return ENOMEM;
+    if (!files) return ENOMEM;
     snap->files = files;
   }
   snap->files[snap->n_files++] = (struct file_mapping){start, end, file_offset, interned};
@@ -1434,14 +1348,13 @@ static int snapshot_add_file(struct maps_snapshot *snap, size_t *files_cap, uint
 /* One executable mapping into snap->maps, folded into the snapshot's
  * hashes (the file-backed ones into file_hash too). Returns 0 or ENOMEM. */
 static int snapshot_add_exec(struct asmspy_symtab *table, struct maps_snapshot *snap,
-                             size_t *maps_cap, uint64_t start, uint64_t end,
-                             uint64_t file_offset, const char *name, const char *interned) {
+                             size_t *maps_cap, uint64_t start, uint64_t end, uint64_t file_offset,
+                             const char *name, const char *interned) {
   if (snap->n_maps == *maps_cap) {
     size_t cap = *maps_cap ? *maps_cap * 2 : 64;
     *maps_cap = cap;
     struct exec_mapping *maps = realloc(snap->maps, cap * sizeof(*maps));
-    if (!maps)
-      return ENOMEM;
+    if (!maps) return ENOMEM;
     snap->maps = maps;
   }
   struct exec_mapping *m = &snap->maps[snap->n_maps];
@@ -1452,12 +1365,10 @@ static int snapshot_add_exec(struct asmspy_symtab *table, struct maps_snapshot *
   m->basename = name[0] ? intern_basename(table, interned) : "?";
   m->module = -1;
   m->alias = false;
-  if (!m->basename)
-    return ENOMEM;
+  if (!m->basename) return ENOMEM;
   snap->n_maps++;
   snap->exec_hash = hash_mapping(snap->exec_hash, start, end, file_offset, interned);
-  if (name[0])
-    snap->file_hash = hash_mapping(snap->file_hash, start, end, file_offset, interned);
+  if (name[0]) snap->file_hash = hash_mapping(snap->file_hash, start, end, file_offset, interned);
   return 0;
 }
 
@@ -1470,8 +1381,7 @@ static int read_maps_snapshot(struct asmspy_symtab *table, struct maps_snapshot 
   char path[64];
   snprintf(path, sizeof(path), "/proc/%d/maps", (int)table->pid);
   FILE *f = fopen(path, "re");
-  if (!f)
-    return errno == ENOENT ? ESRCH : errno;
+  if (!f) return errno == ENOENT ? ESRCH : errno;
 
   struct exe_identity exe;
   exe_identity_read(table, &exe);
@@ -1491,8 +1401,7 @@ static int read_maps_snapshot(struct asmspy_symtab *table, struct maps_snapshot 
       continue;
     char *name = line + name_at;
     name[strcspn(name, "\n")] = '\0';
-    if (end <= start)
-      continue;
+    if (end <= start) continue;
     const char *interned = "";
     if (name[0]) {
       interned = intern_str(table, name);
@@ -1507,23 +1416,18 @@ static int read_maps_snapshot(struct asmspy_symtab *table, struct maps_snapshot 
 
     if (name[0]) {
       err = snapshot_add_file(snap, &files_cap, start, end, file_offset, interned);
-      if (err)
-        break;
+      if (err) break;
     }
-    if (!strchr(perms, 'x'))
-      continue;
+    if (!strchr(perms, 'x')) continue;
     err = snapshot_add_exec(table, snap, &maps_cap, start, end, file_offset, name, interned);
-    if (err)
-      break;
+    if (err) break;
   }
   free(line);
   fclose(f);
-  if (err)
-    return err;
+  if (err) return err;
   if (exe.want && !main_path && exe.path[0]) {
     main_path = intern_str(table, exe.path);
-    if (!main_path)
-      return ENOMEM;
+    if (!main_path) return ENOMEM;
   }
   snap->main_path = main_path;
   return 0;
@@ -1543,16 +1447,13 @@ static void install_snapshot(struct asmspy_symtab *table, struct maps_snapshot *
     struct exec_mapping *m = &table->maps[i];
     m->module = -1;
     m->alias = false;
-    if (!m->path[0])
-      continue;
+    if (!m->path[0]) continue;
     for (size_t r = 0; r < table->n_modules && r <= INT32_MAX; r++) {
       const struct module_rec *rec = &table->modules[r];
-      if (rec->path != m->path)
-        continue;
+      if (rec->path != m->path) continue;
       m->module = (int32_t)r;
       uint64_t b;
-      m->alias = rec->n_segs &&
-                 implied_bias(rec->segs, rec->n_segs, m->start, m->offset, &b) &&
+      m->alias = rec->n_segs && implied_bias(rec->segs, rec->n_segs, m->start, m->offset, &b) &&
                  b != rec->bias;
       break;
     }
@@ -1569,8 +1470,7 @@ static const struct exec_mapping *mapping_containing(const struct asmspy_symtab 
     else
       hi = mid;
   }
-  if (lo == 0)
-    return NULL;
+  if (lo == 0) return NULL;
   const struct exec_mapping *m = &table->maps[lo - 1];
   return addr < m->end ? m : NULL;
 }
@@ -1581,8 +1481,7 @@ static const struct exec_mapping *mapping_containing(const struct asmspy_symtab 
 
 static int jit_compare(const void *pa, const void *pb) {
   const struct sym_candidate *a = pa, *b = pb;
-  if (a->entry.start != b->entry.start)
-    return a->entry.start < b->entry.start ? -1 : 1;
+  if (a->entry.start != b->entry.start) return a->entry.start < b->entry.start ? -1 : 1;
   /* Same start: the later line wins (a JIT reuses freed code memory and
    * appends the new name), so order by line and keep the last. */
   return a->order < b->order ? -1 : (a->order > b->order);
@@ -1590,16 +1489,13 @@ static int jit_compare(const void *pa, const void *pb) {
 
 /* Rebuild all_syms (ELF + JIT in address order) for symtab_count/symtab_at. */
 static int rebuild_merged_view(struct asmspy_symtab *table) {
-  if (table->all_syms != table->elf_syms)
-    free(table->all_syms);
+  if (table->all_syms != table->elf_syms) free(table->all_syms);
   table->all_syms = table->elf_syms;
   table->n_all = table->n_elf;
-  if (table->n_jit == 0)
-    return 0;
+  if (table->n_jit == 0) return 0;
   size_t n = table->n_elf + table->n_jit;
   struct symtab_entry *merged = malloc(n * sizeof(*merged));
-  if (!merged)
-    return ENOMEM;
+  if (!merged) return ENOMEM;
   size_t i = 0, j = 0, k = 0;
   while (i < table->n_elf || j < table->n_jit) {
     if (j == table->n_jit ||
@@ -1620,28 +1516,21 @@ static int parse_perfmap(struct asmspy_symtab *table, FILE *f) {
   size_t line_cap = 0;
   ssize_t len;
   const char *module_path = arena_strdup(&table->jit_strings, table->perfmap.path);
-  if (!module_path)
-    return ENOMEM;
+  if (!module_path) return ENOMEM;
   while ((len = getline(&line, &line_cap, f)) > 0 && list.n < PERFMAP_MAX_ENTRIES) {
-    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-      line[--len] = '\0';
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
     char *p = line, *end;
     errno = 0;
     uint64_t start = strtoull(p, &end, 16); /* accepts an optional 0x */
-    if (end == p || (*end != ' ' && *end != '\t') || errno)
-      continue;
+    if (end == p || (*end != ' ' && *end != '\t') || errno) continue;
     p = end;
     uint64_t size = strtoull(p, &end, 16);
-    if (end == p || (*end != ' ' && *end != '\t') || errno)
-      continue;
+    if (end == p || (*end != ' ' && *end != '\t') || errno) continue;
     p = end;
-    while (*p == ' ' || *p == '\t')
-      p++;
-    if (!*p || size == 0 || start + size < start)
-      continue;
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p || size == 0 || start + size < start) continue;
     struct sym_candidate *c = candidate_push(&list);
-    if (!c)
-      break;
+    if (!c) break;
     c->entry.start = start;
     c->entry.size = size;
     c->entry.name = arena_strdup(&table->jit_strings, p); /* may contain spaces */
@@ -1658,8 +1547,7 @@ static int parse_perfmap(struct asmspy_symtab *table, FILE *f) {
     free(list.items);
     return ENOMEM;
   }
-  if (list.n > 1)
-    qsort(list.items, list.n, sizeof(*list.items), jit_compare);
+  if (list.n > 1) qsort(list.items, list.n, sizeof(*list.items), jit_compare);
   struct symtab_entry *entries = malloc((list.n ? list.n : 1) * sizeof(*entries));
   if (!entries) {
     free(list.items);
@@ -1686,8 +1574,7 @@ static void drop_jit(struct asmspy_symtab *table) {
 }
 
 static void cache_clear(struct asmspy_symtab *table) {
-  if (table->cache)
-    memset(table->cache, 0, LOOKUP_CACHE_SLOTS * sizeof(*table->cache));
+  if (table->cache) memset(table->cache, 0, LOOKUP_CACHE_SLOTS * sizeof(*table->cache));
 }
 
 /* Check the perf-map and re-read it when its identity (inode, size, mtime)
@@ -1718,9 +1605,8 @@ static bool refresh_perfmap(struct asmspy_symtab *table) {
     }
     return false;
   }
-  if (pm->have_identity && pm->dev == st.st_dev && pm->ino == st.st_ino &&
-      pm->size == st.st_size && pm->mtime.tv_sec == st.st_mtim.tv_sec &&
-      pm->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+  if (pm->have_identity && pm->dev == st.st_dev && pm->ino == st.st_ino && pm->size == st.st_size &&
+      pm->mtime.tv_sec == st.st_mtim.tv_sec && pm->mtime.tv_nsec == st.st_mtim.tv_nsec) {
     close(fd);
     return false;
   }
@@ -1731,8 +1617,7 @@ static bool refresh_perfmap(struct asmspy_symtab *table) {
   }
   int err = parse_perfmap(table, f);
   fclose(f);
-  if (err)
-    return false;
+  if (err) return false;
   pm->have_identity = true;
   pm->dev = st.st_dev;
   pm->ino = st.st_ino;
@@ -1751,13 +1636,11 @@ static bool refresh_perfmap(struct asmspy_symtab *table) {
 /* ------------------------------------------------------------------------- */
 
 static void table_release(struct asmspy_symtab *table) {
-  if (table->all_syms != table->elf_syms)
-    free(table->all_syms);
+  if (table->all_syms != table->elf_syms) free(table->all_syms);
   free(table->elf_syms);
   free(table->jit_syms);
   free(table->maps);
-  for (size_t i = 0; i < table->n_modules; i++)
-    free(table->modules[i].segs);
+  for (size_t i = 0; i < table->n_modules; i++) free(table->modules[i].segs);
   free(table->modules);
   free(table->interned.slots);
   free(table->cache);
@@ -1770,35 +1653,28 @@ static void table_release(struct asmspy_symtab *table) {
  * 0 or an errno; on failure the caller releases. */
 static int table_build(struct asmspy_symtab *table, pid_t pid) {
   table->pid = pid;
-  if (pid <= 0)
-    return ESRCH;
+  if (pid <= 0) return ESRCH;
   char proc_dir[32];
   snprintf(proc_dir, sizeof(proc_dir), "/proc/%d", (int)pid);
   struct stat proc_stat;
-  if (stat(proc_dir, &proc_stat) != 0)
-    return errno == ENOENT ? ESRCH : errno;
+  if (stat(proc_dir, &proc_stat) != 0) return errno == ENOENT ? ESRCH : errno;
   /* /proc/<pid> is owned by the target's (effective) uid. */
   table->target_uid = proc_stat.st_uid;
 
   table->cache = calloc(LOOKUP_CACHE_SLOTS, sizeof(*table->cache));
-  if (!table->cache)
-    return ENOMEM;
+  if (!table->cache) return ENOMEM;
 
   struct maps_snapshot snap;
   int err = read_maps_snapshot(table, &snap);
   if (!err) {
     table->main_path = snap.main_path;
     table->main_module = table->main_path ? intern_basename(table, table->main_path) : "?";
-    if (!table->main_module)
-      err = ENOMEM;
+    if (!table->main_module) err = ENOMEM;
   }
-  if (!err)
-    err = sync_modules(table, &snap);
-  if (!err)
-    install_snapshot(table, &snap);
+  if (!err) err = sync_modules(table, &snap);
+  if (!err) install_snapshot(table, &snap);
   snapshot_free(&snap);
-  if (err)
-    return err;
+  if (err) return err;
 
   snprintf(table->perfmap.path, sizeof(table->perfmap.path), "/tmp/perf-%d.map", (int)pid);
   refresh_perfmap(table);
@@ -1822,8 +1698,7 @@ struct asmspy_symtab *symtab_load(pid_t pid) {
 }
 
 void symtab_free(struct asmspy_symtab *t) {
-  if (!t)
-    return;
+  if (!t) return;
   table_release(t);
   free(t);
 }
@@ -1886,22 +1761,18 @@ static const struct symtab_entry *find_covering(const struct asmspy_symtab *tabl
     else
       hi = mid;
   }
-  if (lo == 0)
-    return NULL;
+  if (lo == 0) return NULL;
   size_t i = lo - 1;
   const struct symtab_entry *e = &entries[i];
   if (e->size) {
-    if (addr - e->start < e->size)
-      return e;
+    if (addr - e->start < e->size) return e;
   } else if (allow_size0_span) {
     const struct exec_mapping *m = mapping_containing(table, e->start);
-    if (m && addr < m->end)
-      return e;
+    if (m && addr < m->end) return e;
   }
   for (size_t back = 1; back <= OVERLAP_LOOKBACK && back <= i; back++) {
     const struct symtab_entry *prev = &entries[i - back];
-    if (prev->size && addr - prev->start < prev->size)
-      return prev;
+    if (prev->size && addr - prev->start < prev->size) return prev;
   }
   return NULL;
 }
@@ -1948,13 +1819,10 @@ static bool resolve_alias(const struct asmspy_symtab *table, const struct exec_m
   const struct module_rec *r = &table->modules[m->module];
   uint64_t off = m->offset + (addr - m->start);
   const struct load_segment *s = segment_for_offset(r->segs, r->n_segs, off);
-  if (!s)
-    return false;
+  if (!s) return false;
   uint64_t primary = r->bias + s->vaddr_lo + (off - s->off_lo);
-  const struct symtab_entry *e =
-      find_covering(table, table->elf_syms, table->n_elf, primary, true);
-  if (!e || e->module_path != r->path)
-    return false;
+  const struct symtab_entry *e = find_covering(table, table->elf_syms, table->n_elf, primary, true);
+  if (!e || e->module_path != r->path) return false;
   fill_from_entry(out, e, primary);
   out->start = addr - out->offset; /* the function as this copy holds it */
   return true;
@@ -1965,13 +1833,11 @@ static void resolve_uncached(const struct asmspy_symtab *table, uint64_t addr,
   const struct exec_mapping *m = mapping_containing(table, addr);
   const struct symtab_entry *e = NULL;
   if (m && m->alias) {
-    if (resolve_alias(table, m, addr, out))
-      return;
+    if (resolve_alias(table, m, addr, out)) return;
   } else {
     e = find_covering(table, table->elf_syms, table->n_elf, addr, true);
   }
-  if (!e)
-    e = find_covering(table, table->jit_syms, table->n_jit, addr, false);
+  if (!e) e = find_covering(table, table->jit_syms, table->n_jit, addr, false);
   if (e)
     fill_from_entry(out, e, addr);
   else
@@ -2003,13 +1869,11 @@ static bool retry_miss(struct asmspy_symtab *t, uint64_t addr) {
     if (t->maps_skip) {
       t->maps_skip--;
     } else {
-      if (refresh_maps(t))
-        changed = true;
+      if (refresh_maps(t)) changed = true;
       if (miss_wants_maps(t, addr)) { /* not explained: back off */
         t->maps_skip = t->maps_backoff;
         t->maps_backoff = t->maps_backoff ? t->maps_backoff * 2 : 1;
-        if (t->maps_backoff > MAPS_BACKOFF_MAX)
-          t->maps_backoff = MAPS_BACKOFF_MAX;
+        if (t->maps_backoff > MAPS_BACKOFF_MAX) t->maps_backoff = MAPS_BACKOFF_MAX;
       } else {
         t->maps_skip = 0;
         t->maps_backoff = 0;
@@ -2024,8 +1888,7 @@ static bool retry_miss(struct asmspy_symtab *t, uint64_t addr) {
 }
 
 int symtab_lookup(struct asmspy_symtab *t, uint64_t addr, struct asmspy_symbol *out) {
-  if (!out)
-    return 0;
+  if (!out) return 0;
   /* Fills the whole struct as this host compiled it; a caller copying into a
    * plugin's struct respects that struct's struct_size. */
   ASMSPY_INIT_HEADER(out);
@@ -2037,12 +1900,10 @@ int symtab_lookup(struct asmspy_symtab *t, uint64_t addr, struct asmspy_symbol *
   bool retried = false;
   if (slot && slot->used && slot->addr == addr) {
     *out = slot->sym;
-    if (out->kind != ASMSPY_SYM_UNKNOWN)
-      return 0;
+    if (out->kind != ASMSPY_SYM_UNKNOWN) return 0;
     /* A cached miss is still a miss: the JIT or the loader may have named
      * it since. */
-    if (!retry_miss(t, addr))
-      return 0;
+    if (!retry_miss(t, addr)) return 0;
     retried = true;
     ASMSPY_INIT_HEADER(out);
   }
@@ -2064,9 +1925,7 @@ int symtab_lookup(struct asmspy_symtab *t, uint64_t addr, struct asmspy_symbol *
 /* Enumeration                                                                */
 /* ------------------------------------------------------------------------- */
 
-size_t symtab_count(const struct asmspy_symtab *t) {
-  return t ? t->n_all : 0;
-}
+size_t symtab_count(const struct asmspy_symtab *t) { return t ? t->n_all : 0; }
 
 const struct symtab_entry *symtab_at(const struct asmspy_symtab *t, size_t i) {
   return t && i < t->n_all ? &t->all_syms[i] : NULL;
@@ -2076,8 +1935,7 @@ const struct symtab_entry *symtab_at(const struct asmspy_symtab *t, size_t i) {
  * address are the hot path and get the sorted array. An exact name wins over
  * its PLT stub, so "puts" finds libc's puts, not the executable's puts@plt. */
 const struct symtab_entry *symtab_find_name(const struct asmspy_symtab *t, const char *name) {
-  if (!t || !name)
-    return NULL;
+  if (!t || !name) return NULL;
   for (size_t i = 0; i < t->n_all; i++)
     if (strcmp(t->all_syms[i].name, name) == 0 ||
         (t->all_syms[i].linkage_name && strcmp(t->all_syms[i].linkage_name, name) == 0))
@@ -2099,14 +1957,10 @@ const char *symtab_main_module(const struct asmspy_symtab *t) {
   return t && t->main_module ? t->main_module : "?";
 }
 
-uint64_t symtab_generation(const struct asmspy_symtab *t) {
-  return t ? t->generation : 0;
-}
+uint64_t symtab_generation(const struct asmspy_symtab *t) { return t ? t->generation : 0; }
 
 void symtab_get_stats(const struct asmspy_symtab *t, struct symtab_stats *out) {
-  if (!out)
-    return;
+  if (!out) return;
   memset(out, 0, sizeof(*out));
-  if (t)
-    *out = t->stats;
+  if (t) *out = t->stats;
 }

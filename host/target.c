@@ -30,9 +30,9 @@ struct asmspy_target {
   int mem_fd; /* /proc/<pid>/mem, opened lazily */
   struct asmspy_symtab *symtab;
   struct describe_slot *describe_cache;
-  int symtab_stale; /* exec replaced the image: reload on next use */
+  int symtab_stale;             /* exec replaced the image: reload on next use */
   uint64_t describe_generation; /* symtab_generation the describe cache reflects */
-  uint64_t *bp_addrs; /* where asmspy ever planted an int3 (detach rewinds) */
+  uint64_t *bp_addrs;           /* where asmspy ever planted an int3 (detach rewinds) */
   size_t nbp, bpcap;
 };
 
@@ -61,8 +61,10 @@ struct asmspy_target *target_open(pid_t pid, int *err) {
 /* The symbol table, loaded (or reloaded after an exec) on demand. A process
  * whose table cannot be loaded gets an empty lookup (every address unknown). */
 static struct asmspy_symtab *symbols(struct asmspy_target *t) {
-  if (!t->symtab) t->symtab = symtab_load(t->pid);
-  else if (t->symtab_stale) symtab_reload(t->symtab);
+  if (!t->symtab)
+    t->symtab = symtab_load(t->pid);
+  else if (t->symtab_stale)
+    symtab_reload(t->symtab);
   t->symtab_stale = 0;
   return t->symtab;
 }
@@ -78,7 +80,9 @@ void target_close(struct asmspy_target *t) {
 
 pid_t target_pid(const struct asmspy_target *t) { return t->pid; }
 static struct asmspy_symtab *symbols(struct asmspy_target *t);
-struct asmspy_symtab *target_symtab(struct asmspy_target *t) { return symbols(t); }
+struct asmspy_symtab *target_symtab(struct asmspy_target *t) {
+  return symbols(t);
+}
 
 void target_reload_symbols(struct asmspy_target *t) {
   t->symtab_stale = 1;

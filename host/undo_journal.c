@@ -11,7 +11,7 @@
 #define UNDO_BYTES_MAX 32
 
 struct undo_entry {
-  int32_t pid;      /* 0: a free slot */
+  int32_t pid; /* 0: a free slot */
   uint32_t len;
   uint64_t addr;
   uint8_t old_bytes[UNDO_BYTES_MAX];
@@ -40,8 +40,8 @@ int undo_journal_create(size_t bytes) {
   return 0;
 }
 
-int undo_push(struct asmspy_target *t, uint64_t addr, const void *old_bytes,
-              const void *new_bytes, size_t len) {
+int undo_push(struct asmspy_target *t, uint64_t addr, const void *old_bytes, const void *new_bytes,
+              size_t len) {
   if (!journal || !t) return 0;
   if (len > UNDO_BYTES_MAX) return -EINVAL;
   struct undo_entry *e = NULL;

@@ -24,8 +24,8 @@ struct asmspy_target;
  * tracer is forked) and undo_journal_replay (after it died), are declared
  * in asmspy-internal/app_api.h. */
 /* host_api.undo_push / undo_clear (ABI 1.9). No journal: a no-op (0). */
-int undo_push(struct asmspy_target *t, uint64_t addr, const void *old_bytes,
-              const void *new_bytes, size_t len);
+int undo_push(struct asmspy_target *t, uint64_t addr, const void *old_bytes, const void *new_bytes,
+              size_t len);
 void undo_clear(struct asmspy_target *t);
 
 #endif

@@ -43,8 +43,7 @@ static void put_raw_control_human(FILE *out, const struct asmspy_recording_repor
           "execute it; asmspy writes it as \\x%02x)",
           r->raw_control_first_seq, r->raw_control_byte, r->raw_control_member,
           r->raw_control_byte);
-  if (r->raw_control_events > 1)
-    fprintf(out, ", %" PRIu64 " events in all", r->raw_control_events);
+  if (r->raw_control_events > 1) fprintf(out, ", %" PRIu64 " events in all", r->raw_control_events);
 }
 
 /* Print s as a JSON string (with quotes), or null. */
@@ -156,9 +155,11 @@ static void print_json(FILE *out, const char *file, const struct asmspy_recordin
     put_json_str(out, r->types[i].name);
     fprintf(out, ":%" PRIu64, r->types[i].count);
   }
-  fprintf(out, "},\"other_types\":%" PRIu64 ",\"lost_events\":%" PRIu64, r->other_types, r->lost_events);
+  fprintf(out, "},\"other_types\":%" PRIu64 ",\"lost_events\":%" PRIu64, r->other_types,
+          r->lost_events);
   if (r->have_end) {
-    fprintf(out, ",\"end\":{\"events\":%" PRId64 ",\"lost\":%" PRId64 ",\"reason\":", r->end_events, r->lost);
+    fprintf(out, ",\"end\":{\"events\":%" PRId64 ",\"lost\":%" PRId64 ",\"reason\":", r->end_events,
+            r->lost);
     put_json_str(out, r->end_reason);
     fprintf(out, ",\"status\":%" PRId64 "}", r->end_status);
   } else {
@@ -235,8 +236,10 @@ int main(int argc, char **argv) {
       fprintf(stderr, "asmtrace-check: %s\n", asmspy_strerror(v));
       return 2;
     }
-    if (v == ASMSPY_RECORDING_TRUNCATED) any_truncated = 1;
-    else if (v != ASMSPY_RECORDING_VALID) any_invalid = 1;
+    if (v == ASMSPY_RECORDING_TRUNCATED)
+      any_truncated = 1;
+    else if (v != ASMSPY_RECORDING_VALID)
+      any_invalid = 1;
     if (quiet && v == ASMSPY_RECORDING_VALID && !rep.raw_control_events) continue;
     if (json)
       print_json(stdout, a, &rep);

@@ -54,22 +54,33 @@ static const char header[] =
 
 /* The envelope every event line has (host/output.c writes it). */
 static const struct asmspy_field envelope[] = {
-    {.name = "type", .type = ASMSPY_FIELD_STR, .meaning = "the record type (the headings of this page)"},
-    {.name = "seq", .type = ASMSPY_FIELD_INT, .min = 1,
+    {.name = "type",
+     .type = ASMSPY_FIELD_STR,
+     .meaning = "the record type (the headings of this page)"},
+    {.name = "seq",
+     .type = ASMSPY_FIELD_INT,
+     .min = 1,
      .meaning = "logical time: 1, 2, 3, ... per recording, no gap (a gap = a lost line)"},
-    {.name = "human", .type = ASMSPY_FIELD_STR, .flags = ASMSPY_FIELDF_OPTIONAL,
+    {.name = "human",
+     .type = ASMSPY_FIELD_STR,
+     .flags = ASMSPY_FIELDF_OPTIONAL,
      .meaning = "the exact text this event printed on the human channel (lines joined by \\n); "
                 "absent when the event prints nothing"},
-    {.name = "human_omitted", .type = ASMSPY_FIELD_BOOL, .flags = ASMSPY_FIELDF_OPTIONAL,
-     .meaning = "true when the text would have pushed the line over the 1 MiB cap and was left out"},
+    {.name = "human_omitted",
+     .type = ASMSPY_FIELD_BOOL,
+     .flags = ASMSPY_FIELDF_OPTIONAL,
+     .meaning =
+         "true when the text would have pushed the line over the 1 MiB cap and was left out"},
     {.name = NULL},
 };
 
 /* A table cell: '|' would end the cell. */
 static void cell(const char *s) {
   for (; s && *s; s++) {
-    if (*s == '|') fputs("\\|", stdout);
-    else putchar(*s);
+    if (*s == '|')
+      fputs("\\|", stdout);
+    else
+      putchar(*s);
   }
 }
 

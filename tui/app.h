@@ -26,9 +26,16 @@
 #include "tui/sym_list.h"
 #include "tui/watch_prompt.h"
 
-enum tui_screen { TUI_SCR_PROCS = 0, TUI_SCR_MODES, TUI_SCR_SYMS, TUI_SCR_LIVE, TUI_SCR_QUIT,
-                  TUI_SCR_WATCH, TUI_SCR_MODULES,
-                  TUI_SCR_STAY /* a key's answer only: the current screen stays */ };
+enum tui_screen {
+  TUI_SCR_PROCS = 0,
+  TUI_SCR_MODES,
+  TUI_SCR_SYMS,
+  TUI_SCR_LIVE,
+  TUI_SCR_QUIT,
+  TUI_SCR_WATCH,
+  TUI_SCR_MODULES,
+  TUI_SCR_STAY /* a key's answer only: the current screen stays */
+};
 
 /* Where a key leads: what the router (tui_main.c) enters. Built by the
  * tui_go_* functions below; everything is a copy (a live view's own mode
@@ -41,13 +48,13 @@ struct tui_next {
   struct tui_mode mode;   /* SYMS, WATCH, LIVE: the mode picked for, or started */
   int has_symbol;         /* LIVE: symbol is the region argument (a function-picking mode) */
   char symbol[320];
-  char name[320];         /* LIVE: what the header names it by ("": the mode alone) */
-  int nargs;              /* LIVE: the mode's arguments given whole (PICK_DATA) */
+  char name[320]; /* LIVE: what the header names it by ("": the mode alone) */
+  int nargs;      /* LIVE: the mode's arguments given whole (PICK_DATA) */
   char args[3][320];
 };
 
 #define TUI_FILTER_MAX 96
-#define TUI_SNAPSHOT_MS 250 /* frame period of snapshot views */
+#define TUI_SNAPSHOT_MS 250      /* frame period of snapshot views */
 #define TUI_ACTIVE_WINDOW_MS 300 /* the process picker's CPU sample */
 
 struct tui_picker {
@@ -71,32 +78,33 @@ struct tui_modscreen {
 };
 
 struct tui_live {
-  struct tui_mode mode;   /* what runs */
+  struct tui_mode mode; /* what runs */
   pid_t pid;
-  char symbol[320];       /* modes 2 and 9: the region argument */
-  char args[3][320];      /* PICK_DATA: the address, --len=, --rw */
+  char symbol[320];  /* modes 2 and 9: the region argument */
+  char args[3][320]; /* PICK_DATA: the address, --len=, --rw */
   int nargs;
   char symbol_name[256];
   struct tui_session *sess;
-  struct tui_model feed;  /* the session's feed (frozen while paused) */
+  struct tui_model feed;      /* the session's feed (frozen while paused) */
   struct tui_model frame_raw; /* its last frame as the view rendered it */
-  struct tui_model frame;     /* what is drawn: frame_raw, its rows sorted (a table); frozen while paused */
-  struct tui_model aux;   /* a second pane: the selected function disassembled, or a PANE field */
-  struct tui_model left;  /* PANE: the latest record without its PANE part */
+  struct tui_model
+      frame; /* what is drawn: frame_raw, its rows sorted (a table); frozen while paused */
+  struct tui_model aux;  /* a second pane: the selected function disassembled, or a PANE field */
+  struct tui_model left; /* PANE: the latest record without its PANE part */
   uint64_t gen_seen;
   struct tui_scroll sc[2];
-  int focus;              /* which pane the keys move (Tab in two-pane views) */
-  int sort_index;         /* a table: 0 = the view's order, k = mode.sort_keys[k - 1] (Tab) */
-  size_t *perm;           /* a table of array rows, sorted: displayed row k is element perm[k] */
+  int focus;      /* which pane the keys move (Tab in two-pane views) */
+  int sort_index; /* a table: 0 = the view's order, k = mode.sort_keys[k - 1] (Tab) */
+  size_t *perm;   /* a table of array rows, sorted: displayed row k is element perm[k] */
   size_t nperm;
-  int cycle_index;        /* a table with option_caps: which value of mode.cycle_option (Tab) */
-  char cycle_arg[80];     /* "--<cycle_option>=<value>" handed to the view */
-  uint64_t aux_addr;      /* the function in the right pane (DRILL_FUNC in a feed) */
-  int hoff;               /* horizontal scroll: columns hidden at the left (0: lines fitted) */
-  char module_arg[600];   /* "--module=<globs>" from the module chooser (call modes) */
+  int cycle_index;      /* a table with option_caps: which value of mode.cycle_option (Tab) */
+  char cycle_arg[80];   /* "--<cycle_option>=<value>" handed to the view */
+  uint64_t aux_addr;    /* the function in the right pane (DRILL_FUNC in a feed) */
+  int hoff;             /* horizontal scroll: columns hidden at the left (0: lines fitted) */
+  char module_arg[600]; /* "--module=<globs>" from the module chooser (call modes) */
   /* data flow: slice navigation over the def-use links of the selected step */
-  int df_operand;               /* which read of the selected step */
-  size_t df_back[64];           /* lines walked from (Backspace walks back) */
+  int df_operand;     /* which read of the selected step */
+  size_t df_back[64]; /* lines walked from (Backspace walks back) */
   int df_nback;
   int ended;
   int rc;
@@ -114,15 +122,15 @@ struct tui_app {
   struct tui_modes modes;
   size_t mode_sel;
   struct tui_symscreen syms;
-  struct tui_mode pending; /* the mode the symbol picker picks for */
+  struct tui_mode pending;      /* the mode the symbol picker picks for */
   struct tui_watchprompt watch; /* a PICK_DATA mode's prompt */
   struct tui_live live;
-  int cycle_index; /* a table mode's option value (kept across its restarts) */
+  int cycle_index;           /* a table mode's option value (kept across its restarts) */
   struct tui_modscreen mods; /* the module chooser ('m' on the mode menu) */
-  char modules[512]; /* the chosen modules, comma-separated ("" = the backend's default);
+  char modules[512];         /* the chosen modules, comma-separated ("" = the backend's default);
                         a call mode starts with --module=<this> (reset for a new target) */
-  char msg[640];    /* the current screen's message line (a reason, an error) */
-  char status[600]; /* the last line anything wrote to stderr */
+  char msg[640];             /* the current screen's message line (a reason, an error) */
+  char status[600];          /* the last line anything wrote to stderr */
   int redraw;
 };
 
@@ -134,10 +142,11 @@ struct tui_next tui_go_modes(pid_t pid);
 struct tui_next tui_go_pick(enum tui_screen screen, const struct tui_mode *m); /* SYMS, WATCH */
 /* The live view of m on pid; symbol (NULL: none) is a function-picking
  * mode's region argument, name what the header names it by (NULL: none). */
-struct tui_next tui_go_live(const struct tui_mode *m, pid_t pid, const char *symbol, const char *name);
+struct tui_next tui_go_live(const struct tui_mode *m, pid_t pid, const char *symbol,
+                            const char *name);
 /* The same with the mode's arguments given whole (argv[0..argc), at most 3). */
-struct tui_next tui_go_live_args(const struct tui_mode *m, pid_t pid, int argc, const char *const *argv,
-                                 const char *name);
+struct tui_next tui_go_live_args(const struct tui_mode *m, pid_t pid, int argc,
+                                 const char *const *argv, const char *name);
 
 /* Each screen: enter (called by the router only; it does not set
  * app->screen), draw, and key (returns where the key leads). */

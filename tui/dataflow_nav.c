@@ -31,7 +31,8 @@ static int step_at(const struct tui_model *m, size_t i, size_t *rec_start, struc
   const struct tui_rec *r = tui_model_rec(m, i);
   /* a record of the view (typed: host notes never are) */
   if (!r || !r->typed) return 0;
-  const struct asmspy_field *steps_f = asmspy_field_of(r->typed->schema->fields, ASMSPY_TUI_DATAFLOW_STEPS);
+  const struct asmspy_field *steps_f =
+      asmspy_field_of(r->typed->schema->fields, ASMSPY_TUI_DATAFLOW_STEPS);
   const struct asmspy_value *trace = tui_rec_get(r, ASMSPY_TUI_DATAFLOW_STEPS);
   size_t k = m->lines[i].part - 1;
   if (!steps_f || !trace || trace->state != ASMSPY_VALUE_SET || k >= trace->u.array.n) return 0;

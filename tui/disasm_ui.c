@@ -67,7 +67,8 @@ static ssize_t read_original(pid_t pid, uint64_t addr, uint8_t *buf, size_t len)
   while (!found && fgets(line, sizeof line, f)) {
     char perms[8];
     int at = 0;
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &lo, &hi, perms, &off, &at) < 4 ||
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &lo, &hi, perms, &off,
+               &at) < 4 ||
         !at)
       continue;
     if (addr < lo || addr >= hi || !strchr(perms, 'x')) continue;
@@ -131,8 +132,9 @@ char *tui_disasm_function(pid_t pid, uint64_t addr) {
   if (ogot == got && got > 0 && memcmp(orig, bytes, (size_t)got) != 0) {
     size_t diff = 0;
     for (ssize_t i = 0; i < got; i++) diff += orig[i] != bytes[i];
-    strbuf_addf(&b, "\n  original code (%zu byte%s differ in memory: a patch; these are the file's)", diff,
-                diff == 1 ? "" : "s");
+    strbuf_addf(&b,
+                "\n  original code (%zu byte%s differ in memory: a patch; these are the file's)",
+                diff, diff == 1 ? "" : "s");
     memcpy(bytes, orig, (size_t)got);
   }
   free(orig);

@@ -12,8 +12,16 @@
 #define TUI_MIN_COLS 60
 #define TUI_MIN_ROWS 12
 
-enum tui_attr { TUI_A_NORMAL = 0, TUI_A_BAR, TUI_A_SELECT, TUI_A_BAD, TUI_A_GOOD, TUI_A_WARN,
-                TUI_A_DIM, TUI_A_BOLD };
+enum tui_attr {
+  TUI_A_NORMAL = 0,
+  TUI_A_BAR,
+  TUI_A_SELECT,
+  TUI_A_BAD,
+  TUI_A_GOOD,
+  TUI_A_WARN,
+  TUI_A_DIM,
+  TUI_A_BOLD
+};
 
 /* Draw text at (y, x) in at most `width` columns; pad: fill the rest of the
  * width with spaces (bars, the highlighted row). Returns the columns used. */

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static int add(struct tui_modlist *l, size_t *cap, const char *path, uint64_t bytes, const char *exe) {
+static int add(struct tui_modlist *l, size_t *cap, const char *path, uint64_t bytes,
+               const char *exe) {
   for (size_t i = 0; i < l->n; i++)
     if (!strcmp(l->v[i].path, path)) {
       l->v[i].bytes += bytes;
@@ -53,7 +54,8 @@ int tui_modlist_load(struct tui_modlist *l, pid_t pid) {
     uint64_t lo, hi;
     char perms[8];
     int off = 0;
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %n", &lo, &hi, perms, &off) < 3 || !off)
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %n", &lo, &hi, perms, &off) < 3 ||
+        !off)
       continue;
     char *p = line + off;
     p[strcspn(p, "\n")] = '\0';

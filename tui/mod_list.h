@@ -15,9 +15,9 @@
 
 struct tui_mod {
   char path[512];
-  const char *base;  /* into path */
-  uint64_t bytes;    /* executable bytes mapped */
-  int main_exe;      /* /proc/<pid>/exe: patched anyway (the backend's default) */
+  const char *base; /* into path */
+  uint64_t bytes;   /* executable bytes mapped */
+  int main_exe;     /* /proc/<pid>/exe: patched anyway (the backend's default) */
   int picked;
 };
 

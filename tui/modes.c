@@ -47,7 +47,9 @@ static int entry_for(const struct asmspy_plugin_info *p, struct tui_mode *m) {
   int snapshots = ASMSPY_HAS(v, snapshot) && v->snapshot;
   m->layout = t && t->layout ? t->layout : snapshots ? ASMSPY_TUI_SNAPSHOT : ASMSPY_TUI_FEED;
   copy(m->title, sizeof m->title,
-       t && t->title ? t->title : p->description && p->description[0] ? p->description : p->name);
+       t && t->title                         ? t->title
+       : p->description && p->description[0] ? p->description
+                                             : p->name);
   copy(m->mode, sizeof m->mode, v->mode);
   m->pick_symbol = t && (t->flags & ASMSPY_TUIF_PICK_SYMBOL);
   m->pick_data = t && (t->flags & ASMSPY_TUIF_PICK_DATA);
@@ -93,7 +95,8 @@ static void judge_entry(struct asmspy_engine *e, const struct procinfo *pi,
   asmspy_probe_plugin(e, (struct asmspy_plugin_info *)p);
   m->available = p->status == ASMSPY_USABLE;
   snprintf(m->backend, sizeof m->backend, "view %s", p->name);
-  if (!m->available) snprintf(m->reason, sizeof m->reason, "view %s unavailable: %s", p->name, p->reason);
+  if (!m->available)
+    snprintf(m->reason, sizeof m->reason, "view %s unavailable: %s", p->name, p->reason);
 }
 
 static void add_info(struct tui_modes *out) {
@@ -111,7 +114,8 @@ void tui_modes_judge(struct asmspy_engine *e, const struct procinfo *pi, struct 
   memset(out, 0, sizeof *out);
   const struct asmspy_plugin_info *views[TUI_MAX_MODES];
   size_t nv = procinfo_views(e, views, TUI_MAX_MODES - 1);
-  static const char letters[] = "acdefghijklnoprstuvwxyz"; /* not b (back), m (modules) or q (quit) */
+  static const char letters[] =
+      "acdefghijklnoprstuvwxyz"; /* not b (back), m (modules) or q (quit) */
   size_t next_letter = 0;
   int info_added = 0;
   for (size_t i = 0; i < nv && out->n < TUI_MAX_MODES; i++) {

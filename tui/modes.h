@@ -32,17 +32,17 @@ struct tui_mode {
   char key;        /* the view's '1'..'9', else 'a', 'c', 'd', ... (host-assigned) */
   uint32_t layout; /* enum asmspy_tui_layout, or TUI_LAYOUT_INFO */
   char title[64];
-  char mode[32];   /* the headless mode: "log", "trace", ... */
-  int pick_symbol; /* ASMSPY_TUIF_PICK_SYMBOL: trace one chosen function */
-  int pick_data;   /* ASMSPY_TUIF_PICK_DATA: watch one chosen address (watch_prompt.c) */
-  int extra;       /* the key was assigned by the host (the view asked for none) */
-  int live;        /* a plugin's view drawn with one of the host's live layouts (CALLS: the
+  char mode[32];    /* the headless mode: "log", "trace", ... */
+  int pick_symbol;  /* ASMSPY_TUIF_PICK_SYMBOL: trace one chosen function */
+  int pick_data;    /* ASMSPY_TUIF_PICK_DATA: watch one chosen address (watch_prompt.c) */
+  int extra;        /* the key was assigned by the host (the view asked for none) */
+  int live;         /* a plugin's view drawn with one of the host's live layouts (CALLS: the
                       call log): runs until stopped like the built-in modes */
   int takes_module; /* a call mode: the view takes --module=<globs> (the module chooser's) */
-  int available;   /* 0: reason says why it cannot start here */
-  int maybe;       /* available, but a gate /proc cannot judge may refuse it */
+  int available;    /* 0: reason says why it cannot start here */
+  int maybe;        /* available, but a gate /proc cannot judge may refuse it */
   char backend[32];
-  char rung[32];   /* a sampler backend's --sampler=<rung> (hot edges: the ladder's pick) */
+  char rung[32]; /* a sampler backend's --sampler=<rung> (hot edges: the ladder's pick) */
   char reason[512];
   /* How it is drawn (tui/roles.h): the roles its records carry, the screen
    * they give, its sort keys (Tab), and whether its records are walked

@@ -97,14 +97,17 @@ static int cmp_by_pid(const void *x, const void *y, void *ctx) {
 }
 
 /* The entry of v (indexed by pid order through byp) for pid, or NULL. */
-static const struct tui_proc *find_pid(const struct tui_proc *v, const size_t *byp, size_t n, pid_t pid) {
+static const struct tui_proc *find_pid(const struct tui_proc *v, const size_t *byp, size_t n,
+                                       pid_t pid) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     pid_t at = v[byp[mid]].b.pid;
     if (at == pid) return &v[byp[mid]];
-    if (at < pid) lo = mid + 1;
-    else hi = mid;
+    if (at < pid)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return NULL;
 }
@@ -129,7 +132,8 @@ int tui_proclist_refresh(struct tui_proclist *l) {
     const struct tui_proc *was = find_pid(l->v, byp, l->n, p->b.pid);
     if (was && was->gone) was = NULL;
     /* a process not seen before started within the window: all its CPU is in it */
-    p->cpu_delta = was ? (p->cpu_seen > was->cpu_seen ? p->cpu_seen - was->cpu_seen : 0) : p->cpu_seen;
+    p->cpu_delta =
+        was ? (p->cpu_seen > was->cpu_seen ? p->cpu_seen - was->cpu_seen : 0) : p->cpu_seen;
     /* the memory scanned is the same program's unless it exec'd (or the pid was reused) */
     if (was && strcmp(was->b.comm, p->b.comm) == 0) p->str = was->str;
   }
@@ -205,7 +209,8 @@ static int cmp_rows(const void *x, const void *y, void *ctx) {
     int ra = a->str >= 0, rb = b->str >= 0;
     if (ra != rb) return rb - ra; /* readable first */
     if (ra && a->str != b->str) return a->str < b->str ? 1 : -1;
-    if (a->cpu_delta != b->cpu_delta) return a->cpu_delta < b->cpu_delta ? 1 : -1; /* then recency */
+    if (a->cpu_delta != b->cpu_delta)
+      return a->cpu_delta < b->cpu_delta ? 1 : -1; /* then recency */
   }
   return cmp_pid(a, b);
 }
@@ -243,8 +248,8 @@ static long index_of(const struct tui_proclist *l, pid_t pid) {
 
 struct tree_build {
   struct tui_proclist *l;
-  size_t *kids;       /* children lists, concatenated */
-  size_t *kid_start;  /* per process: where its children start in kids */
+  size_t *kids;      /* children lists, concatenated */
+  size_t *kid_start; /* per process: where its children start in kids */
   size_t *kid_count;
   size_t *out;
   size_t nout;
@@ -257,8 +262,9 @@ static void tree_walk(struct tree_build *t, size_t i, const char *lead, int last
   if (depth == 0)
     p->prefix[0] = '\0';
   else
-    snprintf(p->prefix, sizeof p->prefix, "%s%s", lead, last ? "\xe2\x94\x94\xe2\x94\x80 " /* └─ */
-                                                              : "\xe2\x94\x9c\xe2\x94\x80 " /* ├─ */);
+    snprintf(p->prefix, sizeof p->prefix, "%s%s", lead,
+             last ? "\xe2\x94\x94\xe2\x94\x80 " /* └─ */
+                  : "\xe2\x94\x9c\xe2\x94\x80 " /* ├─ */);
   t->out[t->nout++] = i;
   char next[sizeof p->prefix];
   if (depth == 0)

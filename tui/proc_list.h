@@ -27,14 +27,14 @@ enum tui_psort { TUI_PSORT_PID = 0, TUI_PSORT_ACTIVE, TUI_PSORT_SCAN, TUI_PSORT_
 struct tui_proc {
   struct procinfo_brief b;
   struct procinfo_attach a;
-  char cmdline[512]; /* NULs as spaces; "[comm]" for a kernel thread */
-  uint64_t cpu_delta;  /* ACTIVE: ticks over the window */
-  uint64_t cpu_seen;   /* utime+stime at the last read (the next window's start) */
-  int str;             /* SCAN: per-mille density, -errno, or TUI_STR_UNSCANNED */
+  char cmdline[512];  /* NULs as spaces; "[comm]" for a kernel thread */
+  uint64_t cpu_delta; /* ACTIVE: ticks over the window */
+  uint64_t cpu_seen;  /* utime+stime at the last read (the next window's start) */
+  int str;            /* SCAN: per-mille density, -errno, or TUI_STR_UNSCANNED */
   int gone;
-  int kernel;          /* a kernel thread (PF_KTHREAD, or no command line): listed last */
+  int kernel; /* a kernel thread (PF_KTHREAD, or no command line): listed last */
   /* layout (tui_proclist_arrange) */
-  char prefix[96];     /* tree connectors before the name, "" when flat */
+  char prefix[96]; /* tree connectors before the name, "" when flat */
 };
 
 struct tui_proclist {

@@ -27,11 +27,11 @@
 #define TUI_FEED_LINES 2048 /* the history a feed keeps (the seed's number) */
 
 struct tui_rec {
-  int refs;      /* atomic */
-  char *type;    /* "syscall", "note", ... */
+  int refs;                    /* atomic */
+  char *type;                  /* "syscall", "note", ... */
   struct asmspy_record *typed; /* the typed record (an owned copy), or NULL */
   uint32_t nlines;
-  char **lines;  /* nlines pointers into one buffer */
+  char **lines; /* nlines pointers into one buffer */
 };
 
 /* A record from one emit; typed (may be NULL) is copied. text NULL = no

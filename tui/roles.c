@@ -54,7 +54,8 @@ static size_t add_keys(const struct asmspy_field *f, char names[][32], size_t n,
 
 size_t tui_sort_keys(const struct asmspy_record_schema *records, char names[][32], size_t max) {
   size_t n = 0;
-  for (size_t i = 0; records && records[i].type; i++) n = add_keys(records[i].fields, names, n, max);
+  for (size_t i = 0; records && records[i].type; i++)
+    n = add_keys(records[i].fields, names, n, max);
   return n;
 }
 
@@ -83,7 +84,8 @@ int tui_rec_is_row(const struct tui_rec *r) {
          tui_field_with(r->typed->schema->fields, TUI_ROW_ROLES, NULL) != NULL;
 }
 
-void tui_elems_of(const struct tui_rec *r, const struct asmspy_field *field, struct tui_elems *out) {
+void tui_elems_of(const struct tui_rec *r, const struct asmspy_field *field,
+                  struct tui_elems *out) {
   memset(out, 0, sizeof *out);
   out->field = field;
   const struct asmspy_value *v = field ? tui_rec_get(r, field->name) : NULL;

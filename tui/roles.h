@@ -22,8 +22,8 @@
 
 enum tui_screen_kind { TUI_SCREEN_FEED = 0, TUI_SCREEN_TABLE = 1, TUI_SCREEN_TWO_PANE = 2 };
 
-#define TUI_ROW_ROLES                                                                           \
-  (ASMSPY_FIELDF_SORT_KEY | ASMSPY_FIELDF_DRILL_PID | ASMSPY_FIELDF_DRILL_ADDR |                \
+#define TUI_ROW_ROLES                                                                              \
+  (ASMSPY_FIELDF_SORT_KEY | ASMSPY_FIELDF_DRILL_PID | ASMSPY_FIELDF_DRILL_ADDR |                   \
    ASMSPY_FIELDF_DRILL_FUNC)
 #define TUI_MAX_SORT_KEYS 6
 

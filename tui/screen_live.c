@@ -35,14 +35,16 @@
 #include <string.h>
 
 #define EDGES_WINDOW_MS 600000 /* ASMSPY_TUI_EDGES: n is a window in ms: one long window */
-#define HSCROLL_STEP 8  /* ←/→ (h/l): columns per key */
+#define HSCROLL_STEP 8         /* ←/→ (h/l): columns per key */
 #define HSCROLL_MAX 4000
 
 /* ------------------------------------------------------------- layout -- */
 
 static int is_table(const struct tui_live *lv) { return lv->mode.screen == TUI_SCREEN_TABLE; }
 /* two panes of a PANE field (else: the selected record's function) */
-static int pane_field(const struct tui_live *lv) { return (lv->mode.roles & ASMSPY_FIELDF_PANE) != 0; }
+static int pane_field(const struct tui_live *lv) {
+  return (lv->mode.roles & ASMSPY_FIELDF_PANE) != 0;
+}
 static int disasm_pane(const struct tui_live *lv) {
   return lv->mode.screen == TUI_SCREEN_TWO_PANE && !pane_field(lv);
 }
@@ -100,8 +102,8 @@ static void sort_by(size_t *idx, size_t n, const int *have, const int64_t *keys)
 
 /* A record whose rows are the elements of an ARRAY (element k = text line
  * k + 1), with its rows in key order; *perm (owned) maps row -> element. */
-static struct tui_rec *sorted_rec(struct tui_rec *r, const struct asmspy_field *arr, const char *key,
-                                  size_t **perm, size_t *nperm) {
+static struct tui_rec *sorted_rec(struct tui_rec *r, const struct asmspy_field *arr,
+                                  const char *key, size_t **perm, size_t *nperm) {
   struct tui_elems e;
   tui_elems_of(r, arr, &e);
   size_t n = e.n < (r->nlines ? r->nlines - 1 : 0) ? e.n : (r->nlines ? r->nlines - 1 : 0);
@@ -163,7 +165,8 @@ static void sort_table(struct tui_live *lv, const struct tui_model *base) {
       continue;
     }
     size_t j = i + 1;
-    while (j < n && tui_rec_is_row(recs[j]) && recs[j]->typed->schema == recs[i]->typed->schema) j++;
+    while (j < n && tui_rec_is_row(recs[j]) && recs[j]->typed->schema == recs[i]->typed->schema)
+      j++;
     sort_by(idx + i, j - i, have, keys);
     i = j;
   }
@@ -317,8 +320,8 @@ static int live_start(struct tui_app *app, const struct tui_mode *m, pid_t pid, 
     return 0;
   }
 
-  struct tui_session_cfg cfg = {.mode = m->mode, .pid = pid, .max = -1,
-                                .snapshot_ms = TUI_SNAPSHOT_MS};
+  struct tui_session_cfg cfg = {
+      .mode = m->mode, .pid = pid, .max = -1, .snapshot_ms = TUI_SNAPSHOT_MS};
   /* a plugin's feed runs to its own n; one drawn with a live layout (the
    * call log) is live like the built-in modes */
   if ((m->extra && !m->live) || m->walk) cfg.max = 0;
@@ -349,7 +352,8 @@ int tui_live_enter(struct tui_app *app, const struct tui_next *to) {
   const char *argv[3];
   int argc = 0;
   for (; argc < to->nargs && argc < 3; argc++) argv[argc] = to->args[argc];
-  return live_start(app, &to->mode, to->pid, to->has_symbol ? to->symbol : NULL, to->name, argc, argv);
+  return live_start(app, &to->mode, to->pid, to->has_symbol ? to->symbol : NULL, to->name, argc,
+                    argv);
 }
 
 int tui_live_tick(struct tui_app *app) {
@@ -361,8 +365,7 @@ int tui_live_tick(struct tui_app *app) {
     lv->rc = rc;
     changed = 1;
   }
-  if (!lv->sc[0].paused && !lv->sc[1].paused &&
-      tui_session_generation(lv->sess) != lv->gen_seen) {
+  if (!lv->sc[0].paused && !lv->sc[1].paused && tui_session_generation(lv->sess) != lv->gen_seen) {
     refresh_models(lv);
     changed = 1;
   }
@@ -458,7 +461,8 @@ static const char *highlight_tail(const struct tui_rec *r, const char *line) {
   struct tui_row row = tui_rec_row(r);
   const char *at = NULL;
   size_t from = 0;
-  for (const struct asmspy_field *f; (f = tui_field_with(row.fields, ASMSPY_FIELDF_HIGHLIGHT, &from));) {
+  for (const struct asmspy_field *f;
+       (f = tui_field_with(row.fields, ASMSPY_FIELDF_HIGHLIGHT, &from));) {
     const struct asmspy_value *v = tui_rec_get(r, f->name);
     if (!v || v->state != ASMSPY_VALUE_SET) continue;
     char a[80] = "", b[80] = "";
@@ -487,8 +491,10 @@ static const char *highlight_tail(const struct tui_rec *r, const char *line) {
   while (e > line && e[-1] == ' ') e--;
   const char *s = e;
   while (s > line && s[-1] != ' ' && !is_alnum(s[-1])) s--;
-  if (s < e && s > line && s[-1] != ' ') at = s;
-  else if (at > line && at[-1] == ' ') at--; /* and one space before it */
+  if (s < e && s > line && s[-1] != ' ')
+    at = s;
+  else if (at > line && at[-1] == ' ')
+    at--; /* and one space before it */
   return at;
 }
 
@@ -496,10 +502,6 @@ static const char *highlight_tail(const struct tui_rec *r, const char *line) {
 #define INSN_MODULE_COLS 24
 #define MODULE_MIN_COLS 6
 #define MODULE_BUDGET_COLS 16 /* a row's module column is given this much first */
-
-
-
-
 
 /* "{-20:where} {-24:[module]} disasm" with each column held to its width.
  * The columns are taken from the line itself (the host escaped what a
@@ -529,8 +531,8 @@ static int insn_columns(const struct tui_rec *r, const char *line, char *out, si
   tf_elide_left(module, INSN_MODULE_COLS - 2, m, sizeof m);
   snprintf(mod, sizeof mod, "[%s]", m);
   int pw = INSN_WHERE_COLS - tf_width(w), pm = INSN_MODULE_COLS - tf_width(mod);
-  snprintf(out, cap, "%.*s%s%*s %s%*s %s", (int)pfx, line, w, pw > 0 ? pw : 0, "", mod, pm > 0 ? pm : 0, "",
-           rest);
+  snprintf(out, cap, "%.*s%s%*s %s%*s %s", (int)pfx, line, w, pw > 0 ? pw : 0, "", mod,
+           pm > 0 ? pm : 0, "", rest);
   return 1;
 }
 
@@ -663,13 +665,17 @@ static void draw_pane(struct tui_live *lv, int pane, int x, int width, int split
   }
 }
 
-#define KEYS_TAIL "space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b modes  q processes "
+#define KEYS_TAIL                                                                                  \
+  "space pause  \xe2\x86\x90\xe2\x86\x92 scroll  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn Home/End  b "  \
+  "modes  q processes "
 
 static const char *keys_for(const struct tui_live *lv) {
   static char buf[240];
-  if (lv->mode.layout == TUI_LAYOUT_INFO) return "F3 re-read  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  b modes  q processes ";
+  if (lv->mode.layout == TUI_LAYOUT_INFO)
+    return "F3 re-read  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  b modes  q processes ";
   if (lv->mode.walk)
-    return "\xe2\x86\x90\xe2\x86\x92 operand  Enter walk to its definition  space pause  h/l scroll  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
+    return "\xe2\x86\x90\xe2\x86\x92 operand  Enter walk to its definition  space pause  h/l "
+           "scroll  \xe2\x86\x91\xe2\x86\x93  b modes  q processes ";
   if (is_two_pane(lv)) return "Tab pane  " KEYS_TAIL;
   if (!is_table(lv)) return KEYS_TAIL;
   char tab[64] = "", enter[32] = "";
@@ -677,7 +683,8 @@ static const char *keys_for(const struct tui_live *lv) {
     snprintf(tab, sizeof tab, "Tab %s  ", lv->mode.cycle_option);
   else if (lv->mode.n_sort_keys)
     snprintf(tab, sizeof tab, "Tab sort  ");
-  if (lv->mode.roles & (ASMSPY_FIELDF_DRILL_PID | ASMSPY_FIELDF_DRILL_ADDR | ASMSPY_FIELDF_DRILL_FUNC))
+  if (lv->mode.roles &
+      (ASMSPY_FIELDF_DRILL_PID | ASMSPY_FIELDF_DRILL_ADDR | ASMSPY_FIELDF_DRILL_FUNC))
     snprintf(enter, sizeof enter, "Enter open row  ");
   snprintf(buf, sizeof buf, "%s%s%s", tab, enter, KEYS_TAIL);
   return buf;
@@ -708,8 +715,8 @@ static void draw_title(const struct tui_app *app, const struct tui_live *lv) {
   else if (lv->mode.rung[0]) /* a sampler: the rung the ladder picked (short: fits 80 columns) */
     snprintf(right, sizeof right, "%s (rung %s) ", lv->mode.backend, lv->mode.rung);
   else if (lv->module_arg[0]) /* the module chooser's pick, patched too */
-    snprintf(right, sizeof right, "%s +%.60s via %s ", lv->mode.mode, lv->module_arg + strlen("--module="),
-             lv->mode.backend);
+    snprintf(right, sizeof right, "%s +%.60s via %s ", lv->mode.mode,
+             lv->module_arg + strlen("--module="), lv->mode.backend);
   else
     snprintf(right, sizeof right, "%s via %s ", lv->mode.mode, lv->mode.backend);
   tui_bar(0, left, right);
@@ -729,7 +736,8 @@ static void draw_two_panes(struct tui_live *lv) {
                          disasm_pane(lv) ? ASMSPY_FIELDF_DRILL_FUNC : ASMSPY_FIELDF_PANE, NULL);
   }
   if (disasm_pane(lv))
-    snprintf(rt, sizeof rt, "selected: %s (disassembled live)", f && f->meaning ? f->meaning : "function");
+    snprintf(rt, sizeof rt, "selected: %s (disassembled live)",
+             f && f->meaning ? f->meaning : "function");
   else
     snprintf(rt, sizeof rt, "%s", f && f->meaning ? f->meaning : "");
   char t[256];
@@ -744,19 +752,21 @@ static void draw_two_panes(struct tui_live *lv) {
 
 /* Step 3b: one pane (a CARRIED field's strings beside the lines). */
 static void draw_one_pane(struct tui_live *lv) {
-  draw_pane(lv, 0, 0, COLS, (lv->mode.roles & ASMSPY_FIELDF_CARRIED) || lv->mode.layout == ASMSPY_TUI_FEED_CARRIED);
+  draw_pane(lv, 0, 0, COLS,
+            (lv->mode.roles & ASMSPY_FIELDF_CARRIED) || lv->mode.layout == ASMSPY_TUI_FEED_CARRIED);
   if (!pane_model(lv, 0)->nlines)
     tui_put(1, 1, COLS - 1,
-            lv->ended ? "(nothing was captured)" : "(waiting for the first events ...)", TUI_A_DIM, 0);
+            lv->ended ? "(nothing was captured)" : "(waiting for the first events ...)", TUI_A_DIM,
+            0);
 }
 
 /* What the session is doing, in words. */
 static const char *session_state(const struct tui_live *lv) {
-  return lv->mode.layout == TUI_LAYOUT_INFO                   ? "snapshot (nothing attached)"
-         : !lv->ended                                         ? "tracing"
-         : lv->rc == 0 || lv->rc == ASMSPY_FACT_EXITED        ? "ended"
-         : lv->rc == ASMSPY_RUN_SKIPPED                       ? "skipped"
-                                                              : asmspy_strerror(lv->rc);
+  return lv->mode.layout == TUI_LAYOUT_INFO            ? "snapshot (nothing attached)"
+         : !lv->ended                                  ? "tracing"
+         : lv->rc == 0 || lv->rc == ASMSPY_FACT_EXITED ? "ended"
+         : lv->rc == ASMSPY_RUN_SKIPPED                ? "skipped"
+                                                       : asmspy_strerror(lv->rc);
 }
 
 /* Step 4: the status line: pause state, session state, the table's order,
@@ -873,7 +883,8 @@ static struct tui_next drill(struct tui_app *app) {
   const char *name = NULL;
   int have_pid = 0, have_func = 0, wants_pid = 0, wants_func = 0;
   size_t from = 0;
-  for (const struct asmspy_field *f; (f = tui_field_with(row.fields, ASMSPY_FIELDF_DRILL_PID, &from));) {
+  for (const struct asmspy_field *f;
+       (f = tui_field_with(row.fields, ASMSPY_FIELDF_DRILL_PID, &from));) {
     wants_pid = 1;
     if (!have_pid && tui_row_i64(&row, f->name, &pid) && pid > 0) have_pid = 1;
   }
@@ -889,7 +900,8 @@ static struct tui_next drill(struct tui_app *app) {
   if (have_pid) {
     const struct tui_mode *t = tui_modes_drill_pid(&app->modes, lv->mode.mode);
     if (!t || !t->available) {
-      snprintf(app->msg, sizeof app->msg, "no table mode can start here: %s", t ? t->reason : "none");
+      snprintf(app->msg, sizeof app->msg, "no table mode can start here: %s",
+               t ? t->reason : "none");
       return tui_stay();
     }
     return tui_go_live(t, (pid_t)pid, NULL, NULL);
@@ -897,7 +909,8 @@ static struct tui_next drill(struct tui_app *app) {
   if (have_func) {
     const struct tui_mode *t = tui_modes_drill_func(&app->modes);
     if (!t || !t->available) {
-      snprintf(app->msg, sizeof app->msg, "no function mode can start here: %s", t ? t->reason : "none");
+      snprintf(app->msg, sizeof app->msg, "no function mode can start here: %s",
+               t ? t->reason : "none");
       return tui_stay();
     }
     char spec[32], nm[256];
@@ -906,9 +919,9 @@ static struct tui_next drill(struct tui_app *app) {
     return tui_go_live(t, lv->pid, spec, nm);
   }
   snprintf(app->msg, sizeof app->msg, "%s",
-           wants_func   ? "select a row inside a sized function first"
-           : wants_pid  ? "select a row with a process first"
-                        : "this row opens nothing");
+           wants_func  ? "select a row inside a sized function first"
+           : wants_pid ? "select a row with a process first"
+                       : "this row opens nothing");
   return tui_stay();
 }
 

@@ -64,13 +64,13 @@ void tui_modes_draw(struct tui_app *app) {
     cmd[k++] = pi->argv[i] ? pi->argv[i] : ' ', cmd[k] = '\0';
   snprintf(line, sizeof line, "  %.900s", cmd[0] ? cmd : pi->exe);
   tui_put_cut(1, 0, COLS, line, TUI_A_DIM, 0);
-  snprintf(line, sizeof line, "  attach %s \xe2\x80\x94 %s", procinfo_verdict_name(pi->attach.verdict),
-           pi->attach.reason);
+  snprintf(line, sizeof line, "  attach %s \xe2\x80\x94 %s",
+           procinfo_verdict_name(pi->attach.verdict), pi->attach.reason);
   tui_put_cut(2, 0, COLS, line,
-          pi->attach.verdict == PROCINFO_ATTACH_NO     ? TUI_A_BAD
-          : pi->attach.verdict == PROCINFO_ATTACH_MAYBE ? TUI_A_WARN
-                                                        : TUI_A_GOOD,
-          0);
+              pi->attach.verdict == PROCINFO_ATTACH_NO      ? TUI_A_BAD
+              : pi->attach.verdict == PROCINFO_ATTACH_MAYBE ? TUI_A_WARN
+                                                            : TUI_A_GOOD,
+              0);
   int y = MODES_TOP;
   char full[700] = ""; /* the selected row's state when the row cuts it */
   enum tui_attr full_a = TUI_A_NORMAL;
@@ -89,8 +89,11 @@ void tui_modes_draw(struct tui_app *app) {
       snprintf(state, sizeof state, "ready (+%s)", app->modules);
     else
       snprintf(state, sizeof state, "ready%s",
-               m->pick_symbol ? " (pick a function)" : m->pick_data ? " (pick an address)" : "");
-    snprintf(line, sizeof line, " %c  %-28.28s %-9.9s %-11.11s ", m->key, m->title, m->mode, m->backend);
+               m->pick_symbol ? " (pick a function)"
+               : m->pick_data ? " (pick an address)"
+                              : "");
+    snprintf(line, sizeof line, " %c  %-28.28s %-9.9s %-11.11s ", m->key, m->title, m->mode,
+             m->backend);
     int sel = i == app->mode_sel;
     int used = tui_put(y, 0, COLS, line, sel ? TUI_A_SELECT : TUI_A_NORMAL, 0);
     enum tui_attr sa = !m->available ? TUI_A_BAD : m->maybe ? TUI_A_WARN : TUI_A_GOOD;
@@ -106,22 +109,28 @@ void tui_modes_draw(struct tui_app *app) {
     tui_wrap(LINES - 1 - n, 1, COLS - 2, n, below, app->msg[0] ? TUI_A_WARN : full_a);
   }
   tui_keybar(LINES - 1, NULL,
-             "1-9 a-z Enter start a mode  m modules (call modes)  \xe2\x86\x91\xe2\x86\x93  b q ESC process list");
+             "1-9 a-z Enter start a mode  m modules (call modes)  \xe2\x86\x91\xe2\x86\x93  b q "
+             "ESC process list");
 }
 
 struct tui_next tui_modes_key(struct tui_app *app, int ch) {
   switch (ch) {
-  case KEY_UP: if (app->mode_sel) app->mode_sel--; app->msg[0] = '\0'; return tui_stay();
-  case KEY_DOWN: if (app->mode_sel + 1 < app->modes.n) app->mode_sel++; app->msg[0] = '\0'; return tui_stay();
+  case KEY_UP:
+    if (app->mode_sel) app->mode_sel--;
+    app->msg[0] = '\0';
+    return tui_stay();
+  case KEY_DOWN:
+    if (app->mode_sel + 1 < app->modes.n) app->mode_sel++;
+    app->msg[0] = '\0';
+    return tui_stay();
   case '\n':
   case '\r':
   case KEY_ENTER:
-    return app->mode_sel < app->modes.n ? start_mode(app, &app->modes.v[app->mode_sel]) : tui_stay();
+    return app->mode_sel < app->modes.n ? start_mode(app, &app->modes.v[app->mode_sel])
+                                        : tui_stay();
   case 'q':
   case 'b':
-  case 27:
-    app->msg[0] = '\0';
-    return tui_go_procs(0);
+  case 27: app->msg[0] = '\0'; return tui_go_procs(0);
   case 3: return tui_go(TUI_SCR_QUIT);
   case TUI_MODULES_KEY:
     for (size_t i = 0; i < app->modes.n; i++)

@@ -78,9 +78,9 @@ void tui_procs_enter(struct tui_app *app, int do_rescan) {
 static void sort_column(const struct tui_proclist *l, const struct tui_proc *p, char *buf,
                         size_t cap) {
   if (l->sort == TUI_PSORT_ACTIVE) {
-    double pct = l->window_ms ? 100.0 * (double)p->cpu_delta / (double)l->hz * 1000.0 /
-                                    (double)l->window_ms
-                              : 0.0;
+    double pct = l->window_ms
+                     ? 100.0 * (double)p->cpu_delta / (double)l->hz * 1000.0 / (double)l->window_ms
+                     : 0.0;
     snprintf(buf, cap, "%6.1f ", pct);
   } else if (l->sort == TUI_PSORT_SCAN) {
     if (p->str >= 0)
@@ -151,10 +151,12 @@ void tui_procs_draw(struct tui_app *app) {
   snprintf(line, sizeof line, " filter: %s_", p->filter);
   tui_put(1, 0, COLS, line, TUI_A_BOLD, 0);
   char scol[16] = "";
-  if (l->sort != TUI_PSORT_PID) snprintf(scol, sizeof scol, "%6s ", l->sort == TUI_PSORT_ACTIVE ? "CPU%" : "STR");
+  if (l->sort != TUI_PSORT_PID)
+    snprintf(scol, sizeof scol, "%6s ", l->sort == TUI_PSORT_ACTIVE ? "CPU%" : "STR");
   /* the tree's connectors need room; on a narrow terminal less, so the command shows */
   int namew = !l->tree ? 16 : COLS >= 100 ? 34 : 26;
-  snprintf(line, sizeof line, "  %7s %-9s %s%-*s %s", "PID", "USER", scol, namew, "NAME", "COMMAND");
+  snprintf(line, sizeof line, "  %7s %-9s %s%-*s %s", "PID", "USER", scol, namew, "NAME",
+           "COMMAND");
   tui_put(2, 0, COLS, line, TUI_A_DIM, 0);
 
   if (p->sel >= l->nrows) p->sel = l->nrows ? l->nrows - 1 : 0;
@@ -175,8 +177,10 @@ void tui_procs_draw(struct tui_app *app) {
     int sel = k == p->sel;
     /* the command line is the last column: cut at a word, in full below when selected */
     tui_put_cut(y, 0, COLS, line, sel ? TUI_A_SELECT : TUI_A_NORMAL, sel);
-    if (pr->a.verdict == PROCINFO_ATTACH_NO) tui_put(y, 0, 1, "!", TUI_A_BAD, 0);
-    else if (pr->a.verdict == PROCINFO_ATTACH_MAYBE) tui_put(y, 0, 1, "?", TUI_A_WARN, 0);
+    if (pr->a.verdict == PROCINFO_ATTACH_NO)
+      tui_put(y, 0, 1, "!", TUI_A_BAD, 0);
+    else if (pr->a.verdict == PROCINFO_ATTACH_MAYBE)
+      tui_put(y, 0, 1, "?", TUI_A_WARN, 0);
   }
   if (!l->nrows) tui_put(LIST_TOP, 2, COLS - 2, "(no process matches the filter)", TUI_A_DIM, 0);
 
@@ -188,10 +192,12 @@ void tui_procs_draw(struct tui_app *app) {
    * leaves it; q quits once the filter is empty */
   if (p->filter[0])
     tui_keybar(LINES - 1, NULL,
-               "Enter select  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  type to filter  F2 tree  F3 rescan  ESC clear filter");
+               "Enter select  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  type to filter  F2 tree  F3 "
+               "rescan  ESC clear filter");
   else
     tui_keybar(LINES - 1, NULL,
-               "Enter select  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  type to filter  Tab sort  F2 tree  F3 rescan  q quit");
+               "Enter select  \xe2\x86\x91\xe2\x86\x93 PgUp/PgDn  type to filter  Tab sort  F2 "
+               "tree  F3 rescan  q quit");
 }
 
 struct tui_next tui_procs_key(struct tui_app *app, int ch) {
@@ -200,21 +206,26 @@ struct tui_next tui_procs_key(struct tui_app *app, int ch) {
   int rows = list_rows(app);
   app->msg[0] = '\0';
   switch (ch) {
-  case KEY_UP: if (p->sel) p->sel--; return tui_stay();
-  case KEY_DOWN: if (p->sel + 1 < l->nrows) p->sel++; return tui_stay();
+  case KEY_UP:
+    if (p->sel) p->sel--;
+    return tui_stay();
+  case KEY_DOWN:
+    if (p->sel + 1 < l->nrows) p->sel++;
+    return tui_stay();
   case KEY_PPAGE: p->sel = p->sel > (size_t)rows ? p->sel - (size_t)rows : 0; return tui_stay();
   case KEY_NPAGE:
-    p->sel = p->sel + (size_t)rows < l->nrows ? p->sel + (size_t)rows : (l->nrows ? l->nrows - 1 : 0);
+    p->sel =
+        p->sel + (size_t)rows < l->nrows ? p->sel + (size_t)rows : (l->nrows ? l->nrows - 1 : 0);
     return tui_stay();
   case KEY_HOME: p->sel = 0; return tui_stay();
   case KEY_END: p->sel = l->nrows ? l->nrows - 1 : 0; return tui_stay();
   case '\n':
   case '\r':
-  case KEY_ENTER:
-    return p->sel < l->nrows ? tui_go_modes(l->v[l->rows[p->sel]].b.pid) : tui_stay();
+  case KEY_ENTER: return p->sel < l->nrows ? tui_go_modes(l->v[l->rows[p->sel]].b.pid) : tui_stay();
   case '\t':
     if (p->filter[0]) {
-      snprintf(app->msg, sizeof app->msg, "Tab changes the sort when the filter is empty (ESC clears it)");
+      snprintf(app->msg, sizeof app->msg,
+               "Tab changes the sort when the filter is empty (ESC clears it)");
       return tui_stay();
     }
     l->sort = (enum tui_psort)((l->sort + 1) % TUI_PSORT_COUNT);

@@ -37,7 +37,9 @@ static void load(struct tui_app *app) {
   tui_bar(LINES - 1, " loading symbols ...", NULL);
   refresh();
   int err = tui_symlist_load(&s->list, app->pid);
-  if (err) snprintf(s->msg, sizeof s->msg, "pid %d: cannot load symbols: %s", (int)app->pid, strerror(err));
+  if (err)
+    snprintf(s->msg, sizeof s->msg, "pid %d: cannot load symbols: %s", (int)app->pid,
+             strerror(err));
   if (s->list.sort == TUI_SSORT_HOT) {
     tui_bar(LINES - 1, " sampling hot edges ...", NULL);
     refresh();
@@ -108,15 +110,18 @@ void tui_syms_draw(struct tui_app *app) {
   struct tui_symlist *l = &s->list;
   erase();
   char left[320], right[64], line[1024];
-  snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s: pick a function   order: %s",
+  snprintf(left, sizeof left,
+           " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s: pick a function   order: %s",
            (int)app->pid, app->comm, app->pending.key, app->pending.title, tui_ssort_name(l->sort));
   snprintf(right, sizeof right, "%zu of %zu ", l->nrows, l->n);
   /* a narrow terminal: the order and the count move to the filter's line */
   int narrow = tui_width(left) + tui_width(right) + 2 > COLS;
   if (narrow) {
-    snprintf(left, sizeof left, " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s: pick a function", (int)app->pid,
+    snprintf(left, sizeof left,
+             " asmspy \xe2\x80\x94 pid %d %s \xe2\x80\x94 %c %s: pick a function", (int)app->pid,
              app->comm, app->pending.key, app->pending.title);
-    snprintf(right, sizeof right, "order: %s   %zu of %zu ", tui_ssort_name(l->sort), l->nrows, l->n);
+    snprintf(right, sizeof right, "order: %s   %zu of %zu ", tui_ssort_name(l->sort), l->nrows,
+             l->n);
   }
   tui_bar(0, left, narrow ? NULL : right);
   snprintf(line, sizeof line, " filter: %s_", s->filter);
@@ -125,8 +130,8 @@ void tui_syms_draw(struct tui_app *app) {
     tui_put(1, COLS - tui_width(right), tui_width(right), right, TUI_A_DIM, 0);
   int hot = l->sort == TUI_SSORT_HOT && l->hot_ranked;
   int namew = name_width(l, fixed_cols(l));
-  snprintf(line, sizeof line, "  %-18s %7s %s%-*s %s", "ADDRESS", "SIZE", hot ? "    HOT " : "", namew, "NAME",
-           "MODULE");
+  snprintf(line, sizeof line, "  %-18s %7s %s%-*s %s", "ADDRESS", "SIZE", hot ? "    HOT " : "",
+           namew, "NAME", "MODULE");
   tui_put(2, 0, COLS, line, TUI_A_DIM, 0);
   int rows = list_rows(s);
   if (s->sel < s->top) s->top = s->sel;
@@ -146,9 +151,10 @@ void tui_syms_draw(struct tui_app *app) {
     int room = COLS - fixed_cols(l) - namew - 1;
     size_t mkeep = tf_cut(y->module, room - 2, &cut);
     snprintf(mod, sizeof mod, "[%.*s%s]", (int)mkeep, y->module, cut ? TF_ELLIPSIS : "");
-    snprintf(line, sizeof line, "  0x%016" PRIx64 " %7" PRIu64 " %s%s%*s %s", y->start, y->size, hc, name,
-             pad > 0 ? pad : 0, "", mod);
-    tui_put_cut(LIST_TOP + r, 0, COLS, line, k == s->sel ? TUI_A_SELECT : TUI_A_NORMAL, k == s->sel);
+    snprintf(line, sizeof line, "  0x%016" PRIx64 " %7" PRIu64 " %s%s%*s %s", y->start, y->size, hc,
+             name, pad > 0 ? pad : 0, "", mod);
+    tui_put_cut(LIST_TOP + r, 0, COLS, line, k == s->sel ? TUI_A_SELECT : TUI_A_NORMAL,
+                k == s->sel);
   }
   if (!l->nrows) tui_put(LIST_TOP, 2, COLS - 2, "(no function matches the filter)", TUI_A_DIM, 0);
   char text[1024];
@@ -156,8 +162,10 @@ void tui_syms_draw(struct tui_app *app) {
   int st = tui_wrap_rows(text, COLS, STATUS_MAX_ROWS);
   if (st > 0) tui_wrap(LINES - 1 - st, 0, COLS, st, text, a);
   tui_keybar(LINES - 1, NULL,
-             s->filter[0] ? "Enter trace it  type to filter  Tab order (address/hot edges/name)  F3 reload  ESC clear filter"
-                          : "Enter trace it  type to filter  Tab order (address/hot edges/name)  F3 reload  ESC back");
+             s->filter[0] ? "Enter trace it  type to filter  Tab order (address/hot edges/name)  "
+                            "F3 reload  ESC clear filter"
+                          : "Enter trace it  type to filter  Tab order (address/hot edges/name)  "
+                            "F3 reload  ESC back");
 }
 
 struct tui_next tui_syms_key(struct tui_app *app, int ch) {
@@ -165,11 +173,16 @@ struct tui_next tui_syms_key(struct tui_app *app, int ch) {
   struct tui_symlist *l = &s->list;
   int rows = list_rows(s);
   switch (ch) {
-  case KEY_UP: if (s->sel) s->sel--; return tui_stay();
-  case KEY_DOWN: if (s->sel + 1 < l->nrows) s->sel++; return tui_stay();
+  case KEY_UP:
+    if (s->sel) s->sel--;
+    return tui_stay();
+  case KEY_DOWN:
+    if (s->sel + 1 < l->nrows) s->sel++;
+    return tui_stay();
   case KEY_PPAGE: s->sel = s->sel > (size_t)rows ? s->sel - (size_t)rows : 0; return tui_stay();
   case KEY_NPAGE:
-    s->sel = s->sel + (size_t)rows < l->nrows ? s->sel + (size_t)rows : (l->nrows ? l->nrows - 1 : 0);
+    s->sel =
+        s->sel + (size_t)rows < l->nrows ? s->sel + (size_t)rows : (l->nrows ? l->nrows - 1 : 0);
     return tui_stay();
   case KEY_HOME: s->sel = 0; return tui_stay();
   case KEY_END: s->sel = l->nrows ? l->nrows - 1 : 0; return tui_stay();

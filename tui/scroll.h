@@ -30,8 +30,8 @@ enum tui_skey {
 
 struct tui_scroll {
   int paused;
-  int select; /* 1: a highlighted cursor moves; 0: the window scrolls */
-  int tail;   /* 1: live follows the newest line (a feed); 0: the first (a frame) */
+  int select;    /* 1: a highlighted cursor moves; 0: the window scrolls */
+  int tail;      /* 1: live follows the newest line (a feed); 0: the first (a frame) */
   size_t cursor; /* select: the highlighted line; scroll: the anchor line */
   size_t top;    /* first visible line */
 };

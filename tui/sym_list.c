@@ -114,8 +114,8 @@ void tui_symlist_rank_hot(struct tui_symlist *l, struct asmspy_engine *e) {
              asmspy_strerror(rc));
   else
     snprintf(l->note, sizeof l->note,
-             "hot edges: %zu functions entered in %" PRIu64 " branch samples over %d ms (%s)",
-             nf, ctx.edges.total, HOT_WINDOW_MS, rung->name);
+             "hot edges: %zu functions entered in %" PRIu64 " branch samples over %d ms (%s)", nf,
+             ctx.edges.total, HOT_WINDOW_MS, rung->name);
   l->hot_ranked = rc >= 0 && nf > 0;
   free(f);
   hr_free(&ctx.edges);
@@ -125,7 +125,8 @@ void tui_symlist_rank_hot(struct tui_symlist *l, struct asmspy_engine *e) {
 static int cmp_syms(const void *x, const void *y, void *ctx) {
   const struct tui_symlist *l = ctx;
   const struct tui_sym *a = &l->v[*(const size_t *)x], *b = &l->v[*(const size_t *)y];
-  if (l->sort == TUI_SSORT_HOT && l->hot_ranked && a->hot != b->hot) return a->hot > b->hot ? -1 : 1;
+  if (l->sort == TUI_SSORT_HOT && l->hot_ranked && a->hot != b->hot)
+    return a->hot > b->hot ? -1 : 1;
   if (l->sort == TUI_SSORT_NAME) {
     int c = strcmp(a->name, b->name);
     if (c) return c;

@@ -30,8 +30,8 @@ struct tui_symlist {
   struct tui_sym *v;
   size_t n;
   enum tui_ssort sort;
-  int hot_ranked;    /* the HOT order is a real ranking (else address order) */
-  char note[512];    /* why HOT fell back, or how it was ranked */
+  int hot_ranked; /* the HOT order is a real ranking (else address order) */
+  char note[512]; /* why HOT fell back, or how it was ranked */
   size_t *rows;
   size_t nrows;
 };

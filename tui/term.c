@@ -125,10 +125,10 @@ int tui_term_open(void) {
   if (has_colors()) {
     start_color();
     use_default_colors();
-    init_pair(1, COLOR_BLACK, COLOR_CYAN);   /* bars */
-    init_pair(2, COLOR_RED, -1);             /* `!` and reasons */
-    init_pair(3, COLOR_GREEN, -1);           /* ok */
-    init_pair(4, COLOR_YELLOW, -1);          /* paused / maybe */
+    init_pair(1, COLOR_BLACK, COLOR_CYAN); /* bars */
+    init_pair(2, COLOR_RED, -1);           /* `!` and reasons */
+    init_pair(3, COLOR_GREEN, -1);         /* ok */
+    init_pair(4, COLOR_YELLOW, -1);        /* paused / maybe */
   }
   install_signals();
   capture_stderr();

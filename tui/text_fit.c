@@ -174,7 +174,7 @@ void tf_keep_tail(const char *s, size_t tail, int width, char *out, size_t cap) 
   }
   int tw = tf_width(s + tail);
   int room = width - tw - 1; /* the head's columns before the '…' */
-  if (room < 1) { /* the tail alone: its start matters most */
+  if (room < 1) {            /* the tail alone: its start matters most */
     int cut;
     size_t keep = tf_cut(s + tail, width - 1, &cut);
     put_bytes(out, cap, &k, TF_ELLIPSIS, strlen(TF_ELLIPSIS));
@@ -238,7 +238,7 @@ struct group {
   size_t short_len;    /* its short form: a movement group's first key, another's
                           text before a trailing " (...)"; len when it has none */
   enum group_kind kind;
-  int state;           /* 0 whole, 1 short, 2 dropped */
+  int state; /* 0 whole, 1 short, 2 dropped */
 };
 
 static int key_is(const struct group *g, const char *k) {

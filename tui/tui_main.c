@@ -79,7 +79,8 @@ struct tui_next tui_go_pick(enum tui_screen screen, const struct tui_mode *m) {
   return n;
 }
 
-struct tui_next tui_go_live(const struct tui_mode *m, pid_t pid, const char *symbol, const char *name) {
+struct tui_next tui_go_live(const struct tui_mode *m, pid_t pid, const char *symbol,
+                            const char *name) {
   struct tui_next n = tui_go_pick(TUI_SCR_LIVE, m);
   n.pid = pid;
   n.has_symbol = symbol != NULL;
@@ -88,8 +89,8 @@ struct tui_next tui_go_live(const struct tui_mode *m, pid_t pid, const char *sym
   return n;
 }
 
-struct tui_next tui_go_live_args(const struct tui_mode *m, pid_t pid, int argc, const char *const *argv,
-                                 const char *name) {
+struct tui_next tui_go_live_args(const struct tui_mode *m, pid_t pid, int argc,
+                                 const char *const *argv, const char *name) {
   struct tui_next n = tui_go_live(m, pid, NULL, name);
   for (int i = 0; i < argc && n.nargs < 3; i++)
     snprintf(n.args[n.nargs++], sizeof n.args[0], "%s", argv[i]);
@@ -107,7 +108,7 @@ static int enter(struct tui_app *app, const struct tui_next *to) {
   case TUI_SCR_WATCH: tui_watch_enter(app, &to->mode); return 0;
   case TUI_SCR_MODULES: tui_mods_enter(app); return 0;
   case TUI_SCR_LIVE: tui_live_enter(app, to); return 0; /* a failed start shows why in the view */
-  default: return 0; /* QUIT: the loop ends */
+  default: return 0;                                    /* QUIT: the loop ends */
   }
 }
 

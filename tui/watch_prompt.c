@@ -22,8 +22,9 @@ void tui_watch_enter(struct tui_app *app, const struct tui_mode *m) {
     int err = tui_datalist_load(&w->list, app->pid);
     w->input[0] = '\0';
     snprintf(w->msg, sizeof w->msg, "%s", err ? strerror(err) : "");
-    if (err) snprintf(w->msg, sizeof w->msg, "pid %d: cannot read its data symbols: %s",
-                      (int)app->pid, strerror(err));
+    if (err)
+      snprintf(w->msg, sizeof w->msg, "pid %d: cannot read its data symbols: %s", (int)app->pid,
+               strerror(err));
   } else {
     w->msg[0] = '\0';
   }
@@ -113,7 +114,8 @@ void tui_watch_draw(struct tui_app *app) {
   if (w->step == TUI_WSTEP_ADDR) {
     snprintf(line, sizeof line, " address: %s_", w->input);
     tui_put(1, 0, COLS, line, TUI_A_BOLD, 0);
-    tui_put(2, 0, COLS, "  a data symbol, sym+off or 0xADDR; the target's data symbols:", TUI_A_DIM, 0);
+    tui_put(2, 0, COLS, "  a data symbol, sym+off or 0xADDR; the target's data symbols:", TUI_A_DIM,
+            0);
     snprintf(line, sizeof line, "  %-18s %7s %-32s %s", "ADDRESS", "SIZE", "NAME", "MODULE");
     tui_put(3, 0, COLS, line, TUI_A_DIM, 0);
     int rows = LINES - LIST_TOP - 2;
@@ -151,10 +153,11 @@ void tui_watch_draw(struct tui_app *app) {
     }
   }
   if (w->msg[0]) tui_put(LINES - 2, 0, COLS, w->msg, TUI_A_WARN, 0);
-  const char *keys = w->step == TUI_WSTEP_ADDR
-                         ? " type to filter  Tab complete  \xe2\x86\x91\xe2\x86\x93 pick  Enter next  ESC back"
-                     : w->step == TUI_WSTEP_LEN ? " 1 2 4 8 or Enter: the width  ESC back"
-                                                : " w or Enter: writes  r: reads too  ESC back";
+  const char *keys =
+      w->step == TUI_WSTEP_ADDR
+          ? " type to filter  Tab complete  \xe2\x86\x91\xe2\x86\x93 pick  Enter next  ESC back"
+      : w->step == TUI_WSTEP_LEN ? " 1 2 4 8 or Enter: the width  ESC back"
+                                 : " w or Enter: writes  r: reads too  ESC back";
   tui_bar(LINES - 1, keys, NULL);
 }
 
@@ -191,12 +194,16 @@ struct tui_next tui_watch_key(struct tui_app *app, int ch) {
   }
   int rows = LINES - LIST_TOP - 2;
   switch (ch) {
-  case KEY_UP: if (w->sel) w->sel--; return tui_stay();
-  case KEY_DOWN: if (w->sel + 1 < w->list.nrows) w->sel++; return tui_stay();
+  case KEY_UP:
+    if (w->sel) w->sel--;
+    return tui_stay();
+  case KEY_DOWN:
+    if (w->sel + 1 < w->list.nrows) w->sel++;
+    return tui_stay();
   case KEY_PPAGE: w->sel = w->sel > (size_t)rows ? w->sel - (size_t)rows : 0; return tui_stay();
   case KEY_NPAGE:
     w->sel = w->sel + (size_t)rows < w->list.nrows ? w->sel + (size_t)rows
-                                                    : (w->list.nrows ? w->list.nrows - 1 : 0);
+                                                   : (w->list.nrows ? w->list.nrows - 1 : 0);
     return tui_stay();
   case '\t': {
     char out[sizeof w->input];

@@ -81,14 +81,14 @@ static void load_lib(void) {
     }
   }
   if (!h) return;
-#define SYM(field, type, name)                                                            \
-  do {                                                                                    \
-    g.field = (type)dlsym(h, name);                                                       \
-    if (!g.field) {                                                                       \
-      snprintf(g.error, sizeof g.error, "%s: no symbol %s", g.loaded_from, name);        \
-      g.begin = NULL;                                                                     \
-      return;                                                                             \
-    }                                                                                     \
+#define SYM(field, type, name)                                                                     \
+  do {                                                                                             \
+    g.field = (type)dlsym(h, name);                                                                \
+    if (!g.field) {                                                                                \
+      snprintf(g.error, sizeof g.error, "%s: no symbol %s", g.loaded_from, name);                  \
+      g.begin = NULL;                                                                              \
+      return;                                                                                      \
+    }                                                                                              \
   } while (0)
   SYM(end, end_fn, "asmspy_scope_end");
   SYM(free, free_fn, "asmspy_scope_free");

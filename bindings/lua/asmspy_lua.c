@@ -159,11 +159,8 @@ static void code_range(lua_State *L, int idx, const void **addr, size_t *len) {
   *len = 0;
   switch (lua_type(L, idx)) {
   case LUA_TNONE:
-  case LUA_TNIL:
-    return;
-  case LUA_TNUMBER:
-    *addr = (const void *)(uintptr_t)luaL_checkinteger(L, idx);
-    return;
+  case LUA_TNIL: return;
+  case LUA_TNUMBER: *addr = (const void *)(uintptr_t)luaL_checkinteger(L, idx); return;
   case LUA_TTABLE:
     lua_geti(L, idx, 1);
     lua_geti(L, idx, 2);
@@ -181,8 +178,7 @@ static void code_range(lua_State *L, int idx, const void **addr, size_t *len) {
     *addr = n->addr;
     return;
   }
-  default:
-    luaL_argerror(L, idx, "code must be nil, an address, a native object or { addr, len }");
+  default: luaL_argerror(L, idx, "code must be nil, an address, a native object or { addr, len }");
   }
 }
 

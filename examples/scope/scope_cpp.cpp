@@ -15,10 +15,11 @@ __attribute__((noinline)) static long square_sum(long n) {
 int main() {
   long r;
   {
-    asmspy::ScopedTrace t(reinterpret_cast<const void *>(&square_sum));  // region: its extent
+    asmspy::ScopedTrace t(reinterpret_cast<const void *>(&square_sum)); // region: its extent
     r = square_sum(4);
-    t.end();  // ends the scope and prints the assembly that ran (the destructor would too)
-    std::printf("tier %s, %llu instructions\n", t.tier(), static_cast<unsigned long long>(t.insn_count()));
+    t.end(); // ends the scope and prints the assembly that ran (the destructor would too)
+    std::printf("tier %s, %llu instructions\n", t.tier(),
+                static_cast<unsigned long long>(t.insn_count()));
     if (!std::strcmp(t.tier(), "NONE")) std::printf("not captured: %s\n", t.reason());
   }
   std::printf("square_sum(4) = %ld\n", r);

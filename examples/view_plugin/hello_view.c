@@ -144,26 +144,34 @@ static int hello_consume(void *state, const struct asmspy_event *ev) {
     set_add(&st->functions, sym.start, sym.name);
   else
     st->unknown++;
-  return st->want > 0 && (int64_t)st->insns >= st->want ? ASMSPY_CONSUME_DONE
-                                                         : ASMSPY_CONSUME_MORE;
+  return st->want > 0 && (int64_t)st->insns >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
 }
 
 /* The record this view writes: its members, in the order the JSON has them. */
 static const struct asmspy_field hello_fields[] = {
     {.name = "insns", .type = ASMSPY_FIELD_INT, .min = 0, .meaning = "instructions seen"},
-    {.name = "functions", .type = ASMSPY_FIELD_INT, .min = 0,
+    {.name = "functions",
+     .type = ASMSPY_FIELD_INT,
+     .min = 0,
      .meaning = "distinct named functions they ran in"},
-    {.name = "unknown", .type = ASMSPY_FIELD_INT, .min = 0,
+    {.name = "unknown",
+     .type = ASMSPY_FIELD_INT,
+     .min = 0,
      .meaning = "instructions no symbol covers"},
     {.name = NULL},
 };
 /* One function's row. The flags after the type are roles (ABI 1.12): what
  * the field means to an interactive front end. */
 static const struct asmspy_field hello_function_fields[] = {
-    {.name = "addr", .type = ASMSPY_FIELD_HEX, .flags = ASMSPY_FIELDF_DRILL_FUNC,
+    {.name = "addr",
+     .type = ASMSPY_FIELD_HEX,
+     .flags = ASMSPY_FIELDF_DRILL_FUNC,
      .meaning = "the function's entry"},
     {.name = "name", .type = ASMSPY_FIELD_STR, .meaning = "its name"},
-    {.name = "insns", .type = ASMSPY_FIELD_INT, .flags = ASMSPY_FIELDF_SORT_KEY, .min = 1,
+    {.name = "insns",
+     .type = ASMSPY_FIELD_INT,
+     .flags = ASMSPY_FIELDF_SORT_KEY,
+     .min = 1,
      .meaning = "instructions seen in it"},
     {.name = NULL},
 };

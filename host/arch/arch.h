@@ -30,17 +30,17 @@ struct arch_regs {
   uint64_t w[40];
 };
 
-extern const char arch_name[];                /* "x86_64", "aarch64" */
+extern const char arch_name[]; /* "x86_64", "aarch64" */
 /* The register identities, flag bits and calling convention plugins see
  * as host->arch (ABI 1.12): every register id a view names comes from
  * here (regs_x86_64.h, regs_aarch64.h hold the ids themselves). */
 extern const struct asmspy_arch arch_info;
-extern const uint8_t arch_break_insn[];       /* the trap asmspy plants */
+extern const uint8_t arch_break_insn[]; /* the trap asmspy plants */
 extern const size_t arch_break_len;
-extern const uint8_t arch_syscall_insn[];     /* the system call instruction */
+extern const uint8_t arch_syscall_insn[]; /* the system call instruction */
 extern const size_t arch_syscall_len;
-extern const size_t arch_insn_align;          /* where instructions start */
-extern const int arch_break_si_code;          /* the si_code of a planted trap */
+extern const size_t arch_insn_align; /* where instructions start */
+extern const int arch_break_si_code; /* the si_code of a planted trap */
 
 extern const size_t arch_gregs_size; /* bytes of the NT_PRSTATUS regset */
 uint64_t arch_ip(const struct arch_regs *r);

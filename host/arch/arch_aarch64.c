@@ -104,19 +104,49 @@ void arch_syscall_regs(const struct arch_regs *r, int *entry_hint, int64_t *nr, 
 /* ------------------------- host->arch (1.12) ---------------------------- */
 
 static const char *const reg_names[A64G_NREGS] = {
-    "x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6",  "x7",  "x8",  "x9",  "x10", "x11",
-    "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22", "x23",
+    "x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6",  "x7",  "x8",   "x9",  "x10", "x11",
+    "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20",  "x21", "x22", "x23",
     "x24", "x25", "x26", "x27", "x28", "x29", "x30", "sp",  "nzcv", "pc"};
 
 static const char *const reg_meanings[A64G_NREGS] = {
-    "x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6",  "x7",  "x8",  "x9",  "x10", "x11",
-    "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22", "x23",
-    "x24", "x25", "x26", "x27", "x28", "x29 (frame pointer)", "x30 (link register)",
-    "sp", "nzcv (PSTATE: the condition flags in bits 31-28)", "pc (the step's address)"};
+    "x0",
+    "x1",
+    "x2",
+    "x3",
+    "x4",
+    "x5",
+    "x6",
+    "x7",
+    "x8",
+    "x9",
+    "x10",
+    "x11",
+    "x12",
+    "x13",
+    "x14",
+    "x15",
+    "x16",
+    "x17",
+    "x18",
+    "x19",
+    "x20",
+    "x21",
+    "x22",
+    "x23",
+    "x24",
+    "x25",
+    "x26",
+    "x27",
+    "x28",
+    "x29 (frame pointer)",
+    "x30 (link register)",
+    "sp",
+    "nzcv (PSTATE: the condition flags in bits 31-28)",
+    "pc (the step's address)"};
 
 /* gdb's `info registers` order: x0-x30, sp, pc, cpsr */
 static const uint8_t reg_order[A64G_NREGS] = {
-    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
+    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14,      15,      16,
     17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, A64G_SP, A64G_PC, A64G_NZCV};
 
 const struct asmspy_arch arch_info = {
@@ -139,7 +169,7 @@ const struct asmspy_arch arch_info = {
     /* caller-saved (x0-x18: x16/x17 the linker's, x18 the platform's, not
      * reserved on Linux), the link register, the flags; sp is callee-kept */
     .nclobber = 21,
-    .clobber = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+    .clobber = {0,  1,  2,  3,  4,  5,  6,  7,  8,       9,        10,
                 11, 12, 13, 14, 15, 16, 17, 18, A64G_LR, A64G_NZCV},
     .reg_names = reg_names,
     .reg_meanings = reg_meanings,

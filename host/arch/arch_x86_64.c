@@ -116,23 +116,45 @@ void arch_syscall_regs(const struct arch_regs *r, int *entry_hint, int64_t *nr, 
 /* ------------------------- host->arch (1.12) ---------------------------- */
 
 static const char *const reg_names[X86G_NREGS] = {
-    "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi",
-    "rdi", "orig_rax", "rip", "cs", "rflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs",
-    "gs"};
+    "r15",    "r14", "r13", "r12",     "rbp",     "rbx", "r11",      "r10", "r9",
+    "r8",     "rax", "rcx", "rdx",     "rsi",     "rdi", "orig_rax", "rip", "cs",
+    "rflags", "rsp", "ss",  "fs_base", "gs_base", "ds",  "es",       "fs",  "gs"};
 
 static const char *const reg_meanings[X86G_NREGS] = {
-    "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi",
-    "rdi", "orig_rax (the syscall number of an interrupted syscall, else -1)",
-    "rip (the step's address)", "cs selector", "rflags", "rsp", "ss selector",
-    "fs base (thread pointer)", "gs base", "ds selector", "es selector", "fs selector",
+    "r15",
+    "r14",
+    "r13",
+    "r12",
+    "rbp",
+    "rbx",
+    "r11",
+    "r10",
+    "r9",
+    "r8",
+    "rax",
+    "rcx",
+    "rdx",
+    "rsi",
+    "rdi",
+    "orig_rax (the syscall number of an interrupted syscall, else -1)",
+    "rip (the step's address)",
+    "cs selector",
+    "rflags",
+    "rsp",
+    "ss selector",
+    "fs base (thread pointer)",
+    "gs base",
+    "ds selector",
+    "es selector",
+    "fs selector",
     "gs selector"};
 
 /* gdb's `info registers` order */
 static const uint8_t reg_order[X86G_NREGS] = {
-    X86G_RAX, X86G_RBX, X86G_RCX, X86G_RDX, X86G_RSI, X86G_RDI, X86G_RBP, X86G_RSP, X86G_R8,
-    X86G_R9, X86G_R10, X86G_R11, X86G_R12, X86G_R13, X86G_R14, X86G_R15, X86G_RIP, X86G_EFLAGS,
-    X86G_CS, X86G_SS, X86G_DS, X86G_ES, X86G_FS, X86G_GS, X86G_FS_BASE, X86G_GS_BASE,
-    X86G_ORIG_RAX};
+    X86G_RAX, X86G_RBX, X86G_RCX, X86G_RDX,     X86G_RSI,     X86G_RDI,     X86G_RBP,
+    X86G_RSP, X86G_R8,  X86G_R9,  X86G_R10,     X86G_R11,     X86G_R12,     X86G_R13,
+    X86G_R14, X86G_R15, X86G_RIP, X86G_EFLAGS,  X86G_CS,      X86G_SS,      X86G_DS,
+    X86G_ES,  X86G_FS,  X86G_GS,  X86G_FS_BASE, X86G_GS_BASE, X86G_ORIG_RAX};
 
 const struct asmspy_arch arch_info = {
     .abi_version = ASMSPY_ABI_VERSION,

@@ -108,18 +108,28 @@ static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)
 /* bytes of one vector arrangement / element */
 static uint32_t vas_bytes(arm64_vas vas) {
   switch (vas) {
-  case ARM64_VAS_16B: case ARM64_VAS_8H: case ARM64_VAS_4S: case ARM64_VAS_2D: case ARM64_VAS_1Q:
-    return 16;
-  case ARM64_VAS_8B: case ARM64_VAS_4H: case ARM64_VAS_2S: case ARM64_VAS_1D: return 8;
+  case ARM64_VAS_16B:
+  case ARM64_VAS_8H:
+  case ARM64_VAS_4S:
+  case ARM64_VAS_2D:
+  case ARM64_VAS_1Q: return 16;
+  case ARM64_VAS_8B:
+  case ARM64_VAS_4H:
+  case ARM64_VAS_2S:
+  case ARM64_VAS_1D: return 8;
   default: return 16;
   }
 }
 static uint32_t vas_elem(arm64_vas vas) {
   switch (vas) {
-  case ARM64_VAS_16B: case ARM64_VAS_8B: return 1;
-  case ARM64_VAS_8H: case ARM64_VAS_4H: return 2;
-  case ARM64_VAS_4S: case ARM64_VAS_2S: return 4;
-  case ARM64_VAS_2D: case ARM64_VAS_1D: return 8;
+  case ARM64_VAS_16B:
+  case ARM64_VAS_8B: return 1;
+  case ARM64_VAS_8H:
+  case ARM64_VAS_4H: return 2;
+  case ARM64_VAS_4S:
+  case ARM64_VAS_2S: return 4;
+  case ARM64_VAS_2D:
+  case ARM64_VAS_1D: return 8;
   default: return 16;
   }
 }
@@ -158,8 +168,8 @@ static uint64_t index_value(const struct asmspy_regs *regs, const cs_arm64_op *o
 static void fill_mem(const cs_insn *in, const cs_arm64 *a, const struct asmspy_regs *regs,
                      struct asmspy_operands *o, int load) {
   const char *m = in->mnemonic;
-  int exclusive_store = !load && (starts(m, "stxr") || starts(m, "stlxr") || starts(m, "stxp") ||
-                                  starts(m, "stlxp"));
+  int exclusive_store =
+      !load && (starts(m, "stxr") || starts(m, "stlxr") || starts(m, "stxp") || starts(m, "stlxp"));
   int structure = (m[0] == 'l' || m[0] == 's') && m[1] == (load ? 'd' : 't') && m[2] >= '1' &&
                   m[2] <= '4'; /* ld1-ld4 / st1-st4 */
   int replicate = structure && m[3] == 'r';
@@ -202,7 +212,9 @@ static void fill_mem(const cs_insn *in, const cs_arm64 *a, const struct asmspy_r
   uint32_t size = rsize;
   char last = n ? m[n - 1] : 0;
   if (structure)
-    size = lane ? lane * nregs : replicate ? (velem ? velem : 16) * nregs : (vbytes ? vbytes : 16) * nregs;
+    size = lane        ? lane * nregs
+           : replicate ? (velem ? velem : 16) * nregs
+                       : (vbytes ? vbytes : 16) * nregs;
   else if (last == 'b' && !starts(m, "prf"))
     size = 1;
   else if (last == 'h')
@@ -259,8 +271,10 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
     for (int i = 0; i < a->op_count; i++) {
       const cs_arm64_op *op = &a->operands[i];
       if (op->type == ARM64_OP_REG) {
-        if (in->id == ARM64_INS_MRS) add_write(o, op->reg);
-        else add_read(o, op->reg);
+        if (in->id == ARM64_INS_MRS)
+          add_write(o, op->reg);
+        else
+          add_read(o, op->reg);
       } else if (op->type == ARM64_OP_REG_MRS && op->reg == SYSREG_NZCV) {
         ol_add_reg(o->read, &o->nread, A64G_NZCV);
       } else if (op->type == ARM64_OP_REG_MSR && op->reg == SYSREG_NZCV) {
@@ -287,7 +301,8 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
      * x0, x1, x1 do not depend on x1 */
     if ((in->id == ARM64_INS_EOR || in->id == ARM64_INS_SUB) && a->op_count == 3 &&
         a->operands[1].type == ARM64_OP_REG && a->operands[2].type == ARM64_OP_REG &&
-        a->operands[1].reg == a->operands[2].reg && a->operands[2].shift.type == ARM64_SFT_INVALID) {
+        a->operands[1].reg == a->operands[2].reg &&
+        a->operands[2].shift.type == ARM64_SFT_INVALID) {
       uint16_t v;
       uint32_t sz;
       int g = reg_id(a->operands[1].reg, &v, &sz);
@@ -302,15 +317,17 @@ static void fill(const cs_insn *in, const struct asmspy_regs *regs, struct asmsp
   if (cond_reads_flags(a->cc)) ol_add_reg(o->read, &o->nread, A64G_NZCV);
   if (a->update_flags) ol_add_reg(o->written, &o->nwritten, A64G_NZCV);
   switch (in->id) {
-  case ARM64_INS_ADC: case ARM64_INS_SBC: case ARM64_INS_NGC: case ARM64_INS_NGCS: /* adcs/sbcs: ADC/SBC */
+  case ARM64_INS_ADC:
+  case ARM64_INS_SBC:
+  case ARM64_INS_NGC:
+  case ARM64_INS_NGCS:                         /* adcs/sbcs: ADC/SBC */
     ol_add_reg(o->read, &o->nread, A64G_NZCV); /* the carry */
     break;
   case ARM64_INS_RET:
     if (!a->op_count) ol_add_reg(o->read, &o->nread, A64G_LR);
     break;
-  case ARM64_INS_BL: case ARM64_INS_BLR:
-    ol_add_reg(o->written, &o->nwritten, A64G_LR);
-    break;
+  case ARM64_INS_BL:
+  case ARM64_INS_BLR: ol_add_reg(o->written, &o->nwritten, A64G_LR); break;
   default: break;
   }
 }

@@ -7,7 +7,11 @@
 #define ASMSPY_HOST_ARCH_REGS_AARCH64_H
 
 enum {
-  A64G_X0 = 0, A64G_FP = 29, A64G_LR = 30, A64G_SP = 31, A64G_NGPR = 32,
+  A64G_X0 = 0,
+  A64G_FP = 29,
+  A64G_LR = 30,
+  A64G_SP = 31,
+  A64G_NGPR = 32,
   A64G_NZCV = 32, /* pseudo: asmspy_regs.flags */
   A64G_PC = 33,   /* pseudo: asmspy_regs.ip */
   A64G_NREGS = 34

@@ -43,8 +43,8 @@ struct asmspy_target *target_open(pid_t pid, int *err);
 void target_close(struct asmspy_target *t);
 struct asmspy_symtab *target_symtab(struct asmspy_target *t);
 /* data_symbols.c: --watch addresses (host->resolve_data) */
-int target_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr,
-                        uint64_t *size, char *err, size_t errcap);
+int target_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr, uint64_t *size,
+                        char *err, size_t errcap);
 /* Every data symbol (STT_OBJECT / STT_COMMON, defined, not TLS) of every
  * module mapped into pid, the names target_resolve_data accepts (the TUI's
  * watch prompt completes from them). fn returns non-zero to stop. 0, or
@@ -65,7 +65,7 @@ struct out_opts {
   const char *record_path; /* also write NDJSON lines to this file */
   FILE *text_out;
   FILE *json_out;
-  int argc;                /* the command line, recorded in the header */
+  int argc; /* the command line, recorded in the header */
   char *const *argv;
   /* Embedders (the TUI): when set, every record's text and every note go to
    * record_sink instead of text_out / stderr, with the record's type and JSON

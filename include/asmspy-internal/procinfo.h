@@ -33,27 +33,27 @@ enum procinfo_verdict {
 /* Why NO / MAYBE (the first closed gate; PROCINFO_GATE_NONE for YES). */
 enum procinfo_gate {
   PROCINFO_GATE_NONE = 0,
-  PROCINFO_GATE_SELF,        /* the target is asmspy itself */
-  PROCINFO_GATE_KTHREAD,     /* a kernel thread: no user space */
-  PROCINFO_GATE_ZOMBIE,      /* exited, not yet reaped */
-  PROCINFO_GATE_TRACED,      /* TracerPid != 0: one ptrace jack per task */
-  PROCINFO_GATE_I386,        /* a 32-bit ELF: refused rather than mis-decoded */
-  PROCINFO_GATE_UID,         /* other uid/gid and no CAP_SYS_PTRACE */
-  PROCINFO_GATE_DUMPABLE,    /* not dumpable (setuid, PR_SET_DUMPABLE 0), no CAP_SYS_PTRACE */
-  PROCINFO_GATE_YAMA,        /* Yama ptrace_scope */
-  PROCINFO_GATE_ACCESS,      /* every gate above open, yet the kernel's ptrace access check
+  PROCINFO_GATE_SELF,     /* the target is asmspy itself */
+  PROCINFO_GATE_KTHREAD,  /* a kernel thread: no user space */
+  PROCINFO_GATE_ZOMBIE,   /* exited, not yet reaped */
+  PROCINFO_GATE_TRACED,   /* TracerPid != 0: one ptrace jack per task */
+  PROCINFO_GATE_I386,     /* a 32-bit ELF: refused rather than mis-decoded */
+  PROCINFO_GATE_UID,      /* other uid/gid and no CAP_SYS_PTRACE */
+  PROCINFO_GATE_DUMPABLE, /* not dumpable (setuid, PR_SET_DUMPABLE 0), no CAP_SYS_PTRACE */
+  PROCINFO_GATE_YAMA,     /* Yama ptrace_scope */
+  PROCINFO_GATE_ACCESS,   /* every gate above open, yet the kernel's ptrace access check
                                 refuses (measured): an LSM, a user namespace, capabilities */
 };
 
 struct procinfo_attach {
   enum procinfo_verdict verdict;
   enum procinfo_gate gate;
-  char reason[320]; /* one line, the measured gate ("same uid 0 ...") */
-  char hint[256];   /* "-> ..." what to do about it; "" when nothing to do */
+  char reason[320];      /* one line, the measured gate ("same uid 0 ...") */
+  char hint[256];        /* "-> ..." what to do about it; "" when nothing to do */
   char short_reason[96]; /* compact form for the process list's `!` column */
-  int yama;         /* /proc/sys/kernel/yama/ptrace_scope, -1 = no Yama */
-  pid_t tracer_pid; /* 0 = not traced */
-  int cap_sys_ptrace; /* asmspy's effective CAP_SYS_PTRACE */
+  int yama;              /* /proc/sys/kernel/yama/ptrace_scope, -1 = no Yama */
+  pid_t tracer_pid;      /* 0 = not traced */
+  int cap_sys_ptrace;    /* asmspy's effective CAP_SYS_PTRACE */
 };
 
 /* Basic per-process facts: what the process list needs (cheap: stat +
@@ -61,7 +61,7 @@ struct procinfo_attach {
 struct procinfo_brief {
   pid_t pid, ppid;
   char comm[32];
-  char state; /* R S D T t Z X I ... */
+  char state;   /* R S D T t Z X I ... */
   uid_t uid[4]; /* real, effective, saved, fs */
   gid_t gid[4];
   char user[64]; /* name of the real uid, or the number */
@@ -70,7 +70,7 @@ struct procinfo_brief {
   unsigned long flags;   /* /proc/<pid>/stat flags (PF_KTHREAD ...) */
   pid_t tracer_pid;
   int kthread;
-  int dumpable; /* 1 yes, 0 no (/proc/<pid> owned by root for a non-root uid), -1 unknown */
+  int dumpable;  /* 1 yes, 0 no (/proc/<pid> owned by root for a non-root uid), -1 unknown */
   int elf_class; /* 32 or 64 from /proc/<pid>/exe; 0 unknown/unreadable */
 };
 
@@ -87,7 +87,7 @@ void procinfo_attach_assess(const struct procinfo_brief *b, struct procinfo_atta
 
 #define PROCINFO_MAX_THREADS 4096 /* threads listed (the count is exact) */
 #define PROCINFO_MAX_MODULES 512  /* module paths kept (the count is exact) */
-#define PROCINFO_MAX_MODES 48 /* views judged (one per view in the registry) */
+#define PROCINFO_MAX_MODES 48     /* views judged (one per view in the registry) */
 
 enum procinfo_syscall_state {
   PROCINFO_SC_IN = 0,     /* blocked in syscall `nr` */
@@ -109,53 +109,53 @@ struct procinfo_thread {
 enum procinfo_mode_status { PROCINFO_MODE_OK = 0, PROCINFO_MODE_MAYBE, PROCINFO_MODE_NO };
 
 struct procinfo_mode {
-  const char *mode;    /* "log", "stream", ... */
-  char backend[32];    /* the backend that would serve it (or the one that refused) */
+  const char *mode; /* "log", "stream", ... */
+  char backend[32]; /* the backend that would serve it (or the one that refused) */
   enum procinfo_mode_status status;
-  char reason[512];    /* "" when ok; the atoms joined with "; " */
-  char atoms[4][256];  /* each independent reason (shared wording across modes) */
+  char reason[512];   /* "" when ok; the atoms joined with "; " */
+  char atoms[4][256]; /* each independent reason (shared wording across modes) */
   int n_atoms;
 };
 
 struct procinfo_elf {
-  int known;      /* 0: the executable could not be read */
-  int err;        /* errno when !known */
-  int elf_class;  /* 32 / 64 */
+  int known;     /* 0: the executable could not be read */
+  int err;       /* errno when !known */
+  int elf_class; /* 32 / 64 */
   char machine[16];
-  int pie;        /* ET_DYN executable */
-  int is_static;  /* no PT_INTERP */
-  int stripped;   /* no .symtab */
+  int pie;       /* ET_DYN executable */
+  int is_static; /* no PT_INTERP */
+  int stripped;  /* no .symtab */
   char interp[128];
   int go_buildinfo; /* has a .go.buildinfo section */
 };
 
 struct procinfo {
   struct procinfo_brief b;
-  char *argv;        /* /proc/<pid>/cmdline bytes (NUL-separated), heap */
+  char *argv; /* /proc/<pid>/cmdline bytes (NUL-separated), heap */
   size_t argv_len;
   int argc;
-  char exe[PATH_MAX];  /* "" + exe_err when unreadable */
+  char exe[PATH_MAX]; /* "" + exe_err when unreadable */
   int exe_err;
   char cwd[PATH_MAX];
   int cwd_err;
-  long rss_kb;         /* -1 unknown */
-  int fds;             /* -1 unknown (fds_err) */
+  long rss_kb; /* -1 unknown */
+  int fds;     /* -1 unknown (fds_err) */
   int fds_err;
   uint64_t cpu_jiffies; /* utime + stime */
   long hz;
-  char runtime[32];     /* "native", "JVM", ".NET", "CPython", "Node·V8", "Go", ... */
+  char runtime[32]; /* "native", "JVM", ".NET", "CPython", "Node·V8", "Go", ... */
   char runtime_evidence[160];
   struct procinfo_attach attach;
-  char attach_explain[512]; /* attach_diag.c's wording of the gates */
+  char attach_explain[512];                       /* attach_diag.c's wording of the gates */
   struct procinfo_mode modes[PROCINFO_MAX_MODES]; /* procinfo_views() order */
   size_t n_modes;
   int have_modes;
   /* names */
-  long symbols;      /* ELF function symbols; -1 unknown */
-  long jit_methods;  /* perf-map entries; -1 unknown */
-  long modules;      /* distinct mapped ELF files; -1 unknown (maps_err) */
+  long symbols;     /* ELF function symbols; -1 unknown */
+  long jit_methods; /* perf-map entries; -1 unknown */
+  long modules;     /* distinct mapped ELF files; -1 unknown (maps_err) */
   int maps_err;
-  long exec_anon;    /* anonymous executable mappings (JIT code lives there) */
+  long exec_anon;      /* anonymous executable mappings (JIT code lives there) */
   char **module_paths; /* heap, n_module_paths entries */
   size_t n_module_paths;
   struct procinfo_elf elf;
@@ -189,8 +189,8 @@ char *procinfo_json_fields(const struct procinfo *pi);
 char *procinfo_text(const struct procinfo *pi);
 
 /* Names. */
-const char *procinfo_verdict_name(enum procinfo_verdict v);  /* "YES" "MAYBE" "NO" */
-const char *procinfo_state_name(char state);                 /* "sleeping" ... */
+const char *procinfo_verdict_name(enum procinfo_verdict v); /* "YES" "MAYBE" "NO" */
+const char *procinfo_state_name(char state);                /* "sleeping" ... */
 
 /* ---- the process list's samplers -------------------------------------- */
 

@@ -25,7 +25,7 @@ const struct asmspy_record_schema *const *record_view_schemas(const char *const 
  * arrays of objects too). `what` names obj in messages ("insn",
  * "graph.nodes[]"). Returns 0, or -1 with msg set to the first problem:
  * "<what>.<member> is missing (must be ...)" / "<what>.<member> must be ...". */
-int record_check(const struct json_value *obj, const struct asmspy_field *fields,
-                 const char *what, char *msg, size_t cap);
+int record_check(const struct json_value *obj, const struct asmspy_field *fields, const char *what,
+                 char *msg, size_t cap);
 
 #endif

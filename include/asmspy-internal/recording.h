@@ -37,8 +37,8 @@
 extern "C" {
 #endif
 
-#define RECORDING_FORMAT_VERSION 1          /* what this reader implements */
-#define RECORDING_MAX_LINE (1024u * 1024u)  /* bytes per line, without '\n' */
+#define RECORDING_FORMAT_VERSION 1         /* what this reader implements */
+#define RECORDING_MAX_LINE (1024u * 1024u) /* bytes per line, without '\n' */
 
 /* The report is the public one (asmspy/recording.h), defined once: the
  * reader fills it from verdict on; abi_version / struct_size and the

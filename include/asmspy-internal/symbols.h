@@ -25,12 +25,12 @@ struct asmspy_symtab;
 
 /* One function symbol as stored. Strings owned by the table. */
 struct symtab_entry {
-  uint64_t start, size; /* runtime address, bytes (0 = unknown size) */
+  uint64_t start, size;     /* runtime address, bytes (0 = unknown size) */
   const char *name;         /* for display: demangled for C++ ("ns::work(int)") */
   const char *linkage_name; /* the ELF name when it differs (mangled C++), else NULL */
-  const char *module;      /* basename */
-  const char *module_path; /* full path */
-  uint32_t kind;           /* enum asmspy_sym_kind */
+  const char *module;       /* basename */
+  const char *module_path;  /* full path */
+  uint32_t kind;            /* enum asmspy_sym_kind */
 };
 
 /* Load every mapped module of pid. Returns NULL with errno set on failure

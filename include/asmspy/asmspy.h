@@ -29,13 +29,13 @@ struct asmspy_engine;
 
 /* One row of the registry: every plugin found, usable or not. */
 struct asmspy_plugin_info {
-  const char *name;        /* from the descriptor, or the file's basename if it never loaded */
-  const char *path;        /* the .so */
+  const char *name; /* from the descriptor, or the file's basename if it never loaded */
+  const char *path; /* the .so */
   const char *description;
-  uint32_t kind;           /* enum asmspy_kind, 0 if unknown (load failed) */
-  uint32_t abi_version;    /* what the plugin was built against (0 if unknown) */
+  uint32_t kind;        /* enum asmspy_kind, 0 if unknown (load failed) */
+  uint32_t abi_version; /* what the plugin was built against (0 if unknown) */
   uint64_t caps;
-  int32_t status;          /* ASMSPY_USABLE, 3xx unavailable, 4xx load problem */
+  int32_t status; /* ASMSPY_USABLE, 3xx unavailable, 4xx load problem */
   int32_t sys_errno;
   char reason[256];
   const struct asmspy_plugin *desc; /* NULL unless it loaded and negotiated */
@@ -56,13 +56,13 @@ ASMSPY_API void asmspy_engine_close(struct asmspy_engine *e);
 
 ASMSPY_API size_t asmspy_plugin_count(const struct asmspy_engine *e);
 ASMSPY_API const struct asmspy_plugin_info *asmspy_plugin_at(const struct asmspy_engine *e,
-                                                               size_t i);
+                                                             size_t i);
 /* kind 0 = any kind. NULL when absent. */
 ASMSPY_API const struct asmspy_plugin_info *asmspy_find_plugin(const struct asmspy_engine *e,
                                                                uint32_t kind, const char *name);
 /* The view serving CLI mode `mode` ("stream"), or NULL. */
-ASMSPY_API const struct asmspy_plugin_info *
-asmspy_find_view_for_mode(const struct asmspy_engine *e, const char *mode);
+ASMSPY_API const struct asmspy_plugin_info *asmspy_find_view_for_mode(const struct asmspy_engine *e,
+                                                                      const char *mode);
 /* Run the probe of one plugin now (isolated). Updates the row. */
 ASMSPY_API void asmspy_probe_plugin(struct asmspy_engine *e, struct asmspy_plugin_info *row);
 
@@ -95,12 +95,14 @@ ASMSPY_API struct asmspy_record *asmspy_record_copy(const struct asmspy_record *
  * schema->fields and values, or a nested object's), or NULL when the
  * fields do not name it or it is ABSENT. */
 ASMSPY_API const struct asmspy_value *asmspy_value_of(const struct asmspy_field *fields,
-                                           const struct asmspy_value *values, const char *name);
+                                                      const struct asmspy_value *values,
+                                                      const char *name);
 /* The same for a record's top-level member. */
-ASMSPY_API const struct asmspy_value *asmspy_record_get(const struct asmspy_record *rec, const char *name);
+ASMSPY_API const struct asmspy_value *asmspy_record_get(const struct asmspy_record *rec,
+                                                        const char *name);
 /* The schema field of member `name` (for a nested member's `fields`), or NULL. */
-ASMSPY_API const struct asmspy_field *asmspy_field_of(const struct asmspy_field *fields, const char *name);
-
+ASMSPY_API const struct asmspy_field *asmspy_field_of(const struct asmspy_field *fields,
+                                                      const char *name);
 
 /* A boundary struct like those of asmspy/plugin.h: the caller fills the two
  * header words (ASMSPY_INIT_HEADER(&opts), or .abi_version =
@@ -111,13 +113,13 @@ ASMSPY_API const struct asmspy_field *asmspy_field_of(const struct asmspy_field 
 struct asmspy_run_opts {
   uint32_t abi_version;
   uint32_t struct_size;
-  const char *mode;         /* "stream" */
-  const char *backend;      /* NULL = the best usable backend for the view's caps */
-  pid_t pid;                /* 0 with launch_argv */
-  pid_t tid;                /* 0 = whole process */
-  int64_t max;              /* n (negative = until exit) */
-  unsigned flags;           /* ASMSPY_SESS_FOLLOW | ASMSPY_SESS_JSON */
-  int argc;                 /* mode-specific args for the view */
+  const char *mode;    /* "stream" */
+  const char *backend; /* NULL = the best usable backend for the view's caps */
+  pid_t pid;           /* 0 with launch_argv */
+  pid_t tid;           /* 0 = whole process */
+  int64_t max;         /* n (negative = until exit) */
+  unsigned flags;      /* ASMSPY_SESS_FOLLOW | ASMSPY_SESS_JSON */
+  int argc;            /* mode-specific args for the view */
   char *const *argv;
   char *const *launch_argv; /* --launch: command to spawn traced */
   const char *record_path;  /* --record=<f>, or NULL */

@@ -38,14 +38,14 @@ extern "C" {
 
 /* True when the struct behind p (whose writer declared p->struct_size) is big
  * enough to hold `member`. */
-#define ASMSPY_HAS(p, member)                                                              \
+#define ASMSPY_HAS(p, member)                                                                      \
   ((p)->struct_size >= offsetof(__typeof__(*(p)), member) + sizeof((p)->member))
 
 /* Fill the two header words of a boundary struct we are about to hand across. */
-#define ASMSPY_INIT_HEADER(p)                                                              \
-  do {                                                                                     \
-    (p)->abi_version = ASMSPY_ABI_VERSION;                                                 \
-    (p)->struct_size = (uint32_t)sizeof(*(p));                                             \
+#define ASMSPY_INIT_HEADER(p)                                                                      \
+  do {                                                                                             \
+    (p)->abi_version = ASMSPY_ABI_VERSION;                                                         \
+    (p)->struct_size = (uint32_t)sizeof(*(p));                                                     \
   } while (0)
 
 #define ASMSPY_EXPORT __attribute__((visibility("default")))
@@ -98,24 +98,26 @@ enum asmspy_status {
 /* ------------------------------------------------------------------------- */
 /* Capability flags (uint64 bitmask). Unknown bits are ignored, never refused. */
 /* ------------------------------------------------------------------------- */
-#define ASMSPY_CAP_INSN_STREAM (1ull << 0)   /* every executed instruction */
-#define ASMSPY_CAP_BRANCH_SAMPLES (1ull << 1)/* statistical from->to edges */
-#define ASMSPY_CAP_SYSCALLS (1ull << 2)      /* syscall enter/exit with args */
-#define ASMSPY_CAP_DATA_VALUES (1ull << 3)   /* register/memory values per step */
-#define ASMSPY_CAP_WATCHPOINTS (1ull << 4)   /* data watch hits */
-#define ASMSPY_CAP_ATTACH_PID (1ull << 5)    /* can trace another process */
-#define ASMSPY_CAP_INPROCESS (1ull << 6)     /* can trace the calling thread (scopes) */
-#define ASMSPY_CAP_IP_SAMPLES (1ull << 7)    /* statistical IP samples */
-#define ASMSPY_CAP_TASKS (1ull << 8)         /* clone/fork/exec/exit topology */
+#define ASMSPY_CAP_INSN_STREAM (1ull << 0)    /* every executed instruction */
+#define ASMSPY_CAP_BRANCH_SAMPLES (1ull << 1) /* statistical from->to edges */
+#define ASMSPY_CAP_SYSCALLS (1ull << 2)       /* syscall enter/exit with args */
+#define ASMSPY_CAP_DATA_VALUES (1ull << 3)    /* register/memory values per step */
+#define ASMSPY_CAP_WATCHPOINTS (1ull << 4)    /* data watch hits */
+#define ASMSPY_CAP_ATTACH_PID (1ull << 5)     /* can trace another process */
+#define ASMSPY_CAP_INPROCESS (1ull << 6)      /* can trace the calling thread (scopes) */
+#define ASMSPY_CAP_IP_SAMPLES (1ull << 7)     /* statistical IP samples */
+#define ASMSPY_CAP_TASKS (1ull << 8)          /* clone/fork/exec/exit topology */
 /* 1.3 */
-#define ASMSPY_CAP_EXACT_SP (1ull << 9)  /* every INSN event carries the exact sp and regs */
-#define ASMSPY_CAP_REGION (1ull << 10)   /* one code region per invocation: run to its entry,
-                                            step it, step over call-outs at native speed */
+#define ASMSPY_CAP_EXACT_SP (1ull << 9) /* every INSN event carries the exact sp and regs */
+/* one code region per invocation: run to its entry,
+   step it, step over call-outs at native speed */
+#define ASMSPY_CAP_REGION (1ull << 10)
 
 /* 1.5 */
 #define ASMSPY_CAP_OUT_OF_BAND (1ull << 11) /* never ptraces or steps the target (perf only) */
-#define ASMSPY_CAP_CALLS (1ull << 12) /* 1.9: function entries/exits as ASMSPY_EV_CALL events
-                                       (no instruction stream: the call views run on it) */
+/* 1.9: function entries/exits as ASMSPY_EV_CALL events
+   (no instruction stream: the call views run on it) */
+#define ASMSPY_CAP_CALLS (1ull << 12)
 
 enum asmspy_kind { ASMSPY_KIND_BACKEND = 1, ASMSPY_KIND_VIEW = 2 };
 
@@ -146,26 +148,26 @@ struct asmspy_probe_result {
 /* sink call (capstone's reused-insn idea).                                    */
 /* ------------------------------------------------------------------------- */
 enum asmspy_event_type {
-  ASMSPY_EV_INSN = 1,      /* one executed instruction (ip, bytes) */
-  ASMSPY_EV_BRANCH = 2,    /* from -> to edge */
+  ASMSPY_EV_INSN = 1,   /* one executed instruction (ip, bytes) */
+  ASMSPY_EV_BRANCH = 2, /* from -> to edge */
   ASMSPY_EV_SYSCALL_ENTER = 3,
   ASMSPY_EV_SYSCALL_EXIT = 4,
-  ASMSPY_EV_TASK = 5,      /* clone / fork / exec / exit */
-  ASMSPY_EV_NOTE = 6,      /* human note from the backend */
-  ASMSPY_EV_LOST = 7,      /* data loss is a first-class event */
-  ASMSPY_EV_SIGNAL = 8,    /* a signal delivered to the target */
+  ASMSPY_EV_TASK = 5,   /* clone / fork / exec / exit */
+  ASMSPY_EV_NOTE = 6,   /* human note from the backend */
+  ASMSPY_EV_LOST = 7,   /* data loss is a first-class event */
+  ASMSPY_EV_SIGNAL = 8, /* a signal delivered to the target */
   /* 1.3: region sessions (--trace, --dataflow) */
   ASMSPY_EV_REGION_ENTER = 9, /* a thread entered the region (ip = entry); a sample begins */
   ASMSPY_EV_REGION_EXIT = 10, /* the invocation returned (u.region) */
   ASMSPY_EV_CALLOUT = 11,     /* the region called out (u.branch: call site -> callee);
                                  the callee ran at native speed, not stepped */
   /* 1.5: samplers, watchpoints, code images */
-  ASMSPY_EV_SAMPLE = 12,      /* one statistical IP sample (ip, tid; u.sample) */
-  ASMSPY_EV_WATCH_HIT = 13,   /* a data watchpoint fired (ip = the toucher; u.watch) */
-  ASMSPY_EV_CODEIMAGE = 14,   /* the bytes of a code region at a logical time (u.code) */
-  ASMSPY_EV_PROVENANCE = 15,  /* a sampler's window summary (u.prov), once at the end */
+  ASMSPY_EV_SAMPLE = 12,     /* one statistical IP sample (ip, tid; u.sample) */
+  ASMSPY_EV_WATCH_HIT = 13,  /* a data watchpoint fired (ip = the toucher; u.watch) */
+  ASMSPY_EV_CODEIMAGE = 14,  /* the bytes of a code region at a logical time (u.code) */
+  ASMSPY_EV_PROVENANCE = 15, /* a sampler's window summary (u.prov), once at the end */
   /* 1.9: call sessions (ASMSPY_CAP_CALLS) */
-  ASMSPY_EV_CALL = 16,        /* a function was entered or left (ip = its entry; u.call) */
+  ASMSPY_EV_CALL = 16, /* a function was entered or left (ip = its entry; u.call) */
 };
 
 /* u.call.what (1.9). A view ignores a value it does not know.
@@ -186,25 +188,28 @@ enum asmspy_task_what {
 /* asmspy_event.flags */
 #define ASMSPY_EVF_SP_UNKNOWN (1u << 0) /* INSN: u.insn.sp was not read for this step */
 /* 1.5: BRANCH / SAMPLE qualifiers (a sampler sets what its hardware reports) */
-#define ASMSPY_EVF_BR_TAKEN (1u << 1)    /* the branch was taken (u.branch.to is its target) */
-#define ASMSPY_EVF_BR_MISP (1u << 2)     /* the branch was mispredicted */
-#define ASMSPY_EVF_BR_RET (1u << 3)      /* the branch is a return */
-#define ASMSPY_EVF_BR_CALL (1u << 4)     /* the branch is a call */
-#define ASMSPY_EVF_SAMPLED (1u << 5)     /* statistical: one sample of many, not every instance */
-#define ASMSPY_EVF_WATCH_READ (1u << 6)  /* WATCH_HIT: a read (or read/write) access fired it */
+#define ASMSPY_EVF_BR_TAKEN (1u << 1)   /* the branch was taken (u.branch.to is its target) */
+#define ASMSPY_EVF_BR_MISP (1u << 2)    /* the branch was mispredicted */
+#define ASMSPY_EVF_BR_RET (1u << 3)     /* the branch is a return */
+#define ASMSPY_EVF_BR_CALL (1u << 4)    /* the branch is a call */
+#define ASMSPY_EVF_SAMPLED (1u << 5)    /* statistical: one sample of many, not every instance */
+#define ASMSPY_EVF_WATCH_READ (1u << 6) /* WATCH_HIT: a read (or read/write) access fired it */
 /* 1.7 WATCH_HIT: when the value was read, another armed thread sat in an
  * unreported trap of its own (it had written too): new_value may be that
  * thread's write, not this one's. x86 traps AFTER the access, so the value
  * of a read-modify-write (add [m], 1) cannot be recovered exactly then. */
 #define ASMSPY_EVF_WATCH_CONCURRENT (1u << 7)
 /* 1.9 CALL qualifiers */
-#define ASMSPY_EVF_CALL_UNWOUND (1u << 8) /* EXIT: the frame was left without returning
-                                             (longjmp, an exception): ts is when it was seen gone */
-#define ASMSPY_EVF_CALL_TAIL (1u << 9)    /* ENTRY: entered by a tail jump (the caller's
-                                             frame was reused); its exit comes with the caller's */
-#define ASMSPY_EVF_CALL_NOEXIT (1u << 10) /* ENTRY: no exit will be recorded (too deep to
-                                             hook, or a function that returns twice: setjmp,
-                                             vfork, getcontext): the views show a leaf */
+/* EXIT: the frame was left without returning
+   (longjmp, an exception): ts is when it was seen gone */
+#define ASMSPY_EVF_CALL_UNWOUND (1u << 8)
+/* ENTRY: entered by a tail jump (the caller's
+   frame was reused); its exit comes with the caller's */
+#define ASMSPY_EVF_CALL_TAIL (1u << 9)
+/* ENTRY: no exit will be recorded (too deep to
+   hook, or a function that returns twice: setjmp,
+   vfork, getcontext): the views show a leaf */
+#define ASMSPY_EVF_CALL_NOEXIT (1u << 10)
 /* ENTRY: not a call but a frame the thread inherited, open when it began (a
  * forked child's copy of its parent's frames, a vfork child's parent's
  * frames; they come first, outermost first): the views count and print it
@@ -213,15 +218,16 @@ enum asmspy_task_what {
  * any exit. (bit 13: 11 and 12 are the SIGNAL qualifiers') */
 #define ASMSPY_EVF_CALL_INHERITED (1u << 13)
 /* 1.12 SIGNAL qualifiers */
-#define ASMSPY_EVF_SIG_INFO (1u << 11)  /* u.signal's 1.12 siginfo fields are filled */
-#define ASMSPY_EVF_SIG_GROUP_STOP (1u << 12) /* not a delivery: the task entered a job-control
-                                                group-stop by u.signal.signo (strace's
-                                                `--- stopped by SIGSTOP ---`); no siginfo */
+#define ASMSPY_EVF_SIG_INFO (1u << 11) /* u.signal's 1.12 siginfo fields are filled */
+/* not a delivery: the task entered a job-control
+   group-stop by u.signal.signo (strace's
+   `--- stopped by SIGSTOP ---`); no siginfo */
+#define ASMSPY_EVF_SIG_GROUP_STOP (1u << 12)
 
 struct asmspy_event {
   uint32_t abi_version;
   uint32_t struct_size;
-  uint16_t type;  /* enum asmspy_event_type */
+  uint16_t type; /* enum asmspy_event_type */
   uint16_t flags;
   int32_t pid; /* thread group */
   int32_t tid;
@@ -284,41 +290,41 @@ struct asmspy_event {
       uint32_t arch;        /* SIGSYS si_arch (AUDIT_ARCH_*) */
     } signal;
     /* --- members below arrived in 1.5 (the union's size never changes) --- */
-    struct {                 /* SAMPLE */
-      uint64_t weight;       /* samples this event stands for (normally 1) */
-      uint64_t period;       /* the sampling period (ns for a clock, ops for IBS) */
+    struct {           /* SAMPLE */
+      uint64_t weight; /* samples this event stands for (normally 1) */
+      uint64_t period; /* the sampling period (ns for a clock, ops for IBS) */
     } sample;
-    struct {                 /* WATCH_HIT */
-      uint64_t addr;         /* the watched address */
-      uint64_t old_value;    /* little-endian, len bytes valid */
+    struct {              /* WATCH_HIT */
+      uint64_t addr;      /* the watched address */
+      uint64_t old_value; /* little-endian, len bytes valid */
       uint64_t new_value;
-      uint32_t len;          /* 1, 2, 4 or 8 */
-      uint32_t slot;         /* which hardware slot (DR0-3 / wvr index) */
+      uint32_t len;  /* 1, 2, 4 or 8 */
+      uint32_t slot; /* which hardware slot (DR0-3 / wvr index) */
     } watch;
-    struct {                 /* CODEIMAGE */
+    struct { /* CODEIMAGE */
       uint64_t base, len;
-      uint64_t version;      /* 1, 2, ... per region: bumps only when the bytes changed */
-      const uint8_t *bytes;  /* len bytes, valid during the sink call */
+      uint64_t version;     /* 1, 2, ... per region: bumps only when the bytes changed */
+      const uint8_t *bytes; /* len bytes, valid during the sink call */
     } code;
-    struct {                 /* PROVENANCE */
-      uint64_t samples;      /* every sample the kernel delivered */
+    struct {                   /* PROVENANCE */
+      uint64_t samples;        /* every sample the kernel delivered */
       uint64_t branch_samples; /* those that carried a branch */
-      uint64_t lost;         /* PERF_RECORD_LOST counts */
-      uint64_t throttled;    /* PERF_RECORD_THROTTLE records */
-      uint64_t window_ns;    /* how long the window really was */
-      const char *sampler;   /* "ibs", "lbr", "sw-clock", "ptrace" */
+      uint64_t lost;           /* PERF_RECORD_LOST counts */
+      uint64_t throttled;      /* PERF_RECORD_THROTTLE records */
+      uint64_t window_ns;      /* how long the window really was */
+      const char *sampler;     /* "ibs", "lbr", "sw-clock", "ptrace" */
     } prov;
     /* --- member below arrived in 1.9 --- */
-    struct {                 /* CALL */
-      uint64_t func;         /* the function's entry address (== ip) */
-      uint64_t ret;          /* ENTRY: the return address (in the caller); EXIT: where it
+    struct {          /* CALL */
+      uint64_t func;  /* the function's entry address (== ip) */
+      uint64_t ret;   /* ENTRY: the return address (in the caller); EXIT: where it
                                 returned to */
-      uint64_t slot;         /* the stack address of the return slot: frames nest by it */
-      uint64_t ts_ns;        /* CLOCK_MONOTONIC, ns */
-      uint32_t what;         /* enum asmspy_call_what */
-      uint32_t depth;        /* recorded frames of this thread below this one */
+      uint64_t slot;  /* the stack address of the return slot: frames nest by it */
+      uint64_t ts_ns; /* CLOCK_MONOTONIC, ns */
+      uint32_t what;  /* enum asmspy_call_what */
+      uint32_t depth; /* recorded frames of this thread below this one */
       /* --- 1.12 (inside the fixed union: the event's size is unchanged) --- */
-      const char *why;       /* REFUSED: why it is not traced (valid during the sink call) */
+      const char *why; /* REFUSED: why it is not traced (valid during the sink call) */
     } call;
     uint8_t pad[128]; /* fixes the union's size for ABI 1.x */
   } u;
@@ -354,17 +360,17 @@ typedef int (*asmspy_sink_fn)(void *sink_ctx, const struct asmspy_event *ev);
 struct asmspy_session {
   uint32_t abi_version;
   uint32_t struct_size;
-  const char *mode;  /* "stream", "log", ... */
-  int32_t pid;       /* target (after --launch: the spawned child) */
-  int32_t tid;       /* --tid=<t>, or 0 for the whole process */
-  uint32_t flags;    /* ASMSPY_SESS_* */
-  int64_t max;       /* n; negative = until the target exits or interrupted */
+  const char *mode;         /* "stream", "log", ... */
+  int32_t pid;              /* target (after --launch: the spawned child) */
+  int32_t tid;              /* --tid=<t>, or 0 for the whole process */
+  uint32_t flags;           /* ASMSPY_SESS_* */
+  int64_t max;              /* n; negative = until the target exits or interrupted */
   const volatile int *stop; /* set asynchronously (Ctrl-C, serve stop) */
   struct asmspy_target *target;
   struct asmspy_out *out;
   asmspy_sink_fn sink; /* backends emit through this */
   void *sink_ctx;
-  int argc;            /* mode arguments left after the pid / n (views parse them) */
+  int argc; /* mode arguments left after the pid / n (views parse them) */
   char *const *argv;
   char *const *launch_argv; /* --launch: the command (NULL-terminated), else NULL */
   /* --- ABI 1.0 ends here --- */
@@ -372,8 +378,8 @@ struct asmspy_session {
    * with ASMSPY_CAP_REGION to capture whole invocations of
    * [region_start, region_start + region_len) instead of a stream. */
   uint64_t region_start, region_len;
-  int64_t entry_wait_ms;  /* give up waiting for an entry after this (0 = forever) */
-  int64_t max_steps;      /* per sample; 0 = unbounded (the sample is then truncated) */
+  int64_t entry_wait_ms; /* give up waiting for an entry after this (0 = forever) */
+  int64_t max_steps;     /* per sample; 0 = unbounded (the sample is then truncated) */
   /* --- ABI 1.3 ends here --- */
   /* Samplers (--sample, --auto): how long to sample; 0 = the backend's default. */
   int64_t window_ms;
@@ -392,7 +398,7 @@ struct asmspy_session {
    * record. NULL / 0 = the backend's default (every function of the main
    * executable and its PLT entries, up to its cap). Set by the view's
    * configure(). */
-  const char *call_module;  /* comma-separated globs on module basenames ("libpython3*,libc.so*");
+  const char *call_module; /* comma-separated globs on module basenames ("libpython3*,libc.so*");
                                a pattern without * ? [ matches as a substring (e.g. "libc") */
   /* 1.12: call_include / call_exclude are uftrace's -F / -N, applied by the
    * view: the backend patches their matches in addition to what it patches
@@ -425,16 +431,16 @@ struct asmspy_regs {
 
 /* A stop reported by the seam. */
 enum asmspy_stop_kind {
-  ASMSPY_STOP_STEP = 1,       /* a single-step we requested completed */
-  ASMSPY_STOP_SIGNAL = 2,     /* signal-delivery stop (u.sig); resume with it to deliver */
-  ASMSPY_STOP_SYSCALL = 3,    /* syscall entry/exit stop (PTRACE_O_TRACESYSGOOD) */
-  ASMSPY_STOP_NEW_TASK = 4,   /* a new thread/process joined the session (new_tid) */
-  ASMSPY_STOP_EXEC = 5,       /* the task exec'd; symbols were refreshed */
-  ASMSPY_STOP_EXITED = 6,     /* a task is gone (exit_code) — no resume needed */
-  ASMSPY_STOP_GROUP = 7,      /* group-stop or our own interrupt: just resume */
-  ASMSPY_STOP_TARGET_TRAP = 8,/* the target's own int3/trap: deliver SIGTRAP back */
-  ASMSPY_STOP_NONE = 9,       /* nothing left to wait for (all tasks gone) */
-  ASMSPY_STOP_INTERRUPTED = 10,/* the session's stop flag was raised */
+  ASMSPY_STOP_STEP = 1,         /* a single-step we requested completed */
+  ASMSPY_STOP_SIGNAL = 2,       /* signal-delivery stop (u.sig); resume with it to deliver */
+  ASMSPY_STOP_SYSCALL = 3,      /* syscall entry/exit stop (PTRACE_O_TRACESYSGOOD) */
+  ASMSPY_STOP_NEW_TASK = 4,     /* a new thread/process joined the session (new_tid) */
+  ASMSPY_STOP_EXEC = 5,         /* the task exec'd; symbols were refreshed */
+  ASMSPY_STOP_EXITED = 6,       /* a task is gone (exit_code) — no resume needed */
+  ASMSPY_STOP_GROUP = 7,        /* group-stop or our own interrupt: just resume */
+  ASMSPY_STOP_TARGET_TRAP = 8,  /* the target's own int3/trap: deliver SIGTRAP back */
+  ASMSPY_STOP_NONE = 9,         /* nothing left to wait for (all tasks gone) */
+  ASMSPY_STOP_INTERRUPTED = 10, /* the session's stop flag was raised */
   ASMSPY_STOP_TIMEOUT = 11,     /* 1.3: next_stop_timeout() ran out */
   /* 1.7: an int3 asmspy planted (host->write_mem of 0xcc) was executed. The
    * seam has already rewound ip onto the breakpoint's address (stop.addr),
@@ -466,9 +472,9 @@ struct asmspy_stop {
   int32_t pid; /* thread group of tid */
   int32_t sig; /* signal to deliver on resume (SIGNAL, TARGET_TRAP) */
   int32_t new_tid;
-  int32_t exit_code; /* EXITED: exit status, or -signal when killed */
-  uint32_t is_process; /* NEW_TASK: a forked process (not a thread) */
-  uint32_t nthreads;   /* tasks currently followed */
+  int32_t exit_code;            /* EXITED: exit status, or -signal when killed */
+  uint32_t is_process;          /* NEW_TASK: a forked process (not a thread) */
+  uint32_t nthreads;            /* tasks currently followed */
   struct asmspy_target *target; /* the process tid belongs to (per-process symbols) */
   /* --- ABI 1.0 ends here --- */
   /* STEP / SIGNAL / TARGET_TRAP: the stop's siginfo si_code. For STEP it says
@@ -495,16 +501,20 @@ struct asmspy_stop {
 /* One syscall stop, as PTRACE_GET_SYSCALL_INFO describes it (or, on kernels
  * without it, as the seam reconstructs it from registers and an entry/exit
  * toggle). */
-enum asmspy_syscall_op { ASMSPY_SYSCALL_NONE = 0, ASMSPY_SYSCALL_ENTRY = 1, ASMSPY_SYSCALL_EXIT = 2 };
+enum asmspy_syscall_op {
+  ASMSPY_SYSCALL_NONE = 0,
+  ASMSPY_SYSCALL_ENTRY = 1,
+  ASMSPY_SYSCALL_EXIT = 2
+};
 
 struct asmspy_syscall_info {
   uint32_t abi_version;
   uint32_t struct_size;
-  uint32_t op;       /* enum asmspy_syscall_op */
-  int32_t is_error;  /* EXIT: rval is -errno */
-  int64_t nr;        /* ENTRY (and EXIT when known) */
-  uint64_t args[6];  /* ENTRY */
-  int64_t rval;      /* EXIT */
+  uint32_t op;      /* enum asmspy_syscall_op */
+  int32_t is_error; /* EXIT: rval is -errno */
+  int64_t nr;       /* ENTRY (and EXIT when known) */
+  uint64_t args[6]; /* ENTRY */
+  int64_t rval;     /* EXIT */
   uint64_t ip, sp;
   uint32_t from_toggle; /* 1: reconstructed by the fallback toggle, not the kernel */
   /* --- ABI 1.2 ends here; append below --- */
@@ -564,8 +574,7 @@ struct asmspy_seam_api {
   int (*peek_user)(struct asmspy_seam *seam, pid_t tid, uint64_t offset, uint64_t *value);
   int (*poke_user)(struct asmspy_seam *seam, pid_t tid, uint64_t offset, uint64_t value);
   int (*get_regset)(struct asmspy_seam *seam, pid_t tid, uint32_t nt, void *buf, size_t *len);
-  int (*set_regset)(struct asmspy_seam *seam, pid_t tid, uint32_t nt, const void *buf,
-                    size_t len);
+  int (*set_regset)(struct asmspy_seam *seam, pid_t tid, uint32_t nt, const void *buf, size_t len);
   /* Every thread currently followed, into tids[cap]; returns the count. */
   uint32_t (*list_threads)(struct asmspy_seam *seam, pid_t *tids, uint32_t cap);
   /* --- ABI 1.5 ends here --- */
@@ -659,13 +668,15 @@ struct asmspy_operands {
   uint32_t abi_version;
   uint32_t struct_size;
   uint8_t nread, nwritten, nmem, pad;
-  uint8_t read[16], written[16];   /* register ids = index into asmspy_regs.gpr (full 64-bit register; eax/ax/al map to rax) */
+  uint8_t read[16],
+      written
+          [16]; /* register ids = index into asmspy_regs.gpr (full 64-bit register; eax/ax/al map to rax) */
   struct {
     uint64_t addr;   /* effective address (base + index*scale + disp, segment base added) */
     uint32_t size;   /* bytes accessed */
     uint32_t access; /* ASMSPY_MEM_READ | ASMSPY_MEM_WRITE: 1 read, 2 write, 3 both */
-  } mem[4];                        /* explicit memory operands and implicit stack slots */
-  char text[96];                   /* the disassembly */
+  } mem[4];          /* explicit memory operands and implicit stack slots */
+  char text[96];     /* the disassembly */
   /* --- ABI 1.3 ends here; append below --- */
   /* 1.10: the registers with no gpr slot (vector, x87, mmx, opmask,
    * mxcsr) that it reads and writes, as ASMSPY_VREG ids; their values come
@@ -699,11 +710,11 @@ struct asmspy_operands {
 struct asmspy_fpregs {
   uint32_t abi_version;
   uint32_t struct_size;
-  uint32_t have;  /* ASMSPY_FP_*: the parts this CPU has and the read filled */
-  uint32_t nvec;  /* vector registers that exist: 16, or 32 with AVX-512 */
+  uint32_t have; /* ASMSPY_FP_*: the parts this CPU has and the read filled */
+  uint32_t nvec; /* vector registers that exist: 16, or 32 with AVX-512 */
   uint32_t mxcsr, mxcsr_mask;
   uint16_t fcw, fsw;
-  uint16_t ftw;   /* the abridged tag (FXSAVE): bit i set = physical register i valid */
+  uint16_t ftw; /* the abridged tag (FXSAVE): bit i set = physical register i valid */
   uint16_t fop;
   uint64_t fip, fdp;
   uint8_t st[8][16];   /* st(0)..st(7) in stack order, 10 bytes used */
@@ -754,8 +765,8 @@ struct asmspy_host_api {
    * the sized symbol covering it), `0xADDR:LEN` or `0xADDR+LEN` (explicit, no
    * symbol needed; LEN base 0). Returns 0, or -ASMSPY_E_USAGE with a
    * one-line reason in err. */
-  int (*resolve_region)(struct asmspy_target *t, const char *spec, uint64_t *start,
-                        uint64_t *len, char *err, size_t errcap);
+  int (*resolve_region)(struct asmspy_target *t, const char *spec, uint64_t *start, uint64_t *len,
+                        char *err, size_t errcap);
   /* Write target memory (breakpoints) through /proc/<pid>/mem, which lets a
    * tracer write read-only text pages. Returns bytes written or -errno. */
   ssize_t (*write_mem)(struct asmspy_target *t, uint64_t addr, const void *buf, size_t len);
@@ -796,18 +807,18 @@ struct asmspy_host_api {
    * RET. A view that has an INSN event passes its u.insn.bytes / len.
    * Callers check ASMSPY_HAS(host, insn_class): a 1.7 host has none. Call it
    * from one thread at a time, like disasm (both keep an unlocked cache). */
-#define ASMSPY_INSN_DECODED 0x1u    /* the bytes decode (every non-zero answer has it) */
-#define ASMSPY_INSN_CALL 0x2u       /* pushes a return address and branches (call, bl, blr) */
-#define ASMSPY_INSN_RET 0x4u        /* returns through the stack / link register (ret, retf) */
-#define ASMSPY_INSN_JUMP 0x8u       /* any other branch: jmp, jcc, loop*, jrcxz; b, b.cond, br */
-#define ASMSPY_INSN_COND 0x10u      /* with JUMP: may fall through (jcc, loop*, jrcxz, cbz, tbz) */
-#define ASMSPY_INSN_RELATIVE 0x20u  /* with CALL/JUMP: the target is ip-relative, in the bytes */
-#define ASMSPY_INSN_INDIRECT 0x40u  /* with CALL/JUMP: the target is in a register or memory */
-#define ASMSPY_INSN_SYSCALL 0x80u   /* enters the kernel: syscall, sysenter; svc */
-#define ASMSPY_INSN_INT 0x100u      /* raises a trap or interrupt: int n, int3, int1, into; brk */
-#define ASMSPY_INSN_IRET 0x200u     /* returns from an interrupt / the kernel: iret*, sysret; eret */
+#define ASMSPY_INSN_DECODED 0x1u   /* the bytes decode (every non-zero answer has it) */
+#define ASMSPY_INSN_CALL 0x2u      /* pushes a return address and branches (call, bl, blr) */
+#define ASMSPY_INSN_RET 0x4u       /* returns through the stack / link register (ret, retf) */
+#define ASMSPY_INSN_JUMP 0x8u      /* any other branch: jmp, jcc, loop*, jrcxz; b, b.cond, br */
+#define ASMSPY_INSN_COND 0x10u     /* with JUMP: may fall through (jcc, loop*, jrcxz, cbz, tbz) */
+#define ASMSPY_INSN_RELATIVE 0x20u /* with CALL/JUMP: the target is ip-relative, in the bytes */
+#define ASMSPY_INSN_INDIRECT 0x40u /* with CALL/JUMP: the target is in a register or memory */
+#define ASMSPY_INSN_SYSCALL 0x80u  /* enters the kernel: syscall, sysenter; svc */
+#define ASMSPY_INSN_INT 0x100u     /* raises a trap or interrupt: int n, int3, int1, into; brk */
+#define ASMSPY_INSN_IRET 0x200u    /* returns from an interrupt / the kernel: iret*, sysret; eret */
 #define ASMSPY_INSN_PRIVILEGE 0x400u /* Capstone's privileged group: hlt, sysret, iretq, mov ss */
-#define ASMSPY_INSN_REP 0x800u      /* x86 rep/repe/repne string op: one step per iteration, same ip */
+#define ASMSPY_INSN_REP 0x800u /* x86 rep/repe/repne string op: one step per iteration, same ip */
   /* Bits 24-31 hold the instruction's length in bytes (0 when undecodable),
    * so a caller needs no second decode for the fall-through address. */
 #define ASMSPY_INSN_LEN_SHIFT 24
@@ -888,21 +899,21 @@ struct asmspy_host_api {
 struct asmspy_arch {
   uint32_t abi_version;
   uint32_t struct_size;
-  const char *name;   /* "x86_64", "aarch64" */
-  uint32_t nregs;     /* register ids 0 .. nregs-1 (<= ASMSPY_ARCH_MAX_REGS) */
-  uint32_t ngpr;      /* of these, the asmspy_regs.gpr slots */
-  int32_t reg_ip;     /* the instruction pointer (x86-64 rip 16; AArch64 pc, pseudo 33) */
-  int32_t reg_sp;     /* rsp 19; sp 31 */
-  int32_t reg_fp;     /* rbp 4; x29 */
-  int32_t reg_ret;    /* the integer return value: rax 10; x0 */
-  int32_t reg_flags;  /* the condition flags: eflags 18; NZCV, pseudo 32 */
-  int32_t reg_link;   /* where a call leaves its return address: -1 (the stack); x30 */
-  uint32_t call_push; /* bytes a call pushes (the return slot): 8; 0 */
-  uint32_t insn_align;/* 1; 4 (every instruction is 4 bytes) */
+  const char *name;    /* "x86_64", "aarch64" */
+  uint32_t nregs;      /* register ids 0 .. nregs-1 (<= ASMSPY_ARCH_MAX_REGS) */
+  uint32_t ngpr;       /* of these, the asmspy_regs.gpr slots */
+  int32_t reg_ip;      /* the instruction pointer (x86-64 rip 16; AArch64 pc, pseudo 33) */
+  int32_t reg_sp;      /* rsp 19; sp 31 */
+  int32_t reg_fp;      /* rbp 4; x29 */
+  int32_t reg_ret;     /* the integer return value: rax 10; x0 */
+  int32_t reg_flags;   /* the condition flags: eflags 18; NZCV, pseudo 32 */
+  int32_t reg_link;    /* where a call leaves its return address: -1 (the stack); x30 */
+  uint32_t call_push;  /* bytes a call pushes (the return slot): 8; 0 */
+  uint32_t insn_align; /* 1; 4 (every instruction is 4 bytes) */
   uint32_t nargs;
-  uint8_t args[8];    /* the integer argument registers, in order (SysV; AAPCS64) */
+  uint8_t args[8]; /* the integer argument registers, in order (SysV; AAPCS64) */
   uint32_t nclobber;
-  uint8_t clobber[32];/* what a call may change: caller-saved, return, sp, flags */
+  uint8_t clobber[32];             /* what a call may change: caller-saved, return, sp, flags */
   const char *const *reg_names;    /* [nregs]: "rax", "x0", "nzcv" */
   const char *const *reg_meanings; /* [nregs]: one line each, for record schemas */
   const uint8_t *reg_order;        /* [nregs]: display order (gdb's `info registers`) */
@@ -986,11 +997,11 @@ struct asmspy_option {
 struct asmspy_optval {
   uint32_t abi_version;
   uint32_t struct_size;
-  uint32_t npos;                        /* positionals found */
-  uint32_t nopt;                        /* entries in the table */
-  const char *pos[ASMSPY_OPT_MAX_POS];  /* the positionals, in order */
-  const char *value[ASMSPY_OPT_MAX];    /* the last value given; "" for a flag; NULL = absent */
-  uint32_t count[ASMSPY_OPT_MAX];       /* how many times the option was given */
+  uint32_t npos;                       /* positionals found */
+  uint32_t nopt;                       /* entries in the table */
+  const char *pos[ASMSPY_OPT_MAX_POS]; /* the positionals, in order */
+  const char *value[ASMSPY_OPT_MAX];   /* the last value given; "" for a flag; NULL = absent */
+  uint32_t count[ASMSPY_OPT_MAX];      /* how many times the option was given */
   /* --- ABI 1.8 ends here; append below --- */
 };
 
@@ -1006,9 +1017,9 @@ struct asmspy_option_caps {
 
 /* One field of a record a view writes (the JSON member `name`). */
 enum asmspy_field_type {
-  ASMSPY_FIELD_INT = 1,  /* a JSON integer (min applies) */
-  ASMSPY_FIELD_STR = 2,  /* a JSON string */
-  ASMSPY_FIELD_HEX = 3,  /* a "0x..." hex string (addresses) */
+  ASMSPY_FIELD_INT = 1, /* a JSON integer (min applies) */
+  ASMSPY_FIELD_STR = 2, /* a JSON string */
+  ASMSPY_FIELD_HEX = 3, /* a "0x..." hex string (addresses) */
   ASMSPY_FIELD_BOOL = 4,
   ASMSPY_FIELD_ENUM = 5,  /* a string, one of `values` ("write|rw|read") */
   ASMSPY_FIELD_ARRAY = 6, /* `values` names the element: "object", "string", "int" */
@@ -1019,13 +1030,16 @@ enum asmspy_field_type {
 #define ASMSPY_FIELDF_OPTIONAL 1u /* may be absent */
 #define ASMSPY_FIELDF_NULLABLE 2u /* may be null ("ret": null: never returned) */
 /* What a field means to `asmspy --replay --disasm` (which knows no view): */
-#define ASMSPY_FIELDF_INSN_ADDR 4u  /* HEX: an executed instruction's address (disassembled
-                                       from the recording's codeimage at the record's time) */
-#define ASMSPY_FIELDF_INSN_TEXT 8u  /* STR: that instruction's recorded disassembly */
-#define ASMSPY_FIELDF_INSN_KIND 16u /* ENUM: the object is an executed instruction only when
-                                       this holds the first of `values` ("insn|callout") */
-#define ASMSPY_FIELDF_TITLE 32u     /* names the record in a --disasm heading
-                                       ("sample #3 (seq 40) ret=35") */
+/* HEX: an executed instruction's address (disassembled
+   from the recording's codeimage at the record's time) */
+#define ASMSPY_FIELDF_INSN_ADDR 4u
+#define ASMSPY_FIELDF_INSN_TEXT 8u /* STR: that instruction's recorded disassembly */
+/* ENUM: the object is an executed instruction only when
+   this holds the first of `values` ("insn|callout") */
+#define ASMSPY_FIELDF_INSN_KIND 16u
+/* names the record in a --disasm heading
+   ("sample #3 (seq 40) ret=35") */
+#define ASMSPY_FIELDF_TITLE 32u
 /* 1.12: roles — what a field means to an interactive front end (the TUI),
  * which builds its screens from them and never from a view's name, layout
  * or text. A front end that does not know a role ignores it. Rows: a
@@ -1033,31 +1047,38 @@ enum asmspy_field_type {
  * with an ARRAY of objects whose members carry them has one row per
  * element, element k drawn by line k + 1 of the record's text (line 0 is
  * its heading; lines past the last element follow it unsorted). */
-#define ASMSPY_FIELDF_SORT_KEY 64u    /* INT / NUMBER: a column the rows can be sorted by
-                                         (largest first; the TUI's Tab cycles the keys) */
-#define ASMSPY_FIELDF_PANE 128u       /* ARRAY: shown in a second pane. The record's text
-                                         ends with it: a heading line, then one line per
-                                         element (one line when it is empty) */
-#define ASMSPY_FIELDF_DRILL_PID 256u  /* INT: a process: Enter opens the first table mode
-                                         that needs no pick on it */
-#define ASMSPY_FIELDF_DRILL_ADDR 512u /* HEX: a code address: Enter opens the last mode that
-                                         starts by picking a function, on the function
-                                         containing it (several: the last one in schema
-                                         order that lies in a known function) */
-#define ASMSPY_FIELDF_DRILL_FUNC 1024u /* HEX: a function's entry: in a table, as DRILL_ADDR;
-                                          in a feed, the selected record's function is
-                                          disassembled (read live) in a second pane */
-#define ASMSPY_FIELDF_HIGHLIGHT 2048u /* its rendering is kept visible when the line is cut
-                                         (a return value; old and new of `old -> new`): the
-                                         line's tail from it is kept, the middle elided */
-#define ASMSPY_FIELDF_CARRIED 4096u   /* ARRAY of "string": shown beside the line (paths,
-                                         buffers a call carried) */
-#define ASMSPY_FIELDF_ROLES 0x1fc0u   /* every role bit above */
+/* INT / NUMBER: a column the rows can be sorted by
+   (largest first; the TUI's Tab cycles the keys) */
+#define ASMSPY_FIELDF_SORT_KEY 64u
+/* ARRAY: shown in a second pane. The record's text
+   ends with it: a heading line, then one line per
+   element (one line when it is empty) */
+#define ASMSPY_FIELDF_PANE 128u
+/* INT: a process: Enter opens the first table mode
+   that needs no pick on it */
+#define ASMSPY_FIELDF_DRILL_PID 256u
+/* HEX: a code address: Enter opens the last mode that
+   starts by picking a function, on the function
+   containing it (several: the last one in schema
+   order that lies in a known function) */
+#define ASMSPY_FIELDF_DRILL_ADDR 512u
+/* HEX: a function's entry: in a table, as DRILL_ADDR;
+   in a feed, the selected record's function is
+   disassembled (read live) in a second pane */
+#define ASMSPY_FIELDF_DRILL_FUNC 1024u
+/* its rendering is kept visible when the line is cut
+   (a return value; old and new of `old -> new`): the
+   line's tail from it is kept, the middle elided */
+#define ASMSPY_FIELDF_HIGHLIGHT 2048u
+/* ARRAY of "string": shown beside the line (paths,
+   buffers a call carried) */
+#define ASMSPY_FIELDF_CARRIED 4096u
+#define ASMSPY_FIELDF_ROLES 0x1fc0u /* every role bit above */
 
 struct asmspy_field {
   const char *name;
-  uint32_t type;  /* enum asmspy_field_type */
-  uint32_t flags; /* ASMSPY_FIELDF_* */
+  uint32_t type;       /* enum asmspy_field_type */
+  uint32_t flags;      /* ASMSPY_FIELDF_* */
   const char *meaning; /* one line for docs/metrics.md */
   const char *values;  /* ENUM: choices "a|b|c"; ARRAY: element type ("object",
                           "string", "int", "hex"); INT: the only valid values
@@ -1073,8 +1094,8 @@ struct asmspy_field {
 
 /* One record type a view writes ("call", "graph", ...). */
 struct asmspy_record_schema {
-  const char *type;    /* the record's "type" */
-  const char *meaning; /* one line for docs/metrics.md */
+  const char *type;                  /* the record's "type" */
+  const char *meaning;               /* one line for docs/metrics.md */
   const struct asmspy_field *fields; /* ends with a NULL name */
   /* The human line rebuilt from the fields, for a replay of a recording
    * made before event lines carried "human" (NULL: such a record prints
@@ -1157,23 +1178,23 @@ struct asmspy_record {
  * feed; RANKED, TOPOLOGY, EDGES -> table; REGION, CALLS -> two panes. The
  * glosses below are the in-tree views that first used each layout. */
 enum asmspy_tui_layout {
-  ASMSPY_TUI_FEED = 1,     /* the emitted lines scroll by (stream) */
-  ASMSPY_TUI_SNAPSHOT = 2, /* snapshot() redrawn periodically */
-  ASMSPY_TUI_REGION = 3,   /* a chosen function per invocation: the latest record split
+  ASMSPY_TUI_FEED = 1,         /* the emitted lines scroll by (stream) */
+  ASMSPY_TUI_SNAPSHOT = 2,     /* snapshot() redrawn periodically */
+  ASMSPY_TUI_REGION = 3,       /* a chosen function per invocation: the latest record split
                               at its "  functions called:" line, assembly | callees (trace) */
-  ASMSPY_TUI_DATAFLOW = 4, /* a chosen function's data-flow steps, walkable: each record's
+  ASMSPY_TUI_DATAFLOW = 4,     /* a chosen function's data-flow steps, walkable: each record's
                               JSON body has the steps in ASMSPY_TUI_DATAFLOW_STEPS, each
                               with its "reads" (dataflow) */
-  ASMSPY_TUI_TOPOLOGY = 5, /* processes and threads, selectable: Enter opens the RANKED
+  ASMSPY_TUI_TOPOLOGY = 5,     /* processes and threads, selectable: Enter opens the RANKED
                               mode on the selected record's "tgid"; Tab cycles the values
                               of the first option in the view's option_caps (procs) */
   ASMSPY_TUI_FEED_CARRIED = 6, /* a feed; each record's "carried" strings are shown in
                                   a column beside it (log) */
-  ASMSPY_TUI_CALLS = 7,    /* a feed of calls, selectable; the function at the selected
+  ASMSPY_TUI_CALLS = 7,        /* a feed of calls, selectable; the function at the selected
                               record's "addr" is disassembled in a second pane (tree) */
-  ASMSPY_TUI_RANKED = 8,   /* a snapshot whose rows carry fanout=/calls=/inv=: Tab re-sorts
+  ASMSPY_TUI_RANKED = 8,       /* a snapshot whose rows carry fanout=/calls=/inv=: Tab re-sorts
                               them by fanout (graph) */
-  ASMSPY_TUI_EDGES = 9     /* a snapshot of sampled edges, selectable, n = the window in
+  ASMSPY_TUI_EDGES = 9         /* a snapshot of sampled edges, selectable, n = the window in
                               ms: Enter opens the DATAFLOW mode on the function at the
                               selected record's "to" (else "from") (sample) */
 };
@@ -1197,9 +1218,9 @@ struct asmspy_tui_entry {
 /* A backend's in-process (scope) tier: how much of the truth it records. */
 enum asmspy_tier {
   ASMSPY_TIER_NONE = 0,
-  ASMSPY_TIER_WEAK = 1,    /* every instruction, by single-step (slow) */
-  ASMSPY_TIER_STRONG = 2,  /* every branch, in hardware (Intel PT) */
-  ASMSPY_TIER_CEILING = 3  /* sampled branch edges: what ran, not all of it */
+  ASMSPY_TIER_WEAK = 1,   /* every instruction, by single-step (slow) */
+  ASMSPY_TIER_STRONG = 2, /* every branch, in hardware (Intel PT) */
+  ASMSPY_TIER_CEILING = 3 /* sampled branch edges: what ran, not all of it */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -1323,8 +1344,8 @@ struct asmspy_view_ops {
 struct asmspy_plugin {
   uint32_t abi_version; /* ASMSPY_ABI_VERSION the plugin was built against */
   uint32_t struct_size;
-  uint32_t kind;        /* enum asmspy_kind */
-  const char *name;     /* [a-z0-9_]+, unique */
+  uint32_t kind;    /* enum asmspy_kind */
+  const char *name; /* [a-z0-9_]+, unique */
   const char *description;
   uint64_t caps; /* ASMSPY_CAP_* provided (backends) or consumed (views) */
   /* Functional self-test. Runs isolated in a forked child with a time limit:
@@ -1354,19 +1375,19 @@ ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_
 /* Convenience for plugins: the entry point of a plugin whose descriptor is
  * static data. It refuses a host of another major (returns NULL) and never
  * a newer minor. A plugin needing the host table at entry writes its own. */
-#define ASMSPY_PLUGIN_ENTRY_FOR(descriptor)                                                \
-  ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(                           \
-      uint32_t host_abi_version, const struct asmspy_host_api *host) {                     \
-    (void)host;                                                                            \
-    return ASMSPY_ABI_MAJOR_OF(host_abi_version) == ASMSPY_ABI_MAJOR ? &(descriptor) : NULL; \
+#define ASMSPY_PLUGIN_ENTRY_FOR(descriptor)                                                        \
+  ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(                                   \
+      uint32_t host_abi_version, const struct asmspy_host_api *host) {                             \
+    (void)host;                                                                                    \
+    return ASMSPY_ABI_MAJOR_OF(host_abi_version) == ASMSPY_ABI_MAJOR ? &(descriptor) : NULL;       \
   }
 
 /* Convenience for plugins: write a probe verdict. */
-#define ASMSPY_PROBE_SET(res, st, err, ...)                                                \
-  do {                                                                                     \
-    (res)->status = (st);                                                                  \
-    (res)->sys_errno = (err);                                                              \
-    snprintf((res)->reason, sizeof((res)->reason), __VA_ARGS__);                           \
+#define ASMSPY_PROBE_SET(res, st, err, ...)                                                        \
+  do {                                                                                             \
+    (res)->status = (st);                                                                          \
+    (res)->sys_errno = (err);                                                                      \
+    snprintf((res)->reason, sizeof((res)->reason), __VA_ARGS__);                                   \
   } while (0)
 
 #ifdef __cplusplus

@@ -23,7 +23,7 @@
 namespace asmspy {
 
 class ScopedTrace {
- public:
+public:
   // code == nullptr: the whole window; len == 0: the covering symbol's extent.
   explicit ScopedTrace(const void *code = nullptr, std::size_t len = 0, unsigned flags = 0,
                        const char *file = __builtin_FILE(), int line = __builtin_LINE()) noexcept {
@@ -53,11 +53,11 @@ class ScopedTrace {
   const char *tier() const noexcept { return scope_ ? asmspy_scope_tier(scope_) : "NONE"; }
   const char *reason() const noexcept { return scope_ ? asmspy_scope_reason(scope_) : ""; }
 
- private:
+private:
   asmspy_scope *scope_ = nullptr;
   bool ended_ = false;
 };
 
-}  // namespace asmspy
+} // namespace asmspy
 
 #endif

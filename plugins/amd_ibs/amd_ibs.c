@@ -37,8 +37,8 @@
 #endif
 #define IBS_DIR IBS_SYSFS_ROOT "/ibs_op"
 #define IBS_TYPE_PATH IBS_DIR "/type"
-#define IBS_CAPS                                                                               \
-  (ASMSPY_CAP_IP_SAMPLES | ASMSPY_CAP_BRANCH_SAMPLES | ASMSPY_CAP_OUT_OF_BAND |                  \
+#define IBS_CAPS                                                                                   \
+  (ASMSPY_CAP_IP_SAMPLES | ASMSPY_CAP_BRANCH_SAMPLES | ASMSPY_CAP_OUT_OF_BAND |                    \
    ASMSPY_CAP_ATTACH_PID)
 
 /* The probe samples denser than a window (IBS_MAX_PERIOD) so a short loop
@@ -53,8 +53,7 @@ struct ibs_work {
   int cpu; /* pin to this CPU first (CPU-wide fallback), or -1 */
 };
 
-static void ibs_child_work(void *arg)
-{
+static void ibs_child_work(void *arg) {
   struct ibs_work *w = arg;
   if (w->cpu >= 0) {
     cpu_set_t set;
@@ -68,12 +67,10 @@ static void ibs_child_work(void *arg)
 /* Fork a sleeping child and open the event on it (pid) or on its CPU
  * (cpu_wide). Returns the fd, or -errno with the child reaped. */
 static int ibs_open(struct perf_event_attr *attr, int cpu_wide, struct ibs_work *work,
-                    struct pp_child *child)
-{
+                    struct pp_child *child) {
   work->cpu = cpu_wide ? 0 : -1;
   int rc = pp_child_fork(child, ibs_child_work, work);
-  if (rc < 0)
-    return rc;
+  if (rc < 0) return rc;
   int fd = cpu_wide ? pp_perf_event_open(attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)
                     : pp_perf_event_open(attr, child->pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
@@ -90,8 +87,7 @@ struct ibs_probe_tally {
   unsigned long decoded, first_verdict;
 };
 
-static void ibs_probe_decode(const uint8_t *rec, size_t len, void *arg)
-{
+static void ibs_probe_decode(const uint8_t *rec, size_t len, void *arg) {
   struct ibs_probe_tally *t = arg;
   struct ibs_op op;
   int v = ibs_decode_sample(rec, len, &op);
@@ -101,8 +97,7 @@ static void ibs_probe_decode(const uint8_t *rec, size_t len, void *arg)
     t->first_verdict = (unsigned long)v;
 }
 
-static int ibs_probe_impl(struct asmspy_probe_result *res)
-{
+static int ibs_probe_impl(struct asmspy_probe_result *res) {
   /* 1. the PMU; without one, what the silicon has (CPUID, libpfm4) against
    * what the kernel registered */
   long long type = -1;
@@ -113,16 +108,14 @@ static int ibs_probe_impl(struct asmspy_probe_result *res)
                                        "no ibs_op PMU: " IBS_TYPE_PATH " missing", why, sizeof why);
     return pp_verdict(res, st, ENOENT, 0, "%s", why);
   }
-  if (rc < 0)
-    return pp_verdict_unreadable(res, IBS_TYPE_PATH, rc);
+  if (rc < 0) return pp_verdict_unreadable(res, IBS_TYPE_PATH, rc);
 
   /* 2. swfilt (v6.14+) decides whether exclude_kernel is allowed; the attr
    * is the one capture opens (ibs_attr_init), at the probe's period. */
   char why[256];
   struct ibs_pmu pmu;
   rc = ibs_pmu_from_sysfs(IBS_SYSFS_ROOT, IBS_PROBE_PERIOD, &pmu, why, sizeof why);
-  if (rc < 0)
-    return pp_verdict(res, -rc, 0, 0, "%s", why);
+  if (rc < 0) return pp_verdict(res, -rc, 0, 0, "%s", why);
   int have_swfilt = pmu.swfilt;
   struct perf_event_attr attr;
   ibs_attr_init(&attr, &pmu);
@@ -156,22 +149,18 @@ static int ibs_probe_impl(struct asmspy_probe_result *res)
       snprintf(hint, sizeof hint, "the kernel rejected period, config or exclude bits");
     else
       pp_perf_errno_hint(e, hint, sizeof hint);
-    status = pp_verdict(res, pp_perf_errno_status(e), e, 0,
-                        "perf_event_open(ibs_op type=%lld, %s, %s): %s%s (%s)", type, mode,
-                        cpu_wide ? "CPU-wide cpu 0" : "per-task", pertask_fail,
-                        pp_errno_name(e), hint);
+    status = pp_verdict(
+        res, pp_perf_errno_status(e), e, 0, "perf_event_open(ibs_op type=%lld, %s, %s): %s%s (%s)",
+        type, mode, cpu_wide ? "CPU-wide cpu 0" : "per-task", pertask_fail, pp_errno_name(e), hint);
     goto out;
   }
 
-  status = pp_probe_ring_map(res, "amd_ibs: mmap of the perf ring", fd, IBS_RING_PAGES_LOG2,
-                             &ring);
-  if (status != 0)
-    goto out;
+  status = pp_probe_ring_map(res, "amd_ibs: mmap of the perf ring", fd, IBS_RING_PAGES_LOG2, &ring);
+  if (status != 0) goto out;
 
   /* 4. functional: sample a known loop, require at least one sample */
   status = pp_probe_run_child(res, IBS_NAME, "sampled", fd, &child, IBS_CHILD_TIMEOUT_MS);
-  if (status != 0)
-    goto out;
+  if (status != 0) goto out;
   uint8_t rec[512] __attribute__((aligned(8)));
   struct ibs_probe_tally tally = {0, 0};
   unsigned long samples = pp_ring_drain_samples(&ring, rec, sizeof rec, ibs_probe_decode, &tally);
@@ -200,8 +189,7 @@ out:
   return status;
 }
 
-static int ibs_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res)
-{
+static int ibs_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res) {
   (void)host; /* the probe needs no host service */
   return ibs_probe_impl(res);
 }
@@ -209,8 +197,7 @@ static int ibs_probe(const struct asmspy_host_api *host, struct asmspy_probe_res
 /* One window over s->pid: the engine ran the probe (isolated) before
  * choosing this backend, so run() goes straight to the events; what the
  * kernel refuses now is about this target, and is noted as such. */
-static int ibs_run(const struct asmspy_host_api *host, const struct asmspy_session *s)
-{
+static int ibs_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   char why[256];
   struct ibs_pmu pmu;
   int rc = ibs_pmu_from_sysfs(IBS_SYSFS_ROOT, IBS_MAX_PERIOD, &pmu, why, sizeof why);

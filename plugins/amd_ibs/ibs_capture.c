@@ -27,8 +27,7 @@
 #include "plugins/common/perf_sampling.h"
 
 int ibs_pmu_from_sysfs(const char *root, uint64_t period, struct ibs_pmu *pmu, char *why,
-                       size_t cap)
-{
+                       size_t cap) {
   memset(pmu, 0, sizeof *pmu);
   pmu->name = "ibs_op";
   pmu->period = period;
@@ -74,8 +73,7 @@ int ibs_pmu_from_sysfs(const char *root, uint64_t period, struct ibs_pmu *pmu, c
   return 0;
 }
 
-void ibs_attr_init(struct perf_event_attr *attr, const struct ibs_pmu *pmu)
-{
+void ibs_attr_init(struct perf_event_attr *attr, const struct ibs_pmu *pmu) {
   memset(attr, 0, sizeof *attr);
   attr->size = sizeof *attr;
   attr->type = pmu->type;
@@ -98,13 +96,11 @@ struct insn_len_ctx {
   struct asmspy_target *target;
 };
 
-static int target_insn_len(void *arg, uint64_t ip)
-{
+static int target_insn_len(void *arg, uint64_t ip) {
   struct insn_len_ctx *c = arg;
   uint8_t bytes[16];
   ssize_t n = c->host->read_mem(c->target, ip, bytes, sizeof bytes);
-  if (n <= 0)
-    return 0;
+  if (n <= 0) return 0;
   char text[128];
   return c->host->disasm(ip, bytes, (size_t)n, text, sizeof text);
 }
@@ -113,14 +109,12 @@ static int target_insn_len(void *arg, uint64_t ip)
  * no task context. Returns 0 with set filled, or -ASMSPY_E_* (noted). */
 static int open_events(const struct asmspy_host_api *host, struct asmspy_out *out,
                        const struct asmspy_session *s, const struct ibs_pmu *pmu,
-                       const struct perf_event_attr *attr, struct ps_set *set)
-{
+                       const struct perf_event_attr *attr, struct ps_set *set) {
   pid_t only_tid = s->tid > 0 ? s->tid : 0;
   if (ps_set_init(set, attr, s->pid, only_tid, 0, IBS_RING_PAGES_LOG2_RUN) < 0)
     return -ASMSPY_E_NOMEM;
   int rc = ps_set_scan(set);
-  if (set->n > 0)
-    return 0;
+  if (set->n > 0) return 0;
   /* < v6.2: task_ctx_nr = perf_invalid_context makes every per-task IBS
    * event EINVAL, while the same attr opens CPU-wide. */
   if (rc != -ESRCH && set->refused && set->first_errno == EINVAL && !pmu->swfilt &&
@@ -148,13 +142,11 @@ static int open_events(const struct asmspy_host_api *host, struct asmspy_out *ou
 /* The notes that make the window's numbers honest. */
 static void note_window(const struct asmspy_host_api *host, struct asmspy_out *out,
                         const struct ps_set *set, const struct ibs_emitter *em,
-                        const struct ps_counts *n, const struct ps_window_result *w)
-{
+                        const struct ps_counts *n, const struct ps_window_result *w) {
   ps_note_window(host, out, "amd_ibs", em->pid, set, n, w);
   char text[300];
   ibs_unusable_text(&em->t, text, sizeof text);
-  if (text[0])
-    pp_note(host, out, ASMSPY_NOTE_WARN, "amd_ibs: samples without an event: %s", text);
+  if (text[0]) pp_note(host, out, ASMSPY_NOTE_WARN, "amd_ibs: samples without an event: %s", text);
   if (em->t.kernel)
     pp_note(host, out, ASMSPY_NOTE_INFO,
             "amd_ibs: %llu kernel-mode samples dropped (no swfilt: IBS sampled the kernel too)",
@@ -162,19 +154,16 @@ static void note_window(const struct asmspy_host_api *host, struct asmspy_out *o
 }
 
 int ibs_capture(const struct asmspy_host_api *host, const struct asmspy_session *s,
-                const struct ibs_pmu *pmu)
-{
+                const struct ibs_pmu *pmu) {
   struct asmspy_out *out = pp_session_out(s);
-  if (!s->sink || s->pid <= 0)
-    return -ASMSPY_E_USAGE;
-  int64_t window_ms = ASMSPY_HAS(s, window_ms) && s->window_ms > 0 ? s->window_ms
-                                                                     : IBS_DEFAULT_WINDOW_MS;
+  if (!s->sink || s->pid <= 0) return -ASMSPY_E_USAGE;
+  int64_t window_ms =
+      ASMSPY_HAS(s, window_ms) && s->window_ms > 0 ? s->window_ms : IBS_DEFAULT_WINDOW_MS;
   struct perf_event_attr attr;
   ibs_attr_init(&attr, pmu);
   struct ps_set set;
   int rc = open_events(host, out, s, pmu, &attr, &set);
-  if (rc < 0)
-    return rc;
+  if (rc < 0) return rc;
   if (!pmu->swfilt)
     pp_note(host, out, ASMSPY_NOTE_INFO,
             "amd_ibs: the kernel lacks %s/format/swfilt (< 6.14): user-only sampling is not "

@@ -7,8 +7,7 @@
 
 void ibs_emitter_init(struct ibs_emitter *em, asmspy_sink_fn sink, void *sink_ctx,
                       struct asmspy_target *target, pid_t pid, pid_t only_tid, uint64_t period,
-                      int drop_kernel)
-{
+                      int drop_kernel) {
   memset(em, 0, sizeof *em);
   se_out_init(&em->out, sink, sink_ctx, target, pid);
   em->pid = pid;
@@ -17,14 +16,12 @@ void ibs_emitter_init(struct ibs_emitter *em, asmspy_sink_fn sink, void *sink_ct
   em->drop_kernel = drop_kernel;
 }
 
-static int insn_len(const struct ibs_emitter *em, uint64_t ip)
-{
+static int insn_len(const struct ibs_emitter *em, uint64_t ip) {
   return em->insn_len ? em->insn_len(em->insn_len_ctx, ip) : 0;
 }
 
 /* A retired branch op -> BRANCH. */
-static int emit_branch(struct ibs_emitter *em, const struct ibs_op *op)
-{
+static int emit_branch(struct ibs_emitter *em, const struct ibs_op *op) {
   struct asmspy_event ev;
   ps_event_init(&em->out, &ev, ASMSPY_EV_BRANCH, (int32_t)op->tid);
   uint64_t from = ibs_op_rip(op);
@@ -53,10 +50,8 @@ static int emit_branch(struct ibs_emitter *em, const struct ibs_op *op)
     else
       em->t.no_fallthrough++;
   }
-  if (ibs_op_mispredicted(op))
-    flags |= ASMSPY_EVF_BR_MISP;
-  if (ibs_op_return(op))
-    flags |= ASMSPY_EVF_BR_RET;
+  if (ibs_op_mispredicted(op)) flags |= ASMSPY_EVF_BR_MISP;
+  if (ibs_op_return(op)) flags |= ASMSPY_EVF_BR_RET;
   ev.flags = flags;
   ev.ip = from;
   ev.u.branch.from = from;
@@ -66,14 +61,12 @@ static int emit_branch(struct ibs_emitter *em, const struct ibs_op *op)
 }
 
 /* Any other op -> SAMPLE. */
-static int emit_op(struct ibs_emitter *em, const struct ibs_op *op)
-{
+static int emit_op(struct ibs_emitter *em, const struct ibs_op *op) {
   em->t.op_samples++;
   return se_emit_sample(&em->out, (int32_t)op->tid, ibs_op_rip(op), em->period);
 }
 
-int ibs_emit_sample(void *arg, const uint8_t *rec, size_t len)
-{
+int ibs_emit_sample(void *arg, const uint8_t *rec, size_t len) {
   struct ibs_emitter *em = arg;
   struct ibs_op op;
   int v = ibs_decode_sample(rec, len, &op);
@@ -101,19 +94,16 @@ int ibs_emit_sample(void *arg, const uint8_t *rec, size_t len)
   return ibs_op_is_branch(&op) ? emit_branch(em, &op) : emit_op(em, &op);
 }
 
-int ibs_emit_lost(void *arg, uint64_t n)
-{
+int ibs_emit_lost(void *arg, uint64_t n) {
   struct ibs_emitter *em = arg;
   return ps_emit_lost(&em->out, n);
 }
 
-void ibs_emit_provenance(struct ibs_emitter *em, const struct ps_counts *n, uint64_t window_ns)
-{
+void ibs_emit_provenance(struct ibs_emitter *em, const struct ps_counts *n, uint64_t window_ns) {
   ps_emit_provenance(&em->out, em->t.samples, em->t.branch_samples, n, window_ns, "ibs");
 }
 
-void ibs_unusable_text(const struct ibs_tally *t, char *buf, size_t cap)
-{
+void ibs_unusable_text(const struct ibs_tally *t, char *buf, size_t cap) {
   buf[0] = '\0';
   size_t used = 0;
   for (int v = IBS_OK + 1; v < IBS_VERDICT_COUNT; v++)

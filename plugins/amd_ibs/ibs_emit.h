@@ -27,24 +27,24 @@
 typedef int (*ibs_insn_len_fn)(void *ctx, uint64_t ip);
 
 struct ibs_tally {
-  uint64_t samples;          /* the target's user-space samples the kernel delivered */
-  uint64_t branch_samples;   /* of which retired branch ops (BRANCH events) */
-  uint64_t op_samples;       /* of which other ops (SAMPLE events) */
-  uint64_t foreign;          /* other processes' (or, with --tid, threads') samples: CPU-wide events */
-  uint64_t kernel;           /* kernel-mode samples dropped here (a kernel without swfilt) */
-  uint64_t no_target;        /* taken branches without IBS_BR_TARGET (to = 0) */
-  uint64_t no_fallthrough;   /* not-taken branches whose next instruction was not decodable */
-  uint64_t fuse_unresolved;  /* fused branches left at the cmp's address */
+  uint64_t samples;        /* the target's user-space samples the kernel delivered */
+  uint64_t branch_samples; /* of which retired branch ops (BRANCH events) */
+  uint64_t op_samples;     /* of which other ops (SAMPLE events) */
+  uint64_t foreign;   /* other processes' (or, with --tid, threads') samples: CPU-wide events */
+  uint64_t kernel;    /* kernel-mode samples dropped here (a kernel without swfilt) */
+  uint64_t no_target; /* taken branches without IBS_BR_TARGET (to = 0) */
+  uint64_t no_fallthrough;  /* not-taken branches whose next instruction was not decodable */
+  uint64_t fuse_unresolved; /* fused branches left at the cmp's address */
   uint64_t verdict[IBS_VERDICT_COUNT]; /* [IBS_OK] unused: undecodable / unusable records */
 };
 
 struct ibs_emitter {
   struct ps_emit out;
-  pid_t pid;              /* only this thread group's samples count (CPU-wide events see all) */
-  pid_t only_tid;         /* > 0: only that thread's */
-  uint64_t period;        /* ops per sample: u.sample.period */
-  int drop_kernel;        /* 1: kernel-mode samples arrive (no swfilt) and are dropped here */
-  ibs_insn_len_fn insn_len;  /* may be NULL */
+  pid_t pid;                /* only this thread group's samples count (CPU-wide events see all) */
+  pid_t only_tid;           /* > 0: only that thread's */
+  uint64_t period;          /* ops per sample: u.sample.period */
+  int drop_kernel;          /* 1: kernel-mode samples arrive (no swfilt) and are dropped here */
+  ibs_insn_len_fn insn_len; /* may be NULL */
   void *insn_len_ctx;
   struct ibs_tally t;
 };
@@ -59,8 +59,7 @@ int ibs_emit_sample(void *em, const uint8_t *rec, size_t len);
 int ibs_emit_lost(void *em, uint64_t n);
 
 /* The consumer for ps_ring_drain / ps_run_window. */
-static inline struct ps_consumer ibs_consumer(struct ibs_emitter *em)
-{
+static inline struct ps_consumer ibs_consumer(struct ibs_emitter *em) {
   struct ps_consumer c = {ibs_emit_sample, ibs_emit_lost, em};
   return c;
 }

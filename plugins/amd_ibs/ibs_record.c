@@ -11,51 +11,39 @@
 
 #include "plugins/common/perf_sampling.h"
 
-int ibs_decode_raw(const uint8_t *raw, uint32_t raw_size, struct ibs_op *op)
-{
+int ibs_decode_raw(const uint8_t *raw, uint32_t raw_size, struct ibs_op *op) {
   op->raw_size = raw_size;
   op->nregs = 0;
   op->has_br_target = 0;
   op->has_op_data4 = 0;
   memset(op->reg, 0, sizeof op->reg);
   struct ps_cursor c = {raw, raw_size};
-  if (ps_take(&c, &op->caps, 4) < 0)
-    return IBS_RAW_NO_CAPS;
-  if (c.left % 8 != 0)
-    return IBS_RAW_ODD_SIZE;
+  if (ps_take(&c, &op->caps, 4) < 0) return IBS_RAW_NO_CAPS;
+  if (c.left % 8 != 0) return IBS_RAW_ODD_SIZE;
   op->nregs = (unsigned)(c.left / 8);
-  if (op->nregs < IBS_REG_FIXED)
-    return IBS_RAW_SHORT;
-  for (unsigned i = 0; i < IBS_REG_FIXED; i++)
-    (void)ps_take(&c, &op->reg[i], 8);
+  if (op->nregs < IBS_REG_FIXED) return IBS_RAW_SHORT;
+  for (unsigned i = 0; i < IBS_REG_FIXED; i++) (void)ps_take(&c, &op->reg[i], 8);
   /* perf_ibs_handle_irq appends BR_TARGET, then OP_DATA4, each iff its
    * caps bit is set: OP_DATA4's index depends on BR_TARGET's presence. */
   if (op->caps & IBS_CAPS_BRNTRGT) {
-    if (ps_take(&c, &op->br_target, 8) < 0)
-      return IBS_RAW_NO_BR_TARGET;
+    if (ps_take(&c, &op->br_target, 8) < 0) return IBS_RAW_NO_BR_TARGET;
     op->has_br_target = 1;
   }
-  if ((op->caps & IBS_CAPS_OPDATA4) && ps_take(&c, &op->op_data4, 8) == 0)
-    op->has_op_data4 = 1;
+  if ((op->caps & IBS_CAPS_OPDATA4) && ps_take(&c, &op->op_data4, 8) == 0) op->has_op_data4 = 1;
 
   uint64_t ctl = op->reg[IBS_REG_OP_CTL];
-  if (!(ctl & IBS_OP_CTL_VAL) || !(ctl & IBS_OP_CTL_EN))
-    return IBS_OP_NOT_VALID;
-  if (op->reg[IBS_REG_OP_DATA] & IBS_OP_DATA_RIP_INVALID)
-    return IBS_OP_RIP_INVALID;
+  if (!(ctl & IBS_OP_CTL_VAL) || !(ctl & IBS_OP_CTL_EN)) return IBS_OP_NOT_VALID;
+  if (op->reg[IBS_REG_OP_DATA] & IBS_OP_DATA_RIP_INVALID) return IBS_OP_RIP_INVALID;
   return IBS_OK;
 }
 
-int ibs_decode_sample(const uint8_t *rec, size_t len, struct ibs_op *op)
-{
+int ibs_decode_sample(const uint8_t *rec, size_t len, struct ibs_op *op) {
   memset(op, 0, sizeof *op);
   struct ps_cursor c = {rec, len};
   struct perf_event_header h;
-  if (ps_take(&c, &h, sizeof h) < 0 || h.type != PERF_RECORD_SAMPLE)
-    return IBS_BAD_RECORD;
+  if (ps_take(&c, &h, sizeof h) < 0 || h.type != PERF_RECORD_SAMPLE) return IBS_BAD_RECORD;
   op->misc = h.misc;
-  if (h.size < sizeof h)
-    return IBS_BAD_RECORD;
+  if (h.size < sizeof h) return IBS_BAD_RECORD;
   if (h.size < len) /* only the record's own bytes, whatever the buffer holds */
     c.left = h.size - sizeof h;
   uint32_t raw_size;
@@ -63,13 +51,11 @@ int ibs_decode_sample(const uint8_t *rec, size_t len, struct ibs_op *op)
       ps_take(&c, &op->tid, 4) < 0 || ps_take(&c, &raw_size, 4) < 0)
     return IBS_BAD_RECORD;
   op->raw_size = raw_size;
-  if (raw_size > c.left)
-    return IBS_RAW_OVERRUN;
+  if (raw_size > c.left) return IBS_RAW_OVERRUN;
   return ibs_decode_raw(c.p, raw_size, op);
 }
 
-const char *ibs_verdict_name(int verdict)
-{
+const char *ibs_verdict_name(int verdict) {
   static const char *const names[IBS_VERDICT_COUNT] = {
       [IBS_OK] = "ok",
       [IBS_BAD_RECORD] = "bad-record",

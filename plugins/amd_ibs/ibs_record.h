@@ -103,8 +103,8 @@ struct ibs_op {
   uint64_t sample_ip; /* PERF_SAMPLE_IP (the kernel's IbsOpRip, or the interrupted ip) */
   uint32_t pid, tid;
   uint32_t raw_size;
-  uint32_t caps;   /* ibs_caps from the payload */
-  unsigned nregs;  /* u64 MSRs in the payload */
+  uint32_t caps;  /* ibs_caps from the payload */
+  unsigned nregs; /* u64 MSRs in the payload */
   uint64_t reg[IBS_REG_FIXED];
   int has_br_target;
   uint64_t br_target;
@@ -123,29 +123,21 @@ int ibs_decode_raw(const uint8_t *raw, uint32_t raw_size, struct ibs_op *op);
 /* Short name of a verdict for notes: "raw-short", ... */
 const char *ibs_verdict_name(int verdict);
 
-static inline int ibs_op_is_branch(const struct ibs_op *op)
-{
+static inline int ibs_op_is_branch(const struct ibs_op *op) {
   return (op->reg[IBS_REG_OP_DATA] & IBS_OP_DATA_BRN_RET) != 0;
 }
-static inline int ibs_op_taken(const struct ibs_op *op)
-{
+static inline int ibs_op_taken(const struct ibs_op *op) {
   return (op->reg[IBS_REG_OP_DATA] & IBS_OP_DATA_BRN_TAKEN) != 0;
 }
-static inline int ibs_op_mispredicted(const struct ibs_op *op)
-{
+static inline int ibs_op_mispredicted(const struct ibs_op *op) {
   return (op->reg[IBS_REG_OP_DATA] & IBS_OP_DATA_BRN_MISP) != 0;
 }
-static inline int ibs_op_return(const struct ibs_op *op)
-{
+static inline int ibs_op_return(const struct ibs_op *op) {
   return (op->reg[IBS_REG_OP_DATA] & IBS_OP_DATA_RETURN) != 0;
 }
-static inline int ibs_op_fused(const struct ibs_op *op)
-{
+static inline int ibs_op_fused(const struct ibs_op *op) {
   return (op->reg[IBS_REG_OP_DATA] & IBS_OP_DATA_BRN_FUSE) != 0;
 }
-static inline uint64_t ibs_op_rip(const struct ibs_op *op)
-{
-  return op->reg[IBS_REG_OP_RIP];
-}
+static inline uint64_t ibs_op_rip(const struct ibs_op *op) { return op->reg[IBS_REG_OP_RIP]; }
 
 #endif /* ASMSPY_AMD_IBS_RECORD_H */

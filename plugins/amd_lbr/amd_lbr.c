@@ -34,8 +34,8 @@
 #endif
 #define LBR_CPU_DIR LBR_SYSFS_ROOT "/cpu"
 #define LBR_DEPTH_PATH LBR_CPU_DIR "/caps/branches"
-#define LBR_CAPS                                                                               \
-  (ASMSPY_CAP_BRANCH_SAMPLES | ASMSPY_CAP_IP_SAMPLES | ASMSPY_CAP_OUT_OF_BAND |                  \
+#define LBR_CAPS                                                                                   \
+  (ASMSPY_CAP_BRANCH_SAMPLES | ASMSPY_CAP_IP_SAMPLES | ASMSPY_CAP_OUT_OF_BAND |                    \
    ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_INPROCESS)
 
 #define LBR_PROBE_PERIOD 50000ull /* denser than a window: a short loop must yield samples */
@@ -51,22 +51,18 @@ struct lbr_probe_tally {
 };
 
 /* Decoded with the capture's own decoder (lbr_record.c). */
-static void lbr_tally_sample(const uint8_t *rec, size_t len, void *arg)
-{
+static void lbr_tally_sample(const uint8_t *rec, size_t len, void *arg) {
   struct lbr_probe_tally *t = arg;
   struct lbr_sample s;
-  if (lbr_decode_sample(rec, len, &s) != LBR_OK)
-    return;
+  if (lbr_decode_sample(rec, len, &s) != LBR_OK) return;
   t->samples++;
   if (s.nr > 0) {
     t->with_stack++;
-    if (s.nr > t->max_nr)
-      t->max_nr = s.nr;
+    if (s.nr > t->max_nr) t->max_nr = s.nr;
   }
 }
 
-static int lbr_probe_impl(struct asmspy_probe_result *res)
-{
+static int lbr_probe_impl(struct asmspy_probe_result *res) {
   /* 1. a core PMU with a branch-stack depth */
   long long depth = 0;
   int rc = pp_read_sysfs_int(LBR_DEPTH_PATH, 10, &depth);
@@ -79,17 +75,15 @@ static int lbr_probe_impl(struct asmspy_probe_result *res)
                                        sizeof why);
     return pp_verdict(res, st, ENOENT, 0, "%s", why);
   }
-  if (rc < 0)
-    return pp_verdict_unreadable(res, LBR_DEPTH_PATH, rc);
+  if (rc < 0) return pp_verdict_unreadable(res, LBR_DEPTH_PATH, rc);
 
   /* 2. a user-only branch-stack sampling event on a forked child: the attr
    * capture opens (lbr_attr_init), at the probe's period */
   char why[256];
   struct lbr_pmu pmu;
-  rc = lbr_pmu_from_sysfs(LBR_SYSFS_ROOT, LBR_PROBE_PERIOD, LBR_PROBE_PERIOD, &pmu, why,
-                          sizeof why);
-  if (rc < 0)
-    return pp_verdict(res, -rc, 0, 0, "%s", why);
+  rc =
+      lbr_pmu_from_sysfs(LBR_SYSFS_ROOT, LBR_PROBE_PERIOD, LBR_PROBE_PERIOD, &pmu, why, sizeof why);
+  if (rc < 0) return pp_verdict(res, -rc, 0, 0, "%s", why);
   int brs = pmu.brs;
   struct perf_event_attr attr;
   lbr_attr_init(&attr, &pmu);
@@ -100,8 +94,7 @@ static int lbr_probe_impl(struct asmspy_probe_result *res)
   struct pp_ring ring = {0};
   int status = ASMSPY_USABLE;
   rc = pp_probe_child_fork(res, LBR_NAME, &child, pp_spin_branches, &iters);
-  if (rc != 0)
-    return rc;
+  if (rc != 0) return rc;
   int fd = pp_perf_event_open(&attr, child.pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
     int e = errno;
@@ -120,15 +113,12 @@ static int lbr_probe_impl(struct asmspy_probe_result *res)
     goto out;
   }
 
-  status = pp_probe_ring_map(res, "amd_lbr: mmap of the perf ring", fd, LBR_RING_PAGES_LOG2,
-                             &ring);
-  if (status != 0)
-    goto out;
+  status = pp_probe_ring_map(res, "amd_lbr: mmap of the perf ring", fd, LBR_RING_PAGES_LOG2, &ring);
+  if (status != 0) goto out;
 
   /* 3. functional: sample a known loop, require non-empty branch stacks */
   status = pp_probe_run_child(res, LBR_NAME, "sampled", fd, &child, LBR_CHILD_TIMEOUT_MS);
-  if (status != 0)
-    goto out;
+  if (status != 0) goto out;
   struct lbr_probe_tally t = {0, 0, 0};
   uint8_t rec[4096];
   (void)pp_ring_drain_samples(&ring, rec, sizeof rec, lbr_tally_sample, &t);
@@ -151,20 +141,18 @@ out:
   return status;
 }
 
-static int lbr_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res)
-{
+static int lbr_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res) {
   (void)host; /* the probe needs no host service */
   return lbr_probe_impl(res);
 }
 
 /* One window over s->pid: the engine ran the probe (isolated) before
  * choosing this backend; what the kernel refuses now is about this target. */
-static int lbr_run(const struct asmspy_host_api *host, const struct asmspy_session *s)
-{
+static int lbr_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   char why[256];
   struct lbr_pmu pmu;
-  int rc = lbr_pmu_from_sysfs(LBR_SYSFS_ROOT, LBR_PERIOD_CYCLES, LBR_PERIOD_BRS, &pmu, why,
-                              sizeof why);
+  int rc =
+      lbr_pmu_from_sysfs(LBR_SYSFS_ROOT, LBR_PERIOD_CYCLES, LBR_PERIOD_BRS, &pmu, why, sizeof why);
   if (rc < 0) {
     pp_note(host, pp_session_out(s), ASMSPY_NOTE_SKIP, LBR_NAME ": %s", why);
     return rc;

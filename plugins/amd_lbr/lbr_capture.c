@@ -25,15 +25,13 @@
 #include "plugins/common/perf_sampling.h"
 
 int lbr_pmu_from_sysfs(const char *root, uint64_t period_cycles, uint64_t period_brs,
-                       struct lbr_pmu *pmu, char *why, size_t cap)
-{
+                       struct lbr_pmu *pmu, char *why, size_t cap) {
   memset(pmu, 0, sizeof *pmu);
   char path[512];
   snprintf(path, sizeof path, "%s/cpu/caps/branches", root);
   int rc = pp_read_sysfs_int(path, 10, &pmu->depth);
   if (rc < 0 || pmu->depth <= 0) {
-    snprintf(why, cap, "no branch-stack depth: %s: %s", path,
-             rc < 0 ? pp_errno_name(-rc) : "0");
+    snprintf(why, cap, "no branch-stack depth: %s: %s", path, rc < 0 ? pp_errno_name(-rc) : "0");
     return rc == -ENOENT || rc == 0 ? -ASMSPY_E_NO_HW : -ASMSPY_E_NO_KERNEL;
   }
   /* LbrExtV2 wins where both exist (the kernel initializes it instead). */
@@ -54,8 +52,7 @@ int lbr_pmu_from_sysfs(const char *root, uint64_t period_cycles, uint64_t period
   return 0;
 }
 
-void lbr_attr_init(struct perf_event_attr *attr, const struct lbr_pmu *pmu)
-{
+void lbr_attr_init(struct perf_event_attr *attr, const struct lbr_pmu *pmu) {
   memset(attr, 0, sizeof *attr);
   attr->size = sizeof *attr;
   attr->type = pmu->type;
@@ -70,8 +67,7 @@ void lbr_attr_init(struct perf_event_attr *attr, const struct lbr_pmu *pmu)
 
 static void note_window(const struct asmspy_host_api *host, struct asmspy_out *out,
                         const struct ps_set *set, const struct lbr_emitter *em,
-                        const struct ps_counts *n, const struct ps_window_result *w)
-{
+                        const struct ps_counts *n, const struct ps_window_result *w) {
   ps_note_window(host, out, "amd_lbr", em->pid, set, n, w);
   char text[300];
   lbr_dropped_text(&em->t, text, sizeof text);
@@ -80,13 +76,11 @@ static void note_window(const struct asmspy_host_api *host, struct asmspy_out *o
 }
 
 int lbr_capture(const struct asmspy_host_api *host, const struct asmspy_session *s,
-                const struct lbr_pmu *pmu)
-{
+                const struct lbr_pmu *pmu) {
   struct asmspy_out *out = pp_session_out(s);
-  if (!s->sink || s->pid <= 0)
-    return -ASMSPY_E_USAGE;
-  int64_t window_ms = ASMSPY_HAS(s, window_ms) && s->window_ms > 0 ? s->window_ms
-                                                                     : LBR_DEFAULT_WINDOW_MS;
+  if (!s->sink || s->pid <= 0) return -ASMSPY_E_USAGE;
+  int64_t window_ms =
+      ASMSPY_HAS(s, window_ms) && s->window_ms > 0 ? s->window_ms : LBR_DEFAULT_WINDOW_MS;
   struct perf_event_attr attr;
   lbr_attr_init(&attr, pmu);
   struct ps_set set;

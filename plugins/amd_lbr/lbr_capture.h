@@ -13,13 +13,13 @@
 
 /* The sampling event that carries the stack. */
 struct lbr_pmu {
-  const char *event;            /* for notes: "cycles" or "raw 0xc4" */
-  int brs;                      /* Zen 3 BRS (no LbrExtV2): its own constraints */
-  long long depth;              /* cpu/caps/branches */
-  uint32_t type;                /* PERF_TYPE_HARDWARE / PERF_TYPE_RAW */
-  uint64_t config;              /* cycles / 0xc4 retired taken branches */
-  uint64_t period;              /* fixed (BRS refuses freq) and > 16 */
-  uint64_t branch_sample_type;  /* USER | ANY (| TYPE_SAVE on LbrExtV2) */
+  const char *event;           /* for notes: "cycles" or "raw 0xc4" */
+  int brs;                     /* Zen 3 BRS (no LbrExtV2): its own constraints */
+  long long depth;             /* cpu/caps/branches */
+  uint32_t type;               /* PERF_TYPE_HARDWARE / PERF_TYPE_RAW */
+  uint64_t config;             /* cycles / 0xc4 retired taken branches */
+  uint64_t period;             /* fixed (BRS refuses freq) and > 16 */
+  uint64_t branch_sample_type; /* USER | ANY (| TYPE_SAVE on LbrExtV2) */
 };
 
 #define LBR_RAW_RETIRED_TAKEN_BRANCHES 0xc4ull

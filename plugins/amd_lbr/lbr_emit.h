@@ -23,25 +23,25 @@
 #include "plugins/common/perf_sampling.h"
 
 struct lbr_tally {
-  uint64_t samples;        /* the target's samples the kernel delivered */
-  uint64_t branch_samples; /* of which yielded at least one BRANCH */
-  uint64_t branches;       /* BRANCH events */
-  uint64_t empty;          /* samples whose stack was empty */
-  uint64_t wrong_path;     /* entries on a wrong speculative path */
-  uint64_t kernel;         /* entries touching the kernel half */
-  uint64_t outside;        /* entries outside the region or inside the skipped range */
-  uint64_t capped;         /* entries past max_branches */
-  uint64_t foreign;        /* other processes' / threads' samples */
+  uint64_t samples;                    /* the target's samples the kernel delivered */
+  uint64_t branch_samples;             /* of which yielded at least one BRANCH */
+  uint64_t branches;                   /* BRANCH events */
+  uint64_t empty;                      /* samples whose stack was empty */
+  uint64_t wrong_path;                 /* entries on a wrong speculative path */
+  uint64_t kernel;                     /* entries touching the kernel half */
+  uint64_t outside;                    /* entries outside the region or inside the skipped range */
+  uint64_t capped;                     /* entries past max_branches */
+  uint64_t foreign;                    /* other processes' / threads' samples */
   uint64_t verdict[LBR_VERDICT_COUNT]; /* [LBR_OK] unused: undecodable records */
 };
 
 struct lbr_emitter {
   struct ps_emit out;
-  pid_t pid;                 /* only this thread group's samples count */
-  pid_t only_tid;            /* > 0: only that thread's */
-  uint64_t period;           /* cycles per sample: u.sample.period */
-  int emit_samples;          /* 1: a SAMPLE event per record (capture windows) */
-  uint64_t region_start;     /* region_len > 0: keep entries whose from is inside */
+  pid_t pid;             /* only this thread group's samples count */
+  pid_t only_tid;        /* > 0: only that thread's */
+  uint64_t period;       /* cycles per sample: u.sample.period */
+  int emit_samples;      /* 1: a SAMPLE event per record (capture windows) */
+  uint64_t region_start; /* region_len > 0: keep entries whose from is inside */
   uint64_t region_len;
   uint64_t skip_lo, skip_hi; /* drop entries whose from is in [skip_lo, skip_hi) */
   uint64_t max_branches;     /* 0 = unbounded; beyond it: counted in capped, truncated */
@@ -56,8 +56,7 @@ void lbr_emitter_init(struct lbr_emitter *em, asmspy_sink_fn sink, void *sink_ct
 int lbr_emit_sample(void *em, const uint8_t *rec, size_t len);
 int lbr_emit_lost(void *em, uint64_t n);
 
-static inline struct ps_consumer lbr_consumer(struct lbr_emitter *em)
-{
+static inline struct ps_consumer lbr_consumer(struct lbr_emitter *em) {
   struct ps_consumer c = {lbr_emit_sample, lbr_emit_lost, em};
   return c;
 }

@@ -42,34 +42,27 @@ struct text_range {
 };
 
 /* The executable segments of the object holding r->probe. */
-static int find_own_text(struct dl_phdr_info *info, size_t size, void *arg)
-{
+static int find_own_text(struct dl_phdr_info *info, size_t size, void *arg) {
   (void)size;
   struct text_range *r = arg;
   int mine = 0;
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     uint64_t lo = info->dlpi_addr + ph->p_vaddr;
-    if (ph->p_type == PT_LOAD && r->probe >= lo && r->probe - lo < ph->p_memsz)
-      mine = 1;
+    if (ph->p_type == PT_LOAD && r->probe >= lo && r->probe - lo < ph->p_memsz) mine = 1;
   }
-  if (!mine)
-    return 0;
+  if (!mine) return 0;
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-      continue;
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
     uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-    if (!r->lo || lo < r->lo)
-      r->lo = lo;
-    if (hi > r->hi)
-      r->hi = hi;
+    if (!r->lo || lo < r->lo) r->lo = lo;
+    if (hi > r->hi) r->hi = hi;
   }
   return 1;
 }
 
-int lbr_inproc_deliver(struct lbr_inproc_capture *c, asmspy_sink_fn sink, void *sink_ctx)
-{
+int lbr_inproc_deliver(struct lbr_inproc_capture *c, asmspy_sink_fn sink, void *sink_ctx) {
   struct lbr_emitter em;
   lbr_emitter_init(&em, sink, sink_ctx, NULL, c->pid, c->tid, c->period);
   em.emit_samples = 0; /* the scope wants edges; a cycles IP says little */
@@ -98,23 +91,19 @@ int lbr_inproc_deliver(struct lbr_inproc_capture *c, asmspy_sink_fn sink, void *
 }
 
 int lbr_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inproc_req *req,
-                     void **handle)
-{
+                     void **handle) {
   (void)host; /* no host service: the ring is read in end() */
-  if (!handle)
-    return -ASMSPY_E_USAGE;
+  if (!handle) return -ASMSPY_E_USAGE;
   *handle = NULL;
   char why[256];
   struct lbr_pmu pmu;
   int rc = lbr_pmu_from_sysfs(PP_SYSFS_PMU_ROOT, LBR_INPROC_PERIOD_CYCLES, LBR_INPROC_PERIOD_BRS,
                               &pmu, why, sizeof why);
-  if (rc < 0)
-    return rc;
+  if (rc < 0) return rc;
   struct perf_event_attr attr;
   lbr_attr_init(&attr, &pmu);
   int fd = pp_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-  if (fd < 0)
-    return -pp_perf_errno_status(errno);
+  if (fd < 0) return -pp_perf_errno_status(errno);
   struct lbr_inproc *h = calloc(1, sizeof *h);
   if (!h) {
     close(fd);
@@ -155,11 +144,9 @@ int lbr_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inp
   return 0;
 }
 
-int lbr_inproc_end(void *handle, asmspy_sink_fn sink, void *sink_ctx)
-{
+int lbr_inproc_end(void *handle, asmspy_sink_fn sink, void *sink_ctx) {
   struct lbr_inproc *h = handle;
-  if (!h)
-    return -ASMSPY_E_USAGE;
+  if (!h) return -ASMSPY_E_USAGE;
   (void)ioctl(h->fd, PERF_EVENT_IOC_DISABLE, 0);
   h->cap.window_ns = ps_now_ns() - h->t0;
   lbr_inproc_deliver(&h->cap, sink, sink_ctx);

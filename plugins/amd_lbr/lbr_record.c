@@ -7,16 +7,14 @@
 
 #include "plugins/common/perf_sampling.h"
 
-int lbr_decode_sample(const uint8_t *rec, size_t len, struct lbr_sample *out)
-{
+int lbr_decode_sample(const uint8_t *rec, size_t len, struct lbr_sample *out) {
   memset(out, 0, sizeof *out);
   struct ps_cursor c = {rec, len};
   struct perf_event_header h;
   if (ps_take(&c, &h, sizeof h) < 0 || h.type != PERF_RECORD_SAMPLE || h.size < sizeof h)
     return LBR_BAD_RECORD;
   out->misc = h.misc;
-  if (h.size < len)
-    c.left = h.size - sizeof h;
+  if (h.size < len) c.left = h.size - sizeof h;
   if (ps_take(&c, &out->ip, 8) < 0 || ps_take(&c, &out->pid, 4) < 0 ||
       ps_take(&c, &out->tid, 4) < 0 || ps_take(&c, &out->time, 8) < 0 ||
       ps_take(&c, &out->nr, 8) < 0)
@@ -29,13 +27,11 @@ int lbr_decode_sample(const uint8_t *rec, size_t len, struct lbr_sample *out)
   return LBR_OK;
 }
 
-static unsigned field(uint64_t flags, unsigned shift, unsigned bits)
-{
+static unsigned field(uint64_t flags, unsigned shift, unsigned bits) {
   return (unsigned)((flags >> shift) & ((1ull << bits) - 1));
 }
 
-void lbr_entry_at(const struct lbr_sample *s, uint64_t i, struct lbr_entry *e)
-{
+void lbr_entry_at(const struct lbr_sample *s, uint64_t i, struct lbr_entry *e) {
   const uint8_t *p = s->entries + i * LBR_ENTRY_SIZE;
   uint64_t flags;
   memcpy(&e->from, p, 8);
@@ -52,8 +48,7 @@ void lbr_entry_at(const struct lbr_sample *s, uint64_t i, struct lbr_entry *e)
   e->priv = field(flags, LBR_F_PRIV_SHIFT, 3);
 }
 
-uint64_t lbr_entry_flags(const struct lbr_entry *e)
-{
+uint64_t lbr_entry_flags(const struct lbr_entry *e) {
   return (uint64_t)(e->mispred & 1u) << LBR_F_MISPRED_SHIFT |
          (uint64_t)(e->predicted & 1u) << LBR_F_PREDICTED_SHIFT |
          (uint64_t)(e->in_tx & 1u) << LBR_F_IN_TX_SHIFT |
@@ -65,8 +60,7 @@ uint64_t lbr_entry_flags(const struct lbr_entry *e)
          (uint64_t)(e->priv & 0x7u) << LBR_F_PRIV_SHIFT;
 }
 
-const char *lbr_verdict_name(int verdict)
-{
+const char *lbr_verdict_name(int verdict) {
   static const char *const names[LBR_VERDICT_COUNT] = {
       [LBR_OK] = "ok",
       [LBR_BAD_RECORD] = "bad-record",

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LBR_SAMPLE_TYPE                                                                        \
+#define LBR_SAMPLE_TYPE                                                                            \
   (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_BRANCH_STACK)
 #define LBR_ENTRY_SIZE 24u
 
@@ -56,8 +56,8 @@ struct lbr_sample {
 
 enum lbr_verdict {
   LBR_OK = 0,
-  LBR_BAD_RECORD,     /* not a SAMPLE, or too short for ip, pid/tid, time and nr */
-  LBR_STACK_OVERRUN,  /* nr entries run past the end of the record */
+  LBR_BAD_RECORD,    /* not a SAMPLE, or too short for ip, pid/tid, time and nr */
+  LBR_STACK_OVERRUN, /* nr entries run past the end of the record */
   LBR_VERDICT_COUNT
 };
 

@@ -39,6 +39,7 @@ __attribute__((noinline, used, visibility("hidden"))) void cc_probe_end(uint64_t
 void *cc_probe_begin(void) __attribute__((visibility("hidden")));
 
 /* The host's asmspy_scope_begin shell, in small (host/scope.c) */
+/* clang-format off */
 __asm__(".text\n"
         ".type cc_probe_begin, @function\n"
         "cc_probe_begin:\n"
@@ -50,6 +51,7 @@ __asm__(".text\n"
         "  jmp *%rdx\n"
         "1:ret\n"
         ".size cc_probe_begin, .-cc_probe_begin\n");
+/* clang-format on */
 
 static void *g_probe_handle;
 

@@ -324,7 +324,8 @@ int cf_emit_not_traced_all(const struct asmspy_host_api *h, struct asmspy_out *o
                            const struct asmspy_record_schema *schema, const struct cf_names *c) {
   int rc = 0;
   if (c->nrefused <= CF_NOT_TRACED_TEXT_MAX) {
-    for (size_t k = 0; k < c->nrefused && !rc; k++) rc = cf_emit_not_traced(h, out, schema, c->refused[k]);
+    for (size_t k = 0; k < c->nrefused && !rc; k++)
+      rc = cf_emit_not_traced(h, out, schema, c->refused[k]);
     return rc;
   }
   /* Many (a library under --module): each one in the structured output, and

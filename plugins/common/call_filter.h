@@ -84,15 +84,15 @@ void cf_leave(struct cf_tstate *t, const struct cf_mark *m);
 struct cf_name {
   uint64_t addr;
   const struct asmspy_target *target;
-  char *name;        /* as printed (simple or full), or "0x..." when unnamed */
-  char *full;        /* the host's name (NULL when unnamed) */
-  char *module;      /* basename, "?" */
-  char *why;         /* REFUSED: why it is not traced; NULL = traced (or not refused) */
-  uint64_t start;    /* the symbol's start (addr when unnamed) */
+  char *name;     /* as printed (simple or full), or "0x..." when unnamed */
+  char *full;     /* the host's name (NULL when unnamed) */
+  char *module;   /* basename, "?" */
+  char *why;      /* REFUSED: why it is not traced; NULL = traced (or not refused) */
+  uint64_t start; /* the symbol's start (addr when unnamed) */
   uint32_t name_len;
-  uint32_t kind;     /* enum asmspy_sym_kind */
+  uint32_t kind; /* enum asmspy_sym_kind */
   uint8_t named;
-  uint8_t match;     /* enum cf_match */
+  uint8_t match;            /* enum cf_match */
   struct cf_name *all_next; /* every entry ever made (freed at the end) */
 };
 
@@ -100,9 +100,9 @@ struct cf_names {
   const struct asmspy_host_api *host;
   const struct call_filter *cf;
   struct cf_name **slots; /* open addressing, power-of-two */
-  struct cf_name *all;     /* every entry: an exec empties the table, frames keep theirs */
+  struct cf_name *all;    /* every entry: an exec empties the table, frames keep theirs */
   size_t cap, n;
-  struct cf_name unnamed;   /* scratch for an address no symbol covers (not cached) */
+  struct cf_name unnamed; /* scratch for an address no symbol covers (not cached) */
   char unnamed_buf[32];
   /* ASMSPY_CALL_REFUSED, in arrival order */
   struct cf_name **refused;
@@ -137,7 +137,9 @@ int cf_emit_not_traced_all(const struct asmspy_host_api *h, struct asmspy_out *o
                            const struct asmspy_record_schema *schema, const struct cf_names *c);
 
 #define CF_NOT_TRACED_SCHEMA                                                                       \
-  {"not_traced", "a function the call backend selected but could not trace, and why",             \
-   cf_not_traced_fields, "not traced: {name} ({why})"}
+  {                                                                                                \
+    "not_traced", "a function the call backend selected but could not trace, and why",             \
+        cf_not_traced_fields, "not traced: {name} ({why})"                                         \
+  }
 
 #endif

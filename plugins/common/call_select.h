@@ -29,17 +29,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CALL_SELECT_OPTIONS                                                                      \
-  {"filter", "<globs>",                                                                          \
-   "uftrace -F: only calls inside these functions (each match and everything below it)"},       \
-      {"notrace", "<globs>", "uftrace -N: hide these functions and everything they call"},       \
-      {"exclude", "<globs>", "the same as --notrace"},                                           \
-      {"depth", "<d>", "uftrace -D: d levels below each --filter match (default: all)"},         \
-      {"patch", "<globs>", "uftrace -P: the call backend patches only these functions"},         \
-      {"module", "<globs>", "call backend: also patch the functions of these modules (a,b*)"},   \
-      {"max-funcs", "<n>", "call backend: patch at most n functions (default 4096)"},            \
-      {"demangle", "simple|full",                                                                \
-       "C++ names: without parameter lists (simple, the default) or as demangled (full)"}
+#define CALL_SELECT_OPTIONS                                                                        \
+  {"filter", "<globs>",                                                                            \
+   "uftrace -F: only calls inside these functions (each match and everything below it)"},          \
+      {"notrace", "<globs>", "uftrace -N: hide these functions and everything they call"},         \
+      {"exclude", "<globs>", "the same as --notrace"},                                             \
+      {"depth", "<d>", "uftrace -D: d levels below each --filter match (default: all)"},           \
+      {"patch", "<globs>", "uftrace -P: the call backend patches only these functions"},           \
+      {"module", "<globs>", "call backend: also patch the functions of these modules (a,b*)"},     \
+      {"max-funcs", "<n>", "call backend: patch at most n functions (default 4096)"}, {            \
+    "demangle", "simple|full",                                                                     \
+        "C++ names: without parameter lists (simple, the default) or as demangled (full)"          \
+  }
 #define CALL_SELECT_NOPTS 8
 
 /* The values, in CALL_SELECT_OPTIONS order, starting at ov->value[first]. */

@@ -158,10 +158,8 @@ static inline int cc_flow_step(struct cc_thread *t, const struct asmspy_host_api
   t->flow_ret = 0;
   uint32_t c = pi_event_class(h, ev);
   if (c & ASMSPY_INSN_CALL) {
-    t->pend[0] = (struct cc_pending){.slot = 0,
-                                     .ft = ev->ip + ASMSPY_INSN_LEN(c),
-                                     .site = ev->ip,
-                                     .target = ev->target};
+    t->pend[0] = (struct cc_pending){
+        .slot = 0, .ft = ev->ip + ASMSPY_INSN_LEN(c), .site = ev->ip, .target = ev->target};
     t->npend = 1;
   } else if (c & ASMSPY_INSN_RET) {
     t->flow_ret = 1;

@@ -38,7 +38,8 @@ static inline uint32_t pi_event_class(const struct asmspy_host_api *h,
 static inline uint64_t pi_call_rel_target(uint32_t c, uint64_t ip, const uint8_t *b) {
 #if defined(__x86_64__)
   uint32_t len = ASMSPY_INSN_LEN(c);
-  if ((c & (ASMSPY_INSN_CALL | ASMSPY_INSN_RELATIVE)) != (ASMSPY_INSN_CALL | ASMSPY_INSN_RELATIVE) ||
+  if ((c & (ASMSPY_INSN_CALL | ASMSPY_INSN_RELATIVE)) !=
+          (ASMSPY_INSN_CALL | ASMSPY_INSN_RELATIVE) ||
       len < 5)
     return 0;
   int32_t rel;

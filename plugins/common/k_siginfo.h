@@ -10,12 +10,33 @@
 struct k_siginfo {
   int32_t signo, err, code, pad;
   union {
-    struct { int32_t pid; uint32_t uid; int32_t status, pad; int64_t utime, stime; } chld;
-    struct { int32_t pid; uint32_t uid; uint64_t value; } rt;
-    struct { int32_t tid, overrun; uint64_t value; } timer;
-    struct { uint64_t addr; } fault;
-    struct { int64_t band; int32_t fd; } poll;
-    struct { uint64_t call_addr; int32_t syscall; uint32_t arch; } sys;
+    struct {
+      int32_t pid;
+      uint32_t uid;
+      int32_t status, pad;
+      int64_t utime, stime;
+    } chld;
+    struct {
+      int32_t pid;
+      uint32_t uid;
+      uint64_t value;
+    } rt;
+    struct {
+      int32_t tid, overrun;
+      uint64_t value;
+    } timer;
+    struct {
+      uint64_t addr;
+    } fault;
+    struct {
+      int64_t band;
+      int32_t fd;
+    } poll;
+    struct {
+      uint64_t call_addr;
+      int32_t syscall;
+      uint32_t arch;
+    } sys;
   } u;
   char rest[128 - 16 - 32];
 };

@@ -40,7 +40,7 @@
 
 #define PS_MAX_EVENTS 512 /* threads (or CPUs) sampled at once; more are counted, not opened */
 #define PS_MAX_SKIPPED (4 * PS_MAX_EVENTS) /* threads never retried (refused, over the cap) */
-#define PS_POLL_MS 20     /* drain tick: rings are drained and threads rescanned this often */
+#define PS_POLL_MS 20 /* drain tick: rings are drained and threads rescanned this often */
 
 /* ------------------------------------------------------------------------- */
 /* Bounds-checked reads from a copied record                                  */
@@ -53,22 +53,16 @@ struct ps_cursor {
 
 /* Copy n bytes out and advance. Returns 0, or -1 (nothing consumed) when
  * fewer than n bytes are left. */
-static inline int ps_take(struct ps_cursor *c, void *out, size_t n)
-{
-  if (c->left < n)
-    return -1;
-  if (out)
-    memcpy(out, c->p, n);
+static inline int ps_take(struct ps_cursor *c, void *out, size_t n) {
+  if (c->left < n) return -1;
+  if (out) memcpy(out, c->p, n);
   c->p += n;
   c->left -= n;
   return 0;
 }
 
 /* The canonical upper half of the x86-64 address space is the kernel's. */
-static inline int ps_is_kernel_ip(uint64_t ip)
-{
-  return (ip >> 63) != 0;
-}
+static inline int ps_is_kernel_ip(uint64_t ip) { return (ip >> 63) != 0; }
 
 /* ------------------------------------------------------------------------- */
 /* Walking a ring                                                             */
@@ -103,8 +97,7 @@ struct ps_consumer {
  * header was corrupt: the ring is skipped to data_head (its remaining bytes
  * cannot be framed) and n->corrupt counts it. */
 static inline int ps_ring_drain(struct pp_ring *r, uint8_t *buf, size_t cap,
-                                const struct ps_consumer *c, struct ps_counts *n)
-{
+                                const struct ps_consumer *c, struct ps_counts *n) {
   uint64_t tail = r->pc->data_tail;
   int rc = 0;
   for (;;) {
@@ -119,8 +112,7 @@ static inline int ps_ring_drain(struct pp_ring *r, uint8_t *buf, size_t cap,
       rc = -EPROTO;
       break;
     }
-    if (len <= 0)
-      break;
+    if (len <= 0) break;
     struct perf_event_header h;
     memcpy(&h, buf, sizeof h);
     struct ps_cursor cur = {buf + sizeof h, (size_t)len - sizeof h};
@@ -129,34 +121,25 @@ static inline int ps_ring_drain(struct pp_ring *r, uint8_t *buf, size_t cap,
     switch (h.type) {
     case PERF_RECORD_SAMPLE:
       n->sample_records++;
-      if (c && c->sample)
-        stop = c->sample(c->arg, buf, (size_t)len);
+      if (c && c->sample) stop = c->sample(c->arg, buf, (size_t)len);
       break;
     case PERF_RECORD_LOST: /* u64 id; u64 lost; */
       n->lost_records++;
       if (ps_take(&cur, &id, 8) == 0 && ps_take(&cur, &lost, 8) == 0) {
         n->lost += lost;
-        if (c && c->lost)
-          stop = c->lost(c->arg, lost);
+        if (c && c->lost) stop = c->lost(c->arg, lost);
       }
       break;
     case PERF_RECORD_LOST_SAMPLES: /* u64 lost; */
       n->lost_records++;
       if (ps_take(&cur, &lost, 8) == 0) {
         n->lost += lost;
-        if (c && c->lost)
-          stop = c->lost(c->arg, lost);
+        if (c && c->lost) stop = c->lost(c->arg, lost);
       }
       break;
-    case PERF_RECORD_THROTTLE:
-      n->throttled++;
-      break;
-    case PERF_RECORD_UNTHROTTLE:
-      n->unthrottled++;
-      break;
-    default:
-      n->other_records++;
-      break;
+    case PERF_RECORD_THROTTLE: n->throttled++; break;
+    case PERF_RECORD_UNTHROTTLE: n->unthrottled++; break;
+    default: n->other_records++; break;
     }
     if (stop) {
       rc = 1;
@@ -204,8 +187,7 @@ struct ps_set {
 
 /* Zero the set and allocate its tables. Returns 0 or -ENOMEM. */
 static inline int ps_set_init(struct ps_set *set, const struct perf_event_attr *attr, pid_t pid,
-                              pid_t only_tid, int cpu_wide, unsigned ring_pages_log2)
-{
+                              pid_t only_tid, int cpu_wide, unsigned ring_pages_log2) {
   memset(set, 0, sizeof *set);
   set->attr = *attr;
   set->attr.disabled = 1;
@@ -229,26 +211,20 @@ static inline int ps_set_init(struct ps_set *set, const struct perf_event_attr *
 }
 
 /* 1 when tid is sampled already, or was refused once (not retried). */
-static inline int ps_set_has_tid(const struct ps_set *set, pid_t tid)
-{
+static inline int ps_set_has_tid(const struct ps_set *set, pid_t tid) {
   for (size_t i = 0; i < set->n; i++)
-    if (set->ev[i].tid == tid)
-      return 1;
+    if (set->ev[i].tid == tid) return 1;
   for (size_t i = 0; i < set->nskipped; i++)
-    if (set->skipped[i] == tid)
-      return 1;
+    if (set->skipped[i] == tid) return 1;
   return 0;
 }
 
-static inline void ps__skip_tid(struct ps_set *set, pid_t tid)
-{
-  if (tid > 0 && set->nskipped < PS_MAX_SKIPPED)
-    set->skipped[set->nskipped++] = tid;
+static inline void ps__skip_tid(struct ps_set *set, pid_t tid) {
+  if (tid > 0 && set->nskipped < PS_MAX_SKIPPED) set->skipped[set->nskipped++] = tid;
 }
 
 static inline void ps__note_refusal(struct ps_set *set, const char *step, int err, pid_t tid,
-                                    int cpu)
-{
+                                    int cpu) {
   ps__skip_tid(set, tid);
   if (err == ESRCH) { /* raced with the thread's exit: not a refusal */
     set->gone++;
@@ -265,8 +241,7 @@ static inline void ps__note_refusal(struct ps_set *set, const char *step, int er
 /* Open, map (and, when the set is already running, enable) one event on
  * thread tid (cpu -1) or on cpu (tid -1). Returns 0 or -errno (recorded in
  * the set's refusal accounting). */
-static inline int ps_set_add(struct ps_set *set, pid_t tid, int cpu)
-{
+static inline int ps_set_add(struct ps_set *set, pid_t tid, int cpu) {
   if (set->n >= PS_MAX_EVENTS) {
     set->over_cap++;
     ps__skip_tid(set, tid);
@@ -305,12 +280,10 @@ static inline int ps_set_add(struct ps_set *set, pid_t tid, int cpu)
 /* Add every thread of set->pid not sampled yet (only set->only_tid when
  * given). Returns how many were added, or -ESRCH when the process is gone
  * (its /proc/<pid>/task directory vanished). */
-static inline int ps_set_scan(struct ps_set *set)
-{
+static inline int ps_set_scan(struct ps_set *set) {
   char path[64];
   if (set->only_tid > 0) {
-    if (ps_set_has_tid(set, set->only_tid))
-      return 0;
+    if (ps_set_has_tid(set, set->only_tid)) return 0;
     /* perf would happily open a tid of another process: it must be one of
      * the target's threads */
     snprintf(path, sizeof path, "/proc/%d/task/%d", (int)set->pid, (int)set->only_tid);
@@ -323,19 +296,15 @@ static inline int ps_set_scan(struct ps_set *set)
   }
   snprintf(path, sizeof path, "/proc/%d/task", (int)set->pid);
   DIR *d = opendir(path);
-  if (!d)
-    return errno == ENOENT ? -ESRCH : -errno;
+  if (!d) return errno == ENOENT ? -ESRCH : -errno;
   int added = 0;
   struct dirent *de;
   while ((de = readdir(d)) != NULL) {
     char *end = NULL;
     long tid = strtol(de->d_name, &end, 10);
-    if (end == de->d_name || *end != '\0' || tid <= 0)
-      continue;
-    if (ps_set_has_tid(set, (pid_t)tid))
-      continue;
-    if (ps_set_add(set, (pid_t)tid, -1) == 0)
-      added++;
+    if (end == de->d_name || *end != '\0' || tid <= 0) continue;
+    if (ps_set_has_tid(set, (pid_t)tid)) continue;
+    if (ps_set_add(set, (pid_t)tid, -1) == 0) added++;
   }
   closedir(d);
   return added;
@@ -343,29 +312,24 @@ static inline int ps_set_scan(struct ps_set *set)
 
 /* The online CPUs ("0-3,8-11" from /sys/devices/system/cpu/online) into
  * cpus[cap]. Returns the count, or -errno. */
-static inline int ps_online_cpus(int *cpus, int cap)
-{
+static inline int ps_online_cpus(int *cpus, int cap) {
   char buf[256];
   int rc = pp_read_text("/sys/devices/system/cpu/online", buf, sizeof buf);
-  if (rc < 0)
-    return rc;
+  if (rc < 0) return rc;
   int n = 0;
   const char *p = buf;
   while (*p) {
     char *end;
     long lo = strtol(p, &end, 10);
-    if (end == p)
-      return -EINVAL;
+    if (end == p) return -EINVAL;
     long hi = lo;
     p = end;
     if (*p == '-') {
       hi = strtol(p + 1, &end, 10);
-      if (end == p + 1 || hi < lo)
-        return -EINVAL;
+      if (end == p + 1 || hi < lo) return -EINVAL;
       p = end;
     }
-    for (long c = lo; c <= hi && n < cap; c++)
-      cpus[n++] = (int)c;
+    for (long c = lo; c <= hi && n < cap; c++) cpus[n++] = (int)c;
     if (*p == ',')
       p++;
     else if (*p)
@@ -376,23 +340,19 @@ static inline int ps_online_cpus(int *cpus, int cap)
 
 /* CPU-wide sets: one event per online CPU. Returns how many opened, or
  * -errno when the CPU list is unreadable. */
-static inline int ps_set_open_cpus(struct ps_set *set)
-{
+static inline int ps_set_open_cpus(struct ps_set *set) {
   int cpus[PS_MAX_EVENTS];
   int n = ps_online_cpus(cpus, PS_MAX_EVENTS);
-  if (n < 0)
-    return n;
+  if (n < 0) return n;
   int added = 0;
   for (int i = 0; i < n; i++)
-    if (ps_set_add(set, -1, cpus[i]) == 0)
-      added++;
+    if (ps_set_add(set, -1, cpus[i]) == 0) added++;
   return added;
 }
 
 /* Enable (on = 1) or disable every event. Events whose thread already
  * exited answer ESRCH/ENODEV and are left as they are. */
-static inline void ps_set_enable(struct ps_set *set, int on)
-{
+static inline void ps_set_enable(struct ps_set *set, int on) {
   for (size_t i = 0; i < set->n; i++)
     (void)ioctl(set->ev[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
   set->enabled = on;
@@ -400,16 +360,13 @@ static inline void ps_set_enable(struct ps_set *set, int on)
 
 /* Drain every ring. Returns 1 when the consumer asked to stop, else 0. */
 static inline int ps_set_drain(struct ps_set *set, uint8_t *buf, size_t cap,
-                               const struct ps_consumer *c, struct ps_counts *n)
-{
+                               const struct ps_consumer *c, struct ps_counts *n) {
   for (size_t i = 0; i < set->n; i++)
-    if (ps_ring_drain(&set->ev[i].ring, buf, cap, c, n) == 1)
-      return 1;
+    if (ps_ring_drain(&set->ev[i].ring, buf, cap, c, n) == 1) return 1;
   return 0;
 }
 
-static inline void ps_set_close(struct ps_set *set)
-{
+static inline void ps_set_close(struct ps_set *set) {
   for (size_t i = 0; set->ev && i < set->n; i++) {
     pp_ring_unmap(&set->ev[i].ring);
     close(set->ev[i].fd);
@@ -425,8 +382,7 @@ static inline void ps_set_close(struct ps_set *set)
 
 /* One clause for a note: why some threads (or CPUs) were not sampled. Empty
  * when every one was. */
-static inline void ps_set_gaps(const struct ps_set *set, char *buf, size_t cap)
-{
+static inline void ps_set_gaps(const struct ps_set *set, char *buf, size_t cap) {
   buf[0] = '\0';
   size_t used = 0;
   if (set->refused) {
@@ -436,8 +392,7 @@ static inline void ps_set_gaps(const struct ps_set *set, char *buf, size_t cap)
     else
       snprintf(who, sizeof who, "cpu %d", set->first_cpu);
     int w = snprintf(buf, cap, "%zu refused (first: %s on %s: %s)", set->refused,
-                     set->first_step ? set->first_step : "?", who,
-                     pp_errno_name(set->first_errno));
+                     set->first_step ? set->first_step : "?", who, pp_errno_name(set->first_errno));
     used = w > 0 ? (size_t)w : 0;
   }
   if (set->over_cap && used < cap) {
@@ -452,19 +407,15 @@ static inline void ps_set_gaps(const struct ps_set *set, char *buf, size_t cap)
  * already opened the same event on its own child: ptrace_may_access, uid,
  * dumpable); a refused mmap -> the locked-memory budget; anything else as
  * perf_event_open's errno says. */
-static inline int ps_set_open_status(const struct ps_set *set)
-{
-  if (set->refused == 0)
-    return -ASMSPY_E_ATTACH_GONE;
+static inline int ps_set_open_status(const struct ps_set *set) {
+  if (set->refused == 0) return -ASMSPY_E_ATTACH_GONE;
   int e = set->first_errno;
-  if (set->first_step && strcmp(set->first_step, "mmap") == 0)
-    return -pp_mmap_status(e);
+  if (set->first_step && strcmp(set->first_step, "mmap") == 0) return -pp_mmap_status(e);
   if ((e == EACCES || e == EPERM) && !set->cpu_wide) {
     /* an event that includes the kernel meets perf_allow_kernel first: at
      * paranoid >= 2 that is host policy, whatever the target */
     int par = -99;
-    if (!set->attr.exclude_kernel && pp_read_paranoid(&par) == 0 && par > 1)
-      return -ASMSPY_E_PERM;
+    if (!set->attr.exclude_kernel && pp_read_paranoid(&par) == 0 && par > 1) return -ASMSPY_E_PERM;
     return -ASMSPY_E_ATTACH_PERM;
   }
   return -pp_perf_errno_status(e);
@@ -473,8 +424,7 @@ static inline int ps_set_open_status(const struct ps_set *set)
 /* "perf_event_open(<what>, tid 123): EACCES (hint)" for the first refusal
  * of a set that opened nothing. */
 static inline void ps_set_open_reason(const struct ps_set *set, const char *what, char *buf,
-                                      size_t cap)
-{
+                                      size_t cap) {
   if (set->refused == 0) {
     if (set->only_tid > 0)
       snprintf(buf, cap, "tid %d is not a thread of pid %d (or it exited)", (int)set->only_tid,
@@ -499,8 +449,7 @@ static inline void ps_set_open_reason(const struct ps_set *set, const char *what
              "the event includes the kernel: perf_event_paranoid <= 1 (now %d) or CAP_PERFMON, "
              "and ptrace_may_access(READ) on the target",
              par);
-  }
-  else
+  } else
     pp_perf_errno_hint(e, hint, sizeof hint);
   char who[32];
   if (set->first_tid > 0)
@@ -517,20 +466,16 @@ static inline void ps_set_open_reason(const struct ps_set *set, const char *what
 
 /* 1 while the process exists and is not a zombie (a zombie's threads are
  * gone: nothing is left to sample). */
-static inline int ps_process_alive(pid_t pid)
-{
+static inline int ps_process_alive(pid_t pid) {
   char path[64], buf[512];
   snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  if (pp_read_text(path, buf, sizeof buf) < 0)
-    return 0;
+  if (pp_read_text(path, buf, sizeof buf) < 0) return 0;
   const char *rp = strrchr(buf, ')'); /* comm may hold spaces and parens */
-  if (!rp || rp[1] != ' ')
-    return 1;
+  if (!rp || rp[1] != ' ') return 1;
   return rp[2] != 'Z' && rp[2] != 'X';
 }
 
-static inline uint64_t ps_now_ns(void)
-{
+static inline uint64_t ps_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -550,12 +495,10 @@ struct ps_window_result {
  * ("amd_ibs"). A backend adds its own (undecodable samples) around it. */
 static inline void ps_note_window(const struct asmspy_host_api *host, struct asmspy_out *out,
                                   const char *who, pid_t pid, const struct ps_set *set,
-                                  const struct ps_counts *n, const struct ps_window_result *w)
-{
+                                  const struct ps_counts *n, const struct ps_window_result *w) {
   char text[300];
   ps_set_gaps(set, text, sizeof text);
-  if (text[0])
-    pp_note(host, out, ASMSPY_NOTE_WARN, "%s: threads not sampled: %s", who, text);
+  if (text[0]) pp_note(host, out, ASMSPY_NOTE_WARN, "%s: threads not sampled: %s", who, text);
   if (n->lost || n->throttled)
     pp_note(host, out, ASMSPY_NOTE_INFO,
             "%s: the kernel dropped %llu samples and throttled the rate %llu times", who,
@@ -565,8 +508,8 @@ static inline void ps_note_window(const struct asmspy_host_api *host, struct asm
             "%s: %llu rings abandoned at a corrupt header, %llu oversized records skipped", who,
             (unsigned long long)n->corrupt, (unsigned long long)n->oversized);
   if (w->target_exited)
-    pp_note(host, out, ASMSPY_NOTE_INFO, "%s: pid %d exited %.0f ms into the window", who,
-            (int)pid, (double)w->window_ns / 1e6);
+    pp_note(host, out, ASMSPY_NOTE_INFO, "%s: pid %d exited %.0f ms into the window", who, (int)pid,
+            (double)w->window_ns / 1e6);
 }
 
 /* Enable the set, then every PS_POLL_MS (or sooner, when a ring passes its
@@ -576,16 +519,14 @@ static inline void ps_note_window(const struct asmspy_host_api *host, struct asm
  * record copy buffer. */
 static inline void ps_run_window(struct ps_set *set, int64_t window_ms, const volatile int *stop,
                                  uint8_t *buf, size_t cap, const struct ps_consumer *c,
-                                 struct ps_counts *n, struct ps_window_result *res)
-{
+                                 struct ps_counts *n, struct ps_window_result *res) {
   memset(res, 0, sizeof *res);
   uint64_t t0 = ps_now_ns();
   uint64_t deadline = t0 + (uint64_t)(window_ms > 0 ? window_ms : 0) * 1000000ull;
   ps_set_enable(set, 1);
   for (;;) {
     uint64_t now = ps_now_ns();
-    if (now >= deadline)
-      break;
+    if (now >= deadline) break;
     uint64_t left_ms = (deadline - now + 999999ull) / 1000000ull;
     int timeout = left_ms < PS_POLL_MS ? (int)left_ms : PS_POLL_MS;
     (void)poll(set->pfd, (nfds_t)set->n, timeout);
@@ -595,8 +536,7 @@ static inline void ps_run_window(struct ps_set *set, int64_t window_ms, const vo
      * returns at once and the window turns into a busy loop. Its ring is
      * still drained (ps_set_drain walks the events, not the poll set). */
     for (size_t i = 0; i < set->n; i++)
-      if (set->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
-        set->pfd[i].fd = -1;
+      if (set->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) set->pfd[i].fd = -1;
     if (ps_set_drain(set, buf, cap, c, n)) {
       res->consumer_stopped = 1;
       break;
@@ -605,8 +545,7 @@ static inline void ps_run_window(struct ps_set *set, int64_t window_ms, const vo
       res->interrupted = 1;
       break;
     }
-    if (!set->cpu_wide)
-      (void)ps_set_scan(set);
+    if (!set->cpu_wide) (void)ps_set_scan(set);
     if (!ps_process_alive(set->pid)) {
       res->target_exited = 1;
       break;
@@ -614,8 +553,7 @@ static inline void ps_run_window(struct ps_set *set, int64_t window_ms, const vo
   }
   ps_set_enable(set, 0);
   res->window_ns = ps_now_ns() - t0;
-  if (!res->consumer_stopped && ps_set_drain(set, buf, cap, c, n))
-    res->consumer_stopped = 1;
+  if (!res->consumer_stopped && ps_set_drain(set, buf, cap, c, n)) res->consumer_stopped = 1;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -633,8 +571,7 @@ struct ps_emit {
 };
 
 static inline void ps_event_init(const struct ps_emit *e, struct asmspy_event *ev, uint16_t type,
-                                 int32_t tid)
-{
+                                 int32_t tid) {
   memset(ev, 0, sizeof *ev);
   ASMSPY_INIT_HEADER(ev);
   ev->type = type;
@@ -647,19 +584,15 @@ static inline void ps_event_init(const struct ps_emit *e, struct asmspy_event *e
 /* Number the event and hand it to the sink. Returns non-zero once the sink
  * asked to stop; from then on nothing more reaches it (but the closing
  * PROVENANCE, ps_emit_provenance). */
-static inline int ps_emit_event(struct ps_emit *e, struct asmspy_event *ev)
-{
-  if (e->stopped)
-    return 1;
+static inline int ps_emit_event(struct ps_emit *e, struct asmspy_event *ev) {
+  if (e->stopped) return 1;
   ev->seq = e->seq++;
-  if (e->sink && e->sink(e->sink_ctx, ev))
-    e->stopped = 1;
+  if (e->sink && e->sink(e->sink_ctx, ev)) e->stopped = 1;
   return e->stopped;
 }
 
 /* Data loss as a first-class event: the kernel dropped n records. */
-static inline int ps_emit_lost(struct ps_emit *e, uint64_t n)
-{
+static inline int ps_emit_lost(struct ps_emit *e, uint64_t n) {
   struct asmspy_event ev;
   ps_event_init(e, &ev, ASMSPY_EV_LOST, 0);
   ev.u.lost.count = n;
@@ -668,8 +601,7 @@ static inline int ps_emit_lost(struct ps_emit *e, uint64_t n)
 
 /* A NOTE event (in-process capture has no host writer: notes travel as
  * events). */
-static inline int ps_emit_note(struct ps_emit *e, const char *text)
-{
+static inline int ps_emit_note(struct ps_emit *e, const char *text) {
   struct asmspy_event ev;
   ps_event_init(e, &ev, ASMSPY_EV_NOTE, 0);
   ev.u.note.text = text;
@@ -680,8 +612,7 @@ static inline int ps_emit_note(struct ps_emit *e, const char *text)
  * asked to stop: the summary belongs to whatever was delivered. */
 static inline void ps_emit_provenance(struct ps_emit *e, uint64_t samples, uint64_t branch_samples,
                                       const struct ps_counts *n, uint64_t window_ns,
-                                      const char *sampler)
-{
+                                      const char *sampler) {
   struct asmspy_event ev;
   ps_event_init(e, &ev, ASMSPY_EV_PROVENANCE, 0);
   ev.u.prov.samples = samples;
@@ -691,8 +622,7 @@ static inline void ps_emit_provenance(struct ps_emit *e, uint64_t samples, uint6
   ev.u.prov.window_ns = window_ns;
   ev.u.prov.sampler = sampler;
   ev.seq = e->seq++;
-  if (e->sink && e->sink(e->sink_ctx, &ev))
-    e->stopped = 1;
+  if (e->sink && e->sink(e->sink_ctx, &ev)) e->stopped = 1;
 }
 
 #endif /* ASMSPY_PLUGINS_COMMON_PERF_SAMPLING_H */

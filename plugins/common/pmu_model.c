@@ -145,8 +145,8 @@ void pmu_model_read_pfm(struct pmu_model *m) {
     info.size = sizeof info;
     if (pfm_get_pmu_info(p, &info) != PFM_SUCCESS || !info.is_present) continue;
     if (info.type != PFM_PMU_TYPE_CORE || !info.name) continue;
-    int w = snprintf(m->pfm_core + used, sizeof m->pfm_core - used, "%s%s", used ? "," : "",
-                     info.name);
+    int w =
+        snprintf(m->pfm_core + used, sizeof m->pfm_core - used, "%s%s", used ? "," : "", info.name);
     if (w < 0 || (size_t)w >= sizeof m->pfm_core - used) break;
     used += (size_t)w;
   }
@@ -168,19 +168,16 @@ static int is_intel(const struct pmu_model *m) { return strcmp(m->vendor, "Genui
 
 int pmu_model_has(const struct pmu_model *m, enum pmu_feature f) {
   switch (f) {
-  case PMU_FEAT_INTEL_PT:
-    return m->intel_pt;
-  case PMU_FEAT_AMD_IBS:
-    return m->ibs;
-  case PMU_FEAT_BRANCH_STACK:
-    return m->lbr_v2 || m->brs || m->arch_lbr;
+  case PMU_FEAT_INTEL_PT: return m->intel_pt;
+  case PMU_FEAT_AMD_IBS: return m->ibs;
+  case PMU_FEAT_BRANCH_STACK: return m->lbr_v2 || m->brs || m->arch_lbr;
   }
   return 0;
 }
 
 void pmu_model_cpu_text(const struct pmu_model *m, char *buf, size_t cap) {
   const char *name = m->brand[0] ? m->brand : m->vendor[0] ? m->vendor : "unknown CPU";
-  const char *pfm = !m->pfm_ok        ? "libpfm4 failed to initialise"
+  const char *pfm = !m->pfm_ok       ? "libpfm4 failed to initialise"
                     : m->pfm_core[0] ? m->pfm_core
                                      : "only perf's generic PMU";
   if (m->vendor[0])
@@ -195,9 +192,9 @@ static void hv_text(const struct pmu_model *m, char *buf, size_t cap) {
   static const struct {
     const char *sig, *name;
   } known[] = {
-      {"KVMKVMKVM", "KVM"},       {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"},
-      {"XenVMMXenVMM", "Xen"},    {"TCGTCGTCGTCG", "QEMU TCG"}, {"bhyve bhyve ", "bhyve"},
-      {"ACRNACRNACRN", "ACRN"},   {"VBoxVBoxVBox", "VirtualBox"},
+      {"KVMKVMKVM", "KVM"},     {"Microsoft Hv", "Hyper-V"},    {"VMwareVMware", "VMware"},
+      {"XenVMMXenVMM", "Xen"},  {"TCGTCGTCGTCG", "QEMU TCG"},   {"bhyve bhyve ", "bhyve"},
+      {"ACRNACRNACRN", "ACRN"}, {"VBoxVBoxVBox", "VirtualBox"},
   };
   if (!m->hypervisor[0]) {
     snprintf(buf, cap, "a hypervisor");
@@ -269,8 +266,7 @@ static void withheld_text(enum pmu_feature f, const struct pmu_model *m,
   } else if (has && f == PMU_FEAT_INTEL_PT && !m->pt_topa) {
     snprintf(buf, cap, "but no ToPA output (CPUID 0x14:ECX[0]), which the PT driver needs");
   } else if (has && f == PMU_FEAT_AMD_IBS && !(m->ibs_caps & 1)) {
-    snprintf(buf, cap, "but CPUID 0x8000001B reports no valid IBS capabilities (%#x)",
-             m->ibs_caps);
+    snprintf(buf, cap, "but CPUID 0x8000001B reports no valid IBS capabilities (%#x)", m->ibs_caps);
   } else if (has) {
     const char *drv = f == PMU_FEAT_INTEL_PT  ? "the PT driver did not bind (PT on at boot?)"
                       : f == PMU_FEAT_AMD_IBS ? "the IBS driver did not register"
@@ -283,8 +279,8 @@ static void withheld_text(enum pmu_feature f, const struct pmu_model *m,
   }
 }
 
-int pmu_model_reason(enum pmu_feature f, const struct pmu_model *m,
-                     const struct pmu_kernel_view *k, const char *lead, char *buf, size_t cap) {
+int pmu_model_reason(enum pmu_feature f, const struct pmu_model *m, const struct pmu_kernel_view *k,
+                     const char *lead, char *buf, size_t cap) {
   char cpu[128], silicon[80], who[112], tail[200], hv[48];
   pmu_model_cpu_text(m, cpu, sizeof cpu);
   silicon_text(f, m, silicon, sizeof silicon);
@@ -314,12 +310,8 @@ int pmu_model_explain_missing(enum pmu_feature f, const char *root, const char *
   /* the kernel's cpuinfo flags come from CPUID too (minus what it disabled):
    * either witness saying "present" means the silicon has it */
   switch (f) {
-  case PMU_FEAT_INTEL_PT:
-    m.intel_pt |= pp_cpu_has_flag("intel_pt") == 1;
-    break;
-  case PMU_FEAT_AMD_IBS:
-    m.ibs |= pp_cpu_has_flag("ibs") == 1;
-    break;
+  case PMU_FEAT_INTEL_PT: m.intel_pt |= pp_cpu_has_flag("intel_pt") == 1; break;
+  case PMU_FEAT_AMD_IBS: m.ibs |= pp_cpu_has_flag("ibs") == 1; break;
   case PMU_FEAT_BRANCH_STACK:
     m.brs |= pp_cpu_has_flag("brs") == 1;
     m.lbr_v2 |= pp_cpu_has_flag("amd_lbr_v2") == 1;

@@ -30,22 +30,22 @@ struct pmu_model {
   unsigned perfmon_version; /* Intel CPUID.0A:EAX[7:0]: 0 = no architectural PMU offered */
   unsigned gp_counters;     /* Intel CPUID.0A:EAX[15:8] */
   int intel_pt;             /* CPUID.(7,0):EBX[25] */
-  int pt_topa;              /* CPUID.(14h,0):ECX[0]: ToPA output, which the kernel's PT driver needs */
-  int arch_lbr;             /* Intel CPUID.(7,0):EDX[19] */
-  int ibs;                  /* AMD CPUID.80000001:ECX[10] */
-  unsigned ibs_caps;        /* AMD CPUID.8000001B:EAX: bit 0 = the capability bits are valid */
-  int perfctr_core;         /* AMD CPUID.80000001:ECX[23]: the core PMU extension */
-  int brs;                  /* AMD CPUID.80000008:EBX[31]: Zen 3 branch sampling */
-  int lbr_v2;               /* AMD CPUID.80000022:EAX[1]: LbrExtV2 (Zen 4) */
-  unsigned lbr_v2_depth;    /* AMD CPUID.80000022:EBX[9:4] */
-  int pfm_ok;               /* pfm_initialize succeeded */
-  char pfm_core[64];        /* libpfm4's present core PMUs ("icl"), "" when none */
+  int pt_topa;           /* CPUID.(14h,0):ECX[0]: ToPA output, which the kernel's PT driver needs */
+  int arch_lbr;          /* Intel CPUID.(7,0):EDX[19] */
+  int ibs;               /* AMD CPUID.80000001:ECX[10] */
+  unsigned ibs_caps;     /* AMD CPUID.8000001B:EAX: bit 0 = the capability bits are valid */
+  int perfctr_core;      /* AMD CPUID.80000001:ECX[23]: the core PMU extension */
+  int brs;               /* AMD CPUID.80000008:EBX[31]: Zen 3 branch sampling */
+  int lbr_v2;            /* AMD CPUID.80000022:EAX[1]: LbrExtV2 (Zen 4) */
+  unsigned lbr_v2_depth; /* AMD CPUID.80000022:EBX[9:4] */
+  int pfm_ok;            /* pfm_initialize succeeded */
+  char pfm_core[64];     /* libpfm4's present core PMUs ("icl"), "" when none */
 };
 
 /* The kernel's side, as the probe measured it. */
 struct pmu_kernel_view {
-  const char *pmus;      /* the PMUs the kernel registered ("breakpoint,msr,...") */
-  int core_pmu;          /* 1 when a core "cpu" PMU is registered */
+  const char *pmus; /* the PMUs the kernel registered ("breakpoint,msr,...") */
+  int core_pmu;     /* 1 when a core "cpu" PMU is registered */
 };
 
 enum pmu_feature {
@@ -73,8 +73,8 @@ void pmu_model_cpu_text(const struct pmu_model *m, char *buf, size_t cap);
  * Returns the status the reason stands for: ASMSPY_E_NO_KERNEL when the
  * silicon has the feature (it is withheld above the hardware), else
  * ASMSPY_E_NO_HW. */
-int pmu_model_reason(enum pmu_feature f, const struct pmu_model *m,
-                     const struct pmu_kernel_view *k, const char *lead, char *buf, size_t cap);
+int pmu_model_reason(enum pmu_feature f, const struct pmu_model *m, const struct pmu_kernel_view *k,
+                     const char *lead, char *buf, size_t cap);
 
 /* The probes' entry: read this machine's model (CPUID, libpfm4, and the
  * /proc/cpuinfo flag the kernel derived, which counts as a witness too), the

@@ -43,9 +43,9 @@ struct rv_region {
  * again, so waiting for its entry only times out. A launched command has
  * not run yet: there they are fine. */
 static inline int rv_entered_once(const char *name) {
-  static const char *const once[] = {"main", "_start", "__libc_start_main",
-                                     "__libc_start_call_main", "_dl_start", "_dl_start_user",
-                                     "main.main", "runtime.main", "runtime.rt0_go", NULL};
+  static const char *const once[] = {
+      "main",           "_start",    "__libc_start_main", "__libc_start_call_main", "_dl_start",
+      "_dl_start_user", "main.main", "runtime.main",      "runtime.rt0_go",         NULL};
   for (int i = 0; once[i]; i++)
     if (strcmp(name, once[i]) == 0) return 1;
   return 0;
@@ -65,10 +65,13 @@ static const struct asmspy_field rv_not_reached_fields[] = {
     RF_INT("pid", 0, 0, "the target"),
     RF_END,
 };
-#define RV_REGION_SCHEMA {"region", "the region being captured, before the first sample", rv_region_fields, NULL}
-#define RV_NOT_REACHED_SCHEMA                                                              \
-  {"not_reached", "the region was never seen entering (the entry wait ran out)",           \
-   rv_not_reached_fields, NULL}
+#define RV_REGION_SCHEMA                                                                           \
+  { "region", "the region being captured, before the first sample", rv_region_fields, NULL }
+#define RV_NOT_REACHED_SCHEMA                                                                      \
+  {                                                                                                \
+    "not_reached", "the region was never seen entering (the entry wait ran out)",                  \
+        rv_not_reached_fields, NULL                                                                \
+  }
 
 static const struct asmspy_record_schema rv_region_schema = RV_REGION_SCHEMA;
 static const struct asmspy_record_schema rv_not_reached_schema = RV_NOT_REACHED_SCHEMA;

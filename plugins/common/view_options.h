@@ -42,8 +42,7 @@ static inline int vo_parse(const struct asmspy_host_api *host, const struct asms
                            const struct asmspy_option *table, const char *positionals,
                            struct asmspy_optval *ov) {
   if (!ASMSPY_HAS(host, parse_options) || !host->parse_options) {
-    host->note(NULL, ASMSPY_NOTE_WARN, "--%s needs a host with parse_options() (ABI 1.8)",
-               s->mode);
+    host->note(NULL, ASMSPY_NOTE_WARN, "--%s needs a host with parse_options() (ABI 1.8)", s->mode);
     return -ASMSPY_E_ABI;
   }
   memset(ov, 0, sizeof *ov);

@@ -63,6 +63,7 @@
  *   as the caller left it.
  * Return, when a hooked f returns: rsp = slot + 8. The slot receives the
  *   real return address and the final jump goes there, rsp = slot + 8. */
+/* clang-format off */
 __asm__(".pushsection asmspy_agent,\"ax\",@progbits\n"
         ".balign 16\n"
         ".globl asmspy_agent_header\n"
@@ -122,6 +123,7 @@ __asm__(".pushsection asmspy_agent,\"ax\",@progbits\n"
         "  lea 8(%rsp), %rsp\n"   /* lea: the flags stay restored */
         "  jmp *-8(%rsp)\n"
         ".popsection\n");
+/* clang-format on */
 
 INL uint64_t rdtsc(void) {
   uint32_t lo, hi;
@@ -264,7 +266,7 @@ INL void inherit_frames(struct agent_state *st, struct agent_thread *t, struct r
 /* The ring slot t writes, claimed on its first record in this generation
  * (then first the frames the slot holds without having entered them). */
 INL struct ring_area *slot_ring(struct agent_state *st, struct agent_thread *t, uint32_t *k,
-                               uint32_t word) {
+                                uint32_t word) {
   struct agent_gate *g = st->gate;
   struct ring_area *ra = VOLATILE(g->armed) ? VOLATILE(g->ring) : join(st, g);
   if (!ra) return NULL;
@@ -402,7 +404,10 @@ INL void emit_to(struct agent_state *st, struct ring_area *ra, uint32_t k, uint6
      * signal handler on this thread that claimed meanwhile makes us look
      * again (no lock prefix: only this thread writes head) */
     uint64_t seen = head;
-    __asm__ volatile("cmpxchgq %2, %1" : "+a"(seen), "+m"(h->head) : "r"(head + 1) : "memory", "cc");
+    __asm__ volatile("cmpxchgq %2, %1"
+                     : "+a"(seen), "+m"(h->head)
+                     : "r"(head + 1)
+                     : "memory", "cc");
     if (seen != head) continue;
     struct ring_rec *r = &ra->recs[k][head & (AGENT_RING - 1)];
     r->tsc = rdtsc();
@@ -727,8 +732,7 @@ INL int from_jit(const struct agent_state *st, uint64_t ret) {
   return 0;
 }
 
-AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
-                                        uint64_t *slotp) {
+AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index, uint64_t *slotp) {
   const struct agent_func *fn = &st->funcs[index];
   if (fn->kind == AGENT_FN_UNWIND_RAISE) {
     unhook_all(st);
@@ -770,8 +774,7 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
         real_ret = t->frames[i].ret, best = t->frames[i].seq;
         break;
       }
-    const struct agent_frame *g =
-        t->grave_mask & grave_bit(slot) ? grave_newest(t, slot) : NULL;
+    const struct agent_frame *g = t->grave_mask & grave_bit(slot) ? grave_newest(t, slot) : NULL;
     if (g && (!real_ret || g->seq > best)) real_ret = g->ret;
   }
   /* called from the program's JIT code: its runtime reads this return
@@ -783,8 +786,7 @@ AGENT_FN uint64_t asmspy_agent_on_entry(struct agent_state *st, uint64_t index,
     __atomic_store_n(&st->jit_last_func, index + 1, __ATOMIC_RELAXED);
   }
   if (d >= AGENT_SHADOW || noexit) { /* too deep to hook, returns twice, or JIT's */
-    emit(st, t, real_ret, slot,
-         REC_WORD(index, REC_ENTRY, REC_F_NOEXIT | (tail ? REC_F_TAIL : 0)));
+    emit(st, t, real_ret, slot, REC_WORD(index, REC_ENTRY, REC_F_NOEXIT | (tail ? REC_F_TAIL : 0)));
     if (vfork) vfork_mark(t); /* after the record: it is the parent's */
     return fn->resume;
   }
@@ -816,8 +818,7 @@ INL uint64_t find_anywhere(struct agent_state *st, uint64_t slot) {
         best_seq = f->seq, best_ret = f->ret, best_grave = NULL;
     }
     struct agent_frame *g = grave_newest(o, slot);
-    if (g && (!best_ret || g->seq > best_seq))
-      best_seq = g->seq, best_ret = g->ret, best_grave = g;
+    if (g && (!best_ret || g->seq > best_seq)) best_seq = g->seq, best_ret = g->ret, best_grave = g;
   }
   if (best_grave) best_grave->slot = 0;
   return best_ret;

@@ -87,9 +87,9 @@ static int owner_alive(pid_t owner) {
 
 /* What stands in a session's way: each agent found is refused (-1, why)
  * or, with rem, undone. Without rem nothing is changed (a look only). */
-static int agents_walk(const struct asmspy_host_api *host, struct asmspy_target *target,
-                       pid_t pid, struct ep_remote *rem, uint32_t *undone, uint32_t *restored,
-                       int *inside, char *why, size_t whycap) {
+static int agents_walk(const struct asmspy_host_api *host, struct asmspy_target *target, pid_t pid,
+                       struct ep_remote *rem, uint32_t *undone, uint32_t *restored, int *inside,
+                       char *why, size_t whycap) {
   *undone = *restored = 0;
   *inside = 0;
   char path[64], line[1024], name[256];
@@ -127,8 +127,7 @@ static int agents_walk(const struct asmspy_host_api *host, struct asmspy_target 
       snprintf(why, whycap,
                "an entrypatch agent of another asmspy version (layout %u, this one reads %u) is "
                "in this process at 0x%llx: restart the program, or use --backend=singlestep",
-               AGENT_MAGIC_VERSION(head[0]), AGENT_LAYOUT_VERSION,
-               (unsigned long long)found[i].lo);
+               AGENT_MAGIC_VERSION(head[0]), AGENT_LAYOUT_VERSION, (unsigned long long)found[i].lo);
       return -1;
     }
     struct {
@@ -140,8 +139,7 @@ static int agents_walk(const struct asmspy_host_api *host, struct asmspy_target 
         st.magic != AGENT_MAGIC)
       continue; /* a half-written install (killed before the state was written): its
                    jumps were never written either (they come last) */
-    host->read_mem(target, head[1] + offsetof(struct agent_state, owner_pid), &owner,
-                   sizeof owner);
+    host->read_mem(target, head[1] + offsetof(struct agent_state, owner_pid), &owner, sizeof owner);
     if (st.gate)
       host->read_mem(target, st.gate + offsetof(struct agent_gate, armed), &armed, sizeof armed);
     if (armed && owner != getpid() && owner_alive(owner)) {
@@ -167,8 +165,7 @@ static int agents_walk(const struct asmspy_host_api *host, struct asmspy_target 
 
 int ep_agents_clear(struct ep_remote *rem, uint32_t *undone, uint32_t *restored, int *inside,
                     char *why, size_t whycap) {
-  return agents_walk(rem->host, rem->target, rem->pid, rem, undone, restored, inside, why,
-                     whycap);
+  return agents_walk(rem->host, rem->target, rem->pid, rem, undone, restored, inside, why, whycap);
 }
 
 int ep_agents_in_the_way(const struct asmspy_host_api *host, struct asmspy_target *target,

@@ -38,7 +38,7 @@ int ep_agents_in_the_way(const struct asmspy_host_api *host, struct asmspy_targe
 struct ep_anon_exec {
   struct {
     uint64_t lo, hi;
-  } *v;
+  } * v;
   size_t n;
 };
 int ep_anon_exec_load(pid_t pid, struct ep_anon_exec *m);

@@ -29,11 +29,18 @@ static void mark(struct ep_branch_map *maps, size_t nmaps, uint64_t t) {
 
 static int is_legacy_prefix(uint8_t b) {
   switch (b) {
-  case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65: /* segments, notrack */
-  case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:            /* sizes, lock, bnd/rep */
-    return 1;
-  default:
-    return 0;
+  case 0x26:
+  case 0x2e:
+  case 0x36:
+  case 0x3e:
+  case 0x64:
+  case 0x65: /* segments, notrack */
+  case 0x66:
+  case 0x67:
+  case 0xf0:
+  case 0xf2:
+  case 0xf3: /* sizes, lock, bnd/rep */ return 1;
+  default: return 0;
   }
 }
 

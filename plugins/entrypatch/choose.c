@@ -20,22 +20,37 @@ static int glob_any(const char *const *pats, const char *base) {
 /* The runtimes whose code is the program's when the executable only starts
  * them. */
 int ep_interpreter_lib(const char *base) {
-  static const char *const interp[] = {
-      "libpython[0-9]*", "libruby*",   "libjvm.so",  "libnode.so*", "liblua*",  "libluajit*",
-      "libperl.so*",     "libphp*",    "libtcl[0-9]*", "libguile*", "libR.so",  "libjulia*",
-      "libmonosgen*",    "libcoreclr.so", "libpypy*", "liberts*",  "libgjs*",  "libmozjs*",
-      "libv8.so*",       "libSystem.Native.so", NULL};
+  static const char *const interp[] = {"libpython[0-9]*",
+                                       "libruby*",
+                                       "libjvm.so",
+                                       "libnode.so*",
+                                       "liblua*",
+                                       "libluajit*",
+                                       "libperl.so*",
+                                       "libphp*",
+                                       "libtcl[0-9]*",
+                                       "libguile*",
+                                       "libR.so",
+                                       "libjulia*",
+                                       "libmonosgen*",
+                                       "libcoreclr.so",
+                                       "libpypy*",
+                                       "liberts*",
+                                       "libgjs*",
+                                       "libmozjs*",
+                                       "libv8.so*",
+                                       "libSystem.Native.so",
+                                       NULL};
   return glob_any(interp, base);
 }
 
 int ep_runtime_lib(const char *base) {
   static const char *const rt[] = {
-      "libc.so*",      "libm.so*",     "ld-linux*",    "ld-*.so*",      "libpthread*",
-      "libdl.so*",     "librt.so*",    "libstdc++*",   "libgcc_s*",     "libc++*",
-      "libunwind*",    "libatomic*",   "libz.so*",     "libresolv*",    "libutil.so*",
-      "libcrypt.so*",  "libasan*",     "libubsan*",    "libtsan*",      "liblsan*",
-      "libmvec*",      "libgomp*",     "linux-vdso*",  "libselinux*",   "libpcre*",
-      NULL};
+      "libc.so*",  "libm.so*",   "ld-linux*",   "ld-*.so*",     "libpthread*", "libdl.so*",
+      "librt.so*", "libstdc++*", "libgcc_s*",   "libc++*",      "libunwind*",  "libatomic*",
+      "libz.so*",  "libresolv*", "libutil.so*", "libcrypt.so*", "libasan*",    "libubsan*",
+      "libtsan*",  "liblsan*",   "libmvec*",    "libgomp*",     "linux-vdso*", "libselinux*",
+      "libpcre*",  NULL};
   return glob_any(rt, base);
 }
 
@@ -119,8 +134,9 @@ void ep_choose_modules(pid_t pid, struct ep_module *mods, size_t n, const char *
       nauto++;
     }
   if (nauto) {
-    add(why, whycap, ": the executable has under %u functions of its own, so the interpreter "
-                     "librar%s mapped",
+    add(why, whycap,
+        ": the executable has under %u functions of its own, so the interpreter "
+        "librar%s mapped",
         EP_LITTLE_FUNCS, nauto > 1 ? "ies" : "y");
     return;
   }
@@ -140,7 +156,8 @@ void ep_choose_modules(pid_t pid, struct ep_module *mods, size_t n, const char *
   close(fd);
   if (!best) return;
   best->chosen = EP_MOD_AUTO;
-  add(why, whycap, " + %s (%u functions): the executable has under %u functions of its own, and this is "
-                   "the largest library it needs",
+  add(why, whycap,
+      " + %s (%u functions): the executable has under %u functions of its own, and this is "
+      "the largest library it needs",
       best->name, best->funcs, EP_LITTLE_FUNCS);
 }

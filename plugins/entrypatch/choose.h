@@ -24,7 +24,7 @@ struct ep_module {
   const char *name; /* basename, host-owned */
   uint32_t funcs;   /* its functions (PLT stubs not counted) */
   int is_exe;
-  int chosen;       /* EP_MOD_* */
+  int chosen; /* EP_MOD_* */
 };
 
 enum { EP_MOD_NO = 0, EP_MOD_EXE, EP_MOD_ASKED, EP_MOD_AUTO };

@@ -22,10 +22,10 @@
 #define GOT_MAX_PLT 4
 
 struct slot_info {
-  uint64_t slot;    /* link-time address */
-  uint32_t calls;   /* call/jmp *slot(%rip) outside the PLT sections */
-  uint32_t plt;     /* the same inside a PLT section (a PLT stub reads it) */
-  uint32_t other;   /* any other reference: its value can be copied */
+  uint64_t slot;  /* link-time address */
+  uint32_t calls; /* call/jmp *slot(%rip) outside the PLT sections */
+  uint32_t plt;   /* the same inside a PLT section (a PLT stub reads it) */
+  uint32_t other; /* any other reference: its value can be copied */
   uint64_t other_at;
   char other_how[64]; /* the first one: its mnemonic and operands */
 };
@@ -194,8 +194,7 @@ static void byte_pass(struct got_module *m, const struct code_sec *sec, const ui
     struct slot_info *hit = m->fixed ? slot_holding(m, (uint64_t)(int64_t)d) : NULL;
     for (size_t k = 0; !hit && k < sizeof imm / sizeof imm[0]; k++)
       hit = slot_holding(m, at + 4 + imm[k] + (uint64_t)(int64_t)d);
-    if (hit && !blessed(bless, nbless, at))
-      other_ref(hit, at, "bytes that may address it", NULL);
+    if (hit && !blessed(bless, nbless, at)) other_ref(hit, at, "bytes that may address it", NULL);
   }
 }
 
@@ -410,7 +409,8 @@ void ep_got_close(struct ep_got *g) {
   free(g);
 }
 
-static int refuse(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(char *why, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int refuse(char *why, size_t cap, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -424,15 +424,13 @@ static int check_slot(struct got_module *m, uint64_t link, const char *name, cha
                       size_t whycap) {
   if (m->bad[0]) return refuse(why, whycap, "%s", m->bad);
   struct slot_info *s = slot_holding(m, link);
-  if (!s || s->slot != link)
-    return refuse(why, whycap, "not the GOT slot of an imported function");
+  if (!s || s->slot != link) return refuse(why, whycap, "not the GOT slot of an imported function");
   if (s->other)
     return refuse(why, whycap,
                   "its address is taken (`%s` at 0x%llx reads the GOT slot: the program could "
                   "keep the stub's address)",
                   s->other_how, (unsigned long long)s->other_at);
-  if (s->plt)
-    return refuse(why, whycap, "called through its PLT stub (traced there, as @plt)");
+  if (s->plt) return refuse(why, whycap, "called through its PLT stub (traced there, as @plt)");
   if (!s->calls) return refuse(why, whycap, "never called through the GOT (no call/jmp *slot)");
   if (name && !strncmp(name, "__libc_start_main@", 18))
     return refuse(why, whycap, "the C runtime's entry (called once by _start, never returns)");
@@ -459,7 +457,8 @@ int ep_got_plan(struct ep_got *g, const struct asmspy_host_api *host, struct asm
   if (check_slot(m, link, name, why, whycap) != 0) return -1;
   /* the value: resolved (not into the PLT: lazy binding), and code of a file */
   uint64_t value = 0;
-  if (host->read_mem(t, slot, &value, 8) != 8) return refuse(why, whycap, "its GOT slot cannot be read");
+  if (host->read_mem(t, slot, &value, 8) != 8)
+    return refuse(why, whycap, "its GOT slot cannot be read");
   for (size_t i = 0; i < m->nplt; i++)
     if (value >= m->plt[i].lo + bias && value < m->plt[i].hi + bias)
       return refuse(why, whycap, "not resolved yet (lazy binding: it still points into the PLT)");

@@ -78,8 +78,8 @@ uint64_t ep_remote_shared(struct ep_remote *r, uint64_t len, void **local, char 
   uint64_t addr = 0;
   int64_t rc = ep_remote_call(r, SYS_ftruncate, (uint64_t)fd, len, 0, 0, 0, 0);
   if (rc == 0) {
-    int64_t a = ep_remote_call(r, SYS_mmap, 0, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-                               (uint64_t)fd, 0);
+    int64_t a =
+        ep_remote_call(r, SYS_mmap, 0, len, PROT_READ | PROT_WRITE, MAP_SHARED, (uint64_t)fd, 0);
     if (a < 0 && a > -4096)
       snprintf(why, whycap, "mmap of the ring in the target: %s", strerror((int)-a));
     else

@@ -59,8 +59,13 @@ int ep_maps_parse(FILE *f, struct ep_maps *m) {
       }
       m->v = nv, cap = ncap;
     }
-    m->v[m->n++] = (struct ep_mapping){lo, hi, off, inode, (maj << 16) | (min & 0xffff),
-                                       strchr(perms, 'x') != NULL, (const char *)(intptr_t)at};
+    m->v[m->n++] = (struct ep_mapping){lo,
+                                       hi,
+                                       off,
+                                       inode,
+                                       (maj << 16) | (min & 0xffff),
+                                       strchr(perms, 'x') != NULL,
+                                       (const char *)(intptr_t)at};
   }
   free(line);
   if (rc) {
@@ -106,9 +111,7 @@ const struct ep_mapping *ep_maps_find(const struct ep_maps *m, uint64_t addr) {
   return NULL;
 }
 
-int ep_mapping_is_exec_file(const struct ep_mapping *g) {
-  return g->exec && g->path[0] == '/';
-}
+int ep_mapping_is_exec_file(const struct ep_mapping *g) { return g->exec && g->path[0] == '/'; }
 
 int ep_mapping_same_file(const struct ep_mapping *a, const struct ep_mapping *b) {
   if (a->inode || b->inode) return a->inode == b->inode && a->dev == b->dev;

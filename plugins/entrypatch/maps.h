@@ -10,18 +10,18 @@
 #include <sys/types.h>
 
 struct ep_mapping {
-  uint64_t lo, hi;   /* [lo, hi) */
-  uint64_t offset;   /* file offset of lo */
+  uint64_t lo, hi; /* [lo, hi) */
+  uint64_t offset; /* file offset of lo */
   uint64_t inode;
-  uint32_t dev;      /* major << 16 | minor (what identifies the file with inode) */
-  int exec;          /* 'x' in its permissions */
-  const char *path;  /* "" for anonymous memory; "[stack]", "/usr/lib/...", owned by the maps */
+  uint32_t dev;     /* major << 16 | minor (what identifies the file with inode) */
+  int exec;         /* 'x' in its permissions */
+  const char *path; /* "" for anonymous memory; "[stack]", "/usr/lib/...", owned by the maps */
 };
 
 struct ep_maps {
   struct ep_mapping *v; /* in address order, as the kernel lists them */
   size_t n;
-  char *paths;          /* one arena for every path string */
+  char *paths; /* one arena for every path string */
 };
 
 /* Parse maps text (the format of /proc/<pid>/maps) from f. 0, or -1 (out of

@@ -40,9 +40,8 @@ static double now_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-struct ep_patchable *ep_patchable_open(const struct asmspy_host_api *host,
-                                       struct asmspy_target *t, pid_t pid, const uint64_t *sps,
-                                       uint32_t nthreads) {
+struct ep_patchable *ep_patchable_open(const struct asmspy_host_api *host, struct asmspy_target *t,
+                                       pid_t pid, const uint64_t *sps, uint32_t nthreads) {
   struct ep_patchable *g = calloc(1, sizeof *g);
   if (!g) return NULL;
   g->host = host, g->t = t;
@@ -96,11 +95,10 @@ static int sweep(struct ep_patchable *g, struct module_scan *m, uint64_t lo, uin
     ssize_t got = g->host->read_mem(g->t, at, g->chunk, want);
     if (got <= 0) return -1;
     int last = at + (uint64_t)got >= hi;
-    size_t used = pass == PASS_DECODE
-                      ? ep_branch_scan_code(g->cs, g->chunk, (size_t)got, at, last, m->branches,
-                                            m->nbranches)
-                      : ep_branch_scan_rel32_bytes(g->chunk, (size_t)got, at, last, m->branches,
-                                                   m->nbranches);
+    size_t used = pass == PASS_DECODE ? ep_branch_scan_code(g->cs, g->chunk, (size_t)got, at, last,
+                                                            m->branches, m->nbranches)
+                                      : ep_branch_scan_rel32_bytes(g->chunk, (size_t)got, at, last,
+                                                                   m->branches, m->nbranches);
     at += used ? used : (size_t)got; /* a short read that ends mid-instruction */
   }
   return 0;
@@ -163,10 +161,8 @@ static void scan_module(struct ep_patchable *g, struct module_scan *m) {
   }
   m->state = MODULE_SCANNED;
   if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
-    fprintf(stderr,
-            "entrypatch: branch scan of %s: %llu bytes of code (%llu decoded) in %.1f ms\n",
-            m->first->path, (unsigned long long)bytes, (unsigned long long)decoded,
-            now_ms() - t0);
+    fprintf(stderr, "entrypatch: branch scan of %s: %llu bytes of code (%llu decoded) in %.1f ms\n",
+            m->first->path, (unsigned long long)bytes, (unsigned long long)decoded, now_ms() - t0);
 }
 
 static struct module_scan *module_of(struct ep_patchable *g, const struct ep_mapping *x) {

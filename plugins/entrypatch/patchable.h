@@ -30,9 +30,8 @@ struct ep_patchable;
 
 /* sps: the stopped threads' stack pointers. NULL when the maps cannot be
  * read or memory runs out. */
-struct ep_patchable *ep_patchable_open(const struct asmspy_host_api *host,
-                                       struct asmspy_target *t, pid_t pid, const uint64_t *sps,
-                                       uint32_t nthreads);
+struct ep_patchable *ep_patchable_open(const struct asmspy_host_api *host, struct asmspy_target *t,
+                                       pid_t pid, const uint64_t *sps, uint32_t nthreads);
 const struct ep_maps *ep_patchable_maps(const struct ep_patchable *g);
 /* The entries of every function that may be checked (before the first
  * ep_patchable_check): rel8 branches are looked for around them only. A

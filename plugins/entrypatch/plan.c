@@ -25,8 +25,8 @@ static uint64_t direct_target(const cs_insn *in) {
 }
 
 static int is_loop_like(unsigned id) {
-  return id == X86_INS_LOOP || id == X86_INS_LOOPE || id == X86_INS_LOOPNE ||
-         id == X86_INS_JRCXZ || id == X86_INS_JECXZ || id == X86_INS_JCXZ;
+  return id == X86_INS_LOOP || id == X86_INS_LOOPE || id == X86_INS_LOOPNE || id == X86_INS_JRCXZ ||
+         id == X86_INS_JECXZ || id == X86_INS_JCXZ;
 }
 
 /* How a displaced call is relocated (emulated: its original return
@@ -260,11 +260,11 @@ size_t ep_relocate(csh cs, const struct ep_patch *p, uint64_t dest, uint8_t *out
         o[m] = (uint8_t)((o[m] & ~0x38) | 6 << 3); /* /2 call -> /6 push: the target */
         sz = in->size;
         static const uint8_t tail[] = {
-            0xff, 0x34, 0x24,                   /* push (%rsp): the target again, below */
-            0xc7, 0x44, 0x24, 0x08, 0, 0, 0, 0, /* movl $lo, 8(%rsp) */
-            0xc7, 0x44, 0x24, 0x0c, 0, 0, 0, 0, /* movl $hi, 12(%rsp): the return address */
-            0x48, 0x8d, 0x64, 0x24, 0x08,       /* lea 8(%rsp), %rsp (no flags) */
-            0xff, 0x64, 0x24, 0xf8};            /* jmp *-8(%rsp) */
+            0xff, 0x34, 0x24,                      /* push (%rsp): the target again, below */
+            0xc7, 0x44, 0x24, 0x08, 0,    0, 0, 0, /* movl $lo, 8(%rsp) */
+            0xc7, 0x44, 0x24, 0x0c, 0,    0, 0, 0, /* movl $hi, 12(%rsp): the return address */
+            0x48, 0x8d, 0x64, 0x24, 0x08,          /* lea 8(%rsp), %rsp (no flags) */
+            0xff, 0x64, 0x24, 0xf8};               /* jmp *-8(%rsp) */
         memcpy(o + sz, tail, sizeof tail);
         memcpy(o + sz + 7, &lo, 4);
         memcpy(o + sz + 15, &hi, 4);

@@ -40,14 +40,14 @@
 #define EP_MAX_DISPLACED 15 + 5 /* the longest prologue we displace */
 
 struct ep_patch {
-  uint64_t addr;        /* the function's entry */
-  uint32_t len;         /* bytes overwritten: whole instructions, >= 5 */
-  uint32_t kind;        /* AGENT_FN_* */
-  uint8_t orig[24];     /* the original bytes [addr, addr + len) */
-  const char *name;     /* host-owned symbol name */
-  uint32_t region;      /* the code region its stub lives in */
-  uint64_t stub;        /* its stub's address (set when placed) */
-  uint64_t got_target;  /* kind & AGENT_FN_GOT: addr is a GOT slot (len 8, orig its value),
+  uint64_t addr;       /* the function's entry */
+  uint32_t len;        /* bytes overwritten: whole instructions, >= 5 */
+  uint32_t kind;       /* AGENT_FN_* */
+  uint8_t orig[24];    /* the original bytes [addr, addr + len) */
+  const char *name;    /* host-owned symbol name */
+  uint32_t region;     /* the code region its stub lives in */
+  uint64_t stub;       /* its stub's address (set when placed) */
+  uint64_t got_target; /* kind & AGENT_FN_GOT: addr is a GOT slot (len 8, orig its value),
                            this is the value: the stub resumes there (got.h) */
 };
 

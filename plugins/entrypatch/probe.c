@@ -41,9 +41,7 @@
 #define NPATCHED 7 /* functions the probe patches in itself */
 
 /* The two functions the probe patches in itself. */
-__attribute__((noipa, visibility("hidden"))) long ep_probe_inner(long x) {
-  return x * 3 + 1;
-}
+__attribute__((noipa, visibility("hidden"))) long ep_probe_inner(long x) { return x * 3 + 1; }
 __attribute__((noipa, visibility("hidden"))) long ep_probe_outer(long x) {
   long (*volatile f)(long) = ep_probe_inner;
   return f(x) + f(x + 1) - x;
@@ -71,7 +69,7 @@ extern void ep_probe_regcheck_callmem(uint64_t *out);
 extern void ep_probe_regcheck_jcc(uint64_t *out);
 extern long ep_probe_callfirst(long x), ep_probe_callptr(long x), ep_probe_callmem(long x);
 #define REGCHECK_WORDS 25
-#define REGCHECK_PATTERN(i) (0x5a5a000000000000ull | (uint64_t)(i) * 0x0101010101ull)
+#define REGCHECK_PATTERN(i) (0x5a5a000000000000ull | (uint64_t)(i)*0x0101010101ull)
 #define REGCHECK_ASM(name, callee)                                                                 \
   ".balign 16\n"                                                                                   \
   ".type " name ", @function\n" name ":\n"                                                         \
@@ -84,9 +82,9 @@ extern long ep_probe_callfirst(long x), ep_probe_callptr(long x), ep_probe_callm
   "  movabs $0x5a5a000606060606, %r9\n"                                                            \
   "  movabs $0x5a5a000707070707, %r10\n"                                                           \
   "  movabs $0x5a5a000808080808, %r11\n"                                                           \
-  "  movq %rcx, %xmm0\n  movq %rdx, %xmm1\n  movq %rsi, %xmm2\n  movq %r8, %xmm3\n"                 \
-  "  movq %r9, %xmm4\n  movq %r10, %xmm5\n  movq %r11, %xmm6\n  movq %rcx, %xmm7\n"                 \
-  "  movq %rdx, %xmm8\n  movq %rsi, %xmm9\n  movq %r8, %xmm10\n  movq %r9, %xmm11\n"                \
+  "  movq %rcx, %xmm0\n  movq %rdx, %xmm1\n  movq %rsi, %xmm2\n  movq %r8, %xmm3\n"                \
+  "  movq %r9, %xmm4\n  movq %r10, %xmm5\n  movq %r11, %xmm6\n  movq %rcx, %xmm7\n"                \
+  "  movq %rdx, %xmm8\n  movq %rsi, %xmm9\n  movq %r8, %xmm10\n  movq %r9, %xmm11\n"               \
   "  movq %r10, %xmm12\n  movq %r11, %xmm13\n  movq %rcx, %xmm14\n  movq %rdx, %xmm15\n"           \
   "  lea ep_probe_leaf_ptr-8(%rip), %rax\n"                                                        \
   "  mov $5, %edi\n"                                                                               \
@@ -103,6 +101,7 @@ extern long ep_probe_callfirst(long x), ep_probe_callptr(long x), ep_probe_callm
   "  pop %rbx\n"                                                                                   \
   "  ret\n"                                                                                        \
   ".size " name ", .-" name "\n"
+/* clang-format off */
 __asm__(".text\n"
         ".balign 16\n"
         ".type ep_probe_leaf, @function\n"
@@ -159,6 +158,7 @@ __asm__(".text\n"
         "ep_probe_leaf_ptr:\n"
         "  .quad ep_probe_leaf\n"
         ".popsection\n");
+/* clang-format on */
 
 /* What a register check must find (rax = 12 + plus): 0 when it did, else
  * the first word that differs (1-based). */

@@ -271,8 +271,7 @@ static int32_t exit_code_of(int32_t pid) {
 /* Look for threads and processes that ended: their rings get an end,
  * delivered after their last record. allow_exec: the state is still mapped
  * where the agent runs (not after the leave). */
-static void poll_tasks(struct ep_reader *r, const uint32_t *live, uint32_t nlive,
-                       int allow_exec) {
+static void poll_tasks(struct ep_reader *r, const uint32_t *live, uint32_t nlive, int allow_exec) {
   struct {
     int32_t pid;
     int st;

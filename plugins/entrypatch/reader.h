@@ -15,34 +15,34 @@
 enum { EP_END_NONE = 0, EP_END_EXIT = 1, EP_END_EXEC = 2 };
 
 struct ep_reader {
-  struct ring_area *ring;           /* asmspy's own mapping of the shared ring */
-  const struct agent_func *funcs;   /* the function table (asmspy's copy) */
+  struct ring_area *ring;         /* asmspy's own mapping of the shared ring */
+  const struct agent_func *funcs; /* the function table (asmspy's copy) */
   uint32_t nfuncs;
   const struct asmspy_session *s;
-  uint64_t state;                   /* the agent's state in the target (its magic: an exec) */
+  uint64_t state; /* the agent's state in the target (its magic: an exec) */
   uint64_t seq;
   /* tsc -> CLOCK_MONOTONIC ns: t0 pairs, rate refined as the session runs */
   uint64_t tsc0, ns0;
   double ns_per_tick;
-  uint64_t next_poll, poll_ticks;   /* thread deaths and execs are looked for every 10 ms */
+  uint64_t next_poll, poll_ticks; /* thread deaths and execs are looked for every 10 ms */
   /* per ring: the tid (and process) writing it, the depth seen, the loss
    * already reported, what was consumed, how it ends */
   int32_t tid[AGENT_THREADS];
   int32_t pid[AGENT_THREADS];
   uint32_t depth[AGENT_THREADS];
   uint64_t lost_seen[AGENT_THREADS];
-  uint64_t tail[AGENT_THREADS];      /* consumed so far (published to the ring per chunk) */
-  uint64_t end_at[AGENT_THREADS];    /* EP_END_*: delivered when tail reaches this */
+  uint64_t tail[AGENT_THREADS];   /* consumed so far (published to the ring per chunk) */
+  uint64_t end_at[AGENT_THREADS]; /* EP_END_*: delivered when tail reaches this */
   uint8_t end_kind[AGENT_THREADS];
-  uint8_t ended[AGENT_THREADS];      /* its thread's end was delivered */
+  uint8_t ended[AGENT_THREADS]; /* its thread's end was delivered */
   int32_t end_code[AGENT_THREADS];
   uint64_t no_ring_seen;
-  uint64_t calls;    /* ENTRY records delivered */
-  uint64_t lost;     /* records the agent dropped (lossy mode, no free ring, reader gone) */
-  uint64_t late;     /* records not written after the capture closed (not a loss) */
-  uint32_t threads;  /* rings in use */
-  uint32_t execs;    /* processes that exec'd another program (the agent is gone there) */
-  uint32_t children; /* followed processes (forked children) seen */
+  uint64_t calls;         /* ENTRY records delivered */
+  uint64_t lost;          /* records the agent dropped (lossy mode, no free ring, reader gone) */
+  uint64_t late;          /* records not written after the capture closed (not a loss) */
+  uint32_t threads;       /* rings in use */
+  uint32_t execs;         /* processes that exec'd another program (the agent is gone there) */
+  uint32_t children;      /* followed processes (forked children) seen */
   struct asmspy_event ev; /* the event handed to the sink, reused */
 };
 

@@ -21,7 +21,9 @@ uint64_t ep_blob_entry_off(void) { return (uint64_t)(asmspy_agent_entry - __star
 uint64_t ep_blob_return_off(void) { return (uint64_t)(asmspy_agent_return - __start_asmspy_agent); }
 uint64_t ep_blob_ctx_off(void) { return (uint64_t)(asmspy_agent_ctx - __start_asmspy_agent); }
 
-static size_t stubs_off(void) { return (ep_blob_size() + BLOB_ALIGN - 1) & ~(size_t)(BLOB_ALIGN - 1); }
+static size_t stubs_off(void) {
+  return (ep_blob_size() + BLOB_ALIGN - 1) & ~(size_t)(BLOB_ALIGN - 1);
+}
 
 size_t ep_region_size(uint32_t n) {
   size_t sz = stubs_off() + (size_t)n * AGENT_STUB_BYTES;

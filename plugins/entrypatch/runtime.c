@@ -45,8 +45,8 @@ static int elf_has_go(Elf *e) {
  * kernels). -1 when neither opens. */
 static int open_mapped(pid_t pid, const struct ep_mapping *g) {
   char path[128];
-  snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", (int)pid,
-           (unsigned long long)g->lo, (unsigned long long)g->hi);
+  snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", (int)pid, (unsigned long long)g->lo,
+           (unsigned long long)g->hi);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0 && g->path[0] == '/') fd = open(g->path, O_RDONLY | O_CLOEXEC);
   return fd;

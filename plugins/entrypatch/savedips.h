@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EP_STACK_SCAN_MAX (1u << 20)       /* bytes scanned above one thread's sp */
-#define EP_STACK_SCAN_TOTAL (64u << 20)    /* bytes scanned over all threads */
+#define EP_STACK_SCAN_MAX (1u << 20)    /* bytes scanned above one thread's sp */
+#define EP_STACK_SCAN_TOTAL (64u << 20) /* bytes scanned over all threads */
 
 /* A set of addresses (sorted and unique once ep_addr_set_seal ran). */
 struct ep_addr_set {

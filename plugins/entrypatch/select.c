@@ -28,10 +28,17 @@ static int matches_any(const char *list, const char *name) {
 }
 
 static int never_patched(const char *name) {
-  static const char *const glue[] = {"_start", "_init", "_fini", "__libc_csu_init",
-                                     "__libc_csu_fini", "_dl_relocate_static_pie",
-                                     "deregister_tm_clones", "register_tm_clones",
-                                     "__do_global_dtors_aux", "frame_dummy", NULL};
+  static const char *const glue[] = {"_start",
+                                     "_init",
+                                     "_fini",
+                                     "__libc_csu_init",
+                                     "__libc_csu_fini",
+                                     "_dl_relocate_static_pie",
+                                     "deregister_tm_clones",
+                                     "register_tm_clones",
+                                     "__do_global_dtors_aux",
+                                     "frame_dummy",
+                                     NULL};
   for (size_t i = 0; glue[i]; i++)
     if (strcmp(name, glue[i]) == 0) return 1;
   /* entered without a return address on the stack top (the signal
@@ -56,9 +63,10 @@ static int never_patched(const char *name) {
  * lists do. Matched with or without "@plt"/"@got". 2 for vfork (its hook
  * also marks the caller's slot: AGENT_FN_VFORK), 1 for the others. */
 int ep_returns_twice(const char *name) {
-  static const char *const twice[] = {"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp",
-                                      "savectx", "getcontext", "__getcontext", "setcontext",
-                                      "__setcontext", "swapcontext", "__swapcontext", NULL};
+  static const char *const twice[] = {"setjmp",      "_setjmp",      "__setjmp",    "sigsetjmp",
+                                      "__sigsetjmp", "savectx",      "getcontext",  "__getcontext",
+                                      "setcontext",  "__setcontext", "swapcontext", "__swapcontext",
+                                      NULL};
   static const char *const vfork[] = {"vfork", "__vfork", "__libc_vfork", NULL};
   size_t n = strcspn(name, "@");
   for (size_t i = 0; vfork[i]; i++)
@@ -90,9 +98,9 @@ int ep_is_fragment(const char *name) {
 
 static uint32_t unwinder_hook(const char *name) {
   /* every entry into libgcc's unwinder that walks the stack */
-  static const char *const walkers[] = {"_Unwind_RaiseException", "_Unwind_ForcedUnwind",
+  static const char *const walkers[] = {"_Unwind_RaiseException",    "_Unwind_ForcedUnwind",
                                         "_Unwind_Resume_or_Rethrow", "_Unwind_Resume",
-                                        "_Unwind_Backtrace", NULL};
+                                        "_Unwind_Backtrace",         NULL};
   for (size_t i = 0; walkers[i]; i++)
     if (!strcmp(name, walkers[i])) return AGENT_FN_UNWIND_RAISE;
   if (!strcmp(name, "__cxa_begin_catch")) return AGENT_FN_CATCH;
@@ -141,11 +149,21 @@ const char *ep_runtime_unsafe(const char *name, const char *module) {
    * read from the slot under last_Java_sp, which is their return address;
    * hooked, frame::sender finds no code blob there and the JVM dies
    * (SIGSEGV in frame::sender, seen with java 17) */
-  static const char *const hotspot[] = {
-      "InterpreterRuntime::*", "SharedRuntime::*", "OptoRuntime::*", "Runtime1::*",
-      "JVMCIRuntime::*", "*BarrierSetRuntime::*", "ShenandoahRuntime::*", "Deoptimization::*",
-      "JvmtiExport::*", "BarrierSetNMethod::*", "SafepointSynchronize::*", "StubRoutines::*",
-      "MacroAssembler::*", "JavaThread::check_special_condition*", NULL};
+  static const char *const hotspot[] = {"InterpreterRuntime::*",
+                                        "SharedRuntime::*",
+                                        "OptoRuntime::*",
+                                        "Runtime1::*",
+                                        "JVMCIRuntime::*",
+                                        "*BarrierSetRuntime::*",
+                                        "ShenandoahRuntime::*",
+                                        "Deoptimization::*",
+                                        "JvmtiExport::*",
+                                        "BarrierSetNMethod::*",
+                                        "SafepointSynchronize::*",
+                                        "StubRoutines::*",
+                                        "MacroAssembler::*",
+                                        "JavaThread::check_special_condition*",
+                                        NULL};
   if (module && !strncmp(module, "libjvm", 6))
     for (size_t i = 0; hotspot[i]; i++)
       if (fnmatch(hotspot[i], name, 0) == 0)
@@ -188,8 +206,8 @@ static int usable(const struct ep_maps *maps, const struct asmspy_symbol *sym) {
          in_exec_file(maps, sym->start, sym->size) && !ep_is_fragment(sym->name);
 }
 
-static int next_symbol(const struct asmspy_host_api *host, const struct asmspy_session *s,
-                       size_t i, struct asmspy_symbol *sym) {
+static int next_symbol(const struct asmspy_host_api *host, const struct asmspy_session *s, size_t i,
+                       struct asmspy_symbol *sym) {
   memset(sym, 0, sizeof *sym);
   ASMSPY_INIT_HEADER(sym);
   return host->symbol_at(s->target, i, sym);

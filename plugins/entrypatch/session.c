@@ -90,7 +90,7 @@ struct ep_run {
   struct refused_fn {
     uint64_t addr;
     char *why;
-  } *refused_fns;
+  } * refused_fns;
   uint32_t nrefused_fns, refused_fns_cap;
   struct asmspy_session leave_session; /* the second attach's (see attach_for_leave) */
 };
@@ -342,8 +342,9 @@ static void drop_foreign_patches(struct ep_run *r) {
 static int place_regions(struct ep_run *r, struct ep_remote *rem) {
   for (uint32_t i = 0; i < r->npatches;) {
     if (r->nregions == AGENT_MAX_REGIONS) {
-      note(r, ASMSPY_NOTE_WARN, "functions spread over more than %d GiB-wide areas: the rest "
-                                "are not patched",
+      note(r, ASMSPY_NOTE_WARN,
+           "functions spread over more than %d GiB-wide areas: the rest "
+           "are not patched",
            AGENT_MAX_REGIONS);
       r->npatches = i;
       break;
@@ -356,8 +357,8 @@ static int place_regions(struct ep_run *r, struct ep_remote *rem) {
     g->hi = r->patches[i - 1].addr + r->patches[i - 1].len;
     g->size = ep_region_size(g->n);
     uint64_t gap = ep_find_gap_near(r->s->pid, g->lo, g->hi, g->size);
-    g->base = gap ? ep_remote_map(rem, gap, g->size, PROT_READ | PROT_EXEC, "asmspy-agent-code")
-                  : 0;
+    g->base =
+        gap ? ep_remote_map(rem, gap, g->size, PROT_READ | PROT_EXEC, "asmspy-agent-code") : 0;
     if (!g->base) {
       for (uint32_t k = g->first; k < g->first + g->n; k++)
         refuse_at(r, r->patches[k].addr, r->patches[k].name,
@@ -430,11 +431,10 @@ static int write_code_regions(struct ep_run *r, char *why, size_t whycap) {
     uint32_t bad = 0;
     if (!img) return -ASMSPY_E_NOMEM;
     if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
-      fprintf(stderr,
-              "entrypatch: region %u at 0x%llx (+0x%llx) serves 0x%llx-0x%llx (%u: %s...)\n", g,
-              (unsigned long long)rg->base, (unsigned long long)rg->size,
-              (unsigned long long)rg->lo, (unsigned long long)rg->hi, rg->n,
-              r->patches[rg->first].name);
+      fprintf(
+          stderr, "entrypatch: region %u at 0x%llx (+0x%llx) serves 0x%llx-0x%llx (%u: %s...)\n", g,
+          (unsigned long long)rg->base, (unsigned long long)rg->size, (unsigned long long)rg->lo,
+          (unsigned long long)rg->hi, rg->n, r->patches[rg->first].name);
     if (ep_region_build(r->cs, img, rg->size, rg->base, r->state, &r->patches[rg->first], rg->n,
                         rg->first, r->funcs, &bad, why, whycap) != 0 ||
         write_field(r, rg->base, img, rg->size) != 0) {
@@ -464,7 +464,8 @@ static int write_state(struct ep_run *r, char *why, size_t whycap) {
   uint32_t nregions = r->nregions;
   struct agent_mapping maps[AGENT_MAX_REGIONS + 3];
   memset(maps, 0, sizeof maps);
-  for (uint32_t g = 0; g < r->nregions; g++) maps[g] = (struct agent_mapping){r->regions[g].base, r->regions[g].size};
+  for (uint32_t g = 0; g < r->nregions; g++)
+    maps[g] = (struct agent_mapping){r->regions[g].base, r->regions[g].size};
   maps[AGENT_MAX_REGIONS] = (struct agent_mapping){r->state, r->state_size};
   maps[AGENT_MAX_REGIONS + 1] = (struct agent_mapping){r->gate, 4096};
   maps[AGENT_MAX_REGIONS + 2] = (struct agent_mapping){r->ring, r->ring_size};
@@ -487,8 +488,8 @@ static int write_state(struct ep_run *r, char *why, size_t whycap) {
       write_field(r, r->gate + offsetof(struct agent_gate, gen), &gen, 8) ||
       write_field(r, r->gate + offsetof(struct agent_gate, pid), &pid, 4) ||
       write_field(r, r->state + offsetof(struct agent_state, nregions), &nregions, 4) ||
-      (njit && write_field(r, r->state + offsetof(struct agent_state, jit), jit,
-                           njit * sizeof *jit)) ||
+      (njit &&
+       write_field(r, r->state + offsetof(struct agent_state, jit), jit, njit * sizeof *jit)) ||
       write_field(r, r->state + offsetof(struct agent_state, njit), &njit, 4) ||
       write_field(r, r->state + offsetof(struct agent_state, regions), maps, sizeof maps) ||
       write_field(r, r->state + offsetof(struct agent_state, gate), &r->gate, 8) ||
@@ -560,12 +561,12 @@ static int target_gone(pid_t pid) { return ep_proc_gone(pid); }
 
 static void summary(struct ep_run *r) {
   uint32_t entry_only = 0;
-  for (uint32_t i = 0; i < r->npatches; i++) entry_only += (r->patches[i].kind & AGENT_FN_NOEXIT) != 0;
+  for (uint32_t i = 0; i < r->npatches; i++)
+    entry_only += (r->patches[i].kind & AGENT_FN_NOEXIT) != 0;
   char only[96] = "";
-  if (entry_only)
-    snprintf(only, sizeof only, " (%u entry only: they return twice)", entry_only);
-  note(r, ASMSPY_NOTE_INFO, "%u functions patched%s in %u code region(s), %u refused",
-       r->npatches, only, r->nregions, r->nrefused);
+  if (entry_only) snprintf(only, sizeof only, " (%u entry only: they return twice)", entry_only);
+  note(r, ASMSPY_NOTE_INFO, "%u functions patched%s in %u code region(s), %u refused", r->npatches,
+       only, r->nregions, r->nrefused);
   for (uint32_t i = 0; i < r->nrefused_kinds; i++)
     note(r, ASMSPY_NOTE_INFO, "  refused %u: %s (e.g. %s)", r->refused[i].count,
          r->refused[i].reason, r->refused[i].example);
@@ -591,8 +592,7 @@ static int capture(struct ep_run *r, struct ep_reader *rd) {
     if (++idle % 64 == 0) {
       ep_reader_calibrate(rd);
       /* --follow: the children it forked may outlive it */
-      if (target_gone(s->pid) &&
-          !((s->flags & ASMSPY_SESS_FOLLOW) && ep_reader_children_alive(rd)))
+      if (target_gone(s->pid) && !((s->flags & ASMSPY_SESS_FOLLOW) && ep_reader_children_alive(rd)))
         return ASMSPY_FACT_EXITED;
     }
     /* just after records came: look again soon (a thread that filled its
@@ -716,8 +716,8 @@ static int clear_leftovers(struct ep_run *r, const struct asmspy_session *first,
   return 0;
 }
 
-int ep_session_suits(const struct asmspy_host_api *host, const struct asmspy_session *s,
-                     char *why, size_t whycap) {
+int ep_session_suits(const struct asmspy_host_api *host, const struct asmspy_session *s, char *why,
+                     size_t whycap) {
   (void)host;
   /* a runtime that walks or moves its stacks (runtime.c) */
   if (ep_runtime_refusal(s->pid, why, whycap)) return ASMSPY_FACT_UNSUITED;
@@ -825,8 +825,9 @@ static void report_capture(struct ep_run *r, const struct ep_reader *rd) {
          "survive an exec)",
          rd->execs);
   if (getenv("ASMSPY_ENTRYPATCH_DEBUG"))
-    fprintf(stderr, "entrypatch: %llu calls, %llu lost, %llu after the capture closed, %u "
-                    "followed processes\n",
+    fprintf(stderr,
+            "entrypatch: %llu calls, %llu lost, %llu after the capture closed, %u "
+            "followed processes\n",
             (unsigned long long)rd->calls, (unsigned long long)rd->lost,
             (unsigned long long)rd->late, rd->children);
 }

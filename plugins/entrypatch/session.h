@@ -9,7 +9,7 @@ int ep_session_run(const struct asmspy_host_api *host, const struct asmspy_sessi
 /* backend_ops.suits (1.11): ASMSPY_FACT_UNSUITED with why for a target the
  * agent must not go into (a runtime that walks or moves its stacks, another
  * asmspy's live agent); the run refuses the same ones. */
-int ep_session_suits(const struct asmspy_host_api *host, const struct asmspy_session *s,
-                     char *why, size_t whycap);
+int ep_session_suits(const struct asmspy_host_api *host, const struct asmspy_session *s, char *why,
+                     size_t whycap);
 
 #endif

@@ -328,8 +328,8 @@ int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
      * (most of the memory) can go: the agent reaches it only through the
      * gate, read by a thread inside its code, and none is */
     if (wr(u, (uint64_t)u->st->gate + offsetof(struct agent_gate, ring), &zero, 8) == 0 &&
-        ep_remote_call(rem, SYS_munmap, u->st->ring_map.base, u->st->ring_map.size, 0, 0, 0,
-                       0) == 0) {
+        ep_remote_call(rem, SYS_munmap, u->st->ring_map.base, u->st->ring_map.size, 0, 0, 0, 0) ==
+            0) {
       struct agent_mapping none = {0, 0};
       wr(u, state + offsetof(struct agent_state, ring_map), &none, sizeof none);
     }

@@ -20,12 +20,12 @@
 #include <stdint.h>
 
 struct ep_undo_report {
-  uint32_t restored;     /* entries put back */
-  uint32_t unhooked;     /* frames given their real return address */
-  int unmapped;          /* 1: nothing of the agent is left in the process */
-  int inside;            /* not unmapped because a thread stood inside its code:
+  uint32_t restored; /* entries put back */
+  uint32_t unhooked; /* frames given their real return address */
+  int unmapped;      /* 1: nothing of the agent is left in the process */
+  int inside;        /* not unmapped because a thread stood inside its code:
                             let the target run a moment and undo again */
-  char kept[200];        /* why it was not unmapped */
+  char kept[200];    /* why it was not unmapped */
   /* the agent's own counters */
   uint64_t claim_fail, reclaimed, evicted, unmatched, dropped;
   uint64_t jit_entry_only; /* calls from JIT code traced entry only */
@@ -38,8 +38,7 @@ struct ep_undo_report {
  * (every thread stopped). skip_ring: the caller unmaps the ring itself
  * (a session that still reads it). Returns 0, or -1 when the state cannot
  * be read or is of another layout (nothing was changed then). */
-int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring,
-                  struct ep_undo_report *rep);
+int ep_undo_agent(struct ep_remote *rem, uint64_t state, int skip_ring, struct ep_undo_report *rep);
 
 /* Steps 1 and 2 alone (disarm, put the call entries back): no new call
  * enters the agent after this, so the threads inside it soon leave. The

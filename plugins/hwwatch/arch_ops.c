@@ -16,21 +16,20 @@
 
 /* ------------------------------------------------------------- x86-64 -- */
 
-static int x86_validate(uint64_t addr, unsigned len, unsigned access, char *why, size_t cap)
-{
+static int x86_validate(uint64_t addr, unsigned len, unsigned access, char *why, size_t cap) {
   if (hw_x86_len_bits(len) < 0) {
     snprintf(why, cap, "length %u: x86 debug registers watch 1, 2, 4 or 8 bytes", len);
     return -EINVAL;
   }
   if (!hw_x86_aligned(addr, len)) {
-    snprintf(why, cap,
-             "0x%llx is not %u-byte aligned: x86 debug registers need natural alignment",
+    snprintf(why, cap, "0x%llx is not %u-byte aligned: x86 debug registers need natural alignment",
              (unsigned long long)addr, len);
     return -EINVAL;
   }
   if (!(access & ASMSPY_WATCH_WRITE)) {
-    snprintf(why, cap, "x86 has no read-only data watchpoint (R/W=10 is I/O): watch reads "
-                       "and writes instead");
+    snprintf(why, cap,
+             "x86 has no read-only data watchpoint (R/W=10 is I/O): watch reads "
+             "and writes instead");
     return -EINVAL;
   }
   return 0;
@@ -43,22 +42,19 @@ static int x86_validate(uint64_t addr, unsigned len, unsigned access, char *why,
  * therefore has no breakpoint behind it, and writing DR7 with that bit still
  * set would register a real one at address 0: such phantom slots are
  * dropped from the value we build on. */
-static int x86_live_dr7(struct hw_run *r, pid_t tid, uint64_t *dr7)
-{
+static int x86_live_dr7(struct hw_run *r, pid_t tid, uint64_t *dr7) {
   int rc = r->seam->peek_user(r->sm, tid, hw_x86_dr_offset(7), dr7);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   for (unsigned i = 0; i < HW_X86_SLOTS; i++) {
     uint64_t a = 0;
-    if ((*dr7 & (3ull << (2 * i))) && r->seam->peek_user(r->sm, tid, hw_x86_dr_offset(i), &a) == 0 &&
-        a == 0)
+    if ((*dr7 & (3ull << (2 * i))) &&
+        r->seam->peek_user(r->sm, tid, hw_x86_dr_offset(i), &a) == 0 && a == 0)
       *dr7 = hw_x86_dr7_disarm(*dr7, i);
   }
   return 0;
 }
 
-static int x86_arm(struct hw_run *r, struct hw_thread *t)
-{
+static int x86_arm(struct hw_run *r, struct hw_thread *t) {
   const struct asmspy_seam_api *seam = r->seam;
   uint64_t dr7 = 0;
   int rc = x86_live_dr7(r, t->tid, &dr7);
@@ -103,10 +99,8 @@ static int x86_arm(struct hw_run *r, struct hw_thread *t)
   return 0;
 }
 
-static int x86_disarm(struct hw_run *r, struct hw_thread *t)
-{
-  if (!t->armed)
-    return 0;
+static int x86_disarm(struct hw_run *r, struct hw_thread *t) {
+  if (!t->armed) return 0;
   const struct asmspy_seam_api *seam = r->seam;
   uint64_t dr7 = t->dr7;
   if (x86_live_dr7(r, t->tid, &dr7) != 0) /* keep others' slots, drop phantoms */
@@ -125,16 +119,12 @@ static int x86_disarm(struct hw_run *r, struct hw_thread *t)
   return 0;
 }
 
-static int x86_hit(struct hw_run *r, struct hw_thread *t, const struct asmspy_stop *stop)
-{
+static int x86_hit(struct hw_run *r, struct hw_thread *t, const struct asmspy_stop *stop) {
   (void)stop; /* DR6 says which slot fired; si_code is TRAP_HWBKPT but not per slot */
-  if (!t->armed)
-    return 0;
+  if (!t->armed) return 0;
   uint64_t dr6 = 0;
-  if (r->seam->peek_user(r->sm, t->tid, hw_x86_dr_offset(6), &dr6) != 0)
-    return 0;
-  if (!(hw_x86_dr6_fired(dr6) & (1u << t->slot)))
-    return 0;
+  if (r->seam->peek_user(r->sm, t->tid, hw_x86_dr_offset(6), &dr6) != 0) return 0;
+  if (!(hw_x86_dr6_fired(dr6) & (1u << t->slot))) return 0;
   /* DR6 is sticky: acknowledge, or every later SIGTRAP looks like a hit. */
   (void)r->seam->poke_user(r->sm, t->tid, hw_x86_dr_offset(6), 0);
   return 1;
@@ -152,8 +142,7 @@ const struct hw_arch_ops hw_x86_ops = {
 
 /* ------------------------------------------------------------ AArch64 -- */
 
-static int arm64_validate(uint64_t addr, unsigned len, unsigned access, char *why, size_t cap)
-{
+static int arm64_validate(uint64_t addr, unsigned len, unsigned access, char *why, size_t cap) {
   uint64_t wvr;
   uint32_t wcr;
   if (len != 1 && len != 2 && len != 4 && len != 8) {
@@ -168,8 +157,7 @@ static int arm64_validate(uint64_t addr, unsigned len, unsigned access, char *wh
   return 0;
 }
 
-static int arm64_read(struct hw_run *r, pid_t tid, struct hw_arm64_hwdebug *d, unsigned *nslots)
-{
+static int arm64_read(struct hw_run *r, pid_t tid, struct hw_arm64_hwdebug *d, unsigned *nslots) {
   memset(d, 0, sizeof *d);
   size_t len = sizeof *d;
   int rc = r->seam->get_regset(r->sm, tid, HW_ARM64_NT_HW_WATCH, d, &len);
@@ -184,13 +172,11 @@ static int arm64_read(struct hw_run *r, pid_t tid, struct hw_arm64_hwdebug *d, u
   return 0;
 }
 
-static int arm64_arm(struct hw_run *r, struct hw_thread *t)
-{
+static int arm64_arm(struct hw_run *r, struct hw_thread *t) {
   struct hw_arm64_hwdebug d;
   unsigned nslots = 0;
   int rc = arm64_read(r, t->tid, &d, &nslots);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   if (nslots == 0) {
     snprintf(r->why, sizeof r->why,
              "no hardware watchpoint slots (NT_ARM_HW_WATCH dbg_info=%#x): the host exposes "
@@ -200,8 +186,7 @@ static int arm64_arm(struct hw_run *r, struct hw_thread *t)
   }
   int slot = -1;
   for (unsigned i = 0; i < nslots && slot < 0; i++)
-    if (!(d.dbg_regs[i].ctrl & HW_ARM64_WCR_E))
-      slot = (int)i;
+    if (!(d.dbg_regs[i].ctrl & HW_ARM64_WCR_E)) slot = (int)i;
   if (slot < 0) {
     snprintf(r->why, sizeof r->why, "tid %d: all %u watchpoint slots are in use", (int)t->tid,
              nslots);
@@ -228,15 +213,12 @@ static int arm64_arm(struct hw_run *r, struct hw_thread *t)
   return 0;
 }
 
-static int arm64_disarm(struct hw_run *r, struct hw_thread *t)
-{
-  if (!t->armed)
-    return 0;
+static int arm64_disarm(struct hw_run *r, struct hw_thread *t) {
+  if (!t->armed) return 0;
   struct hw_arm64_hwdebug d;
   unsigned nslots = 0;
   int rc = arm64_read(r, t->tid, &d, &nslots);
-  if (rc)
-    return rc == -ESRCH ? 0 : rc;
+  if (rc) return rc == -ESRCH ? 0 : rc;
   if ((unsigned)t->slot < nslots) {
     d.dbg_regs[t->slot].addr = 0;
     d.dbg_regs[t->slot].ctrl = 0;
@@ -251,8 +233,7 @@ static int arm64_disarm(struct hw_run *r, struct hw_thread *t)
   return 0;
 }
 
-static int arm64_hit(struct hw_run *r, struct hw_thread *t, const struct asmspy_stop *stop)
-{
+static int arm64_hit(struct hw_run *r, struct hw_thread *t, const struct asmspy_stop *stop) {
   (void)r;
   /* Only the tracer programs ptrace watchpoints, and one slot per thread is
    * ours: a TRAP_HWBKPT in an armed thread is our hit. */

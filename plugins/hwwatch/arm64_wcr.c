@@ -33,25 +33,19 @@ _Static_assert(offsetof(struct user_hwdebug_state, dbg_regs) ==
 _Static_assert(NT_ARM_HW_WATCH == HW_ARM64_NT_HW_WATCH, "NT_ARM_HW_WATCH");
 #endif
 
-unsigned hw_arm64_slots(uint32_t dbg_info)
-{
+unsigned hw_arm64_slots(uint32_t dbg_info) {
   unsigned n = dbg_info & 0xffu;
   return n > HW_ARM64_MAX_SLOTS ? HW_ARM64_MAX_SLOTS : n;
 }
 
 unsigned hw_arm64_debug_arch(uint32_t dbg_info) { return (dbg_info >> 8) & 0xffu; }
 
-int hw_arm64_encode(uint64_t addr, unsigned len, unsigned access, uint64_t *wvr, uint32_t *wcr)
-{
-  if (len != 1 && len != 2 && len != 4 && len != 8)
-    return -1;
+int hw_arm64_encode(uint64_t addr, unsigned len, unsigned access, uint64_t *wvr, uint32_t *wcr) {
+  if (len != 1 && len != 2 && len != 4 && len != 8) return -1;
   unsigned lsc = 0;
-  if (access & ASMSPY_WATCH_READ)
-    lsc |= HW_ARM64_LSC_LOAD;
-  if (access & ASMSPY_WATCH_WRITE)
-    lsc |= HW_ARM64_LSC_STORE;
-  if (!lsc)
-    return -1;
+  if (access & ASMSPY_WATCH_READ) lsc |= HW_ARM64_LSC_LOAD;
+  if (access & ASMSPY_WATCH_WRITE) lsc |= HW_ARM64_LSC_STORE;
+  if (!lsc) return -1;
   unsigned offset = (unsigned)(addr & (HW_ARM64_ALIGN - 1));
   if (offset + len > HW_ARM64_ALIGN)
     return -1; /* straddles two doublewords: one DBGWVR cannot cover it */
@@ -61,17 +55,14 @@ int hw_arm64_encode(uint64_t addr, unsigned len, unsigned access, uint64_t *wvr,
   return 0;
 }
 
-void hw_arm64_decode(uint32_t wcr, unsigned *enabled, unsigned *pac, unsigned *lsc,
-                     unsigned *bas)
-{
+void hw_arm64_decode(uint32_t wcr, unsigned *enabled, unsigned *pac, unsigned *lsc, unsigned *bas) {
   *enabled = wcr & 1u;
   *pac = (wcr >> 1) & 3u;
   *lsc = (wcr >> 3) & 3u;
   *bas = (wcr >> 5) & 0xffu;
 }
 
-size_t hw_arm64_regset_len(unsigned nslots)
-{
+size_t hw_arm64_regset_len(unsigned nslots) {
   struct hw_arm64_hwdebug d;
   return offsetof(struct hw_arm64_hwdebug, dbg_regs) + nslots * sizeof d.dbg_regs[0];
 }

@@ -17,16 +17,14 @@
 #include "plugins/hwwatch/hwwatch.h"
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
-int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res)
-{
+int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res) {
   (void)seam;
   return pp_verdict(res, ASMSPY_E_NO_HW, 0, 0,
                     "hardware watchpoints are supported on x86-64 and AArch64 only");
 }
 #endif
 
-static int hw_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res)
-{
+static int hw_probe(const struct asmspy_host_api *host, struct asmspy_probe_result *res) {
   /* the probe traces a child of its own, spawned and driven by the seam */
   return hw_probe_impl(host->seam, res);
 }

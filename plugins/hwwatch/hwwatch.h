@@ -78,10 +78,10 @@ struct hw_arm64_hwdebug {
 /* DBGWCR fields as the kernel's encode_ctrl_reg() lays them out:
  * E [0], PAC [2:1], LSC [4:3], BAS [12:5]. */
 #define HW_ARM64_WCR_E 1u
-#define HW_ARM64_PAC_EL0 2u  /* privilege: EL0 (user) */
+#define HW_ARM64_PAC_EL0 2u /* privilege: EL0 (user) */
 #define HW_ARM64_LSC_LOAD 1u
 #define HW_ARM64_LSC_STORE 2u
-#define HW_ARM64_ALIGN 8u    /* DBGWVR holds a doubleword-aligned address */
+#define HW_ARM64_ALIGN 8u /* DBGWVR holds a doubleword-aligned address */
 
 unsigned hw_arm64_slots(uint32_t dbg_info);
 unsigned hw_arm64_debug_arch(uint32_t dbg_info);
@@ -92,8 +92,7 @@ unsigned hw_arm64_debug_arch(uint32_t dbg_info);
  * straddle a doubleword or len/access are invalid. */
 int hw_arm64_encode(uint64_t addr, unsigned len, unsigned access, uint64_t *wvr, uint32_t *wcr);
 /* Decode a ctrl word back (tests, messages). */
-void hw_arm64_decode(uint32_t wcr, unsigned *enabled, unsigned *pac, unsigned *lsc,
-                     unsigned *bas);
+void hw_arm64_decode(uint32_t wcr, unsigned *enabled, unsigned *pac, unsigned *lsc, unsigned *bas);
 /* Bytes of the regset the kernel expects for n slots. */
 size_t hw_arm64_regset_len(unsigned nslots);
 
@@ -103,9 +102,9 @@ struct hw_thread;
 
 /* What one architecture does to a stopped thread. All return 0 or -errno. */
 struct hw_arch_ops {
-  const char *name;        /* "x86-64 DR0-3", "AArch64 NT_ARM_HW_WATCH" */
-  int trap_before_access;  /* AArch64: the hit stops BEFORE the access (step over it) */
-  int has_read_only;       /* AArch64 can watch loads alone; x86 cannot */
+  const char *name;       /* "x86-64 DR0-3", "AArch64 NT_ARM_HW_WATCH" */
+  int trap_before_access; /* AArch64: the hit stops BEFORE the access (step over it) */
+  int has_read_only;      /* AArch64 can watch loads alone; x86 cannot */
   /* Session-level check of the watch (len, alignment, access); fills a
    * one-line reason. */
   int (*validate)(uint64_t addr, unsigned len, unsigned access, char *why, size_t cap);
@@ -144,9 +143,9 @@ struct hw_run {
   uint64_t last_value; /* the value at the previous hit (x86: the old value) */
   uint64_t hits;
   uint64_t seq;
-  int done;            /* n hits reported, or the sink asked to stop */
+  int done; /* n hits reported, or the sink asked to stop */
   int toucher_warned;
-  char why[192];       /* the arch ops' reason for their last failure */
+  char why[192]; /* the arch ops' reason for their last failure */
 };
 
 /* The backend's run(), with the architecture given (tests pass either). */
@@ -175,18 +174,14 @@ int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result
 /* A probe-child stop that is a SIGTRAP: a watchpoint hit, a completed step,
  * or a trap the seam could not attribute (counted all the same). Any other
  * stop is the child's own signal (delivered) or bookkeeping. */
-static inline int hw_probe_is_trap(const struct asmspy_stop *st)
-{
+static inline int hw_probe_is_trap(const struct asmspy_stop *st) {
   switch (st->kind) {
   case ASMSPY_STOP_WATCH:
   case ASMSPY_STOP_STEP:
   case ASMSPY_STOP_BREAKPOINT:
-  case ASMSPY_STOP_TARGET_TRAP:
-    return 1;
-  case ASMSPY_STOP_SIGNAL:
-    return st->sig == 5; /* SIGTRAP on every Linux architecture */
-  default:
-    return 0;
+  case ASMSPY_STOP_TARGET_TRAP: return 1;
+  case ASMSPY_STOP_SIGNAL: return st->sig == 5; /* SIGTRAP on every Linux architecture */
+  default: return 0;
   }
 }
 

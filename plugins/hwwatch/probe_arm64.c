@@ -29,11 +29,9 @@
 static volatile uint32_t hw_probe_var __attribute__((aligned(8)));
 
 /* The probe child (the seam's spawn_child runs it after its self-stop). */
-static int hw_child(void *arg)
-{
+static int hw_child(void *arg) {
   (void)arg;
-  for (uint32_t i = 0; i < HW_WRITES; i++)
-    hw_probe_var = i + 1;
+  for (uint32_t i = 0; i < HW_WRITES; i++) hw_probe_var = i + 1;
   return 0;
 }
 
@@ -63,11 +61,11 @@ static int a64_on_trap(void *ctx, const struct asmspy_stop *stop) {
   return h->stepping;
 }
 
-int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res)
-{
+int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res) {
   if (!ASMSPY_HAS(seam, spawn_child))
-    return pp_verdict(res, ASMSPY_E_ABI, 0, 0, "hwwatch probe: the host's seam cannot spawn a "
-                                               "probe child");
+    return pp_verdict(res, ASMSPY_E_ABI, 0, 0,
+                      "hwwatch probe: the host's seam cannot spawn a "
+                      "probe child");
   int64_t deadline = pp_now_ms() + HW_TIMEOUT_MS;
   struct asmspy_seam *sm = NULL;
   pid_t pid = 0;
@@ -119,7 +117,8 @@ int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result
 
   struct a64_hits h = {seam, sm, pid, &armed, &off, len, 0, 0};
   struct pw_run run;
-  int end = pw_drive(seam, sm, pid, deadline, HW_MAX_STOPS, hw_probe_is_trap, a64_on_trap, &h, &run);
+  int end =
+      pw_drive(seam, sm, pid, deadline, HW_MAX_STOPS, hw_probe_is_trap, a64_on_trap, &h, &run);
   int hits = h.hits, traps = run.traps, exit_code = run.exit_code, term_sig = run.term_sig;
   if (end == PW_RESUME) {
     seam->detach(sm);
@@ -134,15 +133,14 @@ int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result
   if (end == PW_STORM) {
     seam->detach(sm);
     return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
-                      "hwwatch probe: more than %d stops for %d writes: trap storm",
-                      HW_MAX_STOPS, HW_WRITES);
+                      "hwwatch probe: more than %d stops for %d writes: trap storm", HW_MAX_STOPS,
+                      HW_WRITES);
   }
   seam->detach(sm); /* the child is reaped: this frees the seam */
   if (term_sig || exit_code != 0)
-    return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
-                      "hwwatch probe child %s %d after %d watchpoint hits",
-                      term_sig ? "died on signal" : "exited", term_sig ? term_sig : exit_code,
-                      hits);
+    return pp_verdict(
+        res, ASMSPY_E_INTERNAL, 0, 0, "hwwatch probe child %s %d after %d watchpoint hits",
+        term_sig ? "died on signal" : "exited", term_sig ? term_sig : exit_code, hits);
   if (hits > 0)
     return pp_verdict(res, ASMSPY_USABLE, 0, HW_CAPS,
                       "4-byte write watchpoint fired %d/%d writes via NT_ARM_HW_WATCH "

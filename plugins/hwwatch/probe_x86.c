@@ -43,23 +43,18 @@
 static volatile uint32_t hw_probe_var __attribute__((aligned(8)));
 
 /* The probe child (the seam's spawn_child runs it after its self-stop). */
-static int hw_child(void *arg)
-{
+static int hw_child(void *arg) {
   (void)arg;
-  for (uint32_t i = 0; i < HW_WRITES; i++)
-    hw_probe_var = i + 1;
+  for (uint32_t i = 0; i < HW_WRITES; i++) hw_probe_var = i + 1;
   return 0;
 }
 
-static int hw_poke_status(int e)
-{
+static int hw_poke_status(int e) {
   switch (e) {
   case EPERM:
-  case EACCES:
-    return ASMSPY_E_PERM;
+  case EACCES: return ASMSPY_E_PERM;
   case ENOSPC:
-  case EBUSY:
-    return ASMSPY_E_ATTACH_BUSY;
+  case EBUSY: return ASMSPY_E_ATTACH_BUSY;
   default: /* EINVAL, EIO, ENODEV: the kernel refuses this debug-register setup */
     return ASMSPY_E_NO_KERNEL;
   }
@@ -76,19 +71,19 @@ struct x86_hits {
 static int x86_on_trap(void *ctx, const struct asmspy_stop *stop) {
   struct x86_hits *h = ctx;
   uint64_t dr6 = 0;
-  int b0 = h->seam->peek_user(h->sm, h->pid, HW_DR_OFF(6), &dr6) == 0 &&
-           (hw_x86_dr6_fired(dr6) & 1u);
+  int b0 =
+      h->seam->peek_user(h->sm, h->pid, HW_DR_OFF(6), &dr6) == 0 && (hw_x86_dr6_fired(dr6) & 1u);
   (void)h->seam->poke_user(h->sm, h->pid, HW_DR_OFF(6), 0); /* DR6 is sticky */
   h->hits_code += stop->si_code == TRAP_HWBKPT;
   h->hits_dr6 += b0;
   return 0;
 }
 
-int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res)
-{
+int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result *res) {
   if (!ASMSPY_HAS(seam, spawn_child))
-    return pp_verdict(res, ASMSPY_E_ABI, 0, 0, "hwwatch probe: the host's seam cannot spawn a "
-                                               "probe child");
+    return pp_verdict(res, ASMSPY_E_ABI, 0, 0,
+                      "hwwatch probe: the host's seam cannot spawn a "
+                      "probe child");
   int64_t deadline = pp_now_ms() + HW_TIMEOUT_MS;
   struct asmspy_seam *sm = NULL;
   pid_t pid = 0;
@@ -133,7 +128,8 @@ int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result
   /* Fire: let the child write, count the watchpoint traps. */
   struct x86_hits h = {seam, sm, pid, 0, 0};
   struct pw_run run;
-  int end = pw_drive(seam, sm, pid, deadline, HW_MAX_STOPS, hw_probe_is_trap, x86_on_trap, &h, &run);
+  int end =
+      pw_drive(seam, sm, pid, deadline, HW_MAX_STOPS, hw_probe_is_trap, x86_on_trap, &h, &run);
   int hits_code = h.hits_code, hits_dr6 = h.hits_dr6, traps = run.traps;
   int exit_code = run.exit_code, term_sig = run.term_sig;
   if (end == PW_RESUME) {
@@ -150,8 +146,8 @@ int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result
   if (end == PW_STORM) {
     seam->detach(sm);
     return pp_verdict(res, ASMSPY_E_INTERNAL, 0, 0,
-                      "hwwatch probe: more than %d stops for %d writes: trap storm",
-                      HW_MAX_STOPS, HW_WRITES);
+                      "hwwatch probe: more than %d stops for %d writes: trap storm", HW_MAX_STOPS,
+                      HW_WRITES);
   }
   seam->detach(sm);
   /* The child is reaped (exited or signalled) here. */
@@ -171,9 +167,9 @@ int hw_probe_impl(const struct asmspy_seam_api *seam, struct asmspy_probe_result
     snprintf(backtxt, sizeof backtxt, "read back %#lx", (unsigned long)back);
   if (hits > 0) {
     return pp_verdict(res, ASMSPY_USABLE, 0, HW_CAPS,
-                        "4-byte write watchpoint fired %d/%d writes (si_code TRAP_HWBKPT %d, "
-                        "DR6.B0 %d) via PTRACE_POKEUSER DR0=%#lx DR7=%#lx",
-                        hits, HW_WRITES, hits_code, hits_dr6, (unsigned long)addr, dr7);
+                      "4-byte write watchpoint fired %d/%d writes (si_code TRAP_HWBKPT %d, "
+                      "DR6.B0 %d) via PTRACE_POKEUSER DR0=%#lx DR7=%#lx",
+                      hits, HW_WRITES, hits_code, hits_dr6, (unsigned long)addr, dr7);
   }
   int hv = pp_cpu_has_flag("hypervisor") == 1;
   return pp_verdict(res, ASMSPY_E_VIRT, 0, 0,

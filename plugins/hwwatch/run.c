@@ -35,24 +35,19 @@
 
 /* ------------------------------------------------------------ threads -- */
 
-static struct hw_thread *thread_find(struct hw_run *r, pid_t tid)
-{
+static struct hw_thread *thread_find(struct hw_run *r, pid_t tid) {
   for (size_t i = 0; i < r->nthreads; i++)
-    if (r->threads[i].tid == tid)
-      return &r->threads[i];
+    if (r->threads[i].tid == tid) return &r->threads[i];
   return NULL;
 }
 
-static struct hw_thread *thread_get(struct hw_run *r, pid_t tid)
-{
+static struct hw_thread *thread_get(struct hw_run *r, pid_t tid) {
   struct hw_thread *t = thread_find(r, tid);
-  if (t)
-    return t;
+  if (t) return t;
   if (r->nthreads == r->cap) {
     size_t nc = r->cap ? r->cap * 2 : 16;
     struct hw_thread *n = realloc(r->threads, nc * sizeof *n);
-    if (!n)
-      return NULL;
+    if (!n) return NULL;
     r->threads = n;
     r->cap = nc;
   }
@@ -63,8 +58,7 @@ static struct hw_thread *thread_get(struct hw_run *r, pid_t tid)
   return t;
 }
 
-static void thread_drop(struct hw_run *r, pid_t tid)
-{
+static void thread_drop(struct hw_run *r, pid_t tid) {
   for (size_t i = 0; i < r->nthreads; i++)
     if (r->threads[i].tid == tid) {
       r->threads[i] = r->threads[--r->nthreads];
@@ -76,10 +70,8 @@ static struct asmspy_out *out_of(const struct hw_run *r) { return r->s->out; }
 
 static void note(const struct hw_run *r, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void note(const struct hw_run *r, int level, const char *fmt, ...)
-{
-  if (!r->host->note)
-    return;
+static void note(const struct hw_run *r, int level, const char *fmt, ...) {
+  if (!r->host->note) return;
   char buf[512];
   va_list ap;
   va_start(ap, fmt);
@@ -88,8 +80,7 @@ static void note(const struct hw_run *r, int level, const char *fmt, ...)
   r->host->note(out_of(r), level, HW_NAME ": %s", buf);
 }
 
-static int status_for_errno(int e)
-{
+static int status_for_errno(int e) {
   switch (e) {
   case ENODEV: return -ASMSPY_E_NO_HW;
   case EBUSY:
@@ -102,8 +93,7 @@ static int status_for_errno(int e)
 }
 
 /* Arm one stopped thread; a refusal leaves it unwatched, and says so. */
-static int arm_thread(struct hw_run *r, struct hw_thread *t, int quiet)
-{
+static int arm_thread(struct hw_run *r, struct hw_thread *t, int quiet) {
   int rc = r->arch->arm(r, t);
   if (rc) {
     t->arm_failed = 1;
@@ -115,12 +105,10 @@ static int arm_thread(struct hw_run *r, struct hw_thread *t, int quiet)
 
 /* ------------------------------------------------------------- values -- */
 
-static int read_value(struct hw_run *r, struct asmspy_target *tg, uint64_t *v)
-{
+static int read_value(struct hw_run *r, struct asmspy_target *tg, uint64_t *v) {
   uint8_t buf[8] = {0};
   ssize_t n = r->host->read_mem(tg ? tg : r->s->target, r->addr, buf, r->len);
-  if (n != (ssize_t)r->len)
-    return -1;
+  if (n != (ssize_t)r->len) return -1;
   uint64_t x = 0;
   for (unsigned i = 0; i < r->len; i++) /* little-endian on both x86-64 and AArch64 Linux */
     x |= (uint64_t)buf[i] << (8 * i);
@@ -128,13 +116,11 @@ static int read_value(struct hw_run *r, struct asmspy_target *tg, uint64_t *v)
   return 0;
 }
 
-static int current_ip(struct hw_run *r, pid_t tid, uint64_t *ip)
-{
+static int current_ip(struct hw_run *r, pid_t tid, uint64_t *ip) {
   struct asmspy_regs regs;
   memset(&regs, 0, sizeof regs);
   ASMSPY_INIT_HEADER(&regs);
-  if (r->seam->get_regs(r->sm, tid, &regs) != 0)
-    return -1;
+  if (r->seam->get_regs(r->sm, tid, &regs) != 0) return -1;
   *ip = regs.ip;
   return 0;
 }
@@ -142,30 +128,25 @@ static int current_ip(struct hw_run *r, pid_t tid, uint64_t *ip)
 /* Is another armed thread of ours sitting in a trace stop we have not
  * collected yet (state 't' in /proc while we think it runs)? Then it may
  * have written the watched bytes after the thread being reported did. */
-static int other_thread_trapped(const struct hw_run *r, pid_t self)
-{
+static int other_thread_trapped(const struct hw_run *r, pid_t self) {
   for (size_t i = 0; i < r->nthreads; i++) {
     const struct hw_thread *o = &r->threads[i];
-    if (o->tid == self || o->stopped || !o->armed)
-      continue;
+    if (o->tid == self || o->stopped || !o->armed) continue;
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)o->tid);
     FILE *f = fopen(path, "re");
-    if (!f)
-      continue;
+    if (!f) continue;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
     const char *paren = strrchr(buf, ')');
-    if (paren && paren[1] == ' ' && paren[2] == 't')
-      return 1;
+    if (paren && paren[1] == ' ' && paren[2] == 't') return 1;
   }
   return 0;
 }
 
 static void report(struct hw_run *r, const struct asmspy_stop *stop, const struct hw_thread *t,
-                   uint64_t ip, uint64_t old_value, uint64_t new_value, uint32_t flags)
-{
+                   uint64_t ip, uint64_t old_value, uint64_t new_value, uint32_t flags) {
   struct asmspy_event ev;
   memset(&ev, 0, sizeof ev);
   ASMSPY_INIT_HEADER(&ev);
@@ -185,21 +166,17 @@ static void report(struct hw_run *r, const struct asmspy_stop *stop, const struc
   /* Neither architecture says whether a read/write watchpoint fired on the
    * read or the write; an unchanged value is reported as a read (a write of
    * the same value looks the same). */
-  if ((r->access & ASMSPY_WATCH_READ) && old_value == new_value)
-    ev.flags |= ASMSPY_EVF_WATCH_READ;
+  if ((r->access & ASMSPY_WATCH_READ) && old_value == new_value) ev.flags |= ASMSPY_EVF_WATCH_READ;
   r->hits++;
-  if (r->s->sink(r->s->sink_ctx, &ev))
-    r->done = 1;
-  if (r->s->max > 0 && r->hits >= (uint64_t)r->s->max)
-    r->done = 1;
+  if (r->s->sink(r->s->sink_ctx, &ev)) r->done = 1;
+  if (r->s->max > 0 && r->hits >= (uint64_t)r->s->max) r->done = 1;
 }
 
 /* ---------------------------------------------------------------- hits -- */
 
 /* x86: the hit stop is after the access. */
 static void hit_after_access(struct hw_run *r, const struct asmspy_stop *stop,
-                             struct hw_thread *t)
-{
+                             struct hw_thread *t) {
   uint64_t rip = 0, ip = 0, now = r->last_value;
   if (read_value(r, stop->target, &now) != 0)
     note(r, ASMSPY_NOTE_WARN, "tid %d: cannot read the watched bytes at the hit", (int)t->tid);
@@ -233,8 +210,7 @@ static void hit_after_access(struct hw_run *r, const struct asmspy_stop *stop,
 /* AArch64: the hit stop is before the access: step it with the watchpoint
  * off in this thread, report at the step's stop (step_over_done). */
 static int hit_before_access(struct hw_run *r, const struct asmspy_stop *stop,
-                             struct hw_thread *t)
-{
+                             struct hw_thread *t) {
   uint64_t pc = 0, old = r->last_value;
   (void)current_ip(r, t->tid, &pc);
   (void)read_value(r, stop->target, &old);
@@ -244,30 +220,26 @@ static int hit_before_access(struct hw_run *r, const struct asmspy_stop *stop,
     note(r, ASMSPY_NOTE_WARN, "tid %d: %s", (int)t->tid, r->why);
     return -1;
   }
-  if (r->seam->step(r->sm, t->tid, 0) != 0)
-    return -1;
+  if (r->seam->step(r->sm, t->tid, 0) != 0) return -1;
   t->stepping = 1;
   t->stopped = 0;
   return 0;
 }
 
-static void step_over_done(struct hw_run *r, const struct asmspy_stop *stop, struct hw_thread *t)
-{
+static void step_over_done(struct hw_run *r, const struct asmspy_stop *stop, struct hw_thread *t) {
   t->stepping = 0;
   uint64_t now = t->hit_old;
   (void)read_value(r, stop->target, &now);
   r->last_value = now;
   report(r, stop, t, t->hit_ip, t->hit_old, now, 0); /* AArch64: stepped with the others running: */
-  if (!r->done)
-    arm_thread(r, t, 0);
+  if (!r->done) arm_thread(r, t, 0);
 }
 
 /* A stop that may be our watchpoint's: the seam's WATCH (TRAP_HWBKPT in a
  * thread whose debug registers we wrote), or — from a seam older than ABI
  * 1.7 or a test's fake seam — a plain SIGTRAP. arch->hit() then reads
  * DR6 / the fault address to tell whether OUR slot fired. */
-static int is_trap_stop(const struct asmspy_stop *stop)
-{
+static int is_trap_stop(const struct asmspy_stop *stop) {
   return stop->kind == ASMSPY_STOP_WATCH ||
          ((stop->kind == ASMSPY_STOP_SIGNAL || stop->kind == ASMSPY_STOP_TARGET_TRAP) &&
           stop->sig == SIGTRAP);
@@ -275,8 +247,7 @@ static int is_trap_stop(const struct asmspy_stop *stop)
 
 /* ------------------------------------------------------------- disarm -- */
 
-static size_t armed_running(const struct hw_run *r)
-{
+static size_t armed_running(const struct hw_run *r) {
   size_t n = 0;
   for (size_t i = 0; i < r->nthreads; i++)
     n += !r->threads[i].stopped && (r->threads[i].armed || r->threads[i].stepping);
@@ -289,15 +260,12 @@ static size_t armed_running(const struct hw_run *r)
  * interrupted and disarmed at their stop. Our own trap caught here is
  * swallowed (resumed without the signal): the seam would otherwise hand the
  * SIGTRAP back to the target at detach. */
-static void disarm_all(struct hw_run *r, struct asmspy_session *local)
-{
+static void disarm_all(struct hw_run *r, struct asmspy_session *local) {
   static const int never = 0;
   local->stop = &never; /* next_stop must wait for real stops now, even after Ctrl-C */
   for (size_t i = 0; i < r->nthreads; i++)
-    if (r->threads[i].stopped)
-      (void)r->arch->disarm(r, &r->threads[i]);
-  if (!armed_running(r))
-    return;
+    if (r->threads[i].stopped) (void)r->arch->disarm(r, &r->threads[i]);
+  if (!armed_running(r)) return;
   (void)r->seam->interrupt_all(r->sm, 0);
   for (size_t guard = 64 + 8 * r->nthreads; guard > 0 && armed_running(r); guard--) {
     struct asmspy_stop stop;
@@ -318,8 +286,7 @@ static void disarm_all(struct hw_run *r, struct asmspy_session *local)
       continue;
     }
     struct hw_thread *t = thread_get(r, stop.tid);
-    if (!t)
-      return;
+    if (!t) return;
     t->stopped = 1;
     int ours = is_trap_stop(&stop) && r->arch->hit(r, t, &stop);
     (void)r->arch->disarm(r, t);
@@ -331,8 +298,7 @@ static void disarm_all(struct hw_run *r, struct asmspy_session *local)
 
 /* ---------------------------------------------------------------- run -- */
 
-static int arm_all_initial(struct hw_run *r)
-{
+static int arm_all_initial(struct hw_run *r) {
   uint32_t cap = 256, n;
   pid_t *tids = NULL;
   for (;;) {
@@ -343,16 +309,14 @@ static int arm_all_initial(struct hw_run *r)
     }
     tids = nt;
     n = r->seam->list_threads(r->sm, tids, cap);
-    if (n < cap)
-      break;
+    if (n < cap) break;
     cap *= 2;
   }
   int first_err = 0;
   size_t armed = 0;
   for (uint32_t i = 0; i < n; i++) {
     struct hw_thread *t = thread_get(r, tids[i]);
-    if (!t)
-      continue;
+    if (!t) continue;
     t->stopped = 1; /* the seam leaves every thread stopped after attach */
     int rc = arm_thread(r, t, 1);
     if (rc == 0)
@@ -363,26 +327,23 @@ static int arm_all_initial(struct hw_run *r)
       break; /* the first refusal is the verdict for the process */
   }
   free(tids);
-  if (armed == 0)
-    return first_err ? first_err : -ESRCH;
+  if (armed == 0) return first_err ? first_err : -ESRCH;
   for (size_t i = 0; i < r->nthreads; i++)
     if (r->threads[i].arm_failed)
       note(r, ASMSPY_NOTE_WARN, "tid %d runs unwatched", (int)r->threads[i].tid);
   return 0;
 }
 
-static int session_ok(const struct asmspy_host_api *host, const struct asmspy_session *s)
-{
-  return host && host->seam && ASMSPY_HAS(host->seam, list_threads) &&
-         ASMSPY_HAS(host, read_mem) && s && ASMSPY_HAS(s, watch_access);
+static int session_ok(const struct asmspy_host_api *host, const struct asmspy_session *s) {
+  return host && host->seam && ASMSPY_HAS(host->seam, list_threads) && ASMSPY_HAS(host, read_mem) &&
+         s && ASMSPY_HAS(s, watch_access);
 }
 
 /* Fill r from the session and check the request before anything touches
  * the target: no address, or one the hardware cannot watch, is a usage
  * error, not a run. */
 static int run_setup(struct hw_run *r, const struct asmspy_host_api *host,
-                     const struct asmspy_session *s, const struct hw_arch_ops *arch)
-{
+                     const struct asmspy_session *s, const struct hw_arch_ops *arch) {
   memset(r, 0, sizeof *r);
   r->host = host;
   r->seam = host->seam;
@@ -405,8 +366,7 @@ static int run_setup(struct hw_run *r, const struct asmspy_host_api *host,
 /* Arm every thread the attach stopped and take the first value (the "old"
  * of the first hit). Returns 0, or the run's status when nothing could be
  * armed. */
-static int arm_and_announce(struct hw_run *r)
-{
+static int arm_and_announce(struct hw_run *r) {
   int rc = arm_all_initial(r);
   if (rc) {
     note(r, ASMSPY_NOTE_WARN, "cannot arm the watchpoint: %s", r->why);
@@ -424,8 +384,7 @@ static int arm_and_announce(struct hw_run *r)
 /* What one stop of thread t means for the watch. Returns the signal to
  * deliver when t resumes, or -1 when t is already running again (stepped
  * over an access, AArch64). */
-static int handle_stop(struct hw_run *r, const struct asmspy_stop *stop, struct hw_thread *t)
-{
+static int handle_stop(struct hw_run *r, const struct asmspy_stop *stop, struct hw_thread *t) {
   switch (stop->kind) {
   case ASMSPY_STOP_NEW_TASK:
     if (!stop->is_process)
@@ -434,10 +393,11 @@ static int handle_stop(struct hw_run *r, const struct asmspy_stop *stop, struct 
   case ASMSPY_STOP_EXEC:
     /* exec replaced the program (and the kernel flushed the debug
      * registers): the address means nothing in the new image */
-    for (size_t i = 0; i < r->nthreads; i++)
-      r->threads[i].armed = 0;
-    note(r, ASMSPY_NOTE_INFO, "pid %d exec'd: the watched address belonged to the old "
-         "program; stopping", (int)stop->pid);
+    for (size_t i = 0; i < r->nthreads; i++) r->threads[i].armed = 0;
+    note(r, ASMSPY_NOTE_INFO,
+         "pid %d exec'd: the watched address belonged to the old "
+         "program; stopping",
+         (int)stop->pid);
     r->done = 1;
     return 0;
   case ASMSPY_STOP_WATCH:
@@ -454,67 +414,54 @@ static int handle_stop(struct hw_run *r, const struct asmspy_stop *stop, struct 
     }
     return stop->sig;
   case ASMSPY_STOP_STEP:
-    if (t->stepping)
-      step_over_done(r, stop, t);
+    if (t->stepping) step_over_done(r, stop, t);
     return 0;
-  default: /* GROUP (attach, interrupts), SYSCALL: nothing of ours */
-    return 0;
+  default: /* GROUP (attach, interrupts), SYSCALL: nothing of ours */ return 0;
   }
 }
 
 /* Wait for stops until n hits, Ctrl-C, exec or the target's end, and
  * resume each stopped thread before the next wait. Returns the run's
  * status. */
-static int watch_loop(struct hw_run *r)
-{
+static int watch_loop(struct hw_run *r) {
   const struct asmspy_session *s = r->s;
   while (!r->done) {
     struct asmspy_stop stop;
     memset(&stop, 0, sizeof stop);
     ASMSPY_INIT_HEADER(&stop);
     int rc = r->seam->next_stop(r->sm, &stop);
-    if (rc)
-      return rc < 0 ? rc : -ASMSPY_E_INTERNAL;
-    if (stop.kind == ASMSPY_STOP_INTERRUPTED)
-      return 0;
-    if (stop.kind == ASMSPY_STOP_NONE)
-      return ASMSPY_FACT_EXITED;
+    if (rc) return rc < 0 ? rc : -ASMSPY_E_INTERNAL;
+    if (stop.kind == ASMSPY_STOP_INTERRUPTED) return 0;
+    if (stop.kind == ASMSPY_STOP_NONE) return ASMSPY_FACT_EXITED;
     if (stop.kind == ASMSPY_STOP_EXITED) {
       thread_drop(r, stop.tid);
       continue;
     }
     struct hw_thread *t = thread_get(r, stop.tid);
-    if (!t)
-      return -ASMSPY_E_NOMEM;
+    if (!t) return -ASMSPY_E_NOMEM;
     t->stopped = 1;
     /* A thread born after attach is armed at its first stop. */
     if (!t->armed && !t->arm_failed && !t->stepping && stop.kind != ASMSPY_STOP_EXEC)
       arm_thread(r, t, 0);
 
     int deliver = handle_stop(r, &stop, t);
-    if (deliver < 0)
-      continue;
-    if (r->done || (s->stop && *s->stop))
-      break; /* t stays stopped: disarm_all handles it */
+    if (deliver < 0) continue;
+    if (r->done || (s->stop && *s->stop)) break; /* t stays stopped: disarm_all handles it */
     /* A thread still owed its step over an access (a signal or an
      * interrupt came first) is stepped again, never let run unwatched. */
     rc = t->stepping ? r->seam->step(r->sm, t->tid, deliver)
                      : r->seam->resume(r->sm, t->tid, deliver);
-    if (rc == 0)
-      t->stopped = 0;
+    if (rc == 0) t->stopped = 0;
   }
   return 0;
 }
 
 int hw_run_with(const struct asmspy_host_api *host, const struct asmspy_session *s,
-                const struct hw_arch_ops *arch)
-{
-  if (!session_ok(host, s))
-    return -ASMSPY_E_ABI;
+                const struct hw_arch_ops *arch) {
+  if (!session_ok(host, s)) return -ASMSPY_E_ABI;
   struct hw_run r;
   int rc = run_setup(&r, host, s, arch);
-  if (rc)
-    return rc;
+  if (rc) return rc;
 
   /* The seam keeps a pointer to the session it attached with: attach with
    * our own copy so the final disarm can wait for stops after Ctrl-C. */
@@ -522,12 +469,10 @@ int hw_run_with(const struct asmspy_host_api *host, const struct asmspy_session 
   memset(&local, 0, sizeof local);
   memcpy(&local, s, s->struct_size < sizeof local ? s->struct_size : sizeof local);
   rc = r.seam->attach(&local, &r.sm);
-  if (rc)
-    return rc;
+  if (rc) return rc;
 
   int result = arm_and_announce(&r);
-  if (result == 0)
-    result = watch_loop(&r);
+  if (result == 0) result = watch_loop(&r);
 
   disarm_all(&r, &local);
   r.seam->detach(r.sm);
@@ -535,8 +480,7 @@ int hw_run_with(const struct asmspy_host_api *host, const struct asmspy_session 
   return result;
 }
 
-int hw_run(const struct asmspy_host_api *host, const struct asmspy_session *s)
-{
+int hw_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
 #if defined(__aarch64__)
   return hw_run_with(host, s, &hw_arm64_ops);
 #else

@@ -29,8 +29,7 @@ _Static_assert(offsetof(struct user, u_debugreg) == HW_X86_DEBUGREG_OFFSET,
 
 uint64_t hw_x86_dr_offset(unsigned i) { return HW_X86_DEBUGREG_OFFSET + 8u * (uint64_t)i; }
 
-int hw_x86_len_bits(unsigned len)
-{
+int hw_x86_len_bits(unsigned len) {
   switch (len) {
   case 1: return 0x0;
   case 2: return 0x1;
@@ -40,13 +39,11 @@ int hw_x86_len_bits(unsigned len)
   }
 }
 
-uint64_t hw_x86_dr7_slot_mask(unsigned slot)
-{
+uint64_t hw_x86_dr7_slot_mask(unsigned slot) {
   return DR7_ENABLE_BITS(slot) | (0xfull << DR7_CONTROL_SHIFT(slot));
 }
 
-uint64_t hw_x86_dr7_arm(uint64_t dr7, unsigned slot, unsigned rw, unsigned len, int *err)
-{
+uint64_t hw_x86_dr7_arm(uint64_t dr7, unsigned slot, unsigned rw, unsigned len, int *err) {
   int lenbits = hw_x86_len_bits(len);
   *err = 0;
   if (slot >= HW_X86_SLOTS || lenbits < 0 || (rw != HW_X86_RW_WRITE && rw != HW_X86_RW_RDWR)) {
@@ -58,18 +55,14 @@ uint64_t hw_x86_dr7_arm(uint64_t dr7, unsigned slot, unsigned rw, unsigned len, 
   return dr7 | DR7_LOCAL_ENABLE(slot) | (control << DR7_CONTROL_SHIFT(slot));
 }
 
-uint64_t hw_x86_dr7_disarm(uint64_t dr7, unsigned slot)
-{
-  if (slot >= HW_X86_SLOTS)
-    return dr7;
+uint64_t hw_x86_dr7_disarm(uint64_t dr7, unsigned slot) {
+  if (slot >= HW_X86_SLOTS) return dr7;
   return dr7 & ~hw_x86_dr7_slot_mask(slot);
 }
 
-int hw_x86_free_slot(uint64_t dr7)
-{
+int hw_x86_free_slot(uint64_t dr7) {
   for (unsigned i = 0; i < HW_X86_SLOTS; i++)
-    if (!(dr7 & DR7_ENABLE_BITS(i)))
-      return (int)i;
+    if (!(dr7 & DR7_ENABLE_BITS(i))) return (int)i;
   return -1;
 }
 
@@ -77,7 +70,6 @@ unsigned hw_x86_dr6_fired(uint64_t dr6) { return (unsigned)(dr6 & 0xfu); }
 
 int hw_x86_dr6_single_step(uint64_t dr6) { return (dr6 & DR6_BS) != 0; }
 
-int hw_x86_aligned(uint64_t addr, unsigned len)
-{
+int hw_x86_aligned(uint64_t addr, unsigned len) {
   return hw_x86_len_bits(len) >= 0 && (addr & (uint64_t)(len - 1)) == 0;
 }

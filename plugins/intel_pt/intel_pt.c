@@ -28,15 +28,15 @@
 
 #define IPT_NAME "intel_pt"
 #define IPT_CAPS                                                                                   \
-  (ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_INPROCESS | ASMSPY_CAP_OUT_OF_BAND | \
-   ASMSPY_CAP_REGION)
+  (ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_INPROCESS |                         \
+   ASMSPY_CAP_OUT_OF_BAND | ASMSPY_CAP_REGION)
 
-#define IPT_DATA_PAGES_LOG2 2u /* 4 data pages for sideband */
+#define IPT_DATA_PAGES_LOG2 2u    /* 4 data pages for sideband */
 #define IPT_AUX_BYTES (64u << 10) /* plenty for the loop's start, small for mlock */
 #define IPT_LOOP_ITERS 200000ul
 #define IPT_CHILD_TIMEOUT_MS 3000
-#define IPT_LOOP_SPAN 512u       /* the loop function lies within this many bytes of its entry */
-#define IPT_LOOP_WANT 1000u      /* decoded instructions inside it that prove the decode */
+#define IPT_LOOP_SPAN 512u  /* the loop function lies within this many bytes of its entry */
+#define IPT_LOOP_WANT 1000u /* decoded instructions inside it that prove the decode */
 
 /* Decoded instructions of the probe child's loop. */
 struct loop_count {
@@ -67,8 +67,8 @@ static int probe_decode(const uint8_t *aux, size_t len, struct loop_count *c,
   (void)pti_add_maps(im, &maps);
   ptm_free(&maps);
   struct pt_image *img = pti_clone(im);
-  struct ptd_opts o = {.image = img, .sink = count_loop, .sink_ctx = c, .tid = 0,
-                       .nthreads = 1, .cpu_is_host = 1};
+  struct ptd_opts o = {
+      .image = img, .sink = count_loop, .sink_ctx = c, .tid = 0, .nthreads = 1, .cpu_is_host = 1};
   struct ptd *d = img ? ptd_new(&o) : NULL;
   if (d) {
     if (ptd_feed(d, aux, len) == 0) (void)ptd_finish(d);

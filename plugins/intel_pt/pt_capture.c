@@ -53,8 +53,8 @@ int ptc_pmu_read(const char *root, struct ptc_pmu *pmu, struct asmspy_probe_resu
       (rc = format_term(root, "tsc", &f_tsc, why)) != 0)
     return rc;
   pmu->type = (uint32_t)type;
-  pmu->config = pp_format_value(&f_pt, 1) | pp_format_value(&f_branch, 1) |
-                pp_format_value(&f_tsc, 1);
+  pmu->config =
+      pp_format_value(&f_pt, 1) | pp_format_value(&f_branch, 1) | pp_format_value(&f_tsc, 1);
   /* noretcomp: optional; without it a decode from a mid-stream PSB may meet
    * a compressed ret whose call it never saw (-pte_retstack_empty). */
   char raw[64];
@@ -118,9 +118,9 @@ int ptc_open(struct ptc_event *e, const struct ptc_pmu *pmu, const struct ptc_op
                "LBR/BTS on CPUs without lbr_pt_coexist)");
     snprintf(why, cap, "perf_event_open(intel_pt type=%u config=%#llx, tid %d, user-only): %s (%s)",
              pmu->type, (unsigned long long)pmu->config, (int)o->tid, pp_errno_name(err), hint);
-    return err == ESRCH ? ASMSPY_E_ATTACH_GONE
-                        : (err == EACCES || err == EPERM) ? ASMSPY_E_ATTACH_PERM
-                                                          : pp_perf_errno_status(err);
+    return err == ESRCH                      ? ASMSPY_E_ATTACH_GONE
+           : (err == EACCES || err == EPERM) ? ASMSPY_E_ATTACH_PERM
+                                             : pp_perf_errno_status(err);
   }
   e->fd = fd;
   int rc = pp_ring_map(fd, o->data_pages_log2, &e->ring);
@@ -239,8 +239,8 @@ static int parse_record(const uint8_t *b, size_t n, struct ptc_record *r) {
     r->pid = (int32_t)rd32(b + 8);
     r->tid = (int32_t)rd32(b + 16);
     return 0;
-  case PERF_RECORD_COMM:          /* u32 pid, tid; char comm[] */
-  case PERF_RECORD_ITRACE_START:  /* u32 pid, tid */
+  case PERF_RECORD_COMM:         /* u32 pid, tid; char comm[] */
+  case PERF_RECORD_ITRACE_START: /* u32 pid, tid */
     if (n < 16) return -1;
     r->pid = (int32_t)rd32(b + 8);
     r->tid = (int32_t)rd32(b + 12);
@@ -257,8 +257,7 @@ static int parse_record(const uint8_t *b, size_t n, struct ptc_record *r) {
     r->prot = rd32(b + 64);
     r->name = (const char *)b + 72;
     return 0;
-  default:
-    return 0; /* known to exist, nothing we use */
+  default: return 0; /* known to exist, nothing we use */
   }
 }
 

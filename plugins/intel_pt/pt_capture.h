@@ -46,21 +46,21 @@ struct ptc_pmu {
 int ptc_pmu_read(const char *root, struct ptc_pmu *pmu, struct asmspy_probe_result *why);
 
 struct ptc_event {
-  int fd;               /* -1 when closed */
-  pid_t tid;            /* 0 = the calling thread */
-  struct pp_ring ring;  /* sideband: PERF_RECORD_AUX / LOST / EXIT / MMAP2 / COMM */
-  uint8_t *aux;         /* MAP_FAILED-free: NULL when unmapped */
+  int fd;              /* -1 when closed */
+  pid_t tid;           /* 0 = the calling thread */
+  struct pp_ring ring; /* sideband: PERF_RECORD_AUX / LOST / EXIT / MMAP2 / COMM */
+  uint8_t *aux;        /* MAP_FAILED-free: NULL when unmapped */
   size_t aux_size;
   uint64_t aux_tail;    /* bytes released (free-running, like aux_head) */
   uint64_t aux_dropped; /* bytes the reader could not keep up with (never in full-trace mode) */
 };
 
 struct ptc_open_opts {
-  pid_t tid;            /* per-thread event on this task; 0 = the caller */
-  int enable_on_exec;   /* stay off until the task execs (--launch) */
-  int sideband;         /* mmap2 / comm / task records in the data ring */
-  size_t aux_bytes;     /* wanted AUX size (rounded up to 2^n pages) */
-  size_t aux_min;       /* halve down to this on ENOMEM / EPERM (mlock budget) */
+  pid_t tid;          /* per-thread event on this task; 0 = the caller */
+  int enable_on_exec; /* stay off until the task execs (--launch) */
+  int sideband;       /* mmap2 / comm / task records in the data ring */
+  size_t aux_bytes;   /* wanted AUX size (rounded up to 2^n pages) */
+  size_t aux_min;     /* halve down to this on ENOMEM / EPERM (mlock budget) */
   unsigned data_pages_log2;
 };
 
@@ -83,14 +83,14 @@ int ptc_drain_aux(struct ptc_event *e, ptc_bytes_fn fn, void *ctx, uint64_t *cop
 
 /* One sideband record, parsed. */
 struct ptc_record {
-  uint32_t type;          /* PERF_RECORD_* */
+  uint32_t type; /* PERF_RECORD_* */
   uint16_t misc;
   uint64_t aux_offset, aux_size, aux_flags; /* AUX */
-  uint64_t lost;          /* LOST */
-  int32_t pid, tid;       /* EXIT / COMM / MMAP2 / ITRACE_START */
-  uint64_t addr, len, pgoff; /* MMAP2 */
-  uint32_t prot;          /* MMAP2 */
-  const char *name;       /* MMAP2 filename / COMM comm (valid during the callback) */
+  uint64_t lost;                            /* LOST */
+  int32_t pid, tid;                         /* EXIT / COMM / MMAP2 / ITRACE_START */
+  uint64_t addr, len, pgoff;                /* MMAP2 */
+  uint32_t prot;                            /* MMAP2 */
+  const char *name; /* MMAP2 filename / COMM comm (valid during the callback) */
 };
 typedef void (*ptc_record_fn)(void *ctx, const struct ptc_record *r);
 /* Walk the data ring from data_tail to data_head, parse each record, call fn,

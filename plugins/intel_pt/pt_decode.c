@@ -19,9 +19,9 @@
 #include <cpuid.h>
 #endif
 
-#define PTD_MAX_NOTES 8u               /* per decoder: then one "suppressed" note */
-#define PTD_MAX_TAIL (1u << 16)        /* held-back instructions before we call it a runaway */
-#define PTD_MAX_PENDING (64u << 20)    /* bytes kept waiting for a PSB */
+#define PTD_MAX_NOTES 8u            /* per decoder: then one "suppressed" note */
+#define PTD_MAX_TAIL (1u << 16)     /* held-back instructions before we call it a runaway */
+#define PTD_MAX_PENDING (64u << 20) /* bytes kept waiting for a PSB */
 #define PTD_PSB_LEN 16u
 
 /* One decoded instruction, as much of struct pt_insn as we need later. */
@@ -34,19 +34,19 @@ struct held {
 
 struct ptd {
   struct ptd_opts o;
-  uint64_t own_seq;       /* when the caller gave no counter */
-  uint8_t *buf;           /* trace bytes not decoded yet; buf[0] is a PSB once synced */
+  uint64_t own_seq; /* when the caller gave no counter */
+  uint8_t *buf;     /* trace bytes not decoded yet; buf[0] is a PSB once synced */
   size_t len, cap;
-  size_t scan_from;       /* the PSB search resumes here */
-  uint64_t base_offset;   /* stream offset of buf[0], for messages */
-  int stopped;            /* the sink asked to stop, or max_insns */
-  int prev_valid;         /* prev = the last instruction handed on (for branch edges) */
+  size_t scan_from;     /* the PSB search resumes here */
+  uint64_t base_offset; /* stream offset of buf[0], for messages */
+  int stopped;          /* the sink asked to stop, or max_insns */
+  int prev_valid;       /* prev = the last instruction handed on (for branch edges) */
   struct held prev;
-  struct held *tail;      /* decoded past the trace's end: not confirmed yet */
+  struct held *tail; /* decoded past the trace's end: not confirmed yet */
   size_t ntail, captail;
   unsigned notes;
   int mode_noted;
-  int seen_psb;           /* the stream's first PSB arrived (buf[0] is one) */
+  int seen_psb; /* the stream's first PSB arrived (buf[0] is one) */
   struct ptd_stats st;
 };
 
@@ -242,24 +242,25 @@ static void on_event(struct ptd *d, const struct pt_event *ev) {
     d->st.overflows++;
     d->prev_valid = 0;
     if (ev->ip_suppressed)
-      note(d, "intel_pt: tid %d: trace overflow (OVF): the CPU dropped packets; tracing resumes "
-              "later",
+      note(d,
+           "intel_pt: tid %d: trace overflow (OVF): the CPU dropped packets; tracing resumes "
+           "later",
            (int)d->o.tid);
     else
-      note(d, "intel_pt: tid %d: trace overflow (OVF): the CPU dropped packets; resuming at "
-              "0x%" PRIx64,
+      note(d,
+           "intel_pt: tid %d: trace overflow (OVF): the CPU dropped packets; resuming at "
+           "0x%" PRIx64,
            (int)d->o.tid, ev->variant.overflow.ip);
     lost(d, 1);
     break;
   case ptev_exec_mode:
     if (ev->variant.exec_mode.mode != ptem_64bit && !d->mode_noted) {
       d->mode_noted = 1;
-      note(d, "intel_pt: tid %d runs %s code at 0x%" PRIx64 "; decoded in that mode",
-           (int)d->o.tid, mode_name(ev->variant.exec_mode.mode), ev->variant.exec_mode.ip);
+      note(d, "intel_pt: tid %d runs %s code at 0x%" PRIx64 "; decoded in that mode", (int)d->o.tid,
+           mode_name(ev->variant.exec_mode.mode), ev->variant.exec_mode.ip);
     }
     break;
-  default: /* enabled, paging, tsx, timing, power: nothing to show */
-    break;
+  default: /* enabled, paging, tsx, timing, power: nothing to show */ break;
   }
 }
 
@@ -284,7 +285,8 @@ static int decode_piece(struct ptd *d, uint8_t *buf, size_t len) {
   cfg.end = buf + len;
   if (d->o.cpu_is_host) {
     host_cpu(&cfg.cpu);
-    if (cfg.cpu.vendor == pcv_intel) (void)pt_cpu_errata(&cfg.errata, &cfg.cpu); /* unknown model: none */
+    if (cfg.cpu.vendor == pcv_intel)
+      (void)pt_cpu_errata(&cfg.errata, &cfg.cpu); /* unknown model: none */
   }
   if (d->o.filter) cfg.addr_filter = *d->o.filter;
   struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&cfg);
@@ -297,8 +299,9 @@ static int decode_piece(struct ptd *d, uint8_t *buf, size_t len) {
     drop_tail(d);
     d->prev_valid = 0;
     if (status == -pte_eos)
-      note(d, "intel_pt: tid %d: no PSB packet in %zu bytes of trace at offset 0x%" PRIx64
-              ": nothing to synchronize on; skipped",
+      note(d,
+           "intel_pt: tid %d: no PSB packet in %zu bytes of trace at offset 0x%" PRIx64
+           ": nothing to synchronize on; skipped",
            (int)d->o.tid, len, d->base_offset);
     else
       decode_error(d, dec, status);
@@ -340,9 +343,10 @@ static int decode_piece(struct ptd *d, uint8_t *buf, size_t len) {
         if (!unconfirmed) {
           emit_insn(d, &h);
         } else if (d->ntail >= PTD_MAX_TAIL || hold(d, &h) != 0) {
-          note(d, "intel_pt: tid %d: the decoder ran %zu instructions past the end of the "
-                  "trace without needing a branch outcome (a loop of direct jumps?); stopped "
-                  "this piece there",
+          note(d,
+               "intel_pt: tid %d: the decoder ran %zu instructions past the end of the "
+               "trace without needing a branch outcome (a loop of direct jumps?); stopped "
+               "this piece there",
                (int)d->o.tid, d->ntail);
           drop_tail(d);
           break;

@@ -31,31 +31,31 @@ struct pt_conf_addr_filter;
 struct ptd;
 
 struct ptd_opts {
-  struct pt_image *image;   /* the decoder's own image (not owned, not shared) */
+  struct pt_image *image; /* the decoder's own image (not owned, not shared) */
   asmspy_sink_fn sink;
   void *sink_ctx;
-  uint64_t *seq;            /* the session's event counter (shared by threads) */
-  int32_t pid, tid;         /* stamped on every event */
+  uint64_t *seq;                /* the session's event counter (shared by threads) */
+  int32_t pid, tid;             /* stamped on every event */
   struct asmspy_target *target; /* NULL for in-process scopes */
   uint32_t nthreads;
-  uint64_t keep_start, keep_len; /* region: INSN only inside it (keep_len 0 = all) */
-  uint64_t drop_start, drop_len; /* never emit these ips (a scope drops our own text) */
-  uint64_t max_insns;            /* stop after this many INSN events (0 = no limit) */
+  uint64_t keep_start, keep_len;            /* region: INSN only inside it (keep_len 0 = all) */
+  uint64_t drop_start, drop_len;            /* never emit these ips (a scope drops our own text) */
+  uint64_t max_insns;                       /* stop after this many INSN events (0 = no limit) */
   const struct pt_conf_addr_filter *filter; /* the ranges the kernel filtered on, or NULL */
-  int cpu_is_host;          /* 1: the trace came from this CPU (apply its errata) */
+  int cpu_is_host;                          /* 1: the trace came from this CPU (apply its errata) */
 };
 
 struct ptd_stats {
-  uint64_t bytes;           /* trace bytes fed */
-  uint64_t insns;           /* INSN events emitted */
-  uint64_t branches;        /* BRANCH events emitted */
-  uint64_t decoded;         /* instructions libipt returned (before filtering) */
-  uint64_t errors;          /* decode errors (each one a NOTE, then a resync) */
-  uint64_t overflows;       /* OVF packets */
+  uint64_t bytes;               /* trace bytes fed */
+  uint64_t insns;               /* INSN events emitted */
+  uint64_t branches;            /* BRANCH events emitted */
+  uint64_t decoded;             /* instructions libipt returned (before filtering) */
+  uint64_t errors;              /* decode errors (each one a NOTE, then a resync) */
+  uint64_t overflows;           /* OVF packets */
   uint64_t unconfirmed_dropped; /* held-back instructions the next piece did not confirm */
-  uint64_t skipped_bytes;   /* bytes before the first PSB or between errors */
-  int max_reached;          /* max_insns stopped the decode */
-  char first_error[200];    /* the first decode error's text ("" if none) */
+  uint64_t skipped_bytes;       /* bytes before the first PSB or between errors */
+  int max_reached;              /* max_insns stopped the decode */
+  char first_error[200];        /* the first decode error's text ("" if none) */
 };
 
 /* NULL on allocation failure or a missing sink. */

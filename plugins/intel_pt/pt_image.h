@@ -32,10 +32,10 @@ struct pti_image;
 typedef ssize_t (*pti_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 
 struct pti_stats {
-  uint32_t file_sections;  /* executable mappings libipt maps from their file */
-  uint32_t memory_ranges;  /* executable mappings served by the callback */
-  uint64_t callback_reads; /* page reads through read_fn */
-  uint64_t callback_misses;/* reads that found nothing mapped */
+  uint32_t file_sections;   /* executable mappings libipt maps from their file */
+  uint32_t memory_ranges;   /* executable mappings served by the callback */
+  uint64_t callback_reads;  /* page reads through read_fn */
+  uint64_t callback_misses; /* reads that found nothing mapped */
 };
 
 /* An empty image whose callback reads through read_fn (may be NULL: then

@@ -21,15 +21,15 @@
 
 /* One finished in-process capture. */
 struct pt_inproc_capture {
-  const uint8_t *aux;       /* the AUX area */
+  const uint8_t *aux; /* the AUX area */
   size_t aux_size;
-  uint64_t aux_head;        /* bytes the kernel wrote (free-running) */
-  uint64_t aux_flags;       /* PERF_AUX_FLAG_* of every PERF_RECORD_AUX, OR-ed */
-  uint64_t sideband_lost;   /* PERF_RECORD_LOST: AUX records may be missing */
-  pid_t pid, tid;           /* stamped on the events */
+  uint64_t aux_head;                 /* bytes the kernel wrote (free-running) */
+  uint64_t aux_flags;                /* PERF_AUX_FLAG_* of every PERF_RECORD_AUX, OR-ed */
+  uint64_t sideband_lost;            /* PERF_RECORD_LOST: AUX records may be missing */
+  pid_t pid, tid;                    /* stamped on the events */
   uint64_t region_start, region_len; /* keep only these ips (len 0: all) */
   uint64_t drop_start, drop_len;     /* never these (the plugin's own text) */
-  uint64_t max_insns;       /* deliver at most this many (0: no limit) */
+  uint64_t max_insns;                /* deliver at most this many (0: no limit) */
 };
 
 /* Decode the capture against this process's image (/proc/self/maps file

@@ -154,8 +154,8 @@ int ptm_filter_string(const struct ptm_maps *m, uint64_t start, uint64_t len, ch
   if (len == 0 || start + len < start || !buf || cap == 0) return -EINVAL;
   const struct ptm_map *mp = m ? ptm_find(m, start) : NULL;
   int n;
-  int file_form = mp && start + len <= mp->end && ptm_is_file_backed(mp) &&
-                  path_fits_grammar(mp->path);
+  int file_form =
+      mp && start + len <= mp->end && ptm_is_file_backed(mp) && path_fits_grammar(mp->path);
   if (file_form)
     n = snprintf(buf, cap, "filter 0x%" PRIx64 "/0x%" PRIx64 "@%s", start - mp->start + mp->offset,
                  len, mp->path);

@@ -22,8 +22,8 @@ struct ptm_map {
   uint64_t offset;     /* file offset of start */
   uint32_t prot;       /* PTM_READ | PTM_WRITE | PTM_EXEC */
   uint32_t dev_major, dev_minor;
-  uint64_t inode;      /* 0: anonymous */
-  char *path;          /* "/usr/lib/libc.so.6", "[vdso]", "" (anonymous) */
+  uint64_t inode; /* 0: anonymous */
+  char *path;     /* "/usr/lib/libc.so.6", "[vdso]", "" (anonymous) */
 };
 
 struct ptm_maps {

@@ -8,10 +8,10 @@
 
 struct seg_thread {
   int32_t tid;
-  int open;           /* an invocation is open */
-  uint64_t depth;     /* recursive entries inside the open invocation */
-  uint64_t sample;    /* its number */
-  int call_pending;   /* the last instruction was an indirect call */
+  int open;         /* an invocation is open */
+  uint64_t depth;   /* recursive entries inside the open invocation */
+  uint64_t sample;  /* its number */
+  int call_pending; /* the last instruction was an indirect call */
   uint64_t call_site, call_ft;
   struct asmspy_event last; /* pid/target/nthreads for the events we make */
 };

@@ -46,18 +46,18 @@
 #include "plugins/intel_pt/pt_maps.h"
 #include "plugins/intel_pt/pt_region.h"
 
-#define RUN_AUX_BYTES (1u << 20)  /* per thread; halved down to RUN_AUX_MIN on the mlock budget */
+#define RUN_AUX_BYTES (1u << 20) /* per thread; halved down to RUN_AUX_MIN on the mlock budget */
 #define RUN_AUX_MIN (64u << 10)
-#define RUN_DATA_PAGES_LOG2 3u    /* sideband: mmap2 / comm / exit / aux records */
+#define RUN_DATA_PAGES_LOG2 3u /* sideband: mmap2 / comm / exit / aux records */
 #define RUN_POLL_MS 50
-#define RUN_RESCAN_EVERY 10       /* polls between /proc/<pid>/task rescans */
+#define RUN_RESCAN_EVERY 10 /* polls between /proc/<pid>/task rescans */
 
 struct run_thread {
   pid_t tid;
   struct ptc_event ev;
   struct ptd *dec;
   struct pt_image *img;
-  int exited;   /* PERF_RECORD_EXIT seen, or gone from /proc */
+  int exited;    /* PERF_RECORD_EXIT seen, or gone from /proc */
   int truncated; /* the kernel stopped it (AUX full): report, enable after draining */
   int done;
 };
@@ -67,15 +67,15 @@ struct run {
   const struct asmspy_session *s;
   struct ptc_pmu pmu;
   struct pti_image *im;
-  int waiting_exec;   /* --launch: no image (and no decoding) before the exec */
-  int image_stale;    /* an exec replaced the image */
+  int waiting_exec; /* --launch: no image (and no decoding) before the exec */
+  int image_stale;  /* an exec replaced the image */
   struct run_thread *t;
   size_t n, cap;
   uint32_t live;
   uint64_t seq;
   int sink_stop;
   uint64_t keep_start, keep_len;
-  char filter[600];   /* "" = no kernel filter */
+  char filter[600]; /* "" = no kernel filter */
   int filter_file_form;
   int filter_refused;
   struct pt_conf_addr_filter af;
@@ -185,8 +185,8 @@ static void apply_filter(struct run *r, struct run_thread *t) {
   int rc = ptc_set_filter(&t->ev, r->filter);
   if (rc != 0 && r->filter_file_form) {
     char addr_form[128];
-    snprintf(addr_form, sizeof addr_form, "filter 0x%llx/0x%llx",
-             (unsigned long long)r->keep_start, (unsigned long long)r->keep_len);
+    snprintf(addr_form, sizeof addr_form, "filter 0x%llx/0x%llx", (unsigned long long)r->keep_start,
+             (unsigned long long)r->keep_len);
     if (ptc_set_filter(&t->ev, addr_form) == 0) {
       pp_note(r->host, run_out(r), ASMSPY_NOTE_INFO,
               "intel_pt: the kernel refused '%s' (%s); filtering on '%s' instead", r->filter,
@@ -290,8 +290,8 @@ static void rescan(struct run *r, int initial, char *why_first, size_t cap, int 
         snprintf(why_first, cap, "%s", why);
       }
       if (st != 0 && st != ASMSPY_E_ATTACH_GONE)
-        pp_note(r->host, run_out(r), ASMSPY_NOTE_WARN, "intel_pt: thread %ld not traced: %s",
-                tid, why);
+        pp_note(r->host, run_out(r), ASMSPY_NOTE_WARN, "intel_pt: thread %ld not traced: %s", tid,
+                why);
       else if (st == 0 && !initial && !r->noted_late) {
         r->noted_late = 1;
         pp_note(r->host, run_out(r), ASMSPY_NOTE_INFO,
@@ -336,8 +336,8 @@ static void on_record(void *ctx, const struct ptc_record *rec) {
     if (!r->noted_lost) {
       r->noted_lost = 1;
       pp_note(r->host, run_out(r), ASMSPY_NOTE_WARN,
-              "intel_pt: tid %d: %llu sideband records lost (mmap/exit notifications)",
-              (int)t->tid, (unsigned long long)rec->lost);
+              "intel_pt: tid %d: %llu sideband records lost (mmap/exit notifications)", (int)t->tid,
+              (unsigned long long)rec->lost);
     }
     break;
   case PERF_RECORD_EXIT:
@@ -362,8 +362,7 @@ static void on_record(void *ctx, const struct ptc_record *rec) {
           if (!r->t[i].done && r->t[i].img) (void)pti_attach(r->im, r->t[i].img, isid);
     }
     break;
-  default:
-    break;
+  default: break;
   }
 }
 
@@ -421,8 +420,12 @@ static void setup_region(struct run *r) {
   if (!ASMSPY_HAS(s, region_len) || !s->region_len) return;
   r->keep_start = s->region_start;
   r->keep_len = s->region_len;
-  struct ptr_seg_opts so = {.host = r->host, .start = r->keep_start, .len = r->keep_len,
-                            .sink = session_sink, .sink_ctx = r, .seq = &r->seq};
+  struct ptr_seg_opts so = {.host = r->host,
+                            .start = r->keep_start,
+                            .len = r->keep_len,
+                            .sink = session_sink,
+                            .sink_ctx = r,
+                            .seq = &r->seq};
   r->seg = ptr_seg_new(&so); /* NULL (no memory): the plain region stream */
   if (r->pmu.addr_ranges == 0) {
     pp_note(r->host, run_out(r), ASMSPY_NOTE_INFO,
@@ -480,8 +483,8 @@ static int open_threads(struct run *r) {
     if (!r->n) first_st = add_thread(r, s->pid, why_first, sizeof why_first);
   }
   if (r->n) return 0;
-  pp_note(r->host, run_out(r), ASMSPY_NOTE_WARN, "%s", why_first[0] ? why_first
-                                                                    : "intel_pt: no thread to trace");
+  pp_note(r->host, run_out(r), ASMSPY_NOTE_WARN, "%s",
+          why_first[0] ? why_first : "intel_pt: no thread to trace");
   return first_st ? -first_st : -ASMSPY_E_ATTACH_GONE;
 }
 
@@ -537,7 +540,8 @@ static int trace_loop(struct run *r) {
     for (size_t i = 0; i < r->n && !r->sink_stop; i++)
       if (!r->t[i].done) service(r, &r->t[i]);
     if (r->sink_stop || (s->stop && *s->stop)) break;
-    if (s->tid <= 0 && round % RUN_RESCAN_EVERY == 0) rescan(r, 0, NULL, 0, NULL);
+    if (s->tid <= 0 && round % RUN_RESCAN_EVERY == 0)
+      rescan(r, 0, NULL, 0, NULL);
     else if (s->tid > 0 && round % RUN_RESCAN_EVERY == 0 && !thread_alive(s->pid, s->tid))
       r->t[0].exited = 1;
     if (!r->live) return ASMSPY_FACT_EXITED;

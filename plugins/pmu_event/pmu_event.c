@@ -47,7 +47,7 @@ static int pe_on_sample(void *arg, const uint8_t *rec, size_t len) {
   uint32_t pid, tid;
   if (ps_take(&c, &h, sizeof h) || ps_take(&c, &ip, 8) || ps_take(&c, &pid, 4) ||
       ps_take(&c, &tid, 4) || ps_take(&c, &period, 8))
-    return 0; /* a short record: nothing to name */
+    return 0;                             /* a short record: nothing to name */
   if ((pid_t)pid != w->out.pid) return 0; /* per-thread events, no inherit: cannot happen */
   w->samples++;
   struct asmspy_event ev;
@@ -105,9 +105,9 @@ static int pe_run(const struct asmspy_host_api *host, const struct asmspy_sessio
             canon, pe_type_name(attr.type, tbuf, sizeof tbuf), (unsigned long long)attr.config,
             (unsigned long long)attr.sample_freq);
   else
-    pp_note(host, out, ASMSPY_NOTE_INFO, "pmu_event: %s = %s (%s, config %#llx), period %llu",
-            name, canon, pe_type_name(attr.type, tbuf, sizeof tbuf),
-            (unsigned long long)attr.config, (unsigned long long)attr.sample_period);
+    pp_note(host, out, ASMSPY_NOTE_INFO, "pmu_event: %s = %s (%s, config %#llx), period %llu", name,
+            canon, pe_type_name(attr.type, tbuf, sizeof tbuf), (unsigned long long)attr.config,
+            (unsigned long long)attr.sample_period);
 
   struct ps_set set;
   st = sr_open_set(host, s, &set, &attr, PE_RING_PAGES_LOG2, "pmu_event", name, pe_refusal);

@@ -119,8 +119,8 @@ static void emit(struct sys_state *st, struct asmspy_event *ev, const struct asm
   if (st->s->sink(st->s->sink_ctx, ev)) st->stop = 1;
 }
 
-static void emit_task(struct sys_state *st, const struct asmspy_stop *stop, uint32_t what, int child,
-                      int code) {
+static void emit_task(struct sys_state *st, const struct asmspy_stop *stop, uint32_t what,
+                      int child, int code) {
   struct asmspy_event ev;
   memset(&ev, 0, sizeof ev);
   ev.type = ASMSPY_EV_TASK;
@@ -129,7 +129,6 @@ static void emit_task(struct sys_state *st, const struct asmspy_stop *stop, uint
   ev.u.task.code = code;
   emit(st, &ev, stop);
 }
-
 
 /* 1.12: the stop's whole siginfo into u.signal (ASMSPY_EVF_SIG_INFO), each
  * union member copied where si_code and signo say it is the live one. */
@@ -157,9 +156,11 @@ static void fill_siginfo(struct asmspy_event *ev, const struct asmspy_stop *stop
       ev->u.signal.utime = si.u.chld.utime;
       ev->u.signal.stime = si.u.chld.stime;
       break;
-    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
-      ev->u.signal.addr = si.u.fault.addr;
-      break;
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGILL:
+    case SIGFPE:
+    case SIGTRAP: ev->u.signal.addr = si.u.fault.addr; break;
     case SIGPOLL:
       ev->u.signal.band = si.u.poll.band;
       ev->u.signal.fd = si.u.poll.fd;
@@ -242,11 +243,8 @@ static int ptrace_run(const struct asmspy_host_api *host, const struct asmspy_se
       emit_task(&st, &stop, stop.is_process ? ASMSPY_TASK_FORK : ASMSPY_TASK_CLONE, stop.new_tid,
                 0);
       break;
-    case ASMSPY_STOP_EXEC:
-      emit_task(&st, &stop, ASMSPY_TASK_EXEC, 0, 0);
-      break;
-    default: /* our interrupts, STEP (none requested): just continue */
-      break;
+    case ASMSPY_STOP_EXEC: emit_task(&st, &stop, ASMSPY_TASK_EXEC, 0, 0); break;
+    default: /* our interrupts, STEP (none requested): just continue */ break;
     }
     if (st.stop || (s->stop && *s->stop)) break;
     seam->resume_syscall(sm, stop.tid, deliver);

@@ -42,11 +42,11 @@
 #include <sys/wait.h>
 
 #define PTS_DEFAULT_WINDOW_MS 300
-#define PTS_SLOT_MS 10        /* one probe per 10 ms of window */
+#define PTS_SLOT_MS 10 /* one probe per 10 ms of window */
 #define PTS_MIN_PROBES 4
 #define PTS_MAX_PROBES 200
-#define PTS_MAX_THREADS 1024  /* threads read per probe */
-#define PTS_EXPAND_FUNCS 3    /* hottest functions whose calls are decoded */
+#define PTS_MAX_THREADS 1024 /* threads read per probe */
+#define PTS_EXPAND_FUNCS 3   /* hottest functions whose calls are decoded */
 #define PTS_MAX_FUNC_BYTES (64 * 1024)
 #define PTS_MAX_CALLS_PER_FUNC 256
 #define PTS_STOP_BUDGET_PCT 10.0 /* of the elapsed window the target may spend stopped */
@@ -320,7 +320,8 @@ static int pts_probe(const struct asmspy_host_api *host, struct asmspy_probe_res
   const char *paren = alive ? strrchr(stat, ')') : NULL;
   char state = paren && paren[1] == ' ' ? paren[2] : '?';
   snprintf(path, sizeof path, "/proc/%d/status", (int)c.pid);
-  const char *tp = pp_read_text(path, status, sizeof status) > 0 ? strstr(status, "TracerPid:") : NULL;
+  const char *tp =
+      pp_read_text(path, status, sizeof status) > 0 ? strstr(status, "TracerPid:") : NULL;
   int untraced = tp && atoi(tp + 10) == 0;
   pp_child_reap(&c);
   if (grc != 0)
@@ -356,7 +357,8 @@ static const struct asmspy_plugin pts_plugin = {
     .struct_size = sizeof(struct asmspy_plugin),
     .kind = ASMSPY_KIND_BACKEND,
     .name = "ptsampler",
-    .description = "sampler rung ptrace: perf-free attach-and-sample residency probes + call targets",
+    .description =
+        "sampler rung ptrace: perf-free attach-and-sample residency probes + call targets",
     .caps = ASMSPY_CAP_IP_SAMPLES | ASMSPY_CAP_ATTACH_PID,
     .probe = pts_probe,
     .backend = &pts_ops,

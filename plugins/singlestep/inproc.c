@@ -85,8 +85,14 @@
 
 #define TF_BIT 0x100ull
 
-enum { WHY_NONE = 0, WHY_MAX = 1, WHY_CLONE = 2, WHY_MASK = 3, WHY_STILL_BLOCKED = 4,
-       WHY_NOT_RETURNED = 5 };
+enum {
+  WHY_NONE = 0,
+  WHY_MAX = 1,
+  WHY_CLONE = 2,
+  WHY_MASK = 3,
+  WHY_STILL_BLOCKED = 4,
+  WHY_NOT_RETURNED = 5
+};
 
 /* A gap in the recording is stored inline in ips[]: GAP_MARK, then the
  * syscall's ip, the return address where stepping resumed, the syscall nr. */
@@ -108,7 +114,7 @@ struct ss_handle {
   uint64_t cap, n;
   struct ss_frame shadow[SHADOW_MAX]; /* live calls made while stepping */
   uint32_t depth;
-  int prev_call;  /* the instruction recorded last was a call */
+  int prev_call;        /* the instruction recorded last was a call */
   uint64_t after_cpuid; /* the fall-through of the cpuid recorded last, else 0 */
   uint64_t gaps;
   uint64_t region_start, region_len;
@@ -128,9 +134,11 @@ struct ss_handle {
 static __thread struct ss_handle *tl_cur __attribute__((tls_model("initial-exec")));
 /* The pending resume hook of this thread (read by ss_resume_tramp). */
 __thread uint64_t ss_tl_resume_ret __attribute__((tls_model("initial-exec"), visibility("hidden")));
-__thread uint64_t ss_tl_resume_slot __attribute__((tls_model("initial-exec"), visibility("hidden")));
+__thread uint64_t ss_tl_resume_slot
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
 __thread int32_t ss_tl_resume_pid __attribute__((tls_model("initial-exec"), visibility("hidden")));
-__thread int32_t ss_tl_resume_blocked __attribute__((tls_model("initial-exec"), visibility("hidden")));
+__thread int32_t ss_tl_resume_blocked
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* ss_resume_tramp: where a hooked frame returns to. Registers and flags are
  * the returning function's (rax/rdx/xmm0-1 may hold its result): everything
@@ -139,6 +147,7 @@ __thread int32_t ss_tl_resume_blocked __attribute__((tls_model("initial-exec"), 
  * one that armed (a fork child returns through the same frame) or SIGTRAP
  * is still blocked (stepping then would kill the process). */
 void ss_resume_tramp(void) __attribute__((visibility("hidden")));
+/* clang-format off */
 __asm__(".text\n"
         ".type ss_resume_tramp, @function\n"
         "ss_resume_tramp:\n"
@@ -169,6 +178,7 @@ __asm__(".text\n"
         "  popq %rax\n"
         "  ret\n"
         ".size ss_resume_tramp, .-ss_resume_tramp\n");
+/* clang-format on */
 
 /* ss_arm_tail: the host's begin jumps here instead of returning (ABI 1.12
  * arm_tail), rsp at its caller's return address, rax its result. popfq sets
@@ -177,6 +187,7 @@ __asm__(".text\n"
  * below the return address, where the returned-from frame was: not the
  * caller's red zone (a function that calls keeps nothing below its rsp). */
 void ss_arm_tail(void) __attribute__((visibility("hidden")));
+/* clang-format off */
 __asm__(".text\n"
         ".type ss_arm_tail, @function\n"
         "ss_arm_tail:\n"
@@ -185,9 +196,10 @@ __asm__(".text\n"
         "  popfq\n"
         "  ret\n"
         ".size ss_arm_tail, .-ss_arm_tail\n");
+/* clang-format on */
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sigaction g_old;   /* the disposition before us (SIG_DFL/SIG_IGN) */
+static struct sigaction g_old;        /* the disposition before us (SIG_DFL/SIG_IGN) */
 static uint64_t g_self_lo, g_self_hi; /* this plugin's executable segment */
 static struct ss_handle *g_orphans;
 
@@ -228,8 +240,8 @@ static uint64_t call_target(const uint8_t *p, const greg_t *g) {
     uint64_t t = ip + 5 + (int64_t)rel;
     const uint8_t *q = (const uint8_t *)(uintptr_t)t;
     if (q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e && q[3] == 0xfa) q += 4; /* endbr64 */
-    if (q[0] == 0xf2) q++;                                                   /* bnd */
-    if (q[0] == 0xff && q[1] == 0x25) {                                      /* PLT: jmp *slot */
+    if (q[0] == 0xf2) q++;                                                    /* bnd */
+    if (q[0] == 0xff && q[1] == 0x25) {                                       /* PLT: jmp *slot */
       memcpy(&rel, q + 2, 4);
       return *(const uint64_t *)(uintptr_t)((uint64_t)(uintptr_t)q + 6 + (int64_t)rel);
     }
@@ -327,7 +339,8 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
    * code is stepped), or our own entry (an older host). */
   if ((h->end_entry && (uint64_t)g[REG_RDI] == h->end_arg &&
        (ip == h->end_entry || call_target((const uint8_t *)(uintptr_t)ip, g) == h->end_entry)) ||
-      (ip == (uint64_t)(uintptr_t)&ss_inproc_end && (uint64_t)g[REG_RDI] == (uint64_t)(uintptr_t)h)) {
+      (ip == (uint64_t)(uintptr_t)&ss_inproc_end &&
+       (uint64_t)g[REG_RDI] == (uint64_t)(uintptr_t)h)) {
     clear_tf(g);
     h->stopped = 1;
     return;
@@ -466,8 +479,8 @@ int ss_inproc_begin(const struct asmspy_host_api *host, const struct asmspy_inpr
   }
   /* Step over the red zone: pushfq would clobber a leaf's locals there. The
    * first trap comes after the instruction following popfq (still ours). */
-  __asm__ volatile("sub $128, %%rsp\n\tpushfq\n\torq $0x100, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp"
-                   ::: "memory", "cc");
+  __asm__ volatile("sub $128, %%rsp\n\tpushfq\n\torq $0x100, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp" ::
+                       : "memory", "cc");
   return 0;
 #endif
 }
@@ -624,8 +637,9 @@ static void emit_end_notes(const struct ss_handle *h, asmspy_sink_fn sink, void 
 int ss_inproc_end(void *hv, asmspy_sink_fn sink, void *sink_ctx) {
   /* The trap at this entry (RDI == the handle) cleared TF already; clear
    * it here too for the paths that never trapped (belt and braces). */
-  __asm__ volatile("sub $128, %%rsp\n\tpushfq\n\tandq $~0x100, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp"
-                   ::: "memory", "cc");
+  __asm__ volatile(
+      "sub $128, %%rsp\n\tpushfq\n\tandq $~0x100, (%%rsp)\n\tpopfq\n\tadd $128, %%rsp" ::
+          : "memory", "cc");
   struct ss_handle *h = hv;
   if (!h) return -ASMSPY_E_USAGE;
   struct asmspy_event ev;

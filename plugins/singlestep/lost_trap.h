@@ -36,21 +36,21 @@ static inline int ss_lost_trap_explains(const struct asmspy_host_api *host, uint
                                         const uint8_t *b, size_t n, uint64_t now_ip) {
   /* control transfers (prefixed ones too: bnd/notrack), and a rep string op
    * (it stays at ip, one iteration per step) */
-  const uint32_t transfers = ASMSPY_INSN_JUMP | ASMSPY_INSN_CALL | ASMSPY_INSN_RET |
-                             ASMSPY_INSN_IRET | ASMSPY_INSN_REP;
+  const uint32_t transfers =
+      ASMSPY_INSN_JUMP | ASMSPY_INSN_CALL | ASMSPY_INSN_RET | ASMSPY_INSN_IRET | ASMSPY_INSN_REP;
   uint32_t c = pi_class(host, ip, b, n);
   if (!c) return 0;
   if (ip + ASMSPY_INSN_LEN(c) == now_ip) return 1;
   return (c & transfers) != 0;
 }
 
-#define SS_LOST_TRAP_GAP_NOTE                                                                     \
-  "singlestep: no step trap after cpuid at 0x%llx; the thread went on at 0x%llx: what ran from " \
+#define SS_LOST_TRAP_GAP_NOTE                                                                      \
+  "singlestep: no step trap after cpuid at 0x%llx; the thread went on at 0x%llx: what ran from "   \
   "0x%llx was not observed"
 
-#define SS_LOST_TRAP_NOTE                                                                         \
-  "singlestep: no step trap after cpuid at 0x%llx (the hypervisor emulates cpuid and drops "     \
-  "TF's trap): the instruction after it, 0x%llx, ran unobserved and is shown from its bytes, "  \
+#define SS_LOST_TRAP_NOTE                                                                          \
+  "singlestep: no step trap after cpuid at 0x%llx (the hypervisor emulates cpuid and drops "       \
+  "TF's trap): the instruction after it, 0x%llx, ran unobserved and is shown from its bytes, "     \
   "without registers"
 
 #endif

@@ -37,8 +37,8 @@ static inline int ss_is_pushf(const uint8_t *b, size_t n, int *width) {
       w = 2;
       continue;
     }
-    if (c == 0x67 || c == 0xf2 || c == 0xf3 || c == 0x2e || c == 0x3e || c == 0x26 ||
-        c == 0x64 || c == 0x65 || c == 0x36 || (c & 0xf0) == 0x40)
+    if (c == 0x67 || c == 0xf2 || c == 0xf3 || c == 0x2e || c == 0x3e || c == 0x26 || c == 0x64 ||
+        c == 0x65 || c == 0x36 || (c & 0xf0) == 0x40)
       continue;
     *width = w;
     return c == 0x9c;

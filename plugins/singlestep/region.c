@@ -122,7 +122,6 @@ static void emit_insn(struct region_state *rs, pid_t tid, pid_t pid, uint64_t ip
   emit(rs, &ev);
 }
 
-
 static void emit_region(struct region_state *rs, uint16_t type, pid_t tid, uint64_t sample,
                         uint64_t retval, int truncated, int reached, uint64_t ip) {
   struct asmspy_event ev;
@@ -154,7 +153,8 @@ static int in_region(const struct asmspy_session *s, uint64_t ip) {
 
 /* The step over the cpuid at cpuid_ip stopped at now_ip, not at its
  * fall-through: report the instruction that ran unobserved (lost_trap.h). */
-static void emit_unobserved(struct region_state *rs, pid_t tid, uint64_t cpuid_ip, uint64_t now_ip) {
+static void emit_unobserved(struct region_state *rs, pid_t tid, uint64_t cpuid_ip,
+                            uint64_t now_ip) {
   uint64_t ip = cpuid_ip + 2;
   uint8_t b[16];
   ssize_t n = rs->host->read_mem(rs->target, ip, b, sizeof b);
@@ -308,7 +308,8 @@ static int release_held(struct region_state *rs, pid_t tid, pid_t held,
  * region: the return breakpoint hit with sp back at call_sp + 8. Other
  * threads run on throughout; one that meets the return breakpoint is
  * passed over it (release_held), never kept. */
-static int step_over_call(struct region_state *rs, pid_t tid, uint64_t ret_addr, uint64_t sp_after_ret) {
+static int step_over_call(struct region_state *rs, pid_t tid, uint64_t ret_addr,
+                          uint64_t sp_after_ret) {
   const struct asmspy_seam_api *seam = rs->host->seam;
   if (bp_plant(rs, 1, ret_addr) != 0) return -1;
   seam->resume(rs->sm, tid, 0);

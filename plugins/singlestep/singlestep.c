@@ -107,9 +107,8 @@ static int singlestep_probe(const struct asmspy_host_api *host, struct asmspy_pr
   /* A loop's rip moves on every step; demand that nearly every step moved
    * it (or ran one more iteration of a rep instruction). */
   if (steps == PROBE_STEPS && advanced >= PROBE_STEPS / 2) {
-    ASMSPY_PROBE_SET(res, ASMSPY_USABLE, 0,
-                     "single-stepped a forked child: %d/%d steps advanced", advanced,
-                     PROBE_STEPS - 1);
+    ASMSPY_PROBE_SET(res, ASMSPY_USABLE, 0, "single-stepped a forked child: %d/%d steps advanced",
+                     advanced, PROBE_STEPS - 1);
     res->caps_available = ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS;
   } else {
     ASMSPY_PROBE_SET(res, ASMSPY_E_VIRT, 0,
@@ -146,7 +145,7 @@ struct pending_insn {
   uint64_t fallthrough; /* ip + length of the recorded instruction */
   int can_trap;         /* see classify() */
   int straight;
-  int sp_known;         /* sp was read (not predicted past) */
+  int sp_known;            /* sp was read (not predicted past) */
   struct asmspy_regs regs; /* as read at the stop, when sp_known */
 };
 
@@ -158,8 +157,8 @@ struct step_state {
   size_t nthreads, cap;
   uint64_t seq;
   int sink_stop;
-  int predict;        /* fall-through prediction enabled (see predict_next) */
-  uint64_t predicted; /* predicted steps so far */
+  int predict;         /* fall-through prediction enabled (see predict_next) */
+  uint64_t predicted;  /* predicted steps so far */
   int lost_trap_noted; /* lost_trap.h: said once per session */
 };
 
@@ -244,9 +243,9 @@ static struct insn_class classify(const char *text) {
    * ud2 and friends, hlt, RTM, mov/pop ss (which suppresses the next trap so one
    * step covers two instructions), and cpuid (its trap is lost here: see
    * lost_trap.h; the stop after it must be read, not predicted). */
-  static const char *const flow[] = {"j",     "loop",   "call",  "ret",   "iret",  "sys",
-                                     "int",   "icebp",  "rep",   "bnd",   "notrack", "ud",
-                                     "hlt",   "xbegin", "xend",  "xabort", "mov ss", "pop ss",
+  static const char *const flow[] = {"j",     "loop",   "call",  "ret",       "iret",    "sys",
+                                     "int",   "icebp",  "rep",   "bnd",       "notrack", "ud",
+                                     "hlt",   "xbegin", "xend",  "xabort",    "mov ss",  "pop ss",
                                      "lcall", "ljmp",   "enclu", "xresldtrk", "cpuid"};
   struct insn_class c;
   c.can_trap = starts_with_any(text, trapping, sizeof trapping / sizeof *trapping);
@@ -280,7 +279,8 @@ static void load_pending_bytes(struct step_state *st, struct pending_insn *p,
 }
 
 /* Record what tid is about to execute, reading its registers. */
-static void record_next(struct step_state *st, struct pending_insn *p, const struct asmspy_stop *stop) {
+static void record_next(struct step_state *st, struct pending_insn *p,
+                        const struct asmspy_stop *stop) {
   struct asmspy_regs regs;
   memset(&regs, 0, sizeof regs);
   ASMSPY_INIT_HEADER(&regs);
@@ -315,9 +315,8 @@ static void record_next(struct step_state *st, struct pending_insn *p, const str
     /* the regset that holds the call a restart re-runs: the arch shim's */
     uint32_t nt = ASMSPY_HAS(st->host, arch) && st->host->arch ? st->host->arch->syscall_regset : 0;
     if (x0 >= -516 && x0 <= -512 && stop->target && nt &&
-        st->host->seam->get_regset(st->seam, stop->tid, nt, &no, &nlen) == 0 &&
-        no >= 0 && st->host->read_mem(stop->target, regs.ip - 4, prev, 4) == 4 &&
-        memcmp(prev, svc0, 4) == 0)
+        st->host->seam->get_regset(st->seam, stop->tid, nt, &no, &nlen) == 0 && no >= 0 &&
+        st->host->read_mem(stop->target, regs.ip - 4, prev, 4) == 4 && memcmp(prev, svc0, 4) == 0)
       p->ip = regs.ip - 4;
   }
 #endif
@@ -331,7 +330,8 @@ static void record_next(struct step_state *st, struct pending_insn *p, const str
  * predicted step is checked against the registers; a mismatch turns
  * prediction off for the session with a note. */
 #define VERIFY_EVERY 64
-static int predict_next(struct step_state *st, struct pending_insn *p, const struct asmspy_stop *stop) {
+static int predict_next(struct step_state *st, struct pending_insn *p,
+                        const struct asmspy_stop *stop) {
   if (!st->predict || !p->straight || !p->fallthrough) return 0;
   uint64_t predicted = p->fallthrough;
   if (++st->predicted % VERIFY_EVERY == 0) {
@@ -371,14 +371,12 @@ static void emit_task(struct step_state *st, const struct asmspy_stop *stop, uin
 static int step_executed_pending(const struct pending_insn *p, const struct asmspy_stop *stop) {
   if (!ASMSPY_HAS(stop, si_code)) return 1;
   switch (stop->si_code) {
-  case 5: /* SIGTRAP via ptrace_notify: a handler frame was set up */
-    return 0;
+  case 5: /* SIGTRAP via ptrace_notify: a handler frame was set up */ return 0;
   case 1: /* TRAP_BRKPT: reported at syscall exit. Only a `syscall` we
            * stepped into ran; a step begun inside a syscall (exec / attach
            * stop) reports here without running any user instruction. */
     return p->valid && p->len >= 2 && p->bytes[0] == 0x0f && p->bytes[1] == 0x05;
-  default: /* TRAP_TRACE */
-    return 1;
+  default: /* TRAP_TRACE */ return 1;
   }
 }
 
@@ -456,15 +454,14 @@ static int account_stop(struct step_state *st, struct pending_insn *p,
   case ASMSPY_STOP_NEW_TASK:
     emit_completed(st, p, stop->pid, stop->nthreads); /* the clone/fork syscall ran */
     if (!st->sink_stop)
-      emit_task(st, stop, stop->is_process ? ASMSPY_TASK_FORK : ASMSPY_TASK_CLONE,
-                stop->new_tid, 0);
+      emit_task(st, stop, stop->is_process ? ASMSPY_TASK_FORK : ASMSPY_TASK_CLONE, stop->new_tid,
+                0);
     return 0;
   case ASMSPY_STOP_EXEC:
     p->valid = 0; /* the old image is gone */
     emit_task(st, stop, ASMSPY_TASK_EXEC, 0, 0);
     return 0;
-  default: /* GROUP / SYSCALL: nothing executed since the last stop */
-    return 0;
+  default: /* GROUP / SYSCALL: nothing executed since the last stop */ return 0;
   }
 }
 
@@ -500,9 +497,9 @@ static int singlestep_run(const struct asmspy_host_api *host, const struct asmsp
   struct asmspy_seam *sm = NULL;
   int rc = seam->attach(s, &sm);
   if (rc) return rc;
-    /* a view that needs exact sp/regs on every step turns prediction off */
-  struct step_state st = {.host = host, .seam = sm, .s = s,
-                          .predict = !(s->flags & ASMSPY_SESS_EXACT_SP)};
+  /* a view that needs exact sp/regs on every step turns prediction off */
+  struct step_state st = {
+      .host = host, .seam = sm, .s = s, .predict = !(s->flags & ASMSPY_SESS_EXACT_SP)};
   int result = 0;
   for (;;) {
     struct asmspy_stop stop;

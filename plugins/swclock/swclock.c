@@ -38,12 +38,12 @@
 #include "plugins/common/perf_sampling.h"
 #include "plugins/common/sampler_run.h"
 
-#define SWC_PERIOD_NS 1000000ull    /* 1 ms of the thread's CPU time per sample */
-#define SWC_DEFAULT_WINDOW_MS 300   /* the seed's --sample default */
-#define SWC_RING_PAGES_LOG2 4       /* 16 data pages (64 KiB) per thread: > 2500 samples */
+#define SWC_PERIOD_NS 1000000ull      /* 1 ms of the thread's CPU time per sample */
+#define SWC_DEFAULT_WINDOW_MS 300     /* the seed's --sample default */
+#define SWC_RING_PAGES_LOG2 4         /* 16 data pages (64 KiB) per thread: > 2500 samples */
 #define SWC_PROBE_PERIOD_NS 100000ull /* 100 us: the probe wants many samples fast */
-#define SWC_PROBE_CPU_MS 20         /* CPU time the probe's child burns */
-#define SWC_MAX_STACK 16            /* user frames per sample's call chain */
+#define SWC_PROBE_CPU_MS 20           /* CPU time the probe's child burns */
+#define SWC_MAX_STACK 16              /* user frames per sample's call chain */
 
 static void swc_attr(struct perf_event_attr *a, uint64_t period) {
   memset(a, 0, sizeof *a);
@@ -98,7 +98,7 @@ static int swc_on_sample(void *arg, const uint8_t *rec, size_t len) {
   uint32_t pid, tid;
   if (ps_take(&c, &h, sizeof h) || ps_take(&c, &ip, 8) || ps_take(&c, &pid, 4) ||
       ps_take(&c, &tid, 4))
-    return 0; /* a short record: nothing to name */
+    return 0;                             /* a short record: nothing to name */
   if ((pid_t)pid != w->out.pid) return 0; /* per-thread events, no inherit: cannot happen */
   w->samples++;
   struct asmspy_event ev;
@@ -225,7 +225,8 @@ static const struct asmspy_plugin swc_plugin = {
     .struct_size = sizeof(struct asmspy_plugin),
     .kind = ASMSPY_KIND_BACKEND,
     .name = "swclock",
-    .description = "sampler rung sw: perf task-clock IP samples of every thread (no PMU, no ptrace)",
+    .description =
+        "sampler rung sw: perf task-clock IP samples of every thread (no PMU, no ptrace)",
     .caps = ASMSPY_CAP_IP_SAMPLES | ASMSPY_CAP_OUT_OF_BAND | ASMSPY_CAP_ATTACH_PID,
     .probe = swc_probe,
     .backend = &swc_ops,

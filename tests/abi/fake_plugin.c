@@ -34,8 +34,8 @@
 
 /* ---- trivial ops shared by the variants -------------------------------- */
 
-static UNUSED int fake_view_open(const struct asmspy_host_api *host,
-                                 const struct asmspy_session *s, void **state) {
+static UNUSED int fake_view_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                                 void **state) {
   (void)host;
   (void)s;
   *state = NULL;
@@ -69,11 +69,11 @@ static UNUSED int fake_probe_ok(const struct asmspy_host_api *host,
 
 /* A view ops table as the current header lays it out, stamped with the
  * version and struct_size its (pretend) writer had. */
-#define FAKE_VIEW_OPS(ver, size, mode_name)                                                \
-  {                                                                                        \
-    .abi_version = (ver), .struct_size = (uint32_t)(size),                                 \
-    .mode = (mode_name), .caps_required = 0, .usage = "<pid> [n]", .open = fake_view_open, \
-    .consume = fake_view_consume, .finish = fake_view_finish, .close = fake_view_close,   \
+#define FAKE_VIEW_OPS(ver, size, mode_name)                                                        \
+  {                                                                                                \
+    .abi_version = (ver), .struct_size = (uint32_t)(size), .mode = (mode_name),                    \
+    .caps_required = 0, .usage = "<pid> [n]", .open = fake_view_open,                              \
+    .consume = fake_view_consume, .finish = fake_view_finish, .close = fake_view_close,            \
   }
 
 /* Copy the first n bytes of src to the END of a read-only page that is
@@ -173,9 +173,9 @@ ASMSPY_EXPORT const struct asmspy_plugin *asmspy_plugin_entry(uint32_t host_abi_
  * a host reading plugin_version (a 1.1 member) without ASMSPY_HAS crashes. */
 #define OLD_SIZE offsetof(struct asmspy_plugin, plugin_version)
 
-static const struct asmspy_view_ops old_view = FAKE_VIEW_OPS(
-    ASMSPY_ABI_MAKE(1, 0), offsetof(struct asmspy_view_ops, close) + sizeof(void (*)(void *)),
-    "fake_old");
+static const struct asmspy_view_ops old_view =
+    FAKE_VIEW_OPS(ASMSPY_ABI_MAKE(1, 0),
+                  offsetof(struct asmspy_view_ops, close) + sizeof(void (*)(void *)), "fake_old");
 
 static const struct asmspy_plugin old_plugin_src = {
     .abi_version = ASMSPY_ABI_MAKE(1, 0),

@@ -73,8 +73,7 @@ static void expect_not_loaded(const struct asmspy_engine *e, const char *variant
   check(p->desc == NULL, "%s: no descriptor kept for a refused plugin", variant);
   check(asmspy_find_plugin(e, 0, p->name) != p, "%s: asmspy_find_plugin does not return it",
         variant);
-  check(ASMSPY_STATUS_CLASS(p->status) == 4, "%s: status is in the 4xx (load/ABI) class",
-        variant);
+  check(ASMSPY_STATUS_CLASS(p->status) == 4, "%s: status is in the 4xx (load/ABI) class", variant);
 }
 
 static void test_minor_future(const struct asmspy_engine *e, const char *variant,
@@ -130,8 +129,8 @@ static void test_old_small(const struct asmspy_engine *e) {
 int main(void) {
   const char *pp = getenv("ASMSPY_PLUGIN_PATH");
   const char *to = getenv("ASMSPY_PROBE_TIMEOUT_MS");
-  printf("# ASMSPY_PLUGIN_PATH=%s ASMSPY_PROBE_TIMEOUT_MS=%s host ABI %u.%u\n",
-         pp ? pp : "(unset)", to ? to : "(unset)", ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR);
+  printf("# ASMSPY_PLUGIN_PATH=%s ASMSPY_PROBE_TIMEOUT_MS=%s host ABI %u.%u\n", pp ? pp : "(unset)",
+         to ? to : "(unset)", ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR);
   if (!pp || !*pp) {
     fprintf(stderr, "test_abi_loader: ASMSPY_PLUGIN_PATH must name the fakes' build dir\n");
     return 1;
@@ -162,13 +161,11 @@ int main(void) {
            ASMSPY_ABI_MINOR);
   expect_status("major_2", p, ASMSPY_E_ABI, want);
   expect_not_loaded(e, "major_2", p);
-  if (p)
-    check(p->abi_version == ASMSPY_ABI_MAKE(2, 0), "major_2: recorded the plugin's ABI 2.0");
+  if (p) check(p->abi_version == ASMSPY_ABI_MAKE(2, 0), "major_2: recorded the plugin's ABI 2.0");
 
   /* the plugin refuses us */
   p = fake_row(e, "refuses");
-  snprintf(want, sizeof want, "plugin refused host ABI %u.%u", ASMSPY_ABI_MAJOR,
-           ASMSPY_ABI_MINOR);
+  snprintf(want, sizeof want, "plugin refused host ABI %u.%u", ASMSPY_ABI_MAJOR, ASMSPY_ABI_MINOR);
   expect_status("refuses", p, ASMSPY_E_ABI, want);
   expect_not_loaded(e, "refuses", p);
 

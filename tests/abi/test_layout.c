@@ -32,36 +32,38 @@ int main(void) {
 #else
 
 /* offsetof(struct S, m) == off: the member is where every plugin expects it. */
-#define PIN(S, m, off)                                                                     \
-  _Static_assert(offsetof(struct S, m) == (off),                                           \
-                 "ABI BREAK: struct " #S "." #m " moved (pinned at offset " #off           \
+#define PIN(S, m, off)                                                                             \
+  _Static_assert(offsetof(struct S, m) == (off),                                                   \
+                 "ABI BREAK: struct " #S "." #m " moved (pinned at offset " #off                   \
                  "); members are never moved, removed or retyped within a major")
 /* The writer of minor N put sizeof(struct S) (as of N) in struct_size; a
  * member of a later minor must start at or after it, else ASMSPY_HAS would
  * claim a minor-N writer has it (it lies in that writer's tail padding). */
-#define NEW(S, m, prev_size)                                                               \
-  _Static_assert(offsetof(struct S, m) >= (prev_size),                                     \
-                 "ABI BREAK: struct " #S "." #m " starts inside the previous minor's "     \
-                 "struct_size (" #prev_size "); ASMSPY_HAS would report it present for "  \
+#define NEW(S, m, prev_size)                                                                       \
+  _Static_assert(offsetof(struct S, m) >= (prev_size),                                             \
+                 "ABI BREAK: struct " #S "." #m " starts inside the previous minor's "             \
+                 "struct_size (" #prev_size "); ASMSPY_HAS would report it present for "           \
                  "older writers. Pad explicitly so it starts at or after " #prev_size)
 /* The size a minor-N writer had: the end of its last member, rounded to the
  * struct's alignment (all boundary structs are 8-aligned on x86-64). */
-#define ENDS(S, last_m, size)                                                              \
-  _Static_assert(((offsetof(struct S, last_m) + sizeof(((struct S *)0)->last_m) + 7u) &   \
-                  ~(size_t)7u) == (size),                                                  \
-                 "ABI history: struct " #S " as of this minor ended at " #last_m           \
+#define ENDS(S, last_m, size)                                                                      \
+  _Static_assert(((offsetof(struct S, last_m) + sizeof(((struct S *)0)->last_m) + 7u) &            \
+                  ~(size_t)7u) == (size),                                                          \
+                 "ABI history: struct " #S " as of this minor ended at " #last_m                   \
                  ", sizeof " #size)
 /* The current size: changes only together with ASMSPY_ABI_MINOR. */
-#define SIZE(S, size)                                                                      \
-  _Static_assert(sizeof(struct S) == (size),                                               \
-                 "ABI CHANGE WITHOUT A VERSION BUMP: sizeof(struct " #S ") is no longer " \
-                 #size " while ASMSPY_ABI_MINOR is unchanged (SQLite 3.6.0). Bump "         \
-                 "ASMSPY_ABI_MINOR, add an 'ABI 1.N' block to tests/abi/test_layout.c "    \
+#define SIZE(S, size)                                                                              \
+  _Static_assert(sizeof(struct S) == (size),                                                       \
+                 "ABI CHANGE WITHOUT A VERSION BUMP: sizeof(struct " #S ") is no longer " #size    \
+                 " while ASMSPY_ABI_MINOR is unchanged (SQLite 3.6.0). Bump "                      \
+                 "ASMSPY_ABI_MINOR, add an 'ABI 1.N' block to tests/abi/test_layout.c "            \
                  "and a row to docs/ABI.md")
 
 /* Every boundary struct begins with the same two header words, forever
  * (a reader of ANY major looks at these two to decide). */
-#define HEADER(S) PIN(S, abi_version, 0); PIN(S, struct_size, 4)
+#define HEADER(S)                                                                                  \
+  PIN(S, abi_version, 0);                                                                          \
+  PIN(S, struct_size, 4)
 
 _Static_assert(ASMSPY_ABI_MAJOR == 1, "major changed: write a new layout test for ABI 2");
 _Static_assert(ASMSPY_ABI_MAKE(2, 0) == 0x00020000u && ASMSPY_ABI_MAJOR_OF(0x00010009u) == 1 &&

@@ -18,20 +18,20 @@
 
 #include "../unit/check.h"
 
-#define HDR                                                                                \
-  "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,\"tool\":\"asmspy\"," \
-  "\"tool_version\":\"0.1.0\",\"mode\":\"stream\",\"pid\":1234,\"backend\":\"singlestep\"," \
-  "\"host\":{\"kernel\":\"6.1.0\",\"arch\":\"x86_64\",\"hostname\":\"h\"},"                \
+#define HDR                                                                                        \
+  "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,\"tool\":\"asmspy\","         \
+  "\"tool_version\":\"0.1.0\",\"mode\":\"stream\",\"pid\":1234,\"backend\":\"singlestep\","        \
+  "\"host\":{\"kernel\":\"6.1.0\",\"arch\":\"x86_64\",\"hostname\":\"h\"},"                        \
   "\"start_time\":\"2026-12-02T09:00:00Z\",\"start_unix_ns\":123}\n"
 /* the second event's human text carries a raw ESC (JSON \u001b) */
-#define EVENTS                                                                             \
-  "{\"type\":\"insn\",\"seq\":1,\"tid\":1234,\"ip\":\"0x401000\",\"sym\":\"main\",\"off\":0," \
-  "\"module\":\"a.out\",\"bytes\":\"4889e5\",\"disasm\":\"mov rbp, rsp\"}\n"               \
-  "{\"type\":\"insn\",\"seq\":2,\"tid\":1234,\"ip\":\"0x401003\",\"sym\":\"main\",\"off\":3," \
-  "\"module\":\"a.out\",\"bytes\":\"4889e5\",\"disasm\":\"mov rbp, rsp\","                 \
+#define EVENTS                                                                                     \
+  "{\"type\":\"insn\",\"seq\":1,\"tid\":1234,\"ip\":\"0x401000\",\"sym\":\"main\",\"off\":0,"      \
+  "\"module\":\"a.out\",\"bytes\":\"4889e5\",\"disasm\":\"mov rbp, rsp\"}\n"                       \
+  "{\"type\":\"insn\",\"seq\":2,\"tid\":1234,\"ip\":\"0x401003\",\"sym\":\"main\",\"off\":3,"      \
+  "\"module\":\"a.out\",\"bytes\":\"4889e5\",\"disasm\":\"mov rbp, rsp\","                         \
   "\"human\":\"x\\u001b[2Jy\"}\n"
-#define END                                                                                \
-  "{\"type\":\"end\",\"events\":2,\"lost\":0,\"reason\":\"n_reached\",\"status\":0,"        \
+#define END                                                                                        \
+  "{\"type\":\"end\",\"events\":2,\"lost\":0,\"reason\":\"n_reached\",\"status\":0,"               \
   "\"end_unix_ns\":456}\n"
 
 static char dir[] = "/tmp/test_public_api.XXXXXX";
@@ -94,15 +94,13 @@ static void check_recording(void) {
   int v = asmspy_recording_check(valid, &r);
   CHECK(v == ASMSPY_RECORDING_VALID && r.verdict == v, "valid: verdict %d (%s)", v, r.error);
   CHECK(r.struct_size == sizeof r && r.abi_version == ASMSPY_ABI_VERSION, "valid: header words");
-  CHECK(r.have_header && r.format_version == 1 && r.pid == 1234 &&
-            strcmp(r.mode, "stream") == 0 && strcmp(r.backend, "singlestep") == 0 &&
-            strcmp(r.hostname, "h") == 0,
+  CHECK(r.have_header && r.format_version == 1 && r.pid == 1234 && strcmp(r.mode, "stream") == 0 &&
+            strcmp(r.backend, "singlestep") == 0 && strcmp(r.hostname, "h") == 0,
         "valid: header fields");
   CHECK(r.events == 2 && r.n_types == 1 && strcmp(r.types[0].name, "insn") == 0 &&
             r.types[0].count == 2 && r.types[1].name[0] == '\0',
         "valid: counts (the rest of the table zeroed)");
-  CHECK(r.have_end && r.end_events == 2 && strcmp(r.end_reason, "n_reached") == 0,
-        "valid: footer");
+  CHECK(r.have_end && r.end_events == 2 && strcmp(r.end_reason, "n_reached") == 0, "valid: footer");
   CHECK(r.raw_control_events == 1 && r.raw_control_first_seq == 2 &&
             strcmp(r.raw_control_member, "human") == 0 && r.raw_control_byte == 0x1b,
         "valid: the raw ESC in seq 2's human text (%llu events, seq %lld, %s, 0x%x)",

@@ -34,24 +34,19 @@ struct bytes {
   size_t n;
 };
 
-static inline void put_le(struct bytes *o, uint64_t v, unsigned width)
-{
-  for (unsigned i = 0; i < width; i++)
-    o->b[o->n++] = (uint8_t)(v >> (8 * i));
+static inline void put_le(struct bytes *o, uint64_t v, unsigned width) {
+  for (unsigned i = 0; i < width; i++) o->b[o->n++] = (uint8_t)(v >> (8 * i));
 }
 static inline void put16(struct bytes *o, uint16_t v) { put_le(o, v, 2); }
 static inline void put32(struct bytes *o, uint32_t v) { put_le(o, v, 4); }
 static inline void put64(struct bytes *o, uint64_t v) { put_le(o, v, 8); }
-static inline void pad8(struct bytes *o)
-{
-  while (o->n % 8)
-    o->b[o->n++] = 0;
+static inline void pad8(struct bytes *o) {
+  while (o->n % 8) o->b[o->n++] = 0;
 }
 
 /* Start a record: perf_event_header { u32 type; u16 misc; u16 size } with the
  * size patched by rec_end(). Returns the record's offset in o. */
-static inline size_t rec_begin(struct bytes *o, uint32_t type, uint16_t misc)
-{
+static inline size_t rec_begin(struct bytes *o, uint32_t type, uint16_t misc) {
   size_t at = o->n;
   put32(o, type);
   put16(o, misc);
@@ -59,8 +54,7 @@ static inline size_t rec_begin(struct bytes *o, uint32_t type, uint16_t misc)
   return at;
 }
 /* Pad to 8 and write the size (or force a size, for corrupt headers). */
-static inline void rec_end(struct bytes *o, size_t at, int forced_size)
-{
+static inline void rec_end(struct bytes *o, size_t at, int forced_size) {
   pad8(o);
   uint16_t size = forced_size >= 0 ? (uint16_t)forced_size : (uint16_t)(o->n - at);
   o->b[at + 6] = (uint8_t)size;
@@ -68,23 +62,20 @@ static inline void rec_end(struct bytes *o, size_t at, int forced_size)
 }
 
 /* PERF_RECORD_LOST { u64 id; u64 lost; } */
-static inline void rec_lost(struct bytes *o, uint64_t id, uint64_t lost)
-{
+static inline void rec_lost(struct bytes *o, uint64_t id, uint64_t lost) {
   size_t at = rec_begin(o, PERF_RECORD_LOST, 0);
   put64(o, id);
   put64(o, lost);
   rec_end(o, at, -1);
 }
 /* PERF_RECORD_LOST_SAMPLES { u64 lost; } */
-static inline void rec_lost_samples(struct bytes *o, uint64_t lost)
-{
+static inline void rec_lost_samples(struct bytes *o, uint64_t lost) {
   size_t at = rec_begin(o, PERF_RECORD_LOST_SAMPLES, 0);
   put64(o, lost);
   rec_end(o, at, -1);
 }
 /* PERF_RECORD_THROTTLE / UNTHROTTLE { u64 time; u64 id; u64 stream_id; } */
-static inline void rec_throttle(struct bytes *o, uint32_t type, uint64_t time)
-{
+static inline void rec_throttle(struct bytes *o, uint32_t type, uint64_t time) {
   size_t at = rec_begin(o, type, 0);
   put64(o, time);
   put64(o, 1);
@@ -93,13 +84,11 @@ static inline void rec_throttle(struct bytes *o, uint32_t type, uint64_t time)
 }
 /* PERF_RECORD_COMM { u32 pid, tid; char comm[]; }: a type the samplers never
  * ask for, to prove it is skipped by its size. */
-static inline void rec_comm(struct bytes *o, uint32_t pid, const char *comm)
-{
+static inline void rec_comm(struct bytes *o, uint32_t pid, const char *comm) {
   size_t at = rec_begin(o, PERF_RECORD_COMM, 0);
   put32(o, pid);
   put32(o, pid);
-  for (const char *c = comm; *c; c++)
-    o->b[o->n++] = (uint8_t)*c;
+  for (const char *c = comm; *c; c++) o->b[o->n++] = (uint8_t)*c;
   o->b[o->n++] = 0;
   rec_end(o, at, -1);
 }
@@ -114,8 +103,7 @@ struct fake_ring {
 
 /* 2^data_pages_log2 data pages; the free-running offsets start at `start`
  * (start near the ring size makes the next records wrap). */
-static inline void fr_init(struct fake_ring *f, unsigned data_pages_log2, uint64_t start)
-{
+static inline void fr_init(struct fake_ring *f, unsigned data_pages_log2, uint64_t start) {
   size_t page = 4096;
   size_t len = (1 + ((size_t)1 << data_pages_log2)) * page;
   f->mem = aligned_alloc(page, len);
@@ -133,24 +121,20 @@ static inline void fr_init(struct fake_ring *f, unsigned data_pages_log2, uint64
 }
 
 /* Append len bytes at data_head, wrapping at the ring's end, and publish. */
-static inline void fr_write(struct fake_ring *f, const void *p, size_t len)
-{
+static inline void fr_write(struct fake_ring *f, const void *p, size_t len) {
   const uint8_t *src = p;
   uint8_t *data = f->mem + f->r.pc->data_offset;
   uint64_t mask = f->r.pc->data_size - 1;
-  for (size_t i = 0; i < len; i++)
-    data[(f->head + i) & mask] = src[i];
+  for (size_t i = 0; i < len; i++) data[(f->head + i) & mask] = src[i];
   f->head += len;
   __atomic_store_n(&f->r.pc->data_head, f->head, __ATOMIC_RELEASE);
 }
 
-static inline void fr_write_bytes(struct fake_ring *f, const struct bytes *o)
-{
+static inline void fr_write_bytes(struct fake_ring *f, const struct bytes *o) {
   fr_write(f, o->b, o->n);
 }
 
-static inline void fr_free(struct fake_ring *f)
-{
+static inline void fr_free(struct fake_ring *f) {
   free(f->mem);
   f->mem = NULL;
 }
@@ -166,8 +150,7 @@ struct event_log {
   size_t stop_after; /* > 0: ask to stop once this many events arrived */
 };
 
-static inline int log_sink(void *ctx, const struct asmspy_event *ev)
-{
+static inline int log_sink(void *ctx, const struct asmspy_event *ev) {
   struct event_log *l = ctx;
   if (l->n < LOG_MAX) {
     l->ev[l->n] = *ev;
@@ -178,20 +161,16 @@ static inline int log_sink(void *ctx, const struct asmspy_event *ev)
   return l->stop_after && l->n >= l->stop_after;
 }
 
-static inline size_t log_count(const struct event_log *l, uint16_t type)
-{
+static inline size_t log_count(const struct event_log *l, uint16_t type) {
   size_t n = 0;
-  for (size_t i = 0; i < l->n; i++)
-    n += l->ev[i].type == type;
+  for (size_t i = 0; i < l->n; i++) n += l->ev[i].type == type;
   return n;
 }
 
 /* The last event of a type, or NULL. */
-static inline const struct asmspy_event *log_last(const struct event_log *l, uint16_t type)
-{
+static inline const struct asmspy_event *log_last(const struct event_log *l, uint16_t type) {
   for (size_t i = l->n; i-- > 0;)
-    if (l->ev[i].type == type)
-      return &l->ev[i];
+    if (l->ev[i].type == type) return &l->ev[i];
   return NULL;
 }
 
@@ -202,11 +181,9 @@ static char fake_notes[NOTES_MAX][512];
 static int fake_note_levels[NOTES_MAX];
 static size_t fake_nnotes;
 
-static inline void fake_note(struct asmspy_out *out, int level, const char *fmt, ...)
-{
+static inline void fake_note(struct asmspy_out *out, int level, const char *fmt, ...) {
   (void)out;
-  if (fake_nnotes >= NOTES_MAX)
-    return;
+  if (fake_nnotes >= NOTES_MAX) return;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(fake_notes[fake_nnotes], sizeof fake_notes[0], fmt, ap);
@@ -217,16 +194,13 @@ static inline void fake_note(struct asmspy_out *out, int level, const char *fmt,
 }
 
 /* 1 when some note contains `needle`. */
-static inline int fake_noted(const char *needle)
-{
+static inline int fake_noted(const char *needle) {
   for (size_t i = 0; i < fake_nnotes; i++)
-    if (strstr(fake_notes[i], needle))
-      return 1;
+    if (strstr(fake_notes[i], needle)) return 1;
   return 0;
 }
 
-static inline void fake_host_init(struct asmspy_host_api *h)
-{
+static inline void fake_host_init(struct asmspy_host_api *h) {
   memset(h, 0, sizeof *h);
   ASMSPY_INIT_HEADER(h);
   h->note = fake_note;

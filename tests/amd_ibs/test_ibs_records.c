@@ -37,9 +37,9 @@
 /* IBS_OP_DATA3 (MSR C001_1037): a load */
 #define DOC_DATA3_LDOP (1ull << 0)
 /* ibs_caps as dmesg prints them ("perf: AMD IBS detected (0x...)") */
-#define DOC_CAPS_K10 0x1fu  /* no BrnTrgt: 7 MSRs */
-#define DOC_CAPS_ZEN3 0x3ffu /* BrnTrgt: 8 MSRs */
-#define DOC_CAPS_ZEN4 0xbffu /* BrnTrgt + Zen 4: 8 MSRs */
+#define DOC_CAPS_K10 0x1fu      /* no BrnTrgt: 7 MSRs */
+#define DOC_CAPS_ZEN3 0x3ffu    /* BrnTrgt: 8 MSRs */
+#define DOC_CAPS_ZEN4 0xbffu    /* BrnTrgt + Zen 4: 8 MSRs */
 #define DOC_CAPS_OPDATA4 0x7ffu /* BrnTrgt + OpData4: 9 MSRs */
 
 #define PID 4242
@@ -58,8 +58,7 @@ struct ibs_spec {
   unsigned junk;    /* bytes appended after the MSRs (an unexpected size) */
 };
 
-static void build_ibs(struct bytes *o, const struct ibs_spec *s)
-{
+static void build_ibs(struct bytes *o, const struct ibs_spec *s) {
   size_t at = rec_begin(o, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP);
   put64(o, s->sample_ip);
   put32(o, s->pid);
@@ -67,17 +66,14 @@ static void build_ibs(struct bytes *o, const struct ibs_spec *s)
   uint32_t present = 4 + 8 * s->nregs + s->junk;
   put32(o, s->raw_size >= 0 ? (uint32_t)s->raw_size : present);
   put32(o, s->caps);
-  for (unsigned i = 0; i < s->nregs; i++)
-    put64(o, s->regs[i]);
-  for (unsigned i = 0; i < s->junk; i++)
-    o->b[o->n++] = 0xee;
+  for (unsigned i = 0; i < s->nregs; i++) put64(o, s->regs[i]);
+  for (unsigned i = 0; i < s->junk; i++) o->b[o->n++] = 0xee;
   rec_end(o, at, -1);
 }
 
 /* A valid op at rip with op_data and (for 8+ MSRs) br_target. */
 static struct ibs_spec op_spec(uint32_t caps, unsigned nregs, uint64_t rip, uint64_t data,
-                               uint64_t target)
-{
+                               uint64_t target) {
   struct ibs_spec s;
   memset(&s, 0, sizeof s);
   s.pid = PID;
@@ -93,16 +89,13 @@ static struct ibs_spec op_spec(uint32_t caps, unsigned nregs, uint64_t rip, uint
   s.regs[4] = data & DOC_DATA_BRN_RET ? 0 : DOC_DATA3_LDOP;
   s.regs[5] = 0x7ffd0000;
   s.regs[6] = 0;
-  if (nregs > 7)
-    s.regs[7] = target;
-  if (nregs > 8)
-    s.regs[8] = 0x5a5a;
+  if (nregs > 7) s.regs[7] = target;
+  if (nregs > 8) s.regs[8] = 0x5a5a;
   return s;
 }
 
 /* The target's instruction lengths, as the host's disassembler would say. */
-static int fake_insn_len(void *ctx, uint64_t ip)
-{
+static int fake_insn_len(void *ctx, uint64_t ip) {
   (void)ctx;
   switch (ip) {
   case 0x401060: return 2; /* jne rel8 */
@@ -111,9 +104,8 @@ static int fake_insn_len(void *ctx, uint64_t ip)
   }
 }
 
-static void expect_branch(const struct asmspy_event *ev, uint64_t from, uint64_t to,
-                          uint16_t flags, const char *what)
-{
+static void expect_branch(const struct asmspy_event *ev, uint64_t from, uint64_t to, uint16_t flags,
+                          const char *what) {
   CHECK(ev->type == ASMSPY_EV_BRANCH, "%s: type %u, want BRANCH", what, ev->type);
   CHECK(ev->u.branch.from == from, "%s: from %#llx, want %#llx", what,
         (unsigned long long)ev->u.branch.from, (unsigned long long)from);
@@ -124,16 +116,14 @@ static void expect_branch(const struct asmspy_event *ev, uint64_t from, uint64_t
   CHECK(ev->pid == PID && ev->tid == TID, "%s: pid/tid %d/%d", what, ev->pid, ev->tid);
 }
 
-static void init_emitter(struct ibs_emitter *em, struct event_log *log, int drop_kernel)
-{
+static void init_emitter(struct ibs_emitter *em, struct event_log *log, int drop_kernel) {
   memset(log, 0, sizeof *log);
   ibs_emitter_init(em, log_sink, log, NULL, PID, 0, PERIOD, drop_kernel);
   em->insn_len = fake_insn_len;
 }
 
 /* The whole ring: every record kind the backend meets, in one walk. */
-static void test_ring(void)
-{
+static void test_ring(void) {
   struct bytes o = {.n = 0};
   struct ibs_spec s;
   /* 1 taken + mispredicted (Zen 3: 8 MSRs); starts 40 bytes before the
@@ -195,7 +185,7 @@ static void test_ring(void)
   s = op_spec(DOC_CAPS_ZEN3, 8, 0x401120, DOC_DATA_BRN_RET | DOC_DATA_TAKEN, 0x401000);
   s.pid = PID + 1;
   build_ibs(&o, &s);
-  rec_lost_samples(&o, 3);   /* 20 */
+  rec_lost_samples(&o, 3);     /* 20 */
   rec_comm(&o, PID, "victim"); /* 21 */
   /* 22 a SAMPLE too short for ip, pid/tid and raw_size */
   size_t at = rec_begin(&o, PERF_RECORD_SAMPLE, 0);
@@ -287,10 +277,10 @@ static void test_ring(void)
 }
 
 /* The decoder alone: where each MSR lands, per caps word. */
-static void test_decode_layouts(void)
-{
+static void test_decode_layouts(void) {
   struct bytes o = {.n = 0};
-  struct ibs_spec s = op_spec(DOC_CAPS_OPDATA4, 9, 0x7f0000001000, DOC_DATA_BRN_RET, 0x7f0000002000);
+  struct ibs_spec s =
+      op_spec(DOC_CAPS_OPDATA4, 9, 0x7f0000001000, DOC_DATA_BRN_RET, 0x7f0000002000);
   build_ibs(&o, &s);
   struct ibs_op op;
   int v = ibs_decode_sample(o.b, o.n, &op);
@@ -344,8 +334,7 @@ static void test_decode_layouts(void)
 }
 
 /* Kernels without swfilt deliver kernel-mode samples: dropped, not counted. */
-static void test_kernel_and_tid_filters(void)
-{
+static void test_kernel_and_tid_filters(void) {
   struct bytes o = {.n = 0};
   struct ibs_spec s = op_spec(DOC_CAPS_ZEN3, 8, 0xffffffff81000000ull, 0, 0);
   build_ibs(&o, &s);
@@ -366,8 +355,10 @@ static void test_kernel_and_tid_filters(void)
   struct ps_consumer c = ibs_consumer(&em);
   uint8_t buf[1024] __attribute__((aligned(8)));
   (void)ps_ring_drain(&f.r, buf, sizeof buf, &c, &n);
-  CHECK(em.t.kernel == 1 && em.t.foreign == 1 && em.t.samples == 1, "kernel %llu foreign %llu "
-        "samples %llu", (unsigned long long)em.t.kernel, (unsigned long long)em.t.foreign,
+  CHECK(em.t.kernel == 1 && em.t.foreign == 1 && em.t.samples == 1,
+        "kernel %llu foreign %llu "
+        "samples %llu",
+        (unsigned long long)em.t.kernel, (unsigned long long)em.t.foreign,
         (unsigned long long)em.t.samples);
   CHECK(log.n == 1 && log.ev[0].type == ASMSPY_EV_BRANCH && log.ev[0].tid == TID,
         "only the pinned thread's user-mode branch: %zu events", log.n);
@@ -389,8 +380,7 @@ static void test_kernel_and_tid_filters(void)
 
 /* The ring walk itself: a consumer that stops, corrupt headers, oversized
  * records. */
-static void test_ring_edges(void)
-{
+static void test_ring_edges(void) {
   struct bytes o = {.n = 0};
   struct ibs_spec s = op_spec(DOC_CAPS_ZEN3, 8, 0x401000, DOC_DATA_BRN_RET | DOC_DATA_TAKEN, 1);
   build_ibs(&o, &s);
@@ -474,8 +464,7 @@ static void test_ring_edges(void)
 }
 
 /* The attr capture and probe open, and the sysfs reading behind it. */
-static void write_file(const char *dir, const char *name, const char *text)
-{
+static void write_file(const char *dir, const char *name, const char *text) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   FILE *fp = fopen(path, "w");
@@ -486,8 +475,7 @@ static void write_file(const char *dir, const char *name, const char *text)
   }
 }
 
-static void test_pmu_and_attr(void)
-{
+static void test_pmu_and_attr(void) {
   char root[] = "/tmp/ibs-sysfs-XXXXXX";
   CHECK(mkdtemp(root) != NULL, "mkdtemp");
   char dir[600], fmt[700];
@@ -529,8 +517,7 @@ static void test_pmu_and_attr(void)
         "the window period is the 16-bit MaxCnt");
 }
 
-int main(void)
-{
+int main(void) {
   test_ring();
   test_decode_layouts();
   test_kernel_and_tid_filters();

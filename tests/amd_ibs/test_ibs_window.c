@@ -25,8 +25,7 @@
 
 #define SW_PERIOD_NS 250000ull /* task-clock: 4000 samples/s of a busy thread */
 
-static struct ibs_pmu sw_pmu(void)
-{
+static struct ibs_pmu sw_pmu(void) {
   struct ibs_pmu p;
   memset(&p, 0, sizeof p);
   p.name = "task-clock (software stand-in for ibs_op)";
@@ -49,20 +48,16 @@ struct spinner {
 static volatile unsigned long sink_counter;
 static volatile int threads_started; /* spin threads that reported their tid */
 
-static void spin_for_ms(long ms)
-{
+static void spin_for_ms(long ms) {
   int64_t end = pp_now_ms() + ms;
   while (ms < 0 || pp_now_ms() < end)
-    for (int i = 0; i < 10000; i++)
-      sink_counter += (unsigned long)i;
+    for (int i = 0; i < 10000; i++) sink_counter += (unsigned long)i;
 }
 
-static void *spin_thread(void *arg)
-{
+static void *spin_thread(void *arg) {
   int fd = (int)(intptr_t)arg;
   pid_t t = (pid_t)syscall(SYS_gettid);
-  if (write(fd, &t, sizeof t) != sizeof t)
-    _exit(3);
+  if (write(fd, &t, sizeof t) != sizeof t) _exit(3);
   __atomic_add_fetch(&threads_started, 1, __ATOMIC_SEQ_CST);
   spin_for_ms(-1);
   return NULL;
@@ -71,31 +66,25 @@ static void *spin_thread(void *arg)
 /* A child with `threads` spinning threads (its main one included). With
  * late_ms > 0 it starts one more at that point; with exit_ms > 0 it exits
  * then. Every thread writes its tid to the pipe. */
-static int spawn_spinner(struct spinner *sp, int threads, long late_ms, long exit_ms)
-{
+static int spawn_spinner(struct spinner *sp, int threads, long late_ms, long exit_ms) {
   int p[2];
-  if (pipe(p) < 0)
-    return -1;
+  if (pipe(p) < 0) return -1;
   pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid < 0)
-    return -1;
+  if (pid < 0) return -1;
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-      _exit(2);
+    if (getppid() != parent) _exit(2);
     close(p[0]);
     pid_t me = getpid();
-    if (write(p[1], &me, sizeof me) != sizeof me)
-      _exit(3);
+    if (write(p[1], &me, sizeof me) != sizeof me) _exit(3);
     pthread_t th;
     for (int i = 1; i < threads; i++)
       pthread_create(&th, NULL, spin_thread, (void *)(intptr_t)p[1]);
     /* every thread has written its tid before the clock for exit_ms
      * starts: under load a thread may not run for a while (counts, not
      * timing luck, decide what the parent reads) */
-    while (__atomic_load_n(&threads_started, __ATOMIC_SEQ_CST) < threads - 1)
-      sched_yield();
+    while (__atomic_load_n(&threads_started, __ATOMIC_SEQ_CST) < threads - 1) sched_yield();
     if (late_ms > 0) {
       spin_for_ms(late_ms);
       pthread_create(&th, NULL, spin_thread, (void *)(intptr_t)p[1]);
@@ -116,8 +105,7 @@ static int spawn_spinner(struct spinner *sp, int threads, long late_ms, long exi
   return sp->ntids == threads ? 0 : -1;
 }
 
-static void reap_spinner(struct spinner *sp)
-{
+static void reap_spinner(struct spinner *sp) {
   kill(sp->pid, SIGKILL);
   waitpid(sp->pid, NULL, 0);
   close(sp->rfd);
@@ -127,9 +115,8 @@ static void reap_spinner(struct spinner *sp)
 
 static struct asmspy_host_api host;
 
-static struct asmspy_session session(pid_t pid, pid_t tid, int64_t window_ms,
-                                     struct event_log *log, const volatile int *stop)
-{
+static struct asmspy_session session(pid_t pid, pid_t tid, int64_t window_ms, struct event_log *log,
+                                     const volatile int *stop) {
   struct asmspy_session s;
   memset(&s, 0, sizeof s);
   ASMSPY_INIT_HEADER(&s);
@@ -146,16 +133,14 @@ static struct asmspy_session session(pid_t pid, pid_t tid, int64_t window_ms,
 
 /* The closing PROVENANCE, checked for what a software stand-in must give:
  * samples, none of them a branch, every one counted as raw-short. */
-static const struct asmspy_event *check_sw_window(const struct event_log *log, const char *what)
-{
+static const struct asmspy_event *check_sw_window(const struct event_log *log, const char *what) {
   const struct asmspy_event *p = log_last(log, ASMSPY_EV_PROVENANCE);
   CHECK(log_count(log, ASMSPY_EV_PROVENANCE) == 1, "%s: %zu PROVENANCE events", what,
         log_count(log, ASMSPY_EV_PROVENANCE));
   CHECK(p && p == &log->ev[log->n - 1], "%s: PROVENANCE is the last event", what);
   CHECK(log_count(log, ASMSPY_EV_BRANCH) == 0 && log_count(log, ASMSPY_EV_SAMPLE) == 0,
         "%s: a software event's empty RAW must never become a branch or op sample", what);
-  if (!p)
-    return NULL;
+  if (!p) return NULL;
   CHECK(p->u.prov.sampler && strcmp(p->u.prov.sampler, "ibs") == 0, "%s: sampler", what);
   CHECK(p->u.prov.samples > 0, "%s: no samples from a spinning target", what);
   CHECK(p->u.prov.branch_samples == 0, "%s: branch samples %llu", what,
@@ -170,8 +155,7 @@ static const struct asmspy_event *check_sw_window(const struct event_log *log, c
   return p;
 }
 
-static void test_window_over_threads(void)
-{
+static void test_window_over_threads(void) {
   struct spinner sp;
   CHECK(spawn_spinner(&sp, 4, 0, 0) == 0, "spawn");
   struct event_log log;
@@ -195,10 +179,8 @@ static void test_window_over_threads(void)
   char line[256];
   int tracer = -1;
   while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "TracerPid: %d", &tracer) == 1)
-      break;
-  if (f)
-    fclose(f);
+    if (sscanf(line, "TracerPid: %d", &tracer) == 1) break;
+  if (f) fclose(f);
   CHECK(tracer == 0, "TracerPid %d: out of band means no ptrace", tracer);
   reap_spinner(&sp);
 }
@@ -210,15 +192,13 @@ struct tid_seen {
   int n;
 };
 
-static int record_tid(void *arg, const uint8_t *rec, size_t len)
-{
+static int record_tid(void *arg, const uint8_t *rec, size_t len) {
   struct tid_seen *t = arg;
   struct ps_cursor c = {rec + sizeof(struct perf_event_header),
                         len - sizeof(struct perf_event_header)};
   uint64_t ip;
   uint32_t pid, tid;
-  if (ps_take(&c, &ip, 8) < 0 || ps_take(&c, &pid, 4) < 0 || ps_take(&c, &tid, 4) < 0)
-    return 0;
+  if (ps_take(&c, &ip, 8) < 0 || ps_take(&c, &pid, 4) < 0 || ps_take(&c, &tid, 4) < 0) return 0;
   for (int i = 0; i < t->n; i++)
     if (t->tids[i] == (pid_t)tid) {
       t->hits[i]++;
@@ -231,8 +211,7 @@ static int record_tid(void *arg, const uint8_t *rec, size_t len)
   return 0;
 }
 
-static void test_late_thread(void)
-{
+static void test_late_thread(void) {
   struct spinner sp;
   CHECK(spawn_spinner(&sp, 2, 60, 0) == 0, "spawn");
   struct ibs_pmu pmu = sw_pmu();
@@ -252,8 +231,7 @@ static void test_late_thread(void)
   CHECK(read(sp.rfd, &late, sizeof late) == sizeof late, "the late thread's tid");
   CHECK(set.n == 3, "%zu events: the thread born at ~60 ms was picked up", set.n);
   int found = 0;
-  for (int i = 0; i < seen.n; i++)
-    found |= seen.tids[i] == late;
+  for (int i = 0; i < seen.n; i++) found |= seen.tids[i] == late;
   CHECK(found, "no sample from the late thread %d", (int)late);
   CHECK(n.sample_records > 0 && !w.target_exited && !w.interrupted, "window result");
   ps_set_close(&set);
@@ -263,15 +241,13 @@ static void test_late_thread(void)
 /* A thread that exits mid-window leaves an event that polls POLLHUP for
  * good: the window must stop polling it, not spin on it. Bounded by the
  * tracer's own CPU time (a busy loop would burn the whole window). */
-static void *short_thread(void *arg)
-{
+static void *short_thread(void *arg) {
   (void)arg;
   spin_for_ms(30);
   return NULL;
 }
 
-static void test_exited_thread_no_busy_loop(void)
-{
+static void test_exited_thread_no_busy_loop(void) {
   int p[2];
   CHECK(pipe(p) == 0, "pipe");
   pid_t pid = fork();
@@ -280,8 +256,7 @@ static void test_exited_thread_no_busy_loop(void)
     pthread_t th;
     pthread_create(&th, NULL, short_thread, NULL);
     char go = 'g';
-    if (write(p[1], &go, 1) != 1)
-      _exit(3);
+    if (write(p[1], &go, 1) != 1) _exit(3);
     spin_for_ms(-1);
   }
   char go;
@@ -299,9 +274,10 @@ static void test_exited_thread_no_busy_loop(void)
   struct ps_window_result w;
   uint8_t buf[4096] __attribute__((aligned(8)));
   ps_run_window(&set, 400, NULL, buf, sizeof buf, &c, &n, &w);
-  fprintf(stderr, "exited thread: %d events, %d threads sampled, %llu poll rounds in a %.0f ms "
-                  "window\n", added, seen.n, (unsigned long long)w.ticks,
-          (double)w.window_ns / 1e6);
+  fprintf(stderr,
+          "exited thread: %d events, %d threads sampled, %llu poll rounds in a %.0f ms "
+          "window\n",
+          added, seen.n, (unsigned long long)w.ticks, (double)w.window_ns / 1e6);
   CHECK(added == 2, "both threads found at the start (%d)", added);
   /* 400 ms / 20 ms = 20 rounds; a ring passing its watermark may add some,
    * a HUP event polled on would make it thousands */
@@ -317,8 +293,7 @@ static void test_exited_thread_no_busy_loop(void)
 
 /* A thread perf refuses is refused once: rescans neither retry it nor
  * count it again, and the status says what perf said. */
-static void test_refusals_counted_once(void)
-{
+static void test_refusals_counted_once(void) {
   struct spinner sp;
   CHECK(spawn_spinner(&sp, 3, 0, 0) == 0, "spawn");
   struct perf_event_attr attr;
@@ -340,8 +315,7 @@ static void test_refusals_counted_once(void)
   reap_spinner(&sp);
 }
 
-static void test_target_exits(void)
-{
+static void test_target_exits(void) {
   struct spinner sp;
   CHECK(spawn_spinner(&sp, 2, 0, 80) == 0, "spawn");
   struct event_log log;
@@ -361,11 +335,9 @@ static void test_target_exits(void)
   reap_spinner(&sp);
 }
 
-static void test_target_gone(void)
-{
+static void test_target_gone(void) {
   pid_t pid = fork();
-  if (pid == 0)
-    _exit(0);
+  if (pid == 0) _exit(0);
   waitpid(pid, NULL, 0);
   struct event_log log;
   memset(&log, 0, sizeof log);
@@ -378,8 +350,7 @@ static void test_target_gone(void)
   CHECK(fake_noted("amd_ibs: pid"), "the reason is noted");
 }
 
-static void test_tid_and_stop(void)
-{
+static void test_tid_and_stop(void) {
   struct spinner sp;
   CHECK(spawn_spinner(&sp, 3, 0, 0) == 0, "spawn");
   struct event_log log;
@@ -389,8 +360,7 @@ static void test_tid_and_stop(void)
   struct asmspy_session s = session(sp.pid, sp.tids[2], 150, &log, NULL);
   CHECK(ibs_capture(&host, &s, &pmu) == 0, "--tid window");
   const struct asmspy_event *p = check_sw_window(&log, "--tid");
-  if (p)
-    CHECK(p->nthreads == 1, "--tid samples one thread: nthreads %u", p->nthreads);
+  if (p) CHECK(p->nthreads == 1, "--tid samples one thread: nthreads %u", p->nthreads);
 
   /* --tid of a thread that is not the target's: refused, not sampled */
   memset(&log, 0, sizeof log);
@@ -415,13 +385,11 @@ static void test_tid_and_stop(void)
 /* The non-root path: drop to nobody in a child. perf checks
  * ptrace_may_access(READ_REALCREDS) on the target: a root-owned target is
  * refused (ATTACH_PERM, not "no hardware"), the child's own is sampled. */
-static int unprivileged_run(pid_t root_target)
-{
+static int unprivileged_run(pid_t root_target) {
   struct passwd *pw = getpwnam("nobody");
   uid_t uid = pw ? pw->pw_uid : 65534;
   gid_t gid = pw ? pw->pw_gid : 65534;
-  if (setgid(gid) < 0 || setuid(uid) < 0)
-    return 10;
+  if (setgid(gid) < 0 || setuid(uid) < 0) return 10;
   /* setuid() cleared "dumpable", and fork() would pass that on to the
    * child below, making it non-dumpable (unsampleable by its own uid). A
    * real unprivileged asmspy starts from execve(), which sets it again. */
@@ -430,13 +398,10 @@ static int unprivileged_run(pid_t root_target)
   struct ibs_pmu pmu = sw_pmu();
   struct asmspy_session s = session(root_target, 0, 50, log, NULL);
   int rc = ibs_capture(&host, &s, &pmu);
-  if (rc != -ASMSPY_E_ATTACH_PERM)
-    return 11;
-  if (!fake_noted("EACCES") || !fake_noted("ptrace_may_access") || log->n != 0)
-    return 12;
+  if (rc != -ASMSPY_E_ATTACH_PERM) return 11;
+  if (!fake_noted("EACCES") || !fake_noted("ptrace_may_access") || log->n != 0) return 12;
   struct spinner own;
-  if (spawn_spinner(&own, 2, 0, 0) < 0)
-    return 13;
+  if (spawn_spinner(&own, 2, 0, 0) < 0) return 13;
   memset(log, 0, sizeof *log);
   s = session(own.pid, 0, 150, log, NULL);
   rc = ibs_capture(&host, &s, &pmu);
@@ -463,23 +428,23 @@ static int unprivileged_run(pid_t root_target)
   return 0;
 }
 
-static void test_unprivileged(void)
-{
+static void test_unprivileged(void) {
   if (geteuid() != 0) {
     fprintf(stderr, "not root: the privilege-drop case needs root to drop from\n");
     return;
   }
   int par = 99;
   if (pp_read_paranoid(&par) < 0 || par > 2) {
-    fprintf(stderr, "perf_event_paranoid=%d: an unprivileged tracer cannot open perf at all "
-                    "here; the privilege-drop case needs <= 2\n", par);
+    fprintf(stderr,
+            "perf_event_paranoid=%d: an unprivileged tracer cannot open perf at all "
+            "here; the privilege-drop case needs <= 2\n",
+            par);
     return;
   }
   struct spinner sp;
   CHECK(spawn_spinner(&sp, 1, 0, 0) == 0, "spawn");
   pid_t pid = fork();
-  if (pid == 0)
-    _exit(unprivileged_run(sp.pid));
+  if (pid == 0) _exit(unprivileged_run(sp.pid));
   int st = 0;
   waitpid(pid, &st, 0);
   CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -490,8 +455,7 @@ static void test_unprivileged(void)
   reap_spinner(&sp);
 }
 
-int main(void)
-{
+int main(void) {
   fake_host_init(&host);
   test_window_over_threads();
   test_late_thread();

@@ -50,9 +50,8 @@ struct br {
 
 /* PERF_RECORD_SAMPLE with IP | TID | TIME | BRANCH_STACK. nr_claimed != n
  * fakes a count the entries do not back. */
-static void build_lbr(struct bytes *o, uint32_t pid, uint32_t tid, uint64_t ip,
-                      const struct br *e, unsigned n, uint64_t nr_claimed)
-{
+static void build_lbr(struct bytes *o, uint32_t pid, uint32_t tid, uint64_t ip, const struct br *e,
+                      unsigned n, uint64_t nr_claimed) {
   size_t at = rec_begin(o, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
   put64(o, ip);
   put32(o, pid);
@@ -67,9 +66,8 @@ static void build_lbr(struct bytes *o, uint32_t pid, uint32_t tid, uint64_t ip,
   rec_end(o, at, -1);
 }
 
-static void expect_branch(const struct asmspy_event *ev, uint64_t from, uint64_t to,
-                          uint16_t flags, const char *what)
-{
+static void expect_branch(const struct asmspy_event *ev, uint64_t from, uint64_t to, uint16_t flags,
+                          const char *what) {
   CHECK(ev->type == ASMSPY_EV_BRANCH, "%s: type %u, want BRANCH", what, ev->type);
   CHECK(ev->u.branch.from == from && ev->u.branch.to == to, "%s: %#llx -> %#llx", what,
         (unsigned long long)ev->u.branch.from, (unsigned long long)ev->u.branch.to);
@@ -80,8 +78,7 @@ static void expect_branch(const struct asmspy_event *ev, uint64_t from, uint64_t
 
 /* The documented positions are the uapi struct's: set each field through
  * the real bit-field and compare the word; decode it back. */
-static void test_bitfields_match_uapi(void)
-{
+static void test_bitfields_match_uapi(void) {
   CHECK(sizeof(struct perf_branch_entry) == LBR_ENTRY_SIZE, "entry size %zu",
         sizeof(struct perf_branch_entry));
   struct perf_branch_entry be;
@@ -118,48 +115,46 @@ static void test_bitfields_match_uapi(void)
   CHECK(lbr_decode_sample(o.b, o.n, &s) == LBR_OK && s.nr == 1, "decode");
   struct lbr_entry e;
   lbr_entry_at(&s, 0, &e);
-  CHECK(e.from == 0x1111 && e.to == 0x2222 && e.mispred == 1 && e.predicted == 0 &&
-            e.in_tx == 1 && e.abort == 0 && e.cycles == 0xbeef &&
-            e.type == PERF_BR_IND_CALL && e.spec == PERF_BR_SPEC_WRONG_PATH &&
-            e.new_type == 9 && e.priv == 5,
+  CHECK(e.from == 0x1111 && e.to == 0x2222 && e.mispred == 1 && e.predicted == 0 && e.in_tx == 1 &&
+            e.abort == 0 && e.cycles == 0xbeef && e.type == PERF_BR_IND_CALL &&
+            e.spec == PERF_BR_SPEC_WRONG_PATH && e.new_type == 9 && e.priv == 5,
         "fields: misp %u pred %u tx %u cycles %#x type %u spec %u new %u priv %u", e.mispred,
         e.predicted, e.in_tx, e.cycles, e.type, e.spec, e.new_type, e.priv);
   CHECK(lbr_entry_flags(&e) == doc, "lbr_entry_flags round trip");
 }
 
-static void init_emitter(struct lbr_emitter *em, struct event_log *log)
-{
+static void init_emitter(struct lbr_emitter *em, struct event_log *log) {
   memset(log, 0, sizeof *log);
   lbr_emitter_init(em, log_sink, log, NULL, PID, 0, PERIOD);
 }
 
-static void test_ring(void)
-{
+static void test_ring(void) {
   struct bytes o = {.n = 0};
   const struct br a[] = {
-      {0x401010, 0x401000, DOC_AMD_MISP | DOC_TYPE(DOC_BR_COND)},                /* newest */
+      {0x401010, 0x401000, DOC_AMD_MISP | DOC_TYPE(DOC_BR_COND)}, /* newest */
       {0x401200, 0x401020, DOC_AMD_OK | DOC_TYPE(DOC_BR_RET)},
       {0x401030, 0x401200, DOC_AMD_OK | DOC_TYPE(DOC_BR_CALL)},
-      {0x401040, 0x401050, DOC_SPEC(DOC_SPEC_WRONG_PATH) | DOC_TYPE(DOC_BR_COND)}, /* never retired */
+      {0x401040, 0x401050,
+       DOC_SPEC(DOC_SPEC_WRONG_PATH) | DOC_TYPE(DOC_BR_COND)}, /* never retired */
   };
-  build_lbr(&o, PID, TID, 0x401005, a, 4, 4); /* 1: wraps the ring's end */
-  rec_throttle(&o, PERF_RECORD_THROTTLE, 1);  /* 2 */
+  build_lbr(&o, PID, TID, 0x401005, a, 4, 4);    /* 1: wraps the ring's end */
+  rec_throttle(&o, PERF_RECORD_THROTTLE, 1);     /* 2 */
   build_lbr(&o, PID, TID, 0x401006, NULL, 0, 0); /* 3: an empty stack */
   rec_lost(&o, 9, 4);                            /* 4 */
   const struct br c[] = {
       {0xffffffff81000000ull, 0x401000, DOC_AMD_OK}, /* kernel half */
       {0x401060, 0x7f0000001000, DOC_AMD_OK | DOC_TYPE(DOC_BR_IND_CALL)},
   };
-  build_lbr(&o, PID, TID, 0x401007, c, 2, 2);                   /* 5 */
-  build_lbr(&o, PID, TID, 0x401008, a, 1, 100);                 /* 6: nr overruns */
-  build_lbr(&o, PID, TID, 0x401009, a, 1, 1ull << 60);          /* 7: absurd nr */
-  build_lbr(&o, PID + 1, TID, 0x40100a, a, 2, 2);               /* 8: another process */
-  size_t at = rec_begin(&o, PERF_RECORD_SAMPLE, 0);             /* 9: too short */
+  build_lbr(&o, PID, TID, 0x401007, c, 2, 2);          /* 5 */
+  build_lbr(&o, PID, TID, 0x401008, a, 1, 100);        /* 6: nr overruns */
+  build_lbr(&o, PID, TID, 0x401009, a, 1, 1ull << 60); /* 7: absurd nr */
+  build_lbr(&o, PID + 1, TID, 0x40100a, a, 2, 2);      /* 8: another process */
+  size_t at = rec_begin(&o, PERF_RECORD_SAMPLE, 0);    /* 9: too short */
   put64(&o, 0x40100b);
   rec_end(&o, at, -1);
   const struct br f[] = {{0x401070, 0x401080, 0}}; /* 10: BRS: no prediction info, no type */
   build_lbr(&o, PID, TID, 0x40100c, f, 1, 1);
-  rec_comm(&o, PID, "victim");                     /* 11 */
+  rec_comm(&o, PID, "victim"); /* 11 */
 
   struct fake_ring fr;
   fr_init(&fr, 1, 8192 - 24);
@@ -204,8 +199,7 @@ static void test_ring(void)
           "provenance: samples %llu branch %llu lost %llu throttled %llu",
           (unsigned long long)p->u.prov.samples, (unsigned long long)p->u.prov.branch_samples,
           (unsigned long long)p->u.prov.lost, (unsigned long long)p->u.prov.throttled);
-    for (size_t i = 0; i < log.n; i++)
-      CHECK(log.ev[i].seq == i, "seq of event %zu", i);
+    for (size_t i = 0; i < log.n; i++) CHECK(log.ev[i].seq == i, "seq of event %zu", i);
   }
   CHECK(log_count(&log, ASMSPY_EV_PROVENANCE) == 1, "one PROVENANCE");
   CHECK(em.t.branches == 5 && em.t.wrong_path == 1 && em.t.kernel == 1 && em.t.empty == 1 &&
@@ -224,13 +218,12 @@ static void test_ring(void)
 }
 
 /* The filters scopes use: a region, the plugin's own text, a cap. */
-static void test_filters_and_inproc_delivery(void)
-{
+static void test_filters_and_inproc_delivery(void) {
   const struct br stack[] = {
-      {0x500010, 0x500000, DOC_AMD_OK},                    /* in the region */
-      {0x600010, 0x500000, DOC_AMD_OK},                    /* outside: from elsewhere */
-      {0x700010, 0x700020, DOC_AMD_OK},                    /* the plugin's own text */
-      {0x500020, 0x500030, DOC_AMD_MISP},                  /* in the region */
+      {0x500010, 0x500000, DOC_AMD_OK},                        /* in the region */
+      {0x600010, 0x500000, DOC_AMD_OK},                        /* outside: from elsewhere */
+      {0x700010, 0x700020, DOC_AMD_OK},                        /* the plugin's own text */
+      {0x500020, 0x500030, DOC_AMD_MISP},                      /* in the region */
       {0x500040, 0x500050, DOC_AMD_OK | DOC_TYPE(DOC_BR_RET)}, /* in the region: over the cap */
   };
   struct bytes o = {.n = 0};
@@ -307,8 +300,7 @@ static void test_filters_and_inproc_delivery(void)
   fr_free(&fr);
 }
 
-static void test_attr_and_pmu(void)
-{
+static void test_attr_and_pmu(void) {
   struct lbr_pmu pmu;
   memset(&pmu, 0, sizeof pmu);
   pmu.type = PERF_TYPE_HARDWARE;
@@ -346,8 +338,7 @@ static void test_attr_and_pmu(void)
           "BRS: raw 0xc4, type ANY only");
   else
     CHECK(pmu.type == PERF_TYPE_HARDWARE && pmu.config == PERF_COUNT_HW_CPU_CYCLES &&
-              pmu.period == 1000003 &&
-              (pmu.branch_sample_type & PERF_SAMPLE_BRANCH_TYPE_SAVE),
+              pmu.period == 1000003 && (pmu.branch_sample_type & PERF_SAMPLE_BRANCH_TYPE_SAVE),
           "LbrExtV2: cycles with TYPE_SAVE");
   f = fopen(path, "w");
   fputs("0\n", f);
@@ -358,15 +349,11 @@ static void test_attr_and_pmu(void)
   CHECK(system(cmd) == 0, "cleanup");
 }
 
-static int loop_sink(void *ctx, const struct asmspy_event *ev)
-{
-  return log_sink(ctx, ev);
-}
+static int loop_sink(void *ctx, const struct asmspy_event *ev) { return log_sink(ctx, ev); }
 
 /* inproc_begin for real: here it must refuse with nothing armed; on a host
  * with branch stacks it must deliver this thread's branches. */
-static void test_inproc_begin_here(void)
-{
+static void test_inproc_begin_here(void) {
   struct asmspy_inproc_req req;
   memset(&req, 0, sizeof req);
   ASMSPY_INIT_HEADER(&req);
@@ -382,8 +369,7 @@ static void test_inproc_begin_here(void)
     return;
   }
   volatile unsigned long acc = 0;
-  for (unsigned long i = 0; i < 20000000ul; i++)
-    acc += i & 1 ? i : 1;
+  for (unsigned long i = 0; i < 20000000ul; i++) acc += i & 1 ? i : 1;
   struct event_log *log = calloc(1, sizeof *log);
   CHECK(lbr_inproc_end(h, loop_sink, log) == 0, "end");
   /* the loop lives in this test binary, which also holds lbr_inproc.c: its
@@ -398,12 +384,10 @@ static void test_inproc_begin_here(void)
  * a branch stack. A software event stands in for cycles; the kernel's
  * answer (perf_swevent_init: has_branch_stack -> EOPNOTSUPP) must come back
  * as "no hardware", noted with the errno, with no event emitted. */
-static void test_capture_refused_here(void)
-{
+static void test_capture_refused_here(void) {
   pid_t pid = fork();
   if (pid == 0) {
-    for (;;)
-      pause();
+    for (;;) pause();
   }
   struct asmspy_host_api host;
   fake_host_init(&host);
@@ -433,8 +417,7 @@ static void test_capture_refused_here(void)
   waitpid(pid, NULL, 0);
 }
 
-int main(void)
-{
+int main(void) {
   test_bitfields_match_uapi();
   test_ring();
   test_filters_and_inproc_delivery();

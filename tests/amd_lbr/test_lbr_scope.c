@@ -11,16 +11,13 @@
 
 static volatile unsigned long acc;
 
-__attribute__((noinline)) static void work(void)
-{
-  for (unsigned long i = 0; i < 200000; i++)
-    acc += i & 1 ? i : 3;
+__attribute__((noinline)) static void work(void) {
+  for (unsigned long i = 0; i < 200000; i++) acc += i & 1 ? i : 3;
 }
 
-int main(void)
-{
-  asmspy_scope *s = asmspy_scope_begin("lbr_scope", NULL, 0,
-                                       ASMSPY_SCOPE_AMD_LBR | ASMSPY_SCOPE_QUIET);
+int main(void) {
+  asmspy_scope *s =
+      asmspy_scope_begin("lbr_scope", NULL, 0, ASMSPY_SCOPE_AMD_LBR | ASMSPY_SCOPE_QUIET);
   if (!s) {
     fprintf(stderr, "FAIL: asmspy_scope_begin returned NULL\n");
     return 1;

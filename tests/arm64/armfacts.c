@@ -48,6 +48,7 @@
 /* af_loop: `mov` then LOOP_N times (`subs`, `b.ne`): from af_loop to
  * af_loop_end is exactly 1 + 2*LOOP_N executed instructions.
  * af_brk: a breakpoint instruction at a known address. */
+/* clang-format off */
 __asm__(".text\n"
         ".global af_loop\n.type af_loop, %function\naf_loop:\n"
         "  mov x9, #" STR(LOOP_N) "\n"
@@ -58,6 +59,7 @@ __asm__(".text\n"
         ".global af_brk\n.type af_brk, %function\naf_brk:\n"
         "  brk #0\n"
         "  ret\n");
+/* clang-format on */
 extern char af_loop[], af_loop_end[], af_brk[];
 void af_loop_fn(void) __asm__("af_loop");
 void af_brk_fn(void) __asm__("af_brk");
@@ -132,7 +134,10 @@ static void nothing(void) {}
  * af_loop (lr = where it was), step to af_loop_end counting, restore. */
 static void check_regs_and_step(void) {
   pid_t pid = traced_child(nothing, 7);
-  if (pid < 0) { notok("regset_pc", "no traced child"); return; }
+  if (pid < 0) {
+    notok("regset_pc", "no traced child");
+    return;
+  }
   struct user_pt_regs saved, r;
   size_t len = 0;
   if (get_regs(pid, &saved, &len) != 0) {
@@ -167,8 +172,8 @@ static void check_regs_and_step(void) {
   clock_gettime(CLOCK_MONOTONIC, &t0);
   unsigned long long pc = (uintptr_t)af_loop;
   while (pc != (uintptr_t)af_loop_end && steps < 10L * LOOP_N) {
-    if (ptrace(PTRACE_SINGLESTEP, pid, 0, 0) != 0 || waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
-        WSTOPSIG(st) != SIGTRAP)
+    if (ptrace(PTRACE_SINGLESTEP, pid, 0, 0) != 0 || waitpid(pid, &st, 0) != pid ||
+        !WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
       break;
     if (si_code < 0) {
       siginfo_t si;
@@ -181,24 +186,31 @@ static void check_regs_and_step(void) {
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-  printf("fact singlestep_rate %.0f steps/s (%ld steps, each a PTRACE_SINGLESTEP + wait + GETREGSET)\n",
+  printf("fact singlestep_rate %.0f steps/s (%ld steps, each a PTRACE_SINGLESTEP + wait + "
+         "GETREGSET)\n",
          secs > 0 ? (double)steps / secs : 0.0, steps);
   printf("fact singlestep_si_code %d (TRAP_TRACE=%d)\n", si_code, TRAP_TRACE);
   printf("fact singlestep_steps %ld expected %d\n", steps, 2 * LOOP_N + 1);
   if (steps == 2 * LOOP_N + 1 && outside == 0 && pc == (uintptr_t)af_loop_end)
     ok("singlestep_count");
   else
-    notok("singlestep_count", "%ld steps (want %d), %ld pcs outside the loop, last pc 0x%llx", steps,
-          2 * LOOP_N + 1, outside, pc);
+    notok("singlestep_count", "%ld steps (want %d), %ld pcs outside the loop, last pc 0x%llx",
+          steps, 2 * LOOP_N + 1, outside, pc);
   if (set_regs(pid, &saved) != 0) notok("regs_restore", "PTRACE_SETREGSET: %s", strerror(errno));
-  if (finish(pid, 7)) ok("resume_after_restore");
-  else notok("resume_after_restore", "child did not run on to exit(7) after its registers were restored");
+  if (finish(pid, 7))
+    ok("resume_after_restore");
+  else
+    notok("resume_after_restore",
+          "child did not run on to exit(7) after its registers were restored");
 }
 
 /* brk_rewind: where pc is at a `brk #0` stop and how to resume past it */
 static void check_brk(void) {
   pid_t pid = traced_child(af_brk_fn, 8);
-  if (pid < 0) { notok("brk_rewind", "no traced child"); return; }
+  if (pid < 0) {
+    notok("brk_rewind", "no traced child");
+    return;
+  }
   int st;
   struct user_pt_regs r;
   siginfo_t si = {0};
@@ -211,12 +223,14 @@ static void check_brk(void) {
   }
   ptrace(PTRACE_GETSIGINFO, pid, 0, &si);
   long off = (long)(r.pc - (uintptr_t)af_brk);
-  printf("fact brk_stop_pc_minus_brk %ld si_code %d (TRAP_BRKPT=%d)\n", off, si.si_code, TRAP_BRKPT);
+  printf("fact brk_stop_pc_minus_brk %ld si_code %d (TRAP_BRKPT=%d)\n", off, si.si_code,
+         TRAP_BRKPT);
   r.pc = (uintptr_t)af_brk + 4;
   if (off == 0 && set_regs(pid, &r) == 0 && finish(pid, 8))
     ok("brk_rewind");
   else {
-    notok("brk_rewind", "stop pc is brk%+ld (want +0), or resuming at brk+4 did not reach exit(8)", off);
+    notok("brk_rewind", "stop pc is brk%+ld (want +0), or resuming at brk+4 did not reach exit(8)",
+          off);
     kill(pid, SIGKILL);
     waitpid(pid, &st, 0);
   }
@@ -242,7 +256,10 @@ static int set_watch(pid_t pid, uint64_t addr, uint32_t ctrl) {
  * whether that is needed, i.e. whether the hit re-fires on plain resume). */
 static void check_hwwatch(void) {
   pid_t pid = traced_child(write_target, 9);
-  if (pid < 0) { notok("hwwatch_slots", "no traced child"); return; }
+  if (pid < 0) {
+    notok("hwwatch_slots", "no traced child");
+    return;
+  }
   struct user_hwdebug_state s;
   struct iovec iov = {&s, sizeof s};
   int st;
@@ -284,10 +301,12 @@ static void check_hwwatch(void) {
     get_regs(pid, &r, NULL);
     errno = 0;
     long val = ptrace(PTRACE_PEEKDATA, pid, (void *)&af_target, 0);
-    printf("fact hwwatch_hit sig %d si_code %d (TRAP_HWBKPT=%d) si_addr %s pc 0x%llx value_at_stop %ld\n",
+    printf("fact hwwatch_hit sig %d si_code %d (TRAP_HWBKPT=%d) si_addr %s pc 0x%llx value_at_stop "
+           "%ld\n",
            WSTOPSIG(st), si.si_code, TRAP_HWBKPT,
            si.si_addr == (void *)&af_target ? "=watched" : "other", (unsigned long long)r.pc, val);
-    if (WSTOPSIG(st) != SIGTRAP || si.si_code != TRAP_HWBKPT || si.si_addr != (void *)&af_target) bad++;
+    if (WSTOPSIG(st) != SIGTRAP || si.si_code != TRAP_HWBKPT || si.si_addr != (void *)&af_target)
+      bad++;
     if (!refire_probed) {
       /* resume with the watchpoint still armed: does it stop at the same
        * store again (report before the store, debugger must step over)? */
@@ -305,8 +324,9 @@ static void check_hwwatch(void) {
     }
     /* step over the store with the watchpoint off, then re-arm */
     hits++;
-    if (set_watch(pid, (uintptr_t)&af_target, 0) != 0 || ptrace(PTRACE_SINGLESTEP, pid, 0, 0) != 0 ||
-        waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st)) {
+    if (set_watch(pid, (uintptr_t)&af_target, 0) != 0 ||
+        ptrace(PTRACE_SINGLESTEP, pid, 0, 0) != 0 || waitpid(pid, &st, 0) != pid ||
+        !WIFSTOPPED(st)) {
       notok("hwwatch_count", "could not step over the store with the watchpoint disabled");
       break;
     }
@@ -350,7 +370,11 @@ static void report_cpu(void) {
       printf("fact pac_mask unavailable (%s)\n", strerror(errno));
     finish(pid, 6);
   }
-  static const struct { uint32_t type; uint64_t config; const char *name; } ev[] = {
+  static const struct {
+    uint32_t type;
+    uint64_t config;
+    const char *name;
+  } ev[] = {
       {PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "perf_hw_instructions"},
       {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "perf_hw_cycles"},
       {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, "perf_sw_cpu_clock"},

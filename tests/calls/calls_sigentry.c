@@ -24,6 +24,7 @@
  * are set by its caller, so the slow instruction is within the 5 bytes a
  * jump would cover). sig_fill_c is the C-ABI caller that keeps the stack
  * aligned as for any call. */
+/* clang-format off */
 __asm__(".text\n"
         ".globl sig_fill\n"
         ".type sig_fill, @function\n"
@@ -44,6 +45,7 @@ __asm__(".text\n"
         "  add $8, %rsp\n"
         "  ret\n"
         ".size sig_fill_c, .-sig_fill_c\n");
+/* clang-format on */
 void sig_fill_c(void *dst, size_t n, int byte);
 
 #define SIZE (32u << 20)

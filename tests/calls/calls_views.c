@@ -53,6 +53,7 @@ __attribute__((noinline)) void a(void) {
  * overwrite it (the backend refuses it and says so) */
 long spin_refused(long n);
 long mid_refused(long n);
+/* clang-format off */
 __asm__(".text\n"
         ".globl spin_refused\n"
         ".type spin_refused, @function\n"
@@ -75,6 +76,7 @@ __asm__(".text\n"
         "  add $8, %rsp\n"
         "  ret\n"
         ".size mid_refused, .-mid_refused\n");
+/* clang-format on */
 
 static jmp_buf env;
 __attribute__((noinline, used)) void deep(void) {

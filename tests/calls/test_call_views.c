@@ -29,9 +29,19 @@ static const struct asmspy_view_ops *load_view(const char *path, const char *mod
 
 /* the victim's functions: entry = 0x401000 + 0x100 * index */
 static const char *const fnames[] = {
-    "main",     "a",        "alloc_x", "b", "c", "d", "malloc@plt", "refused_f",
-    "ns::C<int>::f(int) const", "operator delete(void*, unsigned long)@plt", "exit@plt",
-    "execl@plt", "hangs",
+    "main",
+    "a",
+    "alloc_x",
+    "b",
+    "c",
+    "d",
+    "malloc@plt",
+    "refused_f",
+    "ns::C<int>::f(int) const",
+    "operator delete(void*, unsigned long)@plt",
+    "exit@plt",
+    "execl@plt",
+    "hangs",
 };
 #define NF (sizeof fnames / sizeof fnames[0])
 enum { MAIN, A, ALLOC_X, B, C, D, MALLOC, REFUSED, CXX, DELETE, EXIT, EXECL, HANGS };
@@ -173,7 +183,7 @@ static const char *column(void) {
 #define CHECK_COL(what, want)                                                                      \
   do {                                                                                             \
     const char *got_ = column();                                                                   \
-    CHECK(strcmp(got_, want) == 0, "%s:\n--- want\n%s--- got\n%s", what, want, got_);             \
+    CHECK(strcmp(got_, want) == 0, "%s:\n--- want\n%s--- got\n%s", what, want, got_);              \
   } while (0)
 
 static void script_filter(void) {
@@ -229,7 +239,8 @@ int main(int argc, char **argv) {
   run(graph, "graph", 0, "--notrace=b");
   /* b and what it calls are hidden: c counts once (main calls it itself) */
   CHECK(!strstr(fake_json, "\"name\":\"b\"") &&
-            strstr(fake_json, "\"name\":\"c\",\"module\":\"victim\",\"kind\":\"internal\",\"inv\":1,") &&
+            strstr(fake_json,
+                   "\"name\":\"c\",\"module\":\"victim\",\"kind\":\"internal\",\"inv\":1,") &&
             strstr(fake_json, "\"name\":\"alloc_x\""),
         "graph -N b:\n%s", fake_json);
   fake_wants_json_flag = 0;

@@ -8,11 +8,8 @@
 #include <string.h>
 
 static const struct asmspy_option table[] = {
-    {"sort", "invocations|fanout", "order"},
-    {"depth", "<d>", "levels"},
-    {"dot", NULL, "graphviz"},
-    {"do", NULL, "a prefix of dot"},
-    {NULL, NULL, NULL},
+    {"sort", "invocations|fanout", "order"}, {"depth", "<d>", "levels"}, {"dot", NULL, "graphviz"},
+    {"do", NULL, "a prefix of dot"},         {NULL, NULL, NULL},
 };
 
 static char err[256];
@@ -38,14 +35,16 @@ int main(void) {
             !strcmp(ov.pos[2], "x"),
         "positionals in order, -1 among them (%u)", ov.npos);
 
-  CHECK(parse(ARGS("--depth", "-2")) == 0 && !strcmp(ov.value[1], "-2"), "a negative value: %s", err);
+  CHECK(parse(ARGS("--depth", "-2")) == 0 && !strcmp(ov.value[1], "-2"), "a negative value: %s",
+        err);
   CHECK(parse(ARGS("--sort=fanout", "--sort=invocations")) == 0 && ov.count[0] == 2 &&
             !strcmp(ov.value[0], "invocations"),
         "the last value wins, both counted");
   CHECK(parse(ARGS("a", "--", "--dot", "-x")) == 0 && ov.npos == 3 && !ov.value[2] &&
             !strcmp(ov.pos[1], "--dot") && !strcmp(ov.pos[2], "-x"),
         "after --, everything is a positional");
-  CHECK(parse(ARGS("-")) == 0 && ov.npos == 1 && !strcmp(ov.pos[0], "-"), "a lone - is a positional");
+  CHECK(parse(ARGS("-")) == 0 && ov.npos == 1 && !strcmp(ov.pos[0], "-"),
+        "a lone - is a positional");
 
   CHECK(parse(ARGS("--sort=bogus")) == -ASMSPY_E_USAGE &&
             !strcmp(err, "invalid --sort 'bogus': one of invocations|fanout"),
@@ -54,11 +53,15 @@ int main(void) {
         "no abbreviations: %s", err);
   CHECK(parse(ARGS("--dep", "2")) == -ASMSPY_E_USAGE && !strcmp(err, "unknown option '--dep'"),
         "no abbreviations (separate value): %s", err);
-  CHECK(parse(ARGS("--frob")) == -ASMSPY_E_USAGE && !strcmp(err, "unknown option '--frob'"), "%s", err);
+  CHECK(parse(ARGS("--frob")) == -ASMSPY_E_USAGE && !strcmp(err, "unknown option '--frob'"), "%s",
+        err);
   CHECK(parse(ARGS("-q")) == -ASMSPY_E_USAGE && !strcmp(err, "unknown option '-q'"), "%s", err);
-  CHECK(parse(ARGS("--dot=1")) == -ASMSPY_E_USAGE && strstr(err, "'--dot' takes no value"), "%s", err);
-  CHECK(parse(ARGS("--depth")) == -ASMSPY_E_USAGE && strstr(err, "--depth needs a value"), "%s", err);
-  CHECK(parse(ARGS("--depth=")) == -ASMSPY_E_USAGE && strstr(err, "--depth= needs a value"), "%s", err);
+  CHECK(parse(ARGS("--dot=1")) == -ASMSPY_E_USAGE && strstr(err, "'--dot' takes no value"), "%s",
+        err);
+  CHECK(parse(ARGS("--depth")) == -ASMSPY_E_USAGE && strstr(err, "--depth needs a value"), "%s",
+        err);
+  CHECK(parse(ARGS("--depth=")) == -ASMSPY_E_USAGE && strstr(err, "--depth= needs a value"), "%s",
+        err);
   CHECK(!strchr(err, '\n'), "one line");
 
   /* a refusal mid-way leaves no state behind: the next call parses afresh */
@@ -67,10 +70,12 @@ int main(void) {
 
   char *many[ASMSPY_OPT_MAX_POS + 1];
   for (int i = 0; i <= ASMSPY_OPT_MAX_POS; i++) many[i] = (char *)"p";
-  CHECK(parse(ASMSPY_OPT_MAX_POS + 1, many) == -ASMSPY_E_USAGE && strstr(err, "too many"), "%s", err);
+  CHECK(parse(ASMSPY_OPT_MAX_POS + 1, many) == -ASMSPY_E_USAGE && strstr(err, "too many"), "%s",
+        err);
 
   char syn[256];
   asmspy_option_synopsis(syn, sizeof syn, "<pid> [n]", table);
-  CHECK(!strcmp(syn, "<pid> [n] [--sort=invocations|fanout] [--depth=<d>] [--dot] [--do]"), "%s", syn);
+  CHECK(!strcmp(syn, "<pid> [n] [--sort=invocations|fanout] [--depth=<d>] [--dot] [--do]"), "%s",
+        syn);
   return check_summary("option_parse");
 }

@@ -79,7 +79,8 @@ int main() {
     size_t i = 0;
     while (i < a.size() && i < b.size() && a[i] == b[i]) i++;
     bool same = i == a.size() && i == b.size();
-    bool ok = un.value == ss.value && un.value == cc.value && !cc.truncated && !ss.truncated && same;
+    bool ok =
+        un.value == ss.value && un.value == cc.value && !cc.truncated && !ss.truncated && same;
     std::printf("%s - %s: value %ld (untraced %ld, singlestep %ld), %zu / %zu instructions%s\n",
                 ok ? "ok" : "FAIL", n > 2 ? "throw/catch across 3 frames" : "no throw", cc.value,
                 un.value, ss.value, a.size(), b.size(), cc.truncated ? cc.reason.c_str() : "");

@@ -21,7 +21,10 @@
 
 static volatile unsigned long sink;
 static volatile sig_atomic_t stop;
-static void on_term(int sig) { (void)sig; stop = 1; }
+static void on_term(int sig) {
+  (void)sig;
+  stop = 1;
+}
 
 __attribute__((noinline)) unsigned long work(unsigned round) {
   char buf[64];
@@ -57,7 +60,8 @@ int main(int argc, char **argv) {
     rounds++;
     if (rounds % 1000 == 0 || want == 1) puts("tick");
     clock_gettime(CLOCK_MONOTONIC, &t);
-  } while (loop ? !stop && (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs : rounds < want);
+  } while (loop ? !stop && (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs
+                : rounds < want);
   sink = sum;
   printf("rounds %lu\nchecksum %lu\n", rounds, sum);
 #ifdef TAKE_ADDR

@@ -78,7 +78,8 @@ int main(void) {
         "call rel32 into A+1: A refused");
   CHECK(ep_branch_map_hit(&m, BASE + 0x14, BASE + 0x10 + len_b) == BASE + 0x15,
         "bnd jmp rel32 into B+5 (B's patch is 6 bytes)");
-  CHECK(ep_branch_map_hit(&m, BASE + 0x20, BASE + 0x20 + len_c) == 0, "a jump to C's entry is fine");
+  CHECK(ep_branch_map_hit(&m, BASE + 0x20, BASE + 0x20 + len_c) == 0,
+        "a jump to C's entry is fine");
   CHECK(ep_branch_map_hit(&m, BASE + 0x30, BASE + 0x30 + len_d) == 0,
         "a jcc to D+5 lands past D's patch");
 
@@ -97,12 +98,12 @@ int main(void) {
 
   /* rel8 forms and loop: a second module of their own */
   memset(code, 0xcc, sizeof code);
-  put(0x00, (const uint8_t[]){0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3}, 6);      /* A */
+  put(0x00, (const uint8_t[]){0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3}, 6);       /* A */
   put(0x10, (const uint8_t[]){0x48, 0x89, 0xf8, 0x48, 0x01, 0xd0, 0xc3}, 7); /* B */
-  put(0x20, (const uint8_t[]){0xb8, 1, 0, 0, 0, 0xc3}, 6);                  /* C */
-  put(0x30, (const uint8_t[]){0xeb, (uint8_t)(0x02 - 0x32)}, 2);            /* jmp A+2 (rel8) */
-  put(0x32, (const uint8_t[]){0x74, (uint8_t)(0x14 - 0x34)}, 2);            /* je B+4 (rel8) */
-  put(0x34, (const uint8_t[]){0xe2, (uint8_t)(0x23 - 0x36)}, 2);            /* loop C+3 */
+  put(0x20, (const uint8_t[]){0xb8, 1, 0, 0, 0, 0xc3}, 6);                   /* C */
+  put(0x30, (const uint8_t[]){0xeb, (uint8_t)(0x02 - 0x32)}, 2);             /* jmp A+2 (rel8) */
+  put(0x32, (const uint8_t[]){0x74, (uint8_t)(0x14 - 0x34)}, 2);             /* je B+4 (rel8) */
+  put(0x34, (const uint8_t[]){0xe2, (uint8_t)(0x23 - 0x36)}, 2);             /* loop C+3 */
   ep_branch_map_free(&m);
   CHECK(ep_branch_map_init(&m, BASE, BASE + sizeof code) == 0, "map");
   ep_branch_scan_code(cs, code, sizeof code, BASE, 1, &m, 1);
@@ -120,7 +121,8 @@ int main(void) {
   struct ep_branch_map m2;
   CHECK(ep_branch_map_init(&m2, BASE, BASE + sizeof code) == 0, "map");
   size_t off = ep_branch_scan_code(cs, code, 0x33, BASE, 0, &m2, 1);
-  CHECK(off <= 0x33 && off + 15 >= 0x33, "a chunk stops before an instruction it may cut (%zu)", off);
+  CHECK(off <= 0x33 && off + 15 >= 0x33, "a chunk stops before an instruction it may cut (%zu)",
+        off);
   ep_branch_scan_code(cs, code + off, sizeof code - off, BASE + off, 1, &m2, 1);
   CHECK(memcmp(m.bits, m2.bits, sizeof code / 8) == 0, "chunked sweep marks the same targets");
 

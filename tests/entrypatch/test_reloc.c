@@ -24,10 +24,10 @@
 #include <stdarg.h>
 #include <string.h>
 
-#define F 0x555555556000ull     /* the function (upper half non-zero: push64 needs its movl) */
-#define NEAR (F + 0x100000ull)  /* a stub within rel32 reach */
-#define FAR 0x7f0000000000ull   /* a stub out of rel32 reach of F and of T */
-#define T 0x555555557000ull     /* a call / branch target outside the function */
+#define F 0x555555556000ull    /* the function (upper half non-zero: push64 needs its movl) */
+#define NEAR (F + 0x100000ull) /* a stub within rel32 reach */
+#define FAR 0x7f0000000000ull  /* a stub out of rel32 reach of F and of T */
+#define T 0x555555557000ull    /* a call / branch target outside the function */
 
 static csh cs;
 
@@ -288,8 +288,8 @@ int main(void) {
          F + 5);
   /* bash's initialize_itemlist: push rbx; mov rbx,rdi; call *8(%rdi) */
   set_fn((const uint8_t[]){0x53, 0x48, 0x89, 0xfb, 0xff, 0x57, 0x08}, 7);
-  EXPECT("call *8(%rdi)", NEAR,
-         "push rbx; mov rbx, rdi; push64 0x%llx; jmp *qword ptr [rdi + 8]", F + 7);
+  EXPECT("call *8(%rdi)", NEAR, "push rbx; mov rbx, rdi; push64 0x%llx; jmp *qword ptr [rdi + 8]",
+         F + 7);
   /* call *8(%rsp): read before anything is pushed (push m computes it first) */
   set_fn((const uint8_t[]){0x90, 0xff, 0x54, 0x24, 0x08}, 5);
   {
@@ -309,8 +309,8 @@ int main(void) {
   fn[3] = (uint8_t)(0x20 - 4); /* je F+0x20: inside the function, past the patch */
   EXPECT("test; je +N; push rbx", NEAR, "test edi, edi; jcce 0x%llx; push rbx; jmp 0x%llx",
          F + 0x20, F + 5);
-  EXPECT("test; je +N; push rbx", FAR, "test edi, edi; jcce 0x%llx; push rbx; jmp 0x%llx",
-         F + 0x20, F + 5);
+  EXPECT("test; je +N; push rbx", FAR, "test edi, edi; jcce 0x%llx; push rbx; jmp 0x%llx", F + 0x20,
+         F + 5);
   /* test edi,edi; jne T (rel32, to another function) */
   set_fn((const uint8_t[]){0x85, 0xff, 0x0f, 0x85, 0, 0, 0, 0}, 8);
   rel32_in_fn(8, T);

@@ -50,14 +50,14 @@ int main(void) {
    * read (dead stack); from sp on: a signal frame's saved ip at FN+3, the
    * entry itself (a function pointer), words in no code mapping */
   memset(stack, 0, sizeof stack);
-  stack[2] = FN + 2;         /* below sp */
-  stack[10] = 0x12345;       /* junk */
-  stack[11] = FN;            /* the entry: not inside */
-  stack[12] = 0x400010;      /* r--p */
-  stack[13] = 0x402010;      /* anonymous r-xp */
+  stack[2] = FN + 2;          /* below sp */
+  stack[10] = 0x12345;        /* junk */
+  stack[11] = FN;             /* the entry: not inside */
+  stack[12] = 0x400010;       /* r--p */
+  stack[13] = 0x402010;       /* anonymous r-xp */
   stack[14] = 0x7ffffffff010; /* vdso */
-  stack[20] = FN + 3;        /* a saved ip inside */
-  stack[63] = 0x401800;      /* the last word of the mapping: read */
+  stack[20] = FN + 3;         /* a saved ip inside */
+  stack[63] = 0x401800;       /* the last word of the mapping: read */
 
   struct asmspy_host_api host;
   memset(&host, 0, sizeof host);

@@ -24,8 +24,8 @@ static inline void harm_ready(unsigned long long reference) {
 }
 
 /* one round's verdict: OK when got == want, else CORRUPT with both */
-static inline int harm_round(unsigned long long n, unsigned long long got,
-                             unsigned long long want, const char *what) {
+static inline int harm_round(unsigned long long n, unsigned long long got, unsigned long long want,
+                             const char *what) {
   if (got == want) {
     printf("round %llu OK\n", n);
     return 1;

@@ -25,7 +25,7 @@ __attribute__((noinline)) unsigned long work(unsigned long x, int k) {
 
 __attribute__((noinline)) void step(int id, unsigned long n) {
   unsigned long before = work(n, id % 7);
-  swapcontext(&co[id], &sched);  // suspended inside step (and inside its caller)
+  swapcontext(&co[id], &sched); // suspended inside step (and inside its caller)
   acc[id] += before ^ work(n + 1, id % 5);
 }
 
@@ -38,9 +38,7 @@ static void body(int id) {
   for (unsigned long n = 0;; n++) deeper(id, n);
 }
 
-static void trampoline(unsigned hi, unsigned lo) {
-  body((int)(((uint64_t)hi << 32) | lo));
-}
+static void trampoline(unsigned hi, unsigned lo) { body((int)(((uint64_t)hi << 32) | lo)); }
 
 static unsigned long round_work(void) {
   unsigned long sum = 0;
@@ -66,11 +64,16 @@ int main(void) {
   harm_ready(first);
   /* round r's expected sum: replay the model in plain code (no swapcontext) */
   static unsigned long model[NCO];
-  static unsigned long pos[NCO];   /* the coroutine's n and its phase */
-  static int phase[NCO];           /* 0: next resume enters step(n), 1: step(2n) pending */
+  static unsigned long pos[NCO]; /* the coroutine's n and its phase */
+  static int phase[NCO];         /* 0: next resume enters step(n), 1: step(2n) pending */
   static unsigned long pend[NCO];
   /* rebuild the model up to the end of round 1 */
-  for (int i = 0; i < NCO; i++) { pos[i] = 0; phase[i] = 0; model[i] = 0; pend[i] = 0; }
+  for (int i = 0; i < NCO; i++) {
+    pos[i] = 0;
+    phase[i] = 0;
+    model[i] = 0;
+    pend[i] = 0;
+  }
   unsigned long long r = 1;
   for (unsigned long long rr = 0;; rr++) {
     for (int t = 0; t < TURNS; t++)
@@ -84,7 +87,10 @@ int main(void) {
         if (phase[i] == 0) {
           next = pos[i];
           phase[i] = (next % 3 == 0) ? 1 : 2;
-          if (phase[i] == 2) { pos[i]++; phase[i] = 0; }
+          if (phase[i] == 2) {
+            pos[i]++;
+            phase[i] = 0;
+          }
         } else {
           next = pos[i] * 2;
           pos[i]++;
@@ -96,7 +102,8 @@ int main(void) {
     for (int i = 0; i < NCO; i++) want = want * 31 + model[i];
     if (rr == 0) {
       if (want != first) {
-        printf("round 0 CORRUPT the model disagrees with the coroutines before any tracer: %lu vs %lu\n",
+        printf("round 0 CORRUPT the model disagrees with the coroutines before any tracer: %lu vs "
+               "%lu\n",
                want, first);
         fflush(stdout);
       }

@@ -18,7 +18,7 @@ struct Err : std::runtime_error {
 };
 
 static long live_guards;
-struct Guard {  // a destructor: its cleanup is a landing pad
+struct Guard { // a destructor: its cleanup is a landing pad
   long *p;
   explicit Guard(long *q) : p(q) { __atomic_add_fetch(&live_guards, 1, __ATOMIC_RELAXED); }
   ~Guard() {
@@ -28,7 +28,7 @@ struct Guard {  // a destructor: its cleanup is a landing pad
 };
 
 __attribute__((noinline)) long leaf(long x) {
-  if (__builtin_expect(x % 7 == 0, 0)) throw Err(x);  // the throw: in leaf.cold
+  if (__builtin_expect(x % 7 == 0, 0)) throw Err(x); // the throw: in leaf.cold
   return x * 3 + 1;
 }
 
@@ -42,7 +42,7 @@ __attribute__((noinline)) long outer(long x, long *cleanups) {
   try {
     return middle(x, cleanups);
   } catch (Err &e) {
-    if (__builtin_expect(e.v % 2 == 0, 0)) throw;  // rethrow: in outer.cold
+    if (__builtin_expect(e.v % 2 == 0, 0)) throw; // rethrow: in outer.cold
     return -e.v;
   }
 }
@@ -56,7 +56,7 @@ static long task(long base) {
       sum += 1000 * e.v;
     }
   }
-  if (base % 5 == 0) throw Err(sum + cleanups);  // to the main thread
+  if (base % 5 == 0) throw Err(sum + cleanups); // to the main thread
   return sum + cleanups;
 }
 
@@ -69,13 +69,15 @@ static long round_work() {
       std::promise<long> p;
       fs.push_back(p.get_future());
       long base = batch * 4000 + t * 1000 + (t == 2 ? 5 : 1);
-      ts.emplace_back([base](std::promise<long> pr) {
-        try {
-          pr.set_value(task(base));
-        } catch (...) {
-          pr.set_exception(std::current_exception());
-        }
-      }, std::move(p));
+      ts.emplace_back(
+          [base](std::promise<long> pr) {
+            try {
+              pr.set_value(task(base));
+            } catch (...) {
+              pr.set_exception(std::current_exception());
+            }
+          },
+          std::move(p));
     }
     for (auto &f : fs) {
       try {
@@ -92,5 +94,6 @@ static long round_work() {
 int main() {
   unsigned long long want = (unsigned long long)round_work();
   harm_ready(want);
-  for (unsigned long long r = 1;; r++) harm_round(r, (unsigned long long)round_work(), want, "exception checksum");
+  for (unsigned long long r = 1;; r++)
+    harm_round(r, (unsigned long long)round_work(), want, "exception checksum");
 }

@@ -20,8 +20,18 @@ static __attribute__((noinline)) unsigned long round_work(unsigned long seed, in
                 l = seed * 37;
   for (int i = 0; i < n; i++) {
     unsigned long m = mix(a + i);
-    a += b; b ^= c; c += d; d ^= e; e += f; f ^= g;
-    g += h; h ^= i2; i2 += j; j ^= k; k += l; l ^= m;
+    a += b;
+    b ^= c;
+    c += d;
+    d ^= e;
+    e += f;
+    f ^= g;
+    g += h;
+    h ^= i2;
+    i2 += j;
+    j ^= k;
+    k += l;
+    l ^= m;
     __asm__ volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(f));
     __asm__ volatile("" : "+r"(g), "+r"(h), "+r"(i2), "+r"(j), "+r"(k), "+r"(l));
   }
@@ -31,5 +41,6 @@ static __attribute__((noinline)) unsigned long round_work(unsigned long seed, in
 int main(void) {
   unsigned long want = round_work(12345, 2000000);
   harm_ready(want);
-  for (unsigned long long r = 1;; r++) harm_round(r, round_work(12345, 2000000), want, "round_work sum");
+  for (unsigned long long r = 1;; r++)
+    harm_round(r, round_work(12345, 2000000), want, "round_work sum");
 }

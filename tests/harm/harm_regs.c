@@ -19,9 +19,12 @@ static unsigned long long round_work(char *what, size_t cap) {
   for (int b = 0; b < 41; b++) {
     if (!(all >> b & 1)) continue;
     char one[32];
-    if (b < 8) snprintf(one, sizeof one, " %s", names[b]);
-    else if (b < 40) snprintf(one, sizeof one, " xmm%d.%s", (b - 8) / 2, (b & 1) ? "hi" : "lo");
-    else snprintf(one, sizeof one, " harm_leaf-result");
+    if (b < 8)
+      snprintf(one, sizeof one, " %s", names[b]);
+    else if (b < 40)
+      snprintf(one, sizeof one, " xmm%d.%s", (b - 8) / 2, (b & 1) ? "hi" : "lo");
+    else
+      snprintf(one, sizeof one, " harm_leaf-result");
     strncat(what, one, cap - strlen(what) - 1);
   }
   return all;

@@ -11,7 +11,7 @@
 #include <sys/time.h>
 
 __attribute__((noinline)) unsigned long hot(unsigned long x) {
-  __asm__ volatile("" : "+r"(x));  /* not a const function: really called */
+  __asm__ volatile("" : "+r"(x)); /* not a const function: really called */
   return (x * 2654435761u) ^ (x >> 3);
 }
 
@@ -46,6 +46,7 @@ int main(void) {
   harm_ready(want);
   for (unsigned long long r = 1;; r++) {
     unsigned long got = round_work() + (handler_bad << 50);
-    harm_round(r, got, want, handler_bad ? "hot() results (handler saw wrong ones too)" : "hot() results");
+    harm_round(r, got, want,
+               handler_bad ? "hot() results (handler saw wrong ones too)" : "hot() results");
   }
 }

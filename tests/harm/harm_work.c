@@ -25,9 +25,15 @@ __attribute__((noinline)) double poly(double x, int k) {
   return s;
 }
 
-static __attribute__((noinline)) unsigned long op_add(unsigned long a, unsigned long b) { return a + b; }
-static __attribute__((noinline)) unsigned long op_xor(unsigned long a, unsigned long b) { return a ^ (b << 1); }
-static __attribute__((noinline)) unsigned long op_mul(unsigned long a, unsigned long b) { return a * (b | 1); }
+static __attribute__((noinline)) unsigned long op_add(unsigned long a, unsigned long b) {
+  return a + b;
+}
+static __attribute__((noinline)) unsigned long op_xor(unsigned long a, unsigned long b) {
+  return a ^ (b << 1);
+}
+static __attribute__((noinline)) unsigned long op_mul(unsigned long a, unsigned long b) {
+  return a * (b | 1);
+}
 static unsigned long (*const ops[3])(unsigned long, unsigned long) = {op_add, op_xor, op_mul};
 
 static int cmp_ul(const void *a, const void *b) {

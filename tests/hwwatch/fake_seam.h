@@ -28,8 +28,8 @@
 struct fs_task {
   pid_t tid;
   int exists, stopped, stepped, interrupt_pending;
-  uint64_t dr[8];                 /* x86 u_debugreg[0..7] */
-  struct hw_arm64_hwdebug watch;  /* AArch64 NT_ARM_HW_WATCH */
+  uint64_t dr[8];                /* x86 u_debugreg[0..7] */
+  struct hw_arm64_hwdebug watch; /* AArch64 NT_ARM_HW_WATCH */
   uint64_t ip;
   int last_resume_sig;
 };
@@ -40,21 +40,21 @@ struct fs_entry {
   pid_t tid;
   int sig, si_code;
   pid_t new_tid;
-  int queued;          /* an attach-time stop: the task need not have been resumed */
-  int set_dr6;         /* apply dr6 to the task */
+  int queued;  /* an attach-time stop: the task need not have been resumed */
+  int set_dr6; /* apply dr6 to the task */
   uint64_t dr6;
-  int set_mem;         /* the watched bytes now hold mem */
+  int set_mem; /* the watched bytes now hold mem */
   uint64_t mem;
   int set_ip;
   uint64_t ip;
 };
 
 struct fs_log {
-  char what;           /* 'S' scripted stop, 'p' poke, 's' set_regset, 'r' resume, 't' step,
+  char what; /* 'S' scripted stop, 'p' poke, 's' set_regset, 'r' resume, 't' step,
                           'd' detach */
   pid_t tid;
   uint64_t off, val;
-  uint32_t ctrl0;      /* set_regset: slot 0 ctrl */
+  uint32_t ctrl0; /* set_regset: slot 0 ctrl */
   uint64_t addr0;
 };
 

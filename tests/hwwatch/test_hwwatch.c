@@ -43,13 +43,12 @@
 /* writer():  push rbp; mov rbp,rsp; mov dword [rip+0x1ff6],42; pop rbp; ret */
 static const uint8_t writer_code[] = {0x55, 0x48, 0x89, 0xe5, 0xc7, 0x05, 0xf6, 0x1f,
                                       0x00, 0x00, 0x2a, 0x00, 0x00, 0x00, 0x5d, 0xc3};
-#define TOUCHER (CODE_BASE + 4)   /* the mov */
-#define AFTER (CODE_BASE + 14)    /* rip at the trap: pop rbp */
+#define TOUCHER (CODE_BASE + 4) /* the mov */
+#define AFTER (CODE_BASE + 14)  /* rip at the trap: pop rbp */
 
 static struct asmspy_target *fake_target = (struct asmspy_target *)&fs;
 
-static ssize_t h_read_mem(struct asmspy_target *t, uint64_t addr, void *buf, size_t len)
-{
+static ssize_t h_read_mem(struct asmspy_target *t, uint64_t addr, void *buf, size_t len) {
   (void)t;
   static uint8_t code[64];
   memset(code, 0x90, sizeof code);
@@ -60,16 +59,14 @@ static ssize_t h_read_mem(struct asmspy_target *t, uint64_t addr, void *buf, siz
   }
   if (addr >= DATA_ADDR && addr + len <= DATA_ADDR + 8) {
     uint8_t v[8];
-    for (int i = 0; i < 8; i++)
-      v[i] = (uint8_t)(fs.mem >> (8 * i));
+    for (int i = 0; i < 8; i++) v[i] = (uint8_t)(fs.mem >> (8 * i));
     memcpy(buf, v + (addr - DATA_ADDR), len);
     return (ssize_t)len;
   }
   return -EFAULT;
 }
 
-static int h_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbol *out)
-{
+static int h_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_symbol *out) {
   (void)t;
   out->name = NULL;
   out->module = "?";
@@ -86,24 +83,20 @@ static int h_symbolize(struct asmspy_target *t, uint64_t addr, struct asmspy_sym
 }
 
 static int warns;
-static void h_note(struct asmspy_out *out, int level, const char *fmt, ...)
-{
+static void h_note(struct asmspy_out *out, int level, const char *fmt, ...) {
   (void)out;
   char buf[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  if (level == ASMSPY_NOTE_WARN)
-    warns++;
-  if (getenv("HWWATCH_TEST_VERBOSE"))
-    fprintf(stderr, "note[%d]: %s\n", level, buf);
+  if (level == ASMSPY_NOTE_WARN) warns++;
+  if (getenv("HWWATCH_TEST_VERBOSE")) fprintf(stderr, "note[%d]: %s\n", level, buf);
 }
 
 static struct asmspy_host_api host;
 
-static void host_init(void)
-{
+static void host_init(void) {
   const struct asmspy_host_api *real = asmspy_host_api();
   memset(&host, 0, sizeof host);
   ASMSPY_INIT_HEADER(&host);
@@ -123,18 +116,14 @@ static size_t nevents;
 static volatile int stop_flag;
 static int raise_stop_at_hit; /* Ctrl-C simulation: raise the stop flag at hit k */
 
-static int sink(void *ctx, const struct asmspy_event *ev)
-{
+static int sink(void *ctx, const struct asmspy_event *ev) {
   (void)ctx;
-  if (nevents < 32)
-    events[nevents++] = *ev;
-  if (raise_stop_at_hit && (int)nevents == raise_stop_at_hit)
-    stop_flag = 1;
+  if (nevents < 32) events[nevents++] = *ev;
+  if (raise_stop_at_hit && (int)nevents == raise_stop_at_hit) stop_flag = 1;
   return 0; /* never asks to stop: n must be enforced by the backend */
 }
 
-static struct asmspy_session session(uint64_t addr, unsigned len, unsigned access, int64_t max)
-{
+static struct asmspy_session session(uint64_t addr, unsigned len, unsigned access, int64_t max) {
   struct asmspy_session s;
   memset(&s, 0, sizeof s);
   ASMSPY_INIT_HEADER(&s);
@@ -150,8 +139,7 @@ static struct asmspy_session session(uint64_t addr, unsigned len, unsigned acces
   return s;
 }
 
-static void reset(void)
-{
+static void reset(void) {
   fs_reset();
   nevents = 0;
   warns = 0;
@@ -161,15 +149,21 @@ static void reset(void)
 
 #define Q(k, t) ((struct fs_entry){.kind = (k), .tid = (t), .queued = 1})
 #define HIT(t, dr6v, memv, ipv)                                                                    \
-  ((struct fs_entry){.kind = ASMSPY_STOP_SIGNAL, .tid = (t), .sig = SIGTRAP, .si_code = 4,         \
-                     .set_dr6 = 1, .dr6 = (dr6v), .set_mem = 1, .mem = (memv), .set_ip = 1,        \
+  ((struct fs_entry){.kind = ASMSPY_STOP_SIGNAL,                                                   \
+                     .tid = (t),                                                                   \
+                     .sig = SIGTRAP,                                                               \
+                     .si_code = 4,                                                                 \
+                     .set_dr6 = 1,                                                                 \
+                     .dr6 = (dr6v),                                                                \
+                     .set_mem = 1,                                                                 \
+                     .mem = (memv),                                                                \
+                     .set_ip = 1,                                                                  \
                      .ip = (ipv)})
 
 static uint64_t dro(unsigned i) { return HW_X86_DEBUGREG_OFFSET + 8u * i; }
 
 /* Index of the first log entry poking `off` in tid (from index `from`), or -1. */
-static int find_poke(pid_t tid, uint64_t off, uint64_t val, size_t from)
-{
+static int find_poke(pid_t tid, uint64_t off, uint64_t val, size_t from) {
   for (size_t i = from; i < fs.nlog; i++)
     if (fs.log[i].what == 'p' && fs.log[i].tid == tid && fs.log[i].off == off &&
         fs.log[i].val == val)
@@ -177,19 +171,16 @@ static int find_poke(pid_t tid, uint64_t off, uint64_t val, size_t from)
   return -1;
 }
 
-static int resume_sig_of(pid_t tid, size_t nth)
-{
+static int resume_sig_of(pid_t tid, size_t nth) {
   size_t k = 0;
   for (size_t i = 0; i < fs.nlog; i++)
-    if (fs.log[i].what == 'r' && fs.log[i].tid == tid && k++ == nth)
-      return (int)fs.log[i].val;
+    if (fs.log[i].what == 'r' && fs.log[i].tid == tid && k++ == nth) return (int)fs.log[i].val;
   return -2;
 }
 
 /* ------------------------------------------------------------- tests -- */
 
-static void test_x86_encoding(void)
-{
+static void test_x86_encoding(void) {
   int bad = 0;
   CHECK(hw_x86_len_bits(1) == 0 && hw_x86_len_bits(2) == 1 && hw_x86_len_bits(4) == 3 &&
             hw_x86_len_bits(8) == 2 && hw_x86_len_bits(3) == -1,
@@ -222,8 +213,7 @@ static void test_x86_encoding(void)
         "u_debugreg offsets (HARDWARE.md: DR0=848, DR6=896, DR7=904)");
 }
 
-static void test_arm64_encoding(void)
-{
+static void test_arm64_encoding(void) {
   uint64_t wvr = 0;
   uint32_t wcr = 0;
   CHECK(hw_arm64_encode(0x601000, 4, ASMSPY_WATCH_WRITE, &wvr, &wcr) == 0, "encode");
@@ -257,8 +247,7 @@ static void test_arm64_encoding(void)
 /* Two threads at attach, a third born through NEW_TASK; hits in all three;
  * a foreign SIGTRAP and a SIGUSR1 delivered; n = 3 ends it with one more
  * hit still in flight (caught during the disarm). */
-static void test_x86_threads(void)
-{
+static void test_x86_threads(void) {
   reset();
   fs_add_task(100, 1);
   fs_add_task(101, 1);
@@ -269,8 +258,12 @@ static void test_x86_threads(void)
   fs_push((struct fs_entry){.kind = ASMSPY_STOP_GROUP, .tid = 102});
   fs_push(HIT(101, 0xffff0ff1, 42, AFTER));
   fs_push(HIT(102, 0xffff0ff1, 43, AFTER));
-  fs_push((struct fs_entry){.kind = ASMSPY_STOP_SIGNAL, .tid = 100, .sig = SIGTRAP,
-                            .si_code = 1, .set_dr6 = 1, .dr6 = 0xffff0ff0}); /* an int3-ish trap */
+  fs_push((struct fs_entry){.kind = ASMSPY_STOP_SIGNAL,
+                            .tid = 100,
+                            .sig = SIGTRAP,
+                            .si_code = 1,
+                            .set_dr6 = 1,
+                            .dr6 = 0xffff0ff0}); /* an int3-ish trap */
   fs_push((struct fs_entry){.kind = ASMSPY_STOP_SIGNAL, .tid = 100, .sig = SIGUSR1});
   fs_push(HIT(100, 0xffff0ff1, 44, AFTER));
   fs_push(HIT(101, 0xffff0ff1, 45, AFTER)); /* in flight when n is reached */
@@ -305,8 +298,7 @@ static void test_x86_threads(void)
   int hit_stop = -1, ack = -1, resumed = -1, stops = 0;
   for (size_t i = 0; i < fs.nlog; i++) {
     const struct fs_log *l = &fs.log[i];
-    if (l->tid != 101)
-      continue;
+    if (l->tid != 101) continue;
     if (hit_stop < 0 && l->what == 'S' && ++stops == 2) /* 1: the attach stop, 2: the hit */
       hit_stop = (int)i;
     else if (hit_stop >= 0 && ack < 0 && l->what == 'p' && l->off == dro(6) && l->val == 0)
@@ -330,16 +322,14 @@ static void test_x86_threads(void)
         fs.armed_at_detach);
   for (pid_t tid = 100; tid <= 102; tid++) {
     struct fs_task *t = fs_task(tid);
-    CHECK(t && t->dr[7] == 0 && t->dr[0] == 0, "tid %d disarmed: DR7=%#llx DR0=%#llx",
-          (int)tid, t ? (unsigned long long)t->dr[7] : 0ull,
-          t ? (unsigned long long)t->dr[0] : 0ull);
+    CHECK(t && t->dr[7] == 0 && t->dr[0] == 0, "tid %d disarmed: DR7=%#llx DR0=%#llx", (int)tid,
+          t ? (unsigned long long)t->dr[7] : 0ull, t ? (unsigned long long)t->dr[0] : 0ull);
   }
 }
 
 /* Slot 0 taken in the thread: slot 1 is used, slot 0 survives; a DR6 B0 is
  * not our hit; --rw with an unchanged value flags a read. */
-static void test_x86_slot_and_rw(void)
-{
+static void test_x86_slot_and_rw(void) {
   reset();
   struct fs_task *t = fs_add_task(100, 1);
   t->dr[0] = 0x7000;
@@ -364,8 +354,7 @@ static void test_x86_slot_and_rw(void)
 
 /* The toucher cannot be found when rip is a function's first instruction
  * (a call's push): the hit is reported at rip, with a warning. */
-static void test_x86_toucher_fallback(void)
-{
+static void test_x86_toucher_fallback(void) {
   reset();
   fs_add_task(100, 1);
   fs_push(Q(ASMSPY_STOP_GROUP, 100));
@@ -380,8 +369,7 @@ static void test_x86_toucher_fallback(void)
 
 /* Ctrl-C (the stop flag) in the middle: the disarm still waits for the
  * running thread, through the session copy the backend attached with. */
-static void test_x86_interrupted(void)
-{
+static void test_x86_interrupted(void) {
   reset();
   fs_add_task(100, 1);
   fs_add_task(101, 1);
@@ -398,8 +386,7 @@ static void test_x86_interrupted(void)
 }
 
 /* The target goes away: a fact, not a failure. */
-static void test_target_exits(void)
-{
+static void test_target_exits(void) {
   reset();
   fs_add_task(100, 1);
   fs_push(Q(ASMSPY_STOP_GROUP, 100));
@@ -411,8 +398,7 @@ static void test_target_exits(void)
 }
 
 /* The kernel refuses DR7: an error status, nothing left armed. */
-static void test_refused(void)
-{
+static void test_refused(void) {
   reset();
   fs_add_task(100, 1);
   fs.refuse_dr7 = -EINVAL;
@@ -425,8 +411,7 @@ static void test_refused(void)
 }
 
 /* Bad sessions never attach. */
-static void test_validation(void)
-{
+static void test_validation(void) {
   reset();
   fs_add_task(100, 1);
   struct asmspy_session s = session(DATA_ADDR + 2, 4, ASMSPY_WATCH_WRITE, 1);
@@ -441,20 +426,35 @@ static void test_validation(void)
 }
 
 /* AArch64: the hit stops before the store: disarm, step, report, re-arm. */
-static void test_arm64_step_over(void)
-{
+static void test_arm64_step_over(void) {
   reset();
   fs_add_task(200, 1);
   fs.mem = 7ull << 32; /* the watched int is the upper half of the fake doubleword */
   fs_push(Q(ASMSPY_STOP_GROUP, 200));
-  fs_push((struct fs_entry){.kind = ASMSPY_STOP_SIGNAL, .tid = 200, .sig = SIGTRAP, .si_code = 4,
-                            .set_ip = 1, .ip = ARM_CODE});
-  fs_push((struct fs_entry){.kind = ASMSPY_STOP_STEP, .tid = 200, .set_mem = 1, .mem = 8ull << 32,
-                            .set_ip = 1, .ip = ARM_CODE + 4});
-  fs_push((struct fs_entry){.kind = ASMSPY_STOP_SIGNAL, .tid = 200, .sig = SIGTRAP, .si_code = 4,
-                            .set_ip = 1, .ip = ARM_CODE});
-  fs_push((struct fs_entry){.kind = ASMSPY_STOP_STEP, .tid = 200, .set_mem = 1, .mem = 9ull << 32,
-                            .set_ip = 1, .ip = ARM_CODE + 4});
+  fs_push((struct fs_entry){.kind = ASMSPY_STOP_SIGNAL,
+                            .tid = 200,
+                            .sig = SIGTRAP,
+                            .si_code = 4,
+                            .set_ip = 1,
+                            .ip = ARM_CODE});
+  fs_push((struct fs_entry){.kind = ASMSPY_STOP_STEP,
+                            .tid = 200,
+                            .set_mem = 1,
+                            .mem = 8ull << 32,
+                            .set_ip = 1,
+                            .ip = ARM_CODE + 4});
+  fs_push((struct fs_entry){.kind = ASMSPY_STOP_SIGNAL,
+                            .tid = 200,
+                            .sig = SIGTRAP,
+                            .si_code = 4,
+                            .set_ip = 1,
+                            .ip = ARM_CODE});
+  fs_push((struct fs_entry){.kind = ASMSPY_STOP_STEP,
+                            .tid = 200,
+                            .set_mem = 1,
+                            .mem = 9ull << 32,
+                            .set_ip = 1,
+                            .ip = ARM_CODE + 4});
   struct asmspy_session s = session(DATA_ADDR + 4, 4, ASMSPY_WATCH_WRITE, 2);
   int rc = hw_run_with(&host, &s, &hw_arm64_ops);
   CHECK(rc == 0, "run %d", rc);
@@ -466,12 +466,10 @@ static void test_arm64_step_over(void)
   size_t first_s = fs.nlog;
   for (size_t k = 0; k < fs.nlog && i + 1 < sizeof got; k++)
     if (strchr("srt", fs.log[k].what)) {
-      if (first_s == fs.nlog)
-        first_s = k;
+      if (first_s == fs.nlog) first_s = k;
       got[i++] = fs.log[k].what;
     }
-  CHECK(strncmp(got, want, strlen(want)) == 0, "arm, resume, disarm, step, re-arm ...: %s",
-        got);
+  CHECK(strncmp(got, want, strlen(want)) == 0, "arm, resume, disarm, step, re-arm ...: %s", got);
   const struct fs_log *arm = &fs.log[first_s];
   CHECK(arm->what == 's' && arm->addr0 == DATA_ADDR && arm->ctrl0 == 0x1e15 &&
             arm->off == hw_arm64_regset_len(4),
@@ -479,8 +477,7 @@ static void test_arm64_step_over(void)
         (unsigned long long)arm->off);
   int off_before_step = 0;
   for (size_t k = first_s + 1; k + 1 < fs.nlog; k++)
-    if (fs.log[k].what == 's' && fs.log[k + 1].what == 't')
-      off_before_step = fs.log[k].ctrl0 == 0;
+    if (fs.log[k].what == 's' && fs.log[k + 1].what == 't') off_before_step = fs.log[k].ctrl0 == 0;
   CHECK(off_before_step, "the watchpoint is off in the thread when it steps the store");
   CHECK(nevents == 2 && events[0].ip == ARM_CODE && events[0].u.watch.old_value == 7 &&
             events[0].u.watch.new_value == 8 && events[1].u.watch.old_value == 8 &&
@@ -491,12 +488,10 @@ static void test_arm64_step_over(void)
 }
 
 /* The built plugin exports its descriptor with run = the same loop. */
-static void test_plugin_entry(const char *so)
-{
+static void test_plugin_entry(const char *so) {
   void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
   CHECK(h != NULL, "dlopen %s: %s", so, dlerror());
-  if (!h)
-    return;
+  if (!h) return;
   asmspy_plugin_entry_fn entry = (asmspy_plugin_entry_fn)dlsym(h, ASMSPY_PLUGIN_ENTRY_NAME);
   const struct asmspy_plugin *p = entry ? entry(ASMSPY_ABI_VERSION, &host) : NULL;
   CHECK(p && p->kind == ASMSPY_KIND_BACKEND && strcmp(p->name, "hwwatch") == 0 && p->backend &&
@@ -525,20 +520,17 @@ static void test_plugin_entry(const char *so)
 static char text_out[4096], json_out[8192];
 static uint64_t json_seq;
 
-static int h_emit(struct asmspy_out *out, const char *type, const char *fields, const char *text)
-{
+static int h_emit(struct asmspy_out *out, const char *type, const char *fields, const char *text) {
   (void)out;
   json_seq++;
-  if (text)
-    snprintf(text_out + strlen(text_out), sizeof text_out - strlen(text_out), "%s\n", text);
+  if (text) snprintf(text_out + strlen(text_out), sizeof text_out - strlen(text_out), "%s\n", text);
   snprintf(json_out + strlen(json_out), sizeof json_out - strlen(json_out),
            "{\"type\":\"%s\",\"seq\":%llu%s%s}\n", type, (unsigned long long)json_seq,
            fields && *fields ? "," : "", fields ? fields : "");
   return 0;
 }
 
-static const char *h_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap)
-{
+static const char *h_describe(struct asmspy_target *t, uint64_t addr, char *buf, size_t cap) {
   struct asmspy_symbol sym;
   memset(&sym, 0, sizeof sym);
   h_symbolize(t, addr, &sym);
@@ -549,9 +541,8 @@ static const char *h_describe(struct asmspy_target *t, uint64_t addr, char *buf,
   return buf;
 }
 
-static int h_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr,
-                          uint64_t *size, char *err, size_t cap)
-{
+static int h_resolve_data(struct asmspy_target *t, const char *spec, uint64_t *addr, uint64_t *size,
+                          char *err, size_t cap) {
   (void)t;
   if (strcmp(spec, "counter") == 0) {
     *addr = DATA_ADDR;
@@ -574,8 +565,7 @@ struct view_run {
   int open_rc, configure_rc;
 };
 
-static void view_start(const struct asmspy_plugin *p, struct view_run *r, int argc, char **argv)
-{
+static void view_start(const struct asmspy_plugin *p, struct view_run *r, int argc, char **argv) {
   memset(r, 0, sizeof *r);
   text_out[0] = json_out[0] = 0;
   json_seq = 0;
@@ -584,12 +574,10 @@ static void view_start(const struct asmspy_plugin *p, struct view_run *r, int ar
   r->s.argc = argc;
   r->s.argv = argv;
   r->open_rc = r->v->open(&host, &r->s, &r->state);
-  if (r->open_rc == 0)
-    r->configure_rc = r->v->configure(r->state, &host, &r->s);
+  if (r->open_rc == 0) r->configure_rc = r->v->configure(r->state, &host, &r->s);
 }
 
-static struct asmspy_event hit_event(pid_t tid, uint64_t ip, uint64_t old, uint64_t new_value)
-{
+static struct asmspy_event hit_event(pid_t tid, uint64_t ip, uint64_t old, uint64_t new_value) {
   struct asmspy_event ev;
   memset(&ev, 0, sizeof ev);
   ASMSPY_INIT_HEADER(&ev);
@@ -606,15 +594,13 @@ static struct asmspy_event hit_event(pid_t tid, uint64_t ip, uint64_t old, uint6
   return ev;
 }
 
-static void test_view(const char *so)
-{
+static void test_view(const char *so) {
   host.emit = h_emit;
   host.describe = h_describe;
   host.resolve_data = h_resolve_data;
   void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
   CHECK(h != NULL, "dlopen %s: %s", so, dlerror());
-  if (!h)
-    return;
+  if (!h) return;
   asmspy_plugin_entry_fn entry = (asmspy_plugin_entry_fn)dlsym(h, ASMSPY_PLUGIN_ENTRY_NAME);
   const struct asmspy_plugin *p = entry ? entry(ASMSPY_ABI_VERSION, &host) : NULL;
   CHECK(p && p->view && strcmp(p->view->mode, "watch") == 0 && p->view->configure &&
@@ -664,8 +650,7 @@ static void test_view(const char *so)
   CHECK(strstr(text_out, "[102] writer+0x4 [victim]") && strstr(text_out, "-1 -> -1   (read)"),
         "a read hit, values signed at the watched width: %s", text_out);
   CHECK(strstr(text_out, "2 hits on counter\n"), "summary: %s", text_out);
-  if (getenv("HWWATCH_TEST_VERBOSE"))
-    fprintf(stderr, "%s%s", text_out, json_out);
+  if (getenv("HWWATCH_TEST_VERBOSE")) fprintf(stderr, "%s%s", text_out, json_out);
   CHECK(strstr(json_out, "\"tid\":101,\"ip\":\"0x401004\",\"sym\":\"writer\",\"off\":4,"
                          "\"module\":\"victim\",\"disasm\":\"mov dword ptr [rip + 0x1ff6], 0x2a\""),
         "json hit: %s", json_out);
@@ -686,8 +671,7 @@ static void test_view(const char *so)
   struct asmspy_recording_report rep;
   memset(&rep, 0, sizeof rep);
   int verdict = f ? recording_validate(f, &rep) : -1;
-  if (f)
-    fclose(f);
+  if (f) fclose(f);
   CHECK(verdict == 0 && recording_type_count(&rep, "watch") == 2 &&
             recording_type_count(&rep, "watchpoint") == 1,
         "validator: %s (line %llu: %s)", recording_verdict_name(verdict),
@@ -705,14 +689,12 @@ static void test_view(const char *so)
            broken);
   f = fmemopen(rec, strlen(rec), "r");
   verdict = f ? recording_validate(f, &rep) : -1;
-  if (f)
-    fclose(f);
+  if (f) fclose(f);
   CHECK(verdict == 2, "a watch record with len 3 and no tid is invalid (%d)", verdict);
   dlclose(h);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   host_init();
   test_x86_encoding();
   test_arm64_encoding();
@@ -724,9 +706,7 @@ int main(int argc, char **argv)
   test_refused();
   test_validation();
   test_arm64_step_over();
-  if (argc > 1)
-    test_plugin_entry(argv[1]);
-  if (argc > 2)
-    test_view(argv[2]);
+  if (argc > 1) test_plugin_entry(argv[1]);
+  if (argc > 2) test_view(argv[2]);
   return check_summary("test_hwwatch");
 }

@@ -51,8 +51,7 @@ static pid_t armed_tids[16];
 static int narmed, initial_armed = -1;
 static uint64_t hits;
 
-static int logged_poke(struct asmspy_seam *sm, pid_t tid, uint64_t off, uint64_t val)
-{
+static int logged_poke(struct asmspy_seam *sm, pid_t tid, uint64_t off, uint64_t val) {
   int rc = real_seam->poke_user(sm, tid, off, val);
   /* DR6 writes are the per-hit acknowledgements: where debug registers
    * fire there are hundreds, and they would push the disarm out of the log */
@@ -60,14 +59,12 @@ static int logged_poke(struct asmspy_seam *sm, pid_t tid, uint64_t off, uint64_t
     pokes[npokes++] = (typeof(pokes[0])){tid, off, val, rc};
   if (off == hw_x86_dr_offset(7) && val != 0 && rc == 0 && narmed < 16) {
     armed_tids[narmed++] = tid;
-    if (narmed == 4)
-      stop_flag = 1; /* main + 3 workers armed: "Ctrl-C" */
+    if (narmed == 4) stop_flag = 1; /* main + 3 workers armed: "Ctrl-C" */
   }
   return rc;
 }
 
-static void note(struct asmspy_out *out, int level, const char *fmt, ...)
-{
+static void note(struct asmspy_out *out, int level, const char *fmt, ...) {
   (void)out;
   char buf[512];
   va_list ap;
@@ -75,23 +72,19 @@ static void note(struct asmspy_out *out, int level, const char *fmt, ...)
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   const char *p = strstr(buf, "armed in ");
-  if (p && initial_armed < 0)
-    initial_armed = atoi(p + 9);
+  if (p && initial_armed < 0) initial_armed = atoi(p + 9);
   fprintf(stderr, "note[%d]: %s\n", level, buf);
 }
 
-static int sink(void *ctx, const struct asmspy_event *ev)
-{
+static int sink(void *ctx, const struct asmspy_event *ev) {
   (void)ctx;
   hits += ev->type == ASMSPY_EV_WATCH_HIT;
   return 0;
 }
 
-static pid_t spawn(const char *exe, int *outfd)
-{
+static pid_t spawn(const char *exe, int *outfd) {
   int p[2];
-  if (pipe(p) != 0)
-    return -1;
+  if (pipe(p) != 0) return -1;
   pid_t pid = fork();
   if (pid == 0) {
     dup2(p[1], 1);
@@ -105,20 +98,17 @@ static pid_t spawn(const char *exe, int *outfd)
 }
 
 /* Attach with raw ptrace and read DR0/DR7 of every thread back. */
-static void check_disarmed(pid_t pid)
-{
+static void check_disarmed(pid_t pid) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
   DIR *d = opendir(path);
   CHECK(d != NULL, "open %s", path);
-  if (!d)
-    return;
+  if (!d) return;
   int n = 0;
   struct dirent *de;
   while ((de = readdir(d))) {
     pid_t tid = atoi(de->d_name);
-    if (tid <= 0)
-      continue;
+    if (tid <= 0) continue;
     if (ptrace(PTRACE_SEIZE, tid, 0, 0) != 0 || ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0) {
       CHECK(0, "seize tid %d: %s", (int)tid, strerror(errno));
       continue;
@@ -128,8 +118,8 @@ static void check_disarmed(pid_t pid)
     errno = 0;
     long dr7 = ptrace(PTRACE_PEEKUSER, tid, (void *)(uintptr_t)hw_x86_dr_offset(7), 0);
     long dr0 = ptrace(PTRACE_PEEKUSER, tid, (void *)(uintptr_t)hw_x86_dr_offset(0), 0);
-    CHECK(errno == 0 && dr7 == 0 && dr0 == 0, "tid %d after detach: DR7=%#lx DR0=%#lx",
-          (int)tid, dr7, dr0);
+    CHECK(errno == 0 && dr7 == 0 && dr0 == 0, "tid %d after detach: DR7=%#lx DR0=%#lx", (int)tid,
+          dr7, dr0);
     ptrace(PTRACE_DETACH, tid, 0, 0);
     n++;
   }
@@ -137,22 +127,19 @@ static void check_disarmed(pid_t pid)
   CHECK(n == 4, "4 threads read back (%d)", n);
 }
 
-static uint64_t read_counter(pid_t pid, uint64_t addr)
-{
+static uint64_t read_counter(pid_t pid, uint64_t addr) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
   FILE *f = fopen(path, "re");
   uint32_t v = 0;
   if (f) {
-    if (fseek(f, (long)addr, SEEK_SET) != 0 || fread(&v, sizeof v, 1, f) != 1)
-      v = 0;
+    if (fseek(f, (long)addr, SEEK_SET) != 0 || fread(&v, sizeof v, 1, f) != 1) v = 0;
     fclose(f);
   }
   return v;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_real_seam <asmspy_hwwatch.so> <victim_watch>\n");
     return 99;
@@ -173,8 +160,8 @@ int main(int argc, char **argv)
   const struct asmspy_host_api *real = asmspy_host_api();
   const struct asmspy_plugin *p = entry ? entry(ASMSPY_ABI_VERSION, real) : NULL;
   if (!t || !p) {
-    fprintf(stderr, "setup: target %p (%s), plugin %p (%s)\n", (void *)t, strerror(err),
-            (void *)p, h ? "no entry" : dlerror());
+    fprintf(stderr, "setup: target %p (%s), plugin %p (%s)\n", (void *)t, strerror(err), (void *)p,
+            h ? "no entry" : dlerror());
     kill(pid, SIGKILL);
     return 99;
   }
@@ -210,8 +197,7 @@ int main(int argc, char **argv)
   for (int i = 0; i < narmed; i++) {
     int dr0 = -1, dr7 = -1, off7 = -1;
     for (int k = 0; k < npokes; k++) {
-      if (pokes[k].tid != armed_tids[i])
-        continue;
+      if (pokes[k].tid != armed_tids[i]) continue;
       if (dr0 < 0 && pokes[k].off == hw_x86_dr_offset(0) && pokes[k].val == addr && !pokes[k].rc)
         dr0 = k;
       if (dr7 < 0 && pokes[k].off == hw_x86_dr_offset(7) && pokes[k].val == 0xd0001 && !pokes[k].rc)
@@ -244,8 +230,7 @@ int main(int argc, char **argv)
 }
 
 #else
-int main(void)
-{
+int main(void) {
   printf("SKIP: the real-seam check programs x86-64 debug registers\n");
   return 77;
 }

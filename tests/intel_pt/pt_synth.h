@@ -65,8 +65,11 @@ struct syn_branch {
   uint64_t from, to;
   int call, ret;
 };
-static const struct syn_branch syn_expected_branches[] = {
-    {0x0c, 0x07, 0, 0}, {0x0c, 0x07, 0, 0}, {0x0e, 0x20, 1, 0}, {0x23, 0x13, 0, 1}, {0x13, 0x30, 0, 0}};
+static const struct syn_branch syn_expected_branches[] = {{0x0c, 0x07, 0, 0},
+                                                          {0x0c, 0x07, 0, 0},
+                                                          {0x0e, 0x20, 1, 0},
+                                                          {0x23, 0x13, 0, 1},
+                                                          {0x13, 0x30, 0, 0}};
 #define SYN_BRANCHES_N (sizeof syn_expected_branches / sizeof syn_expected_branches[0])
 
 struct syn {
@@ -176,8 +179,8 @@ static inline size_t syn_program(struct syn *s, uint64_t B, int mid_psb, size_t 
   } else {
     syn_tnt(s, "ttn");
   }
-  syn_ip(s, ppt_tip, B + 0x13); /* ret */
-  syn_ip(s, ppt_tip, B + 0x30); /* jmp rbx */
+  syn_ip(s, ppt_tip, B + 0x13);      /* ret */
+  syn_ip(s, ppt_tip, B + 0x30);      /* jmp rbx */
   syn_ip_suppressed(s, ppt_tip_pgd); /* syscall: into the (untraced) kernel */
   return syn_len(s);
 }

@@ -142,9 +142,10 @@ static void test_pmu_read(void) {
   CHECK(st == 0 || why.reason[0], "a reason when absent");
 
   char buf[64];
-  CHECK(!strcmp(ptc_aux_flags_text(PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL, buf, sizeof buf),
-                "truncated,partial"),
-        "aux flags text: %s", buf);
+  CHECK(
+      !strcmp(ptc_aux_flags_text(PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL, buf, sizeof buf),
+              "truncated,partial"),
+      "aux flags text: %s", buf);
   CHECK(!strcmp(ptc_aux_flags_text(0, buf, sizeof buf), "none"), "no flags: %s", buf);
 }
 
@@ -278,8 +279,19 @@ static void test_drain_records(void) {
     uint64_t ino, gen;
     uint32_t prot, flags;
     char name[24];
-  } mm = {{PERF_RECORD_MMAP2, 0, sizeof mm}, 100, 100, 0x7f0000001000ull, 0x3000, 0x1000, 8, 1,
-          1234, 0, PROT_READ | PROT_EXEC, MAP_PRIVATE, "/usr/lib/libjit.so"};
+  } mm = {{PERF_RECORD_MMAP2, 0, sizeof mm},
+          100,
+          100,
+          0x7f0000001000ull,
+          0x3000,
+          0x1000,
+          8,
+          1,
+          1234,
+          0,
+          PROT_READ | PROT_EXEC,
+          MAP_PRIVATE,
+          "/usr/lib/libjit.so"};
   ring_put(&f, &mm, sizeof mm);
   static struct collect c;
   memset(&c, 0, sizeof c);
@@ -326,8 +338,8 @@ static void test_open_real_kernel(void) {
   CHECK(ptc_pmu_read(root, &pmu, &why) == 0 && pmu.type == 1 && pmu.config == 1,
         "the fake tree names the software PMU");
   struct ptc_event ev;
-  struct ptc_open_opts oo = {.tid = 0, .sideband = 1, .aux_bytes = 1 << 20, .aux_min = 64 << 10,
-                             .data_pages_log2 = 1};
+  struct ptc_open_opts oo = {
+      .tid = 0, .sideband = 1, .aux_bytes = 1 << 20, .aux_min = 64 << 10, .data_pages_log2 = 1};
   char reason[300] = "";
   int st = ptc_open(&ev, &pmu, &oo, reason, sizeof reason);
   printf("# ptc_open on the software PMU: %d: %s\n", st, reason);
@@ -387,6 +399,7 @@ static void test_maps(void) {
 /* ------------------------------------------------------- inproc delivery */
 
 /* The program of pt_synth.h in this binary's .text. */
+/* clang-format off */
 __asm__(".text\n"
         ".globl asmspy_pt_cap_code\n"
         ".type asmspy_pt_cap_code, @function\n"
@@ -400,6 +413,7 @@ __asm__(".text\n"
         ".byte 0x0f,0x05, 0x90, 0x0f,0x05\n"
         ".fill 11,1,0xcc\n"
         ".size asmspy_pt_cap_code, 64\n");
+/* clang-format on */
 extern const uint8_t asmspy_pt_cap_code[];
 
 struct got {

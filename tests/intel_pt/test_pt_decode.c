@@ -158,7 +158,8 @@ static int matches_program(const struct recorder *r, uint64_t B, const char *wha
     if (e->seq != last_seq + 1) ok = 0;
     last_seq = e->seq;
     if (e->type == ASMSPY_EV_INSN) {
-      if (ni >= SYN_EXPECTED_N || e->ip != B + syn_expected_offsets[ni]) ok = 0;
+      if (ni >= SYN_EXPECTED_N || e->ip != B + syn_expected_offsets[ni])
+        ok = 0;
       else if (e->len == 0 || memcmp(e->bytes, g_code + syn_expected_offsets[ni], e->len) != 0)
         ok = 0;
       if (!(e->flags & ASMSPY_EVF_SP_UNKNOWN) || e->tid != 4242) ok = 0;
@@ -166,7 +167,8 @@ static int matches_program(const struct recorder *r, uint64_t B, const char *wha
     } else if (e->type == ASMSPY_EV_BRANCH) {
       const struct syn_branch *x = nb < SYN_BRANCHES_N ? &syn_expected_branches[nb] : NULL;
       if (!x || e->from != B + x->from || e->to != B + x->to || !(e->flags & ASMSPY_EVF_BR_TAKEN) ||
-          !!(e->flags & ASMSPY_EVF_BR_CALL) != x->call || !!(e->flags & ASMSPY_EVF_BR_RET) != x->ret)
+          !!(e->flags & ASMSPY_EVF_BR_CALL) != x->call ||
+          !!(e->flags & ASMSPY_EVF_BR_RET) != x->ret)
         ok = 0;
       /* a branch edge comes right after its source instruction */
       if (i == 0 || r->ev[i - 1].type != ASMSPY_EV_INSN || r->ev[i - 1].ip != e->from) ok = 0;
@@ -220,8 +222,8 @@ static void test_file_section(void) {
   /* the code at file offset 0x100, like a segment that does not start the file */
   uint8_t pad[0x100];
   memset(pad, 0, sizeof pad);
-  CHECK(write(fd, pad, sizeof pad) == (ssize_t)sizeof pad && write(fd, g_code, SYN_CODE_LEN) ==
-                                                                 (ssize_t)SYN_CODE_LEN,
+  CHECK(write(fd, pad, sizeof pad) == (ssize_t)sizeof pad &&
+            write(fd, g_code, SYN_CODE_LEN) == (ssize_t)SYN_CODE_LEN,
         "write the code file");
   close(fd);
   struct pti_image *im = pti_new("file", NULL, NULL); /* no callback: only the file */
@@ -240,6 +242,7 @@ static void test_file_section(void) {
 }
 
 /* The same program in this binary's own .text (a file-backed mapping). */
+/* clang-format off */
 __asm__(".text\n"
         ".globl asmspy_pt_test_code\n"
         ".type asmspy_pt_test_code, @function\n"
@@ -253,6 +256,7 @@ __asm__(".text\n"
         ".byte 0x0f,0x05, 0x90, 0x0f,0x05\n"
         ".fill 11,1,0xcc\n"
         ".size asmspy_pt_test_code, 64\n");
+/* clang-format on */
 extern const uint8_t asmspy_pt_test_code[];
 
 static void test_self_maps(void) {
@@ -621,7 +625,8 @@ static void test_negative(void) {
   memset(&r, 0, sizeof r);
   decode(im, s.buf, len, 0, NULL, &r, NULL);
   err = find_note(&r, pt_errstr(pte_nomap));
-  CHECK(err != NULL, "a jump into unmapped memory: a note with libipt's '%s'", pt_errstr(pte_nomap));
+  CHECK(err != NULL, "a jump into unmapped memory: a note with libipt's '%s'",
+        pt_errstr(pte_nomap));
   if (err) printf("# image hole: %s\n", err);
   CHECK(count_type(&r, ASMSPY_EV_INSN) == SYN_EXPECTED_N - 1 && count_type(&r, ASMSPY_EV_LOST) >= 1,
         "everything before the hole decoded (%zu), then LOST", count_type(&r, ASMSPY_EV_INSN));
@@ -680,7 +685,8 @@ static void test_negative(void) {
     memset(&r, 0, sizeof r);
     decode(im, m, len, 1 + xorshift(&rng) % 48, NULL, &r, NULL);
     for (size_t i = 0; i < r.n; i++)
-      if (r.ev[i].type == ASMSPY_EV_INSN && (r.ev[i].ip < VBASE || r.ev[i].ip >= VBASE + SYN_CODE_LEN))
+      if (r.ev[i].type == ASMSPY_EV_INSN &&
+          (r.ev[i].ip < VBASE || r.ev[i].ip >= VBASE + SYN_CODE_LEN))
         outside++;
   }
   CHECK(outside == 0, "3000 mutated streams: no crash, no instruction outside the code (%d)",

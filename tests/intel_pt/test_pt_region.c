@@ -16,8 +16,6 @@
 
 #include <dlfcn.h>
 
-
-
 /* What the segmenter hands on: recorded, then replayed into the view. */
 static struct asmspy_event out[128];
 static size_t nout;
@@ -72,13 +70,13 @@ int main(int argc, char **argv) {
   fake_host.disasm = fake_disasm_min;
   fake_host.insn_class = fake_insn_class_min;
 
-  struct ptr_seg_opts o = {.host = &fake_host, .start = 0x401100, .len = 0x1d,
-                           .sink = record, .seq = &seq};
+  struct ptr_seg_opts o = {
+      .host = &fake_host, .start = 0x401100, .len = 0x1d, .sink = record, .seq = &seq};
   struct ptr_seg *g = ptr_seg_new(&o);
   CHECK(g != NULL, "segmenter created");
   NOP(0x401105); /* mid-invocation when the capture began */
   RET(0x401106);
-  NOP(0x401100); /* #1 */
+  NOP(0x401100);               /* #1 */
   call(g, 0x401101, 0x401300); /* cold_path: outside */
   NOP(0x401106);
   call(g, 0x401107, 0x401100); /* recursion */
@@ -98,8 +96,10 @@ int main(int argc, char **argv) {
 
   CHECK(count_type(ASMSPY_EV_REGION_ENTER) == 3 && count_type(ASMSPY_EV_REGION_EXIT) == 3,
         "3 REGION_ENTER, 3 REGION_EXIT");
-  CHECK(count_type(ASMSPY_EV_INSN) == 12, "12 instructions inside invocations (%zu): the 2 "
-        "before the first entry are dropped", count_type(ASMSPY_EV_INSN));
+  CHECK(count_type(ASMSPY_EV_INSN) == 12,
+        "12 instructions inside invocations (%zu): the 2 "
+        "before the first entry are dropped",
+        count_type(ASMSPY_EV_INSN));
   CHECK(count_type(ASMSPY_EV_CALLOUT) == 2, "2 call-outs (the recursive call is not one)");
   CHECK(count_type(ASMSPY_EV_LOST) == 1, "the LOST is passed on");
   int exits_ok = 1, seq_ok = 1;
@@ -117,7 +117,8 @@ int main(int argc, char **argv) {
 
   /* the trace view renders them */
   void *dl = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  asmspy_plugin_entry_fn entry = dl ? (asmspy_plugin_entry_fn)dlsym(dl, "asmspy_plugin_entry") : NULL;
+  asmspy_plugin_entry_fn entry =
+      dl ? (asmspy_plugin_entry_fn)dlsym(dl, "asmspy_plugin_entry") : NULL;
   const struct asmspy_plugin *p = entry ? entry(ASMSPY_ABI_VERSION, &fake_host) : NULL;
   if (!p || !p->view || strcmp(p->view->mode, "trace")) {
     printf("FAIL - %s is not the trace view (%s)\n", argv[1], dl ? "" : dlerror());

@@ -24,6 +24,7 @@
  *               ret
  *   pt_leaf:    add eax,1
  *               ret                                     */
+/* clang-format off */
 __asm__(".text\n"
         ".globl pt_known\n.type pt_known, @function\n"
         "pt_known:\n"
@@ -39,22 +40,21 @@ __asm__(".text\n"
         "  ret\n"
         ".size pt_leaf, .-pt_leaf\n"
         ".globl pt_known_end\npt_known_end:\n");
+/* clang-format on */
 long pt_known(long n);
 extern const char pt_leaf[], pt_known_end[];
 
 static int failures;
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    int check_ok_ = (cond); /* once: cond may have side effects */                         \
-    printf(check_ok_ ? "ok   - " : "FAIL - ");                                             \
-    if (!check_ok_) failures++;                                                            \
-    printf(__VA_ARGS__);                                                                   \
-    printf("\n");                                                                          \
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    int check_ok_ = (cond); /* once: cond may have side effects */                                 \
+    printf(check_ok_ ? "ok   - " : "FAIL - ");                                                     \
+    if (!check_ok_) failures++;                                                                    \
+    printf(__VA_ARGS__);                                                                           \
+    printf("\n");                                                                                  \
   } while (0)
 
-static void *thread_body(void *arg) {
-  return arg;
-}
+static void *thread_body(void *arg) { return arg; }
 
 int main(void) {
   const char *code = (const char *)(uintptr_t)pt_known;
@@ -75,7 +75,8 @@ int main(void) {
   CHECK(asmspy_scope_insn_count(s) == want, "region count %llu == 5n+2 = %llu",
         (unsigned long long)asmspy_scope_insn_count(s), (unsigned long long)want);
   const char *text = asmspy_scope_text(s);
-  CHECK(strstr(text, "pt_known") && strstr(text, "pt_leaf"), "the listing names pt_known and pt_leaf");
+  CHECK(strstr(text, "pt_known") && strstr(text, "pt_leaf"),
+        "the listing names pt_known and pt_leaf");
   /* the first lines: xor, call, add (in the leaf), ret */
   const char *xor_ = strstr(text, "xor"), *call = strstr(text, "call"), *add = strstr(text, "add");
   CHECK(xor_ && call && add && xor_ < call && call < add, "in execution order: xor, call, add");

@@ -16,14 +16,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                       \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      failures++;                                                                              \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                     \
-      fprintf(stderr, __VA_ARGS__);                                                            \
-      fputc('\n', stderr);                                                                     \
-    }                                                                                          \
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      failures++;                                                                                  \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                         \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+    }                                                                                              \
   } while (0)
 
 static void expect_has(const char *text, const char *want) {

@@ -25,16 +25,16 @@ unsigned cpu_vendor_word(void);
 #define WHOLE_WINDOW_OVERHEAD 24
 
 static int failures;
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    if (cond) {                                                                            \
-      printf("ok   - ");                                                                   \
-    } else {                                                                               \
-      printf("FAIL - ");                                                                   \
-      failures++;                                                                          \
-    }                                                                                      \
-    printf(__VA_ARGS__);                                                                   \
-    printf("\n");                                                                          \
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (cond) {                                                                                    \
+      printf("ok   - ");                                                                           \
+    } else {                                                                                       \
+      printf("FAIL - ");                                                                           \
+      failures++;                                                                                  \
+    }                                                                                              \
+    printf(__VA_ARGS__);                                                                           \
+    printf("\n");                                                                                  \
   } while (0)
 
 static long env_num(const char *k) {
@@ -107,7 +107,8 @@ int main(void) {
   r = work(7);
   asmspy_scope_end(s);
   if (h_x5 >= 0)
-    CHECK((long)asmspy_scope_insn_count(s) == h_x5, "region=helper: %llu == callgrind 5 x helper %ld",
+    CHECK((long)asmspy_scope_insn_count(s) == h_x5,
+          "region=helper: %llu == callgrind 5 x helper %ld",
           (unsigned long long)asmspy_scope_insn_count(s), h_x5);
   else
     CHECK(asmspy_scope_insn_count(s) % 5 == 0 && asmspy_scope_insn_count(s) > 0,
@@ -240,8 +241,10 @@ int main(void) {
     asmspy_scope *l = ASMSPY_SCOPE_BEGIN((const void *)work, 0, ASMSPY_SCOPE_QUIET);
     r = work(i);
     asmspy_scope_end(l);
-    if (i == 0) first = asmspy_scope_insn_count(l);
-    else if (asmspy_scope_insn_count(l) != first) same = 0;
+    if (i == 0)
+      first = asmspy_scope_insn_count(l);
+    else if (asmspy_scope_insn_count(l) != first)
+      same = 0;
     asmspy_scope_free(l);
   }
   CHECK(asmspy_scope_slot_count() == slots0 + 1, "1000 looped scopes registered %zu slot(s)",

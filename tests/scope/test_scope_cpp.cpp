@@ -14,7 +14,7 @@ namespace geometry {
 // A C++ function with a mangled name (_ZN8geometry4areaEll): the scope text
 // must show it demangled, as perf and uftrace do.
 __attribute__((noinline)) long area(long w, long h) { return w * h + helper(w); }
-}  // namespace geometry
+} // namespace geometry
 
 static int failures;
 static void check(bool ok, const char *what) {

@@ -106,8 +106,8 @@ int main(void) {
   const char *body = slurp(precious);
   CHECK(body && !strcmp(body, "precious\n"), "the file behind the planted symlinks is untouched");
   struct stat st;
-  CHECK(p[0] && !strcmp(p, new_link), "ASMSPY_SCOPE_FILE=<dir>: the listing is named in that dir (%s)",
-        p);
+  CHECK(p[0] && !strcmp(p, new_link),
+        "ASMSPY_SCOPE_FILE=<dir>: the listing is named in that dir (%s)", p);
   CHECK(p[0] && lstat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600,
         "the listing replaced the symlink with a regular 0600 file");
   body = p[0] ? slurp(p) : NULL;

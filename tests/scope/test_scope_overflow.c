@@ -79,10 +79,10 @@ static int in_child(const char *what, int (*fn)(void *), void *arg) {
   while (waitpid(pid, &st, 0) < 0) {
   }
   CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: child %s", what,
-        WIFSIGNALED(st) ? strsignal(WTERMSIG(st))
-        : WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "exited 0"
+        WIFSIGNALED(st)                          ? strsignal(WTERMSIG(st))
+        : WIFEXITED(st) && WEXITSTATUS(st) == 0  ? "exited 0"
         : WIFEXITED(st) && WEXITSTATUS(st) == 77 ? "skipped (no WEAK tier)"
-                                                   : "failed its checks");
+                                                 : "failed its checks");
   return st;
 }
 
@@ -153,8 +153,8 @@ static int overflow_round(void *arg) {
   /* the next scope on this thread: complete, and exactly as before */
   unsigned long long after = small_scope(&bad);
   if (after != before) {
-    printf("  the same scope recorded %llu instructions before the overflow, %llu after\n",
-           before, after);
+    printf("  the same scope recorded %llu instructions before the overflow, %llu after\n", before,
+           after);
     bad = 1;
   }
   return bad;
@@ -173,9 +173,7 @@ static void *bystander(void *arg) {
   return (void *)(uintptr_t)(tf_set() ? 1 : 0);
 }
 
-static void *overflower(void *arg) {
-  return (void *)(uintptr_t)overflow_round(arg);
-}
+static void *overflower(void *arg) { return (void *)(uintptr_t)overflow_round(arg); }
 
 static int two_threads(void *arg) {
   (void)arg;
@@ -241,7 +239,9 @@ static int stray_after(void *arg) {
                        : "memory", "cc");
   unsigned long b = mix(10);
   int bad = a != mix_native(10) || b != mix_native(10) || tf_set();
-  if (bad) printf("  stray trap: results %d %d, TF %d\n", a == mix_native(10), b == mix_native(10), tf_set());
+  if (bad)
+    printf("  stray trap: results %d %d, TF %d\n", a == mix_native(10), b == mix_native(10),
+           tf_set());
   return bad;
 }
 
@@ -267,7 +267,8 @@ int main(void) {
    * (codecache's own truncation is tested in tests/codecache) */
   setenv("ASMSPY_SCOPE_BACKEND", "singlestep", 1);
   const char *base = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/scope-overflow-XXXXXX", base && strlen(base) < 32 ? base : "/tmp");
+  snprintf(tmpdir, sizeof tmpdir, "%s/scope-overflow-XXXXXX",
+           base && strlen(base) < 32 ? base : "/tmp");
   if (!mkdtemp(tmpdir)) {
     perror("mkdtemp");
     return 1;

@@ -16,7 +16,9 @@ static int validate(const char *text) {
   struct asmspy_recording_report rep;
   int v = recording_validate(f, &rep);
   fclose(f);
-  if (v) fprintf(stderr, "  (validator: %s at line %llu)\n", rep.error, (unsigned long long)rep.error_line);
+  if (v)
+    fprintf(stderr, "  (validator: %s at line %llu)\n", rep.error,
+            (unsigned long long)rep.error_line);
   return v;
 }
 
@@ -34,54 +36,81 @@ int main(void) {
 
   /* versions: the greatest when <= t that covers the address */
   struct recording_codeimages *ci = recording_codeimages_new();
-  struct json_value *v1 = ev("{\"type\":\"codeimage\",\"seq\":3,\"base\":\"0x1000\",\"len\":6,\"version\":1,\"when\":3,\"bytes\":\"b864000000c3\"}");
-  struct json_value *v2 = ev("{\"type\":\"codeimage\",\"seq\":9,\"base\":\"0x1000\",\"len\":6,\"version\":2,\"when\":9,\"bytes\":\"b865000000c3\"}");
-  struct json_value *w1 = ev("{\"type\":\"codeimage\",\"seq\":5,\"base\":\"0x1004\",\"len\":4,\"version\":1,\"when\":5,\"bytes\":\"90909090\"}");
-  struct json_value *bad = ev("{\"type\":\"codeimage\",\"seq\":5,\"base\":\"0x1004\",\"len\":4,\"version\":1,\"when\":5,\"bytes\":\"9090\"}");
+  struct json_value *v1 = ev("{\"type\":\"codeimage\",\"seq\":3,\"base\":\"0x1000\",\"len\":6,"
+                             "\"version\":1,\"when\":3,\"bytes\":\"b864000000c3\"}");
+  struct json_value *v2 = ev("{\"type\":\"codeimage\",\"seq\":9,\"base\":\"0x1000\",\"len\":6,"
+                             "\"version\":2,\"when\":9,\"bytes\":\"b865000000c3\"}");
+  struct json_value *w1 = ev("{\"type\":\"codeimage\",\"seq\":5,\"base\":\"0x1004\",\"len\":4,"
+                             "\"version\":1,\"when\":5,\"bytes\":\"90909090\"}");
+  struct json_value *bad = ev("{\"type\":\"codeimage\",\"seq\":5,\"base\":\"0x1004\",\"len\":4,"
+                              "\"version\":1,\"when\":5,\"bytes\":\"9090\"}");
   CHECK(recording_codeimages_add(ci, v1) == 0 && recording_codeimages_add(ci, v2) == 0 &&
-            recording_codeimages_add(ci, w1) == 0, "add");
+            recording_codeimages_add(ci, w1) == 0,
+        "add");
   CHECK(recording_codeimages_add(ci, bad) == -1, "short bytes refused");
   CHECK(recording_codeimages_count(ci) == 3, "count");
   uint8_t buf[16];
   uint64_t ver = 0, when = 0;
-  CHECK(recording_codeimages_at(ci, 0x1000, 2, buf, sizeof buf, &ver, &when) == 0, "nothing before t=3");
-  CHECK(recording_codeimages_at(ci, 0x1000, 3, buf, sizeof buf, &ver, &when) == 6 && ver == 1 && buf[1] == 0x64,
+  CHECK(recording_codeimages_at(ci, 0x1000, 2, buf, sizeof buf, &ver, &when) == 0,
+        "nothing before t=3");
+  CHECK(recording_codeimages_at(ci, 0x1000, 3, buf, sizeof buf, &ver, &when) == 6 && ver == 1 &&
+            buf[1] == 0x64,
         "t=3 -> v1");
-  CHECK(recording_codeimages_at(ci, 0x1000, 8, buf, sizeof buf, &ver, &when) == 6 && ver == 1 && when == 3,
+  CHECK(recording_codeimages_at(ci, 0x1000, 8, buf, sizeof buf, &ver, &when) == 6 && ver == 1 &&
+            when == 3,
         "t=8 -> v1 (v2 is later)");
-  CHECK(recording_codeimages_at(ci, 0x1001, 100, buf, sizeof buf, &ver, &when) == 5 && ver == 2 && buf[0] == 0x65,
+  CHECK(recording_codeimages_at(ci, 0x1001, 100, buf, sizeof buf, &ver, &when) == 5 && ver == 2 &&
+            buf[0] == 0x65,
         "t=100 at +1 -> v2, 5 bytes to its end");
-  CHECK(recording_codeimages_at(ci, 0x1004, 6, buf, sizeof buf, &ver, &when) == 4 && when == 5 && buf[0] == 0x90,
+  CHECK(recording_codeimages_at(ci, 0x1004, 6, buf, sizeof buf, &ver, &when) == 4 && when == 5 &&
+            buf[0] == 0x90,
         "an overlapping later region wins at its time");
-  CHECK(recording_codeimages_at(ci, 0x1004, 10, buf, 1, &ver, &when) == 1 && when == 9 && buf[0] == 0x00,
+  CHECK(recording_codeimages_at(ci, 0x1004, 10, buf, 1, &ver, &when) == 1 && when == 9 &&
+            buf[0] == 0x00,
         "then the newer version of the first region; cap respected");
-  CHECK(recording_codeimages_at(ci, 0x2000, 100, buf, sizeof buf, NULL, NULL) == 0, "uncovered address");
+  CHECK(recording_codeimages_at(ci, 0x2000, 100, buf, sizeof buf, NULL, NULL) == 0,
+        "uncovered address");
   json_free(v1), json_free(v2), json_free(w1), json_free(bad);
   recording_codeimages_free(ci);
 
   /* the validator knows codeimage */
-  const char *hdr = "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,\"tool\":\"asmspy\","
-                    "\"tool_version\":\"0\",\"mode\":\"trace\",\"pid\":1,\"backend\":null,"
-                    "\"host\":{\"kernel\":\"k\",\"arch\":\"x86_64\"},\"start_time\":\"t\"}\n";
+  const char *hdr =
+      "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,\"tool\":\"asmspy\","
+      "\"tool_version\":\"0\",\"mode\":\"trace\",\"pid\":1,\"backend\":null,"
+      "\"host\":{\"kernel\":\"k\",\"arch\":\"x86_64\"},\"start_time\":\"t\"}\n";
   char doc[1024];
-  snprintf(doc, sizeof doc, "%s{\"type\":\"codeimage\",\"seq\":1,\"base\":\"0x10\",\"len\":2,\"version\":1,\"when\":1,\"bytes\":\"90c3\"}\n"
-           "{\"type\":\"end\",\"events\":1,\"lost\":0,\"reason\":\"completed\",\"status\":0}\n", hdr);
+  snprintf(doc, sizeof doc,
+           "%s{\"type\":\"codeimage\",\"seq\":1,\"base\":\"0x10\",\"len\":2,\"version\":1,\"when\":"
+           "1,\"bytes\":\"90c3\"}\n"
+           "{\"type\":\"end\",\"events\":1,\"lost\":0,\"reason\":\"completed\",\"status\":0}\n",
+           hdr);
   CHECK(validate(doc) == RECORDING_VALID, "a codeimage validates");
-  snprintf(doc, sizeof doc, "%s{\"type\":\"codeimage\",\"seq\":1,\"base\":\"0x10\",\"len\":2,\"version\":1,\"when\":2,\"bytes\":\"90c3\"}\n"
-           "{\"type\":\"end\",\"events\":1,\"lost\":0,\"reason\":\"completed\",\"status\":0}\n", hdr);
+  snprintf(doc, sizeof doc,
+           "%s{\"type\":\"codeimage\",\"seq\":1,\"base\":\"0x10\",\"len\":2,\"version\":1,\"when\":"
+           "2,\"bytes\":\"90c3\"}\n"
+           "{\"type\":\"end\",\"events\":1,\"lost\":0,\"reason\":\"completed\",\"status\":0}\n",
+           hdr);
   CHECK(validate(doc) == RECORDING_INVALID, "a when after its own seq is invalid");
-  snprintf(doc, sizeof doc, "%s{\"type\":\"codeimage\",\"seq\":1,\"base\":\"0x10\",\"len\":2,\"version\":1,\"when\":1,\"bytes\":\"90c\"}\n"
-           "{\"type\":\"end\",\"events\":1,\"lost\":0,\"reason\":\"completed\",\"status\":0}\n", hdr);
+  snprintf(doc, sizeof doc,
+           "%s{\"type\":\"codeimage\",\"seq\":1,\"base\":\"0x10\",\"len\":2,\"version\":1,\"when\":"
+           "1,\"bytes\":\"90c\"}\n"
+           "{\"type\":\"end\",\"events\":1,\"lost\":0,\"reason\":\"completed\",\"status\":0}\n",
+           hdr);
   CHECK(validate(doc) == RECORDING_INVALID, "bytes must be 2*len hex digits");
-  snprintf(doc, sizeof doc, "%s{\"type\":\"codeimage\",\"seq\":1,\"base\":\"16\",\"len\":2,\"version\":1,\"when\":1,\"bytes\":\"90c3\"}\n"
-           "{\"type\":\"end\",\"events\":1,\"lost\":0,\"reason\":\"completed\",\"status\":0}\n", hdr);
+  snprintf(doc, sizeof doc,
+           "%s{\"type\":\"codeimage\",\"seq\":1,\"base\":\"16\",\"len\":2,\"version\":1,\"when\":1,"
+           "\"bytes\":\"90c3\"}\n"
+           "{\"type\":\"end\",\"events\":1,\"lost\":0,\"reason\":\"completed\",\"status\":0}\n",
+           hdr);
   CHECK(validate(doc) == RECORDING_INVALID, "base must be hex");
 
   /* the detector is measured, and says why when it cannot detect */
   char why[512] = "";
   int d = codeimage_probe_detector(why, sizeof why);
-  printf("page-change detector here: %s%s%s\n", codeimage_detector_name(d), why[0] ? ": " : "", why);
-  CHECK(d == CODEIMAGE_COMPARE ? why[0] != 0 : why[0] == 0, "a reason exactly when compare: %d '%s'", d, why);
+  printf("page-change detector here: %s%s%s\n", codeimage_detector_name(d), why[0] ? ": " : "",
+         why);
+  CHECK(d == CODEIMAGE_COMPARE ? why[0] != 0 : why[0] == 0,
+        "a reason exactly when compare: %d '%s'", d, why);
   CHECK(codeimage_probe_detector(why, sizeof why) == d, "the verdict is stable");
   return check_summary("codeimage_unit");
 }

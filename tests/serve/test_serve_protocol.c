@@ -30,20 +30,23 @@ static int parse(const char *line, struct serve_cmd *cmd, struct serve_refusal *
 }
 
 /* start translates to exactly these CLI arguments */
-static void expect_args(const char *line, const char *view_mode, int bounded, const char *const *want) {
+static void expect_args(const char *line, const char *view_mode, int bounded,
+                        const char *const *want) {
   struct serve_cmd cmd;
   struct serve_refusal why;
   int rc = parse(line, &cmd, &why);
   CHECK(rc == 0, "%s refused: %s: %s", line, why.rule, why.msg);
   if (rc) return;
   CHECK(cmd.verb == SERVE_START, "%s: verb %d", line, cmd.verb);
-  CHECK(!strcmp(cmd.view_mode, view_mode), "%s: view mode %s, want %s", line, cmd.view_mode, view_mode);
+  CHECK(!strcmp(cmd.view_mode, view_mode), "%s: view mode %s, want %s", line, cmd.view_mode,
+        view_mode);
   CHECK(cmd.bounded == bounded, "%s: bounded %d", line, cmd.bounded);
   int n = 0;
   while (want[n]) n++;
   CHECK(cmd.argc == n, "%s: %d args, want %d", line, cmd.argc, n);
   for (int i = 0; i < n && i < cmd.argc; i++)
-    CHECK(!strcmp(cmd.argv[i], want[i]), "%s: arg %d is '%s', want '%s'", line, i, cmd.argv[i], want[i]);
+    CHECK(!strcmp(cmd.argv[i], want[i]), "%s: arg %d is '%s', want '%s'", line, i, cmd.argv[i],
+          want[i]);
   CHECK(cmd.argv && cmd.argv[cmd.argc] == NULL, "%s: argv not NULL-terminated", line);
   serve_cmd_free(&cmd);
 }
@@ -63,31 +66,42 @@ static void expect_refused(const char *line, size_t len, const char *rule) {
 int main(void) {
   expect_args("{\"cmd\":\"start\",\"mode\":\"log\",\"pid\":42,\"max\":20}", "log", 1,
               (const char *const[]){"42", "20", NULL});
-  expect_args("{\"cmd\":\"start\",\"mode\":\"stream\",\"pid\":42,\"max\":-1,\"follow\":true}", "stream", 0,
-              (const char *const[]){"42", "-1", "--follow", NULL});
-  expect_args("{\"cmd\":\"start\",\"mode\":\"trace\",\"pid\":7,\"region\":\"work\",\"max\":2,\"tid\":9}",
-              "trace", 1, (const char *const[]){"7", "2", "work", "--tid=9", NULL});
+  expect_args("{\"cmd\":\"start\",\"mode\":\"stream\",\"pid\":42,\"max\":-1,\"follow\":true}",
+              "stream", 0, (const char *const[]){"42", "-1", "--follow", NULL});
+  expect_args(
+      "{\"cmd\":\"start\",\"mode\":\"trace\",\"pid\":7,\"region\":\"work\",\"max\":2,\"tid\":9}",
+      "trace", 1, (const char *const[]){"7", "2", "work", "--tid=9", NULL});
   /* dataflow has no count: its max is its own --max=<n> */
-  expect_args("{\"cmd\":\"start\",\"mode\":\"dataflow\",\"pid\":7,\"region\":\"0x1000:16\",\"max\":5}",
-              "dataflow", 1, (const char *const[]){"7", "--max=5", "0x1000:16", NULL});
-  expect_args("{\"cmd\":\"start\",\"mode\":\"auto\",\"pid\":7,\"module\":\"victim\",\"sampler\":\"sw\"}",
-              "dataflow", 1, (const char *const[]){"7", "--auto", "--module=victim", "--sampler=sw", NULL});
-  expect_args("{\"cmd\":\"start\",\"mode\":\"tree\",\"pid\":3,\"depth\":2,\"dot\":true,\"focus\":\"work\",\"x\":false}",
+  expect_args(
+      "{\"cmd\":\"start\",\"mode\":\"dataflow\",\"pid\":7,\"region\":\"0x1000:16\",\"max\":5}",
+      "dataflow", 1, (const char *const[]){"7", "--max=5", "0x1000:16", NULL});
+  expect_args(
+      "{\"cmd\":\"start\",\"mode\":\"auto\",\"pid\":7,\"module\":\"victim\",\"sampler\":\"sw\"}",
+      "dataflow", 1, (const char *const[]){"7", "--auto", "--module=victim", "--sampler=sw", NULL});
+  expect_args("{\"cmd\":\"start\",\"mode\":\"tree\",\"pid\":3,\"depth\":2,\"dot\":true,\"focus\":"
+              "\"work\",\"x\":false}",
               "tree", 1, (const char *const[]){"3", "--depth=2", "--dot", "--focus=work", NULL});
-  expect_args("{\"id\":\"a1\",\"cmd\":\"start\",\"mode\":\"log\",\"launch\":[\"/bin/true\",\"x\"]}", "log", 1,
-              (const char *const[]){NULL});
+  expect_args("{\"id\":\"a1\",\"cmd\":\"start\",\"mode\":\"log\",\"launch\":[\"/bin/true\",\"x\"]}",
+              "log", 1, (const char *const[]){NULL});
 
   struct serve_cmd cmd;
   struct serve_refusal why;
-  CHECK(parse("{\"cmd\":\"start\",\"mode\":\"log\",\"launch\":[\"/bin/true\",\"x\"],\"id\":\"a1\"}", &cmd, &why) == 0, "launch");
-  CHECK(cmd.launch && !strcmp(cmd.launch[0], "/bin/true") && !strcmp(cmd.launch[1], "x") && !cmd.launch[2], "launch argv");
+  CHECK(parse("{\"cmd\":\"start\",\"mode\":\"log\",\"launch\":[\"/bin/true\",\"x\"],\"id\":\"a1\"}",
+              &cmd, &why) == 0,
+        "launch");
+  CHECK(cmd.launch && !strcmp(cmd.launch[0], "/bin/true") && !strcmp(cmd.launch[1], "x") &&
+            !cmd.launch[2],
+        "launch argv");
   CHECK(cmd.id_json && !strcmp(cmd.id_json, "\"a1\""), "id echoed as JSON: %s", cmd.id_json);
   struct strbuf b = {0};
   serve_ack_line(&b, &cmd, 3, 1);
   struct json_value *ack = json_parse(b.s, b.len, NULL);
-  CHECK(ack && !strcmp(json_get_str(ack, "type"), "cmd") && !strcmp(json_get_str(ack, "cmd"), "start"), "ack: %s", b.s);
+  CHECK(ack && !strcmp(json_get_str(ack, "type"), "cmd") &&
+            !strcmp(json_get_str(ack, "cmd"), "start"),
+        "ack: %s", b.s);
   int64_t v = 0;
-  CHECK(json_get_int(ack, "session", &v) && v == 1 && json_get_int(ack, "line", &v) && v == 3, "ack: %s", b.s);
+  CHECK(json_get_int(ack, "session", &v) && v == 1 && json_get_int(ack, "line", &v) && v == 3,
+        "ack: %s", b.s);
   json_free(ack);
   free(b.s);
   serve_cmd_free(&cmd);
@@ -136,7 +150,8 @@ int main(void) {
   REFUSED("{\"cmd\":\"start\",\"mode\":\"log\",\"launch\":[1]}", "param");
   REFUSED("{\"cmd\":\"start\",\"mode\":\"trace\",\"pid\":1,\"region\":5}", "param");
   REFUSED("{\"cmd\":\"start\",\"mode\":\"trace\",\"pid\":1,\"region\":\"--json\"}", "param");
-  REFUSED("{\"cmd\":\"start\",\"mode\":\"trace\",\"pid\":1,\"region\":\"a\",\"addr\":\"b\"}", "param");
+  REFUSED("{\"cmd\":\"start\",\"mode\":\"trace\",\"pid\":1,\"region\":\"a\",\"addr\":\"b\"}",
+          "param");
   REFUSED("{\"cmd\":\"start\",\"mode\":\"log\",\"pid\":1,\"tid\":\"x\"}", "param");
   REFUSED("{\"cmd\":\"start\",\"mode\":\"log\",\"pid\":1,\"json\":true}", "param");
   REFUSED("{\"cmd\":\"start\",\"mode\":\"log\",\"pid\":1,\"Depth\":1}", "param");
@@ -160,7 +175,8 @@ int main(void) {
   b = (struct strbuf){0};
   serve_err_line(&b, &r, 9, "start", "\"x\"", 4);
   struct json_value *err = json_parse(b.s, b.len, NULL);
-  CHECK(err && !strcmp(json_get_str(err, "type"), "err") && !strcmp(json_get_str(err, "rule"), "one-session") &&
+  CHECK(err && !strcmp(json_get_str(err, "type"), "err") &&
+            !strcmp(json_get_str(err, "rule"), "one-session") &&
             !strcmp(json_get_str(err, "cmd"), "start") && !strcmp(json_get_str(err, "id"), "x"),
         "err line: %s", b.s);
   json_free(err);

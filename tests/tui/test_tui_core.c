@@ -31,8 +31,11 @@ static void test_records(void) {
   struct tui_reclist feed = {.max_lines = TUI_FEED_LINES};
   char text[64];
   struct asmspy_value k_value = {.state = ASMSPY_VALUE_SET, .u.i = 1};
-  struct asmspy_record k_rec = {.abi_version = ASMSPY_ABI_VERSION, .struct_size = sizeof k_rec,
-                                .schema = &k_schema, .values = &k_value, .text = NULL};
+  struct asmspy_record k_rec = {.abi_version = ASMSPY_ABI_VERSION,
+                                .struct_size = sizeof k_rec,
+                                .schema = &k_schema,
+                                .values = &k_value,
+                                .text = NULL};
   /* 3000 one-line records and one 3-line record in between */
   for (int i = 0; i < 3000; i++) {
     snprintf(text, sizeof text, i == 1500 ? "a%d\nb\nc" : "line %d", i);
@@ -63,7 +66,8 @@ static void test_records(void) {
     tui_rec_unref(r);
   }
   tui_reclist_free(&feed);
-  CHECK(strcmp(tui_model_line(&m, 0), "line 954") == 0, "frozen oldest '%s'", tui_model_line(&m, 0));
+  CHECK(strcmp(tui_model_line(&m, 0), "line 954") == 0, "frozen oldest '%s'",
+        tui_model_line(&m, 0));
   struct tui_model c = {0};
   CHECK(tui_model_copy(&c, &m) == 0 && c.nlines == m.nlines, "copy");
   tui_model_free(&m);
@@ -79,7 +83,8 @@ static void test_scroll_feed(void) {
   int h = 10;
   char st[64];
   tui_scroll_fit(&s, n, h);
-  CHECK(!s.paused && s.cursor == 99 && s.top == 90, "live tail: cursor %zu top %zu", s.cursor, s.top);
+  CHECK(!s.paused && s.cursor == 99 && s.top == 90, "live tail: cursor %zu top %zu", s.cursor,
+        s.top);
   tui_scroll_status(&s, n, st, sizeof st);
   CHECK(st[0] == '\0', "live status '%s'", st);
   /* moving up pauses and moves */
@@ -93,7 +98,8 @@ static void test_scroll_feed(void) {
   CHECK(tui_scroll_key(&s, TUI_SK_HOME, n, h) == TUI_SR_MOVED && s.top == 0 && s.cursor == 9,
         "home: cursor %zu top %zu", s.cursor, s.top);
   CHECK(tui_scroll_key(&s, TUI_SK_UP, n, h) == TUI_SR_MOVED && s.top == 0, "up at the top stays");
-  CHECK(tui_scroll_key(&s, TUI_SK_PGDN, n, h) == TUI_SR_MOVED && s.cursor == 18, "pgdn: %zu", s.cursor);
+  CHECK(tui_scroll_key(&s, TUI_SK_PGDN, n, h) == TUI_SR_MOVED && s.cursor == 18, "pgdn: %zu",
+        s.cursor);
   /* scrolling past the newest line resumes */
   tui_scroll_key(&s, TUI_SK_END, n, h);
   CHECK(!s.paused, "End resumes a feed");
@@ -111,7 +117,8 @@ static void test_scroll_frame_select(void) {
   struct tui_scroll f = {.tail = 0};
   tui_scroll_fit(&f, 50, 10);
   CHECK(f.top == 0 && f.cursor == 0, "frame head");
-  CHECK(tui_scroll_key(&f, TUI_SK_DOWN, 50, 10) == TUI_SR_PAUSED && f.top == 1, "frame down pauses");
+  CHECK(tui_scroll_key(&f, TUI_SK_DOWN, 50, 10) == TUI_SR_PAUSED && f.top == 1,
+        "frame down pauses");
   tui_scroll_key(&f, TUI_SK_END, 50, 10);
   CHECK(f.paused && f.top == 40, "frame end stays paused, top %zu", f.top);
   /* a selecting pane (the tree): the cursor moves, the window follows */
@@ -141,7 +148,8 @@ static void test_proc_tree(void) {
   l.tree = 1;
   CHECK(tui_proclist_arrange(&l, "") == 0 && l.nrows == 5, "tree rows %zu", l.nrows);
   const int want_order[] = {1, 2, 4, 3, 7};
-  const char *want_prefix[] = {"", "\xe2\x94\x9c\xe2\x94\x80 ", "\xe2\x94\x82  \xe2\x94\x94\xe2\x94\x80 ",
+  const char *want_prefix[] = {"", "\xe2\x94\x9c\xe2\x94\x80 ",
+                               "\xe2\x94\x82  \xe2\x94\x94\xe2\x94\x80 ",
                                "\xe2\x94\x94\xe2\x94\x80 ", ""};
   for (size_t k = 0; k < l.nrows && k < 5; k++) {
     const struct tui_proc *p = &l.v[l.rows[k]];
@@ -156,7 +164,8 @@ static void test_proc_tree(void) {
   CHECK(l.nrows == 0, "filter terms must all match");
   l.tree = 0;
   tui_proclist_arrange(&l, "");
-  CHECK(l.nrows == 5 && l.v[l.rows[4]].b.pid == 7 && l.v[l.rows[4]].prefix[0] == '\0', "flat by pid");
+  CHECK(l.nrows == 5 && l.v[l.rows[4]].b.pid == 7 && l.v[l.rows[4]].prefix[0] == '\0',
+        "flat by pid");
   tui_proclist_free(&l);
 }
 
@@ -186,15 +195,18 @@ static void test_data_list(void) {
         "Tab: the common prefix, got '%s'", out);
   tui_datalist_filter(&l, "watch_me_c");
   CHECK(tui_datalist_complete(&l, "watch_me_c", 0, out, sizeof out) &&
-            !strcmp(out, "watch_me_counter"), "Tab: the one match, got '%s'", out);
+            !strcmp(out, "watch_me_counter"),
+        "Tab: the one match, got '%s'", out);
   tui_datalist_filter(&l, "watch_me_c+4");
   CHECK(tui_datalist_complete(&l, "watch_me_c+4", 0, out, sizeof out) &&
-            !strcmp(out, "watch_me_counter+4"), "Tab keeps +off, got '%s'", out);
+            !strcmp(out, "watch_me_counter+4"),
+        "Tab keeps +off, got '%s'", out);
   tui_datalist_filter(&l, "me_total");
   size_t sel = 0; /* the row of watch_me_total (ASan adds __odr_asan.* twins) */
   while (sel < l.nrows && strcmp(l.v[l.rows[sel]].name, "watch_me_total")) sel++;
   CHECK(sel < l.nrows && tui_datalist_complete(&l, "me_total", sel, out, sizeof out) &&
-            !strcmp(out, "watch_me_total"), "Tab: no prefix match, the selected row, got '%s'", out);
+            !strcmp(out, "watch_me_total"),
+        "Tab: no prefix match, the selected row, got '%s'", out);
   tui_datalist_filter(&l, "0x1000");
   CHECK(l.nrows == 0, "a raw address lists no symbol");
   tui_datalist_free(&l);

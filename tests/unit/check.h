@@ -35,8 +35,7 @@ static int failures, checks;
   } while (0)
 
 /* The summary line; returns main()'s exit status (0 = every check passed). */
-static inline int check_summary(const char *prog)
-{
+static inline int check_summary(const char *prog) {
   if (failures) {
     fprintf(stderr, "%s: %d of %d checks FAILED\n", prog, failures, checks);
     return 1;

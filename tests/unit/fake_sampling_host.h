@@ -43,8 +43,8 @@ static const struct fake_func fake_funcs[] = {
 };
 #define FAKE_NFUNCS (sizeof fake_funcs / sizeof fake_funcs[0])
 
-static char fake_out[65536];  /* text lines, '\n'-separated */
-static char fake_json[65536]; /* "type {fields}" lines */
+static char fake_out[65536];     /* text lines, '\n'-separated */
+static char fake_json[65536];    /* "type {fields}" lines */
 static int fake_wants_json_flag; /* --json: JSON only */
 static int fake_record_flag;     /* --record without --json: text and JSON */
 
@@ -171,8 +171,8 @@ static inline void fake_sampler_reset(void) {
 }
 
 /* Queue `weight` copies of one event. */
-static inline void fake_queue(uint16_t type, uint16_t flags, uint64_t ip, uint64_t from, uint64_t to,
-                       unsigned copies) {
+static inline void fake_queue(uint16_t type, uint16_t flags, uint64_t ip, uint64_t from,
+                              uint64_t to, unsigned copies) {
   for (unsigned i = 0; i < copies && fake_sampler_nevents < 1024; i++) {
     struct asmspy_event *ev = &fake_sampler_events[fake_sampler_nevents++];
     memset(ev, 0, sizeof *ev);

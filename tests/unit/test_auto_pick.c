@@ -50,11 +50,12 @@ static void test_ibs_entry(void) {
   char *argv[] = {"--auto"};
   int rc = start(&s, &st, 1, argv);
   CHECK(rc == 0, "configure: %d\n%s", rc, fake_out);
-  CHECK(!strcmp(fake_sampler_asked, "(ladder)") && fake_sampler_window == 400, "asked %s for %" PRId64,
-        fake_sampler_asked, fake_sampler_window);
-  CHECK(fake_has_line("--auto: entered_often [auto_victim] \u2014 60 entry samples from 1 call site "
-                      "(of 1 candidate in 400 ms)"),
-        "pick line:\n%s", fake_out);
+  CHECK(!strcmp(fake_sampler_asked, "(ladder)") && fake_sampler_window == 400,
+        "asked %s for %" PRId64, fake_sampler_asked, fake_sampler_window);
+  CHECK(
+      fake_has_line("--auto: entered_often [auto_victim] \u2014 60 entry samples from 1 call site "
+                    "(of 1 candidate in 400 ms)"),
+      "pick line:\n%s", fake_out);
   CHECK(fake_has_line("data-flow capture of entered_often @ 0x401100 (29 bytes) in pid 1234"),
         "region line:\n%s", fake_out);
   CHECK(s.region_start == F("entered_often") && s.region_len == 0x1d && s.entry_wait_ms == 2000,
@@ -103,10 +104,11 @@ static void test_residency_walk(void) {
   int rc = start(&s, &st, 3, argv);
   CHECK(rc == 0 && !strcmp(fake_sampler_asked, "sw") && fake_sampler_window == 250,
         "rc=%d asked %s %" PRId64, rc, fake_sampler_asked, fake_sampler_window);
-  CHECK(fake_has_line("--auto[sw-clock]: grind_forever [auto_victim] \u2014 90 residency samples at "
-                      "2 offsets (of 2 candidates in 250 ms). Residency is NOT entry evidence; up "
-                      "to 2 candidates will be tried"),
-        "pick:\n%s", fake_out);
+  CHECK(
+      fake_has_line("--auto[sw-clock]: grind_forever [auto_victim] \u2014 90 residency samples at "
+                    "2 offsets (of 2 candidates in 250 ms). Residency is NOT entry evidence; up "
+                    "to 2 candidates will be tried"),
+      "pick:\n%s", fake_out);
   CHECK(s.region_start == F("grind_forever"), "first candidate");
   struct asmspy_event ex = region_exit(0);
   CHECK(df->consume(st, &ex) == ASMSPY_CONSUME_MORE, "a miss with candidates left is not the end");
@@ -181,10 +183,11 @@ static void test_refusals(void) {
              F("grind_forever") + 0x40, F("grind_forever") + 0x30, 20);
   fake_queue_prov("ibs", 40, 20);
   rc = start(&s, &st, 1, argv);
-  CHECK(rc == ASMSPY_FACT_NO_EVENTS &&
-            fake_has_line("--auto: no function was observed being ENTERED in pid 1234 (20 "
-                          "taken-branch samples in 400 ms): nothing to trace, and no guess is made"),
-        "no entries:\n%s", fake_out);
+  CHECK(
+      rc == ASMSPY_FACT_NO_EVENTS &&
+          fake_has_line("--auto: no function was observed being ENTERED in pid 1234 (20 "
+                        "taken-branch samples in 400 ms): nothing to trace, and no guess is made"),
+      "no entries:\n%s", fake_out);
   df->close(st);
   /* every rung refused: # SKIP, an unavailable status */
   fake_sampler_reset();
@@ -215,9 +218,9 @@ static void test_usage(void) {
     char *argv[3];
     int tid;
   } bad[] = {
-      {1, {"--auto"}, 77},                 /* --tid */
-      {2, {"--auto", "work"}, 0},          /* a region too */
-      {2, {"work", "--module=libc"}, 0},   /* --module without --auto */
+      {1, {"--auto"}, 77},               /* --tid */
+      {2, {"--auto", "work"}, 0},        /* a region too */
+      {2, {"work", "--module=libc"}, 0}, /* --module without --auto */
       {2, {"--auto", "--window=0"}, 0},
       {2, {"--auto", "--window=12x"}, 0},
       {2, {"--auto", "--window=60001"}, 0},

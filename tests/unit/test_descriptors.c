@@ -51,7 +51,8 @@ static void test_option_caps(void) {
   const char *last[] = {"--count=calls", "--count=syscalls"};
   EXPECT(caps_for(&v, 2, last) == ASMSPY_CAP_SYSCALLS, "the last --count wins");
   const char *bogus[] = {"--count=bogus"};
-  EXPECT(caps_for(&v, 1, bogus) == ASMSPY_CAP_SYSCALLS, "an unknown value: the defaults (the view refuses it)");
+  EXPECT(caps_for(&v, 1, bogus) == ASMSPY_CAP_SYSCALLS,
+         "an unknown value: the defaults (the view refuses it)");
   const char *flag[] = {"--regs", "--count=calls"};
   EXPECT(caps_for(&v, 2, flag) == (ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_EXACT_SP),
          "a flag entry (value NULL) applies whenever given");
@@ -95,7 +96,8 @@ static void test_ladder(void) {
   char order[512] = "";
   for (size_t i = 0; i < n; i++) {
     size_t k = strlen(order);
-    snprintf(order + k, sizeof order - k, "%s%s", k ? " " : "", rungs[i]->desc->backend->sampler_rung);
+    snprintf(order + k, sizeof order - k, "%s%s", k ? " " : "",
+             rungs[i]->desc->backend->sampler_rung);
   }
   printf("# ladder: %s\n", order);
   EXPECT(n >= 3, "the three fake rungs are on the ladder (%zu rungs)", n);

@@ -49,8 +49,8 @@ static void check_str(int line, const char *what, const char *got, const char *e
   checks++;
   if (got && !strcmp(got, expected)) return;
   failures++;
-  fprintf(stderr, "FAIL %s:%d: %s\n  expected: \"%s\"\n  got:      %s%s%s\n", __FILE__, line,
-          what, expected, got ? "\"" : "", got ? got : "NULL", got ? "\"" : "");
+  fprintf(stderr, "FAIL %s:%d: %s\n  expected: \"%s\"\n  got:      %s%s%s\n", __FILE__, line, what,
+          expected, got ? "\"" : "", got ? got : "NULL", got ? "\"" : "");
 }
 #define CHECK_STR(what, got, expected) check_str(__LINE__, what, got, expected)
 
@@ -278,7 +278,7 @@ static void test_udp(void) {
 }
 
 static void test_unix(void) {
-  char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+  char path[sizeof((struct sockaddr_un *)0)->sun_path];
   snprintf(path, sizeof path, "%s/sock", tmpdir);
   int l = must(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), "unix");
   struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -304,8 +304,9 @@ static void test_unix(void) {
   int nl = snprintf(name, sizeof name, "asmspy-test-fdinfo-%d", (int)getpid());
   struct sockaddr_un b = {.sun_family = AF_UNIX};
   memcpy(b.sun_path + 1, name, (size_t)nl); /* sun_path[0] = '\0': abstract */
-  must(bind(ab, (struct sockaddr *)&b, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + nl)),
-       "bind abstract");
+  must(
+      bind(ab, (struct sockaddr *)&b, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + nl)),
+      "bind abstract");
   CHECK_STR("unix abstract", self_fd(ab), fmt("unix:@%s", name));
   close(ab);
 
@@ -485,7 +486,7 @@ static const char *sock_desc(unsigned long long ino, const char *proto) {
 }
 
 #define TCP_HDR                                                                                    \
-  "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout "  \
+  "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout "    \
   "inode\n"
 #define TAIL " 00000000:00000000 00:00000000 00000000     0        0 "
 #define UNIX_HDR "Num       RefCount Protocol Flags    Type St Inode Path\n"
@@ -500,25 +501,24 @@ static void test_crafted(void) {
   snprintf(ten, sizeof ten, "%s", khex4("10.1.2.3"));
   snprintf(lo6, sizeof lo6, "%s", khex6("::1"));
   char tcp[8192];
-  snprintf(
-      tcp, sizeof tcp,
-      TCP_HDR
-      /* malformed versions of inode 500's line first: none may match */
-      "   0: %s:1F9 00000000:0000 0A" TAIL "500 1 0\n"          /* 3-digit port */
-      "   1: %.7sG:1F90 00000000:0000 0A" TAIL "500 1 0\n"      /* bad hex */
-      "   2: %s:1F90 00000000:0000 0A" TAIL "\n"                /* no inode */
-      "   3: %s:1F90 00000000:0000" TAIL "500\n"                /* no state: shifted */
-      "   4: %s:1F90 00000000:0000 0A" TAIL "500x 1 0\n"        /* inode not decimal */
-      "   5: %s:1F90 00000000:0000 0A" TAIL "99999999999999999999999 1\n" /* overflow */
-      "   6: %s:1F90 00000000:0000 A" TAIL "500 1 0\n"          /* 1-digit state */
-      "   7 %s:1F90 00000000:0000 0A" TAIL "500 1 0\n"          /* no ':' after sl */
-      "   8: %s:1F90 %s:0000 0A" TAIL "500 1 0\n"               /* v6 width in tcp */
-      "   9: %s:1F90 00000000:0000 0A" TAIL "0 1 0\n"           /* TIME_WAIT-like */
-      /* then the real ones */
-      "  10: %s:1F90 00000000:0000 0A" TAIL "500 1 0\n"
-      "  11: %s:9F1A %s:D599 01" TAIL "501 1 0\n"
-      "  12: %s:1388 00000000:0000 07" TAIL "502 1 0\n",
-      lo, lo, lo, lo, lo, lo, lo, lo, lo, lo6, lo, lo, lo, lo, ten);
+  snprintf(tcp, sizeof tcp,
+           TCP_HDR
+           /* malformed versions of inode 500's line first: none may match */
+           "   0: %s:1F9 00000000:0000 0A" TAIL "500 1 0\n"     /* 3-digit port */
+           "   1: %.7sG:1F90 00000000:0000 0A" TAIL "500 1 0\n" /* bad hex */
+           "   2: %s:1F90 00000000:0000 0A" TAIL "\n"           /* no inode */
+           "   3: %s:1F90 00000000:0000" TAIL "500\n"           /* no state: shifted */
+           "   4: %s:1F90 00000000:0000 0A" TAIL "500x 1 0\n"   /* inode not decimal */
+           "   5: %s:1F90 00000000:0000 0A" TAIL "99999999999999999999999 1\n" /* overflow */
+           "   6: %s:1F90 00000000:0000 A" TAIL "500 1 0\n"                    /* 1-digit state */
+           "   7 %s:1F90 00000000:0000 0A" TAIL "500 1 0\n"                    /* no ':' after sl */
+           "   8: %s:1F90 %s:0000 0A" TAIL "500 1 0\n"                         /* v6 width in tcp */
+           "   9: %s:1F90 00000000:0000 0A" TAIL "0 1 0\n"                     /* TIME_WAIT-like */
+           /* then the real ones */
+           "  10: %s:1F90 00000000:0000 0A" TAIL "500 1 0\n"
+           "  11: %s:9F1A %s:D599 01" TAIL "501 1 0\n"
+           "  12: %s:1388 00000000:0000 07" TAIL "502 1 0\n",
+           lo, lo, lo, lo, lo, lo, lo, lo, lo, lo6, lo, lo, lo, lo, ten);
   write_table_str("tcp", tcp);
 
   CHECK_STR("crafted listen (after malformed lines)", sock_desc(500, "TCP"),
@@ -580,22 +580,21 @@ static void test_crafted(void) {
             "UDPv6 [::1]:53");
 
   const char *unix_tbl =
-      UNIX_HDR
-      "0000000000000000: 00000002 00000000 00010000 0001 01   900 /tmp/a b.sock\n"
-      "0000000000000000: 00000002 00000000 00010000 0001 01   901  leading space\n"
-      "0000000000000000: 00000002 00000000 00000000 0002 01   902 @abs@name\n"
-      "0000000000000000: 00000003 00000000 00000000 0001 03   903\n"
-      /* 904: a socket whose path contains '\n' forging an entry for 905 */
-      "0000000000000000: 00000002 00000000 00000000 0002 01   904 /tmp/evil\n"
-      "0000000000000000: 00000002 00000000 00000000 0002 01   905 /tmp/forged\n"
-      "0000000000000000: 00000002 00000000 00000000 0001 01   905 /run/real.sock\n"
-      /* 906 listed twice identically (seq_file re-read): not ambiguous */
-      "0000000000000000: 00000002 00000000 00000000 0001 01   906 /run/twice\n"
-      "0000000000000000: 00000002 00000000 00000000 0001 01   906 /run/twice\n"
-      /* malformed: non-hex flags, missing columns */
-      "0000000000000000: 00000002 00000000 0001000Z 0001 01   907 /bad\n"
-      "0000000000000000: 00000002 00000000   908 /short\n"
-      "0000000000000000 00000002 00000000 00010000 0001 01   909 /nocolon\n";
+      UNIX_HDR "0000000000000000: 00000002 00000000 00010000 0001 01   900 /tmp/a b.sock\n"
+               "0000000000000000: 00000002 00000000 00010000 0001 01   901  leading space\n"
+               "0000000000000000: 00000002 00000000 00000000 0002 01   902 @abs@name\n"
+               "0000000000000000: 00000003 00000000 00000000 0001 03   903\n"
+               /* 904: a socket whose path contains '\n' forging an entry for 905 */
+               "0000000000000000: 00000002 00000000 00000000 0002 01   904 /tmp/evil\n"
+               "0000000000000000: 00000002 00000000 00000000 0002 01   905 /tmp/forged\n"
+               "0000000000000000: 00000002 00000000 00000000 0001 01   905 /run/real.sock\n"
+               /* 906 listed twice identically (seq_file re-read): not ambiguous */
+               "0000000000000000: 00000002 00000000 00000000 0001 01   906 /run/twice\n"
+               "0000000000000000: 00000002 00000000 00000000 0001 01   906 /run/twice\n"
+               /* malformed: non-hex flags, missing columns */
+               "0000000000000000: 00000002 00000000 0001000Z 0001 01   907 /bad\n"
+               "0000000000000000: 00000002 00000000   908 /short\n"
+               "0000000000000000 00000002 00000000 00010000 0001 01   909 /nocolon\n";
   write_table_str("unix", unix_tbl);
   CHECK_STR("unix path with space", sock_desc(900, "UNIX-STREAM"), "unix:/tmp/a b.sock");
   CHECK_STR("unix path with leading space", sock_desc(901, "UNIX"), "unix: leading space");
@@ -632,9 +631,7 @@ static void test_crafted(void) {
       case 0: m[at] = alphabet[(size_t)rand_r(&seed) % (sizeof alphabet - 1)]; break;
       case 1: m[at] = (char)(rand_r(&seed) & 0xff); break;
       case 2: ml = at; break; /* truncate */
-      default:                /* delete one byte */
-        memmove(m + at, m + at + 1, ml - at - 1);
-        ml--;
+      default: /* delete one byte */ memmove(m + at, m + at + 1, ml - at - 1); ml--;
       }
       if (ml == 0) break;
     }

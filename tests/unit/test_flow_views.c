@@ -21,8 +21,6 @@
 
 #include <dlfcn.h>
 
-
-
 static struct asmspy_event stream[64];
 static size_t nstream;
 
@@ -136,10 +134,14 @@ int main(int argc, char **argv) {
   char *gargs[] = {"-1"};
   run_view(graph, "graph", 0, 0, gargs);
   printf("%s", fake_out);
-  CHECK(fake_has_line("[int] cold_path                      inv=2       calls=0       fanout=0     [auto_victim]") &&
-            fake_has_line("[int] entered_often                  inv=1       calls=1       fanout=1     [auto_victim]") &&
-            fake_has_line("[EXT] memcpy                         inv=1       calls=0       fanout=0     [libc.so.6]") &&
-            fake_has_line("[int] main                           inv=0       calls=3       fanout=2     [auto_victim]"),
+  CHECK(fake_has_line("[int] cold_path                      inv=2       calls=0       fanout=0     "
+                      "[auto_victim]") &&
+            fake_has_line("[int] entered_often                  inv=1       calls=1       fanout=1 "
+                          "    [auto_victim]") &&
+            fake_has_line("[EXT] memcpy                         inv=1       calls=0       fanout=0 "
+                          "    [libc.so.6]") &&
+            fake_has_line("[int] main                           inv=0       calls=3       fanout=2 "
+                          "    [auto_victim]"),
         "graph (flow): cold_path inv=2, entered_often 1/1, memcpy 1, main calls=3 fanout=2");
   fake_record_flag = 1;
   run_view(graph, "graph", 0, 0, gargs);

@@ -160,10 +160,12 @@ static const char *no_fd(struct asmspy_target *t, int fd, char *buf, size_t cap)
 
 static void test_log(const struct asmspy_view_ops *v) {
   struct asmspy_event evs[] = {
-      ev_sys(1, CHILD, CHILD, 2, 39),  ev_sys(0, CHILD, CHILD, 2, 39),
-      ev_sys(1, CHILD, CHILD, 2, 231), /* exit_group: it never returns */
+      ev_sys(1, CHILD, CHILD, 2, 39),
+      ev_sys(0, CHILD, CHILD, 2, 39),
+      ev_sys(1, CHILD, CHILD, 2, 231),                  /* exit_group: it never returns */
       ev_task(ASMSPY_TASK_EXIT, CHILD, CHILD, 1, 0, 0), /* the seam: child already removed */
-      ev_sys(1, PARENT, PARENT, 1, 39), ev_sys(0, PARENT, PARENT, 1, 39),
+      ev_sys(1, PARENT, PARENT, 1, 39),
+      ev_sys(0, PARENT, PARENT, 1, 39),
   };
   evs[1].u.sys.ret = CHILD;
   evs[5].u.sys.ret = PARENT;
@@ -215,7 +217,8 @@ static void test_stream(const struct asmspy_view_ops *v) {
 static void test_tree(const struct asmspy_view_ops *v) {
   /* flow mode (no EXACT_SP): a call is followed by its callee's first insn */
   struct asmspy_event evs[] = {
-      ev_call(CHILD, CHILD, 2, 0x401001, 0x401100), ev_insn(CHILD, CHILD, 2, 0x401100, NOP, 1),
+      ev_call(CHILD, CHILD, 2, 0x401001, 0x401100),
+      ev_insn(CHILD, CHILD, 2, 0x401100, NOP, 1),
       ev_call(CHILD, CHILD, 1, 0x401101, 0x401300), /* after the parent exited */
       ev_insn(CHILD, CHILD, 1, 0x401300, RET, 1),
   };
@@ -250,7 +253,8 @@ static void test_graph(const struct asmspy_view_ops *v) {
   int bad;
   CHECK(lines_with("entered_often", "[", &bad) == 2 && !bad,
         "entered_often: one row per process, each with its [pid]");
-  CHECK(strstr(fake_out, "[1234] [int] entered_often") && strstr(fake_out, "[1240] [int] entered_often"),
+  CHECK(strstr(fake_out, "[1234] [int] entered_often") &&
+            strstr(fake_out, "[1240] [int] entered_often"),
         "the rows name 1234 and 1240");
   CHECK(has_line_with("[1240] [int] entered_often ", " inv=2 ") &&
             has_line_with("[1234] [int] entered_often ", " inv=1 "),
@@ -258,8 +262,10 @@ static void test_graph(const struct asmspy_view_ops *v) {
   CHECK(strstr(fake_json, "{\"pid\":1234,\"addr\":\"0x401100\",\"name\":\"entered_often\"") &&
             strstr(fake_json, "{\"pid\":1240,\"addr\":\"0x401100\",\"name\":\"entered_often\""),
         "JSON nodes carry their pid");
-  CHECK(strstr(fake_json, "{\"pid\":1240,\"caller\":\"0x401000\",\"callee\":\"0x401100\",\"count\":2}") &&
-            strstr(fake_json, "{\"pid\":1234,\"caller\":\"0x401000\",\"callee\":\"0x401100\",\"count\":1}"),
+  CHECK(strstr(fake_json,
+               "{\"pid\":1240,\"caller\":\"0x401000\",\"callee\":\"0x401100\",\"count\":2}") &&
+            strstr(fake_json,
+                   "{\"pid\":1234,\"caller\":\"0x401000\",\"callee\":\"0x401100\",\"count\":1}"),
         "JSON edges carry their pid");
 
   /* one process: the rows stay as they were (no prefix), nodes still carry pid */
@@ -348,8 +354,8 @@ static void test_procs_birth_last(const struct asmspy_view_ops *v) {
   const char *row = proc_row(child);
   char want[64];
   snprintf(want, sizeof want, "\"ppid\":%d,", (int)me);
-  CHECK(row && strstr(row, want) && strstr(row, "\"origin\":\"fork\"") && strstr(row, "\"code\":0") &&
-            strstr(row, "\"inv\":1,"),
+  CHECK(row && strstr(row, want) && strstr(row, "\"origin\":\"fork\"") &&
+            strstr(row, "\"code\":0") && strstr(row, "\"inv\":1,"),
         "3a: that row is the fork of the test, with its exit code and its call");
 
   /* its exit is all we saw of it before the fork event */
@@ -361,7 +367,8 @@ static void test_procs_birth_last(const struct asmspy_view_ops *v) {
   procs_end(&r);
   fake_record_flag = 0;
   row = proc_row(child);
-  CHECK(proc_rows(child) == 1 && row && strstr(row, "\"code\":0") && strstr(row, "\"origin\":\"fork\""),
+  CHECK(proc_rows(child) == 1 && row && strstr(row, "\"code\":0") &&
+            strstr(row, "\"origin\":\"fork\""),
         "3a: a child first known by its exit: once, exited 0, forked by the test");
 }
 

@@ -57,11 +57,12 @@ static void child(int avx, int avx512) {
                    : "xmm0", "xmm1", "xmm15", "memory");
   if (avx) __asm__ volatile("vmovdqu 128(%0), %%ymm2" : : "r"(pat) : "xmm2", "memory");
   if (avx512)
-    __asm__ volatile(".byte 0x62, 0xe1, 0xfe, 0x48, 0x6f, 0x88; .long 1088\n\t" /* vmovdqu64 zmm17, [rax+1088] */
-                     "mov $0x5a5a0f0f12345678, %%rcx\n\tkmovq %%rcx, %%k3"
-                     :
-                     : "a"(pat)
-                     : "rcx", "memory");
+    __asm__ volatile(
+        ".byte 0x62, 0xe1, 0xfe, 0x48, 0x6f, 0x88; .long 1088\n\t" /* vmovdqu64 zmm17, [rax+1088] */
+        "mov $0x5a5a0f0f12345678, %%rcx\n\tkmovq %%rcx, %%k3"
+        :
+        : "a"(pat)
+        : "rcx", "memory");
   __asm__ volatile("int3");
   _exit(0);
 }
@@ -91,34 +92,43 @@ static void live(void) {
         "x87 and SSE read (have %#x)", fp.have);
   uint8_t v[64];
   CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_XMM, 0), v, sizeof v) == 16 &&
-            memcmp(v, pat[0], 16) == 0, "xmm0 holds the pattern");
+            memcmp(v, pat[0], 16) == 0,
+        "xmm0 holds the pattern");
   CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_XMM, 1), v, sizeof v) == 16 &&
-            memcmp(v, pat[1], 16) == 0, "xmm1 holds the pattern");
+            memcmp(v, pat[1], 16) == 0,
+        "xmm1 holds the pattern");
   CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_XMM, 15), v, sizeof v) == 16 &&
-            memcmp(v, pat[15], 16) == 0, "xmm15 holds the pattern");
+            memcmp(v, pat[15], 16) == 0,
+        "xmm15 holds the pattern");
   CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_ST, 0), v, sizeof v) == 10 &&
-            memcmp(v, &st_vals[1], 10) == 0, "st(0) = -2.25");
+            memcmp(v, &st_vals[1], 10) == 0,
+        "st(0) = -2.25");
   CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_ST, 1), v, sizeof v) == 10 &&
-            memcmp(v, &st_vals[0], 10) == 0, "st(1) = 1.5");
+            memcmp(v, &st_vals[0], 10) == 0,
+        "st(1) = 1.5");
   unsigned top = (fp.fsw >> 11) & 7;
   CHECK(top == 6, "two pushes: TOP = 6 (fsw %#x)", fp.fsw);
   /* mm6 is physical register 6 = st(0): its low 8 bytes */
   CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_MM, 6), v, sizeof v) == 8 &&
-            memcmp(v, &st_vals[1], 8) == 0, "mm6 aliases st(0)'s mantissa");
+            memcmp(v, &st_vals[1], 8) == 0,
+        "mm6 aliases st(0)'s mantissa");
   CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_MXCSR, 0), v, sizeof v) == 4, "mxcsr");
   CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_XMM, 0), v, 8) == 0, "a short buffer: 0");
   if (avx) {
     CHECK(fp.have & ASMSPY_FP_AVX, "AVX read");
     CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_YMM, 2), v, sizeof v) == 32 &&
-              memcmp(v, pat[2], 32) == 0, "ymm2 holds the pattern (upper half from YMM_Hi128)");
+              memcmp(v, pat[2], 32) == 0,
+          "ymm2 holds the pattern (upper half from YMM_Hi128)");
   }
   if (avx512) {
     CHECK(fp.have & ASMSPY_FP_AVX512 && fp.nvec == 32, "AVX-512 read, 32 registers");
     CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_ZMM, 17), v, sizeof v) == 64 &&
-              memcmp(v, pat[17], 64) == 0, "zmm17 holds the pattern (Hi16_ZMM)");
+              memcmp(v, pat[17], 64) == 0,
+          "zmm17 holds the pattern (Hi16_ZMM)");
     uint64_t k3 = 0;
     CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_K, 3), (uint8_t *)&k3, 8) == 8 &&
-              k3 == 0x5a5a0f0f12345678ull, "k3 = %#llx", (unsigned long long)k3);
+              k3 == 0x5a5a0f0f12345678ull,
+          "k3 = %#llx", (unsigned long long)k3);
   } else {
     CHECK(h->vreg_value(&fp, ASMSPY_VREG(ASMSPY_VREG_ZMM, 17), v, sizeof v) == 0,
           "no AVX-512: zmm17 is not held");
@@ -139,8 +149,8 @@ static void live(void) {
 static void offline(void) {
   static uint8_t img[4096];
   memset(img, 0, sizeof img);
-  img[0] = 0x7f, img[1] = 0x03;             /* fcw 0x37f */
-  img[24] = 0x80, img[25] = 0x1f;           /* mxcsr 0x1f80 */
+  img[0] = 0x7f, img[1] = 0x03;                                             /* fcw 0x37f */
+  img[24] = 0x80, img[25] = 0x1f;                                           /* mxcsr 0x1f80 */
   for (int i = 0; i < 16; i++) img[160 + 16 * 3 + i] = (uint8_t)(0xa0 + i); /* xmm3 */
   struct asmspy_fpregs fp;
   memset(&fp, 0, sizeof fp);

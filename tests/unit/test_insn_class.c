@@ -115,8 +115,7 @@ int main(void) {
     uint8_t b[4];
     for (int k = 0; k < 4; k++) b[k] = (uint8_t)(arm64[i].word >> (8 * k)); /* little-endian */
     uint32_t got = insn_class_for(1, 0x400000, b, sizeof b);
-    CHECK(got == arm64[i].want, "arm64 %s: class %#x, want %#x", arm64[i].what, got,
-          arm64[i].want);
+    CHECK(got == arm64[i].want, "arm64 %s: class %#x, want %#x", arm64[i].what, got, arm64[i].want);
   }
 
 #if defined(__x86_64__)

@@ -45,7 +45,8 @@ static void bad_n(const char *s, size_t len, int line) {
   checks++;
   if (v || !err.msg[0]) {
     failures++;
-    fprintf(stderr, "FAIL %s:%d: expected rejection of %.*s\n", __FILE__, line, (int)(len > 80 ? 80 : len), s);
+    fprintf(stderr, "FAIL %s:%d: expected rejection of %.*s\n", __FILE__, line,
+            (int)(len > 80 ? 80 : len), s);
   }
   json_free(v);
 }
@@ -110,7 +111,9 @@ static void test_containers(void) {
     const struct json_value *c = json_get(json_array_at(b, 4), "c");
     CHECK(c && c->type == JSON_DOUBLE && c->u.d == -2.5, "b[4].c == -2.5");
     CHECK(json_get_str(json_array_at(b, 3), "x") == NULL, "json_get on a string is NULL");
-    CHECK(json_get(v, "d") && json_get(v, "d")->type == JSON_OBJECT && json_get(v, "d")->u.obj.n == 0, "d {}");
+    CHECK(json_get(v, "d") && json_get(v, "d")->type == JSON_OBJECT &&
+              json_get(v, "d")->u.obj.n == 0,
+          "d {}");
     CHECK(json_get(v, "e") && json_array_len(json_get(v, "e")) == 0, "e []");
     CHECK(json_get_str(v, "") && strcmp(json_get_str(v, ""), "empty key") == 0, "empty key");
     CHECK(json_get(v, "zz") == NULL, "missing key");
@@ -163,7 +166,8 @@ static void test_containers(void) {
     char buf[4096];
     size_t n = 0;
     n += (size_t)snprintf(buf + n, sizeof buf - n, "{");
-    for (int k = 0; k < 100; k++) n += (size_t)snprintf(buf + n, sizeof buf - n, "%s\"k%d\":%d", k ? "," : "", k, k);
+    for (int k = 0; k < 100; k++)
+      n += (size_t)snprintf(buf + n, sizeof buf - n, "%s\"k%d\":%d", k ? "," : "", k, k);
     n += (size_t)snprintf(buf + n, sizeof buf - n, "}");
     v = OK(buf);
     int64_t x = -1;
@@ -181,12 +185,14 @@ static void test_containers(void) {
 }
 
 static void test_escapes(void) {
-  struct json_value *v = OK("\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\\u00e9\\u20AC\\uD83D\\uDE00\\u0000z\"");
+  struct json_value *v =
+      OK("\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\\u00e9\\u20AC\\uD83D\\uDE00\\u0000z\"");
   static const char want[] = "\"\\/\b\f\n\r\tA\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\0z";
   if (v) {
     CHECK(v->type == JSON_STRING, "string");
     CHECK(v->u.str.len == sizeof want - 1, "len %zu want %zu", v->u.str.len, sizeof want - 1);
-    CHECK(v->u.str.len == sizeof want - 1 && memcmp(v->u.str.s, want, sizeof want - 1) == 0, "bytes");
+    CHECK(v->u.str.len == sizeof want - 1 && memcmp(v->u.str.s, want, sizeof want - 1) == 0,
+          "bytes");
     CHECK(v->u.str.s[v->u.str.len] == '\0', "NUL-terminated");
   }
   json_free(v);
@@ -209,11 +215,11 @@ static void test_escapes(void) {
     json_free(v);
   }
 
-  BAD("\"\\ud800\"");         /* lone high */
-  BAD("\"\\udc00\"");         /* lone low */
-  BAD("\"\\udc00\\ud800\"");  /* reversed */
-  BAD("\"\\ud800\\u0041\"");  /* high + non-surrogate */
-  BAD("\"\\ud800\\ud800\"");  /* high + high */
+  BAD("\"\\ud800\"");        /* lone high */
+  BAD("\"\\udc00\"");        /* lone low */
+  BAD("\"\\udc00\\ud800\""); /* reversed */
+  BAD("\"\\ud800\\u0041\""); /* high + non-surrogate */
+  BAD("\"\\ud800\\ud800\""); /* high + high */
   BAD("\"\\ud800x\"");
   BAD("\"\\ud800\\\"");
   BAD("\"\\ud800\\u\"");
@@ -244,8 +250,8 @@ static void test_escapes(void) {
   v = OK("\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xF4\x8F\xBF\xBF\"");
   CHECK(v && v->u.str.len == 13, "raw UTF-8");
   json_free(v);
-  BAD("\"\x80\"");             /* stray continuation */
-  BAD("\"\xC3\"");             /* truncated */
+  BAD("\"\x80\""); /* stray continuation */
+  BAD("\"\xC3\""); /* truncated */
   BAD("\"\xC3x\"");
   BAD("\"\xE2\x82\"");
   BAD("\"\xC0\x80\"");         /* overlong NUL */
@@ -258,7 +264,7 @@ static void test_escapes(void) {
   BAD("\"\xF5\x80\x80\x80\"");
   BAD("\"\xFF\"");
   BAD("\"\xFE\"");
-  BAD("{\"\xFF\":1}");         /* in a key too */
+  BAD("{\"\xFF\":1}"); /* in a key too */
 }
 
 static void test_numbers(void) {
@@ -303,8 +309,9 @@ static void test_numbers(void) {
   };
   for (size_t i = 0; i < sizeof dbls / sizeof dbls[0]; i++) {
     struct json_value *v = OK(dbls[i].in);
-    CHECK(v && v->type == JSON_DOUBLE && v->u.d == dbls[i].want, "double %s (got %s %.17g)", dbls[i].in,
-          v ? json_type_name(v->type) : "-", v && v->type == JSON_DOUBLE ? v->u.d : 0.0);
+    CHECK(v && v->type == JSON_DOUBLE && v->u.d == dbls[i].want, "double %s (got %s %.17g)",
+          dbls[i].in, v ? json_type_name(v->type) : "-",
+          v && v->type == JSON_DOUBLE ? v->u.d : 0.0);
     json_free(v);
   }
   struct json_value *v = OK("-0.0");
@@ -381,7 +388,8 @@ static void test_depth(void) {
   buf[n] = '\0';
   struct json_error err;
   v = parse_str(buf, &err);
-  CHECK(!v && strstr(err.msg, "nesting") != NULL, "depth %d rejected (%s)", JSON_MAX_DEPTH + 1, err.msg);
+  CHECK(!v && strstr(err.msg, "nesting") != NULL, "depth %d rejected (%s)", JSON_MAX_DEPTH + 1,
+        err.msg);
   CHECK(!v && err.offset == JSON_MAX_DEPTH, "error offset %zu", err.offset);
   json_free(v);
 
@@ -410,8 +418,9 @@ static void test_depth(void) {
 
 /* Every proper prefix of a valid document must be rejected, and must not leak. */
 static void test_truncated(void) {
-  const char *doc = "{\"type\":\"insn\",\"seq\":12,\"ip\":\"0x401000\",\"sym\":null,\"neg\":-1.25e-3,"
-                    "\"a\":[1,2,{\"x\":true,\"y\":false}],\"s\":\"\\u00e9\\ud83d\\ude00\\n\xC3\xA9\"}";
+  const char *doc =
+      "{\"type\":\"insn\",\"seq\":12,\"ip\":\"0x401000\",\"sym\":null,\"neg\":-1.25e-3,"
+      "\"a\":[1,2,{\"x\":true,\"y\":false}],\"s\":\"\\u00e9\\ud83d\\ude00\\n\xC3\xA9\"}";
   size_t len = strlen(doc);
   struct json_value *v = OK(doc);
   json_free(v);
@@ -539,8 +548,8 @@ static void test_escape_bytes(void) {
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
     char out[64];
     size_t w = json_escape(out, sizeof out, forms[i].in, forms[i].n);
-    CHECK(w == strlen(forms[i].out) && strcmp(out, forms[i].out) == 0, "form %zu: got \"%s\" want \"%s\"", i,
-          out, forms[i].out);
+    CHECK(w == strlen(forms[i].out) && strcmp(out, forms[i].out) == 0,
+          "form %zu: got \"%s\" want \"%s\"", i, out, forms[i].out);
   }
 
   /* edge arguments */
@@ -550,9 +559,11 @@ static void test_escape_bytes(void) {
   CHECK(json_escape(out, 1, "abc", 3) == 0 && out[0] == '\0', "cap 1: just the NUL");
   CHECK(json_escape(out, sizeof out, NULL, 0) == 0 && out[0] == '\0', "NULL src");
   CHECK(json_escape_len(NULL, 0) == 0 && json_escape_len("", 0) == 0, "escape_len of nothing");
-  CHECK(json_escape(out, sizeof out, "abcdefghij", 10) == 7 && strcmp(out, "abcdefg") == 0, "plain truncation");
+  CHECK(json_escape(out, sizeof out, "abcdefghij", 10) == 7 && strcmp(out, "abcdefg") == 0,
+        "plain truncation");
   CHECK(json_escape(out, 6, "a\x01", 2) == 1 && strcmp(out, "a") == 0, "no half \\u escape");
-  CHECK(json_escape(out, 8, "a\x01", 2) == 7 && strcmp(out, "a\\u0001") == 0, "whole \\u escape fits");
+  CHECK(json_escape(out, 8, "a\x01", 2) == 7 && strcmp(out, "a\\u0001") == 0,
+        "whole \\u escape fits");
   CHECK(json_escape(out, 2, "\"", 1) == 0 && out[0] == '\0', "no half \\\"");
   CHECK(json_escape(out, 4, "a\xF0\x9F\x98\x80", 5) == 1 && strcmp(out, "a") == 0, "no half UTF-8");
 }
@@ -570,9 +581,7 @@ static size_t random_string(unsigned char *s, size_t cap) {
   size_t n = 0, want = rnd() % (cap - 4);
   while (n < want) {
     switch (rnd() % 6) {
-    case 0:
-      s[n++] = (unsigned char)(0x20 + rnd() % 95);
-      break;
+    case 0: s[n++] = (unsigned char)(0x20 + rnd() % 95); break;
     case 1: {
       static const char sp[] = "\"\\/\b\f\n\r\t\x01\x1f\x7f";
       s[n++] = (unsigned char)sp[rnd() % (sizeof sp)]; /* includes the NUL */
@@ -599,12 +608,8 @@ static size_t random_string(unsigned char *s, size_t cap) {
       }
       break;
     }
-    case 3:
-      s[n++] = (unsigned char)(0x80 + rnd() % 128);
-      break;
-    default:
-      s[n++] = (unsigned char)(rnd() & 0xFF);
-      break;
+    case 3: s[n++] = (unsigned char)(0x80 + rnd() % 128); break;
+    default: s[n++] = (unsigned char)(rnd() & 0xFF); break;
     }
   }
   return n;
@@ -690,9 +695,7 @@ static void test_fuzz(void) {
             n++;
           }
           break;
-        default: /* cut */
-          n = at;
-          break;
+        default: /* cut */ n = at; break;
         }
       }
     }
@@ -701,7 +704,8 @@ static void test_fuzz(void) {
     if (v)
       (void)walk(v);
     else
-      CHECK(err.msg[0] && err.offset <= n, "error without message/offset (offset %zu, len %zu)", err.offset, n);
+      CHECK(err.msg[0] && err.offset <= n, "error without message/offset (offset %zu, len %zu)",
+            err.offset, n);
     json_free(v);
   }
 }

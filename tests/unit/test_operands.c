@@ -14,8 +14,31 @@
 #include "check.h"
 
 /* user_regs_struct indexes */
-enum { R15 = 0, R14, R13, R12, RBP, RBX, R11, R10, R9, R8, RAX, RCX, RDX, RSI, RDI, ORIG_RAX,
-       RIP, CS, EFLAGS, RSP, SS, FS_BASE, GS_BASE };
+enum {
+  R15 = 0,
+  R14,
+  R13,
+  R12,
+  RBP,
+  RBX,
+  R11,
+  R10,
+  R9,
+  R8,
+  RAX,
+  RCX,
+  RDX,
+  RSI,
+  RDI,
+  ORIG_RAX,
+  RIP,
+  CS,
+  EFLAGS,
+  RSP,
+  SS,
+  FS_BASE,
+  GS_BASE
+};
 
 static struct asmspy_regs regs;
 
@@ -134,7 +157,8 @@ int main(void) {
   static const uint8_t xor_[] = {0x31, 0xc0};
   CHECK(decode(ip, xor_, sizeof xor_, &o) == 2, "xor length 2");
   CHECK(!has(o.read, o.nread, RAX), "zero idiom does not read rax");
-  CHECK(has(o.written, o.nwritten, RAX) && has(o.written, o.nwritten, EFLAGS), "xor writes rax flags");
+  CHECK(has(o.written, o.nwritten, RAX) && has(o.written, o.nwritten, EFLAGS),
+        "xor writes rax flags");
 
   /* undecodable */
   static const uint8_t bad[] = {0x06};

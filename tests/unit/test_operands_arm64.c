@@ -33,10 +33,10 @@
 static const uint64_t BASE = 0x400000; /* where case i sits: BASE + 4 * i */
 
 struct a64_case {
-  const char *text;    /* GNU as syntax */
+  const char *text;         /* GNU as syntax */
   uint64_t reads, writes;   /* register id masks (x0-x30, sp 31, nzcv 32) */
   uint64_t vreads, vwrites; /* v<n> masks */
-  uint64_t addr;       /* memory: the effective address (0: no access) */
+  uint64_t addr;            /* memory: the effective address (0: no access) */
   uint32_t size, access;
 };
 
@@ -47,8 +47,8 @@ static const struct a64_case cases[] = {
     {"ldr x0, [x1, #8]", X(1), X(0), 0, 0, 0x1008, 8, R},
     {"ldr w0, [x1, x2, lsl #2]", X(1) | X(2), X(0), 0, 0, 0x100c, 4, R},
     {"ldr x0, [x1, x2]", X(1) | X(2), X(0), 0, 0, 0x1003, 8, R},
-    {"ldr x0, [x1, #16]!", X(1), X(0) | X(1), 0, 0, 0x1010, 8, R},  /* pre-index */
-    {"ldr x0, [x1], #16", X(1), X(0) | X(1), 0, 0, 0x1000, 8, R},   /* post-index */
+    {"ldr x0, [x1, #16]!", X(1), X(0) | X(1), 0, 0, 0x1010, 8, R}, /* pre-index */
+    {"ldr x0, [x1], #16", X(1), X(0) | X(1), 0, 0, 0x1000, 8, R},  /* post-index */
     {"str x3, [sp, #-16]!", X(3) | SP, SP, 0, 0, 0x6ff0, 8, W},
     {"stp x29, x30, [sp, #-32]!", X(29) | X(30) | SP, SP, 0, 0, 0x6fe0, 16, W},
     {"ldp x29, x30, [sp], #32", SP, X(29) | X(30) | SP, 0, 0, 0x7000, 16, R},
@@ -133,8 +133,8 @@ static int assemble(const char *as, const char *objcopy, uint8_t *out, size_t n)
   if (!f) return -1;
   for (size_t i = 0; i < NCASES; i++) fprintf(f, "%s\n", cases[i].text);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s' && '%s' -O binary -j .text '%s' '%s'", as, obj,
-           src, objcopy, obj, bin);
+  snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s' && '%s' -O binary -j .text '%s' '%s'", as, obj, src,
+           objcopy, obj, bin);
   int rc = system(cmd);
   size_t got = 0;
   if (rc == 0 && (f = fopen(bin, "rb"))) {
@@ -175,10 +175,10 @@ int main(int argc, char **argv) {
     if (len != 4) continue;
     uint64_t rd = mask_of(o.read, o.nread), wr = mask_of(o.written, o.nwritten);
     int foreign = 0;
-    uint64_t vr = vmask_of(o.vread, o.nvread, &foreign), vw = vmask_of(o.vwritten, o.nvwritten, &foreign);
+    uint64_t vr = vmask_of(o.vread, o.nvread, &foreign),
+             vw = vmask_of(o.vwritten, o.nvwritten, &foreign);
     CHECK(rd == c->reads, "%-34s reads  %#" PRIx64 " (want %#" PRIx64 ")", c->text, rd, c->reads);
-    CHECK(wr == c->writes, "%-34s writes %#" PRIx64 " (want %#" PRIx64 ")", c->text, wr,
-          c->writes);
+    CHECK(wr == c->writes, "%-34s writes %#" PRIx64 " (want %#" PRIx64 ")", c->text, wr, c->writes);
     CHECK(vr == c->vreads && vw == c->vwrites && !foreign,
           "%-34s v-reads %#" PRIx64 " v-writes %#" PRIx64 " (want %#" PRIx64 " %#" PRIx64 ")",
           c->text, vr, vw, c->vreads, c->vwrites);

@@ -14,14 +14,12 @@
 
 #include "check.h"
 
-static void expect_format(const char *text, int field, unsigned lo, unsigned hi, uint64_t mask)
-{
+static void expect_format(const char *text, int field, unsigned lo, unsigned hi, uint64_t mask) {
   struct pp_format f;
   memset(&f, 0xa5, sizeof f);
   int rc = pp_parse_format(text, &f);
   CHECK(rc == 0, "parse(\"%s\") = %d", text, rc);
-  if (rc != 0)
-    return;
+  if (rc != 0) return;
   CHECK(f.field == field, "\"%s\": field %d, want %d", text, f.field, field);
   CHECK(f.lo == lo, "\"%s\": lo %u, want %u", text, f.lo, lo);
   CHECK(f.hi == hi, "\"%s\": hi %u, want %u", text, f.hi, hi);
@@ -29,8 +27,7 @@ static void expect_format(const char *text, int field, unsigned lo, unsigned hi,
         (unsigned long long)mask);
 }
 
-static void expect_bad_format(const char *text)
-{
+static void expect_bad_format(const char *text) {
   struct pp_format f = {7, 7, 7, 7};
   int rc = pp_parse_format(text, &f);
   CHECK(rc == -EINVAL, "parse(\"%s\") = %d, want -EINVAL", text ? text : "(null)", rc);
@@ -38,8 +35,7 @@ static void expect_bad_format(const char *text)
         "parse(\"%s\") touched the output on failure", text ? text : "(null)");
 }
 
-static void test_format_parser(void)
-{
+static void test_format_parser(void) {
   /* the cases the backends meet */
   expect_format("config:0", PP_FMT_CONFIG, 0, 0, 0x1);
   expect_format("config:13", PP_FMT_CONFIG, 13, 13, 1ull << 13);
@@ -108,8 +104,7 @@ static void test_format_parser(void)
 
 static char tmpdir[] = "/tmp/test_perf_format.XXXXXX";
 
-static void put(const char *rel, const char *content)
-{
+static void put(const char *rel, const char *content) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", tmpdir, rel);
   FILE *f = fopen(path, "w");
@@ -121,33 +116,29 @@ static void put(const char *rel, const char *content)
   fclose(f);
 }
 
-static int read_int(const char *rel, int base, long long *v)
-{
+static int read_int(const char *rel, int base, long long *v) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", tmpdir, rel);
   return pp_read_sysfs_int(path, base, v);
 }
 
-static void expect_int(const char *content, int base, long long want)
-{
+static void expect_int(const char *content, int base, long long want) {
   put("v", content);
   long long v = 12345;
   int rc = read_int("v", base, &v);
-  CHECK(rc == 0 && v == want, "read_sysfs_int(\"%s\", base %d) = %d / %lld, want %lld",
-        content, base, rc, v, want);
+  CHECK(rc == 0 && v == want, "read_sysfs_int(\"%s\", base %d) = %d / %lld, want %lld", content,
+        base, rc, v, want);
 }
 
-static void expect_int_err(const char *content, int base, int want_rc)
-{
+static void expect_int_err(const char *content, int base, int want_rc) {
   put("v", content);
   long long v = 12345;
   int rc = read_int("v", base, &v);
-  CHECK(rc == want_rc && v == 12345, "read_sysfs_int(\"%s\") = %d (v=%lld), want %d", content,
-        rc, v, want_rc);
+  CHECK(rc == want_rc && v == 12345, "read_sysfs_int(\"%s\") = %d (v=%lld), want %d", content, rc,
+        v, want_rc);
 }
 
-static void test_sysfs_reader(void)
-{
+static void test_sysfs_reader(void) {
   expect_int("14\n", 10, 14);
   expect_int("8", 10, 8);
   expect_int("-1\n", 10, -1);
@@ -213,13 +204,11 @@ static void test_sysfs_reader(void)
   char tiny[6];
   CHECK(pp_list_pmus_at(root, tiny, sizeof tiny) == 2 && strlen(tiny) < sizeof tiny,
         "list_pmus truncated safely: \"%s\"", tiny);
-  CHECK(pp_list_pmus_at("/nonexistent-asmspy-dir", list, sizeof list) == -ENOENT &&
-            list[0] == '\0',
+  CHECK(pp_list_pmus_at("/nonexistent-asmspy-dir", list, sizeof list) == -ENOENT && list[0] == '\0',
         "list_pmus on a missing root");
 }
 
-static void test_errno_words(void)
-{
+static void test_errno_words(void) {
   CHECK(strcmp(pp_errno_name(EACCES), "EACCES") == 0, "EACCES name");
   CHECK(strcmp(pp_errno_name(EOPNOTSUPP), "EOPNOTSUPP") == 0, "EOPNOTSUPP name");
   CHECK(pp_perf_errno_status(ENOENT) == ASMSPY_E_NO_KERNEL, "ENOENT status");
@@ -246,8 +235,7 @@ static void test_errno_words(void)
   CHECK(pp_verdict(NULL, ASMSPY_E_VIRT, 0, 0, "null ok") == ASMSPY_E_VIRT, "NULL result");
 }
 
-int main(void)
-{
+int main(void) {
   if (!mkdtemp(tmpdir)) {
     perror("mkdtemp");
     return 1;
@@ -258,8 +246,7 @@ int main(void)
 
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0)
-    fprintf(stderr, "warning: could not remove %s\n", tmpdir);
+  if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", tmpdir);
 
   return check_summary("test_perf_format");
 }

@@ -71,8 +71,10 @@ static void add_bytes(struct text *t, const void *p, size_t n) {
 
 static void add_insn(struct text *t, int64_t seq) {
   add(t,
-      "{\"type\":\"insn\",\"seq\":%" PRId64 ",\"tid\":1234,\"ip\":\"0x401%03" PRIx64 "\",\"sym\":\"main\","
-      "\"off\":%" PRId64 ",\"module\":\"a.out\",\"bytes\":\"4889e5\",\"disasm\":\"mov rbp, rsp\"}\n",
+      "{\"type\":\"insn\",\"seq\":%" PRId64 ",\"tid\":1234,\"ip\":\"0x401%03" PRIx64
+      "\",\"sym\":\"main\","
+      "\"off\":%" PRId64
+      ",\"module\":\"a.out\",\"bytes\":\"4889e5\",\"disasm\":\"mov rbp, rsp\"}\n",
       seq, (uint64_t)seq * 3, seq * 3);
 }
 
@@ -116,21 +118,24 @@ static void expect_at(const char *what, const void *data, size_t len, int verdic
   int v = recording_validate_path(path, &rep);
   checks++;
   const char *text = verdict == RECORDING_VALID ? rep.warning : rep.error;
-  int good = v == verdict && rep.verdict == verdict && (verdict == RECORDING_VALID ? rep.error[0] == '\0' : 1) &&
-             (verdict == RECORDING_VALID || rep.error_line == line) && (!msg || strstr(text, msg) != NULL);
+  int good = v == verdict && rep.verdict == verdict &&
+             (verdict == RECORDING_VALID ? rep.error[0] == '\0' : 1) &&
+             (verdict == RECORDING_VALID || rep.error_line == line) &&
+             (!msg || strstr(text, msg) != NULL);
   if (!good) {
     failures++;
     fprintf(stderr,
             "FAIL %s:%d: %s: want %s line %" PRIu64 " \"%s\"; got %s (rc %d) line %" PRIu64
             " error \"%s\" warning \"%s\"\n",
-            __FILE__, srcline, what, recording_verdict_name(verdict), line, msg ? msg : "", recording_verdict_name(v),
-            v, rep.error_line, rep.error, rep.warning);
+            __FILE__, srcline, what, recording_verdict_name(verdict), line, msg ? msg : "",
+            recording_verdict_name(v), v, rep.error_line, rep.error, rep.warning);
   }
   if (out) *out = rep;
   unlink(path);
   free(path);
 }
-#define EXPECT(what, t, verdict, line, msg) expect_at((what), (t).s, (t).len, (verdict), (line), (msg), NULL, __LINE__)
+#define EXPECT(what, t, verdict, line, msg)                                                        \
+  expect_at((what), (t).s, (t).len, (verdict), (line), (msg), NULL, __LINE__)
 #define EXPECT_STR(what, s, verdict, line, msg)                                                    \
   expect_at((what), (s), strlen(s), (verdict), (line), (msg), NULL, __LINE__)
 
@@ -145,8 +150,8 @@ static void expect_bad_event(const char *what, const char *line, const char *msg
 #define BAD_EVENT(what, line, msg) expect_bad_event((what), (line), (msg), __LINE__)
 
 /* A header with one member replaced: `from` (exact text in HDR) -> `to`. */
-static void expect_header(const char *what, const char *from, const char *to, int verdict, const char *msg,
-                          int srcline) {
+static void expect_header(const char *what, const char *from, const char *to, int verdict,
+                          const char *msg, int srcline) {
   const char *hdr = HDR;
   const char *at = strstr(hdr, from);
   if (!at) {
@@ -161,7 +166,8 @@ static void expect_header(const char *what, const char *from, const char *to, in
   expect_at(what, t.s, t.len, verdict, 1, msg, NULL, srcline);
   free(t.s);
 }
-#define HEADER(what, from, to, verdict, msg) expect_header((what), (from), (to), (verdict), (msg), __LINE__)
+#define HEADER(what, from, to, verdict, msg)                                                       \
+  expect_header((what), (from), (to), (verdict), (msg), __LINE__)
 
 /* ------------------------------------------------------------------------- */
 
@@ -174,56 +180,68 @@ static void test_valid(void) {
   add(&t, "{\"type\":\"lost\",\"seq\":4,\"count\":5}\n");
   add(&t, "{\"type\":\"task\",\"seq\":5,\"what\":\"clone\",\"tid\":1234,\"child\":1240}\n");
   add(&t, "{\"type\":\"task\",\"seq\":6,\"what\":\"exit\",\"tid\":1240,\"code\":0}\n");
-  add(&t, "{\"type\":\"insn\",\"seq\":7,\"tid\":1240,\"ip\":\"0xFFFFFFFFFFFFFFFF\",\"sym\":null,\"off\":0,"
-          "\"module\":\"?\",\"bytes\":\"0f05\",\"disasm\":\"syscall\",\"extra\":[1,{\"future\":true}]}\n");
+  add(&t, "{\"type\":\"insn\",\"seq\":7,\"tid\":1240,\"ip\":\"0xFFFFFFFFFFFFFFFF\",\"sym\":null,"
+          "\"off\":0,"
+          "\"module\":\"?\",\"bytes\":\"0f05\",\"disasm\":\"syscall\",\"extra\":[1,{\"future\":"
+          "true}]}\n");
   add(&t, "{\"type\":\"end\",\"events\":7,\"lost\":5,\"reason\":\"target_exited\",\"status\":3,"
           "\"end_unix_ns\":456}\n");
   struct asmspy_recording_report rep;
   expect_at("valid", t.s, t.len, RECORDING_VALID, 0, NULL, &rep, __LINE__);
   CHECK(rep.have_header && rep.format_version == 1, "header");
-  CHECK(strcmp(rep.mode, "stream") == 0 && rep.pid == 1234, "mode %s pid %" PRId64, rep.mode, rep.pid);
+  CHECK(strcmp(rep.mode, "stream") == 0 && rep.pid == 1234, "mode %s pid %" PRId64, rep.mode,
+        rep.pid);
   CHECK(strcmp(rep.backend, "singlestep") == 0 && !rep.backend_null, "backend %s", rep.backend);
   CHECK(strcmp(rep.tool, "asmspy") == 0 && strcmp(rep.tool_version, "0.1.0") == 0, "tool");
-  CHECK(strcmp(rep.kernel, "6.1.0") == 0 && strcmp(rep.arch, "x86_64") == 0 && strcmp(rep.hostname, "h") == 0,
+  CHECK(strcmp(rep.kernel, "6.1.0") == 0 && strcmp(rep.arch, "x86_64") == 0 &&
+            strcmp(rep.hostname, "h") == 0,
         "host");
   CHECK(strcmp(rep.start_time, "2026-12-02T09:00:00Z") == 0, "start_time");
-  CHECK(rep.events == 7 && rep.lines == 9, "events %" PRIu64 " lines %" PRIu64, rep.events, rep.lines);
+  CHECK(rep.events == 7 && rep.lines == 9, "events %" PRIu64 " lines %" PRIu64, rep.events,
+        rep.lines);
   CHECK(recording_type_count(&rep, "insn") == 3 && recording_type_count(&rep, "note") == 1 &&
             recording_type_count(&rep, "lost") == 1 && recording_type_count(&rep, "task") == 2 &&
             recording_type_count(&rep, "syscall") == 0,
         "type counts");
-  CHECK(rep.n_types == 4 && strcmp(rep.types[0].name, "insn") == 0 && strcmp(rep.types[3].name, "task") == 0,
+  CHECK(rep.n_types == 4 && strcmp(rep.types[0].name, "insn") == 0 &&
+            strcmp(rep.types[3].name, "task") == 0,
         "types in order of first appearance");
   CHECK(rep.other_types == 0, "other_types");
   CHECK(rep.lost_events == 5 && rep.lost == 5, "lost");
-  CHECK(rep.have_end && rep.end_events == 7 && strcmp(rep.end_reason, "target_exited") == 0 && rep.end_status == 3,
+  CHECK(rep.have_end && rep.end_events == 7 && strcmp(rep.end_reason, "target_exited") == 0 &&
+            rep.end_status == 3,
         "footer");
-  CHECK(rep.error_line == 0 && rep.error[0] == '\0' && rep.warning[0] == '\0', "no problem reported");
+  CHECK(rep.error_line == 0 && rep.error[0] == '\0' && rep.warning[0] == '\0',
+        "no problem reported");
   free(t.s);
 
   /* zero events; backend null; pid 0; no hostname; no start_unix_ns; every reason */
-  static const char *reasons[] = {"n_reached", "target_exited", "interrupted", "error", "completed"};
+  static const char *reasons[] = {"n_reached", "target_exited", "interrupted", "error",
+                                  "completed"};
   for (size_t i = 0; i < 5; i++) {
     struct text z = {0};
-    add(&z, "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,\"tool\":\"asmspy\","
-            "\"tool_version\":\"0.1.0\",\"mode\":\"backends\",\"pid\":0,\"backend\":null,"
-            "\"host\":{\"kernel\":\"6.1.0\",\"arch\":\"x86_64\"},\"start_time\":\"t\"}\n"
-            "{\"type\":\"end\",\"events\":0,\"lost\":0,\"reason\":\"%s\",\"status\":-1}\n",
+    add(&z,
+        "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,\"tool\":\"asmspy\","
+        "\"tool_version\":\"0.1.0\",\"mode\":\"backends\",\"pid\":0,\"backend\":null,"
+        "\"host\":{\"kernel\":\"6.1.0\",\"arch\":\"x86_64\"},\"start_time\":\"t\"}\n"
+        "{\"type\":\"end\",\"events\":0,\"lost\":0,\"reason\":\"%s\",\"status\":-1}\n",
         reasons[i]);
     expect_at("zero events", z.s, z.len, RECORDING_VALID, 0, NULL, &rep, __LINE__);
-    CHECK(rep.backend_null && rep.backend[0] == '\0' && rep.pid == 0 && rep.events == 0 && rep.n_types == 0,
+    CHECK(rep.backend_null && rep.backend[0] == '\0' && rep.pid == 0 && rep.events == 0 &&
+              rep.n_types == 0,
           "zero-event report");
     CHECK(strcmp(rep.end_reason, reasons[i]) == 0 && rep.end_status == -1, "reason %s", reasons[i]);
     free(z.s);
   }
 
   /* CRLF line ends: the '\r' is JSON whitespace */
-  EXPECT_STR("crlf",
-             "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,\"tool\":\"asmspy\","
-             "\"tool_version\":\"0.1.0\",\"mode\":\"stream\",\"pid\":1,\"backend\":null,"
-             "\"host\":{\"kernel\":\"k\",\"arch\":\"a\"},\"start_time\":\"t\"}\r\n"
-             "{\"type\":\"end\",\"events\":0,\"lost\":0,\"reason\":\"completed\",\"status\":0}\r\n",
-             RECORDING_VALID, 0, NULL);
+  EXPECT_STR(
+      "crlf",
+      "{\"type\":\"header\",\"format\":\"asmtrace\",\"format_version\":1,\"tool\":\"asmspy\","
+      "\"tool_version\":\"0.1.0\",\"mode\":\"stream\",\"pid\":1,\"backend\":null,"
+      "\"host\":{\"kernel\":\"k\",\"arch\":\"a\"},\"start_time\":\"t\"}\r\n"
+      "{\"type\":\"end\",\"events\":0,\"lost\":0,\"reason\":\"completed\",\"status\":0}\r\n",
+      RECORDING_VALID, 0, NULL);
 
   /* the end footer without its final newline: valid, with a warning */
   t = stream(2, 1);
@@ -241,7 +259,8 @@ static void test_valid(void) {
 static void test_truncated(void) {
   struct asmspy_recording_report rep;
   struct text t = stream(17, 0);
-  expect_at("missing end", t.s, t.len, RECORDING_TRUNCATED, 0, "no end footer after 17 events", &rep, __LINE__);
+  expect_at("missing end", t.s, t.len, RECORDING_TRUNCATED, 0, "no end footer after 17 events",
+            &rep, __LINE__);
   CHECK(rep.events == 17 && rep.have_header && !rep.have_end, "truncated report keeps the events");
   free(t.s);
 
@@ -264,7 +283,8 @@ static void test_truncated(void) {
   free(t.s);
 
   /* but a cut header is not a recording at all */
-  EXPECT_STR("cut header", "{\"type\":\"header\",\"format\":\"asm", RECORDING_INVALID, 1, "not JSON");
+  EXPECT_STR("cut header", "{\"type\":\"header\",\"format\":\"asm", RECORDING_INVALID, 1,
+             "not JSON");
 }
 
 static void test_invalid_structure(void) {
@@ -274,7 +294,8 @@ static void test_invalid_structure(void) {
 
   t = stream(3, 0);
   add_end(&t, 4);
-  EXPECT("end count mismatch (more)", t, RECORDING_INVALID, 5, "end.events is 4 but 3 event lines precede it");
+  EXPECT("end count mismatch (more)", t, RECORDING_INVALID, 5,
+         "end.events is 4 but 3 event lines precede it");
   free(t.s);
   t = stream(3, 0);
   add_end(&t, 2);
@@ -327,7 +348,8 @@ static void test_invalid_structure(void) {
   add(&t, "42\n");
   EXPECT("number line", t, RECORDING_INVALID, 3, "not a JSON object (got int)");
   free(t.s);
-  EXPECT_STR("string as header", "\"header\"\n", RECORDING_INVALID, 1, "not a JSON object (got string)");
+  EXPECT_STR("string as header", "\"header\"\n", RECORDING_INVALID, 1,
+             "not a JSON object (got string)");
 
   t = stream(2, 1);
   add(&t, "{\"type\":\"note\",\"seq\":3,\"level\":\"info\",\"text\":\"late\"}\n");
@@ -364,7 +386,8 @@ static void test_invalid_structure(void) {
   add_end(&t, 1);
   EXPECT("no header", t, RECORDING_INVALID, 1, "the first line must be the header");
   free(t.s);
-  EXPECT_STR("end first", "{\"type\":\"end\",\"events\":0,\"lost\":0,\"reason\":\"completed\",\"status\":0}\n",
+  EXPECT_STR("end first",
+             "{\"type\":\"end\",\"events\":0,\"lost\":0,\"reason\":\"completed\",\"status\":0}\n",
              RECORDING_INVALID, 1, "got type \"end\"");
 
   t = stream(1, 0);
@@ -443,12 +466,14 @@ static void test_long_lines(void) {
 static void test_header(void) {
   HEADER("bad format", "\"format\":\"asmtrace\"", "\"format\":\"asmtrace2\"", RECORDING_INVALID,
          "header.format must be \"asmtrace\"");
-  HEADER("no format", "\"format\":\"asmtrace\",", "", RECORDING_INVALID, "header.format must be \"asmtrace\"");
+  HEADER("no format", "\"format\":\"asmtrace\",", "", RECORDING_INVALID,
+         "header.format must be \"asmtrace\"");
   HEADER("format_version 0", "\"format_version\":1", "\"format_version\":0", RECORDING_INVALID,
          "format_version 0 is not supported");
-  HEADER("format_version -1", "\"format_version\":1", "\"format_version\":-1", RECORDING_INVALID, "not supported");
-  HEADER("format_version string", "\"format_version\":1", "\"format_version\":\"1\"", RECORDING_INVALID,
-         "header.format_version must be an integer");
+  HEADER("format_version -1", "\"format_version\":1", "\"format_version\":-1", RECORDING_INVALID,
+         "not supported");
+  HEADER("format_version string", "\"format_version\":1", "\"format_version\":\"1\"",
+         RECORDING_INVALID, "header.format_version must be an integer");
   HEADER("format_version 1.0", "\"format_version\":1", "\"format_version\":1.0", RECORDING_INVALID,
          "header.format_version must be an integer");
   HEADER("format_version missing", "\"format_version\":1,", "", RECORDING_INVALID,
@@ -456,26 +481,31 @@ static void test_header(void) {
   HEADER("format_version 2", "\"format_version\":1", "\"format_version\":2", RECORDING_VALID,
          "format_version 2 is newer than this reader");
   HEADER("tool missing", "\"tool\":\"asmspy\",", "", RECORDING_INVALID, "header.tool is missing");
-  HEADER("tool_version number", "\"tool_version\":\"0.1.0\"", "\"tool_version\":1", RECORDING_INVALID,
-         "header.tool_version must be a string");
-  HEADER("mode null", "\"mode\":\"stream\"", "\"mode\":null", RECORDING_INVALID, "header.mode must be a string");
-  HEADER("pid -1", "\"pid\":1234", "\"pid\":-1", RECORDING_INVALID, "header.pid must be an integer >= 0");
+  HEADER("tool_version number", "\"tool_version\":\"0.1.0\"", "\"tool_version\":1",
+         RECORDING_INVALID, "header.tool_version must be a string");
+  HEADER("mode null", "\"mode\":\"stream\"", "\"mode\":null", RECORDING_INVALID,
+         "header.mode must be a string");
+  HEADER("pid -1", "\"pid\":1234", "\"pid\":-1", RECORDING_INVALID,
+         "header.pid must be an integer >= 0");
   HEADER("pid string", "\"pid\":1234", "\"pid\":\"1234\"", RECORDING_INVALID, "header.pid must be");
   HEADER("pid missing", "\"pid\":1234,", "", RECORDING_INVALID, "header.pid is missing");
   HEADER("backend number", "\"backend\":\"singlestep\"", "\"backend\":3", RECORDING_INVALID,
          "header.backend must be a string or null");
-  HEADER("backend missing", "\"backend\":\"singlestep\",", "", RECORDING_INVALID, "header.backend is missing");
-  HEADER("host string", "\"host\":{\"kernel\":\"6.1.0\",\"arch\":\"x86_64\",\"hostname\":\"h\"}", "\"host\":\"h\"",
-         RECORDING_INVALID, "header.host must be an object");
-  HEADER("host.kernel missing", "\"kernel\":\"6.1.0\",", "", RECORDING_INVALID, "header.host.kernel is missing");
+  HEADER("backend missing", "\"backend\":\"singlestep\",", "", RECORDING_INVALID,
+         "header.backend is missing");
+  HEADER("host string", "\"host\":{\"kernel\":\"6.1.0\",\"arch\":\"x86_64\",\"hostname\":\"h\"}",
+         "\"host\":\"h\"", RECORDING_INVALID, "header.host must be an object");
+  HEADER("host.kernel missing", "\"kernel\":\"6.1.0\",", "", RECORDING_INVALID,
+         "header.host.kernel is missing");
   HEADER("host.arch number", "\"arch\":\"x86_64\"", "\"arch\":64", RECORDING_INVALID,
          "header.host.arch must be a string");
   HEADER("start_time missing", ",\"start_time\":\"2026-12-02T09:00:00Z\"", "", RECORDING_INVALID,
          "header.start_time is missing");
-  HEADER("start_unix_ns string", "\"start_unix_ns\":123", "\"start_unix_ns\":\"123\"", RECORDING_INVALID,
-         "header.start_unix_ns must be an integer >= 0");
+  HEADER("start_unix_ns string", "\"start_unix_ns\":123", "\"start_unix_ns\":\"123\"",
+         RECORDING_INVALID, "header.start_unix_ns must be an integer >= 0");
   HEADER("extra header members are fine", "\"start_unix_ns\":123",
-         "\"start_unix_ns\":123,\"argv\":[\"asmspy\",\"--stream\"],\"future\":{\"x\":1}", RECORDING_VALID, NULL);
+         "\"start_unix_ns\":123,\"argv\":[\"asmspy\",\"--stream\"],\"future\":{\"x\":1}",
+         RECORDING_VALID, NULL);
 
   /* a newer version is read with the same rules: bad lines still fail */
   struct text t = {0};
@@ -532,18 +562,22 @@ static void test_graph_call_events(void) {
         "graph and call counted");
   free(t.s);
 
-  BAD_EVENT("graph without edges", "{\"type\":\"graph\",\"seq\":3,\"nodes\":[]}", "graph.edges is missing");
-  BAD_EVENT("graph without nodes", "{\"type\":\"graph\",\"seq\":3,\"edges\":[]}", "graph.nodes is missing");
+  BAD_EVENT("graph without edges", "{\"type\":\"graph\",\"seq\":3,\"nodes\":[]}",
+            "graph.edges is missing");
+  BAD_EVENT("graph without nodes", "{\"type\":\"graph\",\"seq\":3,\"edges\":[]}",
+            "graph.nodes is missing");
   BAD_EVENT("graph nodes not an array", "{\"type\":\"graph\",\"seq\":3,\"nodes\":{},\"edges\":[]}",
             "graph.nodes must be");
   BAD_EVENT("graph edge not an object", "{\"type\":\"graph\",\"seq\":3,\"nodes\":[],\"edges\":[1]}",
             "graph.edges must be");
-  BAD_EVENT("call without tid", "{\"type\":\"call\",\"seq\":3,\"depth\":0,\"name\":\"f\",\"module\":\"m\"}",
+  BAD_EVENT("call without tid",
+            "{\"type\":\"call\",\"seq\":3,\"depth\":0,\"name\":\"f\",\"module\":\"m\"}",
             "call.tid is missing");
   BAD_EVENT("call negative depth",
             "{\"type\":\"call\",\"seq\":3,\"tid\":1,\"depth\":-1,\"name\":\"f\",\"module\":\"m\"}",
             "call.depth must be");
-  BAD_EVENT("call without name", "{\"type\":\"call\",\"seq\":3,\"tid\":1,\"depth\":0,\"module\":\"m\"}",
+  BAD_EVENT("call without name",
+            "{\"type\":\"call\",\"seq\":3,\"tid\":1,\"depth\":0,\"module\":\"m\"}",
             "call.name is missing");
   BAD_EVENT("call module not a string",
             "{\"type\":\"call\",\"seq\":3,\"tid\":1,\"depth\":0,\"name\":\"f\",\"module\":3}",
@@ -559,29 +593,34 @@ static void test_events(void) {
   add_end(&t, 4);
   struct asmspy_recording_report rep;
   expect_at("unknown types", t.s, t.len, RECORDING_VALID, 0, NULL, &rep, __LINE__);
-  CHECK(recording_type_count(&rep, "future_kind") == 2 && recording_type_count(&rep, "graph") == 1 &&
-            recording_type_count(&rep, "insn") == 1 && rep.events == 4,
+  CHECK(recording_type_count(&rep, "future_kind") == 2 &&
+            recording_type_count(&rep, "graph") == 1 && recording_type_count(&rep, "insn") == 1 &&
+            rep.events == 4,
         "unknown types counted");
   free(t.s);
 
   /* ... but they need a seq too */
-  BAD_EVENT("unknown type without seq", "{\"type\":\"syscall\",\"nr\":1}", "syscall.seq is missing");
+  BAD_EVENT("unknown type without seq", "{\"type\":\"syscall\",\"nr\":1}",
+            "syscall.seq is missing");
   BAD_EVENT("seq string", "{\"type\":\"syscall\",\"seq\":\"3\"}", "syscall.seq must be an integer");
   BAD_EVENT("seq double", "{\"type\":\"syscall\",\"seq\":3.0}", "syscall.seq must be an integer");
 
   /* more types than the table: counted as other */
   t = stream(0, 0);
-  for (int i = 1; i <= RECORDING_MAX_TYPES + 5; i++) add(&t, "{\"type\":\"t%d\",\"seq\":%d}\n", i, i);
-  add(&t, "{\"type\":\"a_type_name_that_is_much_too_long_for_the_table\",\"seq\":%d}\n", RECORDING_MAX_TYPES + 6);
+  for (int i = 1; i <= RECORDING_MAX_TYPES + 5; i++)
+    add(&t, "{\"type\":\"t%d\",\"seq\":%d}\n", i, i);
+  add(&t, "{\"type\":\"a_type_name_that_is_much_too_long_for_the_table\",\"seq\":%d}\n",
+      RECORDING_MAX_TYPES + 6);
   add_end(&t, RECORDING_MAX_TYPES + 6);
   expect_at("many types", t.s, t.len, RECORDING_VALID, 0, NULL, &rep, __LINE__);
-  CHECK(rep.n_types == RECORDING_MAX_TYPES && rep.other_types == 6, "n_types %" PRIu64 " other %" PRIu64, rep.n_types,
-        rep.other_types);
+  CHECK(rep.n_types == RECORDING_MAX_TYPES && rep.other_types == 6,
+        "n_types %" PRIu64 " other %" PRIu64, rep.n_types, rep.other_types);
   free(t.s);
 
   /* insn */
-  const char *good = "{\"type\":\"insn\",\"seq\":3,\"tid\":1,\"ip\":\"0x10\",\"sym\":\"f\",\"off\":0,"
-                     "\"module\":\"m\",\"bytes\":\"90\",\"disasm\":\"nop\"}";
+  const char *good =
+      "{\"type\":\"insn\",\"seq\":3,\"tid\":1,\"ip\":\"0x10\",\"sym\":\"f\",\"off\":0,"
+      "\"module\":\"m\",\"bytes\":\"90\",\"disasm\":\"nop\"}";
   t = stream(2, 0);
   add(&t, "%s\n", good);
   add_end(&t, 3);
@@ -607,7 +646,8 @@ static void test_events(void) {
       {"\"bytes\":\"90\"", "\"bytes\":\"9\"", "insn.bytes must be a hex string"},
       {"\"bytes\":\"90\"", "\"bytes\":\"\"", "insn.bytes must be a hex string"},
       {"\"bytes\":\"90\"", "\"bytes\":\"zz\"", "insn.bytes must be a hex string"},
-      {"\"bytes\":\"90\"", "\"bytes\":\"000102030405060708090a0b0c0d0e0f10\"", "insn.bytes must be a hex string"},
+      {"\"bytes\":\"90\"", "\"bytes\":\"000102030405060708090a0b0c0d0e0f10\"",
+       "insn.bytes must be a hex string"},
       {"\"bytes\":\"90\"", "\"bytes\":[144]", "insn.bytes must be a hex string"},
       {"\"disasm\":\"nop\"", "\"disasm\":false", "insn.disasm must be a string"},
   };
@@ -623,7 +663,8 @@ static void test_events(void) {
   }
   /* boundaries that are fine: 16 hex digits of ip, 32 hex digits of bytes, upper case */
   t = stream(2, 0);
-  add(&t, "{\"type\":\"insn\",\"seq\":3,\"tid\":-1,\"ip\":\"0xFfFfFfFfFfFfFfFf\",\"sym\":null,\"off\":9,"
+  add(&t, "{\"type\":\"insn\",\"seq\":3,\"tid\":-1,\"ip\":\"0xFfFfFfFfFfFfFfFf\",\"sym\":null,"
+          "\"off\":9,"
           "\"module\":\"\",\"bytes\":\"000102030405060708090A0B0C0D0E0F\",\"disasm\":\"\"}\n");
   add_end(&t, 3);
   EXPECT("insn boundaries", t, RECORDING_VALID, 0, NULL);
@@ -632,17 +673,20 @@ static void test_events(void) {
   /* note */
   BAD_EVENT("note level", "{\"type\":\"note\",\"seq\":3,\"level\":\"error\",\"text\":\"x\"}",
             "note.level must be one of \"info\", \"warn\", \"skip\"");
-  BAD_EVENT("note level missing", "{\"type\":\"note\",\"seq\":3,\"text\":\"x\"}", "note.level is missing");
+  BAD_EVENT("note level missing", "{\"type\":\"note\",\"seq\":3,\"text\":\"x\"}",
+            "note.level is missing");
   BAD_EVENT("note text", "{\"type\":\"note\",\"seq\":3,\"level\":\"skip\",\"text\":null}",
             "note.text must be a string");
   /* lost */
-  BAD_EVENT("lost negative", "{\"type\":\"lost\",\"seq\":3,\"count\":-1}", "lost.count must be an integer >= 0");
+  BAD_EVENT("lost negative", "{\"type\":\"lost\",\"seq\":3,\"count\":-1}",
+            "lost.count must be an integer >= 0");
   BAD_EVENT("lost missing", "{\"type\":\"lost\",\"seq\":3}", "lost.count is missing");
   /* task */
   BAD_EVENT("task what", "{\"type\":\"task\",\"seq\":3,\"what\":\"spawn\",\"tid\":1}",
             "task.what must be one of \"clone\", \"fork\", \"exec\", \"exit\"");
   BAD_EVENT("task tid", "{\"type\":\"task\",\"seq\":3,\"what\":\"exec\"}", "task.tid is missing");
-  BAD_EVENT("task child", "{\"type\":\"task\",\"seq\":3,\"what\":\"fork\",\"tid\":1,\"child\":\"2\"}",
+  BAD_EVENT("task child",
+            "{\"type\":\"task\",\"seq\":3,\"what\":\"fork\",\"tid\":1,\"child\":\"2\"}",
             "task.child must be an integer");
   BAD_EVENT("task code", "{\"type\":\"task\",\"seq\":3,\"what\":\"exit\",\"tid\":1,\"code\":null}",
             "task.code must be an integer");
@@ -651,7 +695,8 @@ static void test_events(void) {
   struct {
     const char *line, *msg;
   } ends[] = {
-      {"{\"type\":\"end\",\"events\":2,\"lost\":0,\"reason\":\"done\",\"status\":0}", "end.reason must be one of"},
+      {"{\"type\":\"end\",\"events\":2,\"lost\":0,\"reason\":\"done\",\"status\":0}",
+       "end.reason must be one of"},
       {"{\"type\":\"end\",\"events\":2,\"lost\":0,\"status\":0}", "end.reason is missing"},
       {"{\"type\":\"end\",\"events\":2,\"lost\":-3,\"reason\":\"error\",\"status\":0}",
        "end.lost must be an integer >= 0"},
@@ -662,7 +707,8 @@ static void test_events(void) {
       {"{\"type\":\"end\",\"events\":\"2\",\"lost\":0,\"reason\":\"error\",\"status\":0}",
        "end.events must be an integer >= 0"},
       {"{\"type\":\"end\",\"lost\":0,\"reason\":\"error\",\"status\":0}", "end.events is missing"},
-      {"{\"type\":\"end\",\"events\":2,\"lost\":0,\"reason\":\"error\",\"status\":0,\"end_unix_ns\":-5}",
+      {"{\"type\":\"end\",\"events\":2,\"lost\":0,\"reason\":\"error\",\"status\":0,\"end_unix_"
+       "ns\":-5}",
        "end.end_unix_ns must be an integer >= 0"},
   };
   for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
@@ -701,7 +747,8 @@ static void test_iterator(void) {
     while ((r = recording_next(rec, &ev)) == 1) {
       CHECK(want <= 4, "too many events");
       if (want > 4) break;
-      CHECK(json_get_int(ev, "seq", &seq) && seq == want, "seq %" PRId64 " want %" PRId64, seq, want);
+      CHECK(json_get_int(ev, "seq", &seq) && seq == want, "seq %" PRId64 " want %" PRId64, seq,
+            want);
       CHECK(strcmp(json_get_str(ev, "type"), types[want - 1]) == 0, "type of event %" PRId64, want);
       if (want == 2) CHECK(strcmp(json_get_str(ev, "text"), "a\nb") == 0, "note text decoded");
       if (want == 3) {
@@ -735,7 +782,8 @@ static void test_iterator(void) {
     CHECK(r == -1 && n == 3, "invalid: %d after %d events", r, n);
     CHECK(recording_next(rec, &ev) == -1 && ev == NULL, "-1 again");
     const struct asmspy_recording_report *rep = recording_get_report(rec);
-    CHECK(rep->verdict == RECORDING_INVALID && rep->error_line == 5 && strstr(rep->error, "seq gap"),
+    CHECK(rep->verdict == RECORDING_INVALID && rep->error_line == 5 &&
+              strstr(rep->error, "seq gap"),
           "iterator error report: line %" PRIu64 " %s", rep->error_line, rep->error);
     recording_close(rec);
   } else {
@@ -765,7 +813,8 @@ static void test_iterator(void) {
   if (rec) {
     int n = 0, r;
     while ((r = recording_next(rec, NULL)) == 1) n++;
-    CHECK(r == 0 && n == 6 && recording_get_report(rec)->verdict == RECORDING_TRUNCATED, "truncated iteration");
+    CHECK(r == 0 && n == 6 && recording_get_report(rec)->verdict == RECORDING_TRUNCATED,
+          "truncated iteration");
     recording_close(rec);
   }
   unlink(path);
@@ -778,7 +827,8 @@ static void test_iterator(void) {
   fwrite(t.s, 1, t.len, f);
   rewind(f);
   struct asmspy_recording_report rep;
-  CHECK(recording_validate(f, &rep) == RECORDING_VALID && rep.events == 3, "recording_validate(FILE*)");
+  CHECK(recording_validate(f, &rep) == RECORDING_VALID && rep.events == 3,
+        "recording_validate(FILE*)");
   CHECK(recording_validate(f, NULL) == RECORDING_INVALID, "at EOF it is an empty file");
   rewind(f);
   rec = recording_open_file(f);
@@ -793,7 +843,8 @@ static void test_iterator(void) {
   path = write_file(t.s, t.len);
   fflush(stdout);
   if (freopen(path, "r", stdin)) {
-    CHECK(recording_validate_path("-", &rep) == RECORDING_VALID && rep.events == 3, "stdin via \"-\"");
+    CHECK(recording_validate_path("-", &rep) == RECORDING_VALID && rep.events == 3,
+          "stdin via \"-\"");
   } else {
     CHECK(0, "freopen stdin: %s", strerror(errno));
   }
@@ -802,16 +853,19 @@ static void test_iterator(void) {
   free(t.s);
 
   /* paths that cannot be read */
-  CHECK(recording_validate_path("/nonexistent/x.asmtrace", &rep) == RECORDING_INVALID && rep.error_line == 0 &&
-            strstr(rep.error, "cannot open") != NULL,
+  CHECK(recording_validate_path("/nonexistent/x.asmtrace", &rep) == RECORDING_INVALID &&
+            rep.error_line == 0 && strstr(rep.error, "cannot open") != NULL,
         "missing file: %s", rep.error);
   errno = 0;
-  CHECK(recording_open("/nonexistent/x.asmtrace") == NULL && errno == ENOENT, "open of a missing file");
-  CHECK(recording_validate_path(tmpdir, &rep) == RECORDING_INVALID, "a directory is invalid: %s", rep.error);
+  CHECK(recording_open("/nonexistent/x.asmtrace") == NULL && errno == ENOENT,
+        "open of a missing file");
+  CHECK(recording_validate_path(tmpdir, &rep) == RECORDING_INVALID, "a directory is invalid: %s",
+        rep.error);
   CHECK(recording_next(NULL, NULL) == -1 && recording_get_report(NULL) == NULL, "NULL rec");
   recording_close(NULL);
 
-  CHECK(strcmp(recording_verdict_name(0), "valid") == 0 && strcmp(recording_verdict_name(1), "truncated") == 0 &&
+  CHECK(strcmp(recording_verdict_name(0), "valid") == 0 &&
+            strcmp(recording_verdict_name(1), "truncated") == 0 &&
             strcmp(recording_verdict_name(2), "invalid") == 0,
         "verdict names");
 }

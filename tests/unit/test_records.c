@@ -53,8 +53,8 @@ static void test_render_and_copy(void) {
   struct asmspy_value carried[] = {rv_str("x\ny"), rv_strn(bin, sizeof bin)};
   struct asmspy_value it0[] = {rv_int(3), rv_null()}, it1[] = {rv_int(1), rv_str("z")};
   struct asmspy_value items[] = {rv_object(it0), rv_object(it1)};
-  struct asmspy_value v[] = {rv_int(-7),         rv_hex(0x401000),   rv_null(), rv_absent(),
-                             rv_bytes(bytes, 2), rv_bool(1),         rv_int(8), rv_str("b"),
+  struct asmspy_value v[] = {rv_int(-7),           rv_hex(0x401000),  rv_null(), rv_absent(),
+                             rv_bytes(bytes, 2),   rv_bool(1),        rv_int(8), rv_str("b"),
                              rv_array(carried, 2), rv_array(items, 2)};
   struct asmspy_record rec = {ASMSPY_ABI_VERSION, sizeof rec, &schema, v, "the text"};
   struct strbuf b = render(&rec);
@@ -75,7 +75,8 @@ static void test_render_and_copy(void) {
   it1[1] = rv_str("changed");
   carried[0] = rv_str("changed");
   struct strbuf c = render(copy);
-  CHECK(c.s && strcmp(c.s, want) == 0, "the copy changed with the original:\n  %s", c.s ? c.s : "(null)");
+  CHECK(c.s && strcmp(c.s, want) == 0, "the copy changed with the original:\n  %s",
+        c.s ? c.s : "(null)");
   CHECK(copy && copy->text && strcmp(copy->text, "the text") == 0, "copy text");
   const struct asmspy_value *cv = asmspy_record_get(copy, "carried");
   CHECK(cv && cv->u.array.n == 2 && cv->u.array.items[1].u.str.len == 4 &&
@@ -95,7 +96,9 @@ static void bad(const char *json, const char *want) {
   json_free(j);
 }
 
-#define GOOD "\"tid\":1,\"ip\":\"0x1\",\"sym\":\"f\",\"bytes\":\"90\",\"ok\":false,\"len\":4,\"kind\":\"a\",\"carried\":[],\"items\":[]"
+#define GOOD                                                                                       \
+  "\"tid\":1,\"ip\":\"0x1\",\"sym\":\"f\",\"bytes\":\"90\",\"ok\":false,\"len\":4,\"kind\":\"a\"," \
+  "\"carried\":[],\"items\":[]"
 
 static void test_check(void) {
   char msg[200];
@@ -108,18 +111,23 @@ static void test_check(void) {
   bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"off\":-1}", "t.off must be an integer >= 0");
   bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"0102030405\"}",
       "t.bytes must be a hex string of 2..8 digits");
-  bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"90\",\"ok\":1}", "t.ok must be true or false");
+  bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"90\",\"ok\":1}",
+      "t.ok must be true or false");
   bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"90\",\"ok\":true,\"len\":3}",
       "t.len must be 1, 2, 4 or 8");
-  bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"90\",\"ok\":true,\"len\":2,\"kind\":\"c\"}",
+  bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"90\",\"ok\":true,\"len\":2,\"kind\":"
+      "\"c\"}",
       "t.kind must be one of \"a\", \"b\"");
-  bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"90\",\"ok\":true,\"len\":2,\"kind\":\"a\","
+  bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"90\",\"ok\":true,\"len\":2,\"kind\":"
+      "\"a\","
       "\"carried\":[1]}",
       "t.carried must be an array of strings");
-  bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"90\",\"ok\":true,\"len\":2,\"kind\":\"a\","
+  bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"90\",\"ok\":true,\"len\":2,\"kind\":"
+      "\"a\","
       "\"carried\":[],\"items\":[{\"n\":0,\"s\":null}]}",
       "t.items[].n must be a positive integer");
-  bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"90\",\"ok\":true,\"len\":2,\"kind\":\"a\","
+  bad("{\"tid\":1,\"ip\":\"0x1\",\"sym\":null,\"bytes\":\"90\",\"ok\":true,\"len\":2,\"kind\":"
+      "\"a\","
       "\"carried\":[],\"items\":[7]}",
       "t.items must be an array of objects");
 }
@@ -127,7 +135,9 @@ static void test_check(void) {
 int main(void) {
   test_render_and_copy();
   test_check();
-  if (failures) printf("test_records: %d checks FAILED\n", failures);
-  else printf("test_records: all passed\n");
+  if (failures)
+    printf("test_records: %d checks FAILED\n", failures);
+  else
+    printf("test_records: all passed\n");
   return failures ? 1 : 0;
 }

@@ -24,14 +24,14 @@ static const uint32_t TAKEN = ASMSPY_EVF_BR_TAKEN;
 
 static void test_entries(void) {
   struct hr_table e = {0};
-  hr_add(&e, F("main") + 0x10, F("entered_often"), 5, TAKEN);       /* call site A */
-  hr_add(&e, F("main") + 0x20, F("entered_often"), 3, TAKEN);       /* call site B */
+  hr_add(&e, F("main") + 0x10, F("entered_often"), 5, TAKEN);           /* call site A */
+  hr_add(&e, F("main") + 0x20, F("entered_often"), 3, TAKEN);           /* call site B */
   hr_add(&e, F("entered_often") + 0x18, F("entered_often"), 50, TAKEN); /* loop back-edge */
   hr_add(&e, F("cold_path") + 0x9, F("grind_forever"), 40, TAKEN | ASMSPY_EVF_BR_RET);
-  hr_add(&e, F("main") + 0x30, F("cold_path"), 100, 0);             /* never taken */
+  hr_add(&e, F("main") + 0x30, F("cold_path"), 100, 0); /* never taken */
   hr_add(&e, F("main") + 0x40, F("cold_path"), 4, TAKEN);
-  hr_add(&e, F("main") + 0x50, F("grind_forever") + 8, 70, TAKEN);  /* not a first byte */
-  hr_add(&e, F("main") + 0x60, 0xdead0000, 9, TAKEN);               /* no symbol */
+  hr_add(&e, F("main") + 0x50, F("grind_forever") + 8, 70, TAKEN); /* not a first byte */
+  hr_add(&e, F("main") + 0x60, 0xdead0000, 9, TAKEN);              /* no symbol */
   hr_add(&e, F("main") + 0x70, F("memcpy"), 6, TAKEN);
   struct hr_ranking rk;
   hr_rank_entries(&fake_host, FAKE_TARGET, &e, NULL, &rk);
@@ -117,14 +117,14 @@ static void test_table_and_names(void) {
   CHECK(!strcmp(hr_site_text(&fake_host, FAKE_TARGET, F("hot_spin") + 0x1c, buf, sizeof buf),
                 "hot_spin+0x1c [sample_victim]"),
         "%s", buf);
-  CHECK(!strcmp(hr_site_text(&fake_host, FAKE_TARGET, 0xdead0000, buf, sizeof buf),
-                "0xdead0000 [?]"),
-        "%s", buf);
+  CHECK(
+      !strcmp(hr_site_text(&fake_host, FAKE_TARGET, 0xdead0000, buf, sizeof buf), "0xdead0000 [?]"),
+      "%s", buf);
 }
 
 /* open + configure the view over `argv`, feed the queued events, finish */
-static int run_view(const struct asmspy_view_ops *v, int argc, char **argv, int64_t max,
-                    int json, void **state_out, struct asmspy_session *s) {
+static int run_view(const struct asmspy_view_ops *v, int argc, char **argv, int64_t max, int json,
+                    void **state_out, struct asmspy_session *s) {
   fake_session(s, "sample", argc, argv);
   s->max = max;
   fake_wants_json_flag = json;
@@ -143,8 +143,8 @@ static void test_view_edges(const struct asmspy_view_ops *v) {
   uint64_t hs = F("hot_spin"), mn = 0x402100; /* sample_victim's main */
   fake_queue(ASMSPY_EV_BRANCH, TAKEN | ASMSPY_EVF_SAMPLED, hs + 0x1c, hs + 0x1c, hs + 0x8, 391);
   fake_queue(ASMSPY_EV_BRANCH, TAKEN | ASMSPY_EVF_SAMPLED, hs + 0x2e, hs + 0x2e, hs, 102);
-  fake_queue(ASMSPY_EV_BRANCH, TAKEN | ASMSPY_EVF_SAMPLED | ASMSPY_EVF_BR_RET, hs + 0x33,
-             hs + 0x33, mn + 0x51, 41);
+  fake_queue(ASMSPY_EV_BRANCH, TAKEN | ASMSPY_EVF_SAMPLED | ASMSPY_EVF_BR_RET, hs + 0x33, hs + 0x33,
+             mn + 0x51, 41);
   fake_queue(ASMSPY_EV_BRANCH, TAKEN | ASMSPY_EVF_SAMPLED | ASMSPY_EVF_BR_MISP, hs + 0x10,
              hs + 0x10, hs + 0x20, 3);
   fake_queue(ASMSPY_EV_BRANCH, TAKEN | ASMSPY_EVF_SAMPLED, hs + 0x10, hs + 0x10, hs + 0x20, 1);
@@ -191,9 +191,10 @@ static void test_view_edges(const struct asmspy_view_ops *v) {
   CHECK(strstr(fake_json, "provenance {\"sampler\":\"ibs\",\"kind\":\"edges\",\"samples\":1604,"
                           "\"branch_samples\":812") != NULL,
         "provenance JSON:\n%s", fake_json);
-  CHECK(strstr(fake_json, "hot_edge {\"count\":41,\"from\":\"0x402033\",\"from_sym\":\"hot_spin+0x33 "
-                          "[sample_victim]\",\"to\":\"0x402151\",\"to_sym\":\"main+0x51 "
-                          "[sample_victim]\",\"misp\":0,\"ret\":true,\"call\":false}") != NULL,
+  CHECK(strstr(fake_json,
+               "hot_edge {\"count\":41,\"from\":\"0x402033\",\"from_sym\":\"hot_spin+0x33 "
+               "[sample_victim]\",\"to\":\"0x402151\",\"to_sym\":\"main+0x51 "
+               "[sample_victim]\",\"misp\":0,\"ret\":true,\"call\":false}") != NULL,
         "hot_edge JSON:\n%s", fake_json);
   v->close(st);
 

@@ -86,7 +86,9 @@ static const char *fake_describe_fd(void *ctx, int fd, char *buf, size_t cap) {
   (void)ctx;
   const char *s = NULL;
   switch (fd) {
-  case 0: case 1: case 2: s = "/dev/pts/0"; break;
+  case 0:
+  case 1:
+  case 2: s = "/dev/pts/0"; break;
   case 3: s = "/tmp/notes.txt"; break;
   case 5: s = "TCP 127.0.0.1:40730->127.0.0.1:8080"; break;
   case 7: s = "TCP LISTEN 127.0.0.1:8080"; break;
@@ -183,61 +185,61 @@ static int carried_is(int i, const void *bytes, size_t len, int more) {
 /* ------------------------------------------------------------------------- */
 /* Fake target memory                                                          */
 /* ------------------------------------------------------------------------- */
-#define P_NOTES     ((uint64_t)0x10000) /* "/tmp/notes.txt" */
-#define P_HELLO     ((uint64_t)0x10100) /* "hello from pid 1234\n" */
-#define P_NOPE      ((uint64_t)0x10200) /* "/nope" */
-#define P_TMP       ((uint64_t)0x10300) /* "/tmp" */
-#define P_EMPTY     ((uint64_t)0x10400) /* "" */
-#define P_HI        ((uint64_t)0x10500) /* "hi\n" */
-#define P_CAT       ((uint64_t)0x10600) /* "/usr/bin/cat" */
-#define P_SELFEXE   ((uint64_t)0x10700) /* "/proc/self/exe" */
-#define P_ESC       ((uint64_t)0x10800) /* bytes needing escapes */
-#define P_BIG       ((uint64_t)0x11000) /* 300 x 'x' */
-#define P_STAT      ((uint64_t)0x12000) /* struct stat: S_IFREG|0644, 18 bytes */
-#define P_STATX     ((uint64_t)0x12100) /* struct statx */
-#define P_STATDIR   ((uint64_t)0x12400) /* struct stat: S_IFDIR|S_ISVTX|0777, 4096 */
-#define P_IOV       ((uint64_t)0x13000) /* 2 iovecs -> P_IOV0, P_IOV1 */
-#define P_IOV0      ((uint64_t)0x13100) /* "hello " */
-#define P_IOV1      ((uint64_t)0x13200) /* "world\n" */
-#define P_SIN       ((uint64_t)0x14000) /* sockaddr_in 127.0.0.1:8080 */
-#define P_SIN6      ((uint64_t)0x14100) /* sockaddr_in6 [::1]:80 */
-#define P_SUN       ((uint64_t)0x14200) /* sockaddr_un "/tmp/sock" */
-#define P_SUNABS    ((uint64_t)0x14300) /* sockaddr_un abstract "name" */
-#define P_SA99      ((uint64_t)0x14400) /* family 99 */
-#define P_SANL      ((uint64_t)0x14480) /* AF_NETLINK */
-#define P_LEN16     ((uint64_t)0x14500) /* int 16 */
-#define P_LEN2      ((uint64_t)0x14510) /* int 2 */
-#define P_LENVR     ((uint64_t)0x14520) /* int: 128 at entry, 16 at exit */
-#define P_ACT       ((uint64_t)0x15000) /* sigaction: handler, [INT TERM], SA_RESTORER|SA_RESTART */
-#define P_ACTDFL    ((uint64_t)0x15040) /* sigaction: SIG_DFL */
-#define P_ACTIGN    ((uint64_t)0x15080) /* sigaction: SIG_IGN */
-#define P_SET       ((uint64_t)0x15100) /* sigset [INT TERM] */
-#define P_SETFULL   ((uint64_t)0x15108) /* sigset ~[RTMIN RT_1] */
-#define P_TS        ((uint64_t)0x15200) /* timespec {0, 2000000} */
-#define P_REM       ((uint64_t)0x15210) /* timespec {0, 1000} */
-#define P_TV        ((uint64_t)0x15220) /* timeval {0, 1000} */
-#define P_PIPE      ((uint64_t)0x16000) /* int[2] {3, 4} */
-#define P_CLONE3    ((uint64_t)0x16100) /* struct clone_args */
-#define P_RLIM      ((uint64_t)0x16200) /* {8192*1024, infinity} */
-#define P_RLIMNEW   ((uint64_t)0x16210) /* {1000, 1024*1024} */
-#define P_WINSZ     ((uint64_t)0x16300) /* {24, 80, 0, 0} */
-#define P_INT237    ((uint64_t)0x16400) /* int 237 */
-#define P_INT1      ((uint64_t)0x16410) /* int 1 */
-#define P_WST0      ((uint64_t)0x16500) /* wait status: exited 0 */
-#define P_WSTKILL   ((uint64_t)0x16504) /* wait status: SIGKILL + core */
-#define P_FLOCKW    ((uint64_t)0x16600) /* flock F_WRLCK */
-#define P_FLOCKU    ((uint64_t)0x16620) /* flock F_UNLCK */
-#define P_POLL      ((uint64_t)0x16700) /* 2 pollfds */
-#define P_FDSET     ((uint64_t)0x16800) /* fd_set {0, 3} */
-#define P_EPEV      ((uint64_t)0x16900) /* epoll_event {EPOLLIN, 7} */
-#define P_EPEVET    ((uint64_t)0x16910) /* epoll_event {EPOLLIN|EPOLLET, 7} */
-#define P_RAND      ((uint64_t)0x16a00) /* 8 random bytes */
-#define P_FSBASE    ((uint64_t)0x16a10) /* u64 0x7f1ebd107740 */
-#define P_LINK      ((uint64_t)0x16b00) /* "/usr/bin/cat" (not NUL-terminated use) */
-#define P_EDGE      ((uint64_t)0x17000) /* 16 bytes, no NUL, then unmapped */
-#define P_LONGPATH  ((uint64_t)0x18000) /* 300 x 'p' + NUL */
-#define P_BIN       ((uint64_t)0x19000) /* binary data with NULs */
-#define P_BAD       ((uint64_t)0xdead0000) /* unmapped */
+#define P_NOTES ((uint64_t)0x10000)    /* "/tmp/notes.txt" */
+#define P_HELLO ((uint64_t)0x10100)    /* "hello from pid 1234\n" */
+#define P_NOPE ((uint64_t)0x10200)     /* "/nope" */
+#define P_TMP ((uint64_t)0x10300)      /* "/tmp" */
+#define P_EMPTY ((uint64_t)0x10400)    /* "" */
+#define P_HI ((uint64_t)0x10500)       /* "hi\n" */
+#define P_CAT ((uint64_t)0x10600)      /* "/usr/bin/cat" */
+#define P_SELFEXE ((uint64_t)0x10700)  /* "/proc/self/exe" */
+#define P_ESC ((uint64_t)0x10800)      /* bytes needing escapes */
+#define P_BIG ((uint64_t)0x11000)      /* 300 x 'x' */
+#define P_STAT ((uint64_t)0x12000)     /* struct stat: S_IFREG|0644, 18 bytes */
+#define P_STATX ((uint64_t)0x12100)    /* struct statx */
+#define P_STATDIR ((uint64_t)0x12400)  /* struct stat: S_IFDIR|S_ISVTX|0777, 4096 */
+#define P_IOV ((uint64_t)0x13000)      /* 2 iovecs -> P_IOV0, P_IOV1 */
+#define P_IOV0 ((uint64_t)0x13100)     /* "hello " */
+#define P_IOV1 ((uint64_t)0x13200)     /* "world\n" */
+#define P_SIN ((uint64_t)0x14000)      /* sockaddr_in 127.0.0.1:8080 */
+#define P_SIN6 ((uint64_t)0x14100)     /* sockaddr_in6 [::1]:80 */
+#define P_SUN ((uint64_t)0x14200)      /* sockaddr_un "/tmp/sock" */
+#define P_SUNABS ((uint64_t)0x14300)   /* sockaddr_un abstract "name" */
+#define P_SA99 ((uint64_t)0x14400)     /* family 99 */
+#define P_SANL ((uint64_t)0x14480)     /* AF_NETLINK */
+#define P_LEN16 ((uint64_t)0x14500)    /* int 16 */
+#define P_LEN2 ((uint64_t)0x14510)     /* int 2 */
+#define P_LENVR ((uint64_t)0x14520)    /* int: 128 at entry, 16 at exit */
+#define P_ACT ((uint64_t)0x15000)      /* sigaction: handler, [INT TERM], SA_RESTORER|SA_RESTART */
+#define P_ACTDFL ((uint64_t)0x15040)   /* sigaction: SIG_DFL */
+#define P_ACTIGN ((uint64_t)0x15080)   /* sigaction: SIG_IGN */
+#define P_SET ((uint64_t)0x15100)      /* sigset [INT TERM] */
+#define P_SETFULL ((uint64_t)0x15108)  /* sigset ~[RTMIN RT_1] */
+#define P_TS ((uint64_t)0x15200)       /* timespec {0, 2000000} */
+#define P_REM ((uint64_t)0x15210)      /* timespec {0, 1000} */
+#define P_TV ((uint64_t)0x15220)       /* timeval {0, 1000} */
+#define P_PIPE ((uint64_t)0x16000)     /* int[2] {3, 4} */
+#define P_CLONE3 ((uint64_t)0x16100)   /* struct clone_args */
+#define P_RLIM ((uint64_t)0x16200)     /* {8192*1024, infinity} */
+#define P_RLIMNEW ((uint64_t)0x16210)  /* {1000, 1024*1024} */
+#define P_WINSZ ((uint64_t)0x16300)    /* {24, 80, 0, 0} */
+#define P_INT237 ((uint64_t)0x16400)   /* int 237 */
+#define P_INT1 ((uint64_t)0x16410)     /* int 1 */
+#define P_WST0 ((uint64_t)0x16500)     /* wait status: exited 0 */
+#define P_WSTKILL ((uint64_t)0x16504)  /* wait status: SIGKILL + core */
+#define P_FLOCKW ((uint64_t)0x16600)   /* flock F_WRLCK */
+#define P_FLOCKU ((uint64_t)0x16620)   /* flock F_UNLCK */
+#define P_POLL ((uint64_t)0x16700)     /* 2 pollfds */
+#define P_FDSET ((uint64_t)0x16800)    /* fd_set {0, 3} */
+#define P_EPEV ((uint64_t)0x16900)     /* epoll_event {EPOLLIN, 7} */
+#define P_EPEVET ((uint64_t)0x16910)   /* epoll_event {EPOLLIN|EPOLLET, 7} */
+#define P_RAND ((uint64_t)0x16a00)     /* 8 random bytes */
+#define P_FSBASE ((uint64_t)0x16a10)   /* u64 0x7f1ebd107740 */
+#define P_LINK ((uint64_t)0x16b00)     /* "/usr/bin/cat" (not NUL-terminated use) */
+#define P_EDGE ((uint64_t)0x17000)     /* 16 bytes, no NUL, then unmapped */
+#define P_LONGPATH ((uint64_t)0x18000) /* 300 x 'p' + NUL */
+#define P_BIN ((uint64_t)0x19000)      /* binary data with NULs */
+#define P_BAD ((uint64_t)0xdead0000)   /* unmapped */
 
 static void setup_memory(void) {
   map_str(P_NOTES, "/tmp/notes.txt");
@@ -393,8 +395,8 @@ static void test_file_io(void) {
   T("pwrite64(fd=3</tmp/notes.txt>, \"hello from pid 1234\\n\", 20, 100) = 20", 20, __NR_pwrite64,
     3, P_HELLO, 20, 100);
   T("write(fd=3</tmp/notes.txt>, \"\", 0) = 0", 0, __NR_write, 3, P_HELLO, 0);
-  T("write(fd=3</tmp/notes.txt>, 0xdead0000, 5) = -1 EFAULT (Bad address)", ERR(EFAULT),
-    __NR_write, 3, P_BAD, 5);
+  T("write(fd=3</tmp/notes.txt>, 0xdead0000, 5) = -1 EFAULT (Bad address)", ERR(EFAULT), __NR_write,
+    3, P_BAD, 5);
   T("write(fd=1</dev/pts/0>, \"\\0\\1\\0012\\177\\\"\\\\\\t\", 8) = 8", 8, __NR_write, 1, P_ESC, 8);
   T("write(fd=9<pipe:[123]>, \"ab\\0cd\", 5) = 5", 5, __NR_write, 9, P_BIN, 5);
   CHECK(carried_is(0, "ab\0cd", 5, 0), "binary carried with its NUL, len %u",
@@ -451,15 +453,15 @@ static void test_oversized(void) {
   /* data that runs into unmapped memory: what is readable, then ... */
   T("write(fd=3</tmp/notes.txt>, \"abcdefghijklmnop\"..., 100) = 100", 100, __NR_write, 3, P_EDGE,
     100);
-  T("open(\"abcdefghijklmnop\"..., O_RDONLY) = -1 ENOENT (No such file or directory)",
-    ERR(ENOENT), __NR_open, P_EDGE, O_RDONLY);
+  T("open(\"abcdefghijklmnop\"..., O_RDONLY) = -1 ENOENT (No such file or directory)", ERR(ENOENT),
+    __NR_open, P_EDGE, O_RDONLY);
 
   /* a path longer than 200 bytes */
   char p200[201];
   memset(p200, 'p', 200);
   p200[200] = '\0';
-  snprintf(want, sizeof want,
-           "open(\"%s\"..., O_RDONLY) = -1 ENAMETOOLONG (File name too long)", p200);
+  snprintf(want, sizeof want, "open(\"%s\"..., O_RDONLY) = -1 ENAMETOOLONG (File name too long)",
+           p200);
   T(want, ERR(ENAMETOOLONG), __NR_open, P_LONGPATH, O_RDONLY);
   CHECK(call.carried_len[0] == 200 && call.carried_more[0] == 1, "long path carry capped");
 
@@ -481,8 +483,8 @@ static void test_oversized(void) {
 }
 
 static void test_open_family(void) {
-  T("open(\"/tmp/notes.txt\", O_RDONLY|O_CLOEXEC) = 3", 3, __NR_open, P_NOTES,
-    O_RDONLY | O_CLOEXEC, 0777); /* no O_CREAT: the stray mode is not shown */
+  T("open(\"/tmp/notes.txt\", O_RDONLY|O_CLOEXEC) = 3", 3, __NR_open, P_NOTES, O_RDONLY | O_CLOEXEC,
+    0777); /* no O_CREAT: the stray mode is not shown */
   T("open(\"/tmp/notes.txt\", O_RDWR|O_CREAT|O_EXCL, 0600) = 3", 3, __NR_open, P_NOTES,
     O_RDWR | O_CREAT | O_EXCL, 0600);
   T("openat(AT_FDCWD, \"/tmp\", O_RDWR|O_CLOEXEC|O_TMPFILE, 0600) = 9", 9, __NR_openat, FD_CWD,
@@ -494,8 +496,8 @@ static void test_open_family(void) {
     ERR(ENOTDIR), __NR_openat, 3, P_NOPE, O_WRONLY | O_APPEND | 0100000 | 0x40000000);
   T("openat(AT_FDCWD, 0xdead0000, O_RDONLY) = -1 EFAULT (Bad address)", ERR(EFAULT), __NR_openat,
     FD_CWD, P_BAD, O_RDONLY);
-  T("openat(AT_FDCWD, NULL, O_RDONLY) = -1 EFAULT (Bad address)", ERR(EFAULT), __NR_openat,
-    FD_CWD, 0, O_RDONLY);
+  T("openat(AT_FDCWD, NULL, O_RDONLY) = -1 EFAULT (Bad address)", ERR(EFAULT), __NR_openat, FD_CWD,
+    0, O_RDONLY);
   T("creat(\"/tmp/notes.txt\", 0644) = 3", 3, __NR_creat, P_NOTES, 0644);
   T("close(fd=4) = -1 EBADF (Bad file descriptor)", ERR(EBADF), __NR_close, 4);
   T("close(-1) = -1 EBADF (Bad file descriptor)", ERR(EBADF), __NR_close, NEG(-1));
@@ -534,8 +536,8 @@ static void test_stat_family(void) {
     P_NOTES, R_OK, AT_EACCESS);
   T("lseek(fd=3</tmp/notes.txt>, 0, SEEK_END) = 18", 18, __NR_lseek, 3, 0, SEEK_END);
   T("lseek(fd=3</tmp/notes.txt>, -2, SEEK_CUR) = 16", 16, __NR_lseek, 3, NEG(-2), SEEK_CUR);
-  T("lseek(fd=3</tmp/notes.txt>, 5, SEEK_DATA) = -1 ENXIO (No such device or address)",
-    ERR(ENXIO), __NR_lseek, 3, 5, SEEK_DATA);
+  T("lseek(fd=3</tmp/notes.txt>, 5, SEEK_DATA) = -1 ENXIO (No such device or address)", ERR(ENXIO),
+    __NR_lseek, 3, 5, SEEK_DATA);
   T("lseek(fd=3</tmp/notes.txt>, 0, SEEK_HOLE) = 18", 18, __NR_lseek, 3, 0, SEEK_HOLE);
   T("lseek(fd=3</tmp/notes.txt>, 0, 7) = -1 EINVAL (Invalid argument)", ERR(EINVAL), __NR_lseek, 3,
     0, 7);
@@ -558,8 +560,8 @@ static void test_memory(void) {
     "SHIFT, -1, 0) = 0x7f0000000000",
     0x7f0000000000, __NR_mmap, 0, 2097152, 3, 0x40022 | (21u << 26), NEG(-1), 0);
   T("mprotect(0x7f1ebd2d9000, 16384, PROT_READ) = 0", 0, __NR_mprotect, 0x7f1ebd2d9000, 16384, 1);
-  T("mprotect(0x1000, 4096, PROT_READ|PROT_EXEC) = -1 ENOMEM (Cannot allocate memory)",
-    ERR(ENOMEM), __NR_mprotect, 0x1000, 4096, 5);
+  T("mprotect(0x1000, 4096, PROT_READ|PROT_EXEC) = -1 ENOMEM (Cannot allocate memory)", ERR(ENOMEM),
+    __NR_mprotect, 0x1000, 4096, 5);
   T("munmap(0x7f1ebd2ec000, 42263) = 0", 0, __NR_munmap, 0x7f1ebd2ec000, 42263);
   T("brk(NULL) = 0x55d8d32be000", 0x55d8d32be000, __NR_brk, 0);
   T("brk(0x55d8d32df000) = 0x55d8d32df000", 0x55d8d32df000, __NR_brk, 0x55d8d32df000);
@@ -586,10 +588,10 @@ static void test_processes(void) {
   T("execveat(fd=3</tmp/notes.txt>, \"\", 0x7ffd1000, NULL, AT_EMPTY_PATH) = -1 ENOEXEC (Exec "
     "format error)",
     ERR(ENOEXEC), __NR_execveat, 3, P_EMPTY, 0x7ffd1000, 0, AT_EMPTY_PATH);
-  T("wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 9411", 9411, __NR_wait4,
-    NEG(-1), P_WST0, 0, 0);
-  T("wait4(-1, 0x16500, WNOHANG|__WALL, NULL) = 0", 0, __NR_wait4, NEG(-1), P_WST0,
-    1 | 0x40000000, 0);
+  T("wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 9411", 9411, __NR_wait4, NEG(-1),
+    P_WST0, 0, 0);
+  T("wait4(-1, 0x16500, WNOHANG|__WALL, NULL) = 0", 0, __NR_wait4, NEG(-1), P_WST0, 1 | 0x40000000,
+    0);
   T("wait4(9412, [{WIFSIGNALED(s) && WTERMSIG(s) == SIGKILL && WCOREDUMP(s)}], 0, 0x7ffd3000) = "
     "9412",
     9412, __NR_wait4, 9412, P_WSTKILL, 0, 0x7ffd3000);
@@ -631,8 +633,8 @@ static void test_signals_time(void) {
     0, 8);
   T("rt_sigprocmask(SIG_SETMASK, [INT TERM], ~[RTMIN RT_1], 8) = 0", 0, __NR_rt_sigprocmask,
     SIG_SETMASK, P_SET, P_SETFULL, 8);
-  T("rt_sigprocmask(SIG_UNBLOCK, ~[RTMIN RT_1], NULL, 8) = 0", 0, __NR_rt_sigprocmask,
-    SIG_UNBLOCK, P_SETFULL, 0, 8);
+  T("rt_sigprocmask(SIG_UNBLOCK, ~[RTMIN RT_1], NULL, 8) = 0", 0, __NR_rt_sigprocmask, SIG_UNBLOCK,
+    P_SETFULL, 0, 8);
   T("rt_sigprocmask(SIG_BLOCK, 0xdead0000, NULL, 8) = -1 EFAULT (Bad address)", ERR(EFAULT),
     __NR_rt_sigprocmask, SIG_BLOCK, P_BAD, 0, 8);
   T("kill(1234, SIGTERM) = 0", 0, __NR_kill, 1234, SIGTERM);
@@ -645,8 +647,7 @@ static void test_signals_time(void) {
   T("nanosleep({tv_sec=0, tv_nsec=2000000}, {tv_sec=0, tv_nsec=1000}) = ? ERESTART_RESTARTBLOCK "
     "(Interrupted by signal)",
     -516, __NR_nanosleep, P_TS, P_REM);
-  T("nanosleep(0xdead0000, NULL) = -1 EFAULT (Bad address)", ERR(EFAULT), __NR_nanosleep, P_BAD,
-    0);
+  T("nanosleep(0xdead0000, NULL) = -1 EFAULT (Bad address)", ERR(EFAULT), __NR_nanosleep, P_BAD, 0);
   T("clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=2000000}, 0x15210) = 0", 0,
     __NR_clock_nanosleep, 0, 0, P_TS, P_REM);
   T("clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, {tv_sec=0, tv_nsec=2000000}, NULL) = 0", 0,
@@ -699,8 +700,8 @@ static void test_fd_control(void) {
   T("fcntl(fd=3</tmp/notes.txt>, 0x4d2, 0x5) = -1 EINVAL (Invalid argument)", ERR(EINVAL),
     __NR_fcntl, 3, 1234, 5);
 
-  T("futex(0x7f1ebd2dea4c, FUTEX_WAKE_PRIVATE, 2147483647) = 0", 0, __NR_futex, 0x7f1ebd2dea4c,
-    129, 2147483647);
+  T("futex(0x7f1ebd2dea4c, FUTEX_WAKE_PRIVATE, 2147483647) = 0", 0, __NR_futex, 0x7f1ebd2dea4c, 129,
+    2147483647);
   T("futex(0x7f1ebd2dea4c, FUTEX_WAIT_PRIVATE, 2, NULL) = -1 EAGAIN (Resource temporarily "
     "unavailable)",
     ERR(EAGAIN), __NR_futex, 0x7f1ebd2dea4c, 128, 2, 0);
@@ -717,25 +718,25 @@ static void test_fd_control(void) {
   T("futex(0x7fffd8475aec, FUTEX_UNLOCK_PI_PRIVATE) = 0", 0, __NR_futex, 0x7fffd8475aec, 7 | 128);
   T("futex(0x7fffd8475aec, FUTEX_LOCK_PI, NULL) = 0", 0, __NR_futex, 0x7fffd8475aec, 6, 0, 0);
   T("futex(0x7fffd8475aec, 0x7f, 0, NULL, NULL, 0) = -1 ENOSYS (Function not implemented)",
-    ERR(ENOSYS), __NR_futex,
-    0x7fffd8475aec, 0x7f);
+    ERR(ENOSYS), __NR_futex, 0x7fffd8475aec, 0x7f);
 }
 
 /* issue 26 part B: socket options, memory advice, timers (house style) */
 static void test_issue26b(void) {
   T("setsockopt(fd=4, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0", 0, __NR_setsockopt, 4, SOL_SOCKET,
     SO_REUSEADDR, P_INT1, 4);
-  T("setsockopt(fd=4, SOL_TCP, TCP_NODELAY, [1], 4) = 0", 0, __NR_setsockopt, 4, IPPROTO_TCP,
-    1, P_INT1, 4);
-  T("setsockopt(fd=4, SOL_SOCKET, SO_RCVBUF, 0xdead0000, 4) = -1 EFAULT (Bad address)",
-    ERR(EFAULT), __NR_setsockopt, 4, SOL_SOCKET, SO_RCVBUF, P_BAD, 4);
+  T("setsockopt(fd=4, SOL_TCP, TCP_NODELAY, [1], 4) = 0", 0, __NR_setsockopt, 4, IPPROTO_TCP, 1,
+    P_INT1, 4);
+  T("setsockopt(fd=4, SOL_SOCKET, SO_RCVBUF, 0xdead0000, 4) = -1 EFAULT (Bad address)", ERR(EFAULT),
+    __NR_setsockopt, 4, SOL_SOCKET, SO_RCVBUF, P_BAD, 4);
   T("madvise(0x14000, 4096, MADV_DONTNEED) = 0", 0, __NR_madvise, P_SIN, 4096, 4);
-  T("madvise(0x14000, 4096, 1234) = -1 EINVAL (Invalid argument)", ERR(EINVAL), __NR_madvise,
-    P_SIN, 4096, 1234);
+  T("madvise(0x14000, 4096, 1234) = -1 EINVAL (Invalid argument)", ERR(EINVAL), __NR_madvise, P_SIN,
+    4096, 1234);
   T("mlockall(MCL_CURRENT|MCL_FUTURE) = 0", 0, __NR_mlockall, 3);
   T("gettimeofday({tv_sec=0, tv_usec=1000}, NULL) = 0", 0, __NR_gettimeofday, P_TV, 0);
   T("membarrier(MEMBARRIER_CMD_QUERY, 0) = 0x18 (MEMBARRIER_CMD_PRIVATE_EXPEDITED|"
-    "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)", 0x18, __NR_membarrier, 0, 0, 0);
+    "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)",
+    0x18, __NR_membarrier, 0, 0, 0);
 }
 
 static void test_sockets(void) {
@@ -760,7 +761,8 @@ static void test_sockets(void) {
     ERR(ECONNREFUSED), __NR_connect, 6, P_SUNABS, 7);
   T("bind(fd=6, {AF_99, ...}, 16) = -1 EINVAL (Invalid argument)", ERR(EINVAL), __NR_bind, 6,
     P_SA99, 16);
-  T("bind(fd=10, {AF_NETLINK, nl_pid=0, nl_groups=00000000}, 12) = 0", 0, __NR_bind, 10, P_SANL, 12);
+  T("bind(fd=10, {AF_NETLINK, nl_pid=0, nl_groups=00000000}, 12) = 0", 0, __NR_bind, 10, P_SANL,
+    12);
   T("connect(fd=6, 0xdead0000, 16) = -1 EFAULT (Bad address)", ERR(EFAULT), __NR_connect, 6, P_BAD,
     16);
   T("connect(fd=6, 0x14000, 0) = -1 EINVAL (Invalid argument)", ERR(EINVAL), __NR_connect, 6, P_SIN,
@@ -805,8 +807,8 @@ static void test_pipes_dup(void) {
   T("pipe([3, 4]) = 0", 0, __NR_pipe, P_PIPE);
   T("pipe2([3, 4], O_CLOEXEC) = 0", 0, __NR_pipe2, P_PIPE, O_CLOEXEC);
   T("pipe2([3, 4], 0) = 0", 0, __NR_pipe2, P_PIPE, 0);
-  T("pipe2(0x16000, O_CLOEXEC|0x1) = -1 EINVAL (Invalid argument)", ERR(EINVAL), __NR_pipe2,
-    P_PIPE, O_CLOEXEC | 1);
+  T("pipe2(0x16000, O_CLOEXEC|0x1) = -1 EINVAL (Invalid argument)", ERR(EINVAL), __NR_pipe2, P_PIPE,
+    O_CLOEXEC | 1);
   T("pipe(0xdead0000) = 0", 0, __NR_pipe, P_BAD);
   T("dup(fd=3</tmp/notes.txt>) = 4", 4, __NR_dup, 3);
   T("dup2(fd=3</tmp/notes.txt>, fd=1</dev/pts/0>) = 1", 1, __NR_dup2, 3, 1);
@@ -822,7 +824,8 @@ static void test_paths(void) {
   T("mkdir(\"/tmp\", 0755) = -1 EEXIST (File exists)", ERR(EEXIST), __NR_mkdir, P_TMP, 0755);
   T("mkdirat(AT_FDCWD, \"/nope\", 0700) = 0", 0, __NR_mkdirat, FD_CWD, P_NOPE, 0700);
   T("rename(\"/tmp/notes.txt\", \"/nope\") = 0", 0, __NR_rename, P_NOTES, P_NOPE);
-  CHECK(call.ncarried == 2 && carried_is(0, "/tmp/notes.txt", 14, 0) && carried_is(1, "/nope", 5, 0),
+  CHECK(call.ncarried == 2 && carried_is(0, "/tmp/notes.txt", 14, 0) &&
+            carried_is(1, "/nope", 5, 0),
         "rename carried both paths (%d)", call.ncarried);
   T("renameat(AT_FDCWD, \"/tmp/notes.txt\", AT_FDCWD, \"/nope\") = 0", 0, __NR_renameat, FD_CWD,
     P_NOTES, FD_CWD, P_NOPE);
@@ -886,8 +889,8 @@ static void test_unfinished_and_edges(void) {
      0);
 
   /* no decoder: each argument by its kind (syscalls.in); an unknown number: six raw words */
-  T("getxattr(\"/tmp/notes.txt\", \"/nope\", NULL, 64) = -1 ENODATA (No data available)", ERR(ENODATA),
-    __NR_getxattr, P_NOTES, P_NOPE, 0, 64);
+  T("getxattr(\"/tmp/notes.txt\", \"/nope\", NULL, 64) = -1 ENODATA (No data available)",
+    ERR(ENODATA), __NR_getxattr, P_NOTES, P_NOPE, 0, 64);
   T("syscall_0x270f(0, 0, 0, 0, 0, 0) = -1 ENOSYS (Function not implemented)", ERR(ENOSYS), 9999,
     0);
   T("syscall_0xffffffffffffffff(0x1, 0x2, 0x3, 0, 0, 0) = -1 ENOSYS (Function not implemented)",
@@ -921,7 +924,8 @@ static void test_unfinished_and_edges(void) {
   CHECK(sc_nargs(__NR_openat) == 4 && sc_nargs(__NR_getpid) == 0 && sc_nargs(__NR_mincore) == 3 &&
             sc_nargs(-5) == -1 && sc_nargs(100000) == -1,
         "sc_nargs");
-  CHECK(sc_is_error(-1) && sc_is_error(-4095) && !sc_is_error(-4096) && !sc_is_error(0), "sc_is_error");
+  CHECK(sc_is_error(-1) && sc_is_error(-4095) && !sc_is_error(-4096) && !sc_is_error(0),
+        "sc_is_error");
   char nb[32];
   CHECK(strcmp(sc_name(&env, __NR_openat, nb, sizeof nb), "openat") == 0, "sc_name");
   CHECK(strcmp(sc_name(NULL, 9999, nb, sizeof nb), "syscall_0x270f") == 0, "sc_name unknown");
@@ -1023,7 +1027,8 @@ int main(void) {
 #ifdef HAVE_GENERATED_NAMES
   test_generated_names();
 #else
-  fprintf(stderr, "note: asmspy_syscall_names.h not on the include path; names from a local table\n");
+  fprintf(stderr,
+          "note: asmspy_syscall_names.h not on the include path; names from a local table\n");
 #endif
   for (int i = 0; i < nregions; i++) free(regions[i].bytes);
   return check_summary("test_sc_decode");

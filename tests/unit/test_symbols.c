@@ -50,14 +50,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
-      failures++;                                                                          \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                               \
-      printf(__VA_ARGS__);                                                                 \
-      printf("\n");                                                                        \
-    }                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      failures++;                                                                                  \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                       \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+    }                                                                                              \
   } while (0)
 
 static void note(const char *fmt, ...) {
@@ -69,16 +69,13 @@ static void note(const char *fmt, ...) {
   va_end(ap);
 }
 
-static const char *str_or_null(const char *s) {
-  return s ? s : "(null)";
-}
+static const char *str_or_null(const char *s) { return s ? s : "(null)"; }
 
 /* The function the test looks itself up by. noinline + used: it must exist as
  * a real, sized STT_FUNC in .symtab; the loop makes it longer than 5 bytes. */
 __attribute__((noinline, used)) int victim_marker_fn(int n) {
   volatile int acc = 0;
-  for (int i = 0; i < n; i++)
-    acc += i * 3;
+  for (int i = 0; i < n; i++) acc += i * 3;
   return acc;
 }
 
@@ -190,8 +187,8 @@ static void test_external_function(struct asmspy_symtab *t) {
   CHECK(dladdr((void *)(uintptr_t)addr, &info) != 0, "dladdr(&puts) failed");
   struct asmspy_symbol sym;
   symtab_lookup(t, addr, &sym);
-  bool via_plt = info.dli_fname && strcmp(path_basename(info.dli_fname),
-                                          path_basename(self_exe)) == 0;
+  bool via_plt =
+      info.dli_fname && strcmp(path_basename(info.dli_fname), path_basename(self_exe)) == 0;
   if (via_plt) {
     CHECK(sym.name && strcmp(sym.name, "puts@plt") == 0, "&puts name %s", str_or_null(sym.name));
   } else {
@@ -203,8 +200,8 @@ static void test_external_function(struct asmspy_symtab *t) {
     const char *expected = info.dli_fname && realpath(info.dli_fname, real)
                                ? path_basename(real)
                                : str_or_null(info.dli_fname);
-    CHECK(sym.module && strcmp(sym.module, expected) == 0,
-          "&puts module %s, dladdr says %s", str_or_null(sym.module), expected);
+    CHECK(sym.module && strcmp(sym.module, expected) == 0, "&puts module %s, dladdr says %s",
+          str_or_null(sym.module), expected);
   }
   CHECK(sym.offset == 0, "&puts offset %" PRIu64, sym.offset);
   puts("# called puts so the executable has a puts@plt stub");
@@ -213,10 +210,8 @@ static void test_external_function(struct asmspy_symtab *t) {
 /* Decode the GOT slot a stub jumps through, as the CPU would see it. */
 static bool stub_is_indirect_jump(const uint8_t *stub) {
   size_t off = 0;
-  if (stub[0] == 0xf3 && stub[1] == 0x0f && stub[2] == 0x1e && stub[3] == 0xfa)
-    off = 4;
-  if (stub[off] == 0xf2)
-    off++;
+  if (stub[0] == 0xf3 && stub[1] == 0x0f && stub[2] == 0x1e && stub[3] == 0xfa) off = 4;
+  if (stub[off] == 0xf2) off++;
   return stub[off] == 0xff && stub[off + 1] == 0x25;
 }
 
@@ -231,18 +226,15 @@ static int compare_plt_with_objdump(struct asmspy_symtab *t, const char *path, u
     return -1;
   }
   char cmd[PATH_MAX + 128];
-  snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null",
-           path);
+  snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null", path);
   FILE *p = popen(cmd, "r");
-  if (!p)
-    return -1;
+  if (!p) return -1;
   char line[1024];
   int labels = 0;
   while (fgets(line, sizeof(line), p)) {
     unsigned long long link_addr;
     char label[512];
-    if (sscanf(line, "%llx <%511[^>]>:", &link_addr, label) != 2)
-      continue;
+    if (sscanf(line, "%llx <%511[^>]>:", &link_addr, label) != 2) continue;
     size_t len = strlen(label);
     if (len < 5 || strcmp(label + len - 4, "@plt") != 0)
       continue; /* "<.plt>" or "<*ABS*+0x...@plt-0x10>" (the resolver stub) */
@@ -250,8 +242,8 @@ static int compare_plt_with_objdump(struct asmspy_symtab *t, const char *path, u
     struct asmspy_symbol sym;
     uint64_t runtime = link_addr + bias;
     symtab_lookup(t, runtime, &sym);
-    CHECK(sym.start == runtime && sym.offset == 0 && sym.name &&
-              strlen(sym.name) > 4 && strcmp(sym.name + strlen(sym.name) - 4, "@plt") == 0,
+    CHECK(sym.start == runtime && sym.offset == 0 && sym.name && strlen(sym.name) > 4 &&
+              strcmp(sym.name + strlen(sym.name) - 4, "@plt") == 0,
           "%s: objdump <%s> at 0x%llx, table has %s+%" PRIu64, path_basename(path), label,
           link_addr, str_or_null(sym.name), sym.offset);
     if (strncmp(label, "*ABS*", 5) != 0)
@@ -260,8 +252,7 @@ static int compare_plt_with_objdump(struct asmspy_symtab *t, const char *path, u
     CHECK(sym.kind == ASMSPY_SYM_EXTERNAL, "%s kind %u", label, sym.kind);
   }
   int status = pclose(p);
-  if (labels == 0 && (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
-    return -1;
+  if (labels == 0 && (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)) return -1;
   return labels;
 }
 
@@ -271,8 +262,7 @@ static const struct symtab_entry *find_in_module(struct asmspy_symtab *t, const 
                                                  const char *module) {
   for (size_t i = 0; i < symtab_count(t); i++) {
     const struct symtab_entry *e = symtab_at(t, i);
-    if (strcmp(e->name, name) == 0 && strcmp(e->module, module) == 0)
-      return e;
+    if (strcmp(e->name, name) == 0 && strcmp(e->module, module) == 0) return e;
   }
   return NULL;
 }
@@ -308,8 +298,7 @@ static void test_plt(struct asmspy_symtab *t) {
     note("executable has no puts@plt (objdump agrees: %d other stubs)", labels);
   if (find_bias("/libc.so.6", &bias, path, sizeof(path))) {
     int n = compare_plt_with_objdump(t, path, bias);
-    if (n >= 0)
-      note("libc.so.6: %d objdump @plt labels match", n);
+    if (n >= 0) note("libc.so.6: %d objdump @plt labels match", n);
   }
 }
 
@@ -323,8 +312,7 @@ static void test_table_invariants(struct asmspy_symtab *t) {
   size_t bad_order = 0, bad_strings = 0, default_versions = 0;
   for (size_t i = 0; i < n; i++) {
     const struct symtab_entry *e = symtab_at(t, i);
-    if (!e->name || !e->module || !e->module_path || !e->name[0])
-      bad_strings++;
+    if (!e->name || !e->module || !e->module_path || !e->name[0]) bad_strings++;
     /* "fclose@@GLIBC_2.2.5" (a debug .symtab's default version) is "fclose". */
     else if (strstr(e->name, "@@"))
       default_versions++;
@@ -375,8 +363,7 @@ static char perfmap_path[64];
 
 static bool write_perfmap(const char *path, const char *body) {
   FILE *f = fopen(path, "w");
-  if (!f)
-    return false;
+  if (!f) return false;
   fputs(body, f);
   return fclose(f) == 0;
 }
@@ -404,8 +391,8 @@ static void test_perfmap(struct asmspy_symtab *t) {
   struct asmspy_symbol sym;
   symtab_lookup(t, jit_page + 3, &sym);
   CHECK(sym.kind == ASMSPY_SYM_UNKNOWN && sym.name == NULL && strcmp(sym.module, "?") == 0,
-        "anonymous page without perf-map: %s kind %u module %s", str_or_null(sym.name),
-        sym.kind, str_or_null(sym.module));
+        "anonymous page without perf-map: %s kind %u module %s", str_or_null(sym.name), sym.kind,
+        str_or_null(sym.module));
 
   char body[512];
   snprintf(body, sizeof(body),
@@ -506,8 +493,7 @@ struct mapped_file {
 
 static unsigned char *read_whole_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
+  if (!f) return NULL;
   unsigned char *buf = NULL;
   size_t cap = 0, n = 0;
   for (;;) {
@@ -522,8 +508,7 @@ static unsigned char *read_whole_file(const char *path, size_t *len) {
       buf = grown;
     }
     size_t got = fread(buf + n, 1, cap - n, f);
-    if (got == 0)
-      break;
+    if (got == 0) break;
     n += got;
   }
   fclose(f);
@@ -533,8 +518,7 @@ static unsigned char *read_whole_file(const char *path, size_t *len) {
 
 static bool write_file(const char *path, const void *buf, size_t len) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return false;
+  if (fd < 0) return false;
   bool ok = write(fd, buf, len) == (ssize_t)len;
   return close(fd) == 0 && ok;
 }
@@ -550,8 +534,7 @@ static uint64_t next_random(void) {
 /* Section header i of an ELF64 image, or NULL when it is not inside len. */
 static Elf64_Shdr *section_header(unsigned char *image, size_t len, size_t i) {
   Elf64_Ehdr *eh = (Elf64_Ehdr *)image;
-  if (eh->e_shoff >= len || i >= eh->e_shnum ||
-      (len - eh->e_shoff) / sizeof(Elf64_Shdr) <= i)
+  if (eh->e_shoff >= len || i >= eh->e_shnum || (len - eh->e_shoff) / sizeof(Elf64_Shdr) <= i)
     return NULL;
   return (Elf64_Shdr *)(image + eh->e_shoff) + i;
 }
@@ -559,8 +542,7 @@ static Elf64_Shdr *section_header(unsigned char *image, size_t len, size_t i) {
 static const char *section_name(unsigned char *image, size_t len, const Elf64_Shdr *sh) {
   Elf64_Ehdr *eh = (Elf64_Ehdr *)image;
   Elf64_Shdr *strtab = section_header(image, len, eh->e_shstrndx);
-  if (!strtab || strtab->sh_offset >= len || sh->sh_name >= len - strtab->sh_offset)
-    return "";
+  if (!strtab || strtab->sh_offset >= len || sh->sh_name >= len - strtab->sh_offset) return "";
   const char *name = (const char *)image + strtab->sh_offset + sh->sh_name;
   return memchr(name, '\0', len - strtab->sh_offset - sh->sh_name) ? name : "";
 }
@@ -571,8 +553,8 @@ enum corruption {
   CORRUPT_SHOFF_NEAR_END,
   CORRUPT_SHOFF_HUGE,
   CORRUPT_SHNUM_SHSTRNDX,
-  CORRUPT_RELA_LINKS, /* .rela.* sh_link out of range */
-  CORRUPT_RELA_SYMBOLS, /* every relocation's symbol index huge */
+  CORRUPT_RELA_LINKS,    /* .rela.* sh_link out of range */
+  CORRUPT_RELA_SYMBOLS,  /* every relocation's symbol index huge */
   CORRUPT_SECTION_SIZES, /* every sh_size huge, sh_offset past the end */
   CORRUPT_SYMBOL_TABLES, /* .symtab/.dynsym: st_name huge, wild st_value/st_size */
   CORRUPT_PLT_ADDRESSES, /* PLT sections at addresses that overflow with the bias */
@@ -580,40 +562,32 @@ enum corruption {
 };
 
 static const char *corruption_name[CORRUPT_COUNT] = {
-    "truncated_half", "shoff_near_end", "shoff_huge",  "shnum_shstrndx", "rela_links",
+    "truncated_half", "shoff_near_end", "shoff_huge",    "shnum_shstrndx", "rela_links",
     "rela_symbols",   "section_sizes",  "symbol_tables", "plt_addresses"};
 
 static size_t corrupt(unsigned char *image, size_t len, enum corruption what) {
   Elf64_Ehdr *eh = (Elf64_Ehdr *)image;
   size_t shnum = eh->e_shnum;
   switch (what) {
-  case CORRUPT_TRUNCATE_HALF:
-    return len / 2;
-  case CORRUPT_SHOFF_NEAR_END:
-    eh->e_shoff = len - 10;
-    return len;
-  case CORRUPT_SHOFF_HUGE:
-    eh->e_shoff = 0xfffffffffffff000ull;
-    return len;
+  case CORRUPT_TRUNCATE_HALF: return len / 2;
+  case CORRUPT_SHOFF_NEAR_END: eh->e_shoff = len - 10; return len;
+  case CORRUPT_SHOFF_HUGE: eh->e_shoff = 0xfffffffffffff000ull; return len;
   case CORRUPT_SHNUM_SHSTRNDX:
     eh->e_shnum = 0xffff;
     eh->e_shstrndx = 0xfffe;
     return len;
-  default:
-    break;
+  default: break;
   }
   /* Collect names first: corrupting a header may break name lookups. */
   for (size_t i = 0; i < shnum; i++) {
     Elf64_Shdr *sh = section_header(image, len, i);
-    if (!sh)
-      break;
+    if (!sh) break;
     const char *name = section_name(image, len, sh);
-    bool in_file = sh->sh_type != SHT_NOBITS && sh->sh_offset < len &&
-                   sh->sh_size <= len - sh->sh_offset;
+    bool in_file =
+        sh->sh_type != SHT_NOBITS && sh->sh_offset < len && sh->sh_size <= len - sh->sh_offset;
     switch (what) {
     case CORRUPT_RELA_LINKS:
-      if (sh->sh_type == SHT_RELA)
-        sh->sh_link = 0x7fff;
+      if (sh->sh_type == SHT_RELA) sh->sh_link = 0x7fff;
       break;
     case CORRUPT_RELA_SYMBOLS:
       if (sh->sh_type == SHT_RELA && in_file)
@@ -633,8 +607,7 @@ static size_t corrupt(unsigned char *image, size_t len, enum corruption what) {
         for (size_t off = sizeof(Elf64_Sym); off + sizeof(Elf64_Sym) <= sh->sh_size;
              off += sizeof(Elf64_Sym)) {
           Elf64_Sym *s = (Elf64_Sym *)(image + sh->sh_offset + off);
-          if ((off / sizeof(Elf64_Sym)) % 2)
-            s->st_name = 0xfffffff0u;
+          if ((off / sizeof(Elf64_Sym)) % 2) s->st_name = 0xfffffff0u;
           s->st_value = next_random();
           s->st_size = next_random();
         }
@@ -647,8 +620,7 @@ static size_t corrupt(unsigned char *image, size_t len, enum corruption what) {
         sh->sh_entsize = 3;
       }
       break;
-    default:
-      break;
+    default: break;
     }
   }
   return len;
@@ -674,11 +646,9 @@ static void fuzz(unsigned char *image, size_t len, unsigned seed) {
 static int map_hostile(const char *dir, const char *name, const unsigned char *buf, size_t len,
                        struct mapped_file *out) {
   snprintf(out->path, sizeof(out->path), "%s/%s", dir, name);
-  if (!write_file(out->path, buf, len))
-    return -1;
+  if (!write_file(out->path, buf, len)) return -1;
   int fd = open(out->path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
+  if (fd < 0) return -1;
   /* PROT_EXEC so /proc/self/maps lists it as code and libdw reports it. */
   out->addr = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
   int saved = errno;
@@ -729,11 +699,9 @@ static void test_hostile_elf(void) {
     return;
   }
   for (size_t c = 0; c < sizeof(candidates) / sizeof(candidates[0]) && n_files == 0; c++) {
-    if (!candidates[c])
-      continue;
+    if (!candidates[c]) continue;
     snprintf(dir, sizeof(dir), "%s/asmspy-test-symbols-XXXXXX", candidates[c]);
-    if (!mkdtemp(dir))
-      continue;
+    if (!mkdtemp(dir)) continue;
     memcpy(image, original, len);
     if (map_hostile(dir, "probe.elf", image, len, &files[0]) == 0) {
       n_files = 1;
@@ -782,8 +750,7 @@ static void test_hostile_elf(void) {
   struct asmspy_symtab *tables[2] = {loaded, early};
   for (int which = 0; which < 2; which++) {
     struct asmspy_symtab *t = tables[which];
-    if (!t)
-      continue;
+    if (!t) continue;
     /* Every lookup inside a hostile mapping names that file (a symbol of its
      * own, or UNKNOWN with the mapping's basename) — never another module. */
     size_t wrong_module = 0;
@@ -828,8 +795,7 @@ static void test_hostile_elf(void) {
 static bool own_text_mapping(uint64_t addr, uint64_t *start, uint64_t *end, uint64_t *offset,
                              uint64_t *lowest) {
   FILE *f = fopen("/proc/self/maps", "re");
-  if (!f)
-    return false;
+  if (!f) return false;
   char line[PATH_MAX + 128];
   bool found = false;
   *lowest = UINT64_MAX;
@@ -837,14 +803,11 @@ static bool own_text_mapping(uint64_t addr, uint64_t *start, uint64_t *end, uint
     unsigned long long s, e, o;
     char perms[8];
     int name_at = 0;
-    if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &o, &name_at) < 4)
-      continue;
+    if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &o, &name_at) < 4) continue;
     char *name = line + name_at;
     name[strcspn(name, "\n")] = '\0';
-    if (strcmp(name, self_exe) != 0)
-      continue;
-    if (s < *lowest)
-      *lowest = s;
+    if (strcmp(name, self_exe) != 0) continue;
+    if (s < *lowest) *lowest = s;
     if (!found && addr >= s && addr < e && strchr(perms, 'x')) {
       *start = s;
       *end = e;
@@ -891,8 +854,7 @@ static void test_second_mapping(void) {
     const char *where = low ? "copy below the executable" : "copy in the mmap area";
     struct asmspy_symtab *t = symtab_load(getpid());
     CHECK(t != NULL, "load: %s", strerror(errno));
-    if (!t)
-      break;
+    if (!t) break;
     void *hint = low ? (void *)(uintptr_t)((lowest - (1ull << 30)) & ~0xfffull) : NULL;
     void *copy = mmap(hint, len, PROT_READ | PROT_EXEC,
                       MAP_PRIVATE | (low ? MAP_FIXED_NOREPLACE : 0), fd, (off_t)offset);
@@ -908,8 +870,8 @@ static void test_second_mapping(void) {
     uint64_t generation = symtab_generation(t);
     expect_copy_named(t, copy_fn, where);
     symtab_get_stats(t, &after);
-    CHECK(after.maps_reads == before.maps_reads + 1, "%s: %" PRIu64 " maps re-reads, want 1",
-          where, after.maps_reads - before.maps_reads);
+    CHECK(after.maps_reads == before.maps_reads + 1, "%s: %" PRIu64 " maps re-reads, want 1", where,
+          after.maps_reads - before.maps_reads);
     CHECK(symtab_generation(t) != generation, "%s: generation did not move", where);
     /* Present at load time. */
     CHECK(symtab_reload(t) == 0, "reload: %s", strerror(errno));
@@ -924,9 +886,10 @@ static void test_second_mapping(void) {
 /* A library that is not loaded yet, and a function it exports (not an
  * ifunc: its address must be a symbol of the file's .dynsym). */
 static void *open_new_library(const char **lib_name, const char **fn_name, void **fn) {
-  static const char *const candidates[][2] = {
-      {"libm.so.6", "cbrt"}, {"libcrypt.so.1", "crypt"}, {"libutil.so.1", "openpty"},
-      {"libgmp.so.10", "__gmpz_init"}};
+  static const char *const candidates[][2] = {{"libm.so.6", "cbrt"},
+                                              {"libcrypt.so.1", "crypt"},
+                                              {"libutil.so.1", "openpty"},
+                                              {"libgmp.so.10", "__gmpz_init"}};
   for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
     void *already = dlopen(candidates[i][0], RTLD_NOW | RTLD_NOLOAD);
     if (already) {
@@ -934,8 +897,7 @@ static void *open_new_library(const char **lib_name, const char **fn_name, void 
       continue;
     }
     void *lib = dlopen(candidates[i][0], RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
-      continue;
+    if (!lib) continue;
     *fn = dlsym(lib, candidates[i][1]);
     if (*fn) {
       *lib_name = candidates[i][0];
@@ -950,8 +912,7 @@ static void *open_new_library(const char **lib_name, const char **fn_name, void 
 static void test_late_library(void) {
   struct asmspy_symtab *t = symtab_load(getpid());
   CHECK(t != NULL, "load: %s", strerror(errno));
-  if (!t)
-    return;
+  if (!t) return;
 
   /* Misses /proc/<pid>/maps cannot explain back off: after 1, 2, 4, ...,
    * 256 (symbols.c's MAPS_BACKOFF_MAX) further misses, so 10000 lookups of
@@ -991,8 +952,7 @@ static void test_late_library(void) {
   int tries = 0;
   for (; tries <= 5000; tries++) {
     symtab_lookup(t, (uint64_t)(uintptr_t)fn, &sym);
-    if (sym.kind != ASMSPY_SYM_UNKNOWN)
-      break;
+    if (sym.kind != ASMSPY_SYM_UNKNOWN) break;
   }
   char real[PATH_MAX];
   const char *want_module = info.dli_fname && realpath(info.dli_fname, real)
@@ -1005,8 +965,7 @@ static void test_late_library(void) {
             sym.offset == 0 && sym.module && strcmp(sym.module, want_module) == 0 &&
             sym.kind == ASMSPY_SYM_EXTERNAL,
         "%s after dlopen: %s+%" PRIu64 " [%s] kind %u, want %s [%s]", lib_name,
-        str_or_null(sym.name), sym.offset, str_or_null(sym.module), sym.kind, fn_name,
-        want_module);
+        str_or_null(sym.name), sym.offset, str_or_null(sym.module), sym.kind, fn_name, want_module);
   CHECK(tries <= 256, "found only after %d lookups", tries + 1);
   note("%s: %s found after %d lookup(s)", lib_name, str_or_null(sym.name), tries + 1);
 
@@ -1022,8 +981,7 @@ static void test_late_library(void) {
           "first miss after dlopen(%s): %s+%" PRIu64 " kind %u", lib_name, str_or_null(sym.name),
           sym.offset, sym.kind);
   }
-  if (lib)
-    dlclose(lib);
+  if (lib) dlclose(lib);
   symtab_free(t);
 }
 
@@ -1033,11 +991,9 @@ static void test_late_library(void) {
 
 static void test_missing_pid(void) {
   pid_t child = fork();
-  if (child == 0)
-    _exit(0);
+  if (child == 0) _exit(0);
   CHECK(child > 0, "fork: %s", strerror(errno));
-  if (child <= 0)
-    return;
+  if (child <= 0) return;
   waitpid(child, NULL, 0);
   errno = 0;
   struct asmspy_symtab *t = symtab_load(child); /* reaped: no such process */

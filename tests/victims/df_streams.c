@@ -88,7 +88,8 @@ int main(int argc, char **argv) {
   printf("tp 0x%" PRIxPTR "\n", (uintptr_t)pthread_self());
   fflush(stdout);
   pthread_t th[16];
-  for (long t = 0; t < nthreads && t < 16; t++) pthread_create(&th[t], NULL, worker, (void *)(t + 1));
+  for (long t = 0; t < nthreads && t < 16; t++)
+    pthread_create(&th[t], NULL, worker, (void *)(t + 1));
   int avx = __builtin_cpu_supports("avx");
   for (long i = 0; rounds < 0 || i < rounds; i++) {
     /* volatile arguments: no constant-propagated clone replaces the call */

@@ -72,8 +72,7 @@ int main(int argc, char **argv) {
   if (!maps) die("/proc/self/maps");
   while (fgets(line, sizeof line, maps)) {
     unsigned long long s;
-    if (strstr(line, path) && sscanf(line, "%llx-", &s) == 1 && (!lowest || s < lowest))
-      lowest = s;
+    if (strstr(line, path) && sscanf(line, "%llx-", &s) == 1 && (!lowest || s < lowest)) lowest = s;
   }
   fclose(maps);
 

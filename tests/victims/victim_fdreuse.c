@@ -23,8 +23,14 @@ static int open_as(const char *name, int want) {
   char p[4096];
   snprintf(p, sizeof p, "%s/%s", dir, name);
   int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) { perror(p); exit(1); }
-  if (want >= 0 && fd != want) { fprintf(stderr, "%s: fd %d, wanted %d\n", name, fd, want); exit(1); }
+  if (fd < 0) {
+    perror(p);
+    exit(1);
+  }
+  if (want >= 0 && fd != want) {
+    fprintf(stderr, "%s: fd %d, wanted %d\n", name, fd, want);
+    exit(1);
+  }
   return fd;
 }
 
@@ -74,8 +80,8 @@ int main(int argc, char **argv) {
   mark(3, "f3");
   close(f3);
   close(3);
-  int f4 = open_as("f4", -1);           /* 3 */
-  int hi = fcntl(f4, F_DUPFD, 10);      /* 10 */
+  int f4 = open_as("f4", -1);      /* 3 */
+  int hi = fcntl(f4, F_DUPFD, 10); /* 10 */
   close(f4);
   int d = dup(hi); /* the lowest free: 3 again */
   if (d != 3) return 1;

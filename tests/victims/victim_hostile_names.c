@@ -21,12 +21,12 @@
 
 /* What a hostile (or careless) JIT could write: colour the terminal red,
  * ring the bell, return the cursor, set the window title (OSC ... BEL). */
-#define HOSTILE_NAME                                                                              \
-  "evil\x1b[31mRED\x1b[0m\x07"                                                                    \
-  "bell\rCR\x7f"                                                                                  \
-  "del\xc2\x9b"                                                                                   \
-  "2J\x9b"                                                                                        \
-  "raw\x1b]0;pwned\x07"                                                                           \
+#define HOSTILE_NAME                                                                               \
+  "evil\x1b[31mRED\x1b[0m\x07"                                                                     \
+  "bell\rCR\x7f"                                                                                   \
+  "del\xc2\x9b"                                                                                    \
+  "2J\x9b"                                                                                         \
+  "raw\x1b]0;pwned\x07"                                                                            \
   "end"
 
 volatile long sink;
@@ -47,8 +47,8 @@ int main(int argc, char **argv) {
       0xc3,                         /* ret */
   };
   long page = sysconf(_SC_PAGESIZE);
-  uint8_t *code = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                       -1, 0);
+  uint8_t *code =
+      mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (code == MAP_FAILED) die("mmap");
   memcpy(code, code_bytes, sizeof code_bytes);
   if (mprotect(code, (size_t)page, PROT_READ | PROT_EXEC) != 0) die("mprotect");

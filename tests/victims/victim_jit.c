@@ -60,8 +60,8 @@ int main(int argc, char **argv) {
   long iterations = argc > 3 ? atol(argv[3]) : -1;
   if (period <= 0) period = 1;
   long page = sysconf(_SC_PAGESIZE);
-  uint8_t *code = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                       -1, 0);
+  uint8_t *code =
+      mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (code == MAP_FAILED) die("mmap");
   static const uint8_t tmpl[JIT_LEN] = {0xb8, 0, 0, 0, 0, 0xc3}; /* mov eax, imm32; ret */
   memcpy(code, tmpl, sizeof tmpl);

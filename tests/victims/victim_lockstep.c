@@ -20,8 +20,8 @@
 #define NTHREADS 4
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-volatile long lock_total;            /* sum of k+1 over every call, under the lock */
-volatile long lock_calls[NTHREADS];  /* calls of thread k, under the lock */
+volatile long lock_total;           /* sum of k+1 over every call, under the lock */
+volatile long lock_calls[NTHREADS]; /* calls of thread k, under the lock */
 
 __attribute__((noinline)) void take_lock(void) { pthread_mutex_lock(&lock); }
 

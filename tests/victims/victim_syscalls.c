@@ -72,7 +72,8 @@ static void workload(const char *dir) {
        path, (long long)st.st_size, rc);
   close(fd);
   rc = (int)syscall(SYS_openat, AT_FDCWD, "/nonexistent/asmspy", O_RDONLY);
-  want("openat(AT_FDCWD, \"/nonexistent/asmspy\", O_RDONLY) = -1 ENOENT (No such file or directory)");
+  want("openat(AT_FDCWD, \"/nonexistent/asmspy\", O_RDONLY) = -1 ENOENT (No such file or "
+       "directory)");
   (void)rc;
 
   /* memory: mmap prot/flags, mprotect, munmap */

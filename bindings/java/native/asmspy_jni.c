@@ -39,8 +39,8 @@ JNIEXPORT jstring JNICALL Java_asmspy_Native_loadError(JNIEnv *env, jclass cls) 
   return jstr(env, msg);
 }
 
-JNIEXPORT jlong JNICALL Java_asmspy_Native_begin(JNIEnv *env, jclass cls, jstring name,
-                                                 jlong addr, jlong len, jint flags) {
+JNIEXPORT jlong JNICALL Java_asmspy_Native_begin(JNIEnv *env, jclass cls, jstring name, jlong addr,
+                                                 jlong len, jint flags) {
   (void)cls;
   pthread_once(&g_once, load_lib);
   if (!g.begin) return 0;
@@ -62,10 +62,10 @@ JNIEXPORT void JNICALL Java_asmspy_Native_free(JNIEnv *env, jclass cls, jlong h)
   if (h && g.free) g.free(S(h));
 }
 
-#define STR_ACCESSOR(jname, field)                                                        \
-  JNIEXPORT jstring JNICALL Java_asmspy_Native_##jname(JNIEnv *env, jclass cls, jlong h) { \
-    (void)cls;                                                                            \
-    return jstr(env, h && g.field ? g.field(S(h)) : "");                                  \
+#define STR_ACCESSOR(jname, field)                                                                 \
+  JNIEXPORT jstring JNICALL Java_asmspy_Native_##jname(JNIEnv *env, jclass cls, jlong h) {         \
+    (void)cls;                                                                                     \
+    return jstr(env, h && g.field ? g.field(S(h)) : "");                                           \
   }
 STR_ACCESSOR(text, text)
 STR_ACCESSOR(path, path)
@@ -105,8 +105,7 @@ JNIEXPORT jlong JNICALL Java_asmspy_Native_dlopen(JNIEnv *env, jclass cls, jstri
   return (jlong)(uintptr_t)h;
 }
 
-JNIEXPORT jlong JNICALL Java_asmspy_Native_dlsym(JNIEnv *env, jclass cls, jlong h,
-                                                 jstring name) {
+JNIEXPORT jlong JNICALL Java_asmspy_Native_dlsym(JNIEnv *env, jclass cls, jlong h, jstring name) {
   (void)cls;
   const char *n = name ? (*env)->GetStringUTFChars(env, name, NULL) : NULL;
   if (!n) {
@@ -124,8 +123,7 @@ JNIEXPORT jlong JNICALL Java_asmspy_Native_dlsym(JNIEnv *env, jclass cls, jlong 
   return (jlong)(uintptr_t)p;
 }
 
-JNIEXPORT jlong JNICALL Java_asmspy_Native_callLong(JNIEnv *env, jclass cls, jlong addr,
-                                                    jlong x) {
+JNIEXPORT jlong JNICALL Java_asmspy_Native_callLong(JNIEnv *env, jclass cls, jlong addr, jlong x) {
   (void)cls;
   if (!addr) {
     throw_ex(env, "java/lang/IllegalArgumentException", "callLong: null address");

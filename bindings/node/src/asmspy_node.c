@@ -25,12 +25,12 @@
 
 #include "asmspy_scope_loader.h"
 
-#define CHECK(call)                                                                       \
-  do {                                                                                    \
-    if ((call) != napi_ok) {                                                              \
-      napi_throw_error(env, NULL, "asmspy_node: " #call " failed");                      \
-      return NULL;                                                                        \
-    }                                                                                     \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    if ((call) != napi_ok) {                                                                       \
+      napi_throw_error(env, NULL, "asmspy_node: " #call " failed");                                \
+      return NULL;                                                                                 \
+    }                                                                                              \
   } while (0)
 
 static napi_value str(napi_env env, const char *s) {

@@ -211,8 +211,8 @@ static const char *const close_note[] = {
     [C_DETACH] = "still running at detach",
     [C_NOEXIT] = NULL, /* entry only (setjmp, vfork): a leaf with no duration */
 };
-static const char *const ended_token[] = {[C_EXIT] = "exit", [C_EXEC] = "exec",
-                                          [C_DETACH] = "detach"};
+static const char *const ended_token[] = {
+    [C_EXIT] = "exit", [C_EXEC] = "exec", [C_DETACH] = "detach"};
 static const char *const what_token[] = {"entry", "leaf", "exit"};
 enum { W_ENTRY, W_LEAF, W_EXIT };
 
@@ -237,16 +237,15 @@ static void ask_writer(struct calls_state *st) {
 /* One printed line. duration < 0: none (an entry, a call that never
  * returned). */
 static void print_line(struct calls_state *st, const struct thread *t, const struct cf_name *fn,
-                       int32_t depth, int what, int64_t duration, uint64_t ts,
-                       enum close_why why) {
+                       int32_t depth, int what, int64_t duration, uint64_t ts, enum close_why why) {
   const struct asmspy_host_api *h = st->host;
   if (depth > 500) depth = 500; /* the line buffer's bound */
   if (st->want_text < 0) ask_writer(st);
   char *line = st->line;
   if (st->batch) {
     /* room for the longest line; lines not older than CALLS_BATCH_NS */
-    if (st->blen && (st->blen > BATCH_BYTES - LINE_MAX_BYTES ||
-                     st->now_ts - st->batch_ts > CALLS_BATCH_NS))
+    if (st->blen &&
+        (st->blen > BATCH_BYTES - LINE_MAX_BYTES || st->now_ts - st->batch_ts > CALLS_BATCH_NS))
       flush_batch(st);
     if (!st->blen) st->batch_ts = st->now_ts;
     line = st->batch + st->blen;
@@ -285,7 +284,8 @@ static void print_line(struct calls_state *st, const struct thread *t, const str
       p = put_str(p, " {", 2);
     } else {
       *p++ = ';';
-      if (note) p = put_str(p, " /* ", 4), p = put_str(p, note, strlen(note)), p = put_str(p, " */", 3);
+      if (note)
+        p = put_str(p, " /* ", 4), p = put_str(p, note, strlen(note)), p = put_str(p, " */", 3);
     }
   }
   if (st->batch) {
@@ -328,8 +328,7 @@ static void close_top(struct calls_state *st, struct thread *t, uint64_t ts, enu
     /* an inherited frame's entry time is not known here: no duration
      * (uftrace prints the child's `} fork` so too) */
     int64_t d = why >= C_EXIT || f->inherited ? -1 : ts >= f->ts ? (int64_t)(ts - f->ts) : 0;
-    print_line(st, t, f->fn, f->mark.disp, f->printed ? W_EXIT : W_LEAF, d,
-               ts ? ts : f->ts, why);
+    print_line(st, t, f->fn, f->mark.disp, f->printed ? W_EXIT : W_LEAF, d, ts ? ts : f->ts, why);
     t->top_shown = f->shown_parent;
   }
   cf_leave(&t->fs, &f->mark);
@@ -525,7 +524,8 @@ static void calls_close(void *state) {
 static const struct asmspy_field call_fields[] = {
     RF_INT("tid", ANY_INT, 0, "the thread"),
     RF_INT("pid", 1, 0, "its process"),
-    RF_INT("depth", 0, 0, "printed depth (shown frames below it: re-based under --filter / --focus)"),
+    RF_INT("depth", 0, 0,
+           "printed depth (shown frames below it: re-based under --filter / --focus)"),
     RF_ENUM("what", "entry|leaf|exit", 0,
             "entry: `name() {` (it called others); leaf: `name();` (entered and left, nothing "
             "recorded in between); exit: `} /* name */`"),

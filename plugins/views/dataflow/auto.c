@@ -35,9 +35,9 @@
 #include <string.h>
 #include "plugins/common/record_emit.h"
 
-#define DF_AUTO_WINDOW_MS 400       /* the seed's ~400 ms */
+#define DF_AUTO_WINDOW_MS 400 /* the seed's ~400 ms */
 #define DF_AUTO_MAX_WINDOW_MS 60000
-#define DF_AUTO_ENTRY_WAIT_MS 2000  /* per candidate: it was running moments ago */
+#define DF_AUTO_ENTRY_WAIT_MS 2000 /* per candidate: it was running moments ago */
 
 struct df_auto {
   const struct asmspy_host_api *host;
@@ -52,9 +52,9 @@ struct df_auto {
   char rung[16];    /* the --sampler rung the ladder used */
   /* the walk */
   struct hr_ranking rk;
-  int entries;      /* ranked by entry edges (else residency) */
-  size_t cur;       /* index of the candidate being captured */
-  int missed;       /* the current candidate's entry wait ran out */
+  int entries; /* ranked by entry edges (else residency) */
+  size_t cur;  /* index of the candidate being captured */
+  int missed;  /* the current candidate's entry wait ran out */
   int64_t wait_ms, window_ms;
 };
 
@@ -116,7 +116,8 @@ static int auto_sink(void *ctx, const struct asmspy_event *ev) {
     hr_add(&a->sites, ev->ip, 0, ev->u.sample.weight ? ev->u.sample.weight : 1, ev->flags);
     break;
   case ASMSPY_EV_BRANCH:
-    if ((ev->flags & ASMSPY_EVF_BR_CALL) && !(ev->flags & (ASMSPY_EVF_BR_TAKEN | ASMSPY_EVF_SAMPLED)))
+    if ((ev->flags & ASMSPY_EVF_BR_CALL) &&
+        !(ev->flags & (ASMSPY_EVF_BR_TAKEN | ASMSPY_EVF_SAMPLED)))
       hr_add(&a->calls, ev->u.branch.from, ev->u.branch.to, 1, ev->flags); /* static */
     else if (ev->flags & ASMSPY_EVF_BR_TAKEN) {
       a->branch_events++;
@@ -186,7 +187,13 @@ static void auto_emit(struct df_auto *a, const char *event, const struct hr_cand
       rv_int((int64_t)a->rk.n),
       rv_int((int64_t)a->rk.observed),
       rv_int(a->window_ms),
-      rv_absent(), rv_absent(), rv_absent(), rv_absent(), rv_absent(), rv_absent(), rv_absent(),
+      rv_absent(),
+      rv_absent(),
+      rv_absent(),
+      rv_absent(),
+      rv_absent(),
+      rv_absent(),
+      rv_absent(),
       rv_absent(),
   };
   if (c) {
@@ -244,7 +251,8 @@ int df_auto_configure(struct df_auto **out, const struct df_auto_opts *o,
     if (ASMSPY_STATUS_CLASS(rc) == 3) {
       /* every rung asked for refused on this host: the question cannot be
        * asked here (the reasons were noted rung by rung) */
-      host->note(s->out, ASMSPY_NOTE_SKIP, "--auto: %s refused on this host (%s); see the reasons above",
+      host->note(s->out, ASMSPY_NOTE_SKIP,
+                 "--auto: %s refused on this host (%s); see the reasons above",
                  o->sampler ? "the requested sampler" : "every sampler rung (ibs, lbr, sw, ptrace)",
                  host->strerror(rc));
       return rc;
@@ -332,8 +340,8 @@ void df_auto_exhausted(struct df_auto *a) {
     snprintf(who, sizeof who, "the only candidate, %s, was not", a->rk.c[0].fn.name);
   else
     snprintf(who, sizeof who, "none of the %zu candidates was", a->rk.n);
-  snprintf(text, sizeof text, "%s: %s seen %s within %" PRId64 " ms; nothing was captured",
-           prefix, who, a->entries ? "entering again" : "ENTERING", a->wait_ms);
+  snprintf(text, sizeof text, "%s: %s seen %s within %" PRId64 " ms; nothing was captured", prefix,
+           who, a->entries ? "entering again" : "ENTERING", a->wait_ms);
   auto_emit(a, "exhausted", NULL, text);
 }
 

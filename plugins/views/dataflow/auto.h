@@ -12,10 +12,21 @@
 
 /* dataflow's option table (dataflow.c) holds these entries at these
  * indexes: open() and df_auto_take_opts read the parse result by them. */
-enum { DF_OPT_MAX, DF_OPT_AUTO, DF_OPT_MODULE, DF_OPT_SAMPLER, DF_OPT_WINDOW,
-       /* the opt-in streams (streams.h) */
-       DF_OPT_STEPS, DF_OPT_MEM, DF_OPT_BLAME, DF_OPT_STATEDIFF, DF_OPT_INSNS, DF_OPT_FPREGS,
-       DF_OPT_CONTINUOUS };
+enum {
+  DF_OPT_MAX,
+  DF_OPT_AUTO,
+  DF_OPT_MODULE,
+  DF_OPT_SAMPLER,
+  DF_OPT_WINDOW,
+  /* the opt-in streams (streams.h) */
+  DF_OPT_STEPS,
+  DF_OPT_MEM,
+  DF_OPT_BLAME,
+  DF_OPT_STATEDIFF,
+  DF_OPT_INSNS,
+  DF_OPT_FPREGS,
+  DF_OPT_CONTINUOUS
+};
 
 struct df_auto_opts {
   int on;              /* --auto given */

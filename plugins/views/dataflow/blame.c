@@ -27,11 +27,15 @@ static const struct asmspy_field live_in_fields[] = {
 };
 const struct asmspy_field df_blame_fields[] = {
     RF_INT("invocation", 1, OPT, "--continuous: the invocation it belongs to"),
-    RF_ENUM("result", "ret|mem", 0, "ret: the return value; mem: memory written that outlives the call"),
+    RF_ENUM("result", "ret|mem", 0,
+            "ret: the return value; mem: memory written that outlives the call"),
     RF_STR("loc", 0, "rax, or [0xaddr] of the range"),
     RF_INT("size", 0, 0, "bytes"),
     RF_STR("value", NUL, "its final value, hex (null: unknown)"),
-    {.name = "def", .type = ASMSPY_FIELD_INT, .flags = NUL, .min = 0,
+    {.name = "def",
+     .type = ASMSPY_FIELD_INT,
+     .flags = NUL,
+     .min = 0,
      .meaning = "the step that produced it (null: rax was never written: live-in)"},
     RF_ARRAY("slice", "int", NULL, 0, "the steps it depends on, transitively, ascending"),
     RF_ARRAY("live_in", "object", live_in_fields, 0,
@@ -40,7 +44,7 @@ const struct asmspy_field df_blame_fields[] = {
 };
 
 struct slice {
-  uint8_t *seen;    /* per step */
+  uint8_t *seen; /* per step */
   size_t *stack;
   const struct rec **ins; /* live-in reads, one per location */
   size_t nins;
@@ -88,8 +92,10 @@ static void emit_one(const struct df_trace *t, const struct df_blame_in *in,
   struct df_arena a = {0};
   struct strbuf text = {0};
   if (!sl.seen || !sl.stack || !sl.ins) goto out;
-  if (def >= 0) walk(t, &sl, (size_t)def);
-  else take_read(&sl, result, NULL); /* rax live-in: itself */
+  if (def >= 0)
+    walk(t, &sl, (size_t)def);
+  else
+    take_read(&sl, result, NULL); /* rax live-in: itself */
   size_t nslice = 0;
   for (size_t i = 0; i < t->nsteps; i++) nslice += sl.seen[i];
   struct asmspy_value *steps = df_values(&a, nslice), *ins = df_values(&a, sl.nins);

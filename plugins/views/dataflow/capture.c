@@ -185,8 +185,8 @@ static void x87_writes(struct df_state *st, int64_t idx) {
 }
 
 void df_finish_pending(struct df_state *st, const struct asmspy_event *ev,
-                           const struct asmspy_regs *regs, int have_ret, uint64_t retval,
-                           int at_callout, uint64_t callee) {
+                       const struct asmspy_regs *regs, int have_ret, uint64_t retval,
+                       int at_callout, uint64_t callee) {
   if (st->pending < 0) return;
   struct step *s = &st->tr.steps[st->pending];
   const struct asmspy_arch *a = df_arch;
@@ -194,15 +194,21 @@ void df_finish_pending(struct df_state *st, const struct asmspy_event *ev,
     struct rec *w = &st->tr.writes[s->w0 + i];
     uint64_t v;
     if (w->vreg) {
-      if (st->fp_ok) fp_value(st->host, &st->fp, w, 1);
-      else w->known = 0;
+      if (st->fp_ok)
+        fp_value(st->host, &st->fp, w, 1);
+      else
+        w->known = 0;
     } else if (w->is_mem) {
       read_value(st, ev, w);
     } else if (at_callout) {
-      if (w->reg == a->reg_sp) set_u64(w, s->pre_rsp - a->call_push);
-      else if (w->reg == a->reg_ip) set_u64(w, callee);
-      else if (w->reg == a->reg_link && a->insn_align >= 4) set_u64(w, s->addr + a->insn_align);
-      else w->known = 0;
+      if (w->reg == a->reg_sp)
+        set_u64(w, s->pre_rsp - a->call_push);
+      else if (w->reg == a->reg_ip)
+        set_u64(w, callee);
+      else if (w->reg == a->reg_link && a->insn_align >= 4)
+        set_u64(w, s->addr + a->insn_align);
+      else
+        w->known = 0;
     } else if (reg_get(regs, w->reg, &v)) {
       set_u64(w, v);
     } else if (have_ret && w->reg == a->reg_ret) {
@@ -393,7 +399,8 @@ void df_on_callout(struct df_state *st, const struct asmspy_event *ev) {
   s->callout = 1;
   s->addr = ev->u.branch.from;
   s->callee = ev->u.branch.to;
-  if (call >= 0 && a->call_push) { /* the return slot the call pushed, which the callee's ret pops */
+  if (call >= 0 &&
+      a->call_push) { /* the return slot the call pushed, which the callee's ret pops */
     s->pre_rsp = s->slot = st->tr.steps[call].pre_rsp - a->call_push;
     s->slot_known = st->host->read_mem(ev->target, s->slot, &s->slot_val, 8) == 8;
     note_rsp(st, s->slot);
@@ -452,4 +459,3 @@ void df_reset_invocation(struct df_state *st) {
   st->entered = 0;
   st->last_regs_known = 0;
 }
-

@@ -31,16 +31,16 @@ struct df_state {
   int64_t pending; /* step whose written values await the post-execution state, -1 none */
   uint64_t executed, callouts;
   int entered, done;
-  int32_t tid; /* the sampled thread */
-  struct df_streams streams; /* the opt-in streams armed */
+  int32_t tid;                  /* the sampled thread */
+  struct df_streams streams;    /* the opt-in streams armed */
   uint64_t last_regs[DF_NREGS]; /* the registers the latest instruction step saw */
   int last_regs_known;
-  int64_t invocations;         /* --continuous: invocations rendered so far */
-  struct asmspy_fpregs fp;     /* --fpregs: the thread's FP/vector state at the current event */
+  int64_t invocations;     /* --continuous: invocations rendered so far */
+  struct asmspy_fpregs fp; /* --fpregs: the thread's FP/vector state at the current event */
   int fp_ok;
   struct asmspy_fpregs fp_prev; /* --fpregs: the state at the event before (the pending step's) */
   int fp_prev_ok;
-  int64_t vdef[DF_VKEYS];      /* --fpregs: physical FP/vector register -> defining step */
+  int64_t vdef[DF_VKEYS];        /* --fpregs: physical FP/vector register -> defining step */
   struct df_auto_opts auto_opts; /* --auto: the region is chosen by sampling */
   struct df_auto *autopick;
   const struct asmspy_record_schema *rec_dataflow, *rec_blame; /* the records it writes */

@@ -59,7 +59,8 @@ static const struct asmspy_option dataflow_options[] = {
     [DF_OPT_MAX] = {"max", "<n>", "bound the steps of the one invocation captured"},
     [DF_OPT_AUTO] = {"auto", NULL,
                      "instead of a region: sample first, then capture the hottest function"},
-    [DF_OPT_MODULE] = {"module", "<m>", "--auto: only functions in modules whose name contains <m>"},
+    [DF_OPT_MODULE] = {"module", "<m>",
+                       "--auto: only functions in modules whose name contains <m>"},
     [DF_OPT_SAMPLER] = {"sampler", "<rung>",
                         "--auto: ibs, lbr, sw, ptrace or event:<name> (default: the first usable)"},
     [DF_OPT_WINDOW] = {"window", "<ms>", "--auto: how long to sample (1..60000, default 400)"},
@@ -71,8 +72,9 @@ static const struct asmspy_option dataflow_options[] = {
                       "memory range written that outlives the call"},
     [DF_OPT_STATEDIFF] = {"statediff", NULL,
                           "record per step only what it changed (registers, memory bytes)"},
-    [DF_OPT_INSNS] = {"insns", NULL,
-                      "record each step's instruction bytes as executed (a self-contained recording)"},
+    [DF_OPT_INSNS] =
+        {"insns", NULL,
+         "record each step's instruction bytes as executed (a self-contained recording)"},
     [DF_OPT_FPREGS] = {"fpregs", NULL,
                        "x87/SSE/AVX operand values with def-use; with --steps the whole "
                        "FP/vector register file"},
@@ -163,10 +165,9 @@ static int df_open(const struct asmspy_host_api *host, const struct asmspy_sessi
 
 static int df_configure(void *state, const struct asmspy_host_api *host, struct asmspy_session *s) {
   struct df_state *st = state;
-  int rc = st->auto_opts.on
-               ? df_auto_configure(&st->autopick, &st->auto_opts, host, s, &st->rv,
-                                   "data-flow capture of")
-               : rv_configure(&st->rv, host, s, "data-flow capture of");
+  int rc = st->auto_opts.on ? df_auto_configure(&st->autopick, &st->auto_opts, host, s, &st->rv,
+                                                "data-flow capture of")
+                            : rv_configure(&st->rv, host, s, "data-flow capture of");
   if (rc) return rc;
   s->max_steps = st->max; /* 0 = unbounded */
   /* --continuous runs until stopped: the wait for each next invocation is
@@ -229,7 +230,7 @@ static int df_finish(void *state, int end_status) {
   last.tid = st->tid;
   last.u.region.truncated = 1;
   last.u.region.reached = 1;
-  st->fp_ok = 0; /* nor is the FP state after the last step */
+  st->fp_ok = 0;                                  /* nor is the FP state after the last step */
   df_finish_pending(st, &last, NULL, 0, 0, 0, 0); /* no target: its writes are unknown */
   st->host->note(st->s->out, ASMSPY_NOTE_WARN,
                  "%s: the capture ended before the invocation returned (%s); showing the %" PRIu64
@@ -267,10 +268,14 @@ static void df_close(void *state) {
 /* The records this view writes: the validator, replay and docs/metrics.md
  * read them. */
 static const struct asmspy_field df_read_fields[] = {
-    RF_STR("loc", 0, "register (rbx, rflags; with --fpregs xmm3, ymm0, st(1), k2, mxcsr) or [0xaddr]"),
+    RF_STR("loc", 0,
+           "register (rbx, rflags; with --fpregs xmm3, ymm0, st(1), k2, mxcsr) or [0xaddr]"),
     RF_INT("size", 0, 0, "bytes"),
     RF_STR("value", NUL, "the value before the step, hex (null: unreadable)"),
-    {.name = "def", .type = ASMSPY_FIELD_INT, .flags = NUL, .min = 0,
+    {.name = "def",
+     .type = ASMSPY_FIELD_INT,
+     .flags = NUL,
+     .min = 0,
      .meaning = "the step that defined it (null: live-in)"},
     RF_BOOL("live_in", 0, "defined before the invocation"),
     RF_END,
@@ -306,7 +311,10 @@ static const struct asmspy_field dataflow_fields[] = {
     RF_INT("len", 0, OPT, "its length"),
     RF_INT("tid", ANY_INT, OPT, "the captured thread"),
     RF_INT("invocation", 1, OPT, "--continuous: which invocation this is (1, 2, ...)"),
-    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL | OPT, .min = ANY_INT,
+    {.name = "ret",
+     .type = ASMSPY_FIELD_INT,
+     .flags = NUL | OPT,
+     .min = ANY_INT,
      .meaning = "return value (signed), null when truncated"},
     RF_INT("steps", 0, 0, "instructions executed in the region"),
     RF_INT("callouts", 0, OPT, "calls out of the region (run natively)"),
@@ -327,7 +335,8 @@ static const struct asmspy_record_schema dataflow_records[DF_REC_N + 1] = {
 };
 
 /* Its entry in the TUI's mode menu. */
-static const struct asmspy_tui_entry dataflow_tui = {'9', ASMSPY_TUI_DATAFLOW, ASMSPY_TUIF_PICK_SYMBOL, "data flow"};
+static const struct asmspy_tui_entry dataflow_tui = {'9', ASMSPY_TUI_DATAFLOW,
+                                                     ASMSPY_TUIF_PICK_SYMBOL, "data flow"};
 
 static const struct asmspy_view_ops df_ops = {
     .abi_version = ASMSPY_ABI_VERSION,

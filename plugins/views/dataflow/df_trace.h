@@ -25,16 +25,16 @@ static inline const char *df_reg_name(unsigned g) {
 
 /* One value read or written by a step. */
 struct rec {
-  uint64_t addr;   /* memory: the address */
-  int64_t def;     /* reads: defining step, -1 = live-in */
-  uint32_t size;   /* bytes */
+  uint64_t addr; /* memory: the address */
+  int64_t def;   /* reads: defining step, -1 = live-in */
+  uint32_t size; /* bytes */
   uint8_t is_mem;
-  uint8_t reg;     /* register: gpr index */
-  uint8_t known;   /* value is known */
-  uint8_t pre_known; /* memory writes under --statediff: df_trace.pre holds the bytes before */
-  uint16_t vreg;   /* --fpregs: an ASMSPY_VREG id (xmm3, st(1)); 0 = not one */
-  uint8_t vkey;    /* --fpregs: the physical register it names (fpregs.c) */
-  char vname[8];   /* --fpregs: its name */
+  uint8_t reg;          /* register: gpr index */
+  uint8_t known;        /* value is known */
+  uint8_t pre_known;    /* memory writes under --statediff: df_trace.pre holds the bytes before */
+  uint16_t vreg;        /* --fpregs: an ASMSPY_VREG id (xmm3, st(1)); 0 = not one */
+  uint8_t vkey;         /* --fpregs: the physical register it names (fpregs.c) */
+  char vname[8];        /* --fpregs: its name */
   uint8_t val[VAL_MAX]; /* little-endian */
 };
 
@@ -45,11 +45,11 @@ static inline uint32_t df_rec_nbytes(const struct rec *r) {
 }
 
 struct step {
-  uint64_t addr;     /* insn address; a call-out: the call site */
-  uint64_t callee;   /* call-out only */
-  uint64_t pre_rsp;  /* sp before it ran */
+  uint64_t addr;    /* insn address; a call-out: the call site */
+  uint64_t callee;  /* call-out only */
+  uint64_t pre_rsp; /* sp before it ran */
   size_t r0, nr, w0, nw;
-  size_t c0, nc;     /* --blame, call-outs: the argument registers it was handed (inputs) */
+  size_t c0, nc; /* --blame, call-outs: the argument registers it was handed (inputs) */
   int callout;
   uint8_t regs_known; /* regs[] of this step holds the register file it saw */
   uint8_t len;        /* instruction length (0: unknown) */
@@ -70,10 +70,10 @@ struct df_trace {
   size_t regcap;
   uint8_t (*pre)[MEM_VAL_MAX]; /* per write (--statediff): memory's bytes before the step */
   size_t precap;
-  struct asmspy_fpregs *fp;  /* per step (--fpregs with --steps or --statediff), parallel to steps */
+  struct asmspy_fpregs *fp; /* per step (--fpregs with --steps or --statediff), parallel to steps */
   size_t fpcap;
-  uint64_t start;      /* the region start (offsets) */
-  uint64_t min_rsp;    /* the lowest rsp any step saw (the dead stack ends there) */
+  uint64_t start;   /* the region start (offsets) */
+  uint64_t min_rsp; /* the lowest rsp any step saw (the dead stack ends there) */
 };
 
 /* "0x.." of a record's little-endian value (no leading zeros). */

@@ -50,7 +50,8 @@ void fp_value(const struct asmspy_host_api *h, const struct asmspy_fpregs *fp, s
 
 int fp_x87_written(const struct asmspy_fpregs *pre, const struct asmspy_fpregs *post, unsigned p) {
   if (!(pre->have & post->have & ASMSPY_FP_X87) || !(post->ftw & (1u << p))) return 0;
-  const uint8_t *after = post->st[(p - top_of(post)) & 7u], *before = pre->st[(p - top_of(pre)) & 7u];
+  const uint8_t *after = post->st[(p - top_of(post)) & 7u],
+                *before = pre->st[(p - top_of(pre)) & 7u];
   return !(pre->ftw & (1u << p)) || memcmp(before, after, 10) != 0;
 }
 
@@ -148,13 +149,13 @@ size_t fp_diff(const struct asmspy_fpregs *pre, const struct asmspy_fpregs *post
                char *name, size_t ncap, char *before, char *after, size_t vcap) {
   size_t n = 0;
   if (!pre->have || !post->have) return 0;
-#define FP_CHANGE(nm_fmt, nm_arg, b, a, len)                                                 \
-  do {                                                                                       \
-    if (n++ == k && name) {                                                                  \
-      snprintf(name, ncap, nm_fmt, nm_arg);                                                  \
-      df_fmt_bytes(b, (uint32_t)(len), before, vcap);                                        \
-      df_fmt_bytes(a, (uint32_t)(len), after, vcap);                                         \
-    }                                                                                        \
+#define FP_CHANGE(nm_fmt, nm_arg, b, a, len)                                                       \
+  do {                                                                                             \
+    if (n++ == k && name) {                                                                        \
+      snprintf(name, ncap, nm_fmt, nm_arg);                                                        \
+      df_fmt_bytes(b, (uint32_t)(len), before, vcap);                                              \
+      df_fmt_bytes(a, (uint32_t)(len), after, vcap);                                               \
+    }                                                                                              \
   } while (0)
   size_t w = vec_width(post);
   const char *vn = w == 64 ? "zmm" : w == 32 ? "ymm" : "xmm";

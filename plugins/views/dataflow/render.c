@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 /* "0x.." of a little-endian value (most significant digit first, no
  * leading zeros). */
 void df_fmt_bytes(const uint8_t *val, uint32_t size, char *out, size_t cap) {
@@ -81,10 +79,11 @@ static void render_header(const struct df_state *st, const struct asmspy_event *
     snprintf(ret_s, sizeof ret_s, "?");
   else
     snprintf(ret_s, sizeof ret_s, "%" PRId64, (int64_t)ev->u.region.retval);
-  strbuf_addf(text, "data flow \u2014 %s @ 0x%" PRIx64 " of pid %d   ret=%s   %" PRIu64 " steps, %" PRIu64
+  strbuf_addf(text,
+              "data flow \u2014 %s @ 0x%" PRIx64 " of pid %d   ret=%s   %" PRIu64 " steps, %" PRIu64
               " records%s",
-       st->rv.name, st->rv.start, (int)st->s->pid, ret_s, st->executed, records,
-       truncated ? "   (truncated)" : "");
+              st->rv.name, st->rv.start, (int)st->s->pid, ret_s, st->executed, records,
+              truncated ? "   (truncated)" : "");
   if (st->callouts) strbuf_addf(text, "   %" PRIu64 " call-outs", st->callouts);
   strbuf_addf(text, "\n");
 }
@@ -101,8 +100,10 @@ static void render_reads(const struct df_state *st, const struct step *s, struct
     fmt_val(r, dv->rval[g], sizeof dv->rval[g]);
     if (want_text) {
       strbuf_addf(text, " %s=%s", dv->rloc[g], r->known ? dv->rval[g] : "?");
-      if (r->def >= 0) strbuf_addf(text, "(#%" PRId64 ")", r->def);
-      else strbuf_addf(text, "(in)");
+      if (r->def >= 0)
+        strbuf_addf(text, "(#%" PRId64 ")", r->def);
+      else
+        strbuf_addf(text, "(in)");
     }
     struct asmspy_value *rv = &dv->reads[5 * g];
     rv[0] = rv_str(dv->rloc[g]);
@@ -156,7 +157,8 @@ static void render_streams(const struct df_state *st, size_t i, struct asmspy_va
 static void render_step(const struct df_state *st, size_t i, struct df_values *dv,
                         struct df_arena *arena, int want_text, struct strbuf *text) {
   const struct step *s = &st->tr.steps[i];
-  if (want_text) strbuf_addf(text, "#%-4zu +0x%-5" PRIx64 " %-34s", i, s->addr - st->rv.start, s->text);
+  if (want_text)
+    strbuf_addf(text, "#%-4zu +0x%-5" PRIx64 " %-34s", i, s->addr - st->rv.start, s->text);
   render_reads(st, s, dv, want_text, text);
   render_writes(st, s, dv, want_text, text);
   struct asmspy_value *sv = &dv->steps[DF_STEP_MEMBERS * i];
@@ -197,7 +199,8 @@ void df_render(struct df_state *st, const struct asmspy_event *ev) {
   struct df_arena arena = {0}; /* the streams' values */
   if (df_values_alloc(&dv, st->tr.nsteps, st->tr.nreads, st->tr.nwrites) != 0) {
     df_values_free(&dv);
-    h->note(st->s->out, ASMSPY_NOTE_WARN, "dataflow: out of memory rendering %zu steps", st->tr.nsteps);
+    h->note(st->s->out, ASMSPY_NOTE_WARN, "dataflow: out of memory rendering %zu steps",
+            st->tr.nsteps);
     return;
   }
   render_header(st, ev, truncated, records, &text);

@@ -36,10 +36,12 @@ static const struct asmspy_field diff_fp_fields[] = {
     RF_END,
 };
 const struct asmspy_field df_diff_fields[] = {
-    RF_ARRAY("regs", "object", diff_reg_fields, 0, "registers whose value the step changed (rip left out)"),
+    RF_ARRAY("regs", "object", diff_reg_fields, 0,
+             "registers whose value the step changed (rip left out)"),
     RF_ARRAY("mem", "object", diff_mem_fields, 0, "memory the step wrote with a different value"),
-    RF_ARRAY("fp", "object", diff_fp_fields, OPT,
-             "--fpregs: FP/vector registers whose value the step changed (not after the last step)"),
+    RF_ARRAY(
+        "fp", "object", diff_fp_fields, OPT,
+        "--fpregs: FP/vector registers whose value the step changed (not after the last step)"),
     RF_END,
 };
 

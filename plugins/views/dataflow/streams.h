@@ -87,9 +87,9 @@ void fpregs_text(const struct df_trace *t, size_t i, struct strbuf *text);
 extern const struct asmspy_field df_blame_fields[];
 /* What the slices start from, at the end of the invocation. */
 struct df_blame_in {
-  int ret_known;     /* not truncated: rax at return is a result */
+  int ret_known; /* not truncated: rax at return is a result */
   uint64_t ret;
-  int64_t ret_def;   /* the step that last wrote rax (-1: rax live-in) */
+  int64_t ret_def;    /* the step that last wrote rax (-1: rax live-in) */
   int64_t invocation; /* --continuous: the invocation number, else 0 (absent) */
   /* the byte -> last defining step map (dataflow.c's memdef) */
   int64_t (*mem_def)(const void *ctx, uint64_t addr);

@@ -67,7 +67,6 @@ enum sort_by { SORT_INVOCATIONS, SORT_FANOUT, SORT_FUNCTIONS_CALLED };
 /* --sort's spellings, in enum order (also the record's `sort` token) */
 static const char *const sort_names[] = {"invocations", "fanout", "functions-called"};
 
-
 /* ---------------------------------------------------------- hash map -- */
 
 /* Open addressing, (a, b) -> index. */
@@ -131,7 +130,7 @@ struct node {
   char *module;
   uint32_t kind; /* enum asmspy_sym_kind */
   uint64_t inv, calls, fanout;
-  uint64_t reach; /* --sort=functions-called: distinct functions reachable (render time) */
+  uint64_t reach;  /* --sort=functions-called: distinct functions reachable (render time) */
   const char *why; /* the call backend could not trace it (owned by names), else NULL */
 };
 
@@ -447,8 +446,8 @@ static int on_call_event(struct graph_state *st, const struct asmspy_event *ev) 
       st->nodes[idx].why = n->why;
     return ASMSPY_CONSUME_MORE;
   }
-  if (cf_active(&st->filter) && (ev->u.call.what == ASMSPY_CALL_ENTRY ||
-                                 ev->u.call.what == ASMSPY_CALL_EXIT)) {
+  if (cf_active(&st->filter) &&
+      (ev->u.call.what == ASMSPY_CALL_ENTRY || ev->u.call.what == ASMSPY_CALL_EXIT)) {
     if (!call_filtered_in(st, ev)) return ASMSPY_CONSUME_MORE;
   }
   if (ev->u.call.what != ASMSPY_CALL_ENTRY) return ASMSPY_CONSUME_MORE;
@@ -589,9 +588,10 @@ static size_t count_pids(const struct graph_state *st) {
 /* One row per (process, function); once the graph spans several processes
  * (--follow) every row starts with its process, "[pid] ", like the [tid]
  * prefix of the other views, and the title counts the processes. */
-static void render_text(struct graph_state *st, const uint32_t *order, size_t npids, struct strbuf *b) {
+static void render_text(struct graph_state *st, const uint32_t *order, size_t npids,
+                        struct strbuf *b) {
   strbuf_addf(b, "call graph \xe2\x80\x94 %zu function%s, sorted by %s (pid %d", st->nnodes,
-          st->nnodes == 1 ? "" : "s", sort_names[st->sort], (int)st->s->pid);
+              st->nnodes == 1 ? "" : "s", sort_names[st->sort], (int)st->s->pid);
   if (npids > 1) strbuf_addf(b, "; %zu processes, rows by [pid]", npids);
   strbuf_addf(b, ")");
   for (size_t i = 0; i < st->nnodes; i++) {
@@ -603,8 +603,8 @@ static void render_text(struct graph_state *st, const uint32_t *order, size_t np
       strbuf_addf(b, "\n%s%s %-30s inv=%-7s calls=%-7" PRIu64 " fanout=%-5" PRIu64, prefix,
                   kind_marker(n->kind), display_name(n, nb, sizeof nb), "-", n->calls, n->fanout);
     else
-      strbuf_addf(b, "\n%s%s %-30s inv=%-7" PRIu64 " calls=%-7" PRIu64 " fanout=%-5" PRIu64,
-                  prefix, kind_marker(n->kind), display_name(n, nb, sizeof nb), n->inv, n->calls,
+      strbuf_addf(b, "\n%s%s %-30s inv=%-7" PRIu64 " calls=%-7" PRIu64 " fanout=%-5" PRIu64, prefix,
+                  kind_marker(n->kind), display_name(n, nb, sizeof nb), n->inv, n->calls,
                   n->fanout);
     if (st->sort == SORT_FUNCTIONS_CALLED) strbuf_addf(b, " reach=%-5" PRIu64, n->reach);
     strbuf_addf(b, " %s", mod);
@@ -637,7 +637,7 @@ static void render_dot(struct graph_state *st, const uint32_t *order, const stru
   }
   for (size_t i = 0; i < st->nedges; i++)
     strbuf_addf(b, "  n%" PRIu32 " -> n%" PRIu32 " [label=\"%" PRIu64 "\"];\n", edges[i].caller,
-            edges[i].callee, edges[i].count);
+                edges[i].callee, edges[i].count);
   strbuf_addf(b, "}");
 }
 
@@ -658,7 +658,7 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
     }
     const struct node *n = &st->nodes[order[i]];
     strbuf_addf(b, "%s{\"pid\":%d,\"addr\":\"0x%" PRIx64 "\",\"name\":", emitted++ ? "," : "",
-            (int)n->pid, n->addr);
+                (int)n->pid, n->addr);
     add_json_str(st, b, n->name);
     strbuf_addf(b, ",\"module\":");
     add_json_str(st, b, n->module);
@@ -685,10 +685,10 @@ static void render_json(struct graph_state *st, const uint32_t *order, const str
     }
     const struct edge *e = &edges[i];
     strbuf_addf(b,
-            "%s{\"pid\":%d,\"caller\":\"0x%" PRIx64 "\",\"callee\":\"0x%" PRIx64
-            "\",\"count\":%" PRIu64 "}",
-            emitted++ ? "," : "", (int)st->nodes[e->caller].pid, st->nodes[e->caller].addr,
-            st->nodes[e->callee].addr, e->count);
+                "%s{\"pid\":%d,\"caller\":\"0x%" PRIx64 "\",\"callee\":\"0x%" PRIx64
+                "\",\"count\":%" PRIu64 "}",
+                emitted++ ? "," : "", (int)st->nodes[e->caller].pid, st->nodes[e->caller].addr,
+                st->nodes[e->callee].addr, e->count);
   }
   strbuf_addf(eb, "]");
 }
@@ -772,11 +772,9 @@ static int graph_render(struct graph_state *st) {
   int truncated = 0;
   if (want_json) {
     /* the length of the body before the nodes' rows, for the budget */
-    int head = snprintf(NULL, 0,
-                        "\"pid\":%d,\"sort\":\"%s\",\"functions\":%zu,\"calls\":%" PRIu64
-                        "%s,\"nodes\":[",
-                        (int)st->s->pid, sort, st->nnodes, st->recorded,
-                        st->dot ? ",\"format\":\"dot\"" : "");
+    int head = snprintf(
+        NULL, 0, "\"pid\":%d,\"sort\":\"%s\",\"functions\":%zu,\"calls\":%" PRIu64 "%s,\"nodes\":[",
+        (int)st->s->pid, sort, st->nnodes, st->recorded, st->dot ? ",\"format\":\"dot\"" : "");
     strbuf_addf(&nodes, "[");
     strbuf_addf(&edges_json, "[");
     render_json(st, order, edges, (size_t)head, &nodes, &edges_json, &truncated);
@@ -839,8 +837,8 @@ static int graph_open(const struct asmspy_host_api *host, const struct asmspy_se
     return -ASMSPY_E_NOMEM;
   }
   char err[256];
-  if (cf_init(&st->filter, select.include, select.exclude, NULL, select.depth, select.demangle,
-              err, sizeof err) != 0) {
+  if (cf_init(&st->filter, select.include, select.exclude, NULL, select.depth, select.demangle, err,
+              sizeof err) != 0) {
     call_select_free(&select);
     free(st);
     return vo_refuse(host, s, graph_options, POSITIONALS, "%s", err);
@@ -924,7 +922,8 @@ static const struct asmspy_field graph_fields[] = {
 };
 
 static const struct asmspy_record_schema graph_records[2] = {
-    {"graph", "the whole call graph, one record at the end (and per TUI frame)", graph_fields, NULL},
+    {"graph", "the whole call graph, one record at the end (and per TUI frame)", graph_fields,
+     NULL},
     {.type = NULL},
 };
 

@@ -343,16 +343,16 @@ static void scan_threads(struct procs_state *st, int32_t leader, int origin, int
 static size_t list_children(struct procs_state *st, int32_t tgid, int32_t **out) {
   size_t n = 0, cap = 0;
   int32_t *v = NULL;
-#define PUSH_CHILD(pid_)                                                                   \
-  do {                                                                                     \
-    if (n == cap) {                                                                        \
-      size_t nc_ = cap ? cap * 2 : 16;                                                     \
-      int32_t *nv_ = realloc(v, nc_ * sizeof *nv_);                                        \
-      if (!nv_) goto done;                                                                 \
-      v = nv_;                                                                             \
-      cap = nc_;                                                                           \
-    }                                                                                      \
-    v[n++] = (pid_);                                                                       \
+#define PUSH_CHILD(pid_)                                                                           \
+  do {                                                                                             \
+    if (n == cap) {                                                                                \
+      size_t nc_ = cap ? cap * 2 : 16;                                                             \
+      int32_t *nv_ = realloc(v, nc_ * sizeof *nv_);                                                \
+      if (!nv_) goto done;                                                                         \
+      v = nv_;                                                                                     \
+      cap = nc_;                                                                                   \
+    }                                                                                              \
+    v[n++] = (pid_);                                                                               \
   } while (0)
   if (st->children_file < 0) {
     char probe[96];
@@ -565,7 +565,8 @@ static void on_exit_event(struct procs_state *st, const struct asmspy_event *ev)
   int32_t i = lookup(st, ev->tid);
   /* its exit is the first we hear of it (it ended before its parent's fork
    * event was reported): an entry now, with its code, for that event to claim */
-  if (i < 0 || (!st->tasks[i].alive && !st->tasks[i].has_code && st->tasks[i].origin == ORIGIN_RESCAN))
+  if (i < 0 ||
+      (!st->tasks[i].alive && !st->tasks[i].has_code && st->tasks[i].origin == ORIGIN_RESCAN))
     i = task_for_event(st, ev);
   if (i < 0 || !st->tasks[i].alive) return;
   struct task *t = &st->tasks[i];
@@ -608,8 +609,7 @@ static int procs_consume(void *state, const struct asmspy_event *ev) {
     counted = 1;
     break;
   case ASMSPY_EV_INSN: {
-    if (st->count != COUNT_CALLS || !ev->u.insn.len || !may_be_call(ev))
-      return ASMSPY_CONSUME_MORE;
+    if (st->count != COUNT_CALLS || !ev->u.insn.len || !may_be_call(ev)) return ASMSPY_CONSUME_MORE;
     if (!(pi_event_class(st->host, ev) & ASMSPY_INSN_CALL)) return ASMSPY_CONSUME_MORE;
     counted = 1;
     break;
@@ -790,7 +790,8 @@ static int layout_build(const struct procs_state *st, struct layout *L) {
     layout_free(L);
     return -1;
   }
-  for (size_t i = 0; i < n; i++) L->thr_head[i] = L->thr_next[i] = L->kid_head[i] = L->kid_next[i] = -1;
+  for (size_t i = 0; i < n; i++)
+    L->thr_head[i] = L->thr_next[i] = L->kid_head[i] = L->kid_next[i] = -1;
   for (size_t k = n; k-- > 0;) { /* push at the head, backwards: lists in birth order */
     const struct task *t = &st->tasks[k];
     int32_t i = (int32_t)k;
@@ -853,8 +854,10 @@ static int foldable(const struct procs_state *st, const struct layout *L, int32_
 static void text_node(struct procs_state *st, const struct layout *L, int32_t leader,
                       const char *lead, const char *cont, int depth) {
   size_t nitems = 0, nfold = 0;
-  for (int32_t c = L->thr_head[leader]; c >= 0; c = L->thr_next[c]) nitems++, nfold += foldable(st, L, c);
-  for (int32_t c = L->kid_head[leader]; c >= 0; c = L->kid_next[c]) nitems++, nfold += foldable(st, L, c);
+  for (int32_t c = L->thr_head[leader]; c >= 0; c = L->thr_next[c])
+    nitems++, nfold += foldable(st, L, c);
+  for (int32_t c = L->kid_head[leader]; c >= 0; c = L->kid_next[c])
+    nitems++, nfold += foldable(st, L, c);
   size_t fold = nfold > PROCS_KEEP_EXITED ? nfold - PROCS_KEEP_EXITED : 0;
 
   /* the node's row is its leader task: node line + the leader's tid line */
@@ -875,8 +878,8 @@ static void text_node(struct procs_state *st, const struct layout *L, int32_t le
       if (foldable(st, L, c)) left--, procs++, inv += L->pinv[c], rows_silent(st, L, c);
     char sum[2600];
     snprintf(sum, sizeof sum,
-             "%s├─ … %zu earlier exited: %zu process%s, %zu thread%s (inv=%" PRIu64 ")", cont,
-             fold, procs, procs == 1 ? "" : "es", threads, threads == 1 ? "" : "s", inv);
+             "%s├─ … %zu earlier exited: %zu process%s, %zu thread%s (inv=%" PRIu64 ")", cont, fold,
+             procs, procs == 1 ? "" : "es", threads, threads == 1 ? "" : "s", inv);
     attach_text(st, sum);
     shown_total -= fold;
   }
@@ -945,7 +948,8 @@ static void dot_rows(struct procs_state *st, const struct layout *L) {
                     "  \"%s\" [shape=box, style=solid, label=\"node %d\\n[%s]\\ninv=%" PRIu64
                     "%s%s%s\"%s];\n",
                     pid_id, t->tgid, exe, L->pinv[i], L->ptraced[i] ? "" : "\\n(not traced)",
-                    word[0] ? "\\n" : "", word, t->nlive > 0 ? "" : ", color=gray50, fontcolor=gray50");
+                    word[0] ? "\\n" : "", word,
+                    t->nlive > 0 ? "" : ", color=gray50, fontcolor=gray50");
       if (t->parent >= 0) {
         char parent_id[64];
         dot_id(st, t->parent, 1, parent_id, sizeof parent_id);
@@ -959,7 +963,8 @@ static void dot_rows(struct procs_state *st, const struct layout *L) {
                   "%s%s%s\"%s];\n",
                   tid_id, t->tid, comm, t->inv, t->traced ? "" : "\\n(not traced)",
                   word[0] ? "\\n" : "", word, t->alive ? "" : ", color=gray50, fontcolor=gray50");
-    snprintf(text + n, sizeof text - (size_t)n, "  \"%s\" -> \"%s\" [style=dashed];", pid_id, tid_id);
+    snprintf(text + n, sizeof text - (size_t)n, "  \"%s\" -> \"%s\" [style=dashed];", pid_id,
+             tid_id);
     row(st, i, text);
   }
 }
@@ -988,7 +993,8 @@ static int render_tree(struct procs_state *st, int mid_capture) {
     attach_text(st, "}");
   } else {
     snprintf(title, sizeof title,
-             "process tree — %zu process%s, %zu task%s, inv counts %s (pid %d, %" PRId64 " counted)",
+             "process tree — %zu process%s, %zu task%s, inv counts %s (pid %d, %" PRId64
+             " counted)",
              nprocs, nprocs == 1 ? "" : "es", st->ntasks, st->ntasks == 1 ? "" : "s",
              count_name[st->count], (int)st->tasks[st->root].tgid, st->counted);
     st->prefix_text = strdup(title);
@@ -1107,7 +1113,8 @@ static const struct asmspy_record_schema procs_records[PROCS_REC_N + 1] = {
 };
 
 /* Its entry in the TUI's mode menu. */
-static const struct asmspy_tui_entry procs_tui = {'6', ASMSPY_TUI_TOPOLOGY, 0, "process/thread topology"};
+static const struct asmspy_tui_entry procs_tui = {'6', ASMSPY_TUI_TOPOLOGY, 0,
+                                                  "process/thread topology"};
 
 /* What --count asks of the backend beyond caps_required (TASKS, which both
  * the syscall tracer and the single-stepper give): counting syscalls (the

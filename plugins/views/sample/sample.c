@@ -49,8 +49,15 @@
 #include "plugins/views/sample/stack_edges.h"
 
 /* Its records (the `sample_records` table at the end of this file). */
-enum { SP_REC_PROVENANCE, SP_REC_HOT_EDGE, SP_REC_HOT_FUNCTION, SP_REC_RESIDENCY, SP_REC_CALL_TARGET,
-       SP_REC_CALL_EDGE, SP_REC_N };
+enum {
+  SP_REC_PROVENANCE,
+  SP_REC_HOT_EDGE,
+  SP_REC_HOT_FUNCTION,
+  SP_REC_RESIDENCY,
+  SP_REC_CALL_TARGET,
+  SP_REC_CALL_EDGE,
+  SP_REC_N
+};
 static const struct asmspy_field call_edge_fields[] = {
     RF_INT("count", 1, 0, "stack frames showing this call in progress"),
     RF_HEX("from", ASMSPY_FIELDF_DRILL_ADDR, "the caller's return address (just after its call)"),
@@ -86,12 +93,12 @@ struct sp_state {
   const struct asmspy_session *s;
   int64_t window_ms; /* 0 = the rung's default */
   long top;
-  struct hr_table edges; /* (from, to): sampled taken branches */
-  struct hr_table sites; /* (ip, 0): residency */
-  struct hr_table calls; /* (site, target): static call targets */
+  struct hr_table edges;     /* (from, to): sampled taken branches */
+  struct hr_table sites;     /* (ip, 0): residency */
+  struct hr_table calls;     /* (site, target): static call targets */
   struct hr_table stack_raw; /* (return address, callee site): sampled call stacks */
   struct se_result stack;    /* stack_raw checked and folded, at render time */
-  struct strbuf pending; /* text headings waiting for the next shown row */
+  struct strbuf pending;     /* text headings waiting for the next shown row */
   uint64_t branch_events, sample_events, lost_events;
   int have_prov;
   struct {
@@ -147,7 +154,9 @@ static void sp_emit(struct sp_state *st, int rec, const struct asmspy_value *v, 
   strbuf_clear(t);
 }
 
-static int sp_show(const struct sp_state *st, size_t i) { return st->top == 0 || i < (size_t)st->top; }
+static int sp_show(const struct sp_state *st, size_t i) {
+  return st->top == 0 || i < (size_t)st->top;
+}
 
 /* The width of the "from" column: the widest site text shown, at least
  * SP_SITE_COLUMN (edge and call-edge tables line their arrows up on it). */
@@ -180,7 +189,7 @@ static void sp_render_edges(struct sp_state *st, struct strbuf *t) {
       if (r->flags & ASMSPY_EVF_BR_CALL) strbuf_addf(t, "  [call]");
       if (st->top && i + 1 == (size_t)st->top && n > (size_t)st->top)
         strbuf_addf(t, "\n     ... %zu more edges (--top=0 shows all; --json has all)",
-                n - (size_t)st->top);
+                    n - (size_t)st->top);
     }
     char from_sym[400], to_sym[400];
     struct asmspy_value v[8];
@@ -244,12 +253,12 @@ static void sp_render_residency(struct sp_state *st, struct strbuf *t) {
     snprintf(label, sizeof label, "%s [%s]", f[i].name, f[i].module);
     if (shown) {
       strbuf_addf(t, "%8" PRIu64 "  %-*s  %u offset%s", f[i].samples, width, label, f[i].spread,
-              f[i].spread == 1 ? "" : "s");
+                  f[i].spread == 1 ? "" : "s");
       if (st->top && i + 1 == (size_t)st->top && nf > (size_t)st->top)
         strbuf_addf(t, "\n     ... %zu more functions", nf - (size_t)st->top);
     }
     const struct asmspy_value v[] = {
-        rv_str(f[i].name),           rv_str(f[i].module),          rv_hex(f[i].start),
+        rv_str(f[i].name),          rv_str(f[i].module),           rv_hex(f[i].start),
         rv_int((int64_t)f[i].size), rv_int((int64_t)f[i].samples), rv_int(f[i].spread),
     };
     sp_emit(st, SP_REC_HOT_FUNCTION, v, t, shown);
@@ -268,10 +277,10 @@ static void sp_render_residency(struct sp_state *st, struct strbuf *t) {
     char site[400];
     if (shown) {
       strbuf_addf(t, "%8" PRIu64 "  %s", rows[i]->count,
-              hr_site_text(h, st->s->target, rows[i]->a, site, sizeof site));
+                  hr_site_text(h, st->s->target, rows[i]->a, site, sizeof site));
       if (st->top && i + 1 == (size_t)st->top && n > (size_t)st->top)
         strbuf_addf(t, "\n     ... %zu more sites (--top=0 shows all; --json has all)",
-                n - (size_t)st->top);
+                    n - (size_t)st->top);
     }
     char ip_sym[400];
     struct asmspy_value v[3];
@@ -300,8 +309,8 @@ static void sp_render_calls(struct sp_state *st, struct strbuf *t) {
     char from[400], to[400];
     if (shown)
       strbuf_addf(t, "          %s -> %s",
-              hr_site_text(st->host, st->s->target, rows[i]->a, from, sizeof from),
-              hr_site_text(st->host, st->s->target, rows[i]->b, to, sizeof to));
+                  hr_site_text(st->host, st->s->target, rows[i]->a, from, sizeof from),
+                  hr_site_text(st->host, st->s->target, rows[i]->b, to, sizeof to));
     char from_sym[400], to_sym[400];
     struct asmspy_value v[4];
     sp_addr_values(st, rows[i]->a, from_sym, &v[0]);
@@ -332,24 +341,24 @@ static int sp_render(struct sp_state *st, int final) {
     snprintf(rung, sizeof rung, "%s", final ? "sampler unknown" : "sampling");
   if (edges) {
     strbuf_addf(&t,
-            "statistical hot edges (%s) \u2014 %zu edge%s, %" PRIu64 "/%" PRIu64
-            " branch/total samples (pid %d)",
-            rung, st->edges.n, st->edges.n == 1 ? "" : "s", branch, samples, (int)st->s->pid);
+                "statistical hot edges (%s) \u2014 %zu edge%s, %" PRIu64 "/%" PRIu64
+                " branch/total samples (pid %d)",
+                rung, st->edges.n, st->edges.n == 1 ? "" : "s", branch, samples, (int)st->s->pid);
   } else if (call_edges) {
     strbuf_addf(&t,
-            "statistical call edges (%s) \u2014 %zu caller -> callee edge%s from %" PRIu64
-            " stack frames, %" PRIu64 " samples (pid %d)",
-            rung, st->stack.edges.n, st->stack.edges.n == 1 ? "" : "s", st->stack.kept, samples,
-            (int)st->s->pid);
+                "statistical call edges (%s) \u2014 %zu caller -> callee edge%s from %" PRIu64
+                " stack frames, %" PRIu64 " samples (pid %d)",
+                rung, st->stack.edges.n, st->stack.edges.n == 1 ? "" : "s", st->stack.kept, samples,
+                (int)st->s->pid);
   } else {
     size_t nf = 0;
     struct hr_func *f = hr_functions(h, st->s->target, &st->sites, 0, NULL, &nf);
     free(f);
     strbuf_addf(&t,
-            "statistical residency (%s) \u2014 %zu site%s in %zu function%s, %" PRIu64
-            " samples (pid %d)",
-            rung, st->sites.n, st->sites.n == 1 ? "" : "s", nf, nf == 1 ? "" : "s", samples,
-            (int)st->s->pid);
+                "statistical residency (%s) \u2014 %zu site%s in %zu function%s, %" PRIu64
+                " samples (pid %d)",
+                rung, st->sites.n, st->sites.n == 1 ? "" : "s", nf, nf == 1 ? "" : "s", samples,
+                (int)st->s->pid);
   }
   if (st->have_prov && (st->prov.lost || st->prov.throttled))
     strbuf_addf(&t, "; %" PRIu64 " lost, %" PRIu64 " throttled", st->prov.lost, st->prov.throttled);
@@ -357,13 +366,13 @@ static int sp_render(struct sp_state *st, int final) {
     strbuf_addf(&t, "\nstatistical, not exact: an edge here WAS taken; absence proves nothing.");
   else if (call_edges)
     strbuf_addf(&t, "\nsampled call stacks, not branches: caller -> callee means the callee was "
-                "running inside a call made at that site; absence proves nothing.");
+                    "running inside a call made at that site; absence proves nothing.");
   else
     strbuf_addf(&t, "\nstatistical, not exact: code here WAS running; absence proves nothing, and "
-                "residency is not entry evidence.");
+                    "residency is not entry evidence.");
   if (!edges && !st->sites.n)
     strbuf_addf(&t, "\nno samples: no thread of pid %d ran user code in the window (idle?)",
-            (int)st->s->pid);
+                (int)st->s->pid);
   const struct asmspy_value v[] = {
       rv_str(sampler), /* NULL: null */
       rv_str(edges ? "edges" : "residency"),
@@ -423,10 +432,12 @@ static int sp_open(const struct asmspy_host_api *host, const struct asmspy_sessi
     char *end = NULL;
     errno = 0;
     long v = strtol(a, &end, 10);
-    if (errno || *end || v < 0) return sp_usage(host, "invalid --top '%s': a row count (0 = all)", a);
+    if (errno || *end || v < 0)
+      return sp_usage(host, "invalid --top '%s': a row count (0 = all)", a);
     top = v;
   }
-  if (ov.npos) return sp_usage(host, "invalid window '%s': not a number of milliseconds", ov.pos[0]);
+  if (ov.npos)
+    return sp_usage(host, "invalid window '%s': not a number of milliseconds", ov.pos[0]);
   struct sp_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
@@ -453,7 +464,8 @@ static int sp_consume(void *state, const struct asmspy_event *ev) {
       hr_add(&st->stack_raw, ev->u.branch.from, ev->u.branch.to, 1, ev->flags);
       break;
     }
-    if ((ev->flags & ASMSPY_EVF_BR_CALL) && !(ev->flags & (ASMSPY_EVF_BR_TAKEN | ASMSPY_EVF_SAMPLED))) {
+    if ((ev->flags & ASMSPY_EVF_BR_CALL) &&
+        !(ev->flags & (ASMSPY_EVF_BR_TAKEN | ASMSPY_EVF_SAMPLED))) {
       hr_add(&st->calls, ev->u.branch.from, ev->u.branch.to, 1, ev->flags);
       break;
     }

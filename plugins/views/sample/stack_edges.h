@@ -35,7 +35,7 @@ static inline int se_is_stack_pair(const struct asmspy_event *ev) {
 #define SE_INDIRECT (1u << 16)
 
 struct se_result {
-  struct hr_table edges; /* (return address, callee start) -> samples */
+  struct hr_table edges;  /* (return address, callee start) -> samples */
   uint64_t kept, refused; /* stack pairs (weighted) */
 };
 

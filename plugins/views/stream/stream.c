@@ -44,7 +44,8 @@ static int stream_open(const struct asmspy_host_api *host, const struct asmspy_s
   struct asmspy_optval ov;
   int rc = vo_parse(host, s, stream_options, POSITIONALS, &ov);
   if (rc) return rc;
-  if (ov.npos) return vo_refuse(host, s, stream_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
+  if (ov.npos)
+    return vo_refuse(host, s, stream_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
   struct stream_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
@@ -154,7 +155,8 @@ static const struct asmspy_record_schema stream_records[STREAM_REC_N + 1] = {
 };
 
 /* Its entry in the TUI's mode menu. */
-static const struct asmspy_tui_entry stream_tui = {'3', ASMSPY_TUI_FEED, 0, "live instruction stream"};
+static const struct asmspy_tui_entry stream_tui = {'3', ASMSPY_TUI_FEED, 0,
+                                                   "live instruction stream"};
 
 static const struct asmspy_view_ops stream_ops = {
     .abi_version = ASMSPY_ABI_VERSION,

@@ -28,11 +28,11 @@ enum { RV_DEC = 0, RV_HEX = 1 };
 struct sc_desc {
   int nr;
   const char *name;
-  int nargs;     /* the kernel's arity for this syscall */
-  int rv;        /* return format when no rt_ hook: RV_DEC / RV_HEX */
-  sc_fn entry;   /* arguments known at the entry stop */
-  sc_fn exit;    /* out-parameters and what follows them, at the exit stop */
-  sc_fn ret;     /* a successful return value, when a plain number won't do */
+  int nargs;   /* the kernel's arity for this syscall */
+  int rv;      /* return format when no rt_ hook: RV_DEC / RV_HEX */
+  sc_fn entry; /* arguments known at the entry stop */
+  sc_fn exit;  /* out-parameters and what follows them, at the exit stop */
+  sc_fn ret;   /* a successful return value, when a plain number won't do */
 };
 
 #define D(n, na, rv, en, ex, rt) [__NR_##n] = {__NR_##n, #n, na, rv, en, ex, rt}
@@ -40,12 +40,10 @@ struct sc_desc {
 
 static const struct sc_desc descs[] = {
     /* file I/O */
-    D(read, 3, RV_DEC, en_read, ex_read, rt_readbuf),
-    D(write, 3, RV_DEC, en_write, NULL, NULL),
+    D(read, 3, RV_DEC, en_read, ex_read, rt_readbuf), D(write, 3, RV_DEC, en_write, NULL, NULL),
     D(pread64, 4, RV_DEC, en_pread, ex_pread, rt_readbuf),
     D(pwrite64, 4, RV_DEC, en_pwrite, NULL, NULL),
-    D(readv, 3, RV_DEC, en_readv, ex_readv, rt_readv),
-    D(writev, 3, RV_DEC, en_writev, NULL, NULL),
+    D(readv, 3, RV_DEC, en_readv, ex_readv, rt_readv), D(writev, 3, RV_DEC, en_writev, NULL, NULL),
     D(preadv, 5, RV_DEC, en_preadv, ex_preadv, rt_readv),
     D(pwritev, 5, RV_DEC, en_pwritev, NULL, NULL),
 #ifdef __NR_open /* not on every arch (AArch64 has only the *at forms) */
@@ -69,66 +67,47 @@ static const struct sc_desc descs[] = {
     D(access, 2, RV_DEC, en_access, NULL, NULL),
 #endif
     D(faccessat, 3, RV_DEC, en_faccessat, NULL, NULL),
-    D(faccessat2, 4, RV_DEC, en_faccessat2, NULL, NULL),
-    D(lseek, 3, RV_DEC, en_lseek, NULL, NULL),
-    D(ftruncate, 2, RV_DEC, en_fd_long, NULL, NULL),
-    D(fsync, 1, RV_DEC, en_fd, NULL, NULL),
+    D(faccessat2, 4, RV_DEC, en_faccessat2, NULL, NULL), D(lseek, 3, RV_DEC, en_lseek, NULL, NULL),
+    D(ftruncate, 2, RV_DEC, en_fd_long, NULL, NULL), D(fsync, 1, RV_DEC, en_fd, NULL, NULL),
     D(fdatasync, 1, RV_DEC, en_fd, NULL, NULL),
     D(getdents64, 3, RV_DEC, en_getdents, ex_getdents, NULL),
     /* memory */
-    D(mmap, 6, RV_HEX, en_mmap, NULL, NULL),
-    D(mprotect, 3, RV_DEC, en_mprotect, NULL, NULL),
-    D(munmap, 2, RV_DEC, en_addr_len, NULL, NULL),
-    D(brk, 1, RV_HEX, en_addr, NULL, NULL),
+    D(mmap, 6, RV_HEX, en_mmap, NULL, NULL), D(mprotect, 3, RV_DEC, en_mprotect, NULL, NULL),
+    D(munmap, 2, RV_DEC, en_addr_len, NULL, NULL), D(brk, 1, RV_HEX, en_addr, NULL, NULL),
     /* processes */
-    D(clone, 5, RV_DEC, en_clone, NULL, NULL),
-    D(clone3, 2, RV_DEC, en_clone3, NULL, NULL),
+    D(clone, 5, RV_DEC, en_clone, NULL, NULL), D(clone3, 2, RV_DEC, en_clone3, NULL, NULL),
 #ifdef __NR_fork
     NOARGS(fork),
 #endif
 #ifdef __NR_vfork
     NOARGS(vfork),
 #endif
-    D(execve, 3, RV_DEC, en_execve, NULL, NULL),
-    D(execveat, 5, RV_DEC, en_execveat, NULL, NULL),
-    D(exit, 1, RV_DEC, en_int, NULL, NULL),
-    D(exit_group, 1, RV_DEC, en_int, NULL, NULL),
-    D(wait4, 4, RV_DEC, en_int, ex_wait4, NULL),
-    D(set_tid_address, 1, RV_DEC, en_addr, NULL, NULL),
+    D(execve, 3, RV_DEC, en_execve, NULL, NULL), D(execveat, 5, RV_DEC, en_execveat, NULL, NULL),
+    D(exit, 1, RV_DEC, en_int, NULL, NULL), D(exit_group, 1, RV_DEC, en_int, NULL, NULL),
+    D(wait4, 4, RV_DEC, en_int, ex_wait4, NULL), D(set_tid_address, 1, RV_DEC, en_addr, NULL, NULL),
     D(set_robust_list, 2, RV_DEC, en_addr_len, NULL, NULL),
 #ifdef __NR_arch_prctl
     D(arch_prctl, 2, RV_DEC, en_arch_prctl, ex_arch_prctl, NULL),
 #endif
     D(prlimit64, 4, RV_DEC, en_prlimit64, ex_prlimit64, NULL),
-    D(getrandom, 3, RV_DEC, NULL, ex_getrandom, NULL),
-    NOARGS(getpid),
-    NOARGS(gettid),
-    NOARGS(getppid),
-    NOARGS(getuid),
-    NOARGS(geteuid),
-    NOARGS(getgid),
-    NOARGS(getegid),
+    D(getrandom, 3, RV_DEC, NULL, ex_getrandom, NULL), NOARGS(getpid), NOARGS(gettid),
+    NOARGS(getppid), NOARGS(getuid), NOARGS(geteuid), NOARGS(getgid), NOARGS(getegid),
 #ifdef __NR_getpgrp
     NOARGS(getpgrp),
 #endif
-    NOARGS(setsid),
-    NOARGS(sched_yield),
+    NOARGS(setsid), NOARGS(sched_yield),
 #ifdef __NR_pause
     NOARGS(pause),
 #endif
-    NOARGS(sync),
-    NOARGS(munlockall),
-    NOARGS(vhangup),
+    NOARGS(sync), NOARGS(munlockall), NOARGS(vhangup),
 #ifdef __NR_inotify_init
     NOARGS(inotify_init),
 #endif
-    NOARGS(rt_sigreturn),
-    NOARGS(restart_syscall),
+    NOARGS(rt_sigreturn), NOARGS(restart_syscall),
     /* signals */
     D(rt_sigaction, 4, RV_DEC, en_rt_sigaction, ex_rt_sigaction, NULL),
     D(rt_sigprocmask, 4, RV_DEC, en_rt_sigprocmask, ex_rt_sigprocmask, NULL),
-    D(kill, 2, RV_DEC, en_kill, NULL, NULL),
-    D(tkill, 2, RV_DEC, en_kill, NULL, NULL),
+    D(kill, 2, RV_DEC, en_kill, NULL, NULL), D(tkill, 2, RV_DEC, en_kill, NULL, NULL),
     D(tgkill, 3, RV_DEC, en_tgkill, NULL, NULL),
     /* time */
     D(nanosleep, 2, RV_DEC, en_nanosleep, ex_nanosleep, NULL),
@@ -137,13 +116,11 @@ static const struct sc_desc descs[] = {
     D(clock_getres, 2, RV_DEC, en_clockid, ex_clock_get, NULL),
     /* fd control */
     D(ioctl, 3, RV_DEC, en_ioctl, ex_ioctl, NULL),
-    D(fcntl, 3, RV_DEC, en_fcntl, ex_fcntl, rt_fcntl),
-    D(futex, 6, RV_DEC, en_futex, NULL, NULL),
+    D(fcntl, 3, RV_DEC, en_fcntl, ex_fcntl, rt_fcntl), D(futex, 6, RV_DEC, en_futex, NULL, NULL),
 #ifdef __NR_pipe
     D(pipe, 1, RV_DEC, NULL, ex_pipe, NULL),
 #endif
-    D(pipe2, 2, RV_DEC, NULL, ex_pipe2, NULL),
-    D(dup, 1, RV_DEC, en_fd, NULL, NULL),
+    D(pipe2, 2, RV_DEC, NULL, ex_pipe2, NULL), D(dup, 1, RV_DEC, en_fd, NULL, NULL),
 #ifdef __NR_dup2
     D(dup2, 2, RV_DEC, en_dup2, NULL, NULL),
 #endif
@@ -151,8 +128,7 @@ static const struct sc_desc descs[] = {
     /* sockets */
     D(socket, 3, RV_DEC, en_socket, NULL, NULL),
     D(socketpair, 4, RV_DEC, en_socket, ex_socketpair, NULL),
-    D(connect, 3, RV_DEC, en_connect, NULL, NULL),
-    D(bind, 3, RV_DEC, en_connect, NULL, NULL),
+    D(connect, 3, RV_DEC, en_connect, NULL, NULL), D(bind, 3, RV_DEC, en_connect, NULL, NULL),
     D(listen, 2, RV_DEC, en_fd_int, NULL, NULL),
     D(accept, 3, RV_DEC, en_sock_result, ex_sock_result, NULL),
     D(accept4, 4, RV_DEC, en_sock_result, ex_accept4, NULL),
@@ -161,7 +137,7 @@ static const struct sc_desc descs[] = {
     D(sendto, 6, RV_DEC, en_sendto, NULL, NULL),
     D(recvfrom, 6, RV_DEC, en_recvfrom, ex_recvfrom, rt_readbuf),
     D(shutdown, 2, RV_DEC, en_shutdown, NULL, NULL),
-    /* paths */
+/* paths */
 #ifdef __NR_unlink
     D(unlink, 1, RV_DEC, en_path, NULL, NULL),
 #endif
@@ -177,16 +153,14 @@ static const struct sc_desc descs[] = {
     D(rename, 2, RV_DEC, en_rename, NULL, NULL),
 #endif
     D(renameat, 4, RV_DEC, en_renameat, NULL, NULL),
-    D(renameat2, 5, RV_DEC, en_renameat2, NULL, NULL),
-    D(chdir, 1, RV_DEC, en_path, NULL, NULL),
+    D(renameat2, 5, RV_DEC, en_renameat2, NULL, NULL), D(chdir, 1, RV_DEC, en_path, NULL, NULL),
     D(fchdir, 1, RV_DEC, en_fd, NULL, NULL),
 #ifdef __NR_readlink
     D(readlink, 3, RV_DEC, en_path, ex_readlink, NULL),
 #endif
     D(readlinkat, 4, RV_DEC, en_dirfd_path, ex_readlinkat, NULL),
-    D(getcwd, 2, RV_DEC, NULL, ex_getcwd, NULL),
-    D(umask, 1, RV_DEC, en_umask, NULL, rt_octal),
-    /* readiness */
+    D(getcwd, 2, RV_DEC, NULL, ex_getcwd, NULL), D(umask, 1, RV_DEC, en_umask, NULL, rt_octal),
+/* readiness */
 #ifdef __NR_poll
     D(poll, 3, RV_DEC, en_poll, NULL, rt_poll),
 #endif
@@ -224,19 +198,15 @@ static const struct sc_desc descs[] = {
     D(timerfd_create, 2, RV_DEC, en_timerfd_create, NULL, NULL),
     D(timerfd_settime, 4, RV_DEC, en_timerfd_settime, ex_timer_settime, NULL),
     D(timerfd_gettime, 2, RV_DEC, en_timerfd_gettime, ex_timer_gettime, NULL),
-    D(madvise, 3, RV_DEC, en_madvise, NULL, NULL),
-    D(msync, 3, RV_DEC, en_msync, NULL, NULL),
-    D(mlock, 2, RV_DEC, en_addr_len, NULL, NULL),
-    D(munlock, 2, RV_DEC, en_addr_len, NULL, NULL),
-    D(mlock2, 3, RV_DEC, en_mlock2, NULL, NULL),
-    D(mlockall, 1, RV_DEC, en_mlockall, NULL, NULL),
+    D(madvise, 3, RV_DEC, en_madvise, NULL, NULL), D(msync, 3, RV_DEC, en_msync, NULL, NULL),
+    D(mlock, 2, RV_DEC, en_addr_len, NULL, NULL), D(munlock, 2, RV_DEC, en_addr_len, NULL, NULL),
+    D(mlock2, 3, RV_DEC, en_mlock2, NULL, NULL), D(mlockall, 1, RV_DEC, en_mlockall, NULL, NULL),
     D(mincore, 3, RV_DEC, en_mincore, ex_mincore, NULL),
     D(mremap, 5, RV_HEX, en_mremap, NULL, NULL),
     D(membarrier, 3, RV_DEC, en_membarrier, NULL, rt_membarrier),
     D(pkey_alloc, 2, RV_DEC, en_pkey_alloc, NULL, NULL),
     D(pkey_mprotect, 4, RV_DEC, en_pkey_mprotect, NULL, NULL),
-    D(capget, 2, RV_DEC, en_capget, ex_capget, NULL),
-    D(capset, 2, RV_DEC, en_capset, NULL, NULL),
+    D(capget, 2, RV_DEC, en_capget, ex_capget, NULL), D(capset, 2, RV_DEC, en_capset, NULL, NULL),
     D(seccomp, 3, RV_DEC, en_seccomp, ex_seccomp, NULL),
     D(getresuid, 3, RV_DEC, NULL, ex_getresid, NULL),
     D(getresgid, 3, RV_DEC, NULL, ex_getresid, NULL),
@@ -265,16 +235,14 @@ static const struct sc_desc descs[] = {
 #ifdef __NR_getrlimit
     D(getrlimit, 2, RV_DEC, en_rlimit_res, ex_getrlimit, NULL),
 #endif
-    D(setrlimit, 2, RV_DEC, en_setrlimit, NULL, NULL),
-    D(uname, 1, RV_DEC, NULL, ex_uname, NULL),
+    D(setrlimit, 2, RV_DEC, en_setrlimit, NULL, NULL), D(uname, 1, RV_DEC, NULL, ex_uname, NULL),
     D(sysinfo, 1, RV_DEC, NULL, ex_sysinfo, NULL),
     D(getpriority, 2, RV_DEC, en_getpriority, NULL, NULL),
     D(setpriority, 3, RV_DEC, en_setpriority, NULL, NULL),
     D(personality, 1, RV_DEC, en_personality, NULL, rt_personality),
     D(sched_setaffinity, 3, RV_DEC, en_sched_setaffinity, NULL, NULL),
     D(sched_getaffinity, 3, RV_DEC, en_sched_getaffinity, ex_sched_getaffinity, NULL),
-    D(getcpu, 3, RV_DEC, NULL, ex_getcpu, NULL),
-    D(prctl, 5, RV_DEC, en_prctl, ex_prctl, rt_prctl),
+    D(getcpu, 3, RV_DEC, NULL, ex_getcpu, NULL), D(prctl, 5, RV_DEC, en_prctl, ex_prctl, rt_prctl),
     /* ---- end of issue 26 part A ---- */
 };
 
@@ -373,8 +341,9 @@ void sc_enter(const struct sc_env *env, struct sc_call *c, int64_t nr, const uin
   c->priv_savedok = 0;
   c->priv_saved[0] = c->priv_saved[1] = 0;
   c->priv_flags = env ? env->flags : 0;
-  c->priv_strlim = env && env->string_limit ? env->string_limit
-                   : (c->priv_flags & SC_ENV_STRACE) ? SC_STRACE_STR_DEFAULT : 0;
+  c->priv_strlim = env && env->string_limit          ? env->string_limit
+                   : (c->priv_flags & SC_ENV_STRACE) ? SC_STRACE_STR_DEFAULT
+                                                     : 0;
 
   struct ob o;
   ob_init(&o, c->text, sizeof c->text);
@@ -422,8 +391,12 @@ static void finish_line(const struct sc_env *env, struct sc_call *c, int have_re
   }
   ob_putn(&o, c->text, strnlen(c->text, sizeof c->text));
   const struct sc_desc *s = lookup(c->nr);
-  struct dc d = {.env = env, .c = c, .o = &o, .have_ret = have_ret,
-                 .failed = have_ret && sc_is_error(ret), .ret = ret};
+  struct dc d = {.env = env,
+                 .c = c,
+                 .o = &o,
+                 .have_ret = have_ret,
+                 .failed = have_ret && sc_is_error(ret),
+                 .ret = ret};
   if (s && s->exit) s->exit(&d);
   ob_putc(&o, ')');
   c->eq_at = (uint32_t)o.len;

@@ -32,9 +32,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SC_ARRAY_MAX 16       /* elements shown of any array (iovecs, pollfds, events) */
-#define SC_FDSET_MAX 1024     /* fds examined in a select() set */
-#define SC_SOCKADDR_MAX 128   /* sizeof(struct sockaddr_storage) */
+#define SC_ARRAY_MAX 16     /* elements shown of any array (iovecs, pollfds, events) */
+#define SC_FDSET_MAX 1024   /* fds examined in a select() set */
+#define SC_SOCKADDR_MAX 128 /* sizeof(struct sockaddr_storage) */
 #define SC_PAGE 4096u
 
 /* Output buffer: appends never overflow; `over` records that something was
@@ -71,13 +71,30 @@ typedef void (*sc_fn)(struct dc *d);
 
 /* ---- the generated syscall table (syscalls.in -> sc_syscalls_gen.h) ---- */
 enum sc_kind {
-  SK_NONE, SK_INT, SK_UINT, SK_LONG, SK_ULONG, SK_HEX, SK_FD, SK_DIRFD, SK_PATH, SK_STR, SK_PTR,
-  SK_SIZE, SK_OFF, SK_MODE, SK_SIGNAL, SK_PID, SK_UID, SK_CLOCKID, SK_FLAGS
+  SK_NONE,
+  SK_INT,
+  SK_UINT,
+  SK_LONG,
+  SK_ULONG,
+  SK_HEX,
+  SK_FD,
+  SK_DIRFD,
+  SK_PATH,
+  SK_STR,
+  SK_PTR,
+  SK_SIZE,
+  SK_OFF,
+  SK_MODE,
+  SK_SIGNAL,
+  SK_PID,
+  SK_UID,
+  SK_CLOCKID,
+  SK_FLAGS
 };
 struct sc_argspec {
-  uint8_t kind;             /* SK_* */
-  const struct sc_xlat *x;  /* SK_FLAGS: the names (NULL: hex) */
-  const char *name;         /* the kernel's name for it */
+  uint8_t kind;            /* SK_* */
+  const struct sc_xlat *x; /* SK_FLAGS: the names (NULL: hex) */
+  const char *name;        /* the kernel's name for it */
 };
 struct sc_sysent {
   const char *name;
@@ -121,7 +138,8 @@ void put_octmode(struct ob *o, uint64_t v);
 void put_xval(struct ob *o, const struct sc_xlat *x, uint64_t v, enum xfmt f);
 void put_flags_tail(struct ob *o, const struct sc_xlat *x, uint64_t v, int first);
 void put_flags(struct ob *o, const struct sc_xlat *x, uint64_t v, const char *zero_name);
-void put_field_flags(struct ob *o, const struct sc_xlat *field, uint64_t mask, const struct sc_xlat *flags, uint64_t v);
+void put_field_flags(struct ob *o, const struct sc_xlat *field, uint64_t mask,
+                     const struct sc_xlat *flags, uint64_t v);
 void put_quoted(struct ob *o, const unsigned char *s, size_t n, int hex);
 void put_str(struct dc *d, uint64_t addr);
 void carry(struct dc *d, const void *p, size_t n, int more);

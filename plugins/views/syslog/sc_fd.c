@@ -181,15 +181,33 @@ void rt_readv(struct dc *d) {
   ob_printf(d->o, " [%lld]", (long long)d->ret);
 }
 
-
 /* ---- fcntl ---- */
 enum {
-  K_F_DUPFD = 0, K_F_GETFD = 1, K_F_SETFD = 2, K_F_GETFL = 3, K_F_SETFL = 4, K_F_GETLK = 5,
-  K_F_SETLK = 6, K_F_SETLKW = 7, K_F_SETOWN = 8, K_F_GETOWN = 9, K_F_SETSIG = 10,
-  K_F_GETSIG = 11, K_F_SETOWN_EX = 15, K_F_GETOWN_EX = 16, K_F_OFD_GETLK = 36, K_F_OFD_SETLK = 37, K_F_OFD_SETLKW = 38,
-  K_F_SETLEASE = 1024, K_F_GETLEASE = 1025, K_F_NOTIFY = 1026, K_F_DUPFD_CLOEXEC = 1030, K_F_SETPIPE_SZ = 1031,
+  K_F_DUPFD = 0,
+  K_F_GETFD = 1,
+  K_F_SETFD = 2,
+  K_F_GETFL = 3,
+  K_F_SETFL = 4,
+  K_F_GETLK = 5,
+  K_F_SETLK = 6,
+  K_F_SETLKW = 7,
+  K_F_SETOWN = 8,
+  K_F_GETOWN = 9,
+  K_F_SETSIG = 10,
+  K_F_GETSIG = 11,
+  K_F_SETOWN_EX = 15,
+  K_F_GETOWN_EX = 16,
+  K_F_OFD_GETLK = 36,
+  K_F_OFD_SETLK = 37,
+  K_F_OFD_SETLKW = 38,
+  K_F_SETLEASE = 1024,
+  K_F_GETLEASE = 1025,
+  K_F_NOTIFY = 1026,
+  K_F_DUPFD_CLOEXEC = 1030,
+  K_F_SETPIPE_SZ = 1031,
   K_F_GETPIPE_SZ = 1032,
-  K_F_ADD_SEALS = 1033, K_F_GET_SEALS = 1034
+  K_F_ADD_SEALS = 1033,
+  K_F_GET_SEALS = 1034
 };
 
 struct k_flock {
@@ -214,12 +232,17 @@ static void put_flock(struct dc *d, uint64_t addr, int with_pid) {
   ob_putc(d->o, '}');
 }
 
-static const struct sc_xlat seal_flags[] = {
-    {0x1, "F_SEAL_SEAL"}, {0x2, "F_SEAL_SHRINK"}, {0x4, "F_SEAL_GROW"}, {0x8, "F_SEAL_WRITE"},
-    {0x10, "F_SEAL_FUTURE_WRITE"}, {0, NULL}};
-static const struct sc_xlat dn_flags[] = {
-    {0x1, "DN_ACCESS"}, {0x2, "DN_MODIFY"}, {0x4, "DN_CREATE"}, {0x8, "DN_DELETE"},
-    {0x10, "DN_RENAME"}, {0x20, "DN_ATTRIB"}, {0x80000000u, "DN_MULTISHOT"}, {0, NULL}};
+static const struct sc_xlat seal_flags[] = {{0x1, "F_SEAL_SEAL"},          {0x2, "F_SEAL_SHRINK"},
+                                            {0x4, "F_SEAL_GROW"},          {0x8, "F_SEAL_WRITE"},
+                                            {0x10, "F_SEAL_FUTURE_WRITE"}, {0, NULL}};
+static const struct sc_xlat dn_flags[] = {{0x1, "DN_ACCESS"},
+                                          {0x2, "DN_MODIFY"},
+                                          {0x4, "DN_CREATE"},
+                                          {0x8, "DN_DELETE"},
+                                          {0x10, "DN_RENAME"},
+                                          {0x20, "DN_ATTRIB"},
+                                          {0x80000000u, "DN_MULTISHOT"},
+                                          {0, NULL}};
 static const struct sc_xlat owner_types[] = {
     {0, "F_OWNER_TID"}, {1, "F_OWNER_PID"}, {2, "F_OWNER_PGRP"}, {0, NULL}};
 
@@ -241,11 +264,16 @@ void en_fcntl(struct dc *d) { /* fcntl(fd, cmd[, arg]) — arity depends on cmd 
   next(d);
   put_xval(d->o, sc_fcntl_cmds, cmd, XHEX);
   switch (cmd) {
-  case K_F_GETFD: case K_F_GETFL: case K_F_GETOWN: case K_F_GETSIG: case K_F_GETLEASE:
-  case K_F_GETPIPE_SZ: case K_F_GET_SEALS:
-    return; /* no third argument */
-  case K_F_GETLK: case K_F_OFD_GETLK: case K_F_GETOWN_EX:
-    return; /* an out-parameter */
+  case K_F_GETFD:
+  case K_F_GETFL:
+  case K_F_GETOWN:
+  case K_F_GETSIG:
+  case K_F_GETLEASE:
+  case K_F_GETPIPE_SZ:
+  case K_F_GET_SEALS: return; /* no third argument */
+  case K_F_GETLK:
+  case K_F_OFD_GETLK:
+  case K_F_GETOWN_EX: return; /* an out-parameter */
   case K_F_SETOWN_EX:
     next(d);
     put_owner_ex(d, A(2));
@@ -262,7 +290,10 @@ void en_fcntl(struct dc *d) { /* fcntl(fd, cmd[, arg]) — arity depends on cmd 
     next(d);
     put_open_flags(d->o, A(2));
     return;
-  case K_F_SETLK: case K_F_SETLKW: case K_F_OFD_SETLK: case K_F_OFD_SETLKW:
+  case K_F_SETLK:
+  case K_F_SETLKW:
+  case K_F_OFD_SETLK:
+  case K_F_OFD_SETLKW:
     next(d);
     put_flock(d, A(2), 0);
     return;
@@ -274,7 +305,10 @@ void en_fcntl(struct dc *d) { /* fcntl(fd, cmd[, arg]) — arity depends on cmd 
     next(d);
     put_xval(d->o, sc_lock_types, (uint32_t)A(2), XSDEC);
     return;
-  case K_F_DUPFD: case K_F_DUPFD_CLOEXEC: case K_F_SETOWN: case K_F_SETPIPE_SZ:
+  case K_F_DUPFD:
+  case K_F_DUPFD_CLOEXEC:
+  case K_F_SETOWN:
+  case K_F_SETPIPE_SZ:
     next(d);
     put_int(d->o, A(2));
     return;
@@ -328,7 +362,6 @@ void rt_fcntl(struct dc *d) {
   }
 }
 
-
 /* ---- pipes, dup ---- */
 static void put_fd_pair(struct dc *d, uint64_t addr) {
   int32_t fds[2];
@@ -354,7 +387,6 @@ void en_dup3(struct dc *d) {
   next(d);
   put_flags(d->o, sc_pipe_flags, (uint32_t)A(2), "0");
 }
-
 
 /* ---- readiness: poll, select, epoll ---- */
 struct k_pollfd {
@@ -570,9 +602,7 @@ void en_epoll_ctl(struct dc *d) { /* epoll_ctl(epfd, op, fd, event) */
   else
     put_epoll_event1(d->o, &ev);
 }
-void en_epoll_create1(struct dc *d) {
-  put_flags(d->o, sc_epoll_create_flags, (uint32_t)A(0), "0");
-}
+void en_epoll_create1(struct dc *d) { put_flags(d->o, sc_epoll_create_flags, (uint32_t)A(0), "0"); }
 
 /* ---- misc fd calls ---- */
 void en_fd_long(struct dc *d) { /* ftruncate(fd, length) */
@@ -607,8 +637,8 @@ void ex_getdents(struct dc *d) {
 /* ---- flock, sendfile, fd-creating calls ---- */
 static const struct sc_xlat flock_ops[] = {
     {1, "LOCK_SH"}, {2, "LOCK_EX"}, {8, "LOCK_UN"}, {0, NULL}};
-static const struct sc_xlat flock_flags[] = {{4, "LOCK_NB"}, {32, "LOCK_MAND"}, {64, "LOCK_READ"},
-                                             {128, "LOCK_WRITE"}, {0, NULL}};
+static const struct sc_xlat flock_flags[] = {
+    {4, "LOCK_NB"}, {32, "LOCK_MAND"}, {64, "LOCK_READ"}, {128, "LOCK_WRITE"}, {0, NULL}};
 void en_flock(struct dc *d) { /* flock(fd, op) */
   uint32_t op = (uint32_t)A(1);
   put_fd(d, A(0));
@@ -649,9 +679,9 @@ void en_eventfd2(struct dc *d) {
 static const struct sc_xlat in_init_flags[] = {
     {04000, "IN_NONBLOCK"}, {02000000, "IN_CLOEXEC"}, {0, NULL}};
 void en_inotify_init1(struct dc *d) { put_flags(d->o, in_init_flags, (uint32_t)A(0), "0"); }
-static const struct sc_xlat mfd_flags[] = {
-    {1, "MFD_CLOEXEC"}, {2, "MFD_ALLOW_SEALING"}, {4, "MFD_HUGETLB"}, {8, "MFD_NOEXEC_SEAL"},
-    {16, "MFD_EXEC"}, {0, NULL}};
+static const struct sc_xlat mfd_flags[] = {{1, "MFD_CLOEXEC"}, {2, "MFD_ALLOW_SEALING"},
+                                           {4, "MFD_HUGETLB"}, {8, "MFD_NOEXEC_SEAL"},
+                                           {16, "MFD_EXEC"},   {0, NULL}};
 void en_memfd_create(struct dc *d) {
   put_str(d, A(0));
   next(d);

@@ -48,9 +48,15 @@ static int is_dev(uint32_t mode) { return S_ISCHR(mode) || S_ISBLK(mode); }
 /* strace: makedev(0x1, 0x3), a zero part as 0 */
 static void put_makedev(struct ob *o, unsigned maj, unsigned min) {
   ob_puts(o, "makedev(");
-  if (maj) ob_printf(o, "%#x", maj); else ob_putc(o, '0');
+  if (maj)
+    ob_printf(o, "%#x", maj);
+  else
+    ob_putc(o, '0');
   ob_puts(o, ", ");
-  if (min) ob_printf(o, "%#x", min); else ob_putc(o, '0');
+  if (min)
+    ob_printf(o, "%#x", min);
+  else
+    ob_putc(o, '0');
   ob_putc(o, ')');
 }
 
@@ -94,16 +100,13 @@ static void put_stat(struct dc *d, uint64_t addr) {
   }
 }
 
-
 /* ---- open / close ---- */
 #define K_O_TMPFILE_BIT 020000000u /* __O_TMPFILE: O_TMPFILE minus O_DIRECTORY */
 
 void put_open_flags(struct ob *o, uint64_t v) {
   put_field_flags(o, sc_open_accmode, O_ACCMODE, sc_open_flags, (uint32_t)v);
 }
-static int open_has_mode(uint64_t flags) {
-  return (flags & O_CREAT) || (flags & K_O_TMPFILE_BIT);
-}
+static int open_has_mode(uint64_t flags) { return (flags & O_CREAT) || (flags & K_O_TMPFILE_BIT); }
 
 /* used by a syscall some arches lack (AArch64: only the *at forms) */
 void __attribute__((unused)) en_open(struct dc *d) { /* open(path, flags[, mode]) */
@@ -134,8 +137,9 @@ void __attribute__((unused)) en_path_mode(struct dc *d) { /* creat, mkdir: (path
 }
 void en_close(struct dc *d) {
   /* strace -y describes it too: at the entry stop it is still open */
-  put_fd_as(d, A(0), (d->env && (d->env->flags & SC_ENV_DESCRIBE_CLOSED_FD)) ||
-                         (dc_strace(d) && dc_fdpaths(d)));
+  put_fd_as(d, A(0),
+            (d->env && (d->env->flags & SC_ENV_DESCRIBE_CLOSED_FD)) ||
+                (dc_strace(d) && dc_fdpaths(d)));
 }
 
 /* ---- stat family ---- */
@@ -172,10 +176,11 @@ struct k_statx { /* struct statx, the fields through stx_mnt_id */
 };
 
 static const struct sc_xlat statx_attrs[] = {
-    {0x4, "STATX_ATTR_COMPRESSED"}, {0x10, "STATX_ATTR_IMMUTABLE"}, {0x20, "STATX_ATTR_APPEND"},
-    {0x40, "STATX_ATTR_NODUMP"}, {0x800, "STATX_ATTR_ENCRYPTED"}, {0x1000, "STATX_ATTR_AUTOMOUNT"},
+    {0x4, "STATX_ATTR_COMPRESSED"},    {0x10, "STATX_ATTR_IMMUTABLE"},
+    {0x20, "STATX_ATTR_APPEND"},       {0x40, "STATX_ATTR_NODUMP"},
+    {0x800, "STATX_ATTR_ENCRYPTED"},   {0x1000, "STATX_ATTR_AUTOMOUNT"},
     {0x2000, "STATX_ATTR_MOUNT_ROOT"}, {0x100000, "STATX_ATTR_VERITY"},
-    {0x200000, "STATX_ATTR_DAX"}, {0, NULL}};
+    {0x200000, "STATX_ATTR_DAX"},      {0, NULL}};
 
 void en_statx(struct dc *d) { /* statx(dirfd, path, flags, mask, buf) */
   en_dirfd_path(d);
@@ -251,7 +256,6 @@ void en_lseek(struct dc *d) { /* lseek(fd, offset, whence) */
   next(d);
   put_xval(d->o, sc_seek_whence, (uint32_t)A(2), XDEC);
 }
-
 
 /* ---- paths ---- */
 void en_unlinkat(struct dc *d) {

@@ -7,6 +7,7 @@
  * same number in two drivers' ranges) are spelled L(value, "A or B") in
  * sc_ioctl.c, not here. Requests: the tty ones (asm-generic/ioctls.h), the
  * fd ones (FIO*), block and filesystem (linux/fs.h), sockets (sockios.h). */
+/* clang-format off */
 /* tty */
 I(TCGETS) I(TCSBRK) I(TCXONC) I(TCFLSH) I(TIOCEXCL) I(TIOCNXCL) I(TIOCSCTTY) I(TIOCGPGRP)
 I(TIOCSPGRP) I(TIOCOUTQ) I(TIOCSTI) I(TIOCGWINSZ) I(TIOCSWINSZ) I(TIOCMGET) I(TIOCMBIS)

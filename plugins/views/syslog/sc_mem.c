@@ -140,7 +140,7 @@ void rt_membarrier(struct dc *d) {
 }
 
 void en_pkey_alloc(struct dc *d) { /* pkey_alloc(flags, access_rights) */
-  if (A(0)) /* no flags are defined */
+  if (A(0))                        /* no flags are defined */
     put_xnum(d->o, A(0));
   else
     ob_putc(d->o, '0');

@@ -51,7 +51,8 @@ void en_futex(struct dc *d) { /* futex(uaddr, op, val, timeout|val2, uaddr2, val
     ob_printf(o, ", %u, ", val);
     put_timespec(d, A(3));
     break;
-  case 6: case 13: /* LOCK_PI, LOCK_PI2: timeout */
+  case 6:
+  case 13: /* LOCK_PI, LOCK_PI2: timeout */
     next(d);
     put_timespec(d, A(3));
     break;
@@ -69,7 +70,8 @@ void en_futex(struct dc *d) { /* futex(uaddr, op, val, timeout|val2, uaddr2, val
     ob_printf(o, ", %u, %u, ", val, val2);
     put_addr(o, A(4));
     break;
-  case 4: case 12: /* CMP_REQUEUE(_PI): val, val2, uaddr2, val3 */
+  case 4:
+  case 12: /* CMP_REQUEUE(_PI): val, val2, uaddr2, val3 */
     ob_printf(o, ", %u, %u, ", val, val2);
     put_addr(o, A(4));
     ob_printf(o, ", %u", val3);
@@ -86,11 +88,10 @@ void en_futex(struct dc *d) { /* futex(uaddr, op, val, timeout|val2, uaddr2, val
     next(d);
     put_addr(o, A(4));
     break;
-  case 1: case 2: /* WAKE, FD: val */
-    ob_printf(o, ", %u", val);
-    break;
-  case 7: case 8: /* UNLOCK_PI, TRYLOCK_PI */
-    break;
+  case 1:
+  case 2: /* WAKE, FD: val */ ob_printf(o, ", %u", val); break;
+  case 7:
+  case 8: /* UNLOCK_PI, TRYLOCK_PI */ break;
   default:
     ob_printf(o, ", %u, ", val);
     put_addr(o, A(3));

@@ -187,11 +187,8 @@ static void put_sockaddr(struct dc *d, uint64_t addr, int64_t len) {
   case AF_INET6:
     if (put_sa_inet6(o, sa, n)) return;
     break;
-  case AF_UNIX:
-    put_sa_unix(d, sa, n);
-    return;
-  default:
-    break;
+  case AF_UNIX: put_sa_unix(d, sa, n); return;
+  default: break;
   }
   put_sa_generic(o, sa, n, family);
 }
@@ -241,7 +238,6 @@ static void put_sockaddr_result(struct dc *d, uint64_t addr, uint64_t lenp) {
   if ((d->c->priv_savedok & 1) && d->c->priv_saved[0] < len) len = d->c->priv_saved[0];
   put_sockaddr(d, addr, len);
 }
-
 
 /* ---- sockets ---- */
 #define K_SOCK_TYPE_MASK 0xfu
@@ -566,8 +562,7 @@ static void put_cmsg_data(struct dc *d, int32_t level, int32_t type, const unsig
     } else if (t == 2 && n >= 12) { /* SCM_CREDENTIALS */
       int32_t uc[3];
       memcpy(uc, p, sizeof uc);
-      ob_printf(o, ", cmsg_data={pid=%d, uid=%u, gid=%u}", uc[0], (uint32_t)uc[1],
-                (uint32_t)uc[2]);
+      ob_printf(o, ", cmsg_data={pid=%d, uid=%u, gid=%u}", uc[0], (uint32_t)uc[1], (uint32_t)uc[2]);
     } else if (t == 3 && n >= 1) { /* SCM_SECURITY */
       ob_puts(o, ", cmsg_data=");
       put_quoted(o, p, n, 0);

@@ -169,7 +169,7 @@ void put_flags(struct ob *o, const struct sc_xlat *x, uint64_t v, const char *ze
 
 /* A field value (v & mask) by name, then the other bits as flags. */
 void put_field_flags(struct ob *o, const struct sc_xlat *field, uint64_t mask,
-                            const struct sc_xlat *flags, uint64_t v) {
+                     const struct sc_xlat *flags, uint64_t v) {
   put_xval(o, field, v & mask, XHEX);
   put_flags_tail(o, flags, v & ~mask, 0);
 }

@@ -191,12 +191,13 @@ static void put_rusage(struct dc *d, uint64_t addr) {
     ob_puts(o, ", ...}");
     return;
   }
-  ob_printf(o, ", ru_maxrss=%ld, ru_ixrss=%ld, ru_idrss=%ld, ru_isrss=%ld, ru_minflt=%ld, "
-               "ru_majflt=%ld, ru_nswap=%ld, ru_inblock=%ld, ru_oublock=%ld, ru_msgsnd=%ld, "
-               "ru_msgrcv=%ld, ru_nsignals=%ld, ru_nvcsw=%ld, ru_nivcsw=%ld}",
+  ob_printf(o,
+            ", ru_maxrss=%ld, ru_ixrss=%ld, ru_idrss=%ld, ru_isrss=%ld, ru_minflt=%ld, "
+            "ru_majflt=%ld, ru_nswap=%ld, ru_inblock=%ld, ru_oublock=%ld, ru_msgsnd=%ld, "
+            "ru_msgrcv=%ld, ru_nsignals=%ld, ru_nvcsw=%ld, ru_nivcsw=%ld}",
             ru.ru_maxrss, ru.ru_ixrss, ru.ru_idrss, ru.ru_isrss, ru.ru_minflt, ru.ru_majflt,
-            ru.ru_nswap, ru.ru_inblock, ru.ru_oublock, ru.ru_msgsnd, ru.ru_msgrcv,
-            ru.ru_nsignals, ru.ru_nvcsw, ru.ru_nivcsw);
+            ru.ru_nswap, ru.ru_inblock, ru.ru_oublock, ru.ru_msgsnd, ru.ru_msgrcv, ru.ru_nsignals,
+            ru.ru_nvcsw, ru.ru_nivcsw);
 }
 
 void ex_wait4(struct dc *d) { /* wait4(pid, wstatus, options, rusage) */
@@ -211,9 +212,9 @@ void ex_wait4(struct dc *d) { /* wait4(pid, wstatus, options, rusage) */
 static const struct sc_xlat idtypes[] = {
     {0, "P_ALL"}, {1, "P_PID"}, {2, "P_PGID"}, {3, "P_PIDFD"}, {0, NULL}};
 static const struct sc_xlat waitid_options[] = {
-    {WNOHANG, "WNOHANG"}, {WSTOPPED, "WSTOPPED"}, {WEXITED, "WEXITED"},
-    {WCONTINUED, "WCONTINUED"}, {WNOWAIT, "WNOWAIT"}, {0x20000000, "__WNOTHREAD"},
-    {0x40000000, "__WALL"}, {0x80000000u, "__WCLONE"}, {0, NULL}};
+    {WNOHANG, "WNOHANG"},       {WSTOPPED, "WSTOPPED"},    {WEXITED, "WEXITED"},
+    {WCONTINUED, "WCONTINUED"}, {WNOWAIT, "WNOWAIT"},      {0x20000000, "__WNOTHREAD"},
+    {0x40000000, "__WALL"},     {0x80000000u, "__WCLONE"}, {0, NULL}};
 void en_waitid(struct dc *d) { /* waitid(idtype, id, infop, options, rusage) */
   put_xval(d->o, idtypes, (uint32_t)A(0), XDEC);
   next(d);
@@ -247,7 +248,10 @@ void __attribute__((unused)) en_arch_prctl(struct dc *d) { /* arch_prctl(code, a
     put_xnum(d->o, (uint32_t)A(0));
     if (dc_strace(d)) ob_puts(d->o, " /* ARCH_??? */");
     next(d);
-    if (A(1)) put_xnum(d->o, A(1)); else ob_putc(d->o, '0');
+    if (A(1))
+      put_xnum(d->o, A(1));
+    else
+      ob_putc(d->o, '0');
     return;
   }
   if ((uint32_t)A(0) != 0x1003 && (uint32_t)A(0) != 0x1004) { /* not ARCH_GET_FS/GS */
@@ -364,12 +368,13 @@ void ex_sysinfo(struct dc *d) {
     put_addr(o, A(0));
     return;
   }
-  ob_printf(o, "{uptime=%ld, loads=[%lu, %lu, %lu], totalram=%lu, freeram=%lu, sharedram=%lu, "
-               "bufferram=%lu, totalswap=%lu, freeswap=%lu, procs=%u, totalhigh=%lu, "
-               "freehigh=%lu, mem_unit=%u}",
-            si.uptime, si.loads[0], si.loads[1], si.loads[2], si.totalram, si.freeram,
-            si.sharedram, si.bufferram, si.totalswap, si.freeswap, (unsigned)si.procs,
-            si.totalhigh, si.freehigh, si.mem_unit);
+  ob_printf(o,
+            "{uptime=%ld, loads=[%lu, %lu, %lu], totalram=%lu, freeram=%lu, sharedram=%lu, "
+            "bufferram=%lu, totalswap=%lu, freeswap=%lu, procs=%u, totalhigh=%lu, "
+            "freehigh=%lu, mem_unit=%u}",
+            si.uptime, si.loads[0], si.loads[1], si.loads[2], si.totalram, si.freeram, si.sharedram,
+            si.bufferram, si.totalswap, si.freeswap, (unsigned)si.procs, si.totalhigh, si.freehigh,
+            si.mem_unit);
 }
 
 /* ---- priority, personality, affinity, getcpu ---- */
@@ -387,16 +392,24 @@ void en_setpriority(struct dc *d) {
 }
 
 static const struct sc_xlat per_types[] = {
-    {0, "PER_LINUX"}, {1, "PER_SVR4"}, {2, "PER_SVR3"}, {3, "PER_SCOSVR3"}, {4, "PER_WYSEV386"},
-    {5, "PER_ISCR4"}, {6, "PER_BSD"}, {7, "PER_XENIX"}, {8, "PER_LINUX32"}, {9, "PER_IRIX32"},
-    {10, "PER_IRIXN32"}, {11, "PER_IRIX64"}, {12, "PER_RISCOS"}, {13, "PER_SOLARIS"},
-    {14, "PER_UW7"}, {15, "PER_OSF4"}, {16, "PER_HPUX"}, {0, NULL}};
-static const struct sc_xlat per_flags[] = {
-    {0x0020000, "UNAME26"}, {0x0040000, "ADDR_NO_RANDOMIZE"}, {0x0080000, "FDPIC_FUNCPTRS"},
-    {0x0100000, "MMAP_PAGE_ZERO"}, {0x0200000, "ADDR_COMPAT_LAYOUT"},
-    {0x0400000, "READ_IMPLIES_EXEC"}, {0x0800000, "ADDR_LIMIT_32BIT"},
-    {0x1000000, "SHORT_INODE"}, {0x2000000, "WHOLE_SECONDS"}, {0x4000000, "STICKY_TIMEOUTS"},
-    {0x8000000, "ADDR_LIMIT_3GB"}, {0, NULL}};
+    {0, "PER_LINUX"},   {1, "PER_SVR4"},     {2, "PER_SVR3"},
+    {3, "PER_SCOSVR3"}, {4, "PER_WYSEV386"}, {5, "PER_ISCR4"},
+    {6, "PER_BSD"},     {7, "PER_XENIX"},    {8, "PER_LINUX32"},
+    {9, "PER_IRIX32"},  {10, "PER_IRIXN32"}, {11, "PER_IRIX64"},
+    {12, "PER_RISCOS"}, {13, "PER_SOLARIS"}, {14, "PER_UW7"},
+    {15, "PER_OSF4"},   {16, "PER_HPUX"},    {0, NULL}};
+static const struct sc_xlat per_flags[] = {{0x0020000, "UNAME26"},
+                                           {0x0040000, "ADDR_NO_RANDOMIZE"},
+                                           {0x0080000, "FDPIC_FUNCPTRS"},
+                                           {0x0100000, "MMAP_PAGE_ZERO"},
+                                           {0x0200000, "ADDR_COMPAT_LAYOUT"},
+                                           {0x0400000, "READ_IMPLIES_EXEC"},
+                                           {0x0800000, "ADDR_LIMIT_32BIT"},
+                                           {0x1000000, "SHORT_INODE"},
+                                           {0x2000000, "WHOLE_SECONDS"},
+                                           {0x4000000, "STICKY_TIMEOUTS"},
+                                           {0x8000000, "ADDR_LIMIT_3GB"},
+                                           {0, NULL}};
 static void put_personality(struct ob *o, uint32_t p) {
   const char *n = sc_xlat_name(per_types, p & 0xff);
   if (n)
@@ -485,54 +498,144 @@ void ex_getcpu(struct dc *d) { /* getcpu(cpu, node, cache): all at the exit */
 
 /* ---- prctl ---- */
 enum {
-  K_PR_SET_PDEATHSIG = 1, K_PR_GET_PDEATHSIG = 2, K_PR_GET_DUMPABLE = 3, K_PR_SET_DUMPABLE = 4,
-  K_PR_GET_KEEPCAPS = 7, K_PR_SET_KEEPCAPS = 8, K_PR_GET_TIMING = 13, K_PR_SET_TIMING = 14,
-  K_PR_SET_NAME = 15, K_PR_GET_NAME = 16, K_PR_GET_SECCOMP = 21, K_PR_SET_SECCOMP = 22,
-  K_PR_CAPBSET_READ = 23, K_PR_CAPBSET_DROP = 24, K_PR_GET_TIMERSLACK = 30,
-  K_PR_SET_TIMERSLACK = 29, K_PR_TASK_PERF_EVENTS_DISABLE = 31,
-  K_PR_TASK_PERF_EVENTS_ENABLE = 32, K_PR_SET_CHILD_SUBREAPER = 36,
-  K_PR_GET_CHILD_SUBREAPER = 37, K_PR_SET_NO_NEW_PRIVS = 38, K_PR_SET_THP_DISABLE = 41,
-  K_PR_SET_PTRACER = 0x59616d61, K_PR_SET_IO_FLUSHER = 57
+  K_PR_SET_PDEATHSIG = 1,
+  K_PR_GET_PDEATHSIG = 2,
+  K_PR_GET_DUMPABLE = 3,
+  K_PR_SET_DUMPABLE = 4,
+  K_PR_GET_KEEPCAPS = 7,
+  K_PR_SET_KEEPCAPS = 8,
+  K_PR_GET_TIMING = 13,
+  K_PR_SET_TIMING = 14,
+  K_PR_SET_NAME = 15,
+  K_PR_GET_NAME = 16,
+  K_PR_GET_SECCOMP = 21,
+  K_PR_SET_SECCOMP = 22,
+  K_PR_CAPBSET_READ = 23,
+  K_PR_CAPBSET_DROP = 24,
+  K_PR_GET_TIMERSLACK = 30,
+  K_PR_SET_TIMERSLACK = 29,
+  K_PR_TASK_PERF_EVENTS_DISABLE = 31,
+  K_PR_TASK_PERF_EVENTS_ENABLE = 32,
+  K_PR_SET_CHILD_SUBREAPER = 36,
+  K_PR_GET_CHILD_SUBREAPER = 37,
+  K_PR_SET_NO_NEW_PRIVS = 38,
+  K_PR_SET_THP_DISABLE = 41,
+  K_PR_SET_PTRACER = 0x59616d61,
+  K_PR_SET_IO_FLUSHER = 57
 };
-static const struct sc_xlat prctl_options[] = {
-    {1, "PR_SET_PDEATHSIG"}, {2, "PR_GET_PDEATHSIG"}, {3, "PR_GET_DUMPABLE"},
-    {4, "PR_SET_DUMPABLE"}, {5, "PR_GET_UNALIGN"}, {6, "PR_SET_UNALIGN"},
-    {7, "PR_GET_KEEPCAPS"}, {8, "PR_SET_KEEPCAPS"}, {9, "PR_GET_FPEMU"}, {10, "PR_SET_FPEMU"},
-    {11, "PR_GET_FPEXC"}, {12, "PR_SET_FPEXC"}, {13, "PR_GET_TIMING"}, {14, "PR_SET_TIMING"},
-    {15, "PR_SET_NAME"}, {16, "PR_GET_NAME"}, {19, "PR_GET_ENDIAN"}, {20, "PR_SET_ENDIAN"},
-    {21, "PR_GET_SECCOMP"}, {22, "PR_SET_SECCOMP"}, {23, "PR_CAPBSET_READ"},
-    {24, "PR_CAPBSET_DROP"}, {25, "PR_GET_TSC"}, {26, "PR_SET_TSC"},
-    {27, "PR_GET_SECUREBITS"}, {28, "PR_SET_SECUREBITS"}, {29, "PR_SET_TIMERSLACK"},
-    {30, "PR_GET_TIMERSLACK"}, {31, "PR_TASK_PERF_EVENTS_DISABLE"},
-    {32, "PR_TASK_PERF_EVENTS_ENABLE"}, {33, "PR_MCE_KILL"}, {34, "PR_MCE_KILL_GET"},
-    {35, "PR_SET_MM"}, {36, "PR_SET_CHILD_SUBREAPER"}, {37, "PR_GET_CHILD_SUBREAPER"},
-    {38, "PR_SET_NO_NEW_PRIVS"}, {39, "PR_GET_NO_NEW_PRIVS"}, {40, "PR_GET_TID_ADDRESS"},
-    {41, "PR_SET_THP_DISABLE"}, {42, "PR_GET_THP_DISABLE"}, {43, "PR_MPX_ENABLE_MANAGEMENT"},
-    {44, "PR_MPX_DISABLE_MANAGEMENT"}, {45, "PR_SET_FP_MODE"}, {46, "PR_GET_FP_MODE"},
-    {47, "PR_CAP_AMBIENT"}, {50, "PR_SVE_SET_VL"}, {51, "PR_SVE_GET_VL"},
-    {52, "PR_GET_SPECULATION_CTRL"}, {53, "PR_SET_SPECULATION_CTRL"}, {54, "PR_PAC_RESET_KEYS"},
-    {55, "PR_SET_TAGGED_ADDR_CTRL"}, {56, "PR_GET_TAGGED_ADDR_CTRL"},
-    {57, "PR_SET_IO_FLUSHER"}, {58, "PR_GET_IO_FLUSHER"}, {59, "PR_SET_SYSCALL_USER_DISPATCH"},
-    {60, "PR_PAC_SET_ENABLED_KEYS"}, {61, "PR_PAC_GET_ENABLED_KEYS"}, {62, "PR_SCHED_CORE"},
-    {0x59616d61, "PR_SET_PTRACER"}, {0x53564d41, "PR_SET_VMA"}, {0, NULL}};
+static const struct sc_xlat prctl_options[] = {{1, "PR_SET_PDEATHSIG"},
+                                               {2, "PR_GET_PDEATHSIG"},
+                                               {3, "PR_GET_DUMPABLE"},
+                                               {4, "PR_SET_DUMPABLE"},
+                                               {5, "PR_GET_UNALIGN"},
+                                               {6, "PR_SET_UNALIGN"},
+                                               {7, "PR_GET_KEEPCAPS"},
+                                               {8, "PR_SET_KEEPCAPS"},
+                                               {9, "PR_GET_FPEMU"},
+                                               {10, "PR_SET_FPEMU"},
+                                               {11, "PR_GET_FPEXC"},
+                                               {12, "PR_SET_FPEXC"},
+                                               {13, "PR_GET_TIMING"},
+                                               {14, "PR_SET_TIMING"},
+                                               {15, "PR_SET_NAME"},
+                                               {16, "PR_GET_NAME"},
+                                               {19, "PR_GET_ENDIAN"},
+                                               {20, "PR_SET_ENDIAN"},
+                                               {21, "PR_GET_SECCOMP"},
+                                               {22, "PR_SET_SECCOMP"},
+                                               {23, "PR_CAPBSET_READ"},
+                                               {24, "PR_CAPBSET_DROP"},
+                                               {25, "PR_GET_TSC"},
+                                               {26, "PR_SET_TSC"},
+                                               {27, "PR_GET_SECUREBITS"},
+                                               {28, "PR_SET_SECUREBITS"},
+                                               {29, "PR_SET_TIMERSLACK"},
+                                               {30, "PR_GET_TIMERSLACK"},
+                                               {31, "PR_TASK_PERF_EVENTS_DISABLE"},
+                                               {32, "PR_TASK_PERF_EVENTS_ENABLE"},
+                                               {33, "PR_MCE_KILL"},
+                                               {34, "PR_MCE_KILL_GET"},
+                                               {35, "PR_SET_MM"},
+                                               {36, "PR_SET_CHILD_SUBREAPER"},
+                                               {37, "PR_GET_CHILD_SUBREAPER"},
+                                               {38, "PR_SET_NO_NEW_PRIVS"},
+                                               {39, "PR_GET_NO_NEW_PRIVS"},
+                                               {40, "PR_GET_TID_ADDRESS"},
+                                               {41, "PR_SET_THP_DISABLE"},
+                                               {42, "PR_GET_THP_DISABLE"},
+                                               {43, "PR_MPX_ENABLE_MANAGEMENT"},
+                                               {44, "PR_MPX_DISABLE_MANAGEMENT"},
+                                               {45, "PR_SET_FP_MODE"},
+                                               {46, "PR_GET_FP_MODE"},
+                                               {47, "PR_CAP_AMBIENT"},
+                                               {50, "PR_SVE_SET_VL"},
+                                               {51, "PR_SVE_GET_VL"},
+                                               {52, "PR_GET_SPECULATION_CTRL"},
+                                               {53, "PR_SET_SPECULATION_CTRL"},
+                                               {54, "PR_PAC_RESET_KEYS"},
+                                               {55, "PR_SET_TAGGED_ADDR_CTRL"},
+                                               {56, "PR_GET_TAGGED_ADDR_CTRL"},
+                                               {57, "PR_SET_IO_FLUSHER"},
+                                               {58, "PR_GET_IO_FLUSHER"},
+                                               {59, "PR_SET_SYSCALL_USER_DISPATCH"},
+                                               {60, "PR_PAC_SET_ENABLED_KEYS"},
+                                               {61, "PR_PAC_GET_ENABLED_KEYS"},
+                                               {62, "PR_SCHED_CORE"},
+                                               {0x59616d61, "PR_SET_PTRACER"},
+                                               {0x53564d41, "PR_SET_VMA"},
+                                               {0, NULL}};
 static const struct sc_xlat pr_dumpable[] = {
     {0, "SUID_DUMP_DISABLE"}, {1, "SUID_DUMP_USER"}, {2, "SUID_DUMP_ROOT"}, {0, NULL}};
-static const char *const cap_names[] = {
-    "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
-    "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
-    "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW",
-    "CAP_IPC_LOCK", "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT",
-    "CAP_SYS_PTRACE", "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
-    "CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE",
-    "CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE",
-    "CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ",
-    "CAP_PERFMON", "CAP_BPF", "CAP_CHECKPOINT_RESTORE"};
+static const char *const cap_names[] = {"CAP_CHOWN",
+                                        "CAP_DAC_OVERRIDE",
+                                        "CAP_DAC_READ_SEARCH",
+                                        "CAP_FOWNER",
+                                        "CAP_FSETID",
+                                        "CAP_KILL",
+                                        "CAP_SETGID",
+                                        "CAP_SETUID",
+                                        "CAP_SETPCAP",
+                                        "CAP_LINUX_IMMUTABLE",
+                                        "CAP_NET_BIND_SERVICE",
+                                        "CAP_NET_BROADCAST",
+                                        "CAP_NET_ADMIN",
+                                        "CAP_NET_RAW",
+                                        "CAP_IPC_LOCK",
+                                        "CAP_IPC_OWNER",
+                                        "CAP_SYS_MODULE",
+                                        "CAP_SYS_RAWIO",
+                                        "CAP_SYS_CHROOT",
+                                        "CAP_SYS_PTRACE",
+                                        "CAP_SYS_PACCT",
+                                        "CAP_SYS_ADMIN",
+                                        "CAP_SYS_BOOT",
+                                        "CAP_SYS_NICE",
+                                        "CAP_SYS_RESOURCE",
+                                        "CAP_SYS_TIME",
+                                        "CAP_SYS_TTY_CONFIG",
+                                        "CAP_MKNOD",
+                                        "CAP_LEASE",
+                                        "CAP_AUDIT_WRITE",
+                                        "CAP_AUDIT_CONTROL",
+                                        "CAP_SETFCAP",
+                                        "CAP_MAC_OVERRIDE",
+                                        "CAP_MAC_ADMIN",
+                                        "CAP_SYSLOG",
+                                        "CAP_WAKE_ALARM",
+                                        "CAP_BLOCK_SUSPEND",
+                                        "CAP_AUDIT_READ",
+                                        "CAP_PERFMON",
+                                        "CAP_BPF",
+                                        "CAP_CHECKPOINT_RESTORE"};
 
 /* the remaining arguments from i on, hex (strace's print_prctl_args) */
 static void prctl_rest(struct dc *d, int i) {
   for (; i < 5; i++) {
     next(d);
-    if (A(i)) put_xnum(d->o, A(i)); else ob_putc(d->o, '0');
+    if (A(i))
+      put_xnum(d->o, A(i));
+    else
+      ob_putc(d->o, '0');
   }
 }
 void en_prctl(struct dc *d) { /* prctl(option, arg2, arg3, arg4, arg5) */
@@ -544,11 +647,19 @@ void en_prctl(struct dc *d) { /* prctl(option, arg2, arg3, arg4, arg5) */
   else
     ob_printf(o, "%#x%s", op, dc_strace(d) ? " /* PR_??? */" : "");
   switch (op) {
-  case K_PR_GET_KEEPCAPS: case K_PR_GET_SECCOMP: case K_PR_GET_TIMERSLACK: case K_PR_GET_TIMING:
-  case K_PR_GET_DUMPABLE: case K_PR_TASK_PERF_EVENTS_DISABLE: case K_PR_TASK_PERF_EVENTS_ENABLE:
-  case K_PR_GET_NAME: case K_PR_GET_PDEATHSIG: case K_PR_GET_CHILD_SUBREAPER:
-    return; /* nothing, or an out-parameter */
-  case K_PR_SET_CHILD_SUBREAPER: case K_PR_SET_KEEPCAPS: case K_PR_SET_TIMING:
+  case K_PR_GET_KEEPCAPS:
+  case K_PR_GET_SECCOMP:
+  case K_PR_GET_TIMERSLACK:
+  case K_PR_GET_TIMING:
+  case K_PR_GET_DUMPABLE:
+  case K_PR_TASK_PERF_EVENTS_DISABLE:
+  case K_PR_TASK_PERF_EVENTS_ENABLE:
+  case K_PR_GET_NAME:
+  case K_PR_GET_PDEATHSIG:
+  case K_PR_GET_CHILD_SUBREAPER: return; /* nothing, or an out-parameter */
+  case K_PR_SET_CHILD_SUBREAPER:
+  case K_PR_SET_KEEPCAPS:
+  case K_PR_SET_TIMING:
     next(d);
     put_ulong(o, A(1));
     return;
@@ -556,7 +667,8 @@ void en_prctl(struct dc *d) { /* prctl(option, arg2, arg3, arg4, arg5) */
     next(d);
     put_xval(o, pr_dumpable, A(1), XDEC);
     return;
-  case K_PR_CAPBSET_READ: case K_PR_CAPBSET_DROP:
+  case K_PR_CAPBSET_READ:
+  case K_PR_CAPBSET_DROP:
     next(d);
     if (A(1) < sizeof cap_names / sizeof cap_names[0])
       ob_puts(o, cap_names[A(1)]);
@@ -591,16 +703,19 @@ void en_prctl(struct dc *d) { /* prctl(option, arg2, arg3, arg4, arg5) */
     return;
   case K_PR_SET_PTRACER:
     next(d);
-    if ((int)A(1) == -1) ob_puts(o, "PR_SET_PTRACER_ANY"); else put_int(o, A(1));
+    if ((int)A(1) == -1)
+      ob_puts(o, "PR_SET_PTRACER_ANY");
+    else
+      put_int(o, A(1));
     return;
-  case K_PR_SET_NO_NEW_PRIVS: case K_PR_SET_THP_DISABLE: case K_PR_SET_IO_FLUSHER:
+  case K_PR_SET_NO_NEW_PRIVS:
+  case K_PR_SET_THP_DISABLE:
+  case K_PR_SET_IO_FLUSHER:
     next(d);
     put_ulong(o, A(1));
     prctl_rest(d, 2);
     return;
-  default:
-    prctl_rest(d, 1);
-    return;
+  default: prctl_rest(d, 1); return;
   }
 }
 void ex_prctl(struct dc *d) {

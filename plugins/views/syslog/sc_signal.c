@@ -56,7 +56,6 @@ void put_sigset(struct dc *d, uint64_t addr, uint64_t size) {
     put_addr(d->o, addr);
 }
 
-
 /* ---- signals ---- */
 struct k_sigaction {
   uint64_t handler, flags, restorer, mask;
@@ -133,25 +132,30 @@ void en_tgkill(struct dc *d) { /* tgkill(tgid, tid, sig) */
 }
 
 /* ---- siginfo ---- */
-static const struct sc_xlat si_codes[] = {
-    {0, "SI_USER"}, {0x80, "SI_KERNEL"}, {(uint32_t)-1, "SI_QUEUE"}, {(uint32_t)-2, "SI_TIMER"},
-    {(uint32_t)-3, "SI_MESGQ"}, {(uint32_t)-4, "SI_ASYNCIO"}, {(uint32_t)-5, "SI_SIGIO"},
-    {(uint32_t)-6, "SI_TKILL"}, {(uint32_t)-7, "SI_DETHREAD"}, {(uint32_t)-60, "SI_ASYNCNL"},
-    {0, NULL}};
+static const struct sc_xlat si_codes[] = {{0, "SI_USER"},
+                                          {0x80, "SI_KERNEL"},
+                                          {(uint32_t)-1, "SI_QUEUE"},
+                                          {(uint32_t)-2, "SI_TIMER"},
+                                          {(uint32_t)-3, "SI_MESGQ"},
+                                          {(uint32_t)-4, "SI_ASYNCIO"},
+                                          {(uint32_t)-5, "SI_SIGIO"},
+                                          {(uint32_t)-6, "SI_TKILL"},
+                                          {(uint32_t)-7, "SI_DETHREAD"},
+                                          {(uint32_t)-60, "SI_ASYNCNL"},
+                                          {0, NULL}};
 static const struct sc_xlat cld_codes[] = {
-    {1, "CLD_EXITED"}, {2, "CLD_KILLED"}, {3, "CLD_DUMPED"}, {4, "CLD_TRAPPED"},
+    {1, "CLD_EXITED"},  {2, "CLD_KILLED"},    {3, "CLD_DUMPED"}, {4, "CLD_TRAPPED"},
     {5, "CLD_STOPPED"}, {6, "CLD_CONTINUED"}, {0, NULL}};
 static const struct sc_xlat segv_codes[] = {
     {1, "SEGV_MAPERR"}, {2, "SEGV_ACCERR"}, {3, "SEGV_BNDERR"}, {4, "SEGV_PKUERR"}, {0, NULL}};
-static const struct sc_xlat bus_codes[] = {
-    {1, "BUS_ADRALN"}, {2, "BUS_ADRERR"}, {3, "BUS_OBJERR"}, {4, "BUS_MCEERR_AR"},
-    {5, "BUS_MCEERR_AO"}, {0, NULL}};
+static const struct sc_xlat bus_codes[] = {{1, "BUS_ADRALN"},    {2, "BUS_ADRERR"},
+                                           {3, "BUS_OBJERR"},    {4, "BUS_MCEERR_AR"},
+                                           {5, "BUS_MCEERR_AO"}, {0, NULL}};
 static const struct sc_xlat trap_codes[] = {
     {1, "TRAP_BRKPT"}, {2, "TRAP_TRACE"}, {3, "TRAP_BRANCH"}, {4, "TRAP_HWBKPT"}, {0, NULL}};
-static const struct sc_xlat poll_codes[] = {
-    {1, "POLL_IN"}, {2, "POLL_OUT"}, {3, "POLL_MSG"}, {4, "POLL_ERR"}, {5, "POLL_PRI"},
-    {6, "POLL_HUP"}, {0, NULL}};
-
+static const struct sc_xlat poll_codes[] = {{1, "POLL_IN"},  {2, "POLL_OUT"}, {3, "POLL_MSG"},
+                                            {4, "POLL_ERR"}, {5, "POLL_PRI"}, {6, "POLL_HUP"},
+                                            {0, NULL}};
 
 /* The kernel's layout into the neutral struct (the members si_code and
  * signo say are live). */
@@ -177,9 +181,11 @@ static void siginfo_from_kernel(const struct k_siginfo *k, struct sc_siginfo *si
       si->utime = k->u.chld.utime;
       si->stime = k->u.chld.stime;
       break;
-    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
-      si->addr = k->u.fault.addr;
-      break;
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGILL:
+    case SIGFPE:
+    case SIGTRAP: si->addr = k->u.fault.addr; break;
     case SIGPOLL:
       si->band = k->u.poll.band;
       si->fd = k->u.poll.fd;
@@ -223,9 +229,10 @@ void put_siginfo_fields(struct ob *o, const struct sc_siginfo *si) {
     ob_printf(o, "%d", si->code);
   if (si->err) ob_printf(o, ", si_errno=%d", si->err);
   if (si->code <= 0 || si->code == 0x80) { /* sent by a process (or the kernel) */
-    if (si->code == -2) { /* SI_TIMER */
-      ob_printf(o, ", si_timerid=%#x, si_overrun=%d, si_int=%d, si_ptr=%#llx", (unsigned)si->timerid,
-                si->overrun, (int32_t)si->value, (unsigned long long)si->value);
+    if (si->code == -2) {                  /* SI_TIMER */
+      ob_printf(o, ", si_timerid=%#x, si_overrun=%d, si_int=%d, si_ptr=%#llx",
+                (unsigned)si->timerid, si->overrun, (int32_t)si->value,
+                (unsigned long long)si->value);
     } else if (si->code != 0x80) {
       ob_printf(o, ", si_pid=%d, si_uid=%u", si->pid, si->uid);
       if (si->code == -1 || si->code == -3)
@@ -240,16 +247,17 @@ void put_siginfo_fields(struct ob *o, const struct sc_siginfo *si) {
         ob_printf(o, "%d", si->status);
       else
         put_signal(o, (uint32_t)si->status);
-      ob_printf(o, ", si_utime=%lld, si_stime=%lld", (long long)si->utime,
-                (long long)si->stime);
+      ob_printf(o, ", si_utime=%lld, si_stime=%lld", (long long)si->utime, (long long)si->stime);
       break;
-    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGILL:
+    case SIGFPE:
+    case SIGTRAP:
       ob_puts(o, ", si_addr=");
       put_addr(o, si->addr);
       break;
-    case SIGPOLL:
-      ob_printf(o, ", si_band=%lld, si_fd=%d", (long long)si->band, si->fd);
-      break;
+    case SIGPOLL: ob_printf(o, ", si_band=%lld, si_fd=%d", (long long)si->band, si->fd); break;
     case SIGSYS:
       ob_puts(o, ", si_call_addr=");
       put_addr(o, si->addr);
@@ -290,7 +298,11 @@ void sc_siginfo_text(unsigned env_flags, const struct sc_siginfo *si, char *buf,
 static const struct sc_xlat ss_flags[] = {
     {1, "SS_ONSTACK"}, {2, "SS_DISABLE"}, {0x80000000u, "SS_AUTODISARM"}, {0, NULL}};
 static void put_stack(struct dc *d, uint64_t addr, int out) {
-  struct { uint64_t sp; int32_t flags, pad; uint64_t size; } ss;
+  struct {
+    uint64_t sp;
+    int32_t flags, pad;
+    uint64_t size;
+  } ss;
   struct ob *o = d->o;
   if (!addr) {
     ob_puts(o, "NULL");

@@ -38,9 +38,9 @@ unsigned sc_class_by_name(const char *name) {
   static const struct {
     const char *name;
     unsigned bit;
-  } cls[] = {{"desc", SC_CLS_DESC},       {"file", SC_CLS_FILE},     {"network", SC_CLS_NETWORK},
-             {"net", SC_CLS_NETWORK},     {"process", SC_CLS_PROCESS}, {"signal", SC_CLS_SIGNAL},
-             {"memory", SC_CLS_MEMORY},   {"ipc", SC_CLS_IPC},       {"creds", SC_CLS_CREDS},
+  } cls[] = {{"desc", SC_CLS_DESC},     {"file", SC_CLS_FILE},       {"network", SC_CLS_NETWORK},
+             {"net", SC_CLS_NETWORK},   {"process", SC_CLS_PROCESS}, {"signal", SC_CLS_SIGNAL},
+             {"memory", SC_CLS_MEMORY}, {"ipc", SC_CLS_IPC},         {"creds", SC_CLS_CREDS},
              {"clock", SC_CLS_CLOCK}};
   for (size_t i = 0; i < sizeof cls / sizeof cls[0]; i++)
     if (strcmp(cls[i].name, name) == 0) return cls[i].bit;

@@ -24,6 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The tables are laid out by hand, several entries a line in strace's order:
+ * clang-format would put one per line. */
+/* clang-format off */
 #define X(v) {(uint64_t)(v), #v}
 #define L(v, n) {(uint64_t)(v), n}
 #define END {0, NULL}
@@ -479,3 +482,4 @@ const struct sc_xlat sc_packet_types[] = {
     L(0, "PACKET_HOST"), L(1, "PACKET_BROADCAST"), L(2, "PACKET_MULTICAST"),
     L(3, "PACKET_OTHERHOST"), L(4, "PACKET_OUTGOING"), L(5, "PACKET_LOOPBACK"),
     L(6, "PACKET_USER"), L(7, "PACKET_KERNEL"), END};
+/* clang-format on */

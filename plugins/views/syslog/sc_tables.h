@@ -87,13 +87,13 @@ const char *sc_errno_table_name(int err);
 
 /* ---- issue 26 part B: socket options, memory advice, timers, misc ---- */
 extern const struct sc_xlat sc_socketlayers[];
-extern const struct sc_xlat sc_sock_options[];     /* SOL_SOCKET */
-extern const struct sc_xlat sc_sock_ip_options[];  /* SOL_IP */
+extern const struct sc_xlat sc_sock_options[];    /* SOL_SOCKET */
+extern const struct sc_xlat sc_sock_ip_options[]; /* SOL_IP */
 extern const struct sc_xlat sc_sock_ipv6_options[];
 extern const struct sc_xlat sc_sock_tcp_options[];
 extern const struct sc_xlat sc_sock_udp_options[];
-extern const struct sc_xlat sc_scm_types[];        /* cmsg_type at SOL_SOCKET */
-extern const struct sc_xlat sc_ip_cmsg_types[];    /* cmsg_type at SOL_IP */
+extern const struct sc_xlat sc_scm_types[];     /* cmsg_type at SOL_SOCKET */
+extern const struct sc_xlat sc_ip_cmsg_types[]; /* cmsg_type at SOL_IP */
 extern const struct sc_xlat sc_madvise_cmds[];
 extern const struct sc_xlat sc_msync_flags[];
 extern const struct sc_xlat sc_mlockall_flags[];
@@ -113,7 +113,7 @@ extern const struct sc_xlat sc_seccomp_filter_flags[];
 extern const struct sc_xlat sc_netlink_protocols[];
 extern const struct sc_xlat sc_ethernet_protocols[]; /* ETH_P_*, host order */
 extern const struct sc_xlat sc_arphrd_types[];
-extern const struct sc_xlat sc_packet_types[];       /* sll_pkttype */
-const char *sc_cap_name(unsigned bit); /* "CAP_CHOWN" for 0, NULL past the last */
+extern const struct sc_xlat sc_packet_types[]; /* sll_pkttype */
+const char *sc_cap_name(unsigned bit);         /* "CAP_CHOWN" for 0, NULL past the last */
 
 #endif /* ASMSPY_SC_TABLES_H */

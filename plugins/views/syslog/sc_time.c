@@ -33,7 +33,6 @@ void put_timeval(struct dc *d, uint64_t addr) {
     put_addr(d->o, addr);
 }
 
-
 /* ---- sleeping ---- */
 /* The remaining time is written only when a signal cut the sleep short. */
 static void put_rem(struct dc *d, uint64_t addr) {
@@ -95,12 +94,12 @@ void put_itimerspec(struct dc *d, uint64_t addr) {
     put_addr(d->o, addr);
 }
 /* An out-parameter at the exit: its address unless the call succeeded. */
-#define OUT_OR_ADDR(d, addr, printer)                                                      \
-  do {                                                                                     \
-    if ((addr) && !OUT_OK(d))                                                              \
-      put_addr((d)->o, (addr));                                                            \
-    else                                                                                   \
-      printer((d), (addr));                                                                \
+#define OUT_OR_ADDR(d, addr, printer)                                                              \
+  do {                                                                                             \
+    if ((addr) && !OUT_OK(d))                                                                      \
+      put_addr((d)->o, (addr));                                                                    \
+    else                                                                                           \
+      printer((d), (addr));                                                                        \
   } while (0)
 
 static void put_timezone(struct dc *d, uint64_t addr) {

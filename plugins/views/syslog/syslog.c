@@ -34,7 +34,7 @@ static const struct asmspy_record_schema syslog_records[SYSLOG_REC_N + 1];
 struct thread_call {
   int32_t tid;
   int in_flight;
-  int skipping; /* the call in flight is filtered out by --trace */
+  int skipping;   /* the call in flight is filtered out by --trace */
   int unfinished; /* strace -f: its entry was printed `name(args <unfinished ...>` */
   struct sc_call call;
 };
@@ -52,8 +52,8 @@ struct syslog_state {
   uint8_t *traced;       /* --trace: 1 per syscall number shown; NULL = all */
   int64_t ntraced;
   uint8_t sigshown[SYSLOG_NSIG]; /* --signal: 1 per signal number shown */
-  int split;           /* -1 until known; --strace in text: strace -f's <unfinished ...> / <... resumed> */
-  int32_t open_tid;    /* split: the task whose entry is "on the line" (0: none) */
+  int split; /* -1 until known; --strace in text: strace -f's <unfinished ...> / <... resumed> */
+  int32_t open_tid; /* split: the task whose entry is "on the line" (0: none) */
 };
 
 /* ----------------------------------------------------- decoder env -- */
@@ -73,8 +73,9 @@ static ssize_t env_read_mem(void *ctx, uint64_t addr, void *buf, size_t len) {
 }
 static const char *env_describe_fd(void *ctx, int fd, char *buf, size_t cap) {
   struct env_ctx *c = ctx;
-  return c->target && ASMSPY_HAS(c->host, describe_fd) ? c->host->describe_fd(c->target, fd, buf, cap)
-                                                         : NULL;
+  return c->target && ASMSPY_HAS(c->host, describe_fd)
+             ? c->host->describe_fd(c->target, fd, buf, cap)
+             : NULL;
 }
 static const char *env_syscall_name(void *ctx, int64_t nr) {
   struct env_ctx *c = ctx;
@@ -140,8 +141,8 @@ static void prefix_for(const struct syslog_state *st, const struct asmspy_event 
 }
 
 /* One completed (or unfinished) syscall line through the writer. */
-static int emit_line(struct syslog_state *st, const struct asmspy_event *ev, const struct sc_call *c,
-                     const char *line, int64_t ret, int have_ret) {
+static int emit_line(struct syslog_state *st, const struct asmspy_event *ev,
+                     const struct sc_call *c, const char *line, int64_t ret, int have_ret) {
   const struct asmspy_host_api *h = st->host;
   char prefix[32], text[5000];
   prefix_for(st, ev, prefix, sizeof prefix);
@@ -308,7 +309,8 @@ static int on_task(struct syslog_state *st, const struct asmspy_event *ev) {
     if (code >= 0)
       snprintf(text, sizeof text, "%s+++ exited with %d +++", prefix, code);
     else
-      snprintf(text, sizeof text, "%s+++ killed by SIG%s +++", prefix, sigabbrev_np(-code) ? sigabbrev_np(-code) : "?");
+      snprintf(text, sizeof text, "%s+++ killed by SIG%s +++", prefix,
+               sigabbrev_np(-code) ? sigabbrev_np(-code) : "?");
     const struct asmspy_value v[] = {rv_str("exit"), rv_int(ev->tid), rv_absent(), rv_int(code)};
     rec_emit(h, st->s->out, &syslog_records[SYSLOG_REC_TASK], v, text);
     thread_drop(st, ev->tid);
@@ -390,13 +392,15 @@ static const struct asmspy_option syslog_options[] = {
     [OPT_STRACE] = {"strace", NULL,
                     "strace's line format: fds as numbers, read data in place, strings cut at 32"},
     [OPT_STRLIM] = {"string-limit", "<n>", "bytes of a string or buffer shown (strace -s)"},
-    [OPT_HEX] = {"hex", "non-ascii|all", "strings in hex: when non-ASCII, or always (strace -x/-xx)"},
+    [OPT_HEX] = {"hex", "non-ascii|all",
+                 "strings in hex: when non-ASCII, or always (strace -x/-xx)"},
     [OPT_VERBOSE] = {"verbose", NULL, "unabbreviated structures (strace -v)"},
     [OPT_DECODE_FDS] = {"decode-fds", NULL, "with --strace: fds as 3</path> (strace -y)"},
     [OPT_TRACE] = {"trace", "<set>",
                    "syscalls shown: names, %file %network %process %signal %memory %ipc %desc "
                    "%creds %clock, ! negates (strace -e trace=)"},
-    [OPT_SIGNAL] = {"signal", "<set>", "signals shown: names or numbers, ! negates (strace -e signal=)"},
+    [OPT_SIGNAL] = {"signal", "<set>",
+                    "signals shown: names or numbers, ! negates (strace -e signal=)"},
     {NULL, NULL, NULL},
 };
 
@@ -499,7 +503,8 @@ static int syslog_open(const struct asmspy_host_api *host, const struct asmspy_s
   struct asmspy_optval ov;
   int rc = vo_parse(host, s, syslog_options, POSITIONALS, &ov);
   if (rc) return rc;
-  if (ov.npos) return vo_refuse(host, s, syslog_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
+  if (ov.npos)
+    return vo_refuse(host, s, syslog_options, POSITIONALS, "unexpected argument '%s'", ov.pos[0]);
   struct syslog_state *st = calloc(1, sizeof *st);
   if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
@@ -530,7 +535,8 @@ static int syslog_open(const struct asmspy_host_api *host, const struct asmspy_s
   }
   if (!err[0] && ov.value[OPT_TRACE])
     st->traced = parse_trace(ov.value[OPT_TRACE], &st->ntraced, err, sizeof err);
-  if (!err[0] && ov.value[OPT_SIGNAL]) parse_signals(ov.value[OPT_SIGNAL], st->sigshown, err, sizeof err);
+  if (!err[0] && ov.value[OPT_SIGNAL])
+    parse_signals(ov.value[OPT_SIGNAL], st->sigshown, err, sizeof err);
   if (err[0]) {
     free(st->traced);
     free(st);
@@ -575,7 +581,10 @@ static const struct asmspy_field syscall_fields[] = {
     RF_INT("nr", 0, 0, "syscall number"),
     RF_STR("name", 0, "syscall name"),
     RF_STR("text", 0, "the decoded line without the [tid] prefix"),
-    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL | ASMSPY_FIELDF_HIGHLIGHT, .min = ANY_INT,
+    {.name = "ret",
+     .type = ASMSPY_FIELD_INT,
+     .flags = NUL | ASMSPY_FIELDF_HIGHLIGHT,
+     .min = ANY_INT,
      .meaning = "return value (-errno on failure); null when it never returned"},
     RF_STR("error", OPT | ASMSPY_FIELDF_HIGHLIGHT, "the errno name of a failed call"),
     RF_ARRAY("carried", "string", NULL, ASMSPY_FIELDF_CARRIED,
@@ -596,7 +605,8 @@ static const struct asmspy_record_schema syslog_records[SYSLOG_REC_N + 1] = {
     [SYSLOG_REC_SYSCALL] = {"syscall", "one completed (or unfinished) syscall", syscall_fields,
                             "{text}"},
     [SYSLOG_REC_TASK] = {"task", TASK_RECORD_MEANING, task_record_fields, NULL},
-    [SYSLOG_REC_SIGNAL] = {"signal", "a signal delivered to the target (or its group-stop)", signal_fields, NULL},
+    [SYSLOG_REC_SIGNAL] = {"signal", "a signal delivered to the target (or its group-stop)",
+                           signal_fields, NULL},
     [SYSLOG_REC_N] = {.type = NULL},
 };
 
@@ -627,7 +637,8 @@ static const struct asmspy_plugin syslog_plugin = {
     .struct_size = sizeof(struct asmspy_plugin),
     .kind = ASMSPY_KIND_VIEW,
     .name = "syslog",
-    .description = "syscall log: every syscall named, " SC_STR(SC_DECODED_COUNT) " decoded like strace, fds resolved",
+    .description = "syscall log: every syscall named, " SC_STR(
+        SC_DECODED_COUNT) " decoded like strace, fds resolved",
     .caps = ASMSPY_CAP_SYSCALLS,
     .view = &syslog_ops,
     .plugin_version = "0.1.0",

@@ -89,7 +89,8 @@ static int trace_open(const struct asmspy_host_api *host, const struct asmspy_se
   return 0;
 }
 
-static int trace_configure(void *state, const struct asmspy_host_api *host, struct asmspy_session *s) {
+static int trace_configure(void *state, const struct asmspy_host_api *host,
+                           struct asmspy_session *s) {
   struct trace_state *st = state;
   return rv_configure(&st->rv, host, s, "tracing");
 }
@@ -157,7 +158,6 @@ static int by_count(const void *a, const void *b) {
   return x->site < y->site ? -1 : x->site > y->site;
 }
 
-
 static int render_sample(struct trace_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   uint64_t start = ev->u.region.start;
@@ -173,23 +173,29 @@ static int render_sample(struct trace_state *st, const struct asmspy_event *ev) 
   /* the per-instruction and per-callee rows, as JSON values (the TUI reads
    * the text's two tables, not these) */
   struct strbuf text = {0}, insns = {0}, calls = {0};
-  strbuf_addf(&text, "\nsample #%" PRIu64 "   ret=%s   %zu insns (%" PRIu64 " executed), %zu blocks%s\n",
-       ev->u.region.sample, ret, st->ninsns, st->executed, blocks,
-       ev->u.region.truncated ? "   (truncated)" : "");
+  strbuf_addf(&text,
+              "\nsample #%" PRIu64 "   ret=%s   %zu insns (%" PRIu64 " executed), %zu blocks%s\n",
+              ev->u.region.sample, ret, st->ninsns, st->executed, blocks,
+              ev->u.region.truncated ? "   (truncated)" : "");
   strbuf_addf(&insns, "[");
-  strbuf_addf(&text, "  assembly:                                      # <count>\u00d7 per instruction\n");
+  strbuf_addf(&text,
+              "  assembly:                                      # <count>\u00d7 per instruction\n");
   for (size_t i = 0; i < st->ninsns; i++) {
     struct insn_stat *in = &st->insns[i];
     char dis[128], dis_e[256];
     h->disasm(in->addr, in->bytes, in->len, dis, sizeof dis);
-    strbuf_addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " %s\n", in->count, in->addr - start, dis);
+    strbuf_addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " %s\n", in->count, in->addr - start,
+                dis);
     h->json_escape(dis_e, sizeof dis_e, dis, strlen(dis));
-    strbuf_addf(&insns, "%s{\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 ",\"disasm\":\"%s\"}",
-         i ? "," : "", in->addr - start, in->addr, in->count, dis_e);
+    strbuf_addf(&insns,
+                "%s{\"off\":%" PRIu64 ",\"addr\":\"0x%" PRIx64 "\",\"count\":%" PRIu64
+                ",\"disasm\":\"%s\"}",
+                i ? "," : "", in->addr - start, in->addr, in->count, dis_e);
   }
   strbuf_addf(&insns, "]");
   strbuf_addf(&calls, "[");
-  strbuf_addf(&text, "  functions called:                              # ranked most-called first\n");
+  strbuf_addf(&text,
+              "  functions called:                              # ranked most-called first\n");
   if (!st->ncalls) strbuf_addf(&text, "    (none)\n");
   for (size_t i = 0; i < st->ncalls; i++) {
     struct callee_stat *c = &st->calls[i];
@@ -208,14 +214,15 @@ static int render_sample(struct trace_state *st, const struct asmspy_event *ev) 
     else
       snprintf(name, sizeof name, "0x%" PRIx64, c->to);
     const char *module = sym.kind == ASMSPY_SYM_JIT ? "jit" : sym.module ? sym.module : "?";
-    strbuf_addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " ->  %s  [%s]\n", c->count, c->site - start, name,
-         module);
+    strbuf_addf(&text, "  %6" PRIu64 "\u00d7  +0x%-6" PRIx64 " ->  %s  [%s]\n", c->count,
+                c->site - start, name, module);
     char name_e[512], mod_e[256];
     h->json_escape(name_e, sizeof name_e, name, strlen(name));
     h->json_escape(mod_e, sizeof mod_e, module, strlen(module));
-    strbuf_addf(&calls, "%s{\"count\":%" PRIu64 ",\"site_off\":%" PRIu64 ",\"callee\":\"%s\",\"addr\":\"0x%" PRIx64
-                "\",\"module\":\"%s\"}",
-         i ? "," : "", c->count, c->site - start, name_e, c->to, mod_e);
+    strbuf_addf(&calls,
+                "%s{\"count\":%" PRIu64 ",\"site_off\":%" PRIu64
+                ",\"callee\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"module\":\"%s\"}",
+                i ? "," : "", c->count, c->site - start, name_e, c->to, mod_e);
   }
   strbuf_addf(&calls, "]");
   if (text.len && text.s[text.len - 1] == '\n') text.s[--text.len] = 0;
@@ -295,7 +302,10 @@ static const struct asmspy_field sample_call_fields[] = {
 static const struct asmspy_field sample_fields[] = {
     RF_INT("sample", 1, TITLE, "1-based invocation number"),
     RF_INT("tid", ANY_INT, 0, "the thread that ran it"),
-    {.name = "ret", .type = ASMSPY_FIELD_INT, .flags = NUL | TITLE | ASMSPY_FIELDF_HIGHLIGHT, .min = ANY_INT,
+    {.name = "ret",
+     .type = ASMSPY_FIELD_INT,
+     .flags = NUL | TITLE | ASMSPY_FIELDF_HIGHLIGHT,
+     .min = ANY_INT,
      .meaning = "rax at the return; null on a backend without registers (intel_pt)"},
     RF_INT("distinct", 0, 0, "distinct instructions executed"),
     RF_INT("executed", 0, 0, "instructions executed (with repeats; call-outs not stepped)"),
@@ -316,7 +326,8 @@ static const struct asmspy_record_schema trace_records[TRACE_REC_N + 1] = {
 };
 
 /* Its entry in the TUI's mode menu. */
-static const struct asmspy_tui_entry trace_tui = {'2', ASMSPY_TUI_REGION, ASMSPY_TUIF_PICK_SYMBOL, "assembly & functions"};
+static const struct asmspy_tui_entry trace_tui = {'2', ASMSPY_TUI_REGION, ASMSPY_TUIF_PICK_SYMBOL,
+                                                  "assembly & functions"};
 
 static const struct asmspy_view_ops trace_ops = {
     .abi_version = ASMSPY_ABI_VERSION,

@@ -60,14 +60,13 @@ static const struct asmspy_record_schema tree_records[TREE_REC_N + 1];
 #define TREE_DEFAULT_N 40
 #define FRAMES_MAX (1u << 16) /* per thread; deeper frames are tracked no further */
 
-
 /* ------------------------------------------------------------- state -- */
 
 struct frame {
-  uint64_t slot;      /* the return-address slot: live while sp <= slot;
+  uint64_t slot;       /* the return-address slot: live while sp <= slot;
                        * flow mode: the return address itself */
   struct cf_mark mark; /* the filters' state it changed (call_filter.h) */
-  int32_t dot_id;     /* this frame's printed line, else the nearest printed ancestor's, -1 */
+  int32_t dot_id;      /* this frame's printed line, else the nearest printed ancestor's, -1 */
 };
 
 struct thread_state {
@@ -117,7 +116,8 @@ struct tree_state {
 #define POSITIONALS "<pid> [n]"
 enum { OPT_FOCUS, OPT_DOT, OPT_CALL_SELECT };
 static const struct asmspy_option tree_options[] = {
-    [OPT_FOCUS] = {"focus", "<sym>", "only the subtrees rooted at calls of functions containing <sym>"},
+    [OPT_FOCUS] = {"focus", "<sym>",
+                   "only the subtrees rooted at calls of functions containing <sym>"},
     [OPT_DOT] = {"dot", NULL, "a Graphviz digraph instead of the indented tree"},
     CALL_SELECT_OPTIONS,
     {NULL, NULL, NULL},
@@ -254,9 +254,15 @@ static int on_call(struct tree_state *st, struct thread_state *t, const struct a
     struct strbuf text = {0};
     if (want_text) strbuf_addf(&text, "%s%*s-> %s %s", prefix, (int)(2 * pdepth), "", name, mod);
     const struct asmspy_value v[] = {
-        rv_int(ev->tid),        rv_int(ev->pid),      rv_int(pdepth),
-        rv_int((int64_t)depth), named ? rv_strn(name, fn->name_len) : rv_null(), rv_str(module),
-        rv_hex(ev->ip),         rv_str(sym_kind_token(kind)), site ? rv_hex(site) : rv_absent(),
+        rv_int(ev->tid),
+        rv_int(ev->pid),
+        rv_int(pdepth),
+        rv_int((int64_t)depth),
+        named ? rv_strn(name, fn->name_len) : rv_null(),
+        rv_str(module),
+        rv_hex(ev->ip),
+        rv_str(sym_kind_token(kind)),
+        site ? rv_hex(site) : rv_absent(),
     };
     if (text.oom)
       note_oom(st);
@@ -374,7 +380,8 @@ static int render_dot(struct tree_state *st) {
   const struct asmspy_host_api *h = st->host;
   struct strbuf b = {0};
   strbuf_addf(&b, "digraph asmspy_calltree {\n");
-  strbuf_addf(&b, "  label=\"asmspy call tree: pid %d, %zu calls\";\n", (int)st->s->pid, st->ndnodes);
+  strbuf_addf(&b, "  label=\"asmspy call tree: pid %d, %zu calls\";\n", (int)st->s->pid,
+              st->ndnodes);
   dot_layout(&b, "rounded");
   for (size_t i = 0; i < st->ndnodes; i++) {
     strbuf_addf(&b, "  c%zu [label=\"", i);

@@ -43,34 +43,30 @@ static const struct asmspy_option watch_options[] = {
 struct watch_state {
   const struct asmspy_host_api *host;
   const struct asmspy_session *s;
-  const char *spec;   /* the address argument */
-  unsigned len;       /* --len, 0 = from the symbol's size */
-  int rw;             /* --rw */
+  const char *spec; /* the address argument */
+  unsigned len;     /* --len, 0 = from the symbol's size */
+  int rw;           /* --rw */
   uint64_t addr;
-  char name[256];     /* what the user named: the spec */
+  char name[256]; /* what the user named: the spec */
   int64_t want;
   uint64_t hits;
 };
 
-static int usage_error(const struct asmspy_host_api *host, const char *fmt, const char *arg)
-{
+static int usage_error(const struct asmspy_host_api *host, const char *fmt, const char *arg) {
   char msg[512];
   snprintf(msg, sizeof msg, fmt, arg);
   const struct asmspy_session s = {.mode = "watch"};
   return vo_refuse(host, &s, watch_options, POSITIONALS, "%s", msg);
 }
 
-static int parse_len(const char *v, unsigned *out)
-{
-  if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "4") && strcmp(v, "8"))
-    return -1;
+static int parse_len(const char *v, unsigned *out) {
+  if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "4") && strcmp(v, "8")) return -1;
   *out = (unsigned)(v[0] - '0');
   return 0;
 }
 
 static int watch_open(const struct asmspy_host_api *host, const struct asmspy_session *s,
-                      void **state)
-{
+                      void **state) {
   const char *spec = NULL;
   unsigned len = 0;
   int rw = 0;
@@ -86,11 +82,9 @@ static int watch_open(const struct asmspy_host_api *host, const struct asmspy_se
   if (ov.npos > 1)
     return usage_error(host, "unexpected argument '%s' (one address per watch)", ov.pos[1]);
   if (ov.npos) spec = ov.pos[0];
-  if (!spec)
-    return usage_error(host, "%s", "needs an address to watch");
+  if (!spec) return usage_error(host, "%s", "needs an address to watch");
   struct watch_state *st = calloc(1, sizeof *st);
-  if (!st)
-    return -ASMSPY_E_NOMEM;
+  if (!st) return -ASMSPY_E_NOMEM;
   st->host = host;
   st->s = s;
   st->spec = spec;
@@ -104,18 +98,15 @@ static int watch_open(const struct asmspy_host_api *host, const struct asmspy_se
 
 /* The widest of 8/4/2/1 that fits what is left of the symbol (4 for a raw
  * address) and to which addr is naturally aligned. */
-static unsigned default_len(uint64_t addr, uint64_t size)
-{
+static unsigned default_len(uint64_t addr, uint64_t size) {
   uint64_t cap = size ? size : 4;
   for (unsigned l = 8; l > 1; l /= 2)
-    if (l <= cap && (addr % l) == 0)
-      return l;
+    if (l <= cap && (addr % l) == 0) return l;
   return 1;
 }
 
 static int watch_configure(void *state, const struct asmspy_host_api *host,
-                           struct asmspy_session *s)
-{
+                           struct asmspy_session *s) {
   struct watch_state *st = state;
   if (!ASMSPY_HAS(host, resolve_data) || !host->resolve_data || !ASMSPY_HAS(s, watch_access)) {
     host->note(s->out, ASMSPY_NOTE_WARN, "--watch needs a host with ABI 1.5 (resolve_data)");
@@ -146,33 +137,32 @@ static int watch_configure(void *state, const struct asmspy_host_api *host,
   s->watch_addr = addr;
   s->watch_len = len;
   s->watch_access = ASMSPY_WATCH_WRITE | (st->rw ? ASMSPY_WATCH_READ : 0u);
-  if (!s->max)
-    s->max = st->want; /* the backend stops at n hits too */
+  if (!s->max) s->max = st->want; /* the backend stops at n hits too */
 
   const char *what = st->rw ? "reads and writes" : "writes";
   char text[512];
   snprintf(text, sizeof text, "watching %s @ 0x%" PRIx64 " (%u byte%s, %s) in pid %d", st->name,
            addr, len, len == 1 ? "" : "s", what, (int)s->pid);
-  const struct asmspy_value v[] = {rv_str(st->name), rv_hex(addr), rv_int(len),
-                                   rv_int((int64_t)size), rv_str(st->rw ? "rw" : "write"),
+  const struct asmspy_value v[] = {rv_str(st->name),
+                                   rv_hex(addr),
+                                   rv_int(len),
+                                   rv_int((int64_t)size),
+                                   rv_str(st->rw ? "rw" : "write"),
                                    rv_int(s->pid)};
   rec_emit(host, s->out, &watch_records[WATCH_REC_WATCHPOINT], v, text);
   return 0;
 }
 
 /* The value as a signed integer of the watched width. */
-static int64_t signed_of(uint64_t v, unsigned len)
-{
-  if (len >= 8)
-    return (int64_t)v;
+static int64_t signed_of(uint64_t v, unsigned len) {
+  if (len >= 8) return (int64_t)v;
   unsigned bits = 8 * len;
   uint64_t m = 1ull << (bits - 1);
   v &= (1ull << bits) - 1;
   return (int64_t)((v ^ m) - m);
 }
 
-static int render_hit(struct watch_state *st, const struct asmspy_event *ev)
-{
+static int render_hit(struct watch_state *st, const struct asmspy_event *ev) {
   const struct asmspy_host_api *h = st->host;
   uint8_t bytes[16];
   char dis[128] = "(unreadable)";
@@ -190,8 +180,7 @@ static int render_hit(struct watch_state *st, const struct asmspy_event *ev)
 
   char text[768];
   int off = 0;
-  if (ev->nthreads > 1 || st->s->tid == 0)
-    off = snprintf(text, sizeof text, "[%d] ", (int)ev->tid);
+  if (ev->nthreads > 1 || st->s->tid == 0) off = snprintf(text, sizeof text, "[%d] ", (int)ev->tid);
   snprintf(text + off, sizeof text - (size_t)off, "%-40s  %-36s   %" PRId64 " -> %" PRId64 "%s%s",
            where, dis, oldv, newv, read ? "   (read)" : "",
            concurrent ? "   (another thread wrote too: value read after both)" : "");
@@ -221,23 +210,18 @@ static int render_hit(struct watch_state *st, const struct asmspy_event *ev)
       rv_bool(concurrent),
   };
   rec_emit(h, st->s->out, &watch_records[WATCH_REC_HIT], v, text);
-  return st->want > 0 && (int64_t)st->hits >= st->want ? ASMSPY_CONSUME_DONE
-                                                         : ASMSPY_CONSUME_MORE;
+  return st->want > 0 && (int64_t)st->hits >= st->want ? ASMSPY_CONSUME_DONE : ASMSPY_CONSUME_MORE;
 }
 
-static int watch_consume(void *state, const struct asmspy_event *ev)
-{
+static int watch_consume(void *state, const struct asmspy_event *ev) {
   struct watch_state *st = state;
-  if (ev->type == ASMSPY_EV_WATCH_HIT)
-    return render_hit(st, ev);
+  if (ev->type == ASMSPY_EV_WATCH_HIT) return render_hit(st, ev);
   return ASMSPY_CONSUME_MORE;
 }
 
-static int watch_finish(void *state, int end_status)
-{
+static int watch_finish(void *state, int end_status) {
   struct watch_state *st = state;
-  if (end_status < 0)
-    return 0; /* the engine reports the failure */
+  if (end_status < 0) return 0; /* the engine reports the failure */
   char text[384];
   snprintf(text, sizeof text, "%" PRIu64 " hit%s on %s", st->hits, st->hits == 1 ? "" : "s",
            st->name);
@@ -293,7 +277,8 @@ static const struct asmspy_record_schema watch_records[WATCH_REC_N + 1] = {
     [WATCH_REC_WATCHPOINT] = {"watchpoint", "what is watched, once before the hits",
                               watchpoint_fields, NULL},
     [WATCH_REC_HIT] = {"watch", "one hit: the toucher, old -> new", watch_hit_fields, NULL},
-    [WATCH_REC_SUMMARY] = {"watch_summary", "hits in total, at the end", watch_summary_fields, NULL},
+    [WATCH_REC_SUMMARY] = {"watch_summary", "hits in total, at the end", watch_summary_fields,
+                           NULL},
     [WATCH_REC_N] = {.type = NULL},
 };
 

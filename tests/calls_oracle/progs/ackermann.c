@@ -7,4 +7,7 @@ NOINLINE int ack(int m, int n) {
   if (n == 0) return ack(m - 1, 1);
   return ack(m - 1, ack(m, n - 1));
 }
-int main(void) { printf("ack %d %d\n", ack(1, 2), ack(2, 1)); return 0; }
+int main(void) {
+  printf("ack %d %d\n", ack(1, 2), ack(2, 1));
+  return 0;
+}

@@ -9,7 +9,11 @@ NOINLINE void thrower(int v) {
   if (v == 2) throw std::runtime_error("two");
   throw v;
 }
-NOINLINE int passer(int v) { SINK(v); thrower(v); return 0; }
+NOINLINE int passer(int v) {
+  SINK(v);
+  thrower(v);
+  return 0;
+}
 NOINLINE int catcher(int v) {
   try {
     return passer(v);

@@ -10,19 +10,34 @@ struct Point {
   NOINLINE ~Point() { SINK(x); }
   NOINLINE Point operator+(const Point &o) const { return Point(x + o.x, y + o.y); }
   NOINLINE int norm1() const { return (x < 0 ? -x : x) + (y < 0 ? -y : y); }
-  NOINLINE static int count(int n) { SINK(n); return n; }
+  NOINLINE static int count(int n) {
+    SINK(n);
+    return n;
+  }
 };
 namespace detail {
-NOINLINE int twice(int v) { SINK(v); return v * 2; }
-NOINLINE long twice(long v) { SINK(v); return v * 2; }
-}  // namespace detail
-}  // namespace geo
-template <typename T> NOINLINE T biggest(T a, T b) { SINK(1); return a > b ? a : b; }
+NOINLINE int twice(int v) {
+  SINK(v);
+  return v * 2;
+}
+NOINLINE long twice(long v) {
+  SINK(v);
+  return v * 2;
+}
+} // namespace detail
+} // namespace geo
+template <typename T> NOINLINE T biggest(T a, T b) {
+  SINK(1);
+  return a > b ? a : b;
+}
 template <int N> struct Unroll {
   NOINLINE static int run(int v) { return Unroll<N - 1>::run(v + N); }
 };
 template <> struct Unroll<0> {
-  NOINLINE static int run(int v) { SINK(v); return v; }
+  NOINLINE static int run(int v) {
+    SINK(v);
+    return v;
+  }
 };
 int main() {
   geo::Point a(1, 2), b(3, -4);

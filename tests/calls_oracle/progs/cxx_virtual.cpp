@@ -9,12 +9,18 @@ struct Shape {
 struct Square : Shape {
   int s;
   explicit Square(int v) : s(v) {}
-  NOINLINE int area() const override { SINK(s); return s * s; }
+  NOINLINE int area() const override {
+    SINK(s);
+    return s * s;
+  }
 };
 struct Rect : Shape {
   int w, h;
   Rect(int a, int b) : w(a), h(b) {}
-  NOINLINE int area() const override { SINK(w); return w * h; }
+  NOINLINE int area() const override {
+    SINK(w);
+    return w * h;
+  }
 };
 NOINLINE int total(Shape *const *v, int n) {
   int s = 0;

@@ -14,7 +14,10 @@ NOINLINE void parent_done(void) { SINK(3); }
 int main(void) {
   fflush(stdout);
   pid_t p = fork();
-  if (p == 0) { background(); _exit(0); }
+  if (p == 0) {
+    background();
+    _exit(0);
+  }
   parent_done();
   return 0;
 }

@@ -4,7 +4,10 @@
 ORACLE_SINK_DEF;
 NOINLINE int tiny_id(int x) { return x; }
 NOINLINE int tiny_dbl(int x) { return x + x; }
-NOINLINE int bigger(int x) { SINK(x); return tiny_id(x) + tiny_dbl(x) + oracle_sink; }
+NOINLINE int bigger(int x) {
+  SINK(x);
+  return tiny_id(x) + tiny_dbl(x) + oracle_sink;
+}
 int main(void) {
   int s = bigger(1) + bigger(2);
   printf("%d\n", s & 1);

@@ -6,7 +6,11 @@
 #include "oracle.h"
 ORACLE_SINK_DEF;
 NOINLINE size_t measure(const char *s) { return strlen(s); }
-NOINLINE char *dup(const char *s) { char *d = malloc(measure(s) + 1); strcpy(d, s); return d; }
+NOINLINE char *dup(const char *s) {
+  char *d = malloc(measure(s) + 1);
+  strcpy(d, s);
+  return d;
+}
 int main(void) {
   char *d = dup("oracle");
   SINK(atoi("12"));

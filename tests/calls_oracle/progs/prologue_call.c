@@ -5,8 +5,14 @@
 ORACLE_SINK_DEF;
 NOINLINE void tick(void) { SINK(1); }
 NOINLINE void tock(void) { SINK(2); }
-NOINLINE void first_calls(void) { tick(); tock(); }
-NOINLINE int first_calls_ret(void) { tick(); return oracle_sink; }
+NOINLINE void first_calls(void) {
+  tick();
+  tock();
+}
+NOINLINE int first_calls_ret(void) {
+  tick();
+  return oracle_sink;
+}
 NOINLINE void only_calls(void) { first_calls(); }
 int main(void) {
   first_calls();

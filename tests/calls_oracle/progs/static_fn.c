@@ -2,7 +2,10 @@
 #include <stdio.h>
 #include "oracle.h"
 ORACLE_SINK_DEF;
-static NOINLINE int scale(int x, int k) { SINK(x); return x * k + oracle_sink % 3; }
+static NOINLINE int scale(int x, int k) {
+  SINK(x);
+  return x * k + oracle_sink % 3;
+}
 static NOINLINE int twice(int x) { return scale(x, 2) + scale(x + 1, 2); }
 static NOINLINE int sum_to(const int *v, int n) {
   int s = 0;

@@ -6,10 +6,10 @@ ORACLE_SINK_DEF;
 static ucontext_t main_ctx, co_ctx;
 static char co_stack[64 * 1024];
 NOINLINE void co_work(int x) { SINK(x); }
-NOINLINE void co_yield(void) { swapcontext(&co_ctx, &main_ctx); }
+NOINLINE void co_yield (void) { swapcontext(&co_ctx, &main_ctx); }
 NOINLINE void coroutine(void) {
   co_work(1);
-  co_yield();
+  co_yield ();
   co_work(2);
 }
 NOINLINE void resume(void) { swapcontext(&main_ctx, &co_ctx); }

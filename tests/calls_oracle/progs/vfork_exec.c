@@ -9,7 +9,10 @@ NOINLINE void after(void) { SINK(2); }
 int main(void) {
   before();
   pid_t p = vfork();
-  if (p == 0) { execl("/bin/true", "true", (char *)NULL); _exit(127); }
+  if (p == 0) {
+    execl("/bin/true", "true", (char *)NULL);
+    _exit(127);
+  }
   waitpid(p, NULL, 0);
   after();
   printf("%d\n", oracle_sink);

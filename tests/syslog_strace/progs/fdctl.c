@@ -49,7 +49,8 @@ int main(void) {
   syscall(SYS_fcntl, p[0], F_SETSIG, SIGUSR1);
   syscall(SYS_fcntl, p[0], F_GETSIG);
   syscall(SYS_close_range, 20, 30, 0);
-  int fd = (int)syscall(SYS_openat, AT_FDCWD, "/tmp/asmspy_st_fdctl", O_RDWR | O_CREAT | O_TRUNC, 0600);
+  int fd =
+      (int)syscall(SYS_openat, AT_FDCWD, "/tmp/asmspy_st_fdctl", O_RDWR | O_CREAT | O_TRUNC, 0600);
   syscall(SYS_write, fd, "hello sendfile\n", 15);
   struct flock fl = {F_WRLCK, SEEK_SET, 0, 10, 0};
   syscall(SYS_fcntl, fd, F_SETLK, &fl);

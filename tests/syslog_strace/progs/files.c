@@ -15,7 +15,8 @@ int main(void) {
   syscall(SYS_unlinkat, AT_FDCWD, dir, AT_REMOVEDIR);
   syscall(SYS_mkdirat, AT_FDCWD, dir, 0755);
   syscall(SYS_mkdirat, AT_FDCWD, dir, 0); /* EEXIST, mode 0 */
-  int fd = (int)syscall(SYS_openat, AT_FDCWD, "/tmp/asmspy_st_files/a", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fd = (int)syscall(SYS_openat, AT_FDCWD, "/tmp/asmspy_st_files/a",
+                        O_WRONLY | O_CREAT | O_TRUNC, 0644);
   syscall(SYS_write, fd, "hello, strace comparison\n", 25);
   syscall(SYS_close, fd);
   syscall(SYS_faccessat, AT_FDCWD, "/tmp/asmspy_st_files/a", R_OK | W_OK);

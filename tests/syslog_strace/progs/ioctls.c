@@ -16,7 +16,10 @@ int main(void) {
   int k = 9, t = n;
   char dig[16];
   int nd = 0;
-  do { dig[nd++] = (char)('0' + t % 10); t /= 10; } while (t);
+  do {
+    dig[nd++] = (char)('0' + t % 10);
+    t /= 10;
+  } while (t);
   while (nd) path[k++] = dig[--nd];
   path[k] = 0;
   int s = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_NOCTTY);
@@ -48,7 +51,7 @@ int main(void) {
   syscall(SYS_ioctl, s, FIOASYNC, &z);
   syscall(SYS_ioctl, s, FIOCLEX);
   syscall(SYS_ioctl, s, FIONCLEX);
-  syscall(SYS_ioctl, 1, TCGETS, &tio); /* not a tty: ENOTTY or EBADF */
+  syscall(SYS_ioctl, 1, TCGETS, &tio);             /* not a tty: ENOTTY or EBADF */
   syscall(SYS_ioctl, s, _IOR('x', 0x55, int), &n); /* unknown */
   syscall(SYS_ioctl, s, _IOW('Q', 3, long), 0);
   syscall(SYS_ioctl, s, 0x7777, 0);

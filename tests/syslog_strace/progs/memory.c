@@ -5,7 +5,8 @@
 #include <unistd.h>
 
 int main(void) {
-  char *m = (char *)syscall(SYS_mmap, 0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  char *m = (char *)syscall(SYS_mmap, 0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                            -1, 0);
   syscall(SYS_mprotect, m, 4096, PROT_READ);
   syscall(SYS_madvise, m, 8192, MADV_DONTNEED);
   syscall(SYS_mlock, m, 4096);
@@ -40,7 +41,7 @@ int main(void) {
   syscall(SYS_mlock2, p, 4096, MLOCK_ONFAULT);
   syscall(SYS_munlock, p, 4096);
   syscall(SYS_mlockall, MCL_CURRENT | MCL_FUTURE | 0x40); /* EINVAL */
-  syscall(SYS_mlockall, 0); /* EINVAL */
+  syscall(SYS_mlockall, 0);                               /* EINVAL */
   syscall(SYS_munlockall);
   syscall(SYS_mprotect, p, 4096, PROT_READ | PROT_EXEC | 0x100);
   syscall(SYS_mprotect, p, 4096, PROT_NONE);
@@ -48,9 +49,11 @@ int main(void) {
   syscall(SYS_mremap, q, 4096, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, q + 65536);
   syscall(SYS_mremap, q, 4096, 8192, 0);
   syscall(SYS_munmap, q, 131072);
-  syscall(SYS_mmap, 0x10000000, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  syscall(SYS_mmap, 0x10000000, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+          -1, 0);
   syscall(SYS_munmap, 0x10000000, 4096);
-  syscall(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE | MAP_LOCKED, -1, 0);
+  syscall(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE,
+          MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE | MAP_LOCKED, -1, 0);
   syscall(SYS_mmap, 0, 4096, PROT_READ, MAP_SHARED_VALIDATE | MAP_ANONYMOUS | MAP_GROWSDOWN, -1, 0);
   syscall(SYS_membarrier, 0 /* MEMBARRIER_CMD_QUERY */, 0, 0);
   syscall(SYS_membarrier, 8 /* MEMBARRIER_CMD_PRIVATE_EXPEDITED */, 0, 0);

@@ -21,7 +21,8 @@ int main(void) {
           FUTEX_BITSET_MATCH_ANY);
   syscall(SYS_futex, &fw, FUTEX_WAKE, 1, NULL, NULL, 0);
   syscall(SYS_futex, &fw, FUTEX_CMP_REQUEUE_PRIVATE, 1, 2, &fw, 1);
-  syscall(SYS_futex, &fw, FUTEX_WAKE_OP_PRIVATE, 1, 1, &fw, FUTEX_OP(FUTEX_OP_SET, 0, FUTEX_OP_CMP_GT, 1));
+  syscall(SYS_futex, &fw, FUTEX_WAKE_OP_PRIVATE, 1, 1, &fw,
+          FUTEX_OP(FUTEX_OP_SET, 0, FUTEX_OP_CMP_GT, 1));
 
   int sv[2];
   syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, sv);

@@ -20,7 +20,7 @@ int main(void) {
   sigprocmask(SIG_SETMASK, &old, NULL);
   signal(SIGPIPE, SIG_IGN);
   raise(SIGUSR1);
-  syscall(SYS_kill, 999999, 0); /* ESRCH */
+  syscall(SYS_kill, 999999, 0);                     /* ESRCH */
   syscall(SYS_rt_sigaction, SIGKILL, &sa, NULL, 8); /* EINVAL */
   return 0;
 }
