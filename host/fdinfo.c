@@ -478,124 +478,49 @@ void fdinfo_cache_forget_all(void) {
  * list does not know, a number of -1 for an exit whose entry was never
  * seen, ...) flushes it. A whitelist, so a syscall forgotten here costs a
  * readlink, never a wrong name. */
+/* clang-format off */
 static bool fd_table_unchanged(int64_t nr, const uint64_t args[6], int64_t ret) {
   switch (nr) {
-  case SYS_read:
-  case SYS_write:
-  case SYS_pread64:
-  case SYS_pwrite64:
-  case SYS_readv:
-  case SYS_writev:
-  case SYS_preadv:
-  case SYS_pwritev:
-  case SYS_preadv2:
-  case SYS_pwritev2:
-  case SYS_lseek:
-  case SYS_fstat:
-  case SYS_newfstatat:
-  case SYS_statx:
-  case SYS_fstatfs:
-  case SYS_statfs:
-  case SYS_faccessat:
-  case SYS_readlinkat:
-  case SYS_getdents64:
-  case SYS_getcwd:
-  case SYS_ppoll:
-  case SYS_pselect6:
-  case SYS_epoll_pwait:
-  case SYS_epoll_ctl:
-  case SYS_futex:
-  case SYS_nanosleep:
-  case SYS_clock_nanosleep:
-  case SYS_clock_gettime:
-  case SYS_gettimeofday:
-  case SYS_getpid:
-  case SYS_gettid:
-  case SYS_getppid:
-  case SYS_getuid:
-  case SYS_geteuid:
-  case SYS_getgid:
-  case SYS_getegid:
-  case SYS_brk:
-  case SYS_mmap:
-  case SYS_munmap:
-  case SYS_mprotect:
-  case SYS_madvise:
-  case SYS_mremap:
-  case SYS_rt_sigaction:
-  case SYS_rt_sigprocmask:
-  case SYS_rt_sigreturn:
-  case SYS_sched_yield:
-  case SYS_getrandom:
-  case SYS_sendto:
-  case SYS_recvfrom:
-  case SYS_sendmsg:
-  case SYS_connect:
-  case SYS_bind:
-  case SYS_listen:
-  case SYS_shutdown:
-  case SYS_getsockopt:
-  case SYS_setsockopt:
-  case SYS_getsockname:
-  case SYS_getpeername:
-  case SYS_fsync:
-  case SYS_fdatasync:
-  case SYS_ftruncate:
-  case SYS_fallocate:
-  case SYS_fadvise64:
-  case SYS_sendfile:
-  case SYS_splice:
-  case SYS_tee:
-  case SYS_copy_file_range:
-  case SYS_uname:
-  case SYS_sysinfo:
-  case SYS_prlimit64:
-  case SYS_getrusage:
-  case SYS_times:
-  case SYS_kill:
-  case SYS_tgkill:
-  case SYS_wait4:
-  case SYS_waitid:
-  case SYS_sched_getaffinity:
-  case SYS_set_tid_address:
-  case SYS_set_robust_list:
-  case SYS_rseq:
-  case SYS_flock:
-  case SYS_fchmod:
-  case SYS_fchown:
-  case SYS_umask:
-  case SYS_getpgid:
-  case SYS_getsid:
-  case SYS_sigaltstack:
-  case SYS_epoll_pwait2:
-  case SYS_membarrier:
-  case SYS_msync:
-  case SYS_mincore:
+  case SYS_read: case SYS_write: case SYS_pread64: case SYS_pwrite64:
+  case SYS_readv: case SYS_writev: case SYS_preadv: case SYS_pwritev:
+  case SYS_preadv2: case SYS_pwritev2: case SYS_lseek:
+  case SYS_fstat: case SYS_newfstatat: case SYS_statx: case SYS_fstatfs: case SYS_statfs:
+  case SYS_faccessat: case SYS_readlinkat: case SYS_getdents64: case SYS_getcwd:
+  case SYS_ppoll: case SYS_pselect6: case SYS_epoll_pwait: case SYS_epoll_ctl:
+  case SYS_futex: case SYS_nanosleep: case SYS_clock_nanosleep: case SYS_clock_gettime:
+  case SYS_gettimeofday: case SYS_getpid: case SYS_gettid: case SYS_getppid:
+  case SYS_getuid: case SYS_geteuid: case SYS_getgid: case SYS_getegid:
+  case SYS_brk: case SYS_mmap: case SYS_munmap: case SYS_mprotect: case SYS_madvise:
+  case SYS_mremap: case SYS_rt_sigaction: case SYS_rt_sigprocmask: case SYS_rt_sigreturn:
+  case SYS_sched_yield: case SYS_getrandom: case SYS_sendto: case SYS_recvfrom:
+  case SYS_sendmsg: case SYS_connect: case SYS_bind: case SYS_listen: case SYS_shutdown:
+  case SYS_getsockopt: case SYS_setsockopt: case SYS_getsockname: case SYS_getpeername:
+  case SYS_fsync: case SYS_fdatasync: case SYS_ftruncate: case SYS_fallocate:
+  case SYS_fadvise64: case SYS_sendfile: case SYS_splice: case SYS_tee:
+  case SYS_copy_file_range: case SYS_uname: case SYS_sysinfo: case SYS_prlimit64:
+  case SYS_getrusage: case SYS_times: case SYS_kill: case SYS_tgkill: case SYS_wait4:
+  case SYS_waitid: case SYS_sched_getaffinity: case SYS_set_tid_address:
+  case SYS_set_robust_list: case SYS_rseq: case SYS_flock: case SYS_fchmod:
+  case SYS_fchown: case SYS_umask: case SYS_getpgid: case SYS_getsid: case SYS_sigaltstack:
+  case SYS_epoll_pwait2: case SYS_membarrier: case SYS_msync: case SYS_mincore:
 #ifdef SYS_arch_prctl
   case SYS_arch_prctl:
 #endif
 #ifdef SYS_poll
-  case SYS_poll:
-  case SYS_select:
-  case SYS_epoll_wait:
-  case SYS_stat:
-  case SYS_lstat:
-  case SYS_access:
-  case SYS_readlink:
-  case SYS_getdents:
-  case SYS_pause:
-  case SYS_alarm:
-  case SYS_getpgrp:
-  case SYS_time:
+  case SYS_poll: case SYS_select: case SYS_epoll_wait: case SYS_stat: case SYS_lstat:
+  case SYS_access: case SYS_readlink: case SYS_getdents: case SYS_pause: case SYS_alarm:
+  case SYS_getpgrp: case SYS_time:
 #endif
     return true;
   case SYS_fcntl: /* F_DUPFD, F_DUPFD_CLOEXEC make a new fd; the others do not */
     return args[1] != F_DUPFD && args[1] != F_DUPFD_CLOEXEC;
   case SYS_ioctl: /* some ioctls hand out fds; a failed one installs nothing */
     return ret < 0 && ret >= -4095;
-  default: return false;
+  default:
+    return false;
   }
 }
+/* clang-format on */
 
 void fdinfo_cache_syscall_exit(int64_t nr, const uint64_t args[6], int64_t ret) {
   if (!fdc_tls || fd_table_unchanged(nr, args, ret)) return;

@@ -276,6 +276,71 @@ static int hex4(const unsigned char *p, uint32_t *out) {
   return 0;
 }
 
+/* The byte a one-character escape stands for (\" \\ \/ \b \f \n \r \t), or
+ * -1 ('u' and anything else). */
+static int simple_escape(unsigned char e) {
+  switch (e) {
+  case '"': return '"';
+  case '\\': return '\\';
+  case '/': return '/';
+  case 'b': return '\b';
+  case 'f': return '\f';
+  case 'n': return '\n';
+  case 'r': return '\r';
+  case 't': return '\t';
+  default: return -1;
+  }
+}
+
+/* A \uXXXX escape at p (a surrogate pair takes two), decoded as UTF-8 into
+ * buf + *n. Returns the bytes of input it took, or 0 after fail_at. */
+static size_t u_escape(struct parser *ps, const unsigned char *p, const unsigned char *close,
+                       char *buf, size_t *n) {
+  uint32_t cp;
+  if (close - p < 6 || hex4(p + 2, &cp) != 0)
+    return fail_at(ps, p, "invalid \\u escape (needs 4 hex digits)"), 0;
+  if (cp >= 0xDC00 && cp <= 0xDFFF)
+    return fail_at(ps, p, "lone low surrogate \\u%04X", (unsigned)cp), 0;
+  if (cp < 0xD800 || cp > 0xDBFF) {
+    *n += utf8_put(buf + *n, cp);
+    return 6;
+  }
+  uint32_t lo;
+  if (close - p < 12 || p[6] != '\\' || p[7] != 'u' || hex4(p + 8, &lo) != 0 || lo < 0xDC00 ||
+      lo > 0xDFFF)
+    return fail_at(ps, p, "high surrogate \\u%04X not followed by a low surrogate", (unsigned)cp),
+           0;
+  cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+  *n += utf8_put(buf + *n, cp);
+  return 12;
+}
+
+/* One unit of a string's body at p (an escape, an ASCII byte or a UTF-8
+ * sequence) decoded into buf + *n. Returns the input bytes it took, or 0
+ * after fail_at. */
+static size_t string_unit(struct parser *ps, const unsigned char *p, const unsigned char *close,
+                          char *buf, size_t *n) {
+  unsigned char c = *p;
+  if (c == '\\') {
+    if (p + 1 >= close) return fail_at(ps, p, "invalid escape in string"), 0;
+    if (p[1] == 'u') return u_escape(ps, p, close, buf, n);
+    int e = simple_escape(p[1]);
+    if (e < 0) return fail_at(ps, p, "invalid escape in string"), 0;
+    buf[(*n)++] = (char)e;
+    return 2;
+  }
+  if (c < 0x20) return fail_at(ps, p, "raw control byte 0x%02x in string (must be escaped)", c), 0;
+  if (c < 0x80) {
+    buf[(*n)++] = (char)c;
+    return 1;
+  }
+  size_t k = utf8_seq_len(p, (size_t)(close - p));
+  if (!k) return fail_at(ps, p, "invalid UTF-8 in string (byte 0x%02x)", c), 0;
+  memcpy(buf + *n, p, k);
+  *n += k;
+  return k;
+}
+
 /* ps->p is at the opening quote. On success *out is a malloc'd NUL-terminated
  * decoded string and ps->p is past the closing quote. */
 static int parse_string(struct parser *ps, char **out, size_t *out_len) {
@@ -293,100 +358,20 @@ static int parse_string(struct parser *ps, char **out, size_t *out_len) {
   char *buf = malloc((size_t)(close - open)); /* raw length - 1 quote + NUL */
   if (!buf) return fail_at(ps, open, "out of memory");
   size_t n = 0;
-  const unsigned char *p = open + 1;
-  while (p < close) {
-    unsigned char c = *p;
-    if (c == '\\') {
-      if (p + 1 >= close) goto bad_escape;
-      unsigned char e = p[1];
-      switch (e) {
-      case '"':
-        buf[n++] = '"';
-        p += 2;
-        continue;
-      case '\\':
-        buf[n++] = '\\';
-        p += 2;
-        continue;
-      case '/':
-        buf[n++] = '/';
-        p += 2;
-        continue;
-      case 'b':
-        buf[n++] = '\b';
-        p += 2;
-        continue;
-      case 'f':
-        buf[n++] = '\f';
-        p += 2;
-        continue;
-      case 'n':
-        buf[n++] = '\n';
-        p += 2;
-        continue;
-      case 'r':
-        buf[n++] = '\r';
-        p += 2;
-        continue;
-      case 't':
-        buf[n++] = '\t';
-        p += 2;
-        continue;
-      case 'u': break;
-      default: goto bad_escape;
-      }
-      uint32_t cp;
-      if (close - p < 6 || hex4(p + 2, &cp) != 0) {
-        free(buf);
-        return fail_at(ps, p, "invalid \\u escape (needs 4 hex digits)");
-      }
-      if (cp >= 0xDC00 && cp <= 0xDFFF) {
-        free(buf);
-        return fail_at(ps, p, "lone low surrogate \\u%04X", (unsigned)cp);
-      }
-      if (cp >= 0xD800 && cp <= 0xDBFF) {
-        uint32_t lo;
-        if (close - p < 12 || p[6] != '\\' || p[7] != 'u' || hex4(p + 8, &lo) != 0 || lo < 0xDC00 ||
-            lo > 0xDFFF) {
-          free(buf);
-          return fail_at(ps, p, "high surrogate \\u%04X not followed by a low surrogate",
-                         (unsigned)cp);
-        }
-        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        n += utf8_put(buf + n, cp);
-        p += 12;
-        continue;
-      }
-      n += utf8_put(buf + n, cp);
-      p += 6;
-      continue;
-    }
-    if (c < 0x20) {
+  /* Pass 2: decode */
+  for (const unsigned char *p = open + 1; p < close;) {
+    size_t took = string_unit(ps, p, close, buf, &n);
+    if (!took) {
       free(buf);
-      return fail_at(ps, p, "raw control byte 0x%02x in string (must be escaped)", c);
+      return -1;
     }
-    if (c < 0x80) {
-      buf[n++] = (char)c;
-      p++;
-      continue;
-    }
-    size_t k = utf8_seq_len(p, (size_t)(close - p));
-    if (!k) {
-      free(buf);
-      return fail_at(ps, p, "invalid UTF-8 in string (byte 0x%02x)", c);
-    }
-    memcpy(buf + n, p, k);
-    n += k;
-    p += k;
+    p += took;
   }
   buf[n] = '\0';
   *out = buf;
   *out_len = n;
   ps->p = close + 1;
   return 0;
-bad_escape:
-  free(buf);
-  return fail_at(ps, p, "invalid escape in string");
 }
 
 static locale_t c_locale;
