@@ -25,6 +25,7 @@
 #include "plugins/codecache/translate.h"
 
 #include "plugins/codecache/emit.h"
+#include "plugins/common/x86_calltarget.h"
 #include "plugins/common/x86_riprel.h"
 
 #include <string.h>
@@ -89,26 +90,7 @@ static enum kind classify(const cs_insn *in) {
   return K_PLAIN;
 }
 
-uint64_t cc_call_target(const uint8_t *p, uint64_t ip) {
-  int32_t rel;
-  if (p[0] == 0xe8) {
-    memcpy(&rel, p + 1, 4);
-    uint64_t t = ip + 5 + (int64_t)rel;
-    const uint8_t *q = (const uint8_t *)(uintptr_t)t;
-    if (q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e && q[3] == 0xfa) q += 4; /* endbr64 */
-    if (q[0] == 0xf2) q++;                                                    /* bnd */
-    if (q[0] == 0xff && q[1] == 0x25) {                                       /* PLT: jmp *slot */
-      memcpy(&rel, q + 2, 4);
-      return *(const uint64_t *)(uintptr_t)((uint64_t)(uintptr_t)q + 6 + (int64_t)rel);
-    }
-    return t;
-  }
-  if (p[0] == 0xff && p[1] == 0x15) { /* call *slot(%rip) */
-    memcpy(&rel, p + 2, 4);
-    return *(const uint64_t *)(uintptr_t)(ip + 6 + (int64_t)rel);
-  }
-  return 0;
-}
+uint64_t cc_call_target(const uint8_t *p, uint64_t ip) { return x86_direct_call_target(p, ip); }
 
 /* Is the page after the one holding a mapped? (decoding may run into it) */
 static int next_page_mapped(uint64_t a) {
