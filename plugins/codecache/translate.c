@@ -25,6 +25,7 @@
 #include "plugins/codecache/translate.h"
 
 #include "plugins/codecache/emit.h"
+#include "plugins/common/x86_calltarget.h"
 #include "plugins/common/x86_riprel.h"
 
 #include <string.h>
@@ -89,26 +90,7 @@ static enum kind classify(const cs_insn *in) {
   return K_PLAIN;
 }
 
-uint64_t cc_call_target(const uint8_t *p, uint64_t ip) {
-  int32_t rel;
-  if (p[0] == 0xe8) {
-    memcpy(&rel, p + 1, 4);
-    uint64_t t = ip + 5 + (int64_t)rel;
-    const uint8_t *q = (const uint8_t *)(uintptr_t)t;
-    if (q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e && q[3] == 0xfa) q += 4; /* endbr64 */
-    if (q[0] == 0xf2) q++;                                                    /* bnd */
-    if (q[0] == 0xff && q[1] == 0x25) {                                       /* PLT: jmp *slot */
-      memcpy(&rel, q + 2, 4);
-      return *(const uint64_t *)(uintptr_t)((uint64_t)(uintptr_t)q + 6 + (int64_t)rel);
-    }
-    return t;
-  }
-  if (p[0] == 0xff && p[1] == 0x15) { /* call *slot(%rip) */
-    memcpy(&rel, p + 2, 4);
-    return *(const uint64_t *)(uintptr_t)(ip + 6 + (int64_t)rel);
-  }
-  return 0;
-}
+uint64_t cc_call_target(const uint8_t *p, uint64_t ip) { return x86_direct_call_target(p, ip); }
 
 /* Is the page after the one holding a mapped? (decoding may run into it) */
 static int next_page_mapped(uint64_t a) {
@@ -268,27 +250,55 @@ static int aim(uint8_t *rel, uint64_t dest) {
   return 1;
 }
 
-int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *why_kind) {
-  *why_kind = CC_WHY_UNSUPPORTED;
-  if (!decode(c, orig)) {
-    *why = "an instruction Capstone cannot decode";
-    return -1;
-  }
-  cs_insn *in = c->insn;
-  enum kind k0 = classify(in);
-  if (k0 == K_BAD) {
-    *why = "an instruction the translator does not handle (far transfer, interrupt, xbegin, ud2, "
-           "hlt)";
-    return -1;
-  }
-  struct cc_chunk *ch;
-  uint8_t *p = cc_code_room(c, orig, CC_BLOCK_CODE_MAX, &ch);
-  if (!p) {
-    *why = "no code cache memory within rel32 reach of the code";
-    *why_kind = CC_WHY_NOSPACE;
-    return -1;
-  }
+/* One translation in progress: the emit cursor and what the steps hand on
+ * to each other, from the block's head to its entry in the block table. */
+struct xlat {
+  struct cc_cache *c;
+  uint8_t *p;             /* the next byte of the cache to write */
+  struct pending pend[4]; /* direct successors, linked once the block is complete */
+  int npend;
+  uint8_t lens[CC_BLOCK_MAX_INSNS]; /* instruction lengths, for the block table */
+  int n;                            /* instructions translated */
+  uint64_t a;                       /* the original instruction after them */
+  int ended;                        /* a terminator was emitted */
+};
+
+/* Leave a rel32 at the cursor for link_successors: its successor may not
+ * be translated yet, and a stub can only go after the block's code. */
+static void pend_rel32(struct xlat *x, uint64_t target) {
+  x->pend[x->npend++] = (struct pending){target, x->p};
+  x->p += 4;
+}
+
+/* The record: one block id into the per-thread buffer, falling to `full`
+ * (native) when the buffer has no room left. Only rcx is touched, and
+ * restored, so the block's own instructions see the program's registers. */
+static uint8_t *emit_record(uint8_t *p, const uint8_t *full, uint32_t id) {
+  p = cc_st(p, R_CX, CC_TLS_S_RCX);
+  p = cc_ld(p, R_CX, CC_TLS_REMAIN);
+  *p++ = 0xe3; /* jrcxz full */
+  *p = (uint8_t)(int8_t)(full - (p + 1));
+  p++;
+  *p++ = 0x48, *p++ = 0x8d, *p++ = 0x49, *p++ = 0xff; /* lea -1(%rcx),%rcx */
+  p = cc_st(p, R_CX, CC_TLS_REMAIN);
+  p = cc_ld(p, R_CX, CC_TLS_CURSOR);
+  *p++ = 0xc7, *p++ = 0x01; /* movl $id,(%rcx) */
+  p = cc_put32(p, id);
+  *p++ = 0x48, *p++ = 0x8d, *p++ = 0x49, *p++ = 0x04; /* lea 4(%rcx),%rcx */
+  p = cc_st(p, R_CX, CC_TLS_CURSOR);
+  p = cc_ld(p, R_CX, CC_TLS_S_RCX);
+  return p;
+}
+
+/* The block's head (the layout at the top of this file): the `full` exit,
+ * the check of a block whose first instruction calls the scope's end, and
+ * the record. Returns the entry, what the block table points at; NULL,
+ * with *why, when the check's stub cannot be had. */
+static uint8_t *emit_head(struct xlat *x, uint64_t orig, enum kind k0, const char **why) {
+  struct cc_cache *c = x->c;
+  const cs_insn *in = c->insn;
   uint32_t id = (uint32_t)c->nblocks;
+  uint8_t *p = x->p;
   uint8_t *full = p;
   p = cc_ld(p, R_CX, CC_TLS_S_RCX);
   p = cc_movb_fs(p, CC_TLS_FULL, 1);
@@ -304,220 +314,285 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
     check = cc_stub_add(c, &s);
     if (!check) {
       *why = "out of memory for exit stubs";
-      return -1;
+      return NULL;
     }
     p = cc_enter(p, check);
   }
   uint8_t *record = p;
-  p = cc_st(p, R_CX, CC_TLS_S_RCX);
-  p = cc_ld(p, R_CX, CC_TLS_REMAIN);
-  *p++ = 0xe3; /* jrcxz full */
-  *p = (uint8_t)(int8_t)(full - (p + 1));
-  p++;
-  *p++ = 0x48, *p++ = 0x8d, *p++ = 0x49, *p++ = 0xff; /* lea -1(%rcx),%rcx */
-  p = cc_st(p, R_CX, CC_TLS_REMAIN);
-  p = cc_ld(p, R_CX, CC_TLS_CURSOR);
-  *p++ = 0xc7, *p++ = 0x01; /* movl $id,(%rcx) */
-  p = cc_put32(p, id);
-  *p++ = 0x48, *p++ = 0x8d, *p++ = 0x49, *p++ = 0x04; /* lea 4(%rcx),%rcx */
-  p = cc_st(p, R_CX, CC_TLS_CURSOR);
-  p = cc_ld(p, R_CX, CC_TLS_S_RCX);
+  p = emit_record(p, full, id);
   if (check) c->stubs[check].cont = (uint64_t)(uintptr_t)record;
+  x->p = p;
+  return entry;
+}
 
-  struct pending pend[4];
-  int npend = 0;
-  uint8_t lens[CC_BLOCK_MAX_INSNS];
-  int n = 0;
-  uint64_t a = orig;
+/* A syscall that may create a task runs in place; what follows it sorts
+ * out who returns. A child with a new thread pointer (pthread_create:
+ * CLONE_SETTLS) sees a zero private stack in its fresh cc_tls and leaves
+ * for the original next instruction at once, touching nothing but its own
+ * TLS. Everyone else (the parent, a fork or vfork child) enters the
+ * dispatcher, which sends a child (rax 0) native too, and the parent on to
+ * the next block. Returns NULL, or why it cannot be translated. */
+static const char *emit_syscall(struct xlat *x, const cs_insn *in, uint64_t next) {
+  struct cc_stub st = {CC_STUB_SYSCALL, next, 0, 0};
+  uint32_t idx = cc_stub_add(x->c, &st);
+  if (!idx) return "out of memory for exit stubs";
+  uint8_t *p = x->p;
+  p = cc_st(p, R_AX, CC_TLS_S_RAX); /* its number, for the dispatcher */
+  memcpy(p, in->bytes, in->size);
+  p += in->size;
+  p = cc_st(p, R_CX, CC_TLS_S_RCX);
+  p = cc_ld(p, R_CX, CC_TLS_PSTACK);
+  *p++ = 0xe3; /* jrcxz native */
+  *p++ = (uint8_t)(9 + CC_ENTER_BYTES);
+  p = cc_ld(p, R_CX, CC_TLS_S_RCX);
+  p = cc_enter(p, idx);
+  p = cc_ld(p, R_CX, CC_TLS_S_RCX); /* native: */
+  p = cc_jmp_abs(p, next);
+  x->p = p;
+  x->ended = 1;
+  return NULL;
+}
+
+/* An instruction copied as it is, its rip-relative operand (if any)
+ * re-aimed so it still reaches the original data from the cache. The
+ * cursor moves past it even on failure: the caller rolls it back. */
+static const char *emit_plain(struct xlat *x, const cs_insn *in, uint64_t next) {
+  uint8_t *p = x->p;
+  const char *fail = NULL;
+  memcpy(p, in->bytes, in->size);
+  if (g_raw_rip_off) {
+    int32_t disp, rel;
+    memcpy(&disp, in->bytes + g_raw_rip_off, 4);
+    if (!cc_rel32((uint64_t)(uintptr_t)(p + in->size), next + (uint64_t)(int64_t)disp, &rel))
+      fail = "a rip-relative operand out of rel32 reach of the code cache";
+    else
+      memcpy(p + g_raw_rip_off, &rel, 4);
+  } else if (x86_is_riprel(in)) {
+    int off = x86_disp_offset(in);
+    uint64_t abs = next + (uint64_t)(int64_t)in->detail->x86.disp;
+    int32_t rel;
+    if (off < 0)
+      fail = "a rip-relative operand without a 32-bit displacement";
+    else if (!cc_rel32((uint64_t)(uintptr_t)(p + in->size), abs, &rel))
+      fail = "a rip-relative operand out of rel32 reach of the code cache";
+    else
+      memcpy(p + off, &rel, 4);
+  }
+  x->p = p + in->size;
+  return fail;
+}
+
+/* jmp/jcc/loop/call rel: every target, taken and fallen through, becomes a
+ * rel32 left for link_successors (rel8 forms cannot reach the cache's
+ * layout); a call pushes the ORIGINAL return address first. Cannot fail. */
+static void emit_direct(struct xlat *x, enum kind k, const cs_insn *in, uint64_t next) {
+  uint64_t taken = (uint64_t)in->detail->x86.operands[0].imm;
+  if (k == K_JCC) {
+    int h66, q = skip_prefixes(in->bytes, in->size, &h66);
+    uint8_t op = in->bytes[q];
+    uint8_t cc = (uint8_t)((op == 0x0f ? in->bytes[q + 1] : op) & 0x0f);
+    *x->p++ = 0x0f, *x->p++ = (uint8_t)(0x80 | cc);
+    pend_rel32(x, taken);
+    *x->p++ = 0xe9;
+    pend_rel32(x, next);
+  } else if (k == K_LOOP) { /* op +2; jmp +5; jmp taken; jmp fall */
+    memcpy(x->p, in->bytes, in->size);
+    x->p[in->size - 1] = 2;
+    x->p += in->size;
+    *x->p++ = 0xeb, *x->p++ = 0x05;
+    *x->p++ = 0xe9;
+    pend_rel32(x, taken);
+    *x->p++ = 0xe9;
+    pend_rel32(x, next);
+  } else { /* K_JMP, K_CALL */
+    if (k == K_CALL) x->p = cc_push_ret(x->p, next);
+    *x->p++ = 0xe9;
+    pend_rel32(x, taken);
+  }
+  x->ended = 1;
+}
+
+/* ret, jmp/call *op: the target into cc_tls.tgt, then the dispatcher's
+ * lookup (no translation-time target to link). Returns NULL, or why the
+ * operand cannot be loaded; the cursor is then the caller's to roll back. */
+static const char *emit_indirect(struct xlat *x, enum kind k, const cs_insn *in, uint64_t next) {
+  uint8_t *p = x->p;
+  if (k == K_RET) {
+    p = cc_pop_fs(p, CC_TLS_TGT);
+    if (in->detail->x86.op_count == 1 && in->detail->x86.operands[0].type == X86_OP_IMM &&
+        in->detail->x86.operands[0].imm)
+      p = cc_lea_rsp(p, (int32_t)in->detail->x86.operands[0].imm);
+  } else {
+    p = cc_st(p, R_AX, CC_TLS_S_RAX);
+    uint8_t *q = load_operand(p, in);
+    if (!q) return "an indirect branch operand the translator does not handle";
+    p = cc_st(q, R_AX, CC_TLS_TGT);
+    p = cc_ld(p, R_AX, CC_TLS_S_RAX);
+    if (k == K_ICALL) p = cc_push_ret(p, next);
+  }
+  x->p = cc_enter(p, CC_STUB_IBL);
+  x->ended = 1;
+  return NULL;
+}
+
+/* One instruction at the cursor, by kind. last_eax is what the previous
+ * instruction's `mov $imm, %eax` set, else -1: a syscall whose number is
+ * known and cannot create a task needs no exit. Returns NULL, or why it
+ * cannot be translated. */
+static const char *emit_insn(struct xlat *x, enum kind k, uint64_t next, int64_t last_eax) {
+  const cs_insn *in = x->c->insn;
+  switch (k) {
+  case K_SYSCALL:
+    if (last_eax >= 0 && !is_clone_nr((uint64_t)last_eax))
+      return emit_plain(x, in, next); /* known, harmless */
+    return emit_syscall(x, in, next);
+  case K_PLAIN: return emit_plain(x, in, next);
+  case K_JMP:
+  case K_JCC:
+  case K_LOOP:
+  case K_CALL: emit_direct(x, k, in, next); return NULL;
+  case K_ICALL:
+  case K_IJMP:
+  case K_RET: return emit_indirect(x, k, in, next);
+  case K_BAD: return "an instruction the translator does not handle";
+  }
+  return NULL;
+}
+
+/* The immediate a `mov $imm, %eax/%rax` loads, else -1: the number of a
+ * syscall that follows it (emit_insn). */
+static int64_t eax_imm(const cs_insn *in) {
+  const cs_x86 *x = &in->detail->x86;
+  if (in->id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+      (x->operands[0].reg == X86_REG_EAX || x->operands[0].reg == X86_REG_RAX) &&
+      x->operands[1].type == X86_OP_IMM)
+    return x->operands[1].imm;
+  return -1;
+}
+
+/* What must start a block of its own, past a block's first instruction:
+ * one not translated (its block reports why), and a call of the scope's
+ * end (its block's head holds the check, emit_head). */
+static int starts_own_block(const struct cc_cache *c, const cs_insn *in, enum kind k) {
+  if (k == K_BAD) return 1;
+  return (k == K_CALL || k == K_ICALL) && c->end_entry &&
+         cc_call_target(in->bytes, in->address) == c->end_entry;
+}
+
+/* The block's instructions from orig (decoded already into c->insn), up
+ * to a terminator, one that must start its own block, or the cap. One that
+ * fails ends the block before it, the cursor rolled back; as the first it
+ * fails the translation (0, with *why). A block that does not end in a
+ * terminator continues at the next instruction through a jmp. */
+static int emit_body(struct xlat *x, uint64_t orig, const char **why) {
+  struct cc_cache *c = x->c;
+  const cs_insn *in = c->insn;
   int64_t last_eax = -1; /* the value a `mov $imm, %eax` just before set, else -1 */
-  int ended = 0;
-  while (!ended) {
-    if (n && !decode(c, a)) break; /* end before it: its own block reports it */
+  x->a = orig;
+  while (!x->ended) {
+    if (x->n && !decode(c, x->a)) break; /* end before it: its own block reports it */
     enum kind k = classify(in);
-    uint64_t next = a + in->size;
-    if (n) { /* what must start a block of its own */
-      if (k == K_BAD) break;
-      if ((k == K_CALL || k == K_ICALL) && c->end_entry &&
-          cc_call_target(in->bytes, in->address) == c->end_entry)
-        break;
-    }
-    int64_t eax = -1;
-    if (in->id == X86_INS_MOV && in->detail->x86.op_count == 2 &&
-        in->detail->x86.operands[0].type == X86_OP_REG &&
-        (in->detail->x86.operands[0].reg == X86_REG_EAX ||
-         in->detail->x86.operands[0].reg == X86_REG_RAX) &&
-        in->detail->x86.operands[1].type == X86_OP_IMM)
-      eax = in->detail->x86.operands[1].imm;
-    uint8_t *save = p;
-    const char *fail = NULL;
-    switch (k) {
-    case K_SYSCALL:
-      if (last_eax >= 0 && !is_clone_nr((uint64_t)last_eax)) goto plain; /* known, harmless */
-      /* A syscall that may create a task runs in place; what follows it
-       * sorts out who returns. A child with a new thread pointer
-       * (pthread_create: CLONE_SETTLS) sees a zero private stack in its
-       * fresh cc_tls and leaves for the original next instruction at once,
-       * touching nothing but its own TLS. Everyone else (the parent, a
-       * fork or vfork child) enters the dispatcher, which sends a child
-       * (rax 0) native too, and the parent on to the next block. */
-      {
-        struct cc_stub st = {CC_STUB_SYSCALL, next, 0, 0};
-        uint32_t idx = cc_stub_add(c, &st);
-        if (!idx) {
-          fail = "out of memory for exit stubs";
-          break;
-        }
-        p = cc_st(p, R_AX, CC_TLS_S_RAX); /* its number, for the dispatcher */
-        memcpy(p, in->bytes, in->size);
-        p += in->size;
-        p = cc_st(p, R_CX, CC_TLS_S_RCX);
-        p = cc_ld(p, R_CX, CC_TLS_PSTACK);
-        *p++ = 0xe3; /* jrcxz native */
-        *p++ = (uint8_t)(9 + CC_ENTER_BYTES);
-        p = cc_ld(p, R_CX, CC_TLS_S_RCX);
-        p = cc_enter(p, idx);
-        p = cc_ld(p, R_CX, CC_TLS_S_RCX); /* native: */
-        p = cc_jmp_abs(p, next);
-        ended = 1;
-      }
-      break;
-    case K_PLAIN:
-    plain:
-      memcpy(p, in->bytes, in->size);
-      if (g_raw_rip_off) {
-        int32_t disp, rel;
-        memcpy(&disp, in->bytes + g_raw_rip_off, 4);
-        if (!cc_rel32((uint64_t)(uintptr_t)(p + in->size), next + (uint64_t)(int64_t)disp, &rel))
-          fail = "a rip-relative operand out of rel32 reach of the code cache";
-        else
-          memcpy(p + g_raw_rip_off, &rel, 4);
-      } else if (x86_is_riprel(in)) {
-        int off = x86_disp_offset(in);
-        uint64_t abs = next + (uint64_t)(int64_t)in->detail->x86.disp;
-        int32_t rel;
-        if (off < 0)
-          fail = "a rip-relative operand without a 32-bit displacement";
-        else if (!cc_rel32((uint64_t)(uintptr_t)(p + in->size), abs, &rel))
-          fail = "a rip-relative operand out of rel32 reach of the code cache";
-        else
-          memcpy(p + off, &rel, 4);
-      }
-      p += in->size;
-      break;
-    case K_JMP:
-      *p++ = 0xe9;
-      pend[npend++] = (struct pending){(uint64_t)in->detail->x86.operands[0].imm, p};
-      p += 4;
-      ended = 1;
-      break;
-    case K_JCC: {
-      int h66, q = skip_prefixes(in->bytes, in->size, &h66);
-      uint8_t op = in->bytes[q];
-      uint8_t cc = (uint8_t)((op == 0x0f ? in->bytes[q + 1] : op) & 0x0f);
-      *p++ = 0x0f, *p++ = (uint8_t)(0x80 | cc);
-      pend[npend++] = (struct pending){(uint64_t)in->detail->x86.operands[0].imm, p};
-      p += 4;
-      *p++ = 0xe9;
-      pend[npend++] = (struct pending){next, p};
-      p += 4;
-      ended = 1;
-      break;
-    }
-    case K_LOOP: /* op +2; jmp +5; jmp taken; jmp fall */
-      memcpy(p, in->bytes, in->size);
-      p[in->size - 1] = 2;
-      p += in->size;
-      *p++ = 0xeb, *p++ = 0x05;
-      *p++ = 0xe9;
-      pend[npend++] = (struct pending){(uint64_t)in->detail->x86.operands[0].imm, p};
-      p += 4;
-      *p++ = 0xe9;
-      pend[npend++] = (struct pending){next, p};
-      p += 4;
-      ended = 1;
-      break;
-    case K_CALL:
-      p = cc_push_ret(p, next);
-      *p++ = 0xe9;
-      pend[npend++] = (struct pending){(uint64_t)in->detail->x86.operands[0].imm, p};
-      p += 4;
-      ended = 1;
-      break;
-    case K_ICALL:
-    case K_IJMP: {
-      p = cc_st(p, R_AX, CC_TLS_S_RAX);
-      uint8_t *q = load_operand(p, in);
-      if (!q) {
-        fail = "an indirect branch operand the translator does not handle";
-        break;
-      }
-      p = cc_st(q, R_AX, CC_TLS_TGT);
-      p = cc_ld(p, R_AX, CC_TLS_S_RAX);
-      if (k == K_ICALL) p = cc_push_ret(p, next);
-      p = cc_enter(p, CC_STUB_IBL);
-      ended = 1;
-      break;
-    }
-    case K_RET:
-      p = cc_pop_fs(p, CC_TLS_TGT);
-      if (in->detail->x86.op_count == 1 && in->detail->x86.operands[0].type == X86_OP_IMM &&
-          in->detail->x86.operands[0].imm)
-        p = cc_lea_rsp(p, (int32_t)in->detail->x86.operands[0].imm);
-      p = cc_enter(p, CC_STUB_IBL);
-      ended = 1;
-      break;
-    case K_BAD: fail = "an instruction the translator does not handle"; break;
-    }
+    uint64_t next = x->a + in->size;
+    if (x->n && starts_own_block(c, in, k)) break;
+    int64_t eax = eax_imm(in);
+    uint8_t *save = x->p;
+    const char *fail = emit_insn(x, k, next, last_eax);
     if (fail) {
-      if (!n) {
+      if (!x->n) {
         *why = fail;
-        return -1;
+        return 0;
       }
-      p = save; /* end the block before it */
+      x->p = save; /* end the block before it */
       break;
     }
-    lens[n++] = (uint8_t)in->size;
-    a = next;
+    x->lens[x->n++] = (uint8_t)in->size;
+    x->a = next;
     last_eax = eax;
-    if (!ended && n == CC_BLOCK_MAX_INSNS) break;
+    if (!x->ended && x->n == CC_BLOCK_MAX_INSNS) break;
   }
-  if (!ended) { /* fell off the block: continue at the next instruction */
-    *p++ = 0xe9;
-    pend[npend++] = (struct pending){a, p};
-    p += 4;
+  if (!x->ended) { /* fell off the block: continue at the next instruction */
+    *x->p++ = 0xe9;
+    pend_rel32(x, x->a);
   }
-  /* link each direct successor: its translation if there is one (never the
-   * scope's end entry: that one must reach the dispatcher), else a stub */
-  for (int i = 0; i < npend; i++) {
-    uint32_t hit = cc_lookup(c, pend[i].target);
-    if (hit && pend[i].target != c->end_entry && aim(pend[i].rel, c->blocks[hit - 1].code))
-      continue;
-    struct cc_stub s = {CC_STUB_LINK, pend[i].target, (uint64_t)(uintptr_t)pend[i].rel, 0};
+  return 1;
+}
+
+/* Link each direct successor: its translation if there is one (never the
+ * scope's end entry: that one must reach the dispatcher), else an exit
+ * stub after the block's code that translates it and patches the rel32.
+ * 0, with *why, when a stub cannot be had. */
+static int link_successors(struct xlat *x, const char **why) {
+  struct cc_cache *c = x->c;
+  for (int i = 0; i < x->npend; i++) {
+    struct pending *pd = &x->pend[i];
+    uint32_t hit = cc_lookup(c, pd->target);
+    if (hit && pd->target != c->end_entry && aim(pd->rel, c->blocks[hit - 1].code)) continue;
+    struct cc_stub s = {CC_STUB_LINK, pd->target, (uint64_t)(uintptr_t)pd->rel, 0};
     uint32_t idx = cc_stub_add(c, &s);
     if (!idx) {
       *why = "out of memory for exit stubs";
-      return -1;
+      return 0;
     }
-    aim(pend[i].rel, (uint64_t)(uintptr_t)p);
-    p = cc_enter(p, idx);
+    aim(pd->rel, (uint64_t)(uintptr_t)x->p);
+    x->p = cc_enter(x->p, idx);
   }
-  cc_code_commit(ch, p);
+  return 1;
+}
+
+/* [endbr64] [bnd] jmp *slot(%rip): a PLT stub (decode trims one that led
+ * into the scope's end) */
+static int is_plt_stub(uint64_t orig, int n) {
+  const uint8_t *ob = (const uint8_t *)(uintptr_t)orig;
+  int e = (n == 2 && ob[0] == 0xf3 && ob[1] == 0x0f && ob[2] == 0x1e && ob[3] == 0xfa) ? 4 : 0;
+  if ((n == 1 || e) && ob[e] == 0xf2) e++;
+  return (n == 1 || n == 2) && ob[e] == 0xff && ob[e + 1] == 0x25;
+}
+
+/* The block's entry in the block table, what lookups and listings see.
+ * Its index, or -1 with *why. */
+static int64_t add_block(struct xlat *x, uint64_t orig, uint8_t *entry, const char **why) {
   struct cc_block b;
   memset(&b, 0, sizeof b);
   b.orig = orig;
   b.code = (uint64_t)(uintptr_t)entry;
-  b.ninsn = (uint16_t)n;
-  b.nbytes = (uint16_t)(a - orig);
-  /* [endbr64] [bnd] jmp *slot(%rip): a PLT stub (decode trims one that led
-   * into the scope's end) */
-  const uint8_t *ob = (const uint8_t *)(uintptr_t)orig;
-  int e = (n == 2 && ob[0] == 0xf3 && ob[1] == 0x0f && ob[2] == 0x1e && ob[3] == 0xfa) ? 4 : 0;
-  if ((n == 1 || e) && ob[e] == 0xf2) e++;
-  if ((n == 1 || n == 2) && ob[e] == 0xff && ob[e + 1] == 0x25) b.flags |= CC_PLT_STUB;
-  int64_t bi = cc_block_add(c, &b, lens);
+  b.ninsn = (uint16_t)x->n;
+  b.nbytes = (uint16_t)(x->a - orig);
+  if (is_plt_stub(orig, x->n)) b.flags |= CC_PLT_STUB;
+  int64_t bi = cc_block_add(x->c, &b, x->lens);
   if (bi < 0) {
     *why = "out of memory for the block table";
     return -1;
   }
   return bi;
+}
+
+/* Translate the block at orig: its first instruction decides whether it
+ * can be translated at all, then the head, the body, the links, and the
+ * block table. A failure leaves the cache's room uncommitted. */
+int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *why_kind) {
+  *why_kind = CC_WHY_UNSUPPORTED;
+  if (!decode(c, orig)) {
+    *why = "an instruction Capstone cannot decode";
+    return -1;
+  }
+  enum kind k0 = classify(c->insn);
+  if (k0 == K_BAD) {
+    *why = "an instruction the translator does not handle (far transfer, interrupt, xbegin, ud2, "
+           "hlt)";
+    return -1;
+  }
+  struct cc_chunk *ch;
+  struct xlat x = {.c = c};
+  x.p = cc_code_room(c, orig, CC_BLOCK_CODE_MAX, &ch);
+  if (!x.p) {
+    *why = "no code cache memory within rel32 reach of the code";
+    *why_kind = CC_WHY_NOSPACE;
+    return -1;
+  }
+  uint8_t *entry = emit_head(&x, orig, k0, why);
+  if (!entry) return -1;
+  if (!emit_body(&x, orig, why)) return -1;
+  if (!link_successors(&x, why)) return -1;
+  cc_code_commit(ch, x.p);
+  return add_block(&x, orig, entry, why);
 }

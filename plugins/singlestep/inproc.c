@@ -68,6 +68,7 @@
 /* Reasons are one line, truncation of an over-long one is intended. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #include "common/exec_segment.h"
+#include "plugins/common/x86_calltarget.h"
 #include "plugins/singlestep/inproc.h"
 #include "plugins/singlestep/lost_trap.h"
 
@@ -234,24 +235,8 @@ static uint64_t call_target(const uint8_t *p, const greg_t *g) {
     p++;
     ip++;
   }
-  if (p[0] == 0xe8) {
-    int32_t rel;
-    memcpy(&rel, p + 1, 4);
-    uint64_t t = ip + 5 + (int64_t)rel;
-    const uint8_t *q = (const uint8_t *)(uintptr_t)t;
-    if (q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e && q[3] == 0xfa) q += 4; /* endbr64 */
-    if (q[0] == 0xf2) q++;                                                    /* bnd */
-    if (q[0] == 0xff && q[1] == 0x25) {                                       /* PLT: jmp *slot */
-      memcpy(&rel, q + 2, 4);
-      return *(const uint64_t *)(uintptr_t)((uint64_t)(uintptr_t)q + 6 + (int64_t)rel);
-    }
-    return t;
-  }
-  if (p[0] == 0xff && p[1] == 0x15) { /* call *slot(%rip) */
-    int32_t rel;
-    memcpy(&rel, p + 2, 4);
-    return *(const uint64_t *)(uintptr_t)(ip + 6 + (int64_t)rel);
-  }
+  uint64_t direct = x86_direct_call_target(p, ip);
+  if (direct) return direct;
   if (p[0] == 0xff && (p[1] & 0xf8) == 0xd0) { /* call *%reg */
     static const int regs[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP,
                                  REG_RSI, REG_RDI, REG_R8,  REG_R9,  REG_R10, REG_R11,
