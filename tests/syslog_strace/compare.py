@@ -101,13 +101,19 @@ def per_task(lines):
     task's `<unfinished ...>` / `<... resumed>` halves into one line and list
     the tasks one after another (the launched one, then by content): what is
     compared is each task's own sequence of calls. asmspy leaves the launched
-    process's lines unprefixed while it is alone: it is the lowest pid."""
+    process's lines unprefixed while it is alone: it is the task no fork or
+    clone of the log returned."""
     rows = []
     for ln in lines:
         m = re.match(r'^(?:(\d+) +|\[pid\s+(\d+)\] )?(.*)$', ln.rstrip('\n'))
         rows.append((m.group(1) or m.group(2), m.group(3)))
+    # the launched process: the task no fork/clone of this log created (the
+    # lowest pid is not always it: pids wrap around at pid_max)
     nums = [int(p) for p, _ in rows if p]
-    main = str(min(nums)) if nums else 'main'
+    born = {int(c.group(1)) for _, b in rows
+            for c in [re.match(r'^(?:<\.\.\. )?(?:v?fork|clone3?)\b.*= (\d+)$', b)] if c}
+    roots = [n for n in nums if n not in born]
+    main = str(min(roots or nums)) if nums else 'main'
     order, by, pend = [], {}, {}
     for pid, body in rows:
         pid = pid or main
