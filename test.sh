@@ -94,7 +94,8 @@ def fail_evidence(rec):
     import re
     out = (rec.get("stdout") or "") + "\n" + (rec.get("stderr") or "")
     keep = [l.rstrip()[:240] for l in out.splitlines()
-            if re.match(r"\s*(FAIL\b|not ok\b|evidence:|HARNESS ERROR|ERROR\b|Traceback|AssertionError)", l)]
+            if re.match(r"\s*(FAIL\b|not ok\b|evidence:|HARNESS ERROR|ERROR\b|Traceback|AssertionError)", l)
+            or "BELOW FLOOR" in l]
     return keep[:8]
 
 def tally(path):
