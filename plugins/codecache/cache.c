@@ -57,11 +57,7 @@ static int grow(void **arr, uint64_t *cap, uint64_t need, size_t elem) {
   return 0;
 }
 
-static void cache_free(void *v) {
-  struct cc_cache *c = v;
-  if (!c) return;
-  if (c->active) return; /* the thread exits from translated code: leak, never unmap under it */
-  for (unsigned i = 0; i < c->nchunks; i++) munmap(c->chunks[i].base, c->chunks[i].size);
+void cc_cache_fini(struct cc_cache *c) {
   if (c->hkeys) munmap(c->hkeys, (c->hmask + 1) * 8);
   if (c->hvals) munmap(c->hvals, ((c->hmask + 1) * 4 + 4095) & ~(size_t)4095);
   if (c->blocks) munmap(c->blocks, (c->capblocks * sizeof *c->blocks + 4095) & ~(size_t)4095);
@@ -72,6 +68,14 @@ static void cache_free(void *v) {
   if (c->xsave) munmap(c->xsave, c->xsave_size);
   if (c->insn) cs_free(c->insn, 1);
   if (c->cs) cs_close(&c->cs);
+}
+
+static void cache_free(void *v) {
+  struct cc_cache *c = v;
+  if (!c) return;
+  if (c->active) return; /* the thread exits from translated code: leak, never unmap under it */
+  for (unsigned i = 0; i < c->nchunks; i++) munmap(c->chunks[i].base, c->chunks[i].size);
+  cc_cache_fini(c);
   if (cc_tls.cache == c) cc_tls.cache = NULL;
   free(c);
 }
@@ -113,13 +117,13 @@ static int make_tails(struct cc_cache *c) {
   uint8_t *p = cc_code_room(c, (uint64_t)(uintptr_t)&cc_dispatch, 64, &ch);
   if (!p) return -1;
   c->exit_tail = (uint64_t)(uintptr_t)p;
-  p = cc_ld(p, R_SP, CC_TLS_S_RSP);
-  p = cc_jmp_fs(p, CC_TLS_TGT);
+  p = cc_ld(&c->seg, p, R_SP, CC_TLS_S_RSP);
+  p = cc_jmp_seg(&c->seg, p, CC_TLS_TGT);
   /* arm tail: exactly a translated `ret` (pop the caller's return address,
    * look it up as an indirect branch) */
   c->arm_tail = (uint64_t)(uintptr_t)p;
-  p = cc_pop_fs(p, CC_TLS_TGT);
-  p = cc_enter(p, CC_STUB_IBL);
+  p = cc_pop_seg(&c->seg, p, CC_TLS_TGT);
+  p = cc_enter(&c->seg, p, CC_STUB_IBL);
   cc_code_commit(ch, p);
   return 0;
 }
@@ -131,6 +135,16 @@ void cc_cache_flush(struct cc_cache *c) {
   c->nblocks = c->nlens = c->nbytes = 0;
   c->nstubs = 1; /* index 0 is the IBL */
   make_tails(c); /* the first chunk always has room after a flush */
+}
+
+int cc_cache_init(struct cc_cache *c) {
+  if (hash_init(c, 1u << 14) || grow((void **)&c->stubs, &c->capstubs, 1, sizeof *c->stubs) ||
+      cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK)
+    return -1;
+  cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+  c->insn = cs_malloc(c->cs);
+  c->nstubs = 1;
+  return c->insn ? 0 : -1;
 }
 
 static int phdr_counts(struct dl_phdr_info *info, size_t size, void *data) {
@@ -161,16 +175,8 @@ struct cc_cache *cc_cache_get(void) {
   c->xsave_size = ((size_t)b + 4095) & ~(size_t)4095;
   c->xsave = map(c->xsave_size); /* page-aligned, zeroed: a valid XSAVE header */
   c->stack = map(CC_STACK_SIZE);
-  if (!c->xsave || !c->stack || hash_init(c, 1u << 14) ||
-      grow((void **)&c->stubs, &c->capstubs, 1, sizeof *c->stubs) ||
-      cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK) {
-    cache_free(c);
-    return NULL;
-  }
-  cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
-  c->insn = cs_malloc(c->cs);
-  c->nstubs = 1;
-  if (!c->insn || make_tails(c)) {
+  c->seg = (struct cc_seg){0x64, cc_tls_off};
+  if (!c->xsave || !c->stack || cc_cache_init(c) || make_tails(c)) {
     cache_free(c);
     return NULL;
   }
@@ -192,8 +198,8 @@ struct cc_cache *cc_cache_get(void) {
 }
 
 static int reaches(const struct cc_chunk *ch, uint64_t near) {
-  int64_t lo = (int64_t)((uint64_t)(uintptr_t)ch->base - near);
-  int64_t hi = (int64_t)((uint64_t)(uintptr_t)ch->base + ch->size - near);
+  int64_t lo = (int64_t)(ch->tbase - near);
+  int64_t hi = (int64_t)(ch->tbase + ch->size - near);
   return lo > -REACH + REACH_MARGIN && hi < REACH - REACH_MARGIN;
 }
 
@@ -202,6 +208,11 @@ static int reaches(const struct cc_chunk *ch, uint64_t near) {
 static struct cc_chunk *new_chunk(struct cc_cache *c, uint64_t near) {
   if (c->nchunks == CC_MAX_CHUNKS) return NULL;
   struct cc_chunk *ch = &c->chunks[c->nchunks];
+  if (c->map_chunk) { /* in the traced process (remote.c) */
+    if (c->map_chunk(c->remote, near, ch) || !reaches(ch, near)) return NULL;
+    c->nchunks++;
+    return ch;
+  }
   const int prot = PROT_READ | PROT_WRITE | PROT_EXEC;
   for (int64_t step = 0; step < REACH - 2 * REACH_MARGIN; step += (int64_t)128 << 20) {
     for (int dir = -1; dir <= 1; dir += 2) {
@@ -210,6 +221,7 @@ static struct cc_chunk *new_chunk(struct cc_cache *c, uint64_t near) {
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
       if (p == MAP_FAILED) continue;
       ch->base = p;
+      ch->tbase = (uint64_t)(uintptr_t)p;
       ch->size = CC_CHUNK_SIZE;
       ch->used = 0;
       if (reaches(ch, near)) {
@@ -240,7 +252,8 @@ void cc_code_commit(struct cc_chunk *ch, uint8_t *end) {
   ch->used = (size_t)(end - ch->base + 15) & ~(size_t)15;
 }
 
-int64_t cc_block_add(struct cc_cache *c, const struct cc_block *b, const uint8_t *lens) {
+int64_t cc_block_add(struct cc_cache *c, const struct cc_block *b, const uint8_t *lens,
+                     const uint8_t *bytes) {
   if (grow((void **)&c->blocks, &c->capblocks, c->nblocks + 1, sizeof *c->blocks) ||
       grow((void **)&c->lens, &c->caplens, c->nlens + b->ninsn, 1) ||
       grow((void **)&c->bytes, &c->capbytes, c->nbytes + b->nbytes, 1))
@@ -263,7 +276,7 @@ int64_t cc_block_add(struct cc_cache *c, const struct cc_block *b, const uint8_t
   memcpy(c->lens + c->nlens, lens, b->ninsn);
   c->nlens += b->ninsn;
   nb->bytes_off = c->nbytes;
-  memcpy(c->bytes + c->nbytes, (const void *)(uintptr_t)b->orig, b->nbytes);
+  memcpy(c->bytes + c->nbytes, bytes, b->nbytes);
   c->nbytes += b->nbytes;
   hash_put(c, b->orig, (uint32_t)(c->nblocks + 1));
   return (int64_t)c->nblocks++;

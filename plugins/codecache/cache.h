@@ -10,6 +10,9 @@
 #include "plugins/codecache/cc.h"
 
 #include <capstone/capstone.h>
+#include <sys/types.h>
+
+struct cc_remote;
 
 #define CC_BLOCK_MAX_INSNS 48
 #define CC_BLOCK_CODE_MAX 8192 /* bytes one block's translation may take */
@@ -17,13 +20,24 @@
 
 struct cc_block {
   uint64_t orig;      /* original start */
-  uint64_t code;      /* translated entry */
+  uint64_t code;      /* translated entry (an address where the code runs) */
+  uint64_t body;      /* where its first original instruction's copy runs: the copies
+                         follow one another with their original lengths (remote.c maps a
+                         thread stopped between two of them back to the original) */
   uint32_t lens_off;  /* its instruction lengths in cache->lens */
   uint64_t bytes_off; /* its original bytes, as translated, in cache->bytes */
+  uint64_t sys_after; /* remote: where a thread blocked in its trailing syscall sits, else 0 */
   uint16_t ninsn;
   uint16_t nbytes; /* original bytes covered */
   uint32_t flags;
 };
+
+/* Exit stubs a traced process's dispatcher (remote.c) treats apart: the
+ * block that found the record buffer full (asmspy empties it), and an
+ * rt_sigreturn about to run (asmspy lets it run natively). cc_tls.tgt
+ * holds the original address. remote.c reserves these indices. */
+#define CC_RSTUB_FLUSH 1u
+#define CC_RSTUB_SIGRET 2u
 
 enum cc_stub_kind {
   CC_STUB_IBL = 0, /* index 0: an indirect branch, target in cc_tls.tgt */
@@ -40,10 +54,17 @@ struct cc_stub {
   uint64_t cont;  /* END: the translated continuation (another scope's end call) */
 };
 
+/* Code memory. base is where this process writes it; tbase where the
+ * code runs: the same in this process, the target's address of a shared
+ * mapping when asmspy translates for a traced process (remote.c). */
 struct cc_chunk {
   uint8_t *base;
+  uint64_t tbase;
   size_t size, used;
 };
+static inline uint64_t cc_chunk_addr(const struct cc_chunk *ch, const uint8_t *p) {
+  return ch->tbase + (uint64_t)(p - ch->base);
+}
 
 #define CC_MAX_CHUNKS 32
 #define CC_CHUNK_SIZE (4u << 20)
@@ -73,7 +94,22 @@ struct cc_cache {
   int active;                          /* the thread is running translated code */
   csh cs;
   cs_insn *insn;
+  struct cc_seg seg; /* how generated code addresses struct cc_tls (cc.h) */
+  /* Translating for another process (remote.c); NULL in this one: the
+   * original code is read through read_code, new code memory comes from
+   * map_chunk (a shared mapping placed in the target, *base ours). */
+  struct cc_remote *remote;
+  ssize_t (*read_code)(struct cc_remote *rm, uint64_t addr, void *buf, size_t n);
+  int (*map_chunk)(struct cc_remote *rm, uint64_t near, struct cc_chunk *out);
 };
+
+/* Set up the tables, Capstone and the first stub of a cache whose
+ * seg/remote/read_code/map_chunk are filled in (cc_cache_get does it for
+ * this thread). 0 or -1. */
+int cc_cache_init(struct cc_cache *c);
+/* Free what cc_cache_init and the translations allocated in this process
+ * (a remote cache's chunks are the caller's to unmap). */
+void cc_cache_fini(struct cc_cache *c);
 
 /* This thread's cache, created on first use (natively, at begin). */
 struct cc_cache *cc_cache_get(void);
@@ -99,8 +135,10 @@ static inline uint32_t cc_lookup(const struct cc_cache *c, uint64_t orig) {
   }
   return 0;
 }
-/* Append a block and hash it; returns its index, or -1 (no memory). */
-int64_t cc_block_add(struct cc_cache *c, const struct cc_block *b, const uint8_t *lens);
+/* Append a block and hash it; returns its index, or -1 (no memory).
+ * bytes: its b->nbytes original bytes, as translated. */
+int64_t cc_block_add(struct cc_cache *c, const struct cc_block *b, const uint8_t *lens,
+                     const uint8_t *bytes);
 /* Append an exit stub; its index (never 0: index 0 is the IBL), or 0. */
 uint32_t cc_stub_add(struct cc_cache *c, const struct cc_stub *s);
 /* Does a rel32 whose instruction ends at `from` reach `to`? */

@@ -31,6 +31,16 @@
 struct cc_cache;
 struct cc_handle;
 
+/* How generated code reaches its thread's block: in this process, %fs
+ * (0x64) at the initial-exec TLS offset cc_tls_off; in a traced process
+ * (remote.c), %gs (0x65) at offset 0, asmspy pointing each thread's gs
+ * base at that thread's block (glibc and the kernel's ABI leave gs unused
+ * in x86-64 user space; a thread whose gs base is not 0 is refused). */
+struct cc_seg {
+  uint8_t prefix;
+  int32_t off;
+};
+
 struct cc_tls {
   uint64_t s_rsp;    /* the program's rsp while the dispatcher runs */
   uint64_t pstack;   /* top of this thread's private stack (see cache.c) */

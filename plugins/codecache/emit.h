@@ -1,7 +1,8 @@
 /* Byte emitters for the few x86-64 forms the translator writes. Every one
  * leaves rflags alone (mov, lea, push imm, pop m, jmp, jrcxz): translated
  * code runs between two program instructions and must not change what the
- * next one sees. %fs:disp32 operands address struct cc_tls (cc.h). */
+ * next one sees. %fs:/%gs:disp32 operands address struct cc_tls (cc.h,
+ * struct cc_seg). */
 #ifndef ASMSPY_CODECACHE_EMIT_H
 #define ASMSPY_CODECACHE_EMIT_H
 
@@ -14,41 +15,60 @@ static inline uint8_t *cc_put32(uint8_t *p, uint32_t v) {
   return p + 4;
 }
 
-/* fs-absolute modrm tail: mod 00, rm 100 (SIB), SIB 0x25 (no base, no index), disp32 */
-static inline uint8_t *cc_fs_mem(uint8_t *p, unsigned reg, int field) {
+/* segment-absolute modrm tail: mod 00, rm 100 (SIB), SIB 0x25 (no base,
+ * no index), disp32 */
+static inline uint8_t *cc_seg_mem(const struct cc_seg *g, uint8_t *p, unsigned reg, int field) {
   *p++ = (uint8_t)(0x04 | (reg << 3));
   *p++ = 0x25;
-  return cc_put32(p, (uint32_t)(cc_tls_off + field));
+  return cc_put32(p, (uint32_t)(g->off + field));
 }
 
 enum { R_AX = 0, R_CX = 1, R_SP = 4 };
 
-/* mov %reg, %fs:field */
-static inline uint8_t *cc_st(uint8_t *p, unsigned reg, int field) {
-  *p++ = 0x64, *p++ = 0x48, *p++ = 0x89;
-  return cc_fs_mem(p, reg, field);
+/* mov %reg, %seg:field */
+static inline uint8_t *cc_st(const struct cc_seg *g, uint8_t *p, unsigned reg, int field) {
+  *p++ = g->prefix, *p++ = 0x48, *p++ = 0x89;
+  return cc_seg_mem(g, p, reg, field);
 }
-/* mov %fs:field, %reg */
-static inline uint8_t *cc_ld(uint8_t *p, unsigned reg, int field) {
-  *p++ = 0x64, *p++ = 0x48, *p++ = 0x8b;
-  return cc_fs_mem(p, reg, field);
+/* mov %seg:field, %reg */
+static inline uint8_t *cc_ld(const struct cc_seg *g, uint8_t *p, unsigned reg, int field) {
+  *p++ = g->prefix, *p++ = 0x48, *p++ = 0x8b;
+  return cc_seg_mem(g, p, reg, field);
 }
-/* pop %fs:field */
-static inline uint8_t *cc_pop_fs(uint8_t *p, int field) {
-  *p++ = 0x64, *p++ = 0x8f;
-  return cc_fs_mem(p, 0, field);
+/* pop %seg:field */
+static inline uint8_t *cc_pop_seg(const struct cc_seg *g, uint8_t *p, int field) {
+  *p++ = g->prefix, *p++ = 0x8f;
+  return cc_seg_mem(g, p, 0, field);
 }
-/* jmp *%fs:field */
-static inline uint8_t *cc_jmp_fs(uint8_t *p, int field) {
-  *p++ = 0x64, *p++ = 0xff;
-  return cc_fs_mem(p, 4, field);
+/* jmp *%seg:field */
+static inline uint8_t *cc_jmp_seg(const struct cc_seg *g, uint8_t *p, int field) {
+  *p++ = g->prefix, *p++ = 0xff;
+  return cc_seg_mem(g, p, 4, field);
 }
-/* movb $v, %fs:field */
-static inline uint8_t *cc_movb_fs(uint8_t *p, int field, uint8_t v) {
-  *p++ = 0x64, *p++ = 0xc6;
-  p = cc_fs_mem(p, 0, field);
+/* movb $v, %seg:field */
+static inline uint8_t *cc_movb_seg(const struct cc_seg *g, uint8_t *p, int field, uint8_t v) {
+  *p++ = g->prefix, *p++ = 0xc6;
+  p = cc_seg_mem(g, p, 0, field);
   *p++ = v;
   return p;
+}
+/* movl $v, %seg:field */
+static inline uint8_t *cc_movl_seg(const struct cc_seg *g, uint8_t *p, int field, uint32_t v) {
+  *p++ = g->prefix, *p++ = 0xc7;
+  p = cc_seg_mem(g, p, 0, field);
+  return cc_put32(p, v);
+}
+/* The 64-bit value v into the quadword at %seg:field, as two movl: no
+ * register, no flag touched. */
+static inline uint8_t *cc_movq_seg(const struct cc_seg *g, uint8_t *p, int field, uint64_t v) {
+  p = cc_movl_seg(g, p, field, (uint32_t)v);
+  return cc_movl_seg(g, p, field + 4, (uint32_t)(v >> 32));
+}
+/* movabs $v, %rcx */
+static inline uint8_t *cc_mov_rcx_imm(uint8_t *p, uint64_t v) {
+  *p++ = 0x48, *p++ = 0xb9;
+  memcpy(p, &v, 8);
+  return p + 8;
 }
 /* jmp *0(%rip); .quad target — reaches anywhere */
 static inline uint8_t *cc_jmp_abs(uint8_t *p, uint64_t target) {
@@ -56,13 +76,6 @@ static inline uint8_t *cc_jmp_abs(uint8_t *p, uint64_t target) {
   p = cc_put32(p, 0);
   memcpy(p, &target, 8);
   return p + 8;
-}
-/* jmp rel32 to target; returns NULL when out of reach */
-static inline uint8_t *cc_jmp_rel(uint8_t *p, uint64_t target) {
-  int64_t d = (int64_t)(target - (uint64_t)(uintptr_t)(p + 5));
-  if (d < INT32_MIN || d > INT32_MAX) return NULL;
-  *p++ = 0xe9;
-  return cc_put32(p, (uint32_t)(int32_t)d);
 }
 /* The program's 64-bit return address onto its stack, as `call` would:
  * push $lo32 (sign-extended) then movl $hi32, 4(%rsp). */
@@ -81,12 +94,12 @@ static inline uint8_t *cc_lea_rsp(uint8_t *p, int32_t d) {
  * private stack loaded (nothing is written below the program's rsp), idx
  * pushed there. 31 bytes. */
 #define CC_ENTER_BYTES 31
-static inline uint8_t *cc_enter(uint8_t *p, uint32_t idx) {
-  p = cc_st(p, R_SP, CC_TLS_S_RSP);
-  p = cc_ld(p, R_SP, CC_TLS_PSTACK);
+static inline uint8_t *cc_enter(const struct cc_seg *g, uint8_t *p, uint32_t idx) {
+  p = cc_st(g, p, R_SP, CC_TLS_S_RSP);
+  p = cc_ld(g, p, R_SP, CC_TLS_PSTACK);
   *p++ = 0x68;
   p = cc_put32(p, idx);
-  return cc_jmp_fs(p, CC_TLS_DISPATCH);
+  return cc_jmp_seg(g, p, CC_TLS_DISPATCH);
 }
 
 #endif

@@ -99,6 +99,21 @@ static int next_page_mapped(uint64_t a) {
   return mincore((void *)(uintptr_t)pg, 1, &v) == 0;
 }
 
+/* Up to 15 bytes of original code at a into buf: what a decoder may need.
+ * In this process, the rest of a's page and the next page when it is
+ * mapped; in a traced one, what the cache's reader gets (it stops at an
+ * unmapped page too). Returns the count. */
+static size_t code_bytes(struct cc_cache *c, uint64_t a, uint8_t buf[15]) {
+  if (c->read_code) {
+    ssize_t n = c->read_code(c->remote, a, buf, 15);
+    return n > 0 ? (size_t)n : 0;
+  }
+  size_t room = 4096 - (a & 4095);
+  size_t n = room < 15 && !next_page_mapped(a) ? room : 15;
+  memcpy(buf, (const void *)(uintptr_t)a, n);
+  return n;
+}
+
 /* The length of an instruction Capstone 4 does not know: a VEX (C4/C5) or
  * EVEX (62) form (AVX-512 in glibc's string functions) or a hint NOP
  * (rdsspq in libgcc's unwinder), and where its rip-relative disp32 sits
@@ -160,29 +175,27 @@ static unsigned vex_length(const uint8_t *b, size_t n, int *rip_off) {
   return len <= n && len <= 15 ? len : 0;
 }
 
-static int g_raw_rip_off; /* the instruction decode() filled by vex_length: its disp32, or 0 */
+/* the instruction decode() filled by vex_length: its disp32, or 0 (per
+ * thread: in-process, every thread translates its own cache) */
+static __thread int g_raw_rip_off;
 
 static int decode(struct cc_cache *c, uint64_t a) {
-  size_t room = 4096 - (a & 4095);
-  const uint8_t *code = (const uint8_t *)(uintptr_t)a;
+  uint8_t buf[15];
+  size_t n = code_bytes(c, a, buf);
+  const uint8_t *code = buf;
   uint64_t addr = a;
-  size_t size = room < 15 ? room : 15;
+  size_t size = n;
   g_raw_rip_off = 0;
-  if (cs_disasm_iter(c->cs, &code, &size, &addr, c->insn)) return 1;
-  if (room < 15 && next_page_mapped(a)) {
-    code = (const uint8_t *)(uintptr_t)a, addr = a, size = 15;
-    if (cs_disasm_iter(c->cs, &code, &size, &addr, c->insn)) return 1;
-    room = 15;
-  }
+  if (n && cs_disasm_iter(c->cs, &code, &size, &addr, c->insn)) return 1;
   /* Capstone 4 does not know it: a VEX/EVEX form, copied as raw bytes */
   int rip_off;
-  unsigned len = vex_length((const uint8_t *)(uintptr_t)a, room < 15 ? room : 15, &rip_off);
+  unsigned len = vex_length(buf, n, &rip_off);
   if (!len) return 0;
   cs_insn *in = c->insn;
   in->id = X86_INS_INVALID;
   in->address = a;
   in->size = (uint16_t)len;
-  memcpy(in->bytes, (const void *)(uintptr_t)a, len);
+  memcpy(in->bytes, buf, len);
   memset(in->detail, 0, sizeof *in->detail);
   g_raw_rip_off = rip_off;
   return 1;
@@ -202,7 +215,7 @@ static int skip_prefixes(const uint8_t *b, int n, int *has66) {
 
 /* `mov <the operand of jmp/call *op>, %rax` at p (to run at p). NULL when
  * the form is not handled. */
-static uint8_t *load_operand(uint8_t *p, const cs_insn *in) {
+static uint8_t *load_operand(uint8_t *p, uint64_t p_at, const cs_insn *in) {
   const uint8_t *b = in->bytes;
   int n = in->size, has66, k = 0;
   uint8_t *start = p;
@@ -228,12 +241,11 @@ static uint8_t *load_operand(uint8_t *p, const cs_insn *in) {
     int32_t disp;
     memcpy(&disp, b + k + 2, 4);
     uint64_t abs = in->address + in->size + (int64_t)disp;
-    uint64_t end = (uint64_t)(uintptr_t)(p + rest);
+    uint64_t end = p_at + (uint64_t)(p - start) + (uint64_t)rest;
     int32_t rel;
     if (!cc_rel32(end, abs, &rel)) return NULL;
     memcpy(p, &rel, 4);
   }
-  (void)start;
   return p + rest;
 }
 
@@ -242,19 +254,17 @@ struct pending {
   uint8_t *rel; /* the rel32 to aim at the target's translation or its stub */
 };
 
-/* Aim rel32 (ending at rel + 4) at dest; 0 when out of reach. */
-static int aim(uint8_t *rel, uint64_t dest) {
-  int32_t r;
-  if (!cc_rel32((uint64_t)(uintptr_t)(rel + 4), dest, &r)) return 0;
-  memcpy(rel, &r, 4);
-  return 1;
-}
 
 /* One translation in progress: the emit cursor and what the steps hand on
  * to each other, from the block's head to its entry in the block table. */
 struct xlat {
   struct cc_cache *c;
-  uint8_t *p;             /* the next byte of the cache to write */
+  const struct cc_seg *g;  /* c->seg */
+  struct cc_chunk *ch;     /* the chunk written: where its bytes run (cc_chunk_addr) */
+  uint8_t *p;              /* the next byte of the cache to write */
+  uint8_t *body;           /* the copy of the first original instruction */
+  uint64_t sys_after;      /* where a trailing syscall's copy ends (remote), else 0 */
+  uint8_t bytes[CC_BLOCK_MAX_INSNS * 15]; /* the original bytes translated */
   struct pending pend[4]; /* direct successors, linked once the block is complete */
   int npend;
   uint8_t lens[CC_BLOCK_MAX_INSNS]; /* instruction lengths, for the block table */
@@ -262,6 +272,27 @@ struct xlat {
   uint64_t a;                       /* the original instruction after them */
   int ended;                        /* a terminator was emitted */
 };
+
+/* Where a byte at p in the chunk being written runs. */
+static uint64_t at(const struct xlat *x, const uint8_t *p) { return cc_chunk_addr(x->ch, p); }
+
+/* Aim rel32 (ending at rel + 4) at dest; 0 when out of reach. */
+static int aim(const struct xlat *x, uint8_t *rel, uint64_t dest) {
+  int32_t r;
+  if (!cc_rel32(at(x, rel + 4), dest, &r)) return 0;
+  memcpy(rel, &r, 4);
+  return 1;
+}
+
+/* Before an opcode of oplen bytes whose rel32 may be re-aimed later (a
+ * link, a stub): in a traced process other threads may be running this
+ * very jump while asmspy re-aims it, so the rel32 is padded with nops to a
+ * 4-byte boundary and re-aimed by one aligned store (the rule HotSpot
+ * follows for patching live call sites). */
+static void align_rel32(struct xlat *x, unsigned oplen) {
+  if (!x->c->remote) return;
+  while ((at(x, x->p) + oplen) & 3) *x->p++ = 0x90;
+}
 
 /* Leave a rel32 at the cursor for link_successors: its successor may not
  * be translated yet, and a stub can only go after the block's code. */
@@ -271,22 +302,22 @@ static void pend_rel32(struct xlat *x, uint64_t target) {
 }
 
 /* The record: one block id into the per-thread buffer, falling to `full`
- * (native) when the buffer has no room left. Only rcx is touched, and
- * restored, so the block's own instructions see the program's registers. */
-static uint8_t *emit_record(uint8_t *p, const uint8_t *full, uint32_t id) {
-  p = cc_st(p, R_CX, CC_TLS_S_RCX);
-  p = cc_ld(p, R_CX, CC_TLS_REMAIN);
+ * when the buffer has no room left. Only rcx is touched, and restored, so
+ * the block's own instructions see the program's registers. */
+static uint8_t *emit_record(const struct cc_seg *g, uint8_t *p, const uint8_t *full, uint32_t id) {
+  p = cc_st(g, p, R_CX, CC_TLS_S_RCX);
+  p = cc_ld(g, p, R_CX, CC_TLS_REMAIN);
   *p++ = 0xe3; /* jrcxz full */
   *p = (uint8_t)(int8_t)(full - (p + 1));
   p++;
   *p++ = 0x48, *p++ = 0x8d, *p++ = 0x49, *p++ = 0xff; /* lea -1(%rcx),%rcx */
-  p = cc_st(p, R_CX, CC_TLS_REMAIN);
-  p = cc_ld(p, R_CX, CC_TLS_CURSOR);
+  p = cc_st(g, p, R_CX, CC_TLS_REMAIN);
+  p = cc_ld(g, p, R_CX, CC_TLS_CURSOR);
   *p++ = 0xc7, *p++ = 0x01; /* movl $id,(%rcx) */
   p = cc_put32(p, id);
   *p++ = 0x48, *p++ = 0x8d, *p++ = 0x49, *p++ = 0x04; /* lea 4(%rcx),%rcx */
-  p = cc_st(p, R_CX, CC_TLS_CURSOR);
-  p = cc_ld(p, R_CX, CC_TLS_S_RCX);
+  p = cc_st(g, p, R_CX, CC_TLS_CURSOR);
+  p = cc_ld(g, p, R_CX, CC_TLS_S_RCX);
   return p;
 }
 
@@ -300,12 +331,16 @@ static uint8_t *emit_head(struct xlat *x, uint64_t orig, enum kind k0, const cha
   uint32_t id = (uint32_t)c->nblocks;
   uint8_t *p = x->p;
   uint8_t *full = p;
-  p = cc_ld(p, R_CX, CC_TLS_S_RCX);
-  p = cc_movb_fs(p, CC_TLS_FULL, 1);
-  p = cc_jmp_abs(p, orig);
+  p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX);
+  if (c->remote) { /* asmspy empties the buffer and sends the thread back here */
+    p = cc_movq_seg(x->g, p, CC_TLS_TGT, orig);
+    p = cc_enter(x->g, p, CC_RSTUB_FLUSH);
+  } else { /* the scope's buffer is full: native from here */
+    p = cc_movb_seg(x->g, p, CC_TLS_FULL, 1);
+    p = cc_jmp_abs(p, orig);
+  }
   uint8_t *entry = p;
-  /* a check before the record: the scope's end call, or a syscall whose
-   * number is not known at translation time */
+  /* a check before the record: the scope's end call */
   uint64_t t0 = (k0 == K_CALL || k0 == K_ICALL) ? cc_call_target(in->bytes, in->address) : 0;
   int end_call = c->end_entry && t0 == c->end_entry;
   uint32_t check = 0;
@@ -316,11 +351,11 @@ static uint8_t *emit_head(struct xlat *x, uint64_t orig, enum kind k0, const cha
       *why = "out of memory for exit stubs";
       return NULL;
     }
-    p = cc_enter(p, check);
+    p = cc_enter(x->g, p, check);
   }
   uint8_t *record = p;
-  p = emit_record(p, full, id);
-  if (check) c->stubs[check].cont = (uint64_t)(uintptr_t)record;
+  p = emit_record(x->g, p, full, id);
+  if (check) c->stubs[check].cont = at(x, record);
   x->p = p;
   return entry;
 }
@@ -337,18 +372,87 @@ static const char *emit_syscall(struct xlat *x, const cs_insn *in, uint64_t next
   uint32_t idx = cc_stub_add(x->c, &st);
   if (!idx) return "out of memory for exit stubs";
   uint8_t *p = x->p;
-  p = cc_st(p, R_AX, CC_TLS_S_RAX); /* its number, for the dispatcher */
+  p = cc_st(x->g, p, R_AX, CC_TLS_S_RAX); /* its number, for the dispatcher */
   memcpy(p, in->bytes, in->size);
   p += in->size;
-  p = cc_st(p, R_CX, CC_TLS_S_RCX);
-  p = cc_ld(p, R_CX, CC_TLS_PSTACK);
+  p = cc_st(x->g, p, R_CX, CC_TLS_S_RCX);
+  p = cc_ld(x->g, p, R_CX, CC_TLS_PSTACK);
   *p++ = 0xe3; /* jrcxz native */
   *p++ = (uint8_t)(9 + CC_ENTER_BYTES);
-  p = cc_ld(p, R_CX, CC_TLS_S_RCX);
-  p = cc_enter(p, idx);
-  p = cc_ld(p, R_CX, CC_TLS_S_RCX); /* native: */
+  p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX);
+  p = cc_enter(x->g, p, idx);
+  p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX); /* native: */
   p = cc_jmp_abs(p, next);
   x->p = p;
+  x->ended = 1;
+  return NULL;
+}
+
+/* `lea -n(%rax), %rcx; jrcxz to`: rax == n, no flag touched. 9 bytes. */
+static uint8_t *jump_if_rax(uint8_t *p, uint32_t n, const uint8_t *to) {
+  *p++ = 0x48, *p++ = 0x8d, *p++ = 0x88; /* lea disp32(%rax),%rcx */
+  p = cc_put32(p, (uint32_t)-(int32_t)n);
+  *p++ = 0xe3;
+  *p = (uint8_t)(int8_t)(to - (p + 1));
+  return p + 1;
+}
+
+/* In a traced process (remote.c) every syscall ends its block, so a thread
+ * blocked in one sits right after its copy (x->sys_after: asmspy maps it
+ * back exactly). Two kinds never run here:
+ *   - clone, fork, vfork, clone3 run natively (a jump to the original
+ *     instruction): the new task would otherwise share this thread's block
+ *     through the inherited gs base. asmspy brings parent and child back
+ *     in at their clone stops;
+ *   - rt_sigreturn asks asmspy first (CC_RSTUB_SIGRET), which lets it run
+ *     natively and brings the thread back at the context it restores.
+ * A syscall whose number is not a constant before it checks rax for those
+ * numbers first (lea/jrcxz: no flag touched). After a copied syscall rcx is
+ * set to what the original would leave there, its return address. */
+static const char *emit_syscall_remote(struct xlat *x, const cs_insn *in, uint64_t next,
+                                       int64_t nr) {
+  uint64_t a = in->address;
+  uint8_t *p = x->p;
+  if (nr >= 0 && is_clone_nr((uint64_t)nr)) {
+    x->p = cc_jmp_abs(p, a);
+    x->ended = 1;
+    return NULL;
+  }
+  if (nr == SYS_rt_sigreturn) {
+    p = cc_movq_seg(x->g, p, CC_TLS_TGT, a);
+    x->p = cc_enter(x->g, p, CC_RSTUB_SIGRET);
+    x->ended = 1;
+    return NULL;
+  }
+  if (nr < 0) { /* unknown: rax decides at run time */
+    static const uint32_t natives[] = {SYS_clone, SYS_fork, SYS_vfork, 435 /* clone3 */};
+    enum { CHECKS = 5, CHECK = 9, SAVE = 9, RESTORE = 9 };
+    /* layout: save rcx; CHECKS x (lea; jrcxz); restore rcx; jmp over;
+     * native: restore rcx; jmp *a; sigret: restore rcx; enter SIGRET */
+    uint8_t *native = p + SAVE + CHECKS * CHECK + RESTORE + 2;
+    uint8_t *sigret = native + RESTORE + 14;
+    p = cc_st(x->g, p, R_CX, CC_TLS_S_RCX);
+    for (unsigned i = 0; i < 4; i++) p = jump_if_rax(p, natives[i], native);
+    p = jump_if_rax(p, SYS_rt_sigreturn, sigret);
+    p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX);
+    uint8_t *jmp_over = p;
+    p += 2;
+    p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX); /* native: */
+    p = cc_jmp_abs(p, a);
+    p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX); /* sigret: */
+    p = cc_movq_seg(x->g, p, CC_TLS_TGT, a);
+    p = cc_enter(x->g, p, CC_RSTUB_SIGRET);
+    jmp_over[0] = 0xeb;
+    jmp_over[1] = (uint8_t)(p - (jmp_over + 2));
+  }
+  memcpy(p, in->bytes, in->size);
+  p += in->size;
+  x->sys_after = at(x, p);
+  p = cc_mov_rcx_imm(p, next);
+  x->p = p;
+  align_rel32(x, 1);
+  *x->p++ = 0xe9;
+  pend_rel32(x, next);
   x->ended = 1;
   return NULL;
 }
@@ -363,7 +467,7 @@ static const char *emit_plain(struct xlat *x, const cs_insn *in, uint64_t next) 
   if (g_raw_rip_off) {
     int32_t disp, rel;
     memcpy(&disp, in->bytes + g_raw_rip_off, 4);
-    if (!cc_rel32((uint64_t)(uintptr_t)(p + in->size), next + (uint64_t)(int64_t)disp, &rel))
+    if (!cc_rel32(at(x, p + in->size), next + (uint64_t)(int64_t)disp, &rel))
       fail = "a rip-relative operand out of rel32 reach of the code cache";
     else
       memcpy(p + g_raw_rip_off, &rel, 4);
@@ -373,7 +477,7 @@ static const char *emit_plain(struct xlat *x, const cs_insn *in, uint64_t next) 
     int32_t rel;
     if (off < 0)
       fail = "a rip-relative operand without a 32-bit displacement";
-    else if (!cc_rel32((uint64_t)(uintptr_t)(p + in->size), abs, &rel))
+    else if (!cc_rel32(at(x, p + in->size), abs, &rel))
       fail = "a rip-relative operand out of rel32 reach of the code cache";
     else
       memcpy(p + off, &rel, 4);
@@ -382,32 +486,40 @@ static const char *emit_plain(struct xlat *x, const cs_insn *in, uint64_t next) 
   return fail;
 }
 
+/* An opcode of oplen bytes, then a rel32 left for link_successors. */
+static void emit_rel32_jump(struct xlat *x, const uint8_t *op, unsigned oplen, uint64_t target) {
+  align_rel32(x, oplen);
+  memcpy(x->p, op, oplen);
+  x->p += oplen;
+  pend_rel32(x, target);
+}
+
 /* jmp/jcc/loop/call rel: every target, taken and fallen through, becomes a
  * rel32 left for link_successors (rel8 forms cannot reach the cache's
  * layout); a call pushes the ORIGINAL return address first. Cannot fail. */
 static void emit_direct(struct xlat *x, enum kind k, const cs_insn *in, uint64_t next) {
+  static const uint8_t jmp[1] = {0xe9};
   uint64_t taken = (uint64_t)in->detail->x86.operands[0].imm;
   if (k == K_JCC) {
     int h66, q = skip_prefixes(in->bytes, in->size, &h66);
     uint8_t op = in->bytes[q];
     uint8_t cc = (uint8_t)((op == 0x0f ? in->bytes[q + 1] : op) & 0x0f);
-    *x->p++ = 0x0f, *x->p++ = (uint8_t)(0x80 | cc);
-    pend_rel32(x, taken);
-    *x->p++ = 0xe9;
-    pend_rel32(x, next);
-  } else if (k == K_LOOP) { /* op +2; jmp +5; jmp taken; jmp fall */
+    const uint8_t jcc[2] = {0x0f, (uint8_t)(0x80 | cc)};
+    emit_rel32_jump(x, jcc, 2, taken);
+    emit_rel32_jump(x, jmp, 1, next);
+  } else if (k == K_LOOP) { /* op to_taken; jmp to_fall; to_taken: jmp taken; to_fall: jmp fall */
     memcpy(x->p, in->bytes, in->size);
-    x->p[in->size - 1] = 2;
+    uint8_t *rel_taken = x->p + in->size - 1;
     x->p += in->size;
-    *x->p++ = 0xeb, *x->p++ = 0x05;
-    *x->p++ = 0xe9;
-    pend_rel32(x, taken);
-    *x->p++ = 0xe9;
-    pend_rel32(x, next);
+    *x->p++ = 0xeb;
+    uint8_t *rel_fall = x->p++;
+    *rel_taken = (uint8_t)(x->p - (rel_taken + 1));
+    emit_rel32_jump(x, jmp, 1, taken);
+    *rel_fall = (uint8_t)(x->p - (rel_fall + 1));
+    emit_rel32_jump(x, jmp, 1, next);
   } else { /* K_JMP, K_CALL */
     if (k == K_CALL) x->p = cc_push_ret(x->p, next);
-    *x->p++ = 0xe9;
-    pend_rel32(x, taken);
+    emit_rel32_jump(x, jmp, 1, taken);
   }
   x->ended = 1;
 }
@@ -418,19 +530,19 @@ static void emit_direct(struct xlat *x, enum kind k, const cs_insn *in, uint64_t
 static const char *emit_indirect(struct xlat *x, enum kind k, const cs_insn *in, uint64_t next) {
   uint8_t *p = x->p;
   if (k == K_RET) {
-    p = cc_pop_fs(p, CC_TLS_TGT);
+    p = cc_pop_seg(x->g, p, CC_TLS_TGT);
     if (in->detail->x86.op_count == 1 && in->detail->x86.operands[0].type == X86_OP_IMM &&
         in->detail->x86.operands[0].imm)
       p = cc_lea_rsp(p, (int32_t)in->detail->x86.operands[0].imm);
   } else {
-    p = cc_st(p, R_AX, CC_TLS_S_RAX);
-    uint8_t *q = load_operand(p, in);
+    p = cc_st(x->g, p, R_AX, CC_TLS_S_RAX);
+    uint8_t *q = load_operand(p, at(x, p), in);
     if (!q) return "an indirect branch operand the translator does not handle";
-    p = cc_st(q, R_AX, CC_TLS_TGT);
-    p = cc_ld(p, R_AX, CC_TLS_S_RAX);
+    p = cc_st(x->g, q, R_AX, CC_TLS_TGT);
+    p = cc_ld(x->g, p, R_AX, CC_TLS_S_RAX);
     if (k == K_ICALL) p = cc_push_ret(p, next);
   }
-  x->p = cc_enter(p, CC_STUB_IBL);
+  x->p = cc_enter(x->g, p, CC_STUB_IBL);
   x->ended = 1;
   return NULL;
 }
@@ -443,8 +555,12 @@ static const char *emit_insn(struct xlat *x, enum kind k, uint64_t next, int64_t
   const cs_insn *in = x->c->insn;
   switch (k) {
   case K_SYSCALL:
-    if (last_eax >= 0 && !is_clone_nr((uint64_t)last_eax))
-      return emit_plain(x, in, next); /* known, harmless */
+    if (x->c->remote) return emit_syscall_remote(x, in, next, last_eax);
+    if (last_eax >= 0 && !is_clone_nr((uint64_t)last_eax)) {
+      const char *fail = emit_plain(x, in, next); /* known, harmless */
+      x->p = cc_mov_rcx_imm(x->p, next); /* rcx: the return address the original leaves */
+      return fail;
+    }
     return emit_syscall(x, in, next);
   case K_PLAIN: return emit_plain(x, in, next);
   case K_JMP:
@@ -489,6 +605,7 @@ static int emit_body(struct xlat *x, uint64_t orig, const char **why) {
   const cs_insn *in = c->insn;
   int64_t last_eax = -1; /* the value a `mov $imm, %eax` just before set, else -1 */
   x->a = orig;
+  x->body = x->p;
   while (!x->ended) {
     if (x->n && !decode(c, x->a)) break; /* end before it: its own block reports it */
     enum kind k = classify(in);
@@ -496,6 +613,7 @@ static int emit_body(struct xlat *x, uint64_t orig, const char **why) {
     if (x->n && starts_own_block(c, in, k)) break;
     int64_t eax = eax_imm(in);
     uint8_t *save = x->p;
+    int npend = x->npend;
     const char *fail = emit_insn(x, k, next, last_eax);
     if (fail) {
       if (!x->n) {
@@ -503,16 +621,19 @@ static int emit_body(struct xlat *x, uint64_t orig, const char **why) {
         return 0;
       }
       x->p = save; /* end the block before it */
+      x->npend = npend;
+      x->ended = 0;
       break;
     }
+    memcpy(x->bytes + (x->a - orig), in->bytes, in->size);
     x->lens[x->n++] = (uint8_t)in->size;
     x->a = next;
     last_eax = eax;
     if (!x->ended && x->n == CC_BLOCK_MAX_INSNS) break;
   }
   if (!x->ended) { /* fell off the block: continue at the next instruction */
-    *x->p++ = 0xe9;
-    pend_rel32(x, x->a);
+    static const uint8_t jmp[1] = {0xe9};
+    emit_rel32_jump(x, jmp, 1, x->a);
   }
   return 1;
 }
@@ -526,23 +647,25 @@ static int link_successors(struct xlat *x, const char **why) {
   for (int i = 0; i < x->npend; i++) {
     struct pending *pd = &x->pend[i];
     uint32_t hit = cc_lookup(c, pd->target);
-    if (hit && pd->target != c->end_entry && aim(pd->rel, c->blocks[hit - 1].code)) continue;
+    if (hit && pd->target != c->end_entry && aim(x, pd->rel, c->blocks[hit - 1].code)) continue;
     struct cc_stub s = {CC_STUB_LINK, pd->target, (uint64_t)(uintptr_t)pd->rel, 0};
     uint32_t idx = cc_stub_add(c, &s);
     if (!idx) {
       *why = "out of memory for exit stubs";
       return 0;
     }
-    aim(pd->rel, (uint64_t)(uintptr_t)x->p);
-    x->p = cc_enter(x->p, idx);
+    aim(x, pd->rel, at(x, x->p));
+    /* in a traced process the dispatcher knows no stub table: the target
+     * travels in cc_tls.tgt */
+    if (c->remote) x->p = cc_movq_seg(x->g, x->p, CC_TLS_TGT, pd->target);
+    x->p = cc_enter(x->g, x->p, idx);
   }
   return 1;
 }
 
 /* [endbr64] [bnd] jmp *slot(%rip): a PLT stub (decode trims one that led
  * into the scope's end) */
-static int is_plt_stub(uint64_t orig, int n) {
-  const uint8_t *ob = (const uint8_t *)(uintptr_t)orig;
+static int is_plt_stub(const uint8_t *ob, int n) {
   int e = (n == 2 && ob[0] == 0xf3 && ob[1] == 0x0f && ob[2] == 0x1e && ob[3] == 0xfa) ? 4 : 0;
   if ((n == 1 || e) && ob[e] == 0xf2) e++;
   return (n == 1 || n == 2) && ob[e] == 0xff && ob[e + 1] == 0x25;
@@ -554,11 +677,13 @@ static int64_t add_block(struct xlat *x, uint64_t orig, uint8_t *entry, const ch
   struct cc_block b;
   memset(&b, 0, sizeof b);
   b.orig = orig;
-  b.code = (uint64_t)(uintptr_t)entry;
+  b.code = at(x, entry);
+  b.body = at(x, x->body);
+  b.sys_after = x->sys_after;
   b.ninsn = (uint16_t)x->n;
   b.nbytes = (uint16_t)(x->a - orig);
-  if (is_plt_stub(orig, x->n)) b.flags |= CC_PLT_STUB;
-  int64_t bi = cc_block_add(x->c, &b, x->lens);
+  if (is_plt_stub(x->bytes, x->n)) b.flags |= CC_PLT_STUB;
+  int64_t bi = cc_block_add(x->c, &b, x->lens, x->bytes);
   if (bi < 0) {
     *why = "out of memory for the block table";
     return -1;
@@ -581,9 +706,8 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
            "hlt)";
     return -1;
   }
-  struct cc_chunk *ch;
-  struct xlat x = {.c = c};
-  x.p = cc_code_room(c, orig, CC_BLOCK_CODE_MAX, &ch);
+  struct xlat x = {.c = c, .g = &c->seg};
+  x.p = cc_code_room(c, orig, CC_BLOCK_CODE_MAX, &x.ch);
   if (!x.p) {
     *why = "no code cache memory within rel32 reach of the code";
     *why_kind = CC_WHY_NOSPACE;
@@ -593,6 +717,6 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
   if (!entry) return -1;
   if (!emit_body(&x, orig, why)) return -1;
   if (!link_successors(&x, why)) return -1;
-  cc_code_commit(ch, x.p);
+  cc_code_commit(x.ch, x.p);
   return add_block(&x, orig, entry, why);
 }
