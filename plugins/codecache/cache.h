@@ -17,6 +17,7 @@ struct cc_remote;
 #define CC_BLOCK_MAX_INSNS 48
 #define CC_BLOCK_CODE_MAX 8192 /* bytes one block's translation may take */
 #define CC_PLT_STUB 1u         /* block flag: [endbr64] jmp *slot(%rip) */
+#define CC_TAIL_COPIED 2u      /* block flag: its last instruction was copied (no terminator) */
 
 struct cc_block {
   uint64_t orig;      /* original start */

@@ -19,6 +19,7 @@
  * begin shell, and requires the exact instruction count back. */
 #define _GNU_SOURCE
 #include "plugins/codecache/inproc.h"
+#include "plugins/codecache/remote.h"
 
 #include <cpuid.h>
 #include <errno.h>
@@ -131,23 +132,23 @@ static int codecache_probe(const struct asmspy_host_api *host, struct asmspy_pro
   return 0;
 }
 
-/* Only in-process scopes: a pid session is never this backend's (its caps
- * offer no stream to the engine); asked anyway, it is a usage error. */
-static int codecache_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
+/* 1.11: asked before a pid session the engine chose this backend for. */
+static int codecache_suits(const struct asmspy_host_api *host, const struct asmspy_session *s,
+                           char *why, size_t whycap) {
   (void)host;
-  (void)s;
-  return -ASMSPY_E_USAGE;
+  return cc_remote_suits(s->pid, why, whycap);
 }
 
 static const struct asmspy_backend_ops codecache_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_backend_ops),
-    .run = codecache_run,
+    .run = cc_remote_run, /* a running process (remote.c) */
     .inproc_begin = cc_inproc_begin,
     .inproc_end = cc_inproc_end,
     /* every instruction, exact, like singlestep: the same tier, tried first */
     .inproc_tier = ASMSPY_TIER_WEAK,
     .inproc_order = 5,
+    .suits = codecache_suits,
 };
 
 static const struct asmspy_plugin codecache_plugin = {
@@ -155,9 +156,10 @@ static const struct asmspy_plugin codecache_plugin = {
     .struct_size = sizeof(struct asmspy_plugin),
     .kind = ASMSPY_KIND_BACKEND,
     .name = "codecache",
-    .description = "in-process scopes by dynamic binary translation: every executed instruction, "
-                   "microseconds per scope",
-    .caps = ASMSPY_CAP_INPROCESS,
+    .description = "dynamic binary translation: every executed instruction at code-cache speed, "
+                   "for a running process (--backend=codecache) and for scopes",
+    .caps = ASMSPY_CAP_INPROCESS | ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID |
+            ASMSPY_CAP_TASKS,
     .probe = codecache_probe,
     .backend = &codecache_ops,
     .plugin_version = "0.1.0",

@@ -47,8 +47,8 @@ static int ours(const struct cc_cache *c, uint64_t lo) {
 /* Every thread's cache is ours too; only this thread's is known here, so a
  * chunk of another thread's cache counts as foreign unless it is rwx and
  * exactly a chunk's size: codecache maps nothing else that way. */
-static int scan(const struct cc_cache *c, char *what, size_t cap) {
-  FILE *f = fopen("/proc/self/maps", "re");
+int cc_scan_foreign(const char *maps, const struct cc_cache *c, char *what, size_t cap) {
+  FILE *f = fopen(maps, "re");
   if (!f) return 0;
   char line[512];
   int found = 0;
@@ -80,7 +80,7 @@ int cc_foreign_code(const struct cc_cache *c, char *what, size_t cap) {
   uint64_t now = coarse_ns();
   pthread_mutex_lock(&g_lock);
   if (!g_checked_ns || now - g_checked_ns >= RECHECK_NS) {
-    g_found = scan(c, g_what, sizeof g_what);
+    g_found = cc_scan_foreign("/proc/self/maps", c, g_what, sizeof g_what);
     g_checked_ns = now;
   }
   int found = g_found;

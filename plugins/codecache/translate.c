@@ -264,6 +264,7 @@ struct xlat {
   uint8_t *p;              /* the next byte of the cache to write */
   uint8_t *body;           /* the copy of the first original instruction */
   uint64_t sys_after;      /* where a trailing syscall's copy ends (remote), else 0 */
+  int tail_copied;         /* the last instruction was copied, not rewritten */
   uint8_t bytes[CC_BLOCK_MAX_INSNS * 15]; /* the original bytes translated */
   struct pending pend[4]; /* direct successors, linked once the block is complete */
   int npend;
@@ -341,8 +342,8 @@ static uint8_t *emit_head(struct xlat *x, uint64_t orig, enum kind k0, const cha
   }
   uint8_t *entry = p;
   /* a check before the record: the scope's end call */
-  uint64_t t0 = (k0 == K_CALL || k0 == K_ICALL) ? cc_call_target(in->bytes, in->address) : 0;
-  int end_call = c->end_entry && t0 == c->end_entry;
+  int end_call = c->end_entry && (k0 == K_CALL || k0 == K_ICALL) &&
+                 cc_call_target(in->bytes, in->address) == c->end_entry;
   uint32_t check = 0;
   if (end_call) {
     struct cc_stub s = {CC_STUB_END, orig, 0, 0};
@@ -633,6 +634,7 @@ static int emit_body(struct xlat *x, uint64_t orig, const char **why) {
   }
   if (!x->ended) { /* fell off the block: continue at the next instruction */
     static const uint8_t jmp[1] = {0xe9};
+    x->tail_copied = 1;
     emit_rel32_jump(x, jmp, 1, x->a);
   }
   return 1;
@@ -683,6 +685,7 @@ static int64_t add_block(struct xlat *x, uint64_t orig, uint8_t *entry, const ch
   b.ninsn = (uint16_t)x->n;
   b.nbytes = (uint16_t)(x->a - orig);
   if (is_plt_stub(x->bytes, x->n)) b.flags |= CC_PLT_STUB;
+  if (x->tail_copied) b.flags |= CC_TAIL_COPIED;
   int64_t bi = cc_block_add(x->c, &b, x->lens, x->bytes);
   if (bi < 0) {
     *why = "out of memory for the block table";

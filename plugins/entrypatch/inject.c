@@ -62,10 +62,10 @@ uint64_t ep_remote_map(struct ep_remote *r, uint64_t hint, uint64_t len, int pro
   return (uint64_t)a;
 }
 
-uint64_t ep_remote_shared(struct ep_remote *r, uint64_t len, void **local, char *why,
-                          size_t whycap) {
+uint64_t ep_remote_shared(struct ep_remote *r, uint64_t hint, uint64_t len, int prot,
+                          const char *memfd_name, void **local, char *why, size_t whycap) {
   *local = NULL;
-  uint64_t name = put_string(r, "asmspy-calls");
+  uint64_t name = put_string(r, memfd_name);
   if (!name) {
     snprintf(why, whycap, "cannot write into the target's stack");
     return 0;
@@ -78,12 +78,16 @@ uint64_t ep_remote_shared(struct ep_remote *r, uint64_t len, void **local, char 
   uint64_t addr = 0;
   int64_t rc = ep_remote_call(r, SYS_ftruncate, (uint64_t)fd, len, 0, 0, 0, 0);
   if (rc == 0) {
-    int64_t a =
-        ep_remote_call(r, SYS_mmap, 0, len, PROT_READ | PROT_WRITE, MAP_SHARED, (uint64_t)fd, 0);
+    uint64_t flags = MAP_SHARED | (hint ? MAP_FIXED_NOREPLACE : 0);
+    int64_t a = ep_remote_call(r, SYS_mmap, hint, len, (uint64_t)prot, flags, (uint64_t)fd, 0);
     if (a < 0 && a > -4096)
-      snprintf(why, whycap, "mmap of the ring in the target: %s", strerror((int)-a));
+      snprintf(why, whycap, "mmap of %s in the target: %s", memfd_name, strerror((int)-a));
+    else if (hint && (uint64_t)a != hint) /* a kernel before 4.17 took it as a hint only */
+      snprintf(why, whycap, "mmap of %s in the target: not placed at 0x%llx", memfd_name,
+               (unsigned long long)hint);
     else
       addr = (uint64_t)a;
+    if (!addr && a > 0) ep_remote_call(r, SYS_munmap, (uint64_t)a, len, 0, 0, 0, 0);
   } else {
     snprintf(why, whycap, "ftruncate in the target: %s", strerror((int)-rc));
   }
@@ -94,7 +98,7 @@ uint64_t ep_remote_shared(struct ep_remote *r, uint64_t len, void **local, char 
     void *m = mine >= 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mine, 0) : MAP_FAILED;
     if (mine >= 0) close(mine);
     if (m == MAP_FAILED) {
-      snprintf(why, whycap, "mapping the target's ring (%s): %s", path, strerror(errno));
+      snprintf(why, whycap, "mapping the target's %s (%s): %s", memfd_name, path, strerror(errno));
       ep_remote_call(r, SYS_munmap, addr, len, 0, 0, 0, 0);
       addr = 0;
     } else {

@@ -32,11 +32,13 @@ int64_t ep_remote_call(struct ep_remote *r, long nr, uint64_t a0, uint64_t a1, u
 uint64_t ep_remote_map(struct ep_remote *r, uint64_t hint, uint64_t len, int prot,
                        const char *name);
 
-/* The shared ring: a memfd of len bytes mapped MAP_SHARED in the target and
- * here. Returns the target's address (0 on failure) and *local. The target
- * keeps no fd. */
-uint64_t ep_remote_shared(struct ep_remote *r, uint64_t len, void **local, char *why,
-                          size_t whycap);
+/* Shared memory: a memfd (named `name`) of len bytes mapped MAP_SHARED in
+ * the target with prot, at `hint` exactly when hint is not 0 (then
+ * MAP_FIXED_NOREPLACE), and read-write here. Returns the target's address
+ * (0 on failure, *why says why) and *local. The target keeps no fd. Used
+ * for entrypatch's ring and for codecache's code and thread blocks. */
+uint64_t ep_remote_shared(struct ep_remote *r, uint64_t hint, uint64_t len, int prot,
+                          const char *name, void **local, char *why, size_t whycap);
 
 /* A free gap of len bytes whose every byte is within rel32 reach of
  * [lo, hi) (the functions a region serves), nearest first; 0 if none. */

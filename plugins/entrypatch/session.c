@@ -408,7 +408,8 @@ static int map_agent_memory(struct ep_run *r, struct ep_remote *rem, char *why, 
     return -ASMSPY_E_NO_KERNEL;
   }
   r->ring_size = (sizeof(struct ring_area) + 4095) & ~4095ull;
-  r->ring = ep_remote_shared(rem, r->ring_size, &r->ring_local, why, whycap);
+  r->ring = ep_remote_shared(rem, 0, r->ring_size, PROT_READ | PROT_WRITE, "asmspy-calls",
+                             &r->ring_local, why, whycap);
   if (!r->ring) return -ASMSPY_E_INTERNAL;
   struct ring_area *ra = r->ring_local;
   ra->magic = AGENT_MAGIC;

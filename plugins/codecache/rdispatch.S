@@ -1,0 +1,88 @@
+/* The dispatcher of a traced process (remote.c): the same job as
+ * dispatch.S, in the target, without C and without a decoder. asmspy
+ * copies the bytes between cc_rdisp_begin and cc_rdisp_end into the code
+ * cache (position-independent; everything it keeps is %gs-relative).
+ *
+ * Entered from an exit stub on the thread's private stack with the stub's
+ * index pushed and the original target in cc_tls.tgt (the program's rsp
+ * is in cc_tls.s_rsp: nothing is written below it).
+ *   - IBL and link stubs: look the target up in the shared hash; a hit
+ *     continues there.
+ *   - a miss, CC_RSTUB_FLUSH (the record buffer is full), CC_RSTUB_SIGRET
+ *     (an rt_sigreturn is next): raise a request, tgkill(self, signo).
+ *     asmspy sees the signal's delivery stop (ptrace), answers in
+ *     CC_RT_RESOLVED and suppresses the signal. With no answer (asmspy is
+ *     gone and the signal was ignored by default, or the thread blocks it)
+ *     the thread leaves for the original target natively: a thread is
+ *     never stuck and never runs code nobody can translate.
+ * rflags and every register but rsp are restored before the jump. */
+#include "plugins/codecache/cc.h"
+#include "plugins/codecache/remote.h"
+
+#define SYS_TGKILL 234
+#define RSTUB_FLUSH 1
+#define RSTUB_SIGRET 2
+
+	.section .rodata
+	.globl cc_rdisp_begin, cc_rdisp_end
+	.hidden cc_rdisp_begin, cc_rdisp_end
+	.balign 16
+cc_rdisp_begin:
+	pushfq
+	pushq %rax
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %r11
+	movq 7*8(%rsp), %rax           /* the stub index */
+	cmpq $RSTUB_FLUSH, %rax
+	je 5f
+	cmpq $RSTUB_SIGRET, %rax
+	je 5f
+	movq %gs:CC_TLS_TGT, %rdi
+	movq %gs:CC_RT_HTAB, %rsi
+	movq %gs:CC_RT_HMASK, %rcx
+	movabsq $0x9e3779b97f4a7c15, %rdx
+	movq %rdi, %rax
+	imulq %rdx, %rax
+	shrq $20, %rax
+	andq %rcx, %rax
+1:	movq %rax, %rdx
+	shlq $4, %rdx
+	movq (%rsi,%rdx), %r11
+	testq %r11, %r11
+	jz 4f
+	cmpq %rdi, %r11
+	je 2f
+	incq %rax
+	andq %rcx, %rax
+	jmp 1b
+2:	movq 8(%rsi,%rdx), %rax
+	movq %rax, %gs:CC_TLS_TGT
+	jmp 9f
+4:	movq 7*8(%rsp), %rax
+5:	movq %rax, %gs:CC_RT_REQ_IDX
+	movq $0, %gs:CC_RT_RESOLVED
+	movq $1, %gs:CC_RT_REQ
+	movl $SYS_TGKILL, %eax
+	movl %gs:CC_RT_TGID, %edi
+	movl %gs:CC_RT_TID, %esi
+	movl %gs:CC_RT_SIGNO, %edx
+	syscall
+	movq $0, %gs:CC_RT_REQ
+	movq %gs:CC_RT_RESOLVED, %rax
+	testq %rax, %rax
+	jz 9f                          /* no answer: cc_tls.tgt is the original: native */
+	movq %rax, %gs:CC_TLS_TGT
+9:	popq %r11
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rax
+	popfq
+	movq %gs:CC_TLS_S_RSP, %rsp
+	jmpq *%gs:CC_TLS_TGT
+cc_rdisp_end:
+	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,403 @@
+/* remote.c — codecache's session on a running process (remote.h): the
+ * process's threads run translated code that records every block; asmspy
+ * stays attached (ptrace) and turns the records into instruction events.
+ *
+ *   attach      every thread stopped; the data mapping and the dispatcher
+ *               injected (plain syscalls in a stopped thread: no library,
+ *               no decoder in the target); each thread entered.
+ *   run         the target runs at cache speed. A thread stops (ptrace)
+ *               only for a request (a block to translate, a full record
+ *               buffer, an rt_sigreturn), a signal with a handler (brought
+ *               out first so the handler's frame holds original addresses,
+ *               then stepped into the handler and entered there), a new
+ *               thread, or the periodic sweep that brings back in threads
+ *               that ran out natively (a fork, an untranslatable
+ *               instruction).
+ *   leave       every thread stopped and brought out to its exact original
+ *               state, every mapping unmapped, then detached. A thread
+ *               that cannot be brought out leaves the mappings in place
+ *               (said in a note): it leaves them by itself at its next
+ *               request, which no one answers.
+ *
+ * If asmspy dies, no thread is ever stuck: a request is a tgkill of a
+ * signal the program ignores, so with no tracer the thread reads no answer
+ * and continues natively (rdispatch.S); a full buffer is such a request. */
+#define _GNU_SOURCE
+#include "plugins/codecache/remote.h"
+
+#include "plugins/codecache/jit.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SWEEP_MS 100
+#define TICK_MS 50
+#define F(off) ((off) / 8)
+
+int cc_remote_suits(pid_t pid, char *why, size_t whycap) {
+  char maps[64], what[200];
+  snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
+  if (!cc_scan_foreign(maps, NULL, what, sizeof what)) return 0;
+  snprintf(why, whycap,
+           "%s: code a JIT writes and patches in place would run stale from a copy", what);
+  return ASMSPY_FACT_UNSUITED;
+}
+
+static uint64_t mask_of(pid_t pid, pid_t tid, const char *key) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, tid ? "/proc/%d/task/%d/status" : "/proc/%d/status", (int)pid,
+           (int)tid);
+  FILE *f = fopen(path, "re");
+  uint64_t m = 0;
+  size_t k = strlen(key);
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, key, k)) m = strtoull(line + k, NULL, 16);
+  if (f) fclose(f);
+  return m;
+}
+
+/* The request signal: one whose default action is to ignore it, that the
+ * program neither handles nor blocks, so a request nobody answers (asmspy
+ * gone) changes nothing in the program. */
+static int pick_signal(pid_t pid, const pid_t *tids, uint32_t n) {
+  static const int cands[] = {SIGURG, SIGWINCH, SIGCHLD};
+  uint64_t caught = mask_of(pid, 0, "SigCgt:"), blocked = 0;
+  for (uint32_t i = 0; i < n; i++) blocked |= mask_of(pid, tids[i], "SigBlk:");
+  for (unsigned i = 0; i < sizeof cands / sizeof *cands; i++)
+    if (!((caught | blocked) >> (cands[i] - 1) & 1)) return cands[i];
+  for (unsigned i = 0; i < sizeof cands / sizeof *cands; i++)
+    if (!(blocked >> (cands[i] - 1) & 1)) return cands[i];
+  return SIGURG;
+}
+
+static int handled(pid_t pid, int sig) { return (int)(mask_of(pid, 0, "SigCgt:") >> (sig - 1) & 1); }
+
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* ---------------------------------------------------------------- attach -- */
+
+static int setup(struct cc_remote *rm, char *why, size_t whycap) {
+  const struct asmspy_seam_api *seam = rm->host->seam;
+  pid_t tids[RT_MAX_THREADS];
+  uint32_t n = seam->list_threads(rm->sm, tids, RT_MAX_THREADS);
+  if (!n) {
+    snprintf(why, whycap, "no thread to trace");
+    return -ASMSPY_E_ATTACH_GONE;
+  }
+  rm->rem = (struct ep_remote){rm->host, rm->sm, rm->s->target, rm->s->pid, tids[0]};
+  for (uint32_t i = 0; i < n; i++) rm_thread(rm, tids[i], 1);
+  rm->signo = pick_signal(rm->s->pid, tids, n);
+  rm->c.seg = (struct cc_seg){0x65, 0};
+  rm->c.remote = rm;
+  rm->c.read_code = rm_read_code;
+  rm->c.map_chunk = rm_map_chunk;
+  if (cc_cache_init(&rm->c)) {
+    snprintf(why, whycap, "out of memory (translator tables, Capstone)");
+    return -ASMSPY_E_NOMEM;
+  }
+  struct cc_stub reserved = {CC_STUB_IBL, 0, 0, 0}; /* CC_RSTUB_FLUSH, CC_RSTUB_SIGRET */
+  cc_stub_add(&rm->c, &reserved);
+  cc_stub_add(&rm->c, &reserved);
+  if (rm_map_data(rm, why, whycap)) return -ASMSPY_E_NO_KERNEL;
+  struct user_regs_struct u;
+  if (rm_get_regs(rm, tids[0], &u) || rm_place_dispatcher(rm, u.rip)) {
+    snprintf(why, whycap, "no code memory for the dispatcher");
+    return -ASMSPY_E_NOMEM;
+  }
+  for (size_t i = 0; i < rm->nth; i++) rm_enter(rm, &rm->th[i]);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ stops -- */
+
+static void resume(struct cc_remote *rm, pid_t tid, int sig) {
+  rm->host->seam->resume(rm->sm, tid, sig);
+}
+
+/* A signal bound for a handler: the thread out of the cache first (the
+ * handler's frame holds the original state, as if untraced), stepped with
+ * the signal into the handler's first instruction, entered there. */
+static void into_handler(struct cc_remote *rm, struct rthread *t, int sig) {
+  rm->signals_in++;
+  if (rm_leave(rm, t) || !(t = rm_thread(rm, t->tid, 0))) {
+    if (t) resume(rm, t->tid, sig); /* stuck inside: delivered where it is */
+    return;
+  }
+  pid_t tid = t->tid;
+  if (rm_step(rm, t, sig)) return; /* gone */
+  t = rm_thread(rm, tid, 0);
+  if (!t) return;
+  rm_enter(rm, t);
+  int owed = t->owed_sig;
+  t->owed_sig = 0;
+  resume(rm, tid, owed);
+}
+
+static void on_signal(struct cc_remote *rm, const struct asmspy_stop *st) {
+  struct rthread *t = st->pid == rm->s->pid ? rm_thread(rm, st->tid, 0) : NULL;
+  if (!t) {
+    resume(rm, st->tid, st->sig);
+    return;
+  }
+  if (st->sig == rm->signo && t->slot >= 0 && rm_block(rm, t)[F(CC_RT_REQ)]) {
+    rm_answer(rm, t);
+    if (t->sigret)
+      rm->host->seam->resume_syscall(rm->sm, t->tid, 0);
+    else
+      resume(rm, t->tid, 0);
+    return;
+  }
+  if (st->sig == rm->signo && (st->flags & ASMSPY_STOPF_SIGINFO)) {
+    siginfo_t si;
+    memcpy(&si, st->siginfo, sizeof si);
+    if (si.si_code == SI_TKILL && si.si_pid == rm->s->pid) { /* one of ours, come late */
+      resume(rm, t->tid, 0);
+      return;
+    }
+  }
+  if (t->slot >= 0 && handled(rm->s->pid, st->sig)) {
+    into_handler(rm, t, st->sig);
+    return;
+  }
+  resume(rm, t->tid, st->sig); /* no frame to build: it stays where it is */
+}
+
+/* rt_sigreturn ran natively (resumed syscall to syscall): at its exit the
+ * thread is at the context the frame restored; it goes back in there. */
+static void on_syscall(struct cc_remote *rm, const struct asmspy_stop *st) {
+  struct rthread *t = rm_thread(rm, st->tid, 0);
+  if (t && t->sigret == 1) { /* the entry */
+    t->sigret = 2;
+    rm->host->seam->resume_syscall(rm->sm, t->tid, 0);
+    return;
+  }
+  if (t && t->sigret == 2) {
+    t->sigret = 0;
+    rm_enter(rm, t);
+  }
+  resume(rm, st->tid, 0);
+}
+
+/* Our interrupt (the sweep), a new thread's first stop, a job-control stop. */
+static void on_group(struct cc_remote *rm, const struct asmspy_stop *st) {
+  if (st->pid != rm->s->pid) { /* a forked child (followed): it runs natively, gs base cleared */
+    struct user_regs_struct u;
+    if (!rm_get_regs(rm, st->tid, &u) && u.gs_base && !(u.gs_base = 0))
+      rm_set_regs(rm, st->tid, &u);
+    resume(rm, st->tid, 0);
+    return;
+  }
+  struct rthread *t = rm_thread(rm, st->tid, 1);
+  if (t && !t->in && !st->group_sig && !t->sigret) rm_enter(rm, t);
+  resume(rm, st->tid, 0);
+}
+
+/* clone / fork / vfork ran natively (translate.c): the parent goes back in. */
+static void on_new_task(struct cc_remote *rm, const struct asmspy_stop *st) {
+  struct rthread *t = rm_thread(rm, st->tid, 0);
+  if (t && st->pid == rm->s->pid) rm_enter(rm, t);
+  resume(rm, st->tid, 0);
+}
+
+static void drain_all(struct cc_remote *rm, int live) {
+  for (size_t i = 0; i < rm->nth && !rm->sink_stop; i++) rm_drain(rm, &rm->th[i], live, -1);
+}
+
+static int natives(const struct cc_remote *rm) {
+  int n = 0;
+  for (size_t i = 0; i < rm->nth; i++) n += !rm->th[i].in && !rm->th[i].sigret;
+  return n;
+}
+
+/* The stop loop. Returns the session's result; *gone: nothing to leave. */
+static int run_loop(struct cc_remote *rm, int *gone) {
+  const struct asmspy_seam_api *seam = rm->host->seam;
+  uint64_t last_sweep = now_ms();
+  for (;;) {
+    drain_all(rm, 1);
+    if (rm->sink_stop || (rm->s->stop && *rm->s->stop)) return 0;
+    if (natives(rm) && now_ms() - last_sweep >= SWEEP_MS) {
+      seam->interrupt_all(rm->sm, 0);
+      last_sweep = now_ms();
+    }
+    struct asmspy_stop st;
+    memset(&st, 0, sizeof st);
+    ASMSPY_INIT_HEADER(&st);
+    if (rm->ndeferred) {
+      st = rm->deferred[0];
+      memmove(rm->deferred, rm->deferred + 1, --rm->ndeferred * sizeof *rm->deferred);
+    } else if (seam->next_stop_timeout(rm->sm, &st, TICK_MS)) {
+      return -ASMSPY_E_INTERNAL;
+    }
+    switch (st.kind) {
+    case ASMSPY_STOP_INTERRUPTED: return 0;
+    case ASMSPY_STOP_NONE: *gone = 1; return ASMSPY_FACT_EXITED;
+    case ASMSPY_STOP_TIMEOUT: break;
+    case ASMSPY_STOP_EXITED: {
+      struct rthread *t = rm_thread(rm, st.tid, 0);
+      if (t) rm_drain(rm, t, 0, -1), rm_forget(rm, st.tid);
+      break;
+    }
+    case ASMSPY_STOP_EXEC:
+      if (st.pid != rm->s->pid) {
+        resume(rm, st.tid, 0);
+        break;
+      }
+      drain_all(rm, 0);
+      rm_note(rm, ASMSPY_NOTE_INFO,
+              "codecache: the process exec'd another program: its code is not traced (the cache "
+              "went with the old image)");
+      *gone = 1;
+      return 0;
+    case ASMSPY_STOP_NEW_TASK: on_new_task(rm, &st); break;
+    case ASMSPY_STOP_SIGNAL: on_signal(rm, &st); break;
+    case ASMSPY_STOP_SYSCALL: on_syscall(rm, &st); break;
+    case ASMSPY_STOP_GROUP: on_group(rm, &st); break;
+    default: resume(rm, st.tid, st.sig); break;
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ leave -- */
+
+/* Every thread stopped (our interrupt), a request on the way answered
+ * "native". 0, or the count of threads that never reported. */
+static int stop_everyone(struct cc_remote *rm) {
+  const struct asmspy_seam_api *seam = rm->host->seam;
+  for (size_t i = 0; i < rm->nth; i++) rm->th[i].stopped = 0;
+  for (unsigned i = 0; i < rm->ndeferred; i++) { /* stopped already */
+    struct rthread *t = rm_thread(rm, rm->deferred[i].tid, 0);
+    if (t) t->stopped = 1, t->owed_sig = rm->deferred[i].kind == ASMSPY_STOP_SIGNAL ? rm->deferred[i].sig : 0;
+  }
+  rm->ndeferred = 0;
+  seam->interrupt_all(rm->sm, 0);
+  for (;;) {
+    size_t waiting = 0;
+    for (size_t i = 0; i < rm->nth; i++) waiting += !rm->th[i].stopped;
+    if (!waiting) return 0;
+    struct asmspy_stop st;
+    memset(&st, 0, sizeof st);
+    ASMSPY_INIT_HEADER(&st);
+    if (seam->next_stop_timeout(rm->sm, &st, 2000) || st.kind == ASMSPY_STOP_TIMEOUT)
+      return (int)waiting;
+    if (st.kind == ASMSPY_STOP_NONE) return 0;
+    if (st.kind == ASMSPY_STOP_INTERRUPTED) continue;
+    struct rthread *t = st.pid == rm->s->pid ? rm_thread(rm, st.tid, st.kind != ASMSPY_STOP_EXITED) : NULL;
+    if (st.kind == ASMSPY_STOP_EXITED) {
+      if (t) rm_drain(rm, t, 0, -1), rm_forget(rm, st.tid);
+      continue;
+    }
+    if (!t) { /* a followed child process: it runs natively */
+      resume(rm, st.tid, st.kind == ASMSPY_STOP_SIGNAL ? st.sig : 0);
+      continue;
+    }
+    if (st.kind == ASMSPY_STOP_SIGNAL && st.sig == rm->signo && t->slot >= 0 &&
+        rm_block(rm, t)[F(CC_RT_REQ)]) {
+      rm_answer(rm, t); /* "native" (rm->leaving) */
+      resume(rm, st.tid, 0); /* our interrupt stops it again */
+      continue;
+    }
+    if (st.kind == ASMSPY_STOP_SIGNAL) t->owed_sig = st.sig;
+    t->stopped = 1;
+  }
+}
+
+static void leave(struct cc_remote *rm) {
+  rm->leaving = 1;
+  int unreported = stop_everyone(rm);
+  int stuck = unreported;
+  pid_t any = 0;
+  for (size_t i = 0; i < rm->nth; i++) {
+    struct rthread *t = &rm->th[i];
+    if (!t->stopped) continue;
+    if (rm_leave(rm, t)) {
+      stuck++;
+      continue;
+    }
+    struct user_regs_struct u;
+    if (!rm_get_regs(rm, t->tid, &u) && u.gs_base) {
+      u.gs_base = 0;
+      rm_set_regs(rm, t->tid, &u);
+    }
+    any = t->tid;
+  }
+  drain_all(rm, 0);
+  if (!stuck && any) {
+    rm->rem.tid = any;
+    rm_unmap_all(rm);
+  } else if (stuck) {
+    rm_note(rm, ASMSPY_NOTE_WARN,
+            "codecache: %d thread(s) could not be brought out of the code cache; its mappings "
+            "stay in the process (each thread leaves them at its next block lookup)",
+            stuck);
+  }
+  for (size_t i = 0; i < rm->nth; i++)
+    if (rm->th[i].stopped && rm->th[i].owed_sig) resume(rm, rm->th[i].tid, rm->th[i].owed_sig);
+}
+
+static void report(struct cc_remote *rm) {
+  if (rm->untranslated)
+    rm_note(rm, ASMSPY_NOTE_WARN,
+            "codecache: %llu time(s) a thread ran on natively, untraced, until the next sweep: "
+            "the code at 0x%llx could not be translated (%s)",
+            (unsigned long long)rm->untranslated, (unsigned long long)rm->last_why_ip,
+            rm->last_why ? rm->last_why : "?");
+  if (getenv("ASMSPY_CODECACHE_DEBUG"))
+    fprintf(stderr,
+            "codecache: %llu instructions, %llu blocks translated, %llu requests, %llu signals "
+            "into handlers, request signal %d\n",
+            (unsigned long long)rm->emitted, (unsigned long long)rm->c.nblocks,
+            (unsigned long long)rm->requests, (unsigned long long)rm->signals_in, rm->signo);
+}
+
+int cc_remote_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
+  if (!ASMSPY_HAS(host->seam, inject_syscall) || !ASMSPY_HAS(host->seam, set_regset))
+    return -ASMSPY_E_ABI;
+  char why[512] = "";
+  if (cc_remote_suits(s->pid, why, sizeof why)) {
+    host->note(s->out, ASMSPY_NOTE_WARN, "codecache: %s", why);
+    return ASMSPY_FACT_UNSUITED;
+  }
+  struct cc_remote *rm = calloc(1, sizeof *rm);
+  if (!rm) return -ASMSPY_E_NOMEM;
+  rm->host = host;
+  rm->s = s;
+  struct asmspy_session first = *s;
+  /* forks are seen (their parent comes back into the cache at once); a
+   * child the user did not ask to follow runs natively */
+  first.flags |= ASMSPY_SESS_FOLLOW;
+  int rc = host->seam->attach(&first, &rm->sm);
+  if (rc) {
+    free(rm);
+    return rc;
+  }
+  rc = setup(rm, why, sizeof why);
+  int gone = 0;
+  if (rc) {
+    rm_note(rm, ASMSPY_NOTE_WARN, "codecache: %s", why);
+    rm->leaving = 1;
+    for (size_t i = 0; i < rm->nth; i++) rm_leave(rm, &rm->th[i]);
+    rm_unmap_all(rm);
+  } else {
+    for (size_t i = 0; i < rm->nth; i++) resume(rm, rm->th[i].tid, 0);
+    rc = run_loop(rm, &gone);
+    if (!gone) leave(rm);
+  }
+  report(rm);
+  host->seam->detach(rm->sm);
+  cc_cache_fini(&rm->c);
+  free(rm->th);
+  free(rm->waiting);
+  free(rm->wkeys);
+  free(rm->whead);
+  free(rm);
+  return rc;
+}

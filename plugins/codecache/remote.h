@@ -1,0 +1,124 @@
+/* codecache for a running process: asmspy traces another process by
+ * translation. The translations and the dispatcher live in shared memory
+ * mapped into the target; asmspy writes them, the target runs them; the
+ * target never decodes anything and loads no library. See
+ * docs/codecache.md, "A running process".
+ *
+ *   remote.c         the session: attach, the stop loop, requests, signals, leave
+ *   remote_mem.c     the shared mappings, the code reader, the shared hash, links
+ *   remote_thread.c  a thread in and out of the cache, its records as events
+ *   rdispatch.S      the dispatcher that runs in the target
+ *
+ * Each traced thread's gs base points at its block in the shared data
+ * mapping: struct cc_tls's fields first (the offsets the translator
+ * emits), then what the target-side dispatcher needs (CC_RT_*). */
+#ifndef ASMSPY_CODECACHE_REMOTE_H
+#define ASMSPY_CODECACHE_REMOTE_H
+
+#include "plugins/codecache/cc.h"
+
+#define CC_RT_HTAB 128     /* the shared hash: {original, translated} pairs */
+#define CC_RT_HMASK 136    /* its slot count - 1 */
+#define CC_RT_TGID 144     /* int32: the process, for tgkill */
+#define CC_RT_TID 148      /* int32: this thread */
+#define CC_RT_SIGNO 152    /* the signal a request raises (one the program ignores) */
+#define CC_RT_REQ 160      /* 1 while a request is raised */
+#define CC_RT_REQ_IDX 168  /* the exit stub that raised it (CC_RSTUB_* or a link stub) */
+#define CC_RT_RESOLVED 176 /* asmspy's answer: where to go on; 0: leave for cc_tls.tgt natively */
+
+#ifndef __ASSEMBLER__
+#include <asmspy/plugin.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "plugins/codecache/cache.h"
+#include "plugins/entrypatch/inject.h"
+
+/* The target-side dispatcher (rdispatch.S), copied into the code cache. */
+extern const unsigned char cc_rdisp_begin[], cc_rdisp_end[];
+
+#define RT_MAX_THREADS 512u
+#define RT_RECS (32u << 10)  /* block records a thread writes between two flushes */
+#define RT_STACK (16u << 10) /* the dispatcher's private stack (a signal handler may run on it) */
+#define RT_BLOCK 4096u       /* the thread's block (struct cc_tls + CC_RT_*), a page */
+#define RT_SLOT (RT_BLOCK + RT_STACK + RT_RECS * 4u)
+#define RT_HSLOTS (1u << 18) /* shared hash slots (16 bytes each) */
+#define RT_HASH_BYTES ((uint64_t)RT_HSLOTS * 16u)
+#define RT_DATA_BYTES (RT_HASH_BYTES + (uint64_t)RT_MAX_THREADS * RT_SLOT)
+
+/* One thread of the traced process, as asmspy keeps it. */
+struct rthread {
+  pid_t tid;
+  int slot;          /* its block in the data mapping; -1: none yet */
+  int in;            /* entered: its gs base is set and it may run translated code */
+  int sigret;        /* its rt_sigreturn runs natively: catch the syscall's exit, enter there */
+  int owed_sig;      /* a signal met while it was being brought out, delivered on resume */
+  int leaving;       /* being brought out: a request it raises is answered "native" */
+  int stopped;       /* the session's leave: it reported its stop */
+  uint64_t consumed; /* records of its buffer already turned into events */
+};
+
+struct cc_remote {
+  const struct asmspy_host_api *host;
+  const struct asmspy_session *s;
+  struct asmspy_seam *sm;
+  struct ep_remote rem; /* injected calls run in rem.tid, a stopped thread */
+  struct cc_cache c;
+  uint8_t *data; /* the shared data mapping: hash, then the thread slots */
+  uint64_t data_t;
+  uint64_t hcount;
+  uint64_t disp_t; /* the dispatcher, in the first code chunk */
+  int signo;
+  struct rthread *th;
+  size_t nth, cap;
+  uint8_t slot_used[RT_MAX_THREADS];
+  uint32_t *waiting; /* link stubs not linked yet, chained by target (remote_mem.c) */
+  uint64_t *wkeys;
+  uint32_t *whead;
+  uint64_t wmask, wcount, capwait;
+  uint64_t emitted, seq;
+  int sink_stop, leaving, gs_refused;
+  struct asmspy_stop deferred[32]; /* other threads' stops met while one was stepped out */
+  unsigned ndeferred;
+  uint64_t requests, untranslated, signals_in;
+  const char *last_why;
+  uint64_t last_why_ip;
+};
+
+/* remote_mem.c */
+int rm_map_data(struct cc_remote *rm, char *why, size_t whycap);
+int rm_map_chunk(struct cc_remote *rm, uint64_t near, struct cc_chunk *out);
+ssize_t rm_read_code(struct cc_remote *rm, uint64_t addr, void *buf, size_t n);
+int rm_place_dispatcher(struct cc_remote *rm, uint64_t near);
+/* The block at orig, translated and published (index), or -1 with *why. */
+int64_t rm_translate(struct cc_remote *rm, uint64_t orig, pid_t in_tid, const char **why);
+int rm_in_cache(const struct cc_remote *rm, uint64_t addr);
+void rm_unmap_all(struct cc_remote *rm);
+
+/* remote_thread.c */
+struct rthread *rm_thread(struct cc_remote *rm, pid_t tid, int add);
+void rm_forget(struct cc_remote *rm, pid_t tid);
+uint64_t *rm_block(struct cc_remote *rm, const struct rthread *t); /* its struct cc_tls, ours */
+int rm_get_regs(struct cc_remote *rm, pid_t tid, struct user_regs_struct *u);
+int rm_set_regs(struct cc_remote *rm, pid_t tid, const struct user_regs_struct *u);
+/* Into the cache at its current state (stopped, native). 0, or it stays native. */
+int rm_enter(struct cc_remote *rm, struct rthread *t);
+/* Out of the cache to the equivalent native state (stopped), stepping
+ * through code that has no original equivalent. 0, or -1 (gone, or stuck). */
+int rm_leave(struct cc_remote *rm, struct rthread *t);
+/* One single-step (delivering sig); 0: stopped again, -1: gone. */
+int rm_step(struct cc_remote *rm, struct rthread *t, int sig);
+/* Its records as instruction events: all but the last (still running) when
+ * live, else all, the last cut to `keep` instructions when keep >= 0. */
+void rm_drain(struct cc_remote *rm, struct rthread *t, int live, int keep);
+/* The request the thread raised (stopped at its tgkill): answered. */
+void rm_answer(struct cc_remote *rm, struct rthread *t);
+void rm_note(struct cc_remote *rm, uint32_t level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* remote.c */
+int cc_remote_run(const struct asmspy_host_api *host, const struct asmspy_session *s);
+/* 0, or ASMSPY_FACT_UNSUITED with *why: code a copy cannot follow (JIT). */
+int cc_remote_suits(pid_t pid, char *why, size_t whycap);
+#endif
+#endif
