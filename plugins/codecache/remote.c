@@ -84,6 +84,38 @@ static uint64_t now_ms(void) {
 
 /* ---------------------------------------------------------------- attach -- */
 
+/* A launched command is stopped inside its execve (its syscall-exit): no
+ * system call can be injected there. Its first instruction is stepped
+ * (and reported, as the stepping backend reports it); the thread is then
+ * at an ordinary stop. 0, or -1: it is gone. */
+static int step_out_of_exec(struct cc_remote *rm, struct rthread *t) {
+  struct user_regs_struct u;
+  if (rm_get_regs(rm, t->tid, &u)) return -1;
+  if (u.orig_rax != 59 /* execve */ && u.orig_rax != 322 /* execveat */) return 0;
+  struct asmspy_event ev;
+  memset(&ev, 0, sizeof ev);
+  ASMSPY_INIT_HEADER(&ev);
+  char text[96];
+  ssize_t got = rm->host->read_mem(rm->s->target, u.rip, ev.u.insn.bytes, sizeof ev.u.insn.bytes);
+  int len = got > 0 ? rm->host->disasm(u.rip, ev.u.insn.bytes, (size_t)got, text, sizeof text) : 0;
+  if (rm_step(rm, t, 0)) return -1;
+  struct user_regs_struct after;
+  /* a step begun inside the syscall may only finish it (no instruction ran) */
+  if (len <= 0 || rm_get_regs(rm, t->tid, &after) || after.rip == u.rip) return 0;
+  ev.type = ASMSPY_EV_INSN;
+  ev.pid = rm->s->pid;
+  ev.tid = t->tid;
+  ev.nthreads = 1;
+  ev.ip = u.rip;
+  ev.target = rm->s->target;
+  ev.flags = ASMSPY_EVF_SP_UNKNOWN;
+  ev.u.insn.len = (uint8_t)len;
+  ev.seq = ++rm->seq;
+  rm->emitted++;
+  if (rm->s->sink(rm->s->sink_ctx, &ev)) rm->sink_stop = 1;
+  return 0;
+}
+
 static int setup(struct cc_remote *rm, char *why, size_t whycap) {
   const struct asmspy_seam_api *seam = rm->host->seam;
   pid_t tids[RT_MAX_THREADS];
@@ -94,6 +126,10 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
   }
   rm->rem = (struct ep_remote){rm->host, rm->sm, rm->s->target, rm->s->pid, tids[0]};
   for (uint32_t i = 0; i < n; i++) rm_thread(rm, tids[i], 1);
+  if ((rm->s->flags & ASMSPY_SESS_LAUNCHED) && step_out_of_exec(rm, &rm->th[0])) {
+    snprintf(why, whycap, "the launched command died at its first instruction");
+    return -ASMSPY_E_ATTACH_GONE;
+  }
   rm->signo = pick_signal(rm->s->pid, tids, n);
   rm->c.seg = (struct cc_seg){0x65, 0};
   rm->c.remote = rm;
@@ -117,6 +153,24 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
 }
 
 /* ------------------------------------------------------------------ stops -- */
+
+/* A task event, as the stepping backend reports it (the views print it). */
+static void emit_task(struct cc_remote *rm, const struct asmspy_stop *st, uint32_t what,
+                      int child, int code) {
+  struct asmspy_event ev;
+  memset(&ev, 0, sizeof ev);
+  ASMSPY_INIT_HEADER(&ev);
+  ev.type = ASMSPY_EV_TASK;
+  ev.pid = st->pid;
+  ev.tid = st->tid;
+  ev.nthreads = st->nthreads;
+  ev.target = st->target;
+  ev.u.task.what = what;
+  ev.u.task.child = child;
+  ev.u.task.code = code;
+  ev.seq = ++rm->seq;
+  if (!rm->sink_stop && rm->s->sink(rm->s->sink_ctx, &ev)) rm->sink_stop = 1;
+}
 
 static void resume(struct cc_remote *rm, pid_t tid, int sig) {
   rm->host->seam->resume(rm->sm, tid, sig);
@@ -203,6 +257,10 @@ static void on_group(struct cc_remote *rm, const struct asmspy_stop *st) {
 /* clone / fork / vfork ran natively (translate.c): the parent goes back in. */
 static void on_new_task(struct cc_remote *rm, const struct asmspy_stop *st) {
   struct rthread *t = rm_thread(rm, st->tid, 0);
+  if (t) { /* the clone/fork syscall ran (its block's record counts it): say so after it */
+    rm_drain(rm, t, 0, -1);
+    emit_task(rm, st, st->is_process ? ASMSPY_TASK_FORK : ASMSPY_TASK_CLONE, st->new_tid, 0);
+  }
   if (t && st->pid == rm->s->pid) rm_enter(rm, t);
   resume(rm, st->tid, 0);
 }
@@ -244,6 +302,7 @@ static int run_loop(struct cc_remote *rm, int *gone) {
     case ASMSPY_STOP_EXITED: {
       struct rthread *t = rm_thread(rm, st.tid, 0);
       if (t) rm_drain(rm, t, 0, -1), rm_forget(rm, st.tid);
+      if (st.pid == rm->s->pid) emit_task(rm, &st, ASMSPY_TASK_EXIT, 0, st.exit_code);
       break;
     }
     case ASMSPY_STOP_EXEC:
