@@ -66,6 +66,7 @@ int cc_scan_foreign(const char *maps, const struct cc_cache *c, char *what, size
     if (!strncmp(path, "[vdso]", 6) || !strncmp(path, "[vsyscall]", 10)) continue;
     if (!(anon || memfd || deleted || path[0] == '[')) continue;
     if (ours(c, lo)) continue;
+    if (strstr(path, "asmspy-codecache")) continue; /* a traced process's cache (remote.c) */
     if (anon && !strcmp(perms, "rwxp") && hi - lo == CC_CHUNK_SIZE)
       continue; /* another thread's cache */
     snprintf(what, cap, "executable memory not backed by a file at 0x%llx-0x%llx %s%s%.*s (a JIT)",

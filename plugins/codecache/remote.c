@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #define SWEEP_MS 100
@@ -116,6 +117,50 @@ static int step_out_of_exec(struct cc_remote *rm, struct rthread *t) {
   return 0;
 }
 
+/* What an earlier asmspy that died mid-session left: its shared mappings.
+ * Its threads leave that cache by themselves at their next request, which
+ * nobody answers. Once none is inside (every thread is stopped now), the
+ * mappings go, and a gs base still pointing into them is cleared. -1 with
+ * *why: a thread still runs there (blocked in a syscall since). */
+static int clear_leftovers(struct cc_remote *rm, const pid_t *tids, uint32_t n, char *why,
+                           size_t whycap) {
+  char path[64], line[512];
+  snprintf(path, sizeof path, "/proc/%d/maps", (int)rm->s->pid);
+  FILE *f = fopen(path, "re");
+  uint64_t lo[64], hi[64];
+  unsigned k = 0;
+  while (f && k < 64 && fgets(line, sizeof line, f)) {
+    unsigned long long a, b;
+    if (strstr(line, "asmspy-codecache") && sscanf(line, "%llx-%llx", &a, &b) == 2)
+      lo[k] = a, hi[k++] = b;
+  }
+  if (f) fclose(f);
+  for (uint32_t i = 0; i < n; i++) {
+    struct user_regs_struct u;
+    if (rm_get_regs(rm, tids[i], &u)) continue;
+    for (unsigned j = 0; j < k; j++) {
+      if (u.rip >= lo[j] && u.rip < hi[j]) {
+        snprintf(why, whycap,
+                 "thread %d still runs in the code cache an earlier asmspy left (0x%llx); it "
+                 "leaves it at its next block lookup: try again then",
+                 (int)tids[i], (unsigned long long)u.rip);
+        return -1;
+      }
+      if (u.gs_base >= lo[j] && u.gs_base < hi[j]) {
+        u.gs_base = 0;
+        rm_set_regs(rm, tids[i], &u);
+      }
+    }
+  }
+  for (unsigned j = 0; j < k; j++)
+    ep_remote_call(&rm->rem, SYS_munmap, lo[j], hi[j] - lo[j], 0, 0, 0, 0);
+  if (k)
+    rm_note(rm, ASMSPY_NOTE_INFO,
+            "codecache: removed the %u mapping(s) an earlier asmspy's session left in this process",
+            k);
+  return 0;
+}
+
 static int setup(struct cc_remote *rm, char *why, size_t whycap) {
   const struct asmspy_seam_api *seam = rm->host->seam;
   pid_t tids[RT_MAX_THREADS];
@@ -130,6 +175,7 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
     snprintf(why, whycap, "the launched command died at its first instruction");
     return -ASMSPY_E_ATTACH_GONE;
   }
+  if (clear_leftovers(rm, tids, n, why, whycap)) return -ASMSPY_E_ATTACH_BUSY;
   rm->signo = pick_signal(rm->s->pid, tids, n);
   rm->c.seg = (struct cc_seg){0x65, 0};
   rm->c.remote = rm;
