@@ -34,6 +34,12 @@ const struct cli_env_var cli_env_vars[] = {
     {"ASMSPY_DEBUG_FD_CACHE", "1", "--log: print the fd path cache's hits, misses and clears"},
     {"ASMSPY_ENTRYPATCH_DEBUG", "1",
      "entrypatch: print each code region mapped, each refused function, each undo"},
+    {"ASMSPY_CODECACHE_DEBUG", "1",
+     "codecache (a running process): the session's accounting on stderr (instructions, blocks "
+     "translated, requests, signals entered into handlers) and each thread's way out"},
+    {"ASMSPY_CODECACHE_DISCARD", "1",
+     "codecache (a running process): drop the block records instead of decoding them (the "
+     "capture's own cost, for bench/run_codecache_bench.sh: the views see no instruction)"},
     {"ASMSPY_SERVE_CLIENT_BUFFER", "<bytes>",
      "--serve: unread output queued per client before events are dropped and counted "
      "(default 4194304)"},

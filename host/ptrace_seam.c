@@ -113,6 +113,7 @@ struct seam_proc {
 struct asmspy_seam {
   const struct asmspy_session *session;
   int64_t deadline_ns; /* next_stop_timeout(): poll instead of blocking; 0 = none */
+  long poll_ns; /* seam_wait's current back-off */
   unsigned ptrace_options;
   struct seam_task *tasks;
   size_t ntasks, cap;
@@ -771,19 +772,24 @@ static int pop_queued_stop(struct asmspy_seam *sm, struct asmspy_stop *stop) {
 
 /* One waitpid over the traced tasks. With a deadline it does not block:
  * 0 back means nothing yet (poll again) or, with *timed_out set, the
- * deadline passed. */
+ * deadline passed. The polls back off from 4 us to 1 ms: a backend that
+ * waits with a deadline while its target stops often (codecache: a
+ * request per new block) must not pay a millisecond per stop. */
 static pid_t seam_wait(struct asmspy_seam *sm, int *status, int *timed_out) {
   *timed_out = 0;
   if (!sm->deadline_ns) return waitpid(sm->child ? sm->child : -1, status, __WALL);
-  /* bounded wait: poll every millisecond until the deadline */
   pid_t tid = waitpid(sm->child ? sm->child : -1, status, __WALL | WNOHANG);
   if (tid == 0) {
     if (now_ns() >= sm->deadline_ns) {
       *timed_out = 1;
       return 0;
     }
-    struct timespec ms = {0, 1000000};
-    nanosleep(&ms, NULL);
+    sm->poll_ns = sm->poll_ns ? sm->poll_ns * 2 : 4000;
+    if (sm->poll_ns > 1000000) sm->poll_ns = 1000000;
+    struct timespec ts = {0, sm->poll_ns};
+    nanosleep(&ts, NULL);
+  } else {
+    sm->poll_ns = 0;
   }
   return tid;
 }

@@ -15,7 +15,8 @@
  *     gone and the signal was ignored by default, or the thread blocks it)
  *     the thread leaves for the original target natively: a thread is
  *     never stuck and never runs code nobody can translate.
- * rflags and every register but rsp are restored before the jump. */
+ * The arithmetic flags (lahf/seto, sahf: nothing here touches DF or the
+ * system flags) and every register but rsp are restored before the jump. */
 #include "plugins/codecache/cc.h"
 #include "plugins/codecache/remote.h"
 
@@ -28,7 +29,9 @@
 	.hidden cc_rdisp_begin, cc_rdisp_end
 	.balign 16
 cc_rdisp_begin:
-	pushfq
+	pushq %rax
+	lahf                           /* the arithmetic flags: SF ZF AF PF CF in ah, */
+	seto %al                       /* OF in al (pushfq/popfq cost ~30 cycles a lookup) */
 	pushq %rax
 	pushq %rcx
 	pushq %rdx
@@ -81,7 +84,9 @@ cc_rdisp_begin:
 	popq %rdx
 	popq %rcx
 	popq %rax
-	popfq
+	addb $0x7f, %al                /* OF back: 1 + 0x7f overflows, 0 + 0x7f does not */
+	sahf                           /* then the rest (sahf leaves OF alone) */
+	popq %rax
 	movq %gs:CC_TLS_S_RSP, %rsp
 	jmpq *%gs:CC_TLS_TGT
 cc_rdisp_end:

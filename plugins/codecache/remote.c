@@ -177,6 +177,7 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
   }
   if (clear_leftovers(rm, tids, n, why, whycap)) return -ASMSPY_E_ATTACH_BUSY;
   rm->signo = pick_signal(rm->s->pid, tids, n);
+  rm->nslots = 4 * n < RT_MIN_SLOTS ? RT_MIN_SLOTS : 4 * n > RT_MAX_THREADS ? RT_MAX_THREADS : 4 * n;
   rm->c.seg = (struct cc_seg){0x65, 0};
   rm->c.remote = rm;
   rm->c.read_code = rm_read_code;
@@ -457,9 +458,10 @@ static void report(struct cc_remote *rm) {
             rm->last_why ? rm->last_why : "?");
   if (getenv("ASMSPY_CODECACHE_DEBUG"))
     fprintf(stderr,
-            "codecache: %llu instructions, %llu blocks translated, %llu requests, %llu signals "
-            "into handlers, request signal %d\n",
-            (unsigned long long)rm->emitted, (unsigned long long)rm->c.nblocks,
+            "codecache: %llu instructions, %llu block records flushed, %llu blocks translated, "
+            "%llu requests, %llu signals into handlers, request signal %d\n",
+            (unsigned long long)rm->emitted, (unsigned long long)rm->flushed_blocks,
+            (unsigned long long)rm->c.nblocks,
             (unsigned long long)rm->requests, (unsigned long long)rm->signals_in, rm->signo);
 }
 
@@ -475,6 +477,7 @@ int cc_remote_run(const struct asmspy_host_api *host, const struct asmspy_sessio
   if (!rm) return -ASMSPY_E_NOMEM;
   rm->host = host;
   rm->s = s;
+  rm->discard = getenv("ASMSPY_CODECACHE_DISCARD") && atoi(getenv("ASMSPY_CODECACHE_DISCARD"));
   struct asmspy_session first = *s;
   /* forks are seen (their parent comes back into the cache at once); a
    * child the user did not ask to follow runs natively */

@@ -50,7 +50,7 @@ static uint64_t map_shared(struct cc_remote *rm, uint64_t hint, uint64_t len, in
 int rm_map_data(struct cc_remote *rm, char *why, size_t whycap) {
   g_nmaps = 0;
   void *local;
-  rm->data_t = map_shared(rm, 0, RT_DATA_BYTES, PROT_READ | PROT_WRITE, &local, why, whycap);
+  rm->data_t = map_shared(rm, 0, RT_DATA_BYTES(rm->nslots), PROT_READ | PROT_WRITE, &local, why, whycap);
   rm->data = local;
   return rm->data_t ? 0 : -1;
 }

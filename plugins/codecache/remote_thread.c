@@ -84,7 +84,7 @@ int rm_set_regs(struct cc_remote *rm, pid_t tid, const struct user_regs_struct *
  * dispatcher, the shared hash, the request signal. */
 static int take_slot(struct cc_remote *rm, struct rthread *t) {
   if (t->slot >= 0) return 0;
-  for (unsigned i = 0; i < RT_MAX_THREADS; i++) {
+  for (unsigned i = 0; i < rm->nslots; i++) {
     if (rm->slot_used[i]) continue;
     rm->slot_used[i] = 1;
     t->slot = (int)i;
@@ -109,7 +109,7 @@ static int take_slot(struct cc_remote *rm, struct rthread *t) {
 
 /* Is gs base ours (0, or inherited from a traced thread's block)? */
 static int gs_is_ours(const struct cc_remote *rm, uint64_t gs) {
-  return gs == 0 || (gs >= rm->data_t && gs - rm->data_t < RT_DATA_BYTES);
+  return gs == 0 || (gs >= rm->data_t && gs - rm->data_t < RT_DATA_BYTES(rm->nslots));
 }
 
 int rm_enter(struct cc_remote *rm, struct rthread *t) {
@@ -142,7 +142,14 @@ int rm_enter(struct cc_remote *rm, struct rthread *t) {
     rm->last_why = why, rm->last_why_ip = ip;
     return -1;
   }
-  if (take_slot(rm, t)) return -1;
+  if (take_slot(rm, t)) {
+    if (!rm->slots_full++)
+      rm_note(rm, ASMSPY_NOTE_WARN,
+              "codecache: more threads than the %u slots sized at attach: thread %d and any "
+              "later one run untraced",
+              rm->nslots, (int)t->tid);
+    return -1;
+  }
   u.gs_base = slot_target(rm, t->slot);
   u.rip = rm->c.blocks[bi].code;
   if (restart) { /* what the kernel's restart would have run: the syscall, again */
@@ -173,10 +180,6 @@ static void emit_block(struct cc_remote *rm, struct rthread *t, uint32_t id, int
   ev.flags = ASMSPY_EVF_SP_UNKNOWN;
   for (unsigned i = 0; i < n && !rm->sink_stop; i++) {
     uint8_t len = rm->c.lens[b->lens_off + i];
-    if (rm->s->max >= 0 && rm->emitted >= (uint64_t)rm->s->max) {
-      rm->sink_stop = 1;
-      break;
-    }
     ev.ip = ip;
     ev.seq = ++rm->seq;
     memset(&ev.u, 0, sizeof ev.u);
@@ -190,6 +193,10 @@ static void emit_block(struct cc_remote *rm, struct rthread *t, uint32_t id, int
 
 void rm_drain(struct cc_remote *rm, struct rthread *t, int live, int keep) {
   if (t->slot < 0) return;
+  if (rm->discard) { /* ASMSPY_CODECACHE_DISCARD: the capture's own cost, measured */
+    t->consumed = RT_RECS;
+    return;
+  }
   uint64_t *q = rm_block(rm, t);
   uint64_t recs_t = slot_target(rm, t->slot) + RT_BLOCK + RT_STACK;
   const uint32_t *recs = (const uint32_t *)(const void *)(slot_local(rm, t->slot) + RT_BLOCK + RT_STACK);
@@ -332,6 +339,7 @@ void rm_answer(struct cc_remote *rm, struct rthread *t) {
   rm->requests++;
   if (idx == CC_RSTUB_FLUSH) { /* every record is complete: the next block's did not start */
     rm_drain(rm, t, 0, -1);
+    rm->flushed_blocks += RT_RECS;
     q[F(CC_TLS_CURSOR)] = slot_target(rm, t->slot) + RT_BLOCK + RT_STACK;
     q[F(CC_TLS_REMAIN)] = RT_RECS;
     t->consumed = 0;
