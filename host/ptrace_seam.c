@@ -113,7 +113,7 @@ struct seam_proc {
 struct asmspy_seam {
   const struct asmspy_session *session;
   int64_t deadline_ns; /* next_stop_timeout(): poll instead of blocking; 0 = none */
-  long poll_ns; /* seam_wait's current back-off */
+  long poll_ns;        /* seam_wait's current back-off */
   unsigned ptrace_options;
   struct seam_task *tasks;
   size_t ntasks, cap;

@@ -43,8 +43,8 @@ int cc_remote_suits(pid_t pid, char *why, size_t whycap) {
   char maps[64], what[200];
   snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
   if (!cc_scan_foreign(maps, NULL, what, sizeof what)) return 0;
-  snprintf(why, whycap,
-           "%s: code a JIT writes and patches in place would run stale from a copy", what);
+  snprintf(why, whycap, "%s: code a JIT writes and patches in place would run stale from a copy",
+           what);
   return ASMSPY_FACT_UNSUITED;
 }
 
@@ -75,7 +75,9 @@ static int pick_signal(pid_t pid, const pid_t *tids, uint32_t n) {
   return SIGURG;
 }
 
-static int handled(pid_t pid, int sig) { return (int)(mask_of(pid, 0, "SigCgt:") >> (sig - 1) & 1); }
+static int handled(pid_t pid, int sig) {
+  return (int)(mask_of(pid, 0, "SigCgt:") >> (sig - 1) & 1);
+}
 
 static uint64_t now_ms(void) {
   struct timespec ts;
@@ -177,7 +179,9 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
   }
   if (clear_leftovers(rm, tids, n, why, whycap)) return -ASMSPY_E_ATTACH_BUSY;
   rm->signo = pick_signal(rm->s->pid, tids, n);
-  rm->nslots = 4 * n < RT_MIN_SLOTS ? RT_MIN_SLOTS : 4 * n > RT_MAX_THREADS ? RT_MAX_THREADS : 4 * n;
+  rm->nslots = 4 * n < RT_MIN_SLOTS     ? RT_MIN_SLOTS
+               : 4 * n > RT_MAX_THREADS ? RT_MAX_THREADS
+                                        : 4 * n;
   rm->c.seg = (struct cc_seg){0x65, 0};
   rm->c.remote = rm;
   rm->c.read_code = rm_read_code;
@@ -202,8 +206,8 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
 /* ------------------------------------------------------------------ stops -- */
 
 /* A task event, as the stepping backend reports it (the views print it). */
-static void emit_task(struct cc_remote *rm, const struct asmspy_stop *st, uint32_t what,
-                      int child, int code) {
+static void emit_task(struct cc_remote *rm, const struct asmspy_stop *st, uint32_t what, int child,
+                      int code) {
   struct asmspy_event ev;
   memset(&ev, 0, sizeof ev);
   ASMSPY_INIT_HEADER(&ev);
@@ -381,7 +385,9 @@ static int stop_everyone(struct cc_remote *rm) {
   for (size_t i = 0; i < rm->nth; i++) rm->th[i].stopped = 0;
   for (unsigned i = 0; i < rm->ndeferred; i++) { /* stopped already */
     struct rthread *t = rm_thread(rm, rm->deferred[i].tid, 0);
-    if (t) t->stopped = 1, t->owed_sig = rm->deferred[i].kind == ASMSPY_STOP_SIGNAL ? rm->deferred[i].sig : 0;
+    if (t)
+      t->stopped = 1,
+      t->owed_sig = rm->deferred[i].kind == ASMSPY_STOP_SIGNAL ? rm->deferred[i].sig : 0;
   }
   rm->ndeferred = 0;
   seam->interrupt_all(rm->sm, 0);
@@ -396,7 +402,8 @@ static int stop_everyone(struct cc_remote *rm) {
       return (int)waiting;
     if (st.kind == ASMSPY_STOP_NONE) return 0;
     if (st.kind == ASMSPY_STOP_INTERRUPTED) continue;
-    struct rthread *t = st.pid == rm->s->pid ? rm_thread(rm, st.tid, st.kind != ASMSPY_STOP_EXITED) : NULL;
+    struct rthread *t =
+        st.pid == rm->s->pid ? rm_thread(rm, st.tid, st.kind != ASMSPY_STOP_EXITED) : NULL;
     if (st.kind == ASMSPY_STOP_EXITED) {
       if (t) rm_drain(rm, t, 0, -1), rm_forget(rm, st.tid);
       continue;
@@ -407,7 +414,7 @@ static int stop_everyone(struct cc_remote *rm) {
     }
     if (st.kind == ASMSPY_STOP_SIGNAL && st.sig == rm->signo && t->slot >= 0 &&
         rm_block(rm, t)[F(CC_RT_REQ)]) {
-      rm_answer(rm, t); /* "native" (rm->leaving) */
+      rm_answer(rm, t);      /* "native" (rm->leaving) */
       resume(rm, st.tid, 0); /* our interrupt stops it again */
       continue;
     }
@@ -461,8 +468,8 @@ static void report(struct cc_remote *rm) {
             "codecache: %llu instructions, %llu block records flushed, %llu blocks translated, "
             "%llu requests, %llu signals into handlers, request signal %d\n",
             (unsigned long long)rm->emitted, (unsigned long long)rm->flushed_blocks,
-            (unsigned long long)rm->c.nblocks,
-            (unsigned long long)rm->requests, (unsigned long long)rm->signals_in, rm->signo);
+            (unsigned long long)rm->c.nblocks, (unsigned long long)rm->requests,
+            (unsigned long long)rm->signals_in, rm->signo);
 }
 
 int cc_remote_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {

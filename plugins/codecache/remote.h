@@ -37,15 +37,15 @@
 /* The target-side dispatcher (rdispatch.S), copied into the code cache. */
 extern const unsigned char cc_rdisp_begin[], cc_rdisp_end[];
 
-#define RT_MAX_THREADS 512u /* slots at most; the data mapping holds rm->nslots of them */
-#define RT_MIN_SLOTS 64u    /* at least; 4 per thread found at attach, up to RT_MAX_THREADS */
+#define RT_MAX_THREADS 512u  /* slots at most; the data mapping holds rm->nslots of them */
+#define RT_MIN_SLOTS 64u     /* at least; 4 per thread found at attach, up to RT_MAX_THREADS */
 #define RT_RECS (128u << 10) /* block records a thread writes between two flushes */
 #define RT_STACK (16u << 10) /* the dispatcher's private stack (a signal handler may run on it) */
 #define RT_BLOCK 4096u       /* the thread's block (struct cc_tls + CC_RT_*), a page */
 #define RT_SLOT (RT_BLOCK + RT_STACK + RT_RECS * 4u)
 #define RT_HSLOTS (1u << 18) /* shared hash slots (16 bytes each) */
 #define RT_HASH_BYTES ((uint64_t)RT_HSLOTS * 16u)
-#define RT_DATA_BYTES(nslots) (RT_HASH_BYTES + (uint64_t)(nslots) * RT_SLOT)
+#define RT_DATA_BYTES(nslots) (RT_HASH_BYTES + (uint64_t)(nslots)*RT_SLOT)
 
 /* One thread of the traced process, as asmspy keeps it. */
 struct rthread {
@@ -73,15 +73,15 @@ struct cc_remote {
   struct rthread *th;
   size_t nth, cap;
   uint8_t slot_used[RT_MAX_THREADS];
-  unsigned nslots; /* thread slots in the data mapping */
+  unsigned nslots;   /* thread slots in the data mapping */
   uint32_t *waiting; /* link stubs not linked yet, chained by target (remote_mem.c) */
   uint64_t *wkeys;
   uint32_t *whead;
   uint64_t wmask, wcount, capwait;
   uint64_t emitted, seq;
   int sink_stop, leaving, gs_refused, slots_full;
-  int discard;             /* ASMSPY_CODECACHE_DISCARD: records dropped, not decoded */
-  uint64_t flushed_blocks; /* block records handed over by full buffers */
+  int discard;                     /* ASMSPY_CODECACHE_DISCARD: records dropped, not decoded */
+  uint64_t flushed_blocks;         /* block records handed over by full buffers */
   struct asmspy_stop deferred[32]; /* other threads' stops met while one was stepped out */
   unsigned ndeferred;
   uint64_t requests, untranslated, signals_in;

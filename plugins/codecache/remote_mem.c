@@ -50,7 +50,8 @@ static uint64_t map_shared(struct cc_remote *rm, uint64_t hint, uint64_t len, in
 int rm_map_data(struct cc_remote *rm, char *why, size_t whycap) {
   g_nmaps = 0;
   void *local;
-  rm->data_t = map_shared(rm, 0, RT_DATA_BYTES(rm->nslots), PROT_READ | PROT_WRITE, &local, why, whycap);
+  rm->data_t =
+      map_shared(rm, 0, RT_DATA_BYTES(rm->nslots), PROT_READ | PROT_WRITE, &local, why, whycap);
   rm->data = local;
   return rm->data_t ? 0 : -1;
 }
@@ -112,7 +113,7 @@ static int publish(struct cc_remote *rm, uint64_t orig, uint64_t code) {
   uint64_t i = cc_hslot(orig, mask);
   while (h[2 * i] && h[2 * i] != orig) i = (i + 1) & mask;
   if (!h[2 * i]) rm->hcount++;
-  h[2 * i + 1] = code;                                   /* the value first, */
+  h[2 * i + 1] = code;                                 /* the value first, */
   __atomic_store_n(&h[2 * i], orig, __ATOMIC_RELEASE); /* then the key the lookup matches */
   return 0;
 }
@@ -192,7 +193,8 @@ static void link_waiting(struct cc_remote *rm, uint64_t orig, uint64_t code) {
   uint64_t j = wslot(rm, orig);
   if (!rm->wkeys[j]) return;
   for (uint32_t i = rm->whead[j]; i; i = rm->waiting[i])
-    if (rm->c.stubs[i].kind == CC_STUB_LINK && rm->c.stubs[i].target == orig) link_stub(rm, i, code);
+    if (rm->c.stubs[i].kind == CC_STUB_LINK && rm->c.stubs[i].target == orig)
+      link_stub(rm, i, code);
   rm->whead[j] = 0; /* the key stays: open addressing keeps its chain of probes */
 }
 

@@ -199,7 +199,8 @@ void rm_drain(struct cc_remote *rm, struct rthread *t, int live, int keep) {
   }
   uint64_t *q = rm_block(rm, t);
   uint64_t recs_t = slot_target(rm, t->slot) + RT_BLOCK + RT_STACK;
-  const uint32_t *recs = (const uint32_t *)(const void *)(slot_local(rm, t->slot) + RT_BLOCK + RT_STACK);
+  const uint32_t *recs =
+      (const uint32_t *)(const void *)(slot_local(rm, t->slot) + RT_BLOCK + RT_STACK);
   uint64_t cur = __atomic_load_n(&q[F(CC_TLS_CURSOR)], __ATOMIC_ACQUIRE);
   uint64_t n = cur >= recs_t ? (cur - recs_t) / 4 : 0;
   if (n > RT_RECS) n = RT_RECS;
@@ -296,11 +297,10 @@ int rm_leave(struct cc_remote *rm, struct rthread *t) {
     struct user_regs_struct u;
     rm_get_regs(rm, t->tid, &u);
     fprintf(stderr, "codecache: leaving tid %d in %d rip 0x%llx rax %lld orig_rax %lld\n",
-            (int)t->tid, t->in, (unsigned long long)u.rip, (long long)u.rax,
-            (long long)u.orig_rax);
+            (int)t->tid, t->in, (unsigned long long)u.rip, (long long)u.rax, (long long)u.orig_rax);
   }
   if (t->slot < 0) return 0; /* never entered */
-  t->leaving = 1; /* a request met on the way is answered "native" */
+  t->leaving = 1;            /* a request met on the way is answered "native" */
   int rc = -1;
   for (int steps = 0; steps < LEAVE_MAX_STEPS; steps++) {
     struct user_regs_struct u;

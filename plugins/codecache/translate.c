@@ -254,19 +254,18 @@ struct pending {
   uint8_t *rel; /* the rel32 to aim at the target's translation or its stub */
 };
 
-
 /* One translation in progress: the emit cursor and what the steps hand on
  * to each other, from the block's head to its entry in the block table. */
 struct xlat {
   struct cc_cache *c;
-  const struct cc_seg *g;  /* c->seg */
-  struct cc_chunk *ch;     /* the chunk written: where its bytes run (cc_chunk_addr) */
-  uint8_t *p;              /* the next byte of the cache to write */
-  uint8_t *body;           /* the copy of the first original instruction */
-  uint64_t sys_after;      /* where a trailing syscall's copy ends (remote), else 0 */
-  int tail_copied;         /* the last instruction was copied, not rewritten */
+  const struct cc_seg *g; /* c->seg */
+  struct cc_chunk *ch;    /* the chunk written: where its bytes run (cc_chunk_addr) */
+  uint8_t *p;             /* the next byte of the cache to write */
+  uint8_t *body;          /* the copy of the first original instruction */
+  uint64_t sys_after;     /* where a trailing syscall's copy ends (remote), else 0 */
+  int tail_copied;        /* the last instruction was copied, not rewritten */
   uint8_t bytes[CC_BLOCK_MAX_INSNS * 15]; /* the original bytes translated */
-  struct pending pend[4]; /* direct successors, linked once the block is complete */
+  struct pending pend[4];                 /* direct successors, linked once the block is complete */
   int npend;
   uint8_t lens[CC_BLOCK_MAX_INSNS]; /* instruction lengths, for the block table */
   int n;                            /* instructions translated */
@@ -392,7 +391,7 @@ static const char *emit_syscall(struct xlat *x, const cs_insn *in, uint64_t next
 /* `lea -n(%rax), %rcx; jrcxz to`: rax == n, no flag touched. 9 bytes. */
 static uint8_t *jump_if_rax(uint8_t *p, uint32_t n, const uint8_t *to) {
   *p++ = 0x48, *p++ = 0x8d, *p++ = 0x88; /* lea disp32(%rax),%rcx */
-  p = cc_put32(p, (uint32_t)-(int32_t)n);
+  p = cc_put32(p, (uint32_t) - (int32_t)n);
   *p++ = 0xe3;
   *p = (uint8_t)(int8_t)(to - (p + 1));
   return p + 1;
@@ -559,7 +558,7 @@ static const char *emit_insn(struct xlat *x, enum kind k, uint64_t next, int64_t
     if (x->c->remote) return emit_syscall_remote(x, in, next, last_eax);
     if (last_eax >= 0 && !is_clone_nr((uint64_t)last_eax)) {
       const char *fail = emit_plain(x, in, next); /* known, harmless */
-      x->p = cc_mov_rcx_imm(x->p, next); /* rcx: the return address the original leaves */
+      x->p = cc_mov_rcx_imm(x->p, next);          /* rcx: the return address the original leaves */
       return fail;
     }
     return emit_syscall(x, in, next);

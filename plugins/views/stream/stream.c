@@ -90,7 +90,9 @@ static void render(struct stream_state *st, const struct asmspy_event *ev, struc
   sym.struct_size = sizeof sym;
   h->symbolize(ev->target, ev->ip, &sym);
   snprintf(e->module, sizeof e->module, "%s",
-           sym.kind == ASMSPY_SYM_JIT ? "jit" : sym.module ? sym.module : "?");
+           sym.kind == ASMSPY_SYM_JIT ? "jit"
+           : sym.module               ? sym.module
+                                      : "?");
   e->has_sym = sym.name != NULL;
   snprintf(e->sym, sizeof e->sym, "%s", sym.name ? sym.name : "");
   e->off = sym.name ? sym.offset : 0;
