@@ -76,8 +76,10 @@ cc_rdisp_begin:
 	movq $0, %gs:CC_RT_REQ
 	movq %gs:CC_RT_RESOLVED, %rax
 	testq %rax, %rax
-	jz 9f                          /* no answer: cc_tls.tgt is the original: native */
-	movq %rax, %gs:CC_TLS_TGT
+	jnz 8f
+	incq %gs:CC_RT_UNANSWERED      /* no answer (blocked signal, no asmspy): native at */
+	jmp 9f                         /* cc_tls.tgt, the original address */
+8:	movq %rax, %gs:CC_TLS_TGT
 9:	popq %r11
 	popq %rdi
 	popq %rsi

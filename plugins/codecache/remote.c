@@ -65,14 +65,17 @@ static uint64_t mask_of(pid_t pid, pid_t tid, const char *key) {
  * program neither handles nor blocks, so a request nobody answers (asmspy
  * gone) changes nothing in the program. */
 static int pick_signal(pid_t pid, const pid_t *tids, uint32_t n) {
+  /* SIGWINCH before SIGURG when the program handles them all: Go's
+   * runtime sends itself SIGURG (preemption), never SIGWINCH */
   static const int cands[] = {SIGURG, SIGWINCH, SIGCHLD};
+  static const int handled_all[] = {SIGWINCH, SIGURG, SIGCHLD};
   uint64_t caught = mask_of(pid, 0, "SigCgt:"), blocked = 0;
   for (uint32_t i = 0; i < n; i++) blocked |= mask_of(pid, tids[i], "SigBlk:");
   for (unsigned i = 0; i < sizeof cands / sizeof *cands; i++)
     if (!((caught | blocked) >> (cands[i] - 1) & 1)) return cands[i];
-  for (unsigned i = 0; i < sizeof cands / sizeof *cands; i++)
-    if (!(blocked >> (cands[i] - 1) & 1)) return cands[i];
-  return SIGURG;
+  for (unsigned i = 0; i < sizeof handled_all / sizeof *handled_all; i++)
+    if (!(blocked >> (handled_all[i] - 1) & 1)) return handled_all[i];
+  return SIGWINCH;
 }
 
 static int handled(pid_t pid, int sig) {
@@ -260,10 +263,12 @@ static void on_signal(struct cc_remote *rm, const struct asmspy_stop *st) {
       resume(rm, t->tid, 0);
     return;
   }
-  if (st->sig == rm->signo && (st->flags & ASMSPY_STOPF_SIGINFO)) {
-    siginfo_t si;
+  if (st->sig == rm->signo && (st->flags & ASMSPY_STOPF_SIGINFO) && t->slot >= 0 &&
+      t->late < rm_block(rm, t)[F(CC_RT_UNANSWERED)]) {
+    siginfo_t si; /* a request that went native because the signal was blocked: it comes late */
     memcpy(&si, st->siginfo, sizeof si);
-    if (si.si_code == SI_TKILL && si.si_pid == rm->s->pid) { /* one of ours, come late */
+    if (si.si_code == SI_TKILL && si.si_pid == rm->s->pid) {
+      t->late++;
       resume(rm, t->tid, 0);
       return;
     }
@@ -489,6 +494,10 @@ int cc_remote_run(const struct asmspy_host_api *host, const struct asmspy_sessio
   /* forks are seen (their parent comes back into the cache at once); a
    * child the user did not ask to follow runs natively */
   first.flags |= ASMSPY_SESS_FOLLOW;
+  /* the stop flag is ours to poll (run_loop, every TICK_MS): the seam
+   * would answer every wait with INTERRUPTED once it is raised, and the
+   * leave must still wait for the threads' stops */
+  first.stop = NULL;
   int rc = host->seam->attach(&first, &rm->sm);
   if (rc) {
     free(rm);

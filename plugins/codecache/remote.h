@@ -25,6 +25,7 @@
 #define CC_RT_REQ 160      /* 1 while a request is raised */
 #define CC_RT_REQ_IDX 168  /* the exit stub that raised it (CC_RSTUB_* or a link stub) */
 #define CC_RT_RESOLVED 176 /* asmspy's answer: where to go on; 0: leave for cc_tls.tgt natively */
+#define CC_RT_UNANSWERED 184 /* requests that found no answer (their signal may come later) */
 
 #ifndef __ASSEMBLER__
 #include <asmspy/plugin.h>
@@ -57,6 +58,7 @@ struct rthread {
   int leaving;       /* being brought out: a request it raises is answered "native" */
   int stopped;       /* the session's leave: it reported its stop */
   uint64_t consumed; /* records of its buffer already turned into events */
+  uint64_t late;     /* our signals that came after their request had gone native */
 };
 
 struct cc_remote {
