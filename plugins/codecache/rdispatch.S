@@ -21,6 +21,8 @@
 #include "plugins/codecache/remote.h"
 
 #define SYS_TGKILL 234
+#define SYS_FUTEX 202
+#define RT_WAITS 100                   /* x CC_RT_TS (10 ms): a second at most */
 #define RSTUB_FLUSH 1
 #define RSTUB_SIGRET 2
 
@@ -38,7 +40,8 @@ cc_rdisp_begin:
 	pushq %rsi
 	pushq %rdi
 	pushq %r11
-	movq 7*8(%rsp), %rax           /* the stub index */
+	pushq %r10
+	movq 8*8(%rsp), %rax           /* the stub index */
 	cmpq $RSTUB_FLUSH, %rax
 	je 5f
 	cmpq $RSTUB_SIGRET, %rax
@@ -64,7 +67,7 @@ cc_rdisp_begin:
 2:	movq 8(%rsi,%rdx), %rax
 	movq %rax, %gs:CC_TLS_TGT
 	jmp 9f
-4:	movq 7*8(%rsp), %rax
+4:	movq 8*8(%rsp), %rax
 5:	movq %rax, %gs:CC_RT_REQ_IDX
 	movq $0, %gs:CC_RT_RESOLVED
 	movq $1, %gs:CC_RT_REQ
@@ -73,14 +76,36 @@ cc_rdisp_begin:
 	movl %gs:CC_RT_TID, %esi
 	movl %gs:CC_RT_SIGNO, %edx
 	syscall
-	movq $0, %gs:CC_RT_REQ
 	movq %gs:CC_RT_RESOLVED, %rax
 	testq %rax, %rax
-	jnz 8f
-	incq %gs:CC_RT_UNANSWERED      /* no answer (blocked signal, no asmspy): native at */
-	jmp 9f                         /* cc_tls.tgt, the original address */
-8:	movq %rax, %gs:CC_TLS_TGT
-9:	popq %r11
+	jnz 7f
+	/* No answer: the signal is blocked here (a handler's sa_mask, a
+	 * sigprocmask section; it comes later: counted) or asmspy is gone.
+	 * Wait on the request word, which asmspy reads every tick, at most
+	 * CC_RT_TRIES times CC_RT_TS; then leave natively. */
+	incq %gs:CC_RT_UNANSWERED
+	movq $2, %gs:CC_RT_REQ
+	movq $RT_WAITS, %gs:CC_RT_TRIES
+6:	movl $SYS_FUTEX, %eax
+	movq %gs:CC_RT_SELF, %rdi
+	leaq CC_RT_TS(%rdi), %r10
+	addq $CC_RT_REQ, %rdi
+	xorl %esi, %esi                /* FUTEX_WAIT, shared: asmspy wakes it from its own mapping */
+	movl $2, %edx
+	syscall
+	cmpq $0, %gs:CC_RT_RESOLVED
+	jne 7f
+	cmpq $2, %gs:CC_RT_REQ         /* 0: asmspy answered "native" */
+	jne 7f
+	decq %gs:CC_RT_TRIES
+	jnz 6b
+7:	movq $0, %gs:CC_RT_REQ
+	movq %gs:CC_RT_RESOLVED, %rax
+	testq %rax, %rax
+	jz 9f                          /* no answer: native at cc_tls.tgt, the original address */
+	movq %rax, %gs:CC_TLS_TGT
+9:	popq %r10
+	popq %r11
 	popq %rdi
 	popq %rsi
 	popq %rdx

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define SWEEP_MS 100
 #define TICK_MS 50
@@ -174,9 +175,20 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
     snprintf(why, whycap, "no thread to trace");
     return -ASMSPY_E_ATTACH_GONE;
   }
+  uint32_t mine = 0; /* the seam also holds followed children: this process's threads only */
+  for (uint32_t i = 0; i < n; i++) {
+    char task[64];
+    snprintf(task, sizeof task, "/proc/%d/task/%d", (int)rm->s->pid, (int)tids[i]);
+    if (access(task, F_OK) == 0) tids[mine++] = tids[i];
+  }
+  n = mine;
+  if (!n) {
+    snprintf(why, whycap, "no thread to trace");
+    return -ASMSPY_E_ATTACH_GONE;
+  }
   rm->rem = (struct ep_remote){rm->host, rm->sm, rm->s->target, rm->s->pid, tids[0]};
   for (uint32_t i = 0; i < n; i++) rm_thread(rm, tids[i], 1);
-  if ((rm->s->flags & ASMSPY_SESS_LAUNCHED) && step_out_of_exec(rm, &rm->th[0])) {
+  if (step_out_of_exec(rm, &rm->th[0])) {
     snprintf(why, whycap, "the launched command died at its first instruction");
     return -ASMSPY_E_ATTACH_GONE;
   }
@@ -243,7 +255,13 @@ static void into_handler(struct cc_remote *rm, struct rthread *t, int sig) {
   if (rm_step(rm, t, sig)) return; /* gone */
   t = rm_thread(rm, tid, 0);
   if (!t) return;
-  rm_enter(rm, t);
+  int entered = rm_enter(rm, t);
+  if (rm->debug > 1) {
+    struct user_regs_struct u;
+    rm_get_regs(rm, tid, &u);
+    fprintf(stderr, "codecache: signal %d into its handler: tid %d rip 0x%llx entered %d owed %d\n",
+            sig, (int)tid, (unsigned long long)u.rip, entered, t->owed_sig);
+  }
   int owed = t->owed_sig;
   t->owed_sig = 0;
   resume(rm, tid, owed);
@@ -280,16 +298,19 @@ static void on_signal(struct cc_remote *rm, const struct asmspy_stop *st) {
   resume(rm, t->tid, st->sig); /* no frame to build: it stays where it is */
 }
 
-/* rt_sigreturn ran natively (resumed syscall to syscall): at its exit the
- * thread is at the context the frame restored; it goes back in there. */
+/* rt_sigreturn runs natively (resumed syscall to syscall): its exit stop
+ * is the one whose orig_rax is -1 (restore_sigcontext clears it; every
+ * other stop on the way, the end of the futex wait that asked, the
+ * rt_sigreturn entry, has a call number there); the thread is then at the
+ * context the frame restored and goes back in there. */
 static void on_syscall(struct cc_remote *rm, const struct asmspy_stop *st) {
   struct rthread *t = rm_thread(rm, st->tid, 0);
-  if (t && t->sigret == 1) { /* the entry */
-    t->sigret = 2;
-    rm->host->seam->resume_syscall(rm->sm, t->tid, 0);
-    return;
-  }
-  if (t && t->sigret == 2) {
+  struct user_regs_struct u;
+  if (t && t->sigret && !rm_get_regs(rm, t->tid, &u)) {
+    if ((int64_t)u.orig_rax != -1) {
+      rm->host->seam->resume_syscall(rm->sm, t->tid, 0);
+      return;
+    }
     t->sigret = 0;
     rm_enter(rm, t);
   }
@@ -306,7 +327,15 @@ static void on_group(struct cc_remote *rm, const struct asmspy_stop *st) {
     return;
   }
   struct rthread *t = rm_thread(rm, st->tid, 1);
-  if (t && !t->in && !st->group_sig && !t->sigret) rm_enter(rm, t);
+  if (t && t->slot >= 0 && rm_block(rm, t)[F(CC_RT_REQ)] == 2) {
+    rm_answer(rm, t); /* a request whose signal was blocked, waiting (run_loop) */
+    if (t->sigret) {  /* its rt_sigreturn runs natively: caught at the syscall's exit */
+      rm->host->seam->resume_syscall(rm->sm, t->tid, 0);
+      return;
+    }
+  } else if (t && !t->in && !st->group_sig && !t->sigret) {
+    rm_enter(rm, t);
+  }
   resume(rm, st->tid, 0);
 }
 
@@ -325,20 +354,58 @@ static void drain_all(struct cc_remote *rm, int live) {
   for (size_t i = 0; i < rm->nth && !rm->sink_stop; i++) rm_drain(rm, &rm->th[i], live, -1);
 }
 
+/* The process exec'd: the kernel dropped the old image with everything of
+ * ours in it (mappings; exec clears the gs base). The old records are still
+ * readable here (our side of the memfds); then a new cache is set up on
+ * the new image, as at attach. 0, or -1: not traced any further (a note). */
+static int restart_after_exec(struct cc_remote *rm, const struct asmspy_stop *st) {
+  drain_all(rm, 0);
+  emit_task(rm, st, ASMSPY_TASK_EXEC, 0, 0);
+  rm_forget_maps(rm);
+  cc_cache_fini(&rm->c);
+  memset(&rm->c, 0, sizeof rm->c);
+  free(rm->waiting), free(rm->wkeys), free(rm->whead);
+  rm->waiting = NULL, rm->wkeys = NULL, rm->whead = NULL;
+  rm->wmask = rm->wcount = rm->capwait = rm->hcount = 0;
+  rm->nth = 0;
+  memset(rm->slot_used, 0, sizeof rm->slot_used);
+  char why[512] = "";
+  int rc = setup(rm, why, sizeof why);
+  if (rc) {
+    rm_note(rm, ASMSPY_NOTE_WARN, "codecache: after the exec: %s; not traced further", why);
+    return -1;
+  }
+  for (size_t i = 0; i < rm->nth; i++) resume(rm, rm->th[i].tid, 0);
+  return 0;
+}
+
 static int natives(const struct cc_remote *rm) {
   int n = 0;
   for (size_t i = 0; i < rm->nth; i++) n += !rm->th[i].in && !rm->th[i].sigret;
   return n;
 }
 
+/* Threads waiting with a request whose signal they block (rdispatch.S). */
+static int waiting(struct cc_remote *rm) {
+  int n = 0;
+  for (size_t i = 0; i < rm->nth; i++)
+    if (rm->th[i].slot >= 0)
+      n += __atomic_load_n(&rm_block(rm, &rm->th[i])[F(CC_RT_REQ)], __ATOMIC_ACQUIRE) == 2;
+  return n;
+}
+
 /* The stop loop. Returns the session's result; *gone: nothing to leave. */
 static int run_loop(struct cc_remote *rm, int *gone) {
   const struct asmspy_seam_api *seam = rm->host->seam;
-  uint64_t last_sweep = now_ms();
+  uint64_t last_sweep = now_ms(), last_wait = 0;
   for (;;) {
     drain_all(rm, 1);
     if (rm->sink_stop || (rm->s->stop && *rm->s->stop)) return 0;
-    if (natives(rm) && now_ms() - last_sweep >= SWEEP_MS) {
+    /* a waiting request is answered at its thread's interrupt stop
+     * (on_group); the ticks stay short while requests wait */
+    int waits = waiting(rm);
+    if (waits) last_wait = now_ms();
+    if (waits || (natives(rm) && now_ms() - last_sweep >= SWEEP_MS)) {
       seam->interrupt_all(rm->sm, 0);
       last_sweep = now_ms();
     }
@@ -348,9 +415,12 @@ static int run_loop(struct cc_remote *rm, int *gone) {
     if (rm->ndeferred) {
       st = rm->deferred[0];
       memmove(rm->deferred, rm->deferred + 1, --rm->ndeferred * sizeof *rm->deferred);
-    } else if (seam->next_stop_timeout(rm->sm, &st, TICK_MS)) {
+    } else if (seam->next_stop_timeout(rm->sm, &st, now_ms() - last_wait < 200 ? 1 : TICK_MS)) {
       return -ASMSPY_E_INTERNAL;
     }
+    if (rm->debug > 1)
+      fprintf(stderr, "codecache: stop kind %u tid %d pid %d sig %d new %d\n", st.kind,
+              (int)st.tid, (int)st.pid, st.sig, (int)st.new_tid);
     switch (st.kind) {
     case ASMSPY_STOP_INTERRUPTED: return 0;
     case ASMSPY_STOP_NONE: *gone = 1; return ASMSPY_FACT_EXITED;
@@ -366,12 +436,11 @@ static int run_loop(struct cc_remote *rm, int *gone) {
         resume(rm, st.tid, 0);
         break;
       }
-      drain_all(rm, 0);
-      rm_note(rm, ASMSPY_NOTE_INFO,
-              "codecache: the process exec'd another program: its code is not traced (the cache "
-              "went with the old image)");
-      *gone = 1;
-      return 0;
+      if (restart_after_exec(rm, &st)) {
+        *gone = 1;
+        return 0;
+      }
+      break;
     case ASMSPY_STOP_NEW_TASK: on_new_task(rm, &st); break;
     case ASMSPY_STOP_SIGNAL: on_signal(rm, &st); break;
     case ASMSPY_STOP_SYSCALL: on_syscall(rm, &st); break;
@@ -468,7 +537,7 @@ static void report(struct cc_remote *rm) {
             "the code at 0x%llx could not be translated (%s)",
             (unsigned long long)rm->untranslated, (unsigned long long)rm->last_why_ip,
             rm->last_why ? rm->last_why : "?");
-  if (getenv("ASMSPY_CODECACHE_DEBUG"))
+  if (rm->debug)
     fprintf(stderr,
             "codecache: %llu instructions, %llu block records flushed, %llu blocks translated, "
             "%llu requests, %llu signals into handlers, request signal %d\n",
@@ -490,6 +559,7 @@ int cc_remote_run(const struct asmspy_host_api *host, const struct asmspy_sessio
   rm->host = host;
   rm->s = s;
   rm->discard = getenv("ASMSPY_CODECACHE_DISCARD") && atoi(getenv("ASMSPY_CODECACHE_DISCARD"));
+  rm->debug = getenv("ASMSPY_CODECACHE_DEBUG") ? atoi(getenv("ASMSPY_CODECACHE_DEBUG")) : 0;
   struct asmspy_session first = *s;
   /* forks are seen (their parent comes back into the cache at once); a
    * child the user did not ask to follow runs natively */

@@ -25,7 +25,10 @@
 #define CC_RT_REQ 160      /* 1 while a request is raised */
 #define CC_RT_REQ_IDX 168  /* the exit stub that raised it (CC_RSTUB_* or a link stub) */
 #define CC_RT_RESOLVED 176 /* asmspy's answer: where to go on; 0: leave for cc_tls.tgt natively */
-#define CC_RT_UNANSWERED 184 /* requests that found no answer (their signal may come later) */
+#define CC_RT_UNANSWERED 184 /* requests whose signal did not get through (it may come later) */
+#define CC_RT_SELF 192       /* the block's own address in the target (the futex's) */
+#define CC_RT_TS 200         /* struct timespec: one wait of a blocked request (10 ms) */
+#define CC_RT_TRIES 216      /* waits left */
 
 #ifndef __ASSEMBLER__
 #include <asmspy/plugin.h>
@@ -83,6 +86,7 @@ struct cc_remote {
   uint64_t emitted, seq;
   int sink_stop, leaving, gs_refused, slots_full;
   int discard;                     /* ASMSPY_CODECACHE_DISCARD: records dropped, not decoded */
+  int debug; /* ASMSPY_CODECACHE_DEBUG: 1 accounting, 2 every stop */
   uint64_t flushed_blocks;         /* block records handed over by full buffers */
   struct asmspy_stop deferred[32]; /* other threads' stops met while one was stepped out */
   unsigned ndeferred;
@@ -100,6 +104,8 @@ int rm_place_dispatcher(struct cc_remote *rm, uint64_t near);
 int64_t rm_translate(struct cc_remote *rm, uint64_t orig, pid_t in_tid, const char **why);
 int rm_in_cache(const struct cc_remote *rm, uint64_t addr);
 void rm_unmap_all(struct cc_remote *rm);
+/* Our side only: the process's image (and its side) went with an exec. */
+void rm_forget_maps(struct cc_remote *rm);
 
 /* remote_thread.c */
 struct rthread *rm_thread(struct cc_remote *rm, pid_t tid, int add);

@@ -87,6 +87,12 @@ void rm_unmap_all(struct cc_remote *rm) {
   g_nmaps = 0;
 }
 
+void rm_forget_maps(struct cc_remote *rm) {
+  (void)rm;
+  for (unsigned i = 0; i < g_nmaps; i++) munmap(g_maps[i].local, g_maps[i].len);
+  g_nmaps = 0;
+}
+
 int rm_in_cache(const struct cc_remote *rm, uint64_t addr) {
   (void)rm;
   for (unsigned i = 1; i < g_nmaps; i++) /* [0] is the data mapping */

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 void rm_note(struct cc_remote *rm, uint32_t level, const char *fmt, ...) {
   char buf[512];
@@ -101,6 +103,8 @@ static int take_slot(struct cc_remote *rm, struct rthread *t) {
     int32_t ids[2] = {rm->s->pid, t->tid};
     memcpy(b + CC_RT_TGID, ids, sizeof ids);
     q[F(CC_RT_SIGNO)] = (uint64_t)rm->signo;
+    q[F(CC_RT_SELF)] = bt;
+    q[F(CC_RT_TS) + 1] = 10 * 1000 * 1000; /* tv_nsec: 10 ms */
     t->consumed = 0;
     return 0;
   }
@@ -156,7 +160,11 @@ int rm_enter(struct cc_remote *rm, struct rthread *t) {
     u.rax = rax == -516 ? 219 /* restart_syscall */ : u.orig_rax;
     u.orig_rax = (uint64_t)-1;
   }
-  if (rm_set_regs(rm, t->tid, &u)) return -1;
+  int rc = rm_set_regs(rm, t->tid, &u);
+  if (rm->debug > 1)
+    fprintf(stderr, "codecache: enter tid %d at 0x%llx%s: rc %d\n", (int)t->tid,
+            (unsigned long long)ip, restart ? " (restarting its syscall)" : "", rc);
+  if (rc) return -1;
   t->in = 1;
   return 0;
 }
@@ -359,4 +367,12 @@ void rm_answer(struct cc_remote *rm, struct rthread *t) {
   }
   q[F(CC_RT_RESOLVED)] = go;
   if (!go) t->in = 0; /* it continues at tgt natively */
+  if (q[F(CC_RT_REQ)] == 2) { /* waiting on its futex (the signal was blocked): wake it */
+    __atomic_store_n(&q[F(CC_RT_REQ)], 0, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &q[F(CC_RT_REQ)], 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);
+  }
+  if (rm->debug > 1)
+    fprintf(stderr, "codecache: request tid %d stub %llu target 0x%llx -> 0x%llx%s\n",
+            (int)t->tid, (unsigned long long)idx, (unsigned long long)tgt,
+            (unsigned long long)go, t->sigret ? " (rt_sigreturn)" : "");
 }

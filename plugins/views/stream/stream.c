@@ -108,7 +108,9 @@ static void render(struct stream_state *st, const struct asmspy_event *ev, struc
   e->ip = ev->ip;
   e->blen = ev->u.insn.len > sizeof e->bytes ? sizeof e->bytes : ev->u.insn.len;
   memcpy(e->bytes, ev->u.insn.bytes, e->blen);
-  e->valid = 1;
+  /* an address no module covers yet is looked up again next time: the
+   * host learns a library's symbols a little after it is mapped */
+  e->valid = sym.module != NULL;
 }
 
 /* The rendering of ev: from the cache when the same bytes at the same
