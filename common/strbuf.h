@@ -65,6 +65,15 @@ static inline void strbuf_addf(struct strbuf *b, const char *fmt, ...) {
   b->len += (size_t)n;
 }
 
+/* Append n bytes of s (no formatting: the fast path for copied text). */
+static inline void strbuf_addn(struct strbuf *b, const char *s, size_t n) {
+  strbuf_reserve(b, n);
+  if (b->oom) return;
+  __builtin_memcpy(b->s + b->len, s, n);
+  b->len += n;
+  b->s[b->len] = '\0';
+}
+
 /* Empty it, keeping the allocation. */
 static inline void strbuf_clear(struct strbuf *b) {
   b->len = 0;

@@ -24,6 +24,7 @@
 #include "common/exec_segment.h"
 #include "host/host.h"
 #include "host/scope_file.h"
+#include "host/scope_lines.h"
 #include "common/strbuf.h"
 
 #include <errno.h>
@@ -546,6 +547,7 @@ static void render(asmspy_scope *s) {
     while (end > 0 && is_entry_glue(s->recs[end - 1].ip)) end--;
   }
   uint64_t count = 0;
+  scope_lines_check_maps();
   for (size_t i = 0; i < end; i++) {
     const struct rec *r = &s->recs[i];
     if (!r->ip) {
@@ -561,15 +563,7 @@ static void render(asmspy_scope *s) {
       continue;
     }
     if (in_lib(r->ip)) continue;
-    char desc[256], dis[160];
-    const char *d = g_target ? target_describe(g_target, r->ip, desc, sizeof desc) : NULL;
-    if (!d) {
-      snprintf(desc, sizeof desc, "0x%llx", (unsigned long long)r->ip);
-      d = desc;
-    }
-    if (!r->len || !disasm_one(r->ip, r->bytes, r->len, dis, sizeof dis))
-      snprintf(dis, sizeof dis, "(bad)");
-    strbuf_addf(&b, "%s  %s\n", d, dis);
+    scope_line_add(&b, g_target, r->ip, r->bytes, r->len);
     count++;
   }
   s->count = count;

@@ -419,8 +419,8 @@ static int run_loop(struct cc_remote *rm, int *gone) {
       return -ASMSPY_E_INTERNAL;
     }
     if (rm->debug > 1)
-      fprintf(stderr, "codecache: stop kind %u tid %d pid %d sig %d new %d\n", st.kind,
-              (int)st.tid, (int)st.pid, st.sig, (int)st.new_tid);
+      fprintf(stderr, "codecache: stop kind %u tid %d pid %d sig %d new %d\n", st.kind, (int)st.tid,
+              (int)st.pid, st.sig, (int)st.new_tid);
     switch (st.kind) {
     case ASMSPY_STOP_INTERRUPTED: return 0;
     case ASMSPY_STOP_NONE: *gone = 1; return ASMSPY_FACT_EXITED;

@@ -17,14 +17,14 @@
 
 #include "plugins/codecache/cc.h"
 
-#define CC_RT_HTAB 128     /* the shared hash: {original, translated} pairs */
-#define CC_RT_HMASK 136    /* its slot count - 1 */
-#define CC_RT_TGID 144     /* int32: the process, for tgkill */
-#define CC_RT_TID 148      /* int32: this thread */
-#define CC_RT_SIGNO 152    /* the signal a request raises (one the program ignores) */
-#define CC_RT_REQ 160      /* 1 while a request is raised */
-#define CC_RT_REQ_IDX 168  /* the exit stub that raised it (CC_RSTUB_* or a link stub) */
-#define CC_RT_RESOLVED 176 /* asmspy's answer: where to go on; 0: leave for cc_tls.tgt natively */
+#define CC_RT_HTAB 128       /* the shared hash: {original, translated} pairs */
+#define CC_RT_HMASK 136      /* its slot count - 1 */
+#define CC_RT_TGID 144       /* int32: the process, for tgkill */
+#define CC_RT_TID 148        /* int32: this thread */
+#define CC_RT_SIGNO 152      /* the signal a request raises (one the program ignores) */
+#define CC_RT_REQ 160        /* 1 while a request is raised */
+#define CC_RT_REQ_IDX 168    /* the exit stub that raised it (CC_RSTUB_* or a link stub) */
+#define CC_RT_RESOLVED 176   /* asmspy's answer: where to go on; 0: leave for cc_tls.tgt natively */
 #define CC_RT_UNANSWERED 184 /* requests whose signal did not get through (it may come later) */
 #define CC_RT_SELF 192       /* the block's own address in the target (the futex's) */
 #define CC_RT_TS 200         /* struct timespec: one wait of a blocked request (10 ms) */
@@ -86,7 +86,7 @@ struct cc_remote {
   uint64_t emitted, seq;
   int sink_stop, leaving, gs_refused, slots_full;
   int discard;                     /* ASMSPY_CODECACHE_DISCARD: records dropped, not decoded */
-  int debug; /* ASMSPY_CODECACHE_DEBUG: 1 accounting, 2 every stop */
+  int debug;                       /* ASMSPY_CODECACHE_DEBUG: 1 accounting, 2 every stop */
   uint64_t flushed_blocks;         /* block records handed over by full buffers */
   struct asmspy_stop deferred[32]; /* other threads' stops met while one was stepped out */
   unsigned ndeferred;

@@ -366,13 +366,13 @@ void rm_answer(struct cc_remote *rm, struct rthread *t) {
     }
   }
   q[F(CC_RT_RESOLVED)] = go;
-  if (!go) t->in = 0; /* it continues at tgt natively */
+  if (!go) t->in = 0;         /* it continues at tgt natively */
   if (q[F(CC_RT_REQ)] == 2) { /* waiting on its futex (the signal was blocked): wake it */
     __atomic_store_n(&q[F(CC_RT_REQ)], 0, __ATOMIC_RELEASE);
     syscall(SYS_futex, &q[F(CC_RT_REQ)], 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);
   }
   if (rm->debug > 1)
-    fprintf(stderr, "codecache: request tid %d stub %llu target 0x%llx -> 0x%llx%s\n",
-            (int)t->tid, (unsigned long long)idx, (unsigned long long)tgt,
-            (unsigned long long)go, t->sigret ? " (rt_sigreturn)" : "");
+    fprintf(stderr, "codecache: request tid %d stub %llu target 0x%llx -> 0x%llx%s\n", (int)t->tid,
+            (unsigned long long)idx, (unsigned long long)tgt, (unsigned long long)go,
+            t->sigret ? " (rt_sigreturn)" : "");
 }
