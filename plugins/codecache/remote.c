@@ -26,6 +26,7 @@
 #include "plugins/codecache/remote.h"
 
 #include "plugins/codecache/jit.h"
+#include "plugins/common/stop_event.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -224,16 +225,7 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
 static void emit_task(struct cc_remote *rm, const struct asmspy_stop *st, uint32_t what, int child,
                       int code) {
   struct asmspy_event ev;
-  memset(&ev, 0, sizeof ev);
-  ASMSPY_INIT_HEADER(&ev);
-  ev.type = ASMSPY_EV_TASK;
-  ev.pid = st->pid;
-  ev.tid = st->tid;
-  ev.nthreads = st->nthreads;
-  ev.target = st->target;
-  ev.u.task.what = what;
-  ev.u.task.child = child;
-  ev.u.task.code = code;
+  stop_task_event(&ev, st, what, child, code);
   ev.seq = ++rm->seq;
   if (!rm->sink_stop && rm->s->sink(rm->s->sink_ctx, &ev)) rm->sink_stop = 1;
 }

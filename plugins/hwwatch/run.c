@@ -19,6 +19,7 @@
  * that thread, single-steps the access, reads the new value, re-arms.
  */
 #define _GNU_SOURCE
+#include "plugins/common/stop_event.h"
 #include "plugins/hwwatch/hwwatch.h"
 
 #include <errno.h>
@@ -148,12 +149,7 @@ static int other_thread_trapped(const struct hw_run *r, pid_t self) {
 static void report(struct hw_run *r, const struct asmspy_stop *stop, const struct hw_thread *t,
                    uint64_t ip, uint64_t old_value, uint64_t new_value, uint32_t flags) {
   struct asmspy_event ev;
-  memset(&ev, 0, sizeof ev);
-  ASMSPY_INIT_HEADER(&ev);
-  ev.type = ASMSPY_EV_WATCH_HIT;
-  ev.pid = stop->pid;
-  ev.tid = stop->tid;
-  ev.nthreads = stop->nthreads;
+  stop_event_init(&ev, ASMSPY_EV_WATCH_HIT, stop);
   ev.seq = ++r->seq;
   ev.ip = ip;
   ev.target = stop->target ? stop->target : r->s->target;

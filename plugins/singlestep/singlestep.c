@@ -20,6 +20,7 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include "plugins/common/stop_event.h"
 #include "plugins/singlestep/inproc.h"
 #include "plugins/singlestep/lost_trap.h"
 #include "plugins/singlestep/pushf_trap.h"
@@ -354,16 +355,7 @@ static int predict_next(struct step_state *st, struct pending_insn *p,
 static void emit_task(struct step_state *st, const struct asmspy_stop *stop, uint32_t what,
                       int child, int code) {
   struct asmspy_event ev;
-  memset(&ev, 0, sizeof ev);
-  ASMSPY_INIT_HEADER(&ev);
-  ev.type = ASMSPY_EV_TASK;
-  ev.pid = stop->pid;
-  ev.tid = stop->tid;
-  ev.nthreads = stop->nthreads;
-  ev.target = stop->target;
-  ev.u.task.what = what;
-  ev.u.task.child = child;
-  ev.u.task.code = code;
+  stop_task_event(&ev, stop, what, child, code);
   emit_event(st, &ev);
 }
 
