@@ -10,6 +10,7 @@
  * (Capstone + symbolization of every instruction).
  *
  *   scope_bench empty [n]
+ *   scope_bench times [n]     (one line of microseconds per scope)
  *
  * The cost of one empty scope (begin, nothing, end with its listing), the
  * mean of n (default 200) after a warm-up, for the tier the ladder picks:
@@ -71,8 +72,23 @@ static int bench_empty(long n) {
   return 0;
 }
 
+/* One line per empty scope, its microseconds (warm-up first): for
+ * bench/run_scope_bench.sh, which computes the statistics per language. */
+static int bench_times(long n) {
+  for (long i = 0; i <= n; i++) {
+    double t0 = now();
+    asmspy_scope *e = ASMSPY_SCOPE_BEGIN(NULL, 0, ASMSPY_SCOPE_QUIET);
+    asmspy_scope_end(e);
+    double dt = now() - t0;
+    asmspy_scope_free(e);
+    printf("%.1f\n", dt * 1e6);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "empty")) return bench_empty(argc > 2 ? atol(argv[2]) : 200);
+  if (argc > 1 && !strcmp(argv[1], "times")) return bench_times(argc > 2 ? atol(argv[2]) : 50);
   long iters = argc > 1 ? atol(argv[1]) : 20000;
 
   /* Raw: TF on, count every trap, TF off. */

@@ -851,8 +851,8 @@ static void exec_stop(struct asmspy_seam *sm, struct seam_task *t, pid_t tid,
   if (t->target) target_reload_symbols(t->target);
   struct seam_proc *p = proc_find(sm, t->tgid);
   if (p) p->syscall_insn = 0; /* it was in the old image: inject_syscall looks again */
-  fdinfo_cache_forget_all(); /* O_CLOEXEC fds are gone */
-  t->toggle_nr = SYS_execve; /* the exit stop still to come is execve's */
+  fdinfo_cache_forget_all();  /* O_CLOEXEC fds are gone */
+  t->toggle_nr = SYS_execve;  /* the exit stop still to come is execve's */
   t->in_syscall = 1;
   stop_init(stop, ASMSPY_STOP_EXEC, t);
 }

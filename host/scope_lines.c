@@ -4,8 +4,9 @@
  * scope lists ~4,200 instructions of interpreter glue, and rendering them
  * (a symbol lookup, Capstone, formatting) cost about a millisecond, far
  * more than capturing them by translation (tens of microseconds). Kept by
- * address and bytes in one process-wide table (scopes end on any thread:
- * one mutex, held for a lookup), so only code not seen before is rendered.
+ * address and bytes in one process-wide table, so only code not seen
+ * before is rendered. Scopes end on any thread: every call here is made
+ * under scope.c's lock (render), which guards the table too.
  * A line whose address no module covers is not kept (the symbols may
  * arrive later); the table is emptied when the link map changes. */
 #define _GNU_SOURCE
@@ -15,7 +16,6 @@
 #include "common/strbuf.h"
 
 #include <link.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +29,7 @@ struct line {
   char text[168]; /* with its newline, not NUL-terminated */
 };
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct line *g_lines;
+static struct line *g_lines; /* under scope.c's lock */
 static unsigned long long g_adds, g_subs;
 
 static int counts(struct dl_phdr_info *info, size_t size, void *data) {
@@ -44,10 +43,8 @@ static int counts(struct dl_phdr_info *info, size_t size, void *data) {
 void scope_lines_check_maps(void) {
   unsigned long long n[2] = {0, 0};
   dl_iterate_phdr(counts, n);
-  pthread_mutex_lock(&g_lock);
   if (g_lines && (n[0] != g_adds || n[1] != g_subs)) memset(g_lines, 0, LINES * sizeof *g_lines);
   g_adds = n[0], g_subs = n[1];
-  pthread_mutex_unlock(&g_lock);
 }
 
 /* The line rendered now; *kept: worth keeping (a module covers it). */
@@ -64,29 +61,22 @@ static void render(struct asmspy_target *t, uint64_t ip, const uint8_t *bytes, u
 void scope_line_add(struct strbuf *b, struct asmspy_target *t, uint64_t ip, const uint8_t *bytes,
                     uint8_t len) {
   if (len > 16) len = 16;
-  pthread_mutex_lock(&g_lock);
   if (!g_lines) g_lines = calloc(LINES, sizeof *g_lines);
   struct line *e = g_lines ? &g_lines[(ip ^ (ip >> 13)) % LINES] : NULL;
   if (e && e->ip == ip && e->len == len && !memcmp(e->bytes, bytes, len)) {
     strbuf_addn(b, e->text, e->tlen);
-    pthread_mutex_unlock(&g_lock);
     return;
   }
-  pthread_mutex_unlock(&g_lock);
   char out[448];
   int kept;
   render(t, ip, bytes, len, out, sizeof out - 1, &kept);
   size_t n = strlen(out);
   out[n++] = '\n';
   strbuf_addn(b, out, n);
-  if (!kept || n > sizeof e->text) return;
-  pthread_mutex_lock(&g_lock);
-  if (e) {
-    e->ip = ip;
-    e->len = len;
-    memcpy(e->bytes, bytes, len);
-    memcpy(e->text, out, n);
-    e->tlen = (uint8_t)n;
-  }
-  pthread_mutex_unlock(&g_lock);
+  if (!kept || !e || n > sizeof e->text) return;
+  e->ip = ip;
+  e->len = len;
+  memcpy(e->bytes, bytes, len);
+  memcpy(e->text, out, n);
+  e->tlen = (uint8_t)n;
 }

@@ -1,4 +1,5 @@
-/* scope_lines: a scope listing's lines kept by address (scope_lines.c). */
+/* scope_lines: a scope listing's lines kept by address (scope_lines.c).
+ * Called under scope.c's lock only. */
 #ifndef ASMSPY_HOST_SCOPE_LINES_H
 #define ASMSPY_HOST_SCOPE_LINES_H
 
