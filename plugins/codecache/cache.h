@@ -39,6 +39,7 @@ struct cc_block {
  * holds the original address. remote.c reserves these indices. */
 #define CC_RSTUB_FLUSH 1u
 #define CC_RSTUB_SIGRET 2u
+#define CC_RSTUB_PROBE 3u /* a `ret` of --trace's region: asmspy reads the return value */
 
 enum cc_stub_kind {
   CC_STUB_IBL = 0, /* index 0: an indirect branch, target in cc_tls.tgt */
@@ -96,6 +97,9 @@ struct cc_cache {
   csh cs;
   cs_insn *insn;
   struct cc_seg seg; /* how generated code addresses struct cc_tls (cc.h) */
+  /* remote, --trace: each `ret` in [probe_lo, probe_lo + probe_len) first
+   * asks asmspy (CC_RSTUB_PROBE), which reads the return value there */
+  uint64_t probe_lo, probe_len;
   /* Translating for another process (remote.c); NULL in this one: the
    * original code is read through read_code, new code memory comes from
    * map_chunk (a shared mapping placed in the target, *base ours). */

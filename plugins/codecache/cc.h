@@ -23,6 +23,9 @@
 #define CC_TLS_CURSOR 48
 #define CC_TLS_REMAIN 56
 #define CC_TLS_FULL 64
+/* A traced process's block goes on past struct cc_tls (remote.h, CC_RT_*):
+ * where a --trace probe continues, written by the translated code. */
+#define CC_RT_CONT_OFF 224
 
 #ifndef __ASSEMBLER__
 #include <stddef.h>

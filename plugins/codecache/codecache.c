@@ -158,8 +158,8 @@ static const struct asmspy_plugin codecache_plugin = {
     .name = "codecache",
     .description = "dynamic binary translation: every executed instruction at code-cache speed, "
                    "for a running process (--backend=codecache) and for scopes",
-    .caps =
-        ASMSPY_CAP_INPROCESS | ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID | ASMSPY_CAP_TASKS,
+    .caps = ASMSPY_CAP_INPROCESS | ASMSPY_CAP_INSN_STREAM | ASMSPY_CAP_ATTACH_PID |
+            ASMSPY_CAP_TASKS | ASMSPY_CAP_REGION,
     .probe = codecache_probe,
     .backend = &codecache_ops,
     .plugin_version = "0.1.0",

@@ -9,7 +9,8 @@
  *   - IBL and link stubs: look the target up in the shared hash; a hit
  *     continues there.
  *   - a miss, CC_RSTUB_FLUSH (the record buffer is full), CC_RSTUB_SIGRET
- *     (an rt_sigreturn is next): raise a request, tgkill(self, signo).
+ *     (an rt_sigreturn is next), CC_RSTUB_PROBE (asmspy reads registers
+ *     here, --trace's return value): raise a request, tgkill(self, signo).
  *     asmspy sees the signal's delivery stop (ptrace), answers in
  *     CC_RT_RESOLVED and suppresses the signal. With no answer (asmspy is
  *     gone and the signal was ignored by default, or the thread blocks it)
@@ -23,15 +24,14 @@
 #define SYS_TGKILL 234
 #define SYS_FUTEX 202
 #define RT_WAITS 100                   /* x CC_RT_TS (10 ms): a second at most */
-#define RSTUB_FLUSH 1
-#define RSTUB_SIGRET 2
+#define RSTUB_LAST 3 /* CC_RSTUB_FLUSH, CC_RSTUB_SIGRET, CC_RSTUB_PROBE */
 
 	.section .rodata
 	.globl cc_rdisp_begin, cc_rdisp_end
 	.hidden cc_rdisp_begin, cc_rdisp_end
 	.balign 16
 cc_rdisp_begin:
-	pushq %rax
+	pushq %rax                     /* first: remote_thread.c reads the program's rax here */
 	lahf                           /* the arithmetic flags: SF ZF AF PF CF in ah, */
 	seto %al                       /* OF in al (pushfq/popfq cost ~30 cycles a lookup) */
 	pushq %rax
@@ -42,10 +42,11 @@ cc_rdisp_begin:
 	pushq %r11
 	pushq %r10
 	movq 8*8(%rsp), %rax           /* the stub index */
-	cmpq $RSTUB_FLUSH, %rax
-	je 5f
-	cmpq $RSTUB_SIGRET, %rax
-	je 5f
+	testq %rax, %rax               /* 0: an indirect branch: look it up */
+	jz 3f
+	cmpq $RSTUB_LAST, %rax          /* FLUSH, SIGRET, PROBE: always asmspy's */
+	jbe 5f
+3:
 	movq %gs:CC_TLS_TGT, %rdi
 	movq %gs:CC_RT_HTAB, %rsi
 	movq %gs:CC_RT_HMASK, %rcx

@@ -202,6 +202,8 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
   rm->c.remote = rm;
   rm->c.read_code = rm_read_code;
   rm->c.map_chunk = rm_map_chunk;
+  rm->c.probe_lo = rm->s->region_start; /* --trace: its rets report the return value */
+  rm->c.probe_len = rm->s->region_len;
   if (cc_cache_init(&rm->c)) {
     snprintf(why, whycap, "out of memory (translator tables, Capstone)");
     return -ASMSPY_E_NOMEM;
@@ -389,12 +391,17 @@ static int waiting(struct cc_remote *rm) {
 /* The stop loop. Returns the session's result; *gone: nothing to leave. */
 static int run_loop(struct cc_remote *rm, int *gone) {
   const struct asmspy_seam_api *seam = rm->host->seam;
-  uint64_t last_sweep = now_ms(), last_wait = 0;
+  uint64_t last_sweep = now_ms(), last_wait = 0, started = now_ms();
   for (;;) {
     drain_all(rm, 1);
     if (rm->sink_stop || (rm->s->stop && *rm->s->stop)) return 0;
     /* a waiting request is answered at its thread's interrupt stop
      * (on_group); the ticks stay short while requests wait */
+    if (rm->s->region_len && !rm->rg.sample && rm->s->entry_wait_ms > 0 &&
+        now_ms() - started >= (uint64_t)rm->s->entry_wait_ms) {
+      rm_region_not_reached(rm); /* --trace: nobody entered the region in time */
+      return ASMSPY_FACT_NOT_REACHED;
+    }
     int waits = waiting(rm);
     if (waits) last_wait = now_ms();
     if (waits || (natives(rm) && now_ms() - last_sweep >= SWEEP_MS)) {
@@ -576,6 +583,7 @@ int cc_remote_run(const struct asmspy_host_api *host, const struct asmspy_sessio
     for (size_t i = 0; i < rm->nth; i++) resume(rm, rm->th[i].tid, 0);
     rc = run_loop(rm, &gone);
     if (!gone) leave(rm);
+    rm_region_end(rm, 0, 1); /* a sample still open is cut short by the session's end */
   }
   report(rm);
   host->seam->detach(rm->sm);

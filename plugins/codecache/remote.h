@@ -29,6 +29,7 @@
 #define CC_RT_SELF 192       /* the block's own address in the target (the futex's) */
 #define CC_RT_TS 200         /* struct timespec: one wait of a blocked request (10 ms) */
 #define CC_RT_TRIES 216      /* waits left */
+#define CC_RT_CONT CC_RT_CONT_OFF /* CC_RSTUB_PROBE: where the translated code goes on */
 
 #ifndef __ASSEMBLER__
 #include <asmspy/plugin.h>
@@ -62,6 +63,21 @@ struct rthread {
   int stopped;       /* the session's leave: it reported its stop */
   uint64_t consumed; /* records of its buffer already turned into events */
   uint64_t late;     /* our signals that came after their request had gone native */
+  /* --trace: the return values read at the region's `ret`s, in order (a
+   * ring the region filter takes them from as it meets those rets) */
+  uint64_t probe_ip[16], probe_rax[16];
+  unsigned probe_head, probe_tail;
+};
+
+/* --trace: the invocation being reported (remote_region.c). */
+struct rm_region {
+  pid_t tid;         /* the sampled thread; 0: no sample open */
+  int depth;         /* calls into the region (recursion) within the sample */
+  uint64_t call_ip;  /* the call just reported: the next instruction says where it went */
+  uint64_t call_ret; /* its fall-through */
+  uint64_t out_ret;  /* in a call out of the region: back at this address */
+  uint64_t steps;    /* instructions reported in this sample */
+  uint64_t sample;   /* samples begun (kept across samples: the fields above are reset) */
 };
 
 struct cc_remote {
@@ -84,6 +100,7 @@ struct cc_remote {
   uint32_t *whead;
   uint64_t wmask, wcount, capwait;
   uint64_t emitted, seq;
+  struct rm_region rg; /* --trace (s->region_len) */
   int sink_stop, leaving, gs_refused, slots_full;
   int discard;                     /* ASMSPY_CODECACHE_DISCARD: records dropped, not decoded */
   int debug;                       /* ASMSPY_CODECACHE_DEBUG: 1 accounting, 2 every stop */
@@ -127,6 +144,12 @@ void rm_drain(struct cc_remote *rm, struct rthread *t, int live, int keep);
 void rm_answer(struct cc_remote *rm, struct rthread *t);
 void rm_note(struct cc_remote *rm, uint32_t level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* remote_region.c: --trace. An instruction of a thread's stream: reported
+ * when it belongs to the open sample (1), else 0. */
+int rm_region_insn(struct cc_remote *rm, struct rthread *t, struct asmspy_event *ev);
+void rm_region_end(struct cc_remote *rm, uint64_t ip, int truncated);
+void rm_region_not_reached(struct cc_remote *rm);
 
 /* remote.c */
 int cc_remote_run(const struct asmspy_host_api *host, const struct asmspy_session *s);

@@ -189,13 +189,17 @@ static void emit_block(struct cc_remote *rm, struct rthread *t, uint32_t id, int
   for (unsigned i = 0; i < n && !rm->sink_stop; i++) {
     uint8_t len = rm->c.lens[b->lens_off + i];
     ev.ip = ip;
-    ev.seq = ++rm->seq;
+    if (!rm->s->region_len) ev.seq = ++rm->seq;
     memset(&ev.u, 0, sizeof ev.u);
     memcpy(ev.u.insn.bytes, code + (ip - b->orig), len);
     ev.u.insn.len = len;
+    ip += len;
+    if (rm->s->region_len) { /* --trace: one region's invocations (remote_region.c) */
+      rm->emitted += (uint64_t)rm_region_insn(rm, t, &ev);
+      continue;
+    }
     rm->emitted++;
     if (rm->s->sink(rm->s->sink_ctx, &ev)) rm->sink_stop = 1;
-    ip += len;
   }
 }
 
@@ -353,7 +357,16 @@ void rm_answer(struct cc_remote *rm, struct rthread *t) {
     t->consumed = 0;
   }
   int native = rm->leaving || t->leaving || rm->sink_stop;
-  if (idx == CC_RSTUB_SIGRET) {
+  if (idx == CC_RSTUB_PROBE) { /* --trace: the return value at a ret of the region */
+    /* the program's rax is the first word rdispatch.S pushed, below the
+     * stub index, at the top of the private stack */
+    const uint64_t *top =
+        (const uint64_t *)(const void *)(slot_local(rm, t->slot) + RT_BLOCK + RT_STACK - 64);
+    unsigned slot = t->probe_tail++ % 16;
+    t->probe_ip[slot] = tgt, t->probe_rax[slot] = top[-2];
+    if (t->probe_tail - t->probe_head > 16) t->probe_head = t->probe_tail - 16;
+    go = native ? 0 : q[F(CC_RT_CONT)];
+  } else if (idx == CC_RSTUB_SIGRET) {
     t->sigret = !native; /* it runs natively; remote.c catches its exit */
   } else if (!native) {
     const char *why = NULL;

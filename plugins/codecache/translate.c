@@ -529,6 +529,14 @@ static void emit_direct(struct xlat *x, enum kind k, const cs_insn *in, uint64_t
  * operand cannot be loaded; the cursor is then the caller's to roll back. */
 static const char *emit_indirect(struct xlat *x, enum kind k, const cs_insn *in, uint64_t next) {
   uint8_t *p = x->p;
+  if (k == K_RET && x->c->remote && in->address - x->c->probe_lo < x->c->probe_len) {
+    /* --trace's region: asmspy reads the return value before the ret */
+    enum { MOVQ = 24 };
+    uint64_t cont = at(x, p) + 2 * MOVQ + CC_ENTER_BYTES;
+    p = cc_movq_seg(x->g, p, CC_TLS_TGT, in->address);
+    p = cc_movq_seg(x->g, p, CC_RT_CONT_OFF, cont);
+    p = cc_enter(x->g, p, CC_RSTUB_PROBE);
+  }
   if (k == K_RET) {
     p = cc_pop_seg(x->g, p, CC_TLS_TGT);
     if (in->detail->x86.op_count == 1 && in->detail->x86.operands[0].type == X86_OP_IMM &&
