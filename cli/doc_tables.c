@@ -34,9 +34,10 @@ const struct cli_env_var cli_env_vars[] = {
     {"ASMSPY_DEBUG_FD_CACHE", "1", "--log: print the fd path cache's hits, misses and clears"},
     {"ASMSPY_ENTRYPATCH_DEBUG", "1",
      "entrypatch: print each code region mapped, each refused function, each undo"},
-    {"ASMSPY_CODECACHE_DEBUG", "1",
+    {"ASMSPY_CODECACHE_DEBUG", "1|2",
      "codecache (a running process): the session's accounting on stderr (instructions, blocks "
-     "translated, requests, signals entered into handlers) and each thread's way out"},
+     "translated, requests, signals entered into handlers) and each thread's way out; 2: every "
+     "stop and request too"},
     {"ASMSPY_CODECACHE_DISCARD", "1",
      "codecache (a running process): drop the block records instead of decoding them (the "
      "capture's own cost, for bench/run_codecache_bench.sh: the views see no instruction)"},
