@@ -81,6 +81,7 @@ struct asmspy_scope {
   size_t nrecs, caprecs;
   uint64_t count;
   char *text;
+  size_t text_cap; /* its allocation (render), kept for the thread's next scope */
   char path[512];
 };
 
@@ -456,12 +457,14 @@ again:
 struct spare {
   struct rec *recs;
   size_t cap;
+  char *text; /* a freed scope's listing buffer, for the next render */
+  size_t text_cap;
 };
 static pthread_key_t g_spare_key;
 static pthread_once_t g_spare_once = PTHREAD_ONCE_INIT;
 static void spare_free(void *p) {
   struct spare *sp = p;
-  if (sp) free(sp->recs);
+  if (sp) free(sp->recs), free(sp->text);
   free(sp);
 }
 static void spare_init(void) { pthread_key_create(&g_spare_key, spare_free); }
@@ -570,7 +573,13 @@ static void render(asmspy_scope *s) {
    * reallocates (and, under ASan, copies) tens of MB tens of thousands of
    * times: half an hour to render scope_bench 200000 in the sanitizer build. */
   size_t want = s->nrecs * 64 + 4096;
-  b.s = malloc(want);
+  struct spare *sp = spare_get(); /* the buffer of this thread's last freed scope */
+  if (sp && sp->text && sp->text_cap >= want) {
+    b.s = sp->text, want = sp->text_cap;
+    sp->text = NULL, sp->text_cap = 0;
+  } else {
+    b.s = malloc(want);
+  }
   if (b.s) {
     b.cap = want;
     b.s[0] = 0;
@@ -617,6 +626,7 @@ static void render(asmspy_scope *s) {
               s->truncated ? ", TRUNCATED: " : "", s->truncated ? s->reason : "");
   if (s->tier == TIER_NONE) strbuf_addf(&b, "# not captured: %s\n", s->reason);
   s->text = b.s ? b.s : strdup("");
+  s->text_cap = b.s ? b.cap : 0;
 }
 
 __attribute__((no_sanitize_address)) int asmspy_scope_end(asmspy_scope *s) {
@@ -651,7 +661,13 @@ void asmspy_scope_free(asmspy_scope *s) {
   if (!s) return;
   if (!s->ended) asmspy_scope_end(s);
   free_recs(s);
-  free(s->text);
+  struct spare *sp = s->text_cap && s->text_cap <= SPARE_MAX * 64u ? spare_get() : NULL;
+  if (sp && s->text_cap > sp->text_cap) { /* the next scope's render writes into it */
+    free(sp->text);
+    sp->text = s->text, sp->text_cap = s->text_cap;
+  } else {
+    free(s->text);
+  }
   free(s->name);
   free(s);
 }

@@ -20,17 +20,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LINES 16384u /* a Python `with` scope lists ~5,000 distinct addresses */
+#define SLOTS 32768u /* open addressing, PROBES deep; a Ruby scope lists ~10,000 */
+#define PROBES 8
+#define ARENA (2u << 20) /* the lines' text; when it is full everything starts over */
 
 struct line {
   uint64_t ip;
+  uint32_t text; /* offset in g_arena */
   uint8_t len, tlen;
   uint8_t bytes[16];
-  char text[168]; /* with its newline, not NUL-terminated */
 };
 
 static struct line *g_lines; /* under scope.c's lock */
+static char *g_arena;
+static size_t g_used;
 static unsigned long long g_adds, g_subs;
+
+static void forget_all(void) {
+  if (g_lines) memset(g_lines, 0, SLOTS * sizeof *g_lines);
+  g_used = 0;
+}
 
 static int counts(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
@@ -43,7 +52,7 @@ static int counts(struct dl_phdr_info *info, size_t size, void *data) {
 void scope_lines_check_maps(void) {
   unsigned long long n[2] = {0, 0};
   dl_iterate_phdr(counts, n);
-  if (g_lines && (n[0] != g_adds || n[1] != g_subs)) memset(g_lines, 0, LINES * sizeof *g_lines);
+  if (n[0] != g_adds || n[1] != g_subs) forget_all();
   g_adds = n[0], g_subs = n[1];
 }
 
@@ -58,14 +67,28 @@ static void render(struct asmspy_target *t, uint64_t ip, const uint8_t *bytes, u
   snprintf(out, cap, "%s  %s", d, dis);
 }
 
+static uint64_t slot_of(uint64_t ip) { return (ip * 0x9e3779b97f4a7c15ull) >> 49; }
+
 void scope_line_add(struct strbuf *b, struct asmspy_target *t, uint64_t ip, const uint8_t *bytes,
                     uint8_t len) {
   if (len > 16) len = 16;
-  if (!g_lines) g_lines = calloc(LINES, sizeof *g_lines);
-  struct line *e = g_lines ? &g_lines[(ip ^ (ip >> 13)) % LINES] : NULL;
-  if (e && e->ip == ip && e->len == len && !memcmp(e->bytes, bytes, len)) {
-    strbuf_addn(b, e->text, e->tlen);
-    return;
+  if (!g_lines) {
+    g_lines = calloc(SLOTS, sizeof *g_lines);
+    g_arena = malloc(ARENA);
+    if (!g_lines || !g_arena) free(g_lines), free(g_arena), g_lines = NULL, g_arena = NULL;
+  }
+  uint64_t h = slot_of(ip);
+  struct line *free_slot = NULL;
+  for (unsigned k = 0; g_lines && k < PROBES; k++) {
+    struct line *e = &g_lines[(h + k) % SLOTS];
+    if (!e->ip) {
+      if (!free_slot) free_slot = e;
+      break;
+    }
+    if (e->ip == ip && e->len == len && !memcmp(e->bytes, bytes, len)) {
+      strbuf_addn(b, g_arena + e->text, e->tlen);
+      return;
+    }
   }
   char out[448];
   int kept;
@@ -73,10 +96,17 @@ void scope_line_add(struct strbuf *b, struct asmspy_target *t, uint64_t ip, cons
   size_t n = strlen(out);
   out[n++] = '\n';
   strbuf_addn(b, out, n);
-  if (!kept || !e || n > sizeof e->text) return;
+  if (!kept || !g_lines || n > 255) return;
+  if (g_used + n > ARENA) { /* full: start over (the next scopes refill it) */
+    forget_all();
+    free_slot = &g_lines[h % SLOTS];
+  }
+  struct line *e = free_slot ? free_slot : &g_lines[h % SLOTS]; /* probes full: replace */
   e->ip = ip;
   e->len = len;
   memcpy(e->bytes, bytes, len);
-  memcpy(e->text, out, n);
+  e->text = (uint32_t)g_used;
   e->tlen = (uint8_t)n;
+  memcpy(g_arena + g_used, out, n);
+  g_used += n;
 }

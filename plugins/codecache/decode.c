@@ -86,7 +86,7 @@ void cc_decode_emit(struct cc_handle *h, const struct cc_cache *c, uint64_t nrec
       if (!h->region_len || (ip >= h->region_start && ip - h->region_start < h->region_len)) {
         ev.type = ASMSPY_EV_INSN;
         ev.ip = ip;
-        memset(&ev.u, 0, sizeof ev.u);
+        memset(ev.u.insn.bytes, 0, sizeof ev.u.insn.bytes); /* the rest of u stays zero */
         memcpy(ev.u.insn.bytes, code + off, len);
         ev.u.insn.len = len;
         if (sink(sink_ctx, &ev)) {
