@@ -40,6 +40,7 @@ struct cc_block {
 #define CC_RSTUB_FLUSH 1u
 #define CC_RSTUB_SIGRET 2u
 #define CC_RSTUB_PROBE 3u /* a `ret` of --trace's region: asmspy reads the return value */
+#define CC_RSTUB_UNMAP 4u /* a munmap/mremap: asmspy drops its translations of what goes */
 
 enum cc_stub_kind {
   CC_STUB_IBL = 0, /* index 0: an indirect branch, target in cc_tls.tgt */

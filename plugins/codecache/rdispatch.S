@@ -24,7 +24,7 @@
 #define SYS_TGKILL 234
 #define SYS_FUTEX 202
 #define RT_WAITS 100                   /* x CC_RT_TS (10 ms): a second at most */
-#define RSTUB_LAST 3 /* CC_RSTUB_FLUSH, CC_RSTUB_SIGRET, CC_RSTUB_PROBE */
+#define RSTUB_LAST 4 /* CC_RSTUB_FLUSH, _SIGRET, _PROBE, _UNMAP */
 
 	.section .rodata
 	.globl cc_rdisp_begin, cc_rdisp_end
@@ -44,7 +44,7 @@ cc_rdisp_begin:
 	movq 8*8(%rsp), %rax           /* the stub index */
 	testq %rax, %rax               /* 0: an indirect branch: look it up */
 	jz 3f
-	cmpq $RSTUB_LAST, %rax          /* FLUSH, SIGRET, PROBE: always asmspy's */
+	cmpq $RSTUB_LAST, %rax          /* FLUSH, SIGRET, PROBE, UNMAP: always asmspy's */
 	jbe 5f
 3:
 	movq %gs:CC_TLS_TGT, %rdi
@@ -77,9 +77,8 @@ cc_rdisp_begin:
 	movl %gs:CC_RT_TID, %esi
 	movl %gs:CC_RT_SIGNO, %edx
 	syscall
-	movq %gs:CC_RT_RESOLVED, %rax
-	testq %rax, %rax
-	jnz 7f
+	cmpq $0, %gs:CC_RT_REQ         /* asmspy answers by clearing it (RESOLVED 0: go native) */
+	je 7f
 	/* No answer: the signal is blocked here (a handler's sa_mask, a
 	 * sigprocmask section; it comes later: counted) or asmspy is gone.
 	 * Wait on the request word, which asmspy reads every tick, at most
@@ -94,9 +93,7 @@ cc_rdisp_begin:
 	xorl %esi, %esi                /* FUTEX_WAIT, shared: asmspy wakes it from its own mapping */
 	movl $2, %edx
 	syscall
-	cmpq $0, %gs:CC_RT_RESOLVED
-	jne 7f
-	cmpq $2, %gs:CC_RT_REQ         /* 0: asmspy answered "native" */
+	cmpq $2, %gs:CC_RT_REQ         /* 0: answered */
 	jne 7f
 	decq %gs:CC_RT_TRIES
 	jnz 6b

@@ -208,9 +208,8 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
     snprintf(why, whycap, "out of memory (translator tables, Capstone)");
     return -ASMSPY_E_NOMEM;
   }
-  struct cc_stub reserved = {CC_STUB_IBL, 0, 0, 0}; /* CC_RSTUB_FLUSH, CC_RSTUB_SIGRET */
-  cc_stub_add(&rm->c, &reserved);
-  cc_stub_add(&rm->c, &reserved);
+  struct cc_stub reserved = {CC_STUB_IBL, 0, 0, 0}; /* CC_RSTUB_FLUSH .. CC_RSTUB_UNMAP */
+  while (rm->c.nstubs <= CC_RSTUB_UNMAP) cc_stub_add(&rm->c, &reserved);
   if (rm_map_data(rm, why, whycap)) return -ASMSPY_E_NO_KERNEL;
   struct user_regs_struct u;
   if (rm_get_regs(rm, tids[0], &u) || rm_place_dispatcher(rm, u.rip)) {
@@ -222,6 +221,8 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
 }
 
 /* ------------------------------------------------------------------ stops -- */
+
+static void flush_all(struct cc_remote *rm, struct rthread *req); /* below, with the leave */
 
 /* A task event, as the stepping backend reports it (the views print it). */
 static void emit_task(struct cc_remote *rm, const struct asmspy_stop *st, uint32_t what, int child,
@@ -261,6 +262,22 @@ static void into_handler(struct cc_remote *rm, struct rthread *t, int sig) {
   resume(rm, tid, owed);
 }
 
+/* The request a stopped thread raised, answered, and the thread resumed:
+ * syscall to syscall when its call runs natively (caught at the exit). */
+static void answer_request(struct cc_remote *rm, pid_t tid) {
+  struct rthread *t = rm_thread(rm, tid, 0);
+  if (!t) return;
+  rm_answer(rm, t);
+  if (rm->flush_req) {
+    flush_all(rm, t); /* other threads may have gone meanwhile: t is looked up again */
+    if (!(t = rm_thread(rm, tid, 0))) return;
+  }
+  if (t->catch_nr)
+    rm->host->seam->resume_syscall(rm->sm, tid, 0);
+  else
+    resume(rm, tid, 0);
+}
+
 static void on_signal(struct cc_remote *rm, const struct asmspy_stop *st) {
   struct rthread *t = st->pid == rm->s->pid ? rm_thread(rm, st->tid, 0) : NULL;
   if (!t) {
@@ -268,11 +285,7 @@ static void on_signal(struct cc_remote *rm, const struct asmspy_stop *st) {
     return;
   }
   if (st->sig == rm->signo && t->slot >= 0 && rm_block(rm, t)[F(CC_RT_REQ)]) {
-    rm_answer(rm, t);
-    if (t->sigret)
-      rm->host->seam->resume_syscall(rm->sm, t->tid, 0);
-    else
-      resume(rm, t->tid, 0);
+    answer_request(rm, st->tid);
     return;
   }
   if (st->sig == rm->signo && (st->flags & ASMSPY_STOPF_SIGINFO) && t->slot >= 0 &&
@@ -292,20 +305,27 @@ static void on_signal(struct cc_remote *rm, const struct asmspy_stop *st) {
   resume(rm, t->tid, st->sig); /* no frame to build: it stays where it is */
 }
 
-/* rt_sigreturn runs natively (resumed syscall to syscall): its exit stop
- * is the one whose orig_rax is -1 (restore_sigcontext clears it; every
- * other stop on the way, the end of the futex wait that asked, the
- * rt_sigreturn entry, has a call number there); the thread is then at the
- * context the frame restored and goes back in there. */
+/* A syscall runs natively, the thread resumed syscall stop to syscall stop
+ * (rt_sigreturn; a munmap after which the cache was emptied) and caught at
+ * that call's exit, where it goes back in. rt_sigreturn's exit is the stop
+ * whose orig_rax is -1 (restore_sigcontext clears it); another call's exit
+ * is the stop with its number in orig_rax and no longer -ENOSYS in rax
+ * (the end of the futex wait that asked, and the call's entry, are not). */
 static void on_syscall(struct cc_remote *rm, const struct asmspy_stop *st) {
   struct rthread *t = rm_thread(rm, st->tid, 0);
   struct user_regs_struct u;
-  if (t && t->sigret && !rm_get_regs(rm, t->tid, &u)) {
-    if ((int64_t)u.orig_rax != -1) {
+  if (t && t->catch_nr && !rm_get_regs(rm, t->tid, &u)) {
+    int at_exit = t->catch_nr == SYS_rt_sigreturn
+                      ? (int64_t)u.orig_rax == -1
+                      : (int64_t)u.orig_rax == t->catch_nr && (int64_t)u.rax != -ENOSYS;
+    if (rm->debug > 1)
+      fprintf(stderr, "codecache: syscall stop tid %d orig_rax %lld rax %lld: %s\n", (int)t->tid,
+              (long long)u.orig_rax, (long long)u.rax, at_exit ? "its exit" : "not yet");
+    if (!at_exit) {
       rm->host->seam->resume_syscall(rm->sm, t->tid, 0);
       return;
     }
-    t->sigret = 0;
+    t->catch_nr = 0;
     rm_enter(rm, t);
   }
   resume(rm, st->tid, 0);
@@ -322,12 +342,9 @@ static void on_group(struct cc_remote *rm, const struct asmspy_stop *st) {
   }
   struct rthread *t = rm_thread(rm, st->tid, 1);
   if (t && t->slot >= 0 && rm_block(rm, t)[F(CC_RT_REQ)] == 2) {
-    rm_answer(rm, t); /* a request whose signal was blocked, waiting (run_loop) */
-    if (t->sigret) {  /* its rt_sigreturn runs natively: caught at the syscall's exit */
-      rm->host->seam->resume_syscall(rm->sm, t->tid, 0);
-      return;
-    }
-  } else if (t && !t->in && !st->group_sig && !t->sigret) {
+    answer_request(rm, st->tid); /* a request whose signal was blocked, waiting (run_loop) */
+    return;
+  } else if (t && !t->in && !st->group_sig && !t->catch_nr) {
     rm_enter(rm, t);
   }
   resume(rm, st->tid, 0);
@@ -375,7 +392,7 @@ static int restart_after_exec(struct cc_remote *rm, const struct asmspy_stop *st
 
 static int natives(const struct cc_remote *rm) {
   int n = 0;
-  for (size_t i = 0; i < rm->nth; i++) n += !rm->th[i].in && !rm->th[i].sigret;
+  for (size_t i = 0; i < rm->nth; i++) n += !rm->th[i].in && !rm->th[i].catch_nr;
   return n;
 }
 
@@ -453,9 +470,9 @@ static int run_loop(struct cc_remote *rm, int *gone) {
 
 /* Every thread stopped (our interrupt), a request on the way answered
  * "native". 0, or the count of threads that never reported. */
-static int stop_everyone(struct cc_remote *rm) {
+static int stop_everyone(struct cc_remote *rm, pid_t except) {
   const struct asmspy_seam_api *seam = rm->host->seam;
-  for (size_t i = 0; i < rm->nth; i++) rm->th[i].stopped = 0;
+  for (size_t i = 0; i < rm->nth; i++) rm->th[i].stopped = rm->th[i].tid == except;
   for (unsigned i = 0; i < rm->ndeferred; i++) { /* stopped already */
     struct rthread *t = rm_thread(rm, rm->deferred[i].tid, 0);
     if (t)
@@ -463,7 +480,7 @@ static int stop_everyone(struct cc_remote *rm) {
       t->owed_sig = rm->deferred[i].kind == ASMSPY_STOP_SIGNAL ? rm->deferred[i].sig : 0;
   }
   rm->ndeferred = 0;
-  seam->interrupt_all(rm->sm, 0);
+  seam->interrupt_all(rm->sm, except);
   for (;;) {
     size_t waiting = 0;
     for (size_t i = 0; i < rm->nth; i++) waiting += !rm->th[i].stopped;
@@ -498,7 +515,7 @@ static int stop_everyone(struct cc_remote *rm) {
 
 static void leave(struct cc_remote *rm) {
   rm->leaving = 1;
-  int unreported = stop_everyone(rm);
+  int unreported = stop_everyone(rm, 0);
   int stuck = unreported;
   pid_t any = 0;
   for (size_t i = 0; i < rm->nth; i++) {
@@ -529,6 +546,41 @@ static void leave(struct cc_remote *rm) {
     if (rm->th[i].stopped && rm->th[i].owed_sig) resume(rm, rm->th[i].tid, rm->th[i].owed_sig);
 }
 
+/* Every translation goes (remote_thread.c found a munmap/mremap taking away
+ * code that was translated): the code at those addresses may be other
+ * code next. req, stopped at its request, waits in the dispatcher (which
+ * stays); every other thread is stopped and brought out, the tables, the
+ * shared hash and the code chunks are emptied (the chunks stay mapped),
+ * and the threads go back in, translated afresh on demand. A thread that
+ * cannot be stopped keeps the old translations in place (a note). */
+static void flush_all(struct cc_remote *rm, struct rthread *req) {
+  pid_t rtid = req->tid;
+  rm->flush_req = 0;
+  rm->leaving = 1;
+  int unreported = stop_everyone(rm, rtid);
+  int stuck = unreported;
+  for (size_t i = 0; i < rm->nth; i++)
+    if (rm->th[i].tid != rtid && rm->th[i].stopped && rm_leave(rm, &rm->th[i])) stuck++;
+  drain_all(rm, 0);
+  if (stuck)
+    rm_note(rm, ASMSPY_NOTE_WARN,
+            "codecache: code that was translated is being unmapped, and %d thread(s) could not be "
+            "brought out of the cache: its translations stay",
+            stuck);
+  else
+    rm_reset_translations(rm);
+  rm->flushes++;
+  rm->leaving = 0;
+  for (size_t i = 0; i < rm->nth; i++) {
+    struct rthread *t = &rm->th[i];
+    if (t->tid == rtid || !t->stopped) continue;
+    rm_enter(rm, t);
+    int owed = t->owed_sig;
+    t->owed_sig = 0;
+    resume(rm, t->tid, owed);
+  }
+}
+
 static void report(struct cc_remote *rm) {
   if (rm->untranslated)
     rm_note(rm, ASMSPY_NOTE_WARN,
@@ -538,11 +590,12 @@ static void report(struct cc_remote *rm) {
             rm->last_why ? rm->last_why : "?");
   if (rm->debug)
     fprintf(stderr,
-            "codecache: %llu instructions, %llu block records flushed, %llu blocks translated, "
-            "%llu requests, %llu signals into handlers, request signal %d\n",
+            "codecache: %llu instructions, %llu block records flushed, %llu blocks translated "
+            "(last cache), %llu caches dropped for an unmap, %llu requests, %llu signals into "
+            "handlers, request signal %d\n",
             (unsigned long long)rm->emitted, (unsigned long long)rm->flushed_blocks,
-            (unsigned long long)rm->c.nblocks, (unsigned long long)rm->requests,
-            (unsigned long long)rm->signals_in, rm->signo);
+            (unsigned long long)rm->c.nblocks, (unsigned long long)rm->flushes,
+            (unsigned long long)rm->requests, (unsigned long long)rm->signals_in, rm->signo);
 }
 
 int cc_remote_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {

@@ -57,7 +57,8 @@ struct rthread {
   pid_t tid;
   int slot;          /* its block in the data mapping; -1: none yet */
   int in;            /* entered: its gs base is set and it may run translated code */
-  int sigret;        /* its rt_sigreturn runs natively: catch the syscall's exit, enter there */
+  int catch_nr;      /* a syscall it runs natively (rt_sigreturn, an unmap that emptied the
+                        cache): at that syscall's exit it goes back in; 0: none */
   int owed_sig;      /* a signal met while it was being brought out, delivered on resume */
   int leaving;       /* being brought out: a request it raises is answered "native" */
   int stopped;       /* the session's leave: it reported its stop */
@@ -102,8 +103,10 @@ struct cc_remote {
   uint64_t emitted, seq;
   struct rm_region rg; /* --trace (s->region_len) */
   int sink_stop, leaving, gs_refused, slots_full;
-  int discard;                     /* ASMSPY_CODECACHE_DISCARD: records dropped, not decoded */
-  int debug;                       /* ASMSPY_CODECACHE_DEBUG: 1 accounting, 2 every stop */
+  int flush_req;    /* an unmap takes translated code away: remote.c drops every translation */
+  uint64_t flushes; /* times it did */
+  int discard;      /* ASMSPY_CODECACHE_DISCARD: records dropped, not decoded */
+  int debug;        /* ASMSPY_CODECACHE_DEBUG: 1 accounting, 2 every stop */
   uint64_t flushed_blocks;         /* block records handed over by full buffers */
   struct asmspy_stop deferred[32]; /* other threads' stops met while one was stepped out */
   unsigned ndeferred;
@@ -123,6 +126,11 @@ int rm_in_cache(const struct cc_remote *rm, uint64_t addr);
 void rm_unmap_all(struct cc_remote *rm);
 /* Our side only: the process's image (and its side) went with an exec. */
 void rm_forget_maps(struct cc_remote *rm);
+/* Every translation dropped (no thread runs one: all are out, or waiting in
+ * the dispatcher); the code chunks stay mapped, emptied, the dispatcher kept. */
+void rm_reset_translations(struct cc_remote *rm);
+/* Is any original byte of [lo, lo+len) translated? */
+int rm_translated_in(const struct cc_remote *rm, uint64_t lo, uint64_t len);
 
 /* remote_thread.c */
 struct rthread *rm_thread(struct cc_remote *rm, pid_t tid, int add);

@@ -111,6 +111,43 @@ int rm_place_dispatcher(struct cc_remote *rm, uint64_t near) {
   return 0;
 }
 
+void rm_reset_translations(struct cc_remote *rm) {
+  struct cc_cache *c = &rm->c;
+  struct cc_chunk chunks[CC_MAX_CHUNKS];
+  unsigned n = c->nchunks;
+  memcpy(chunks, c->chunks, sizeof chunks);
+  struct cc_cache keep = *c; /* how it translates: segment, reader, chunk source, probes */
+  cc_cache_fini(c);
+  memset(c, 0, sizeof *c);
+  c->seg = keep.seg, c->remote = keep.remote, c->read_code = keep.read_code;
+  c->map_chunk = keep.map_chunk, c->probe_lo = keep.probe_lo, c->probe_len = keep.probe_len;
+  if (cc_cache_init(c)) return;
+  struct cc_stub reserved = {CC_STUB_IBL, 0, 0, 0};
+  while (c->nstubs <= CC_RSTUB_UNMAP) cc_stub_add(c, &reserved);
+  memcpy(c->chunks, chunks, sizeof chunks);
+  c->nchunks = n;
+  size_t disp = (size_t)(cc_rdisp_end - cc_rdisp_begin);
+  for (unsigned i = 0; i < n; i++) { /* emptied; the dispatcher stays where it is */
+    struct cc_chunk *ch = &c->chunks[i];
+    ch->used = rm->disp_t >= ch->tbase && rm->disp_t - ch->tbase < ch->size
+                   ? ((rm->disp_t - ch->tbase + disp + 15) & ~(size_t)15)
+                   : 0;
+  }
+  memset(rm->data, 0, RT_HASH_BYTES);
+  rm->hcount = 0;
+  free(rm->waiting), free(rm->wkeys), free(rm->whead);
+  rm->waiting = NULL, rm->wkeys = NULL, rm->whead = NULL;
+  rm->wmask = rm->wcount = rm->capwait = 0;
+}
+
+int rm_translated_in(const struct cc_remote *rm, uint64_t lo, uint64_t len) {
+  for (uint64_t i = 0; i < rm->c.nblocks; i++) {
+    const struct cc_block *b = &rm->c.blocks[i];
+    if (b->orig < lo + len && lo < b->orig + b->nbytes) return 1;
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------- the shared hash -- */
 
 static int publish(struct cc_remote *rm, uint64_t orig, uint64_t code) {

@@ -366,8 +366,18 @@ void rm_answer(struct cc_remote *rm, struct rthread *t) {
     t->probe_ip[slot] = tgt, t->probe_rax[slot] = top[-2];
     if (t->probe_tail - t->probe_head > 16) t->probe_head = t->probe_tail - 16;
     go = native ? 0 : q[F(CC_RT_CONT)];
+  } else if (idx == CC_RSTUB_UNMAP) { /* munmap/mremap(addr, len): rdi, rsi as pushed */
+    const uint64_t *top =
+        (const uint64_t *)(const void *)(slot_local(rm, t->slot) + RT_BLOCK + RT_STACK - 64);
+    uint64_t addr = top[-7], len = top[-6];
+    if (!native && !rm_translated_in(rm, addr, len)) {
+      go = q[F(CC_RT_CONT)]; /* nothing translated goes: the copy runs */
+    } else if (!native) {    /* remote.c drops every translation; the call runs natively */
+      rm->flush_req = 1;
+      t->catch_nr = (int)top[-2]; /* munmap or mremap: back in at its exit */
+    }
   } else if (idx == CC_RSTUB_SIGRET) {
-    t->sigret = !native; /* it runs natively; remote.c catches its exit */
+    t->catch_nr = native ? 0 : SYS_rt_sigreturn; /* it runs natively; caught at its exit */
   } else if (!native) {
     const char *why = NULL;
     int64_t bi = rm_translate(rm, tgt, t->tid, &why);
@@ -379,13 +389,14 @@ void rm_answer(struct cc_remote *rm, struct rthread *t) {
     }
   }
   q[F(CC_RT_RESOLVED)] = go;
-  if (!go) t->in = 0;         /* it continues at tgt natively */
-  if (q[F(CC_RT_REQ)] == 2) { /* waiting on its futex (the signal was blocked): wake it */
-    __atomic_store_n(&q[F(CC_RT_REQ)], 0, __ATOMIC_RELEASE);
-    syscall(SYS_futex, &q[F(CC_RT_REQ)], 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);
-  }
+  if (!go) t->in = 0; /* it continues at tgt natively */
+  /* answered: the request word cleared (after the answer); a thread waiting
+   * on it (its signal was blocked) is woken */
+  int waited = q[F(CC_RT_REQ)] == 2;
+  __atomic_store_n(&q[F(CC_RT_REQ)], 0, __ATOMIC_RELEASE);
+  if (waited) syscall(SYS_futex, &q[F(CC_RT_REQ)], 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);
   if (rm->debug > 1)
     fprintf(stderr, "codecache: request tid %d stub %llu target 0x%llx -> 0x%llx%s\n", (int)t->tid,
             (unsigned long long)idx, (unsigned long long)tgt, (unsigned long long)go,
-            t->sigret ? " (rt_sigreturn)" : "");
+            t->catch_nr ? " (runs natively: caught at its exit)" : "");
 }

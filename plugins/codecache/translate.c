@@ -406,6 +406,10 @@ static uint8_t *jump_if_rax(uint8_t *p, uint32_t n, const uint8_t *to) {
  *     in at their clone stops;
  *   - rt_sigreturn asks asmspy first (CC_RSTUB_SIGRET), which lets it run
  *     natively and brings the thread back at the context it restores.
+ * munmap and mremap ask asmspy first too (CC_RSTUB_UNMAP): when they take
+ * away code it translated, every translation goes before the call runs
+ * (natively), so no copy of code that is gone (and whose address may hold
+ * other code next) ever runs; otherwise the copy below runs.
  * A syscall whose number is not a constant before it checks rax for those
  * numbers first (lea/jrcxz: no flag touched). After a copied syscall rcx is
  * set to what the original would leave there, its return address. */
@@ -424,26 +428,38 @@ static const char *emit_syscall_remote(struct xlat *x, const cs_insn *in, uint64
     x->ended = 1;
     return NULL;
   }
-  if (nr < 0) { /* unknown: rax decides at run time */
+  enum { MOVQ = 24, CHECK = 9, SEG = 9, JMP32 = 5, ABS = 14 };
+  if (nr == SYS_munmap || nr == SYS_mremap) { /* asmspy first, then the copy below */
+    uint64_t cont = at(x, p) + 2 * MOVQ + CC_ENTER_BYTES;
+    p = cc_movq_seg(x->g, p, CC_TLS_TGT, a);
+    p = cc_movq_seg(x->g, p, CC_RT_CONT_OFF, cont);
+    p = cc_enter(x->g, p, CC_RSTUB_UNMAP);
+  } else if (nr < 0) { /* unknown: rax decides at run time */
     static const uint32_t natives[] = {SYS_clone, SYS_fork, SYS_vfork, 435 /* clone3 */};
-    enum { CHECKS = 5, CHECK = 9, SAVE = 9, RESTORE = 9 };
-    /* layout: save rcx; CHECKS x (lea; jrcxz); restore rcx; jmp over;
-     * native: restore rcx; jmp *a; sigret: restore rcx; enter SIGRET */
-    uint8_t *native = p + SAVE + CHECKS * CHECK + RESTORE + 2;
-    uint8_t *sigret = native + RESTORE + 14;
+    /* layout: save rcx; 7 x (lea; jrcxz); restore rcx; jmp over;
+     * native: restore rcx; jmp *a; sigret: restore rcx; enter SIGRET;
+     * unmap: restore rcx; enter UNMAP (going on at over); over: the copy */
+    uint8_t *native = p + SEG + 7 * CHECK + SEG + JMP32;
+    uint8_t *sigret = native + SEG + ABS;
+    uint8_t *unmap = sigret + SEG + MOVQ + CC_ENTER_BYTES;
+    uint8_t *over = unmap + SEG + 2 * MOVQ + CC_ENTER_BYTES;
     p = cc_st(x->g, p, R_CX, CC_TLS_S_RCX);
     for (unsigned i = 0; i < 4; i++) p = jump_if_rax(p, natives[i], native);
     p = jump_if_rax(p, SYS_rt_sigreturn, sigret);
+    p = jump_if_rax(p, SYS_munmap, unmap);
+    p = jump_if_rax(p, SYS_mremap, unmap);
     p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX);
-    uint8_t *jmp_over = p;
-    p += 2;
+    *p++ = 0xe9;
+    p = cc_put32(p, (uint32_t)(int32_t)(over - (p + 4)));
     p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX); /* native: */
     p = cc_jmp_abs(p, a);
     p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX); /* sigret: */
     p = cc_movq_seg(x->g, p, CC_TLS_TGT, a);
     p = cc_enter(x->g, p, CC_RSTUB_SIGRET);
-    jmp_over[0] = 0xeb;
-    jmp_over[1] = (uint8_t)(p - (jmp_over + 2));
+    p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX); /* unmap: */
+    p = cc_movq_seg(x->g, p, CC_TLS_TGT, a);
+    p = cc_movq_seg(x->g, p, CC_RT_CONT_OFF, at(x, over));
+    p = cc_enter(x->g, p, CC_RSTUB_UNMAP);
   }
   memcpy(p, in->bytes, in->size);
   p += in->size;
