@@ -29,17 +29,23 @@ static void emit(struct cc_remote *rm, struct asmspy_event *ev) {
   if (!rm->sink_stop && rm->s->sink(rm->s->sink_ctx, ev)) rm->sink_stop = 1;
 }
 
+/* An event of the sampled thread (one at a time: no [tid] prefix). */
+static void sample_event(const struct cc_remote *rm, struct asmspy_event *ev, uint32_t type,
+                         pid_t tid, uint64_t ip) {
+  memset(ev, 0, sizeof *ev);
+  ASMSPY_INIT_HEADER(ev);
+  ev->type = type;
+  ev->pid = rm->s->pid;
+  ev->tid = tid;
+  ev->nthreads = 1;
+  ev->ip = ip;
+  ev->target = rm->s->target;
+}
+
 static void region_event(struct cc_remote *rm, uint32_t type, pid_t tid, uint64_t ip, int truncated,
                          int reached, const uint64_t *retval) {
   struct asmspy_event ev;
-  memset(&ev, 0, sizeof ev);
-  ASMSPY_INIT_HEADER(&ev);
-  ev.type = type;
-  ev.pid = rm->s->pid;
-  ev.tid = tid;
-  ev.nthreads = 1; /* one thread sampled at a time: no [tid] prefix */
-  ev.ip = ip;
-  ev.target = rm->s->target;
+  sample_event(rm, &ev, type, tid, ip);
   if (retval) /* read at the ret (CC_RSTUB_PROBE) */
     ev.u.region.retval = *retval;
   else
@@ -90,14 +96,7 @@ static int sampled(struct cc_remote *rm, pid_t tid, uint64_t ip) {
     r->call_ip = 0;
     if (!in_region(rm->s, ip)) {
       struct asmspy_event ev;
-      memset(&ev, 0, sizeof ev);
-      ASMSPY_INIT_HEADER(&ev);
-      ev.type = ASMSPY_EV_CALLOUT;
-      ev.pid = rm->s->pid;
-      ev.tid = tid;
-      ev.nthreads = 1;
-      ev.ip = from;
-      ev.target = rm->s->target;
+      sample_event(rm, &ev, ASMSPY_EV_CALLOUT, tid, from);
       ev.u.branch.from = from;
       ev.u.branch.to = ip;
       emit(rm, &ev);
