@@ -46,10 +46,12 @@ require_codecache() {
 }
 
 # start_session OUTFILE ERRFILE ARGS...: asmspy ARGS in a session of its
-# own, stdout to OUTFILE; sets S_PID
+# own, stdout to OUTFILE; sets S_PID. SESSION_PREFIX (an array, e.g.
+# setarch -R) goes before asmspy and must exec it (same pid).
+SESSION_PREFIX=()
 start_session() {
   local out=$1 err=$2; shift 2
-  setsid "$ASMSPY" "$@" >"$out" 2>"$err" &
+  setsid "${SESSION_PREFIX[@]}" "$ASMSPY" "$@" >"$out" 2>"$err" &
   S_PID=$!
   SESSIONS="$SESSIONS $S_PID"
 }

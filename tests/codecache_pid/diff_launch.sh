@@ -14,6 +14,10 @@
 #                          reads return addresses off the stack)
 #   python3 -c SCRIPT      PYTHONHASHSEED=0, the first PY_N instructions
 #                          (startup and the script's first work)
+# Both sides run with address randomization off (setarch -R, when it works):
+# string functions branch on an address's page offset (ld.so's strcmp on
+# `addr & 0xfff > 0xfd0`), which ASLR changes from run to run; without it
+# the listings of the same program differ under any backend.
 # Whole programs run to their exit (N far above their length); python3 is
 # cut by the count: its listings are compared on their common prefix.
 # Work is bounded by the counts; SESSION_TIMEOUT (s) only turns a hang into
@@ -21,6 +25,11 @@
 . "$(dirname "$0")/cc_lib.sh"
 require_codecache
 N_ALL=${N_ALL:-5000000}
+if setarch "$(uname -m)" -R true 2>/dev/null; then
+  SESSION_PREFIX=(setarch "$(uname -m)" -R)
+else
+  echo "# setarch -R does not work here: ASLR stays on (string functions may branch on addresses)"
+fi
 PY_N=${PY_N:-300000}
 
 # one_side BACKEND N TAG CMD...: a launched session, listing in $TMP/TAG.BACKEND
@@ -45,6 +54,12 @@ diff_one() { # TAG N CMD...
   one_side codecache "$n" "$tag" "$@" || ok=0
   local res
   res=$(python3 "$HERE/ccstream.py" compare "$TMP/$tag.codecache" "$TMP/$tag.singlestep" codecache singlestep 2>&1) || ok=0
+  # the program's own output (asmspy's stdout: the listing went to --output)
+  if ! cmp -s "$TMP/$tag.codecache.prog" "$TMP/$tag.singlestep.prog"; then
+    ok=0
+    res="$res
+FAIL: the program printed differently: codecache: $(head -c 200 "$TMP/$tag.codecache.prog" | tr '\n' ' ') singlestep: $(head -c 200 "$TMP/$tag.singlestep.prog" | tr '\n' ' ')"
+  fi
   local dt; dt=$(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.1f", b - a}')
   local notes
   notes=$(grep -hv '^\s*$' "$TMP/$tag.codecache.err" | grep -v '^# target exited' | head -3 | tr '\n' ' ')
