@@ -38,7 +38,7 @@ COUNT=${COUNT:-200000}
 MIN_LINES=${MIN_LINES:-5000}
 ENDINGS=${ENDINGS:-count int term kill}
 
-lines_of() { grep -vc '^#' "$1" 2>/dev/null || true; }
+lines_of() { local c; c=$(grep -vc '^#' "$1" 2>/dev/null); echo "${c:-0}"; }
 
 session() { # ENDING
   local ending=$1 t0; t0=$(now)
@@ -69,7 +69,7 @@ session() { # ENDING
       int) kill -INT -- "-$a" 2>/dev/null;;
       term) kill -TERM "$a" 2>/dev/null;;
       kill) local p; for p in $(session_left "$a"); do kill -KILL "$p" 2>/dev/null; done;;
-      killgroup) kill -KILL -- "-$a" 2>/dev/null;;
+      killgroup) kill -KILL -- "-$a" 2>/dev/null;; # SIG${ending^^} below reads KILLGROUP
     esac
     if ! wait_session "$a" "$SIGNAL_WAIT"; then
       EV+=("asmspy's session still ran ${SIGNAL_WAIT}s after SIG${ending^^} (then SIGKILLed): $S_LEFT; program threads then: $(threads_view "$P_PID")")
@@ -130,6 +130,13 @@ program() { # NAME ENDINGS CMD...
   local e
   for e in $endings; do
     [ -n "$P_PID" ] || break
+    # every ending on a clean program: a session that left its cache behind
+    # (reported above) would make the next one start from that state
+    if [ -n "$(cache_maps "$P_PID")" ]; then
+      echo "     (restarting $P_NAME: the last session left asmspy-codecache mappings)"
+      stop_prog
+      start_prog "$name" "$@" || break
+    fi
     session "$e"
   done
   stop_prog
