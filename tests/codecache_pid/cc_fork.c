@@ -12,6 +12,7 @@
  * counted, reported in a `note` line (not a corruption: the child's copy). */
 #include "harm.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -57,8 +58,15 @@ int main(int argc, char **argv) {
         _exit(has_cache_mapping() ? 3 : 0);
       }
       int st = 0;
-      if (p < 0 || waitpid(p, &st, 0) != p) {
-        snprintf(why, sizeof why, "fork/wait failed");
+      if (p < 0) {
+        snprintf(why, sizeof why, "child %d: %s returned %d (errno %d: %s)", c,
+                 use_vfork ? "vfork" : "fork", (int)p, errno, strerror(errno));
+        continue;
+      }
+      pid_t w = waitpid(p, &st, 0);
+      if (w != p) {
+        snprintf(why, sizeof why, "child %d: waitpid(%d) returned %d (errno %d: %s)", c, (int)p,
+                 (int)w, errno, strerror(errno));
         continue;
       }
       parent_mark(st);

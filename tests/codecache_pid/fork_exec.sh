@@ -26,7 +26,7 @@ forker() { # fork|vfork
   counted_session "$N"
   local marks
   marks=$(awk -v p="$P_PID" '$0 ~ ("^(\\[" p "\\] )?parent_mark\\+0x0 ") {n++} END {print n + 0}' "$S_OUT")
-  NOTES+=("parent_mark entered $marks times in the parent's listing; fork/clone events: $(grep -c ' clone -> \| fork -> \|fork' "$S_OUT")")
+  NOTES+=("parent_mark entered $marks times in the parent's listing; fork/clone events: $(grep -cE '^# \[[0-9]+\] (fork|clone|vfork) -> ' "$S_OUT")")
   [ "$marks" -ge "$MIN_MARKS" ] || EV+=("the parent was traced through $marks children only (parent_mark+0x0 lines; want >= $MIN_MARKS in $N instructions: $(grep -c '^round ' "$P_OUT") rounds so far)")
   local others; others=$(grep -oE '^\[[0-9]+\]' "$S_OUT" | tr -d '[]' | sort -u | while read -r t; do [ -d "/proc/$P_PID/task/$t" ] || echo "$t"; done | wc -l)
   [ "$others" = 0 ] || NOTES+=("$others tid(s) in the listing that are not the parent's threads now (children)")
