@@ -18,8 +18,9 @@
 #   native        cc_loop untraced: its progress over PROGRESS_S seconds
 #                 x the instructions of one iteration (counted by callgrind)
 # "target x" is the traced program's own slowdown: its progress per second
-# while the session ran (read before and after it) against untraced; for
-# valgrind, the run's iterations per second against untraced.
+# while traced (sampled every 50 ms between the attach and the detach)
+# against untraced; for valgrind, the run's iterations per second against
+# untraced.
 # "rate x" is the instruction rate against native (cc_loop) — how many
 # times slower than the program runs by itself the listing is produced.
 #   usage: [ROUNDS=3] [NCC=10000000] [NSS=100000] [NVG=1000000]
@@ -44,44 +45,64 @@ command -v valgrind >/dev/null && have_vg=1
 now() { date +%s.%N; }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
 start() { # NAME PROG ARGS: a running copy, its pid in the file's first line
-  "$@" >"$tmp/$1.out" 2>&1 &
+  local name=$1; shift
+  "$@" >"$tmp/$name.out" 2>&1 &
   local p=$!
-  pids="$pids $p"
-  while [ ! -s "$tmp/$1.out" ]; do sleep 0.01; done
+  while [ ! -s "$tmp/$name.out" ]; do sleep 0.01; done
   echo "$p"
 }
-# progress PID: cc_loop's counter (8 bytes at `progress`, the PIE's base +
-# its symbol value), read from /proc/<pid>/mem
 prog_off=$(nm "$loop" | awk '$3 == "progress" {print $1}')
-progress() {
+
+# progress_at PID ADDR: the counter's value now (dd: no interpreter per sample)
+progress_at() { dd if="/proc/$1/mem" bs=8 count=1 skip="$2" iflag=skip_bytes status=none 2>/dev/null | od -An -tu8 | tr -d ' '; }
+progress_addr() {
   python3 - "$1" "$prog_off" "$loop" <<'PY'
-import struct, sys
+import sys
 pid, off, exe = sys.argv[1], int(sys.argv[2], 16), sys.argv[3]
-base = None
 for l in open("/proc/%s/maps" % pid):
     f = l.split()
     if len(f) >= 6 and f[5] == exe and int(f[2], 16) == 0:
-        base = int(f[0].split("-")[0], 16); break
-with open("/proc/%s/mem" % pid, "rb") as m:
-    m.seek(base + off); print(struct.unpack("<Q", m.read(8))[0])
+        print(int(f[0].split("-")[0], 16) + off); break
 PY
 }
 
-# session BACKEND PID N: "<instr/s> <seconds> <iterations/s or ->"
+# session BACKEND PID N KIND: "<instr/s> <seconds> <iterations/s or ->".
+# instr/s: N over the whole session. For cc_loop (KIND loop) the program's
+# progress is sampled every 50 ms while it is traced (TracerPid set: from
+# the attach to the detach), so what it ran natively before the attach and
+# after the detach is not counted.
 session() {
-  local b=$1 p=$2 n=$3 p0="" p1="" t0 t1
-  [ "$4" = loop ] && p0=$(progress "$p")
+  local b=$1 p=$2 n=$3 kind=$4 t0 t1 s0="" s1="" v
   t0=$(now)
-  "$asmspy" --backend="$b" --stream "$p" "$n" >/dev/null 2>"$tmp/err"
+  "$asmspy" --backend="$b" --stream "$p" "$n" >/dev/null 2>"$tmp/err" &
+  local a=$!
+  if [ "$kind" = loop ]; then
+    while kill -0 "$a" 2>/dev/null; do
+      if [ "$(awk '/^TracerPid:/ {print $2}' "/proc/$p/status")" != 0 ]; then
+        v=$(progress_at "$p" "$loop_addr")
+        [ -n "$v" ] && { s1="$(now) $v"; [ -n "$s0" ] || s0=$s1; }
+      fi
+      sleep 0.05
+    done
+  fi
+  wait "$a"
+  local rc=$?
   t1=$(now)
-  [ "$4" = loop ] && p1=$(progress "$p")
+  if [ $rc != 0 ] || grep -q 'refus\|not traced\|cannot\|error' "$tmp/err"; then
+    echo "# $b on pid $p failed (exit $rc): $(head -2 "$tmp/err" | tr '\n' ' ')" >&2
+    echo "- - -"; return
+  fi
   local dt; dt=$(echo "$t1 - $t0" | bc -l)
-  local ips="-"; [ -n "$p0" ] && ips=$(echo "($p1 - $p0) / $dt" | bc -l)
+  local ips="-"
+  if [ -n "$s0" ]; then
+    read -r ta va <<<"$s0"; read -r tb vb <<<"$s1"
+    [ "$(echo "$tb - $ta > 0.2" | bc -l)" = 1 ] && ips=$(echo "($vb - $va) / ($tb - $ta)" | bc -l)
+  fi
   echo "$(echo "$n / $dt" | bc -l) $dt $ips"
 }
 native_ips() { # PID: iterations/s untraced over PROGRESS_S
   local p=$1 a b t0 t1
-  a=$(progress "$p"); t0=$(now); sleep "$progress_s"; b=$(progress "$p"); t1=$(now)
+  a=$(progress_at "$p" "$loop_addr"); t0=$(now); sleep "$progress_s"; b=$(progress_at "$p" "$loop_addr"); t1=$(now)
   echo "($b - $a) / ($t1 - $t0)" | bc -l
 }
 valgrind_run() { # TOOL: "<instr/s> <seconds> <iterations/s>"
@@ -99,8 +120,15 @@ valgrind_run() { # TOOL: "<instr/s> <seconds> <iterations/s>"
 
 spin_pid=$(start spin "$spin")
 loop_pid=$(start loop "$loop" 0)
+pids="$spin_pid $loop_pid" # (start ran in a subshell)
+loop_addr=$(progress_addr "$loop_pid")
 declare -A rate secs tgt
-add() { rate[$1]="${rate[$1]:-} $2"; secs[$1]="${secs[$1]:-} $3"; [ "$4" != - ] && tgt[$1]="${tgt[$1]:-} $4"; return 0; }
+add() {
+  [ "$2" != - ] && rate[$1]="${rate[$1]:-} $2"
+  [ "$3" != - ] && secs[$1]="${secs[$1]:-} $3"
+  [ "$4" != - ] && tgt[$1]="${tgt[$1]:-} $4"
+  return 0
+}
 for r in $(seq 1 "$rounds"); do
   add native/loop - - "$(native_ips "$loop_pid")"
   for prog in spin loop; do
