@@ -12,6 +12,7 @@
 # the cache (forked copies; a `note children_with_cache_mapping` line of the
 # program), listing lines of other processes.
 # Environment: N (2000000), MIN_MARKS (16: two rounds). Exit 0 / 1 / 77.
+SESSION_TIMEOUT=${SESSION_TIMEOUT:-60} # s: a hang (a session of these counts takes seconds)
 . "$(dirname "$0")/cc_lib.sh"
 . "$HERE/cc_check.sh"
 require_codecache

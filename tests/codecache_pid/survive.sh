@@ -10,6 +10,10 @@
 #           and its tracer: nobody is left to bring the threads out; they
 #           leave the cache by themselves at their next request, which no
 #           one answers)
+#   next    (after kill, on the same program) n = NEXT_COUNT: the session
+#           after a killed one must trace like any other (harm.sh: what a
+#           killed session left is the next one's to cope with): n lines,
+#           exit 0, no mapping of its own left (the killed one's are noted)
 #   killgroup (harm_regs only) SIGKILL to asmspy's process group, as a
 #           terminal's kill -9 of the job: its tracer, in a group of its own,
 #           must notice and leave by itself, bringing every thread out
@@ -36,7 +40,8 @@ SIGNAL_WAIT=${SIGNAL_WAIT:-10}
 require_codecache
 COUNT=${COUNT:-200000}
 MIN_LINES=${MIN_LINES:-5000}
-ENDINGS=${ENDINGS:-count int term kill}
+ENDINGS=${ENDINGS:-count int term kill next}
+NEXT_COUNT=${NEXT_COUNT:-20000}
 
 lines_of() { local c; c=$(grep -vc '^#' "$1" 2>/dev/null); echo "${c:-0}"; }
 
@@ -46,10 +51,12 @@ session() { # ENDING
   local out="$sdir/out" err="$sdir/err"
   local EV=() NOTES=() n=-1
   [ "$ending" = count ] && n=$COUNT
+  local before_maps; before_maps=$(cache_maps "$P_PID")
+  [ "$ending" = next ] && n=$NEXT_COUNT
   local cmd="asmspy --backend=codecache --stream $P_PID $n"
   start_session /dev/null "$err" --backend=codecache --stream "$P_PID" "$n" --output="$out"
   local a=$S_PID
-  if [ "$ending" = count ]; then
+  if [ "$ending" = count ] || [ "$ending" = next ]; then
     if wait_session "$a" "$SESSION_TIMEOUT"; then
       local got; got=$(lines_of "$out")
       [ "$S_RC" = 0 ] || EV+=("asmspy exit $S_RC: $(grep -v '^\s*$' "$err" | head -3 | tr '\n' ' ')")
@@ -89,6 +96,8 @@ session() { # ENDING
     if [ -n "$left" ]; then
       if [ "$ending" = kill ]; then
         NOTES+=("$(wc -l <<<"$left") asmspy-codecache mapping(s) remain after SIGKILL of the whole session (the program runs on)")
+      elif [ "$ending" = next ] && [ "$left" = "$before_maps" ]; then
+        NOTES+=("the killed session's $(wc -l <<<"$left") mapping(s) still there")
       else
         EV+=("asmspy-codecache mapping(s) left: $(tr -s ' ' <<<"$left" | tr '\n' ';' | cut -c1-400)")
       fi
@@ -131,8 +140,9 @@ program() { # NAME ENDINGS CMD...
   for e in $endings; do
     [ -n "$P_PID" ] || break
     # every ending on a clean program: a session that left its cache behind
-    # (reported above) would make the next one start from that state
-    if [ -n "$(cache_maps "$P_PID")" ]; then
+    # (reported above) would make the next one start from that state; but
+    # `next` is the session after a SIGKILLed one, on purpose
+    if [ "$e" != next ] && [ -n "$(cache_maps "$P_PID")" ]; then
       echo "     (restarting $P_NAME: the last session left asmspy-codecache mappings)"
       stop_prog
       start_prog "$name" "$@" || break

@@ -23,8 +23,9 @@
 #                      must contain on_alarm's instructions
 # After each: the program's rounds OK (the self-checks), alive, untraced,
 # not stopped, no asmspy-codecache mapping, code equal to the ELF.
-# Environment: N (3000000), N_ALARM (5000000); SESSION_TIMEOUT (120 s) only
+# Environment: N (3000000), N_ALARM (5000000); SESSION_TIMEOUT (60 s) only
 # turns a hang into a failure. Exit 0 / 1 / 77 (codecache not usable).
+SESSION_TIMEOUT=${SESSION_TIMEOUT:-60} # s: a hang (a session of these counts takes seconds)
 . "$(dirname "$0")/cc_lib.sh"
 . "$HERE/cc_check.sh"
 require_codecache
