@@ -508,6 +508,15 @@ static int stop_everyone(struct cc_remote *rm, pid_t except) {
       resume(rm, st.tid, 0); /* our interrupt stops it again */
       continue;
     }
+    if (st.kind == ASMSPY_STOP_NEW_TASK || st.kind == ASMSPY_STOP_SYSCALL ||
+        st.kind == ASMSPY_STOP_EXEC) {
+      /* inside a system call (a fork's event stop, a caught syscall): let
+       * it finish; our interrupt stops the thread right after. Left here,
+       * the fork would return ENOSYS once detached (measured). */
+      if (t->catch_nr) t->catch_nr = 0;
+      resume(rm, st.tid, 0);
+      continue;
+    }
     if (st.kind == ASMSPY_STOP_SIGNAL) t->owed_sig = st.sig;
     t->stopped = 1;
   }
