@@ -361,8 +361,18 @@ static void on_new_task(struct cc_remote *rm, const struct asmspy_stop *st) {
   resume(rm, st->tid, 0);
 }
 
+#define DRAIN_TURN 512 /* blocks a thread's turn in the live drain takes at most */
+
 static void drain_all(struct cc_remote *rm, int live) {
-  for (size_t i = 0; i < rm->nth && !rm->sink_stop; i++) rm_drain(rm, &rm->th[i], live, -1);
+  if (!live) {
+    for (size_t i = 0; i < rm->nth && !rm->sink_stop; i++) rm_drain(rm, &rm->th[i], 0, -1);
+    return;
+  }
+  for (uint64_t got = 1; got && !rm->sink_stop;) { /* threads in turns */
+    got = 0;
+    for (size_t i = 0; i < rm->nth && !rm->sink_stop; i++)
+      got += rm_drain_some(rm, &rm->th[i], DRAIN_TURN);
+  }
 }
 
 /* The process exec'd: the kernel dropped the old image with everything of

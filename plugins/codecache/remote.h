@@ -148,6 +148,10 @@ int rm_step(struct cc_remote *rm, struct rthread *t, int sig);
 /* Its records as instruction events: all but the last (still running) when
  * live, else all, the last cut to `keep` instructions when keep >= 0. */
 void rm_drain(struct cc_remote *rm, struct rthread *t, int live, int keep);
+/* A running thread's records, at most max blocks of them; how many. The
+ * live drain takes threads in turns (remote.c): a thread whose buffer holds
+ * a hundred thousand blocks does not crowd the others out of a count. */
+uint64_t rm_drain_some(struct cc_remote *rm, struct rthread *t, uint64_t max);
 /* The request the thread raised (stopped at its tgkill): answered. */
 void rm_answer(struct cc_remote *rm, struct rthread *t);
 void rm_note(struct cc_remote *rm, uint32_t level, const char *fmt, ...)

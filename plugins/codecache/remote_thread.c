@@ -203,6 +203,22 @@ static void emit_block(struct cc_remote *rm, struct rthread *t, uint32_t id, int
   }
 }
 
+uint64_t rm_drain_some(struct cc_remote *rm, struct rthread *t, uint64_t max) {
+  if (t->slot < 0 || rm->discard) return 0;
+  uint64_t *q = rm_block(rm, t);
+  uint64_t recs_t = slot_target(rm, t->slot) + RT_BLOCK + RT_STACK;
+  const uint32_t *recs =
+      (const uint32_t *)(const void *)(slot_local(rm, t->slot) + RT_BLOCK + RT_STACK);
+  uint64_t cur = __atomic_load_n(&q[F(CC_TLS_CURSOR)], __ATOMIC_ACQUIRE);
+  uint64_t n = cur >= recs_t ? (cur - recs_t) / 4 : 0;
+  if (n > RT_RECS) n = RT_RECS;
+  uint64_t upto = n ? n - 1 : 0; /* the last block may be under way */
+  uint64_t done = 0;
+  for (; t->consumed < upto && done < max && !rm->sink_stop; t->consumed++, done++)
+    emit_block(rm, t, recs[t->consumed], -1);
+  return done;
+}
+
 void rm_drain(struct cc_remote *rm, struct rthread *t, int live, int keep) {
   if (t->slot < 0) return;
   if (rm->discard) { /* ASMSPY_CODECACHE_DISCARD: the capture's own cost, measured */
