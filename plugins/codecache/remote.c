@@ -142,23 +142,26 @@ static int clear_leftovers(struct cc_remote *rm, const pid_t *tids, uint32_t n, 
       lo[k] = a, hi[k++] = b;
   }
   if (f) fclose(f);
-  for (uint32_t i = 0; i < n; i++) {
-    struct user_regs_struct u;
-    if (rm_get_regs(rm, tids[i], &u)) continue;
-    for (unsigned j = 0; j < k; j++) {
-      if (u.rip >= lo[j] && u.rip < hi[j]) {
-        snprintf(why, whycap,
-                 "thread %d still runs in the code cache an earlier asmspy left (0x%llx); it "
-                 "leaves it at its next block lookup: try again then",
-                 (int)tids[i], (unsigned long long)u.rip);
-        return -1;
-      }
-      if (u.gs_base >= lo[j] && u.gs_base < hi[j]) {
-        u.gs_base = 0;
-        rm_set_regs(rm, tids[i], &u);
+  /* first every thread's rip (one still inside: nothing is touched), then
+   * the gs bases (a thread inside still needs its own) */
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t i = 0; i < n; i++) {
+      struct user_regs_struct u;
+      if (rm_get_regs(rm, tids[i], &u)) continue;
+      for (unsigned j = 0; j < k; j++) {
+        if (!pass && u.rip >= lo[j] && u.rip < hi[j]) {
+          snprintf(why, whycap,
+                   "thread %d still runs in the code cache an earlier asmspy left (0x%llx); it "
+                   "leaves it at its next block lookup (within a second): try again then",
+                   (int)tids[i], (unsigned long long)u.rip);
+          return -1;
+        }
+        if (pass && u.gs_base >= lo[j] && u.gs_base < hi[j]) {
+          u.gs_base = 0;
+          rm_set_regs(rm, tids[i], &u);
+        }
       }
     }
-  }
   for (unsigned j = 0; j < k; j++)
     ep_remote_call(&rm->rem, SYS_munmap, lo[j], hi[j] - lo[j], 0, 0, 0, 0);
   if (k)

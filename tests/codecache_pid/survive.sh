@@ -56,8 +56,23 @@ session() { # ENDING
   local cmd="asmspy --backend=codecache --stream $P_PID $n"
   start_session /dev/null "$err" --backend=codecache --stream "$P_PID" "$n" --output="$out"
   local a=$S_PID
+  # next: a thread of the killed session may still sit in its code cache
+  # (waiting, at most a second, for an answer that will not come); the new
+  # session then refuses ("try again then") and touches nothing: retried,
+  # a bounded number of times
+  local tries=0 ended=
+  if [ "$ending" = next ]; then
+    while wait_session "$a" "$SESSION_TIMEOUT" && ended=1 && [ "$S_RC" != 0 ] && [ $tries -lt 8 ] &&
+      grep -q 'still runs in the code cache' "$err"; do
+      tries=$((tries + 1))
+      ended=
+      sleep 0.25
+      start_session /dev/null "$err" --backend=codecache --stream "$P_PID" "$n" --output="$out"
+      a=$S_PID
+    done
+  fi
   if [ "$ending" = count ] || [ "$ending" = next ]; then
-    if wait_session "$a" "$SESSION_TIMEOUT"; then
+    if [ -n "$ended" ] || wait_session "$a" "$SESSION_TIMEOUT"; then
       local got; got=$(lines_of "$out")
       [ "$S_RC" = 0 ] || EV+=("asmspy exit $S_RC: $(grep -v '^\s*$' "$err" | head -3 | tr '\n' ' ')")
       [ "$got" = "$n" ] || EV+=("asmspy printed $got instruction lines, asked for $n")
