@@ -89,9 +89,10 @@ int main(void) {
   for (unsigned long n = 1;; n++) {
     unsigned long a0 = alarms, got = round_work();
     if (bad_rip || bad_calc) {
-      printf("round %lu CORRUPT handler: %lu interrupted rip(s) outside file-backed code (first 0x%lx), "
-             "%lu wrong result(s) in the handler\n", n, (unsigned long)bad_rip,
-             (unsigned long)first_bad, (unsigned long)bad_calc);
+      printf("round %lu CORRUPT handler: %lu interrupted rip(s) outside file-backed code (first "
+             "0x%lx), "
+             "%lu wrong result(s) in the handler\n",
+             n, (unsigned long)bad_rip, (unsigned long)first_bad, (unsigned long)bad_calc);
       fflush(stdout);
       bad_rip = bad_calc = 0;
     } else if (alarms == a0) {

@@ -9,7 +9,9 @@
 
 static char src[2048], dst[2048];
 
-__attribute__((noinline)) unsigned long fib(unsigned n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+__attribute__((noinline)) unsigned long fib(unsigned n) {
+  return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
 
 __attribute__((noinline)) unsigned long dispatch(unsigned op, unsigned long x) {
   switch (op) { /* dense cases: a jump table at -O0 and -O2 */

@@ -30,7 +30,8 @@ static int spawn;
 static unsigned long thread_work(int idx) {
   unsigned long acc = (unsigned long)idx;
   for (unsigned long i = 0; i < CALLS; i++)
-    acc += (i & 1) ? hammer_ptr(acc + i, (unsigned long)idx) : hammer_fn(acc + i, (unsigned long)idx);
+    acc +=
+        (i & 1) ? hammer_ptr(acc + i, (unsigned long)idx) : hammer_fn(acc + i, (unsigned long)idx);
   return acc;
 }
 

@@ -86,6 +86,32 @@ if [ -x "$CCPID_DIR/cc_det_cxx" ]; then
 else
   echo "SKIP diff_launch cc_det_cxx: not built (no C++ compiler)"
 fi
+# libraries mapped, run, unmapped in a loop: the translations go at each unmap
+diff_one cc_dlopen "$N_ALL" "$CCPID_DIR/cc_dlopen" 4
+
+# --trace: whole invocations cut out of the translated stream, against the
+# stepping backend's region capture (its first line names the pid: skipped)
+trace_one() { # TAG FUNC N CMD...
+  local tag=$1 fn=$2 n=$3; shift 3
+  local b ok=1
+  for b in singlestep codecache; do
+    start_session "$TMP/$tag.$b.prog" "$TMP/$tag.$b.err" --launch trace "$fn" "$n" --backend="$b" \
+      --output="$TMP/$tag.$b" -- "$@"
+    wait_session "$S_PID" "$SESSION_TIMEOUT" || ok=0
+  done
+  if [ $ok = 1 ] && diff <(tail -n +2 "$TMP/$tag.singlestep") <(tail -n +2 "$TMP/$tag.codecache") \
+    >"$TMP/$tag.diff"; then
+    echo "ok   diff_launch $tag: --trace $fn $n equal ($(grep -c '^sample' "$TMP/$tag.codecache") samples)"
+    PASSED=$((PASSED + 1))
+  else
+    echo "FAIL diff_launch $tag: asmspy --launch trace $fn $n --backend=codecache|singlestep -- $*"
+    head -20 "$TMP/$tag.diff" | sed 's/^/     /'
+    FAILED=$((FAILED + 1))
+  fi
+}
+trace_one trace_work work 4 "$CCPID_DIR/cc_calls"
+trace_one trace_fib fib 4 "$CCPID_DIR/cc_calls"
+
 # the interpreter itself, not a wrapper that execs it (a pyenv shim is a
 # bash script: the codecache side stops at exec)
 PY=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null)
