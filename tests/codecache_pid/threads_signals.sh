@@ -13,7 +13,8 @@
 #                      -- cc_hammer`: traced from ld.so's first instruction
 #                      (its reference computation: ~1.5 million) through the
 #                      4 pthread_creates; the listing must reach its count,
-#                      hammer_fn show in 4 threads or more, no round CORRUPT
+#                      show every thread created, hammer_fn in created
+#                      threads, no round CORRUPT
 #                      (the program writes to HARM_OUT). A launched program
 #                      runs on after the count (as with singlestep): asmspy
 #                      then gets SIGTERM, which ends the program too
@@ -40,7 +41,16 @@ hammer() { # MODE
   counted_session "$N"
   local c; read -r -a c <<<"$(sym_count hammer_fn)"
   NOTES+=("hammer_fn: ${c[0]} lines in ${c[1]} thread(s)")
-  [ "${c[1]}" -ge 4 ] || EV+=("hammer_fn traced in ${c[1]} thread(s), the program has 4 calling it all the time (per thread: ${c[*]:2})")
+  # every thread the program created while traced shows in the listing
+  # (its first instructions after the clone), and hammer_fn runs traced in
+  # created threads: which of them reach hammer_fn within the count is the
+  # scheduler's choice on a loaded machine (measured: 3 of 4 once), so the
+  # count of threads in hammer_fn is not the test
+  local clones tids
+  clones=$(grep -c ' clone -> ' "$S_OUT")
+  tids=$(grep -o '^\[[0-9]*\]' "$S_OUT" | sort -u | wc -l)
+  [ "$tids" -ge $((clones + 1)) ] || EV+=("the listing shows $tids thread(s); the program created $clones while traced")
+  [ "${c[1]}" -ge 2 ] || EV+=("hammer_fn traced in ${c[1]} thread(s): none created while traced (per thread: ${c[*]:2})")
   if [ "$mode" = spawn ]; then
     # the main thread after its first pthread_create: its own code (main+...)
     local after
@@ -76,7 +86,16 @@ hammer_launch() {
   wait_session "$S_PID" "$SIGNAL_WAIT" || EV+=("asmspy's session still ran ${SIGNAL_WAIT}s after SIGTERM (then SIGKILLed): $S_LEFT")
   local c; read -r -a c <<<"$(sym_count hammer_fn)"
   NOTES+=("hammer_fn: ${c[0]} lines in ${c[1]} thread(s); clone events: $(grep -c ' clone -> ' "$S_OUT"); rounds: $(grep -c '^round' "$P_OUT")")
-  [ "${c[1]}" -ge 4 ] || EV+=("hammer_fn traced in ${c[1]} thread(s), the program has 4 calling it all the time (per thread: ${c[*]:2})")
+  # every thread the program created while traced shows in the listing
+  # (its first instructions after the clone), and hammer_fn runs traced in
+  # created threads: which of them reach hammer_fn within the count is the
+  # scheduler's choice on a loaded machine (measured: 3 of 4 once), so the
+  # count of threads in hammer_fn is not the test
+  local clones tids
+  clones=$(grep -c ' clone -> ' "$S_OUT")
+  tids=$(grep -o '^\[[0-9]*\]' "$S_OUT" | sort -u | wc -l)
+  [ "$tids" -ge $((clones + 1)) ] || EV+=("the listing shows $tids thread(s); the program created $clones while traced")
+  [ "${c[1]}" -ge 2 ] || EV+=("hammer_fn traced in ${c[1]} thread(s): none created while traced (per thread: ${c[*]:2})")
   local bad; bad=$(grep -m1 CORRUPT "$P_OUT")
   [ -z "$bad" ] || EV+=("$bad")
   verdict "threads_signals/$P_NAME"
