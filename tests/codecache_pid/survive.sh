@@ -81,9 +81,19 @@ session() { # ENDING
     fi
   else
     # until the listing has MIN_LINES lines (or asmspy ended: a refusal)
-    local i=0
-    while [ "$(lines_of "$out")" -lt "$MIN_LINES" ] && kill -0 "$a" 2>/dev/null && [ $i -lt $((SESSION_TIMEOUT * 10)) ]; do
-      sleep 0.1; i=$((i + 1))
+    local i=0 retry=0
+    while :; do
+      while [ "$(lines_of "$out")" -lt "$MIN_LINES" ] && kill -0 "$a" 2>/dev/null && [ $i -lt $((SESSION_TIMEOUT * 10)) ]; do
+        sleep 0.1; i=$((i + 1))
+      done
+      # an attach refused as transient (the host's own diagnosis: a thread
+      # of this program in the middle of being created or reaped, measured
+      # once in the sanitizer build) is retried, a bounded number of times
+      kill -0 "$a" 2>/dev/null || ! grep -q 'refusal was transient' "$err" || [ $retry -ge 3 ] && break
+      retry=$((retry + 1))
+      wait "$a" 2>/dev/null
+      start_session /dev/null "$err" --backend=codecache --stream "$P_PID" "$n" --output="$out"
+      a=$S_PID
     done
     kill -0 "$a" 2>/dev/null || EV+=("asmspy ended before the signal: $(grep -v '^\s*$' "$err" | head -3 | tr '\n' ' ')")
     [ "$(lines_of "$out")" -ge "$MIN_LINES" ] || EV+=("only $(lines_of "$out") lines in ${SESSION_TIMEOUT}s")
