@@ -351,6 +351,14 @@ static int seize_all_threads(struct asmspy_seam *sm, pid_t pid) {
       if (tid <= 0 || task_find(sm, tid)) continue;
       int rc = seize_one(sm, tid, pid);
       if (rc == -ESRCH && tid != pid) continue; /* thread exited meanwhile */
+      if (rc == -EPERM && tid != pid && tracer_pid_of(tid) == getpid()) {
+        /* born meanwhile from a thread seized already: TRACECLONE made it
+         * ours (its clone event is still queued); its first stop comes */
+        if (!task_add(sm, tid, pid))
+          rc = -ENOMEM;
+        else
+          rc = 0;
+      }
       if (rc) {
         closedir(d);
         return rc;
