@@ -192,19 +192,21 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
   }
   rm->rem = (struct ep_remote){rm->host, rm->sm, rm->s->target, rm->s->pid, tids[0]};
   for (uint32_t i = 0; i < n; i++) rm_thread(rm, tids[i], 1);
-  /* the injected calls run in a thread stopped outside any system call (a
-   * thread at a clone's event stop is inside one: an injected call there
-   * takes the clone's return value as its number, and the program's
-   * pthread_create then fails; measured), else in one whose call was
-   * interrupted (restarted after) */
-  for (int pass = 0, found = 0; pass < 2 && !found; pass++)
-    for (uint32_t i = 0; i < n && !found; i++) {
-      struct user_regs_struct u;
-      if (rm_get_regs(rm, tids[i], &u)) continue;
-      int64_t rax = (int64_t)u.rax, orig = (int64_t)u.orig_rax;
-      if (pass == 0 ? orig < 0 : (rax >= -516 && rax <= -512) || rax == -4 /* EINTR */)
-        rm->rem.tid = tids[i], found = 1;
-    }
+  /* the injected calls run in a thread not stopped inside a system call
+   * that has yet to return (rax -ENOSYS: its entry, a clone's event stop);
+   * an injected call there takes that call's return value as its number,
+   * and the program's pthread_create fails (measured). With none, the
+   * first thread is stepped out of its call (it returns, then stops). */
+  int found = 0;
+  for (uint32_t i = 0; i < n && !found; i++) {
+    struct user_regs_struct u;
+    if (rm_get_regs(rm, tids[i], &u)) continue;
+    if (!((int64_t)u.orig_rax >= 0 && (int64_t)u.rax == -ENOSYS)) rm->rem.tid = tids[i], found = 1;
+  }
+  if (!found && rm_step(rm, &rm->th[0], 0)) {
+    snprintf(why, whycap, "its thread died while asmspy stepped it out of a system call");
+    return -ASMSPY_E_ATTACH_GONE;
+  }
   if (step_out_of_exec(rm, &rm->th[0])) {
     snprintf(why, whycap, "the launched command died at its first instruction");
     return -ASMSPY_E_ATTACH_GONE;
