@@ -203,15 +203,20 @@ static void emit_block(struct cc_remote *rm, struct rthread *t, uint32_t id, int
   }
 }
 
-uint64_t rm_drain_some(struct cc_remote *rm, struct rthread *t, uint64_t max) {
-  if (t->slot < 0 || rm->discard) return 0;
+/* The thread's record buffer (*recs) and how many records it holds. */
+static uint64_t records(struct cc_remote *rm, const struct rthread *t, const uint32_t **recs) {
   uint64_t *q = rm_block(rm, t);
   uint64_t recs_t = slot_target(rm, t->slot) + RT_BLOCK + RT_STACK;
-  const uint32_t *recs =
-      (const uint32_t *)(const void *)(slot_local(rm, t->slot) + RT_BLOCK + RT_STACK);
+  *recs = (const uint32_t *)(const void *)(slot_local(rm, t->slot) + RT_BLOCK + RT_STACK);
   uint64_t cur = __atomic_load_n(&q[F(CC_TLS_CURSOR)], __ATOMIC_ACQUIRE);
   uint64_t n = cur >= recs_t ? (cur - recs_t) / 4 : 0;
-  if (n > RT_RECS) n = RT_RECS;
+  return n > RT_RECS ? RT_RECS : n;
+}
+
+uint64_t rm_drain_some(struct cc_remote *rm, struct rthread *t, uint64_t max) {
+  if (t->slot < 0 || rm->discard) return 0;
+  const uint32_t *recs;
+  uint64_t n = records(rm, t, &recs);
   uint64_t upto = n ? n - 1 : 0; /* the last block may be under way */
   uint64_t done = 0;
   for (; t->consumed < upto && done < max && !rm->sink_stop; t->consumed++, done++)
@@ -225,13 +230,8 @@ void rm_drain(struct cc_remote *rm, struct rthread *t, int live, int keep) {
     t->consumed = RT_RECS;
     return;
   }
-  uint64_t *q = rm_block(rm, t);
-  uint64_t recs_t = slot_target(rm, t->slot) + RT_BLOCK + RT_STACK;
-  const uint32_t *recs =
-      (const uint32_t *)(const void *)(slot_local(rm, t->slot) + RT_BLOCK + RT_STACK);
-  uint64_t cur = __atomic_load_n(&q[F(CC_TLS_CURSOR)], __ATOMIC_ACQUIRE);
-  uint64_t n = cur >= recs_t ? (cur - recs_t) / 4 : 0;
-  if (n > RT_RECS) n = RT_RECS;
+  const uint32_t *recs;
+  uint64_t n = records(rm, t, &recs);
   uint64_t upto = live && n ? n - 1 : n; /* a running thread's last block may be under way */
   for (uint64_t i = t->consumed; i < upto && !rm->sink_stop; i++)
     emit_block(rm, t, recs[i], !live && i + 1 == n ? keep : -1);
