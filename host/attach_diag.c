@@ -451,6 +451,12 @@ int elf_file_is_32bit(const char *path) {
   return n == EI_NIDENT && memcmp(ident, ELFMAG, SELFMAG) == 0 && ident[EI_CLASS] == ELFCLASS32;
 }
 
+int thread_has_exited(pid_t pid, pid_t tid) {
+  char path[64], st = 0;
+  snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+  return parse_stat(path, &st, NULL, NULL) != 0 || st == 'Z' || st == 'X';
+}
+
 pid_t tracer_pid_of(pid_t tid) {
   char path[64], line[256];
   snprintf(path, sizeof path, "/proc/%d/status", (int)tid);

@@ -30,5 +30,8 @@ int attach_access_errno(pid_t pid);
 void attach_caps_missing(pid_t pid, char *buf, size_t cap);
 /* The TracerPid of task tid (0: not traced), or -1 when it is gone. */
 pid_t tracer_pid_of(pid_t tid);
+/* 1 when thread tid of pid is gone or a zombie (it has exited: seizing it
+ * says EPERM, and it needs no seizing). */
+int thread_has_exited(pid_t pid, pid_t tid);
 
 #endif

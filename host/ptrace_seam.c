@@ -350,7 +350,9 @@ static int seize_all_threads(struct asmspy_seam *sm, pid_t pid) {
       pid_t tid = (pid_t)atoi(de->d_name);
       if (tid <= 0 || task_find(sm, tid)) continue;
       int rc = seize_one(sm, tid, pid);
-      if (rc == -ESRCH && tid != pid) continue; /* thread exited meanwhile */
+      /* a thread that exited meanwhile: gone (ESRCH), or a zombie not yet
+       * released, which PTRACE_SEIZE refuses with EPERM (its exit_state) */
+      if ((rc == -ESRCH || rc == -EPERM) && tid != pid && thread_has_exited(pid, tid)) continue;
       if (rc == -EPERM && tid != pid && tracer_pid_of(tid) == getpid()) {
         /* born meanwhile from a thread seized already: TRACECLONE made it
          * ours (its clone event is still queued); its first stop comes */
@@ -1858,6 +1860,45 @@ uint64_t seam_find_syscall_insn(struct asmspy_target *tg, pid_t pid) {
   return found;
 }
 
+/* A thread at a fork, clone or exec event stop is inside that system call:
+ * its return value is written when the stop is left. A call injected there
+ * ran with the clone's return value (a tid) as its number, and the thread,
+ * restored, saw -ENOSYS from clone3: glibc fell back to clone and started
+ * the new thread twice (harm_threads churn died, CI). Such a thread is
+ * first stepped out of its call: the step ends at the call's return, before
+ * any instruction of the program runs. A vfork parent is refused instead:
+ * it returns only once its child has exec'd or exited, and an injected
+ * call would act on the memory it shares with the child. 0, -EAGAIN (a
+ * vfork), -ESRCH (it died). */
+static int finish_unfinished_syscall(pid_t tid) {
+  siginfo_t si;
+  if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) != 0 || si.si_signo != SIGTRAP) return 0;
+  int event = si.si_code >> 8;
+  if (event == PTRACE_EVENT_VFORK) return -EAGAIN;
+  if (event != PTRACE_EVENT_CLONE && event != PTRACE_EVENT_FORK && event != PTRACE_EVENT_EXEC &&
+      event != PTRACE_EVENT_VFORK_DONE)
+    return 0;
+  uint64_t mask = 0, only_trap = ~(1ull << (SIGTRAP - 1));
+  int mask_saved = ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof mask, &mask) == 0 &&
+                   ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof only_trap, &only_trap) == 0;
+  int rc = -EIO, stop_again = 0;
+  for (int tries = 0; tries < 4 && rc == -EIO; tries++) {
+    int status;
+    pid_t w;
+    if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) != 0) return -errno;
+    while ((w = waitpid(tid, &status, __WALL)) < 0 && errno == EINTR) {
+    }
+    if (w != tid || !WIFSTOPPED(status)) return -ESRCH;
+    if (WSTOPSIG(status) == SIGTRAP && !(status >> 16))
+      rc = 0;
+    else if (WSTOPSIG(status) == SIGSTOP && !(status >> 16))
+      stop_again = 1; /* someone stopped the target: it ends up stopped (below) */
+  }
+  if (mask_saved) ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof mask, &mask);
+  if (stop_again) syscall(SYS_tkill, tid, SIGSTOP);
+  return rc;
+}
+
 /* Run syscall nr(args) in the stopped thread tid; *ret gets rax. Returns 0,
  * or -errno when the thread could not be driven (it is then left with its
  * registers restored where possible). *owed_sig receives a signal that
@@ -1867,7 +1908,9 @@ int seam_inject_syscall(pid_t tid, uint64_t syscall_insn, long nr, const uint64_
   struct arch_regs saved, r;
   *owed_sig = 0;
   if (!syscall_insn) return -ENOENT;
-  int rc = regs_get(tid, &saved);
+  int rc = finish_unfinished_syscall(tid);
+  if (rc) return rc;
+  rc = regs_get(tid, &saved);
   if (rc) return rc;
   r = saved;
   arch_syscall_setup(&r, syscall_insn, nr, args);
