@@ -88,8 +88,8 @@ static int run(const char *what, int *inject_rc, int64_t *got) {
          event == PTRACE_EVENT_CLONE)) {
       int owed = 0;
       uint64_t args[6] = {0};
-      *inject_rc = seam_inject_syscall(pid, (uint64_t)(uintptr_t)syscall_gadget, SYS_getpid,
-                                       args, got, &owed);
+      *inject_rc = seam_inject_syscall(pid, (uint64_t)(uintptr_t)syscall_gadget, SYS_getpid, args,
+                                       got, &owed);
     } else if (!event && sig != SIGSTOP && sig != SIGTRAP) {
       deliver = sig;
     }
@@ -117,8 +117,7 @@ int main(void) {
   status = run("thread", &rc, &got);
   CHECK(rc == 0, "thread: injection at the clone event stop: rc %d", rc);
   CHECK(rc != 0 || got > 0, "thread: the injected getpid() returned %lld", (long long)got);
-  CHECK(status == 42, "thread: pthread_create succeeded once, the thread joined (exit %d)",
-        status);
+  CHECK(status == 42, "thread: pthread_create succeeded once, the thread joined (exit %d)", status);
 
   status = run("vfork", &rc, &got);
   CHECK(rc == -EAGAIN, "vfork: injection refused with -EAGAIN (rc %d)", rc);
