@@ -282,6 +282,25 @@ int64_t cc_block_add(struct cc_cache *c, const struct cc_block *b, const uint8_t
   return (int64_t)c->nblocks++;
 }
 
+int cc_block_current(const struct cc_cache *c, const struct cc_block *b) {
+  uint8_t now[CC_CHECKED_MAX_INSNS * 15];
+  if (b->nbytes > sizeof now) return 0;
+  if (c->read_code) {
+    if (c->read_code(c->remote, b->orig, now, b->nbytes) != (ssize_t)b->nbytes) return 0;
+  } else {
+    memcpy(now, (const void *)(uintptr_t)b->orig, b->nbytes); /* it just ran: mapped */
+  }
+  return memcmp(now, c->bytes + b->bytes_off, b->nbytes) == 0;
+}
+
+int cc_block_repoint(const struct cc_block *b, uint64_t code) {
+  int32_t rel;
+  if (!(b->flags & CC_CHECKED) || (b->repoint_at & 3) || !cc_rel32(b->repoint_at + 4, code, &rel))
+    return -1;
+  __atomic_store_n((int32_t *)(uintptr_t)b->repoint, rel, __ATOMIC_RELEASE);
+  return 0;
+}
+
 uint32_t cc_stub_add(struct cc_cache *c, const struct cc_stub *s) {
   if (grow((void **)&c->stubs, &c->capstubs, c->nstubs + 1, sizeof *c->stubs)) return 0;
   c->stubs[c->nstubs] = *s;

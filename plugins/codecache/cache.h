@@ -15,9 +15,11 @@
 struct cc_remote;
 
 #define CC_BLOCK_MAX_INSNS 48
-#define CC_BLOCK_CODE_MAX 8192 /* bytes one block's translation may take */
-#define CC_PLT_STUB 1u         /* block flag: [endbr64] jmp *slot(%rip) */
-#define CC_TAIL_COPIED 2u      /* block flag: its last instruction was copied (no terminator) */
+#define CC_BLOCK_CODE_MAX 8192  /* bytes one block's translation may take */
+#define CC_PLT_STUB 1u          /* block flag: [endbr64] jmp *slot(%rip) */
+#define CC_TAIL_COPIED 2u       /* block flag: its last instruction was copied (no terminator) */
+#define CC_CHECKED 4u           /* block flag: its code may change; it compares its bytes first */
+#define CC_CHECKED_MAX_INSNS 16 /* a checked block's cap: its check grows with its bytes */
 
 struct cc_block {
   uint64_t orig;      /* original start */
@@ -31,6 +33,11 @@ struct cc_block {
   uint16_t ninsn;
   uint16_t nbytes; /* original bytes covered */
   uint32_t flags;
+  /* CC_CHECKED: the rel32 of the `jmp` at its entry (where this process
+   * writes it). That jmp leads to the check of its bytes; once they
+   * changed, it is re-aimed at the new translation, so every branch linked
+   * to this block goes there. */
+  uint64_t repoint, repoint_at; /* ... and where it runs */
 };
 
 /* Exit stubs a traced process's dispatcher (remote.c) treats apart: the
@@ -40,7 +47,13 @@ struct cc_block {
 #define CC_RSTUB_FLUSH 1u
 #define CC_RSTUB_SIGRET 2u
 #define CC_RSTUB_PROBE 3u /* a `ret` of --trace's region: asmspy reads the return value */
-#define CC_RSTUB_UNMAP 4u /* a munmap/mremap: asmspy drops its translations of what goes */
+#define CC_RSTUB_UNMAP                                                                             \
+  4u /* a munmap/mremap/mmap/mprotect: asmspy drops its translations of
+                            what goes or turns writable, and reads the mappings again */
+#define CC_RSTUB_STALE                                                                             \
+  5u /* a checked block's bytes changed: asmspy translates them again
+                             (CC_RT_CONT: the target's address of the block's repoint) */
+#define CC_RSTUB_LAST CC_RSTUB_STALE
 
 enum cc_stub_kind {
   CC_STUB_IBL = 0, /* index 0: an indirect branch, target in cc_tls.tgt */
@@ -105,6 +118,10 @@ struct cc_cache {
    * original code is read through read_code, new code memory comes from
    * map_chunk (a shared mapping placed in the target, *base ours). */
   struct cc_remote *remote;
+  /* Can the code at addr change while translated (JIT code, writable or
+   * not backed by a file)? Its blocks are then checked (CC_CHECKED).
+   * NULL: never (scopes: jit.c declines a process with such code). */
+  int (*code_volatile)(struct cc_cache *c, uint64_t addr);
   ssize_t (*read_code)(struct cc_remote *rm, uint64_t addr, void *buf, size_t n);
   int (*map_chunk)(struct cc_remote *rm, uint64_t near, struct cc_chunk *out);
 };
@@ -145,6 +162,11 @@ static inline uint32_t cc_lookup(const struct cc_cache *c, uint64_t orig) {
  * bytes: its b->nbytes original bytes, as translated. */
 int64_t cc_block_add(struct cc_cache *c, const struct cc_block *b, const uint8_t *lens,
                      const uint8_t *bytes);
+/* Are block b's original bytes still what it translated? (this process) */
+int cc_block_current(const struct cc_cache *c, const struct cc_block *b);
+/* Aim checked block b's entry at code (one aligned store: other threads
+ * may be running that jmp). 0, or -1 when out of reach. */
+int cc_block_repoint(const struct cc_block *b, uint64_t code);
 /* Append an exit stub; its index (never 0: index 0 is the IBL), or 0. */
 uint32_t cc_stub_add(struct cc_cache *c, const struct cc_stub *s);
 /* Does a rel32 whose instruction ends at `from` reach `to`? */

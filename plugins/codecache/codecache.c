@@ -132,13 +132,6 @@ static int codecache_probe(const struct asmspy_host_api *host, struct asmspy_pro
   return 0;
 }
 
-/* 1.11: asked before a pid session the engine chose this backend for. */
-static int codecache_suits(const struct asmspy_host_api *host, const struct asmspy_session *s,
-                           char *why, size_t whycap) {
-  (void)host;
-  return cc_remote_suits(s->pid, why, whycap);
-}
-
 static const struct asmspy_backend_ops codecache_ops = {
     .abi_version = ASMSPY_ABI_VERSION,
     .struct_size = sizeof(struct asmspy_backend_ops),
@@ -148,7 +141,7 @@ static const struct asmspy_backend_ops codecache_ops = {
     /* every instruction, exact, like singlestep: the same tier, tried first */
     .inproc_tier = ASMSPY_TIER_WEAK,
     .inproc_order = 5,
-    .suits = codecache_suits,
+    /* no .suits: JIT code is traced too (checked blocks, remote_maps.c) */
 };
 
 static const struct asmspy_plugin codecache_plugin = {

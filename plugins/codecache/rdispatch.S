@@ -24,7 +24,7 @@
 #define SYS_TGKILL 234
 #define SYS_FUTEX 202
 #define RT_WAITS 100                   /* x CC_RT_TS (10 ms): a second at most */
-#define RSTUB_LAST 4 /* CC_RSTUB_FLUSH, _SIGRET, _PROBE, _UNMAP */
+#define RSTUB_LAST 5 /* CC_RSTUB_FLUSH, _SIGRET, _PROBE, _UNMAP, _STALE */
 
 	.section .rodata
 	.globl cc_rdisp_begin, cc_rdisp_end
@@ -44,7 +44,7 @@ cc_rdisp_begin:
 	movq 8*8(%rsp), %rax           /* the stub index */
 	testq %rax, %rax               /* 0: an indirect branch: look it up */
 	jz 3f
-	cmpq $RSTUB_LAST, %rax          /* FLUSH, SIGRET, PROBE, UNMAP: always asmspy's */
+	cmpq $RSTUB_LAST, %rax          /* FLUSH, SIGRET, PROBE, UNMAP, STALE: always asmspy's */
 	jbe 5f
 3:
 	movq %gs:CC_TLS_TGT, %rdi

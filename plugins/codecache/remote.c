@@ -25,7 +25,6 @@
 #define _GNU_SOURCE
 #include "plugins/codecache/remote.h"
 
-#include "plugins/codecache/jit.h"
 #include "plugins/common/stop_event.h"
 
 #include <errno.h>
@@ -40,15 +39,6 @@
 #define SWEEP_MS 100
 #define TICK_MS 50
 #define F(off) ((off) / 8)
-
-int cc_remote_suits(pid_t pid, char *why, size_t whycap) {
-  char maps[64], what[200];
-  snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
-  if (!cc_scan_foreign(maps, NULL, what, sizeof what)) return 0;
-  snprintf(why, whycap, "%s: code a JIT writes and patches in place would run stale from a copy",
-           what);
-  return ASMSPY_FACT_UNSUITED;
-}
 
 static uint64_t mask_of(pid_t pid, pid_t tid, const char *key) {
   char path[64], line[256];
@@ -219,6 +209,7 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
   rm->c.seg = (struct cc_seg){0x65, 0};
   rm->c.remote = rm;
   rm->c.read_code = rm_read_code;
+  rm->c.code_volatile = rm_code_volatile;
   rm->c.map_chunk = rm_map_chunk;
   rm->c.probe_lo = rm->s->region_start; /* --trace: its rets report the return value */
   rm->c.probe_len = rm->s->region_len;
@@ -226,8 +217,8 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
     snprintf(why, whycap, "out of memory (translator tables, Capstone)");
     return -ASMSPY_E_NOMEM;
   }
-  struct cc_stub reserved = {CC_STUB_IBL, 0, 0, 0}; /* CC_RSTUB_FLUSH .. CC_RSTUB_UNMAP */
-  while (rm->c.nstubs <= CC_RSTUB_UNMAP) cc_stub_add(&rm->c, &reserved);
+  struct cc_stub reserved = {CC_STUB_IBL, 0, 0, 0}; /* CC_RSTUB_FLUSH .. CC_RSTUB_LAST */
+  while (rm->c.nstubs <= CC_RSTUB_LAST) cc_stub_add(&rm->c, &reserved);
   if (rm_map_data(rm, why, whycap)) return -ASMSPY_E_NO_KERNEL;
   struct user_regs_struct u;
   if (rm_get_regs(rm, tids[0], &u) || rm_place_dispatcher(rm, u.rip)) {
@@ -343,6 +334,7 @@ static void on_syscall(struct cc_remote *rm, const struct asmspy_stop *st) {
       rm->host->seam->resume_syscall(rm->sm, t->tid, 0);
       return;
     }
+    rm_map_call_done(rm, t);
     t->catch_nr = 0;
     rm_enter(rm, t);
   }
@@ -629,20 +621,17 @@ static void report(struct cc_remote *rm) {
     fprintf(stderr,
             "codecache: %llu instructions, %llu block records flushed, %llu blocks translated "
             "(last cache), %llu caches dropped for an unmap, %llu requests, %llu signals into "
-            "handlers, request signal %d\n",
+            "handlers, request signal %d, %llu changed blocks translated again\n",
             (unsigned long long)rm->emitted, (unsigned long long)rm->flushed_blocks,
             (unsigned long long)rm->c.nblocks, (unsigned long long)rm->flushes,
-            (unsigned long long)rm->requests, (unsigned long long)rm->signals_in, rm->signo);
+            (unsigned long long)rm->requests, (unsigned long long)rm->signals_in, rm->signo,
+            (unsigned long long)rm->stale_hits);
 }
 
 int cc_remote_run(const struct asmspy_host_api *host, const struct asmspy_session *s) {
   if (!ASMSPY_HAS(host->seam, inject_syscall) || !ASMSPY_HAS(host->seam, set_regset))
     return -ASMSPY_E_ABI;
   char why[512] = "";
-  if (cc_remote_suits(s->pid, why, sizeof why)) {
-    host->note(s->out, ASMSPY_NOTE_WARN, "codecache: %s", why);
-    return ASMSPY_FACT_UNSUITED;
-  }
   struct cc_remote *rm = calloc(1, sizeof *rm);
   if (!rm) return -ASMSPY_E_NOMEM;
   rm->host = host;

@@ -59,6 +59,7 @@ struct rthread {
   int in;            /* entered: its gs base is set and it may run translated code */
   int catch_nr;      /* a syscall it runs natively (rt_sigreturn, an unmap that emptied the
                         cache): at that syscall's exit it goes back in; 0: none */
+  int catch_maps;    /* that call changes mappings (rm->maps_changing counts it) */
   int owed_sig;      /* a signal met while it was being brought out, delivered on resume */
   int leaving;       /* being brought out: a request it raises is answered "native" */
   int stopped;       /* the session's leave: it reported its stop */
@@ -113,6 +114,19 @@ struct cc_remote {
   uint64_t requests, untranslated, signals_in;
   const char *last_why;
   uint64_t last_why_ip;
+  /* which code may change (remote_maps.c): the executable mappings as last
+   * read, each volatile or not; re-read when an address is in none, or
+   * after a call changed them */
+  struct rm_xmap *xmaps;
+  size_t nxmaps, capxmaps;
+  int xmaps_stale;     /* read them again before the next answer */
+  int maps_changing;   /* mprotect / mmap(MAP_FIXED) calls running natively: all volatile */
+  uint64_t stale_hits; /* checked blocks found changed, translated again */
+};
+
+struct rm_xmap {
+  uint64_t lo, hi;
+  int vol; /* writable, or not backed by a file (anonymous, memfd, deleted: a JIT's) */
 };
 
 /* remote_mem.c */
@@ -122,6 +136,8 @@ ssize_t rm_read_code(struct cc_remote *rm, uint64_t addr, void *buf, size_t n);
 int rm_place_dispatcher(struct cc_remote *rm, uint64_t near);
 /* The block at orig, translated and published (index), or -1 with *why. */
 int64_t rm_translate(struct cc_remote *rm, uint64_t orig, pid_t in_tid, const char **why);
+/* The same, translated anew even when it was before (its bytes changed). */
+int64_t rm_translate_again(struct cc_remote *rm, uint64_t orig, pid_t in_tid, const char **why);
 int rm_in_cache(const struct cc_remote *rm, uint64_t addr);
 void rm_unmap_all(struct cc_remote *rm);
 /* Our side only: the process's image (and its side) went with an exec. */
@@ -129,8 +145,27 @@ void rm_forget_maps(struct cc_remote *rm);
 /* Every translation dropped (no thread runs one: all are out, or waiting in
  * the dispatcher); the code chunks stay mapped, emptied, the dispatcher kept. */
 void rm_reset_translations(struct cc_remote *rm);
-/* Is any original byte of [lo, lo+len) translated? */
-int rm_translated_in(const struct cc_remote *rm, uint64_t lo, uint64_t len);
+/* Is any original byte of [lo, lo+len) translated? only_unchecked: by a
+ * block that does not check its bytes. */
+int rm_translated_in(const struct cc_remote *rm, uint64_t lo, uint64_t len, int only_unchecked);
+/* Where this process writes the byte of a code chunk that runs at addr
+ * (NULL: not in one). */
+uint8_t *rm_local(const struct cc_remote *rm, uint64_t addr);
+
+/* remote_maps.c */
+/* cc_cache.code_volatile: may the code at addr change under a translation? */
+int rm_code_volatile(struct cc_cache *c, uint64_t addr);
+/* A munmap/mremap/mmap/mprotect asks first (CC_RSTUB_UNMAP): its rax and
+ * arguments as pushed. Returns where the copy goes on (0: the call runs
+ * natively, the thread caught at its exit: t->catch_nr set). */
+uint64_t rm_answer_map_call(struct cc_remote *rm, struct rthread *t, const uint64_t *top,
+                            uint64_t cont);
+/* At the exit of a call rm_answer_map_call let run natively. */
+void rm_map_call_done(struct cc_remote *rm, struct rthread *t);
+/* CC_RSTUB_STALE: the checked block of orig whose entry's rel32 runs at
+ * repoint_at found its bytes changed. Where to go on (0: native). */
+uint64_t rm_answer_stale(struct cc_remote *rm, struct rthread *t, uint64_t orig,
+                         uint64_t repoint_at);
 
 /* remote_thread.c */
 struct rthread *rm_thread(struct cc_remote *rm, pid_t tid, int add);
@@ -165,7 +200,5 @@ void rm_region_not_reached(struct cc_remote *rm);
 
 /* remote.c */
 int cc_remote_run(const struct asmspy_host_api *host, const struct asmspy_session *s);
-/* 0, or ASMSPY_FACT_UNSUITED with *why: code a copy cannot follow (JIT). */
-int cc_remote_suits(pid_t pid, char *why, size_t whycap);
 #endif
 #endif

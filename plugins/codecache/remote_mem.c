@@ -121,9 +121,10 @@ void rm_reset_translations(struct cc_remote *rm) {
   memset(c, 0, sizeof *c);
   c->seg = keep.seg, c->remote = keep.remote, c->read_code = keep.read_code;
   c->map_chunk = keep.map_chunk, c->probe_lo = keep.probe_lo, c->probe_len = keep.probe_len;
+  c->code_volatile = keep.code_volatile;
   if (cc_cache_init(c)) return;
   struct cc_stub reserved = {CC_STUB_IBL, 0, 0, 0};
-  while (c->nstubs <= CC_RSTUB_UNMAP) cc_stub_add(c, &reserved);
+  while (c->nstubs <= CC_RSTUB_LAST) cc_stub_add(c, &reserved);
   memcpy(c->chunks, chunks, sizeof chunks);
   c->nchunks = n;
   size_t disp = (size_t)(cc_rdisp_end - cc_rdisp_begin);
@@ -140,12 +141,21 @@ void rm_reset_translations(struct cc_remote *rm) {
   rm->wmask = rm->wcount = rm->capwait = 0;
 }
 
-int rm_translated_in(const struct cc_remote *rm, uint64_t lo, uint64_t len) {
+int rm_translated_in(const struct cc_remote *rm, uint64_t lo, uint64_t len, int only_unchecked) {
   for (uint64_t i = 0; i < rm->c.nblocks; i++) {
     const struct cc_block *b = &rm->c.blocks[i];
+    if (only_unchecked && (b->flags & CC_CHECKED)) continue;
     if (b->orig < lo + len && lo < b->orig + b->nbytes) return 1;
   }
   return 0;
+}
+
+uint8_t *rm_local(const struct cc_remote *rm, uint64_t addr) {
+  for (unsigned i = 0; i < rm->c.nchunks; i++) {
+    const struct cc_chunk *ch = &rm->c.chunks[i];
+    if (addr >= ch->tbase && addr - ch->tbase < ch->size) return ch->base + (addr - ch->tbase);
+  }
+  return NULL;
 }
 
 /* ------------------------------------------------------- the shared hash -- */
@@ -244,6 +254,10 @@ static void link_waiting(struct cc_remote *rm, uint64_t orig, uint64_t code) {
 int64_t rm_translate(struct cc_remote *rm, uint64_t orig, pid_t in_tid, const char **why) {
   uint32_t hit = cc_lookup(&rm->c, orig);
   if (hit) return hit - 1;
+  return rm_translate_again(rm, orig, in_tid, why);
+}
+
+int64_t rm_translate_again(struct cc_remote *rm, uint64_t orig, pid_t in_tid, const char **why) {
   rm->rem.tid = in_tid; /* a new chunk is mapped by a call in this (stopped) thread */
   uint64_t from = rm->c.nstubs;
   int kind;

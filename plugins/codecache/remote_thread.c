@@ -382,16 +382,12 @@ void rm_answer(struct cc_remote *rm, struct rthread *t) {
     t->probe_ip[slot] = tgt, t->probe_rax[slot] = top[-2];
     if (t->probe_tail - t->probe_head > 16) t->probe_head = t->probe_tail - 16;
     go = native ? 0 : q[F(CC_RT_CONT)];
-  } else if (idx == CC_RSTUB_UNMAP) { /* munmap/mremap(addr, len): rdi, rsi as pushed */
+  } else if (idx == CC_RSTUB_UNMAP) { /* munmap/mremap/mmap/mprotect (remote_maps.c) */
     const uint64_t *top =
         (const uint64_t *)(const void *)(slot_local(rm, t->slot) + RT_BLOCK + RT_STACK - 64);
-    uint64_t addr = top[-7], len = top[-6];
-    if (!native && !rm_translated_in(rm, addr, len)) {
-      go = q[F(CC_RT_CONT)]; /* nothing translated goes: the copy runs */
-    } else if (!native) {    /* remote.c drops every translation; the call runs natively */
-      rm->flush_req = 1;
-      t->catch_nr = (int)top[-2]; /* munmap or mremap: back in at its exit */
-    }
+    if (!native) go = rm_answer_map_call(rm, t, top, q[F(CC_RT_CONT)]);
+  } else if (idx == CC_RSTUB_STALE) { /* a checked block's bytes changed (remote_maps.c) */
+    if (!native) go = rm_answer_stale(rm, t, tgt, q[F(CC_RT_CONT)]);
   } else if (idx == CC_RSTUB_SIGRET) {
     t->catch_nr = native ? 0 : SYS_rt_sigreturn; /* it runs natively; caught at its exit */
   } else if (!native) {

@@ -271,6 +271,9 @@ struct xlat {
   int n;                            /* instructions translated */
   uint64_t a;                       /* the original instruction after them */
   int ended;                        /* a terminator was emitted */
+  int checked;                      /* CC_CHECKED: its code may change (code_volatile) */
+  uint8_t *check_rel;               /* checked: the entry jmp's rel32 */
+  uint8_t *after_check;             /* checked: where a check that passed goes on */
 };
 
 /* Where a byte at p in the chunk being written runs. */
@@ -339,7 +342,18 @@ static uint8_t *emit_head(struct xlat *x, uint64_t orig, enum kind k0, const cha
     p = cc_movb_seg(x->g, p, CC_TLS_FULL, 1);
     p = cc_jmp_abs(p, orig);
   }
+  x->p = p;
+  if (x->checked) { /* entry: jmp to the check of the bytes (emit_check), re-aimed once stale */
+    align_rel32(x, 1);
+    p = x->p;
+  }
   uint8_t *entry = p;
+  if (x->checked) {
+    *p++ = 0xe9;
+    x->check_rel = p;
+    p += 4;
+    x->after_check = p;
+  }
   /* a check before the record: the scope's end call */
   int end_call = c->end_entry && (k0 == K_CALL || k0 == K_ICALL) &&
                  cc_call_target(in->bytes, in->address) == c->end_entry;
@@ -388,13 +402,27 @@ static const char *emit_syscall(struct xlat *x, const cs_insn *in, uint64_t next
   return NULL;
 }
 
-/* `lea -n(%rax), %rcx; jrcxz to`: rax == n, no flag touched. 9 bytes. */
+/* The calls that change what code is mapped, or whether it may be
+ * written: asmspy sees each first (CC_RSTUB_UNMAP). */
+static const uint32_t map_nrs[] = {SYS_munmap, SYS_mremap, SYS_mmap, SYS_mprotect,
+                                   329 /* pkey_mprotect */};
+#define NMAP_NRS (sizeof map_nrs / sizeof map_nrs[0])
+static int is_map_nr(int64_t nr) {
+  for (unsigned i = 0; i < NMAP_NRS; i++)
+    if (nr == (int64_t)map_nrs[i]) return 1;
+  return 0;
+}
+
+/* `lea -n(%rax), %rcx; jrcxz +2; jmp +5; jmp to`: rax == n goes to `to`,
+ * no flag touched (jrcxz alone reaches 127 bytes; the targets lie past
+ * every check). 16 bytes. */
 static uint8_t *jump_if_rax(uint8_t *p, uint32_t n, const uint8_t *to) {
   *p++ = 0x48, *p++ = 0x8d, *p++ = 0x88; /* lea disp32(%rax),%rcx */
   p = cc_put32(p, (uint32_t) - (int32_t)n);
-  *p++ = 0xe3;
-  *p = (uint8_t)(int8_t)(to - (p + 1));
-  return p + 1;
+  *p++ = 0xe3, *p++ = 0x02; /* jrcxz to the jmp rel32 */
+  *p++ = 0xeb, *p++ = 0x05; /* jmp past it */
+  *p++ = 0xe9;
+  return cc_put32(p, (uint32_t)(int32_t)(to - (p + 4)));
 }
 
 /* In a traced process (remote.c) every syscall ends its block, so a thread
@@ -428,26 +456,26 @@ static const char *emit_syscall_remote(struct xlat *x, const cs_insn *in, uint64
     x->ended = 1;
     return NULL;
   }
-  enum { MOVQ = 24, CHECK = 9, SEG = 9, JMP32 = 5, ABS = 14 };
-  if (nr == SYS_munmap || nr == SYS_mremap) { /* asmspy first, then the copy below */
+  enum { MOVQ = 24, CHECK = 16, SEG = 9, JMP32 = 5, ABS = 14 };
+  if (is_map_nr(nr)) { /* asmspy first, then the copy below */
     uint64_t cont = at(x, p) + 2 * MOVQ + CC_ENTER_BYTES;
     p = cc_movq_seg(x->g, p, CC_TLS_TGT, a);
     p = cc_movq_seg(x->g, p, CC_RT_CONT_OFF, cont);
     p = cc_enter(x->g, p, CC_RSTUB_UNMAP);
   } else if (nr < 0) { /* unknown: rax decides at run time */
     static const uint32_t natives[] = {SYS_clone, SYS_fork, SYS_vfork, 435 /* clone3 */};
-    /* layout: save rcx; 7 x (lea; jrcxz); restore rcx; jmp over;
+    enum { NCHECKS = 5 + NMAP_NRS };
+    /* layout: save rcx; NCHECKS x (lea; jrcxz); restore rcx; jmp over;
      * native: restore rcx; jmp *a; sigret: restore rcx; enter SIGRET;
      * unmap: restore rcx; enter UNMAP (going on at over); over: the copy */
-    uint8_t *native = p + SEG + 7 * CHECK + SEG + JMP32;
+    uint8_t *native = p + SEG + NCHECKS * CHECK + SEG + JMP32;
     uint8_t *sigret = native + SEG + ABS;
     uint8_t *unmap = sigret + SEG + MOVQ + CC_ENTER_BYTES;
     uint8_t *over = unmap + SEG + 2 * MOVQ + CC_ENTER_BYTES;
     p = cc_st(x->g, p, R_CX, CC_TLS_S_RCX);
     for (unsigned i = 0; i < 4; i++) p = jump_if_rax(p, natives[i], native);
     p = jump_if_rax(p, SYS_rt_sigreturn, sigret);
-    p = jump_if_rax(p, SYS_munmap, unmap);
-    p = jump_if_rax(p, SYS_mremap, unmap);
+    for (unsigned i = 0; i < NMAP_NRS; i++) p = jump_if_rax(p, map_nrs[i], unmap);
     p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX);
     *p++ = 0xe9;
     p = cc_put32(p, (uint32_t)(int32_t)(over - (p + 4)));
@@ -653,7 +681,7 @@ static int emit_body(struct xlat *x, uint64_t orig, const char **why) {
     x->lens[x->n++] = (uint8_t)in->size;
     x->a = next;
     last_eax = eax;
-    if (!x->ended && x->n == CC_BLOCK_MAX_INSNS) break;
+    if (!x->ended && x->n == (x->checked ? CC_CHECKED_MAX_INSNS : CC_BLOCK_MAX_INSNS)) break;
   }
   if (!x->ended) { /* fell off the block: continue at the next instruction */
     static const uint8_t jmp[1] = {0xe9};
@@ -688,6 +716,63 @@ static int link_successors(struct xlat *x, const char **why) {
   return 1;
 }
 
+/* A checked block's check, after its code: its original bytes compared,
+ * 8, 4, 2, 1 at a time, with what was translated. rax and rcx are kept in
+ * the thread's block meanwhile; no flag is touched (a load, a movabs of
+ * the negated value, lea to add them, jrcxz on the sum). Equal: on to the
+ * record. Changed: the stale exit asks for a new translation (this
+ * block's repoint travels with it) and goes on there.
+ *   stale: restore rax, rcx; [tgt = orig; cont = repoint]; enter STALE
+ *   check: save rax, rcx; per window: movabs $addr,%rax; load (%rax);
+ *          movabs $-want,%rcx; lea (%rax,%rcx),%rcx; jrcxz +5; jmp stale
+ *          restore rax, rcx; jmp after_check
+ * Only in a traced process (remote_maps.c decides which code): scopes
+ * decline a process with JIT code (jit.c). 0, with *why, otherwise. */
+static int emit_check(struct xlat *x, uint64_t orig, const char **why) {
+  struct cc_cache *c = x->c;
+  uint8_t *stale = x->p, *p = x->p;
+  p = cc_ld(x->g, p, R_AX, CC_TLS_S_RAX);
+  p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX);
+  if (!c->remote) { /* scopes: a process with JIT code is declined (jit.c) */
+    *why = "a checked block outside a traced process";
+    return 0;
+  }
+  p = cc_movq_seg(x->g, p, CC_TLS_TGT, orig);
+  p = cc_movq_seg(x->g, p, CC_RT_CONT_OFF, at(x, x->check_rel));
+  p = cc_enter(x->g, p, CC_RSTUB_STALE);
+  aim(x, x->check_rel, at(x, p));
+  p = cc_st(x->g, p, R_AX, CC_TLS_S_RAX);
+  p = cc_st(x->g, p, R_CX, CC_TLS_S_RCX);
+  uint64_t n = x->a - orig;
+  for (uint64_t off = 0; off < n;) {
+    unsigned w = n - off >= 8 ? 8 : n - off >= 4 ? 4 : n - off >= 2 ? 2 : 1;
+    uint64_t want = 0;
+    memcpy(&want, x->bytes + off, w);
+    uint64_t addr = orig + off;
+    *p++ = 0x48, *p++ = 0xb8; /* movabs $addr, %rax */
+    memcpy(p, &addr, 8);
+    p += 8;
+    static const uint8_t load8[] = {0x48, 0x8b, 0x00}, load4[] = {0x8b, 0x00},
+                         load2[] = {0x0f, 0xb7, 0x00}, load1[] = {0x0f, 0xb6, 0x00};
+    const uint8_t *ld = w == 8 ? load8 : w == 4 ? load4 : w == 2 ? load2 : load1;
+    size_t ldn = w == 4 ? 2 : 3;
+    memcpy(p, ld, ldn);
+    p += ldn;
+    p = cc_mov_rcx_imm(p, (uint64_t)0 - want);
+    *p++ = 0x48, *p++ = 0x8d, *p++ = 0x0c, *p++ = 0x08; /* lea (%rax,%rcx,1), %rcx */
+    *p++ = 0xe3, *p++ = 0x05;                           /* jrcxz over the jmp */
+    *p++ = 0xe9;
+    p = cc_put32(p, (uint32_t)(int32_t)(stale - (p + 4)));
+    off += w;
+  }
+  p = cc_ld(x->g, p, R_AX, CC_TLS_S_RAX);
+  p = cc_ld(x->g, p, R_CX, CC_TLS_S_RCX);
+  *p++ = 0xe9;
+  p = cc_put32(p, (uint32_t)(int32_t)(x->after_check - (p + 4)));
+  x->p = p;
+  return 1;
+}
+
 /* [endbr64] [bnd] jmp *slot(%rip): a PLT stub (decode trims one that led
  * into the scope's end) */
 static int is_plt_stub(const uint8_t *ob, int n) {
@@ -709,6 +794,11 @@ static int64_t add_block(struct xlat *x, uint64_t orig, uint8_t *entry, const ch
   b.nbytes = (uint16_t)(x->a - orig);
   if (is_plt_stub(x->bytes, x->n)) b.flags |= CC_PLT_STUB;
   if (x->tail_copied) b.flags |= CC_TAIL_COPIED;
+  if (x->checked) {
+    b.flags |= CC_CHECKED;
+    b.repoint = (uint64_t)(uintptr_t)x->check_rel;
+    b.repoint_at = at(x, x->check_rel);
+  }
   int64_t bi = cc_block_add(x->c, &b, x->lens, x->bytes);
   if (bi < 0) {
     *why = "out of memory for the block table";
@@ -733,6 +823,7 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
     return -1;
   }
   struct xlat x = {.c = c, .g = &c->seg};
+  x.checked = c->code_volatile && c->code_volatile(c, orig);
   x.p = cc_code_room(c, orig, CC_BLOCK_CODE_MAX, &x.ch);
   if (!x.p) {
     *why = "no code cache memory within rel32 reach of the code";
@@ -743,6 +834,7 @@ int64_t cc_translate(struct cc_cache *c, uint64_t orig, const char **why, int *w
   if (!entry) return -1;
   if (!emit_body(&x, orig, why)) return -1;
   if (!link_successors(&x, why)) return -1;
+  if (x.checked && !emit_check(&x, orig, why)) return -1;
   cc_code_commit(x.ch, x.p);
   return add_block(&x, orig, entry, why);
 }

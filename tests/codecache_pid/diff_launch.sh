@@ -12,6 +12,9 @@
 #                          glibc's vector paths, snprintf
 #   cc_det_cxx             C++ throw/catch across frames (the unwinder
 #                          reads return addresses off the stack)
+#   cc_dlopen              a dlopen/dlclose loop (translations dropped)
+#   cc_smc                 code rewritten while it runs: in place in an rwx
+#                          page, W^X with mprotect, its own .text
 #   python3 -c SCRIPT      PYTHONHASHSEED=0, the first PY_N instructions
 #                          (startup and the script's first work)
 # Both sides run with address randomization off (setarch -R, when it works):
@@ -88,6 +91,9 @@ else
 fi
 # libraries mapped, run, unmapped in a loop: the translations go at each unmap
 diff_one cc_dlopen "$N_ALL" "$CCPID_DIR/cc_dlopen" 4
+# code that changes as it runs: a stale copy would show the old immediate
+# (and return it: the program checks)
+diff_one cc_smc "$N_ALL" "$CCPID_DIR/cc_smc" 40
 
 # --trace: whole invocations cut out of the translated stream, against the
 # stepping backend's region capture (its first line names the pid: skipped)

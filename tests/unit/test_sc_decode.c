@@ -539,6 +539,12 @@ static void test_stat_family(void) {
   T("lseek(fd=3</tmp/notes.txt>, 5, SEEK_DATA) = -1 ENXIO (No such device or address)", ERR(ENXIO),
     __NR_lseek, 3, 5, SEEK_DATA);
   T("lseek(fd=3</tmp/notes.txt>, 0, SEEK_HOLE) = 18", 18, __NR_lseek, 3, 0, SEEK_HOLE);
+#ifdef __NR_fadvise64
+  T("fadvise64(fd=3</tmp/notes.txt>, 0, 0, POSIX_FADV_SEQUENTIAL) = 0", 0, __NR_fadvise64, 3, 0, 0,
+    2);
+  T("fadvise64(fd=3</tmp/notes.txt>, -1, 4096, 9) = -1 EINVAL (Invalid argument)", ERR(EINVAL),
+    __NR_fadvise64, 3, NEG(-1), 4096, 9);
+#endif
   T("lseek(fd=3</tmp/notes.txt>, 0, 7) = -1 EINVAL (Invalid argument)", ERR(EINVAL), __NR_lseek, 3,
     0, 7);
   T("ftruncate(fd=3</tmp/notes.txt>, 0) = 0", 0, __NR_ftruncate, 3, 0);

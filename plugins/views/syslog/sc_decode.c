@@ -68,6 +68,7 @@ static const struct sc_desc descs[] = {
 #endif
     D(faccessat, 3, RV_DEC, en_faccessat, NULL, NULL),
     D(faccessat2, 4, RV_DEC, en_faccessat2, NULL, NULL), D(lseek, 3, RV_DEC, en_lseek, NULL, NULL),
+    D(fadvise64, 4, RV_DEC, en_fadvise64, NULL, NULL),
     D(ftruncate, 2, RV_DEC, en_fd_long, NULL, NULL), D(fsync, 1, RV_DEC, en_fd, NULL, NULL),
     D(fdatasync, 1, RV_DEC, en_fd, NULL, NULL),
     D(getdents64, 3, RV_DEC, en_getdents, ex_getdents, NULL),

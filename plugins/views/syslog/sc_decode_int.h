@@ -166,6 +166,7 @@ void en_access(struct dc *d);
 void en_faccessat(struct dc *d);
 void en_faccessat2(struct dc *d);
 void en_lseek(struct dc *d);
+void en_fadvise64(struct dc *d);
 void en_unlinkat(struct dc *d);
 void en_mkdirat(struct dc *d);
 void en_rename(struct dc *d);

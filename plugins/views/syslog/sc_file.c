@@ -257,6 +257,16 @@ void en_lseek(struct dc *d) { /* lseek(fd, offset, whence) */
   put_xval(d->o, sc_seek_whence, (uint32_t)A(2), XDEC);
 }
 
+void en_fadvise64(struct dc *d) { /* fadvise64(fd, offset, len, advice) */
+  put_fd(d, A(0));
+  next(d);
+  put_long(d->o, A(1));
+  next(d);
+  put_ulong(d->o, A(2));
+  next(d);
+  put_xval(d->o, sc_fadvise_advice, (uint32_t)A(3), XDEC);
+}
+
 /* ---- paths ---- */
 void en_unlinkat(struct dc *d) {
   en_dirfd_path(d);

@@ -78,6 +78,11 @@ const struct sc_xlat sc_statx_flags[] = {X(AT_SYMLINK_NOFOLLOW), X(AT_NO_AUTOMOU
 
 const struct sc_xlat sc_seek_whence[] = {X(SEEK_SET), X(SEEK_CUR),  X(SEEK_END),
                                          X(SEEK_DATA), X(SEEK_HOLE), END};
+/* fadvise64's advice, x86-64/AArch64 values (s390's 4/5 differ) */
+const struct sc_xlat sc_fadvise_advice[] = {
+    L(0, "POSIX_FADV_NORMAL"),   L(1, "POSIX_FADV_RANDOM"),   L(2, "POSIX_FADV_SEQUENTIAL"),
+    L(3, "POSIX_FADV_WILLNEED"), L(4, "POSIX_FADV_DONTNEED"), L(5, "POSIX_FADV_NOREUSE"),
+    END};
 
 /* ---- memory ---------------------------------------------------------------- */
 const struct sc_xlat sc_mmap_prot[] = {X(PROT_READ), X(PROT_WRITE), X(PROT_EXEC),

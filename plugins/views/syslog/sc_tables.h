@@ -36,6 +36,7 @@ extern const struct sc_xlat sc_statx_sync[];  /* (flags & AT_STATX_SYNC_TYPE) */
 extern const struct sc_xlat sc_statx_flags[]; /* the remaining AT_* bits */
 
 extern const struct sc_xlat sc_seek_whence[];
+extern const struct sc_xlat sc_fadvise_advice[];
 
 /* memory */
 extern const struct sc_xlat sc_mmap_prot[];
