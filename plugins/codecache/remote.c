@@ -119,8 +119,32 @@ static int step_out_of_exec(struct cc_remote *rm, struct rthread *t) {
  * nobody answers. Once none is inside (every thread is stopped now), the
  * mappings go, and a gs base still pointing into them is cleared. -1 with
  * *why: a thread still runs there (blocked in a syscall since). */
-static int clear_leftovers(struct cc_remote *rm, const pid_t *tids, uint32_t n, char *why,
-                           size_t whycap) {
+/* The earlier session's mappings (rm->old_*) go, once no thread runs in
+ * them, and every gs base still pointing into them is cleared. 0, or -1:
+ * a thread is still inside (they stay). */
+static int remove_leftovers(struct cc_remote *rm, const pid_t *tids, uint32_t n) {
+  unsigned k = rm->nold;
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t i = 0; i < n; i++) {
+      struct user_regs_struct u;
+      if (rm_get_regs(rm, tids[i], &u)) continue;
+      if (!pass && rm_in_old_cache(rm, u.rip)) return -1;
+      if (pass && rm_in_old_cache(rm, u.gs_base)) {
+        u.gs_base = 0;
+        rm_set_regs(rm, tids[i], &u);
+      }
+    }
+  for (unsigned j = 0; j < k; j++)
+    ep_remote_call(&rm->rem, SYS_munmap, rm->old_lo[j], rm->old_hi[j] - rm->old_lo[j], 0, 0, 0, 0);
+  rm->nold = 0;
+  if (k)
+    rm_note(rm, ASMSPY_NOTE_INFO,
+            "codecache: removed the %u mapping(s) an earlier asmspy's session left in this process",
+            k);
+  return 0;
+}
+
+static int clear_leftovers(struct cc_remote *rm, const pid_t *tids, uint32_t n) {
   char path[64], line[512];
   snprintf(path, sizeof path, "/proc/%d/maps", (int)rm->s->pid);
   FILE *f = fopen(path, "re");
@@ -132,33 +156,33 @@ static int clear_leftovers(struct cc_remote *rm, const pid_t *tids, uint32_t n, 
       lo[k] = a, hi[k++] = b;
   }
   if (f) fclose(f);
-  /* first every thread's rip (one still inside: nothing is touched), then
-   * the gs bases (a thread inside still needs its own) */
-  for (int pass = 0; pass < 2; pass++)
-    for (uint32_t i = 0; i < n; i++) {
-      struct user_regs_struct u;
-      if (rm_get_regs(rm, tids[i], &u)) continue;
-      for (unsigned j = 0; j < k; j++) {
-        if (!pass && u.rip >= lo[j] && u.rip < hi[j]) {
-          snprintf(why, whycap,
-                   "thread %d still runs in the code cache an earlier asmspy left (0x%llx); it "
-                   "leaves it at its next block lookup (within a second): try again then",
-                   (int)tids[i], (unsigned long long)u.rip);
-          return -1;
-        }
-        if (pass && u.gs_base >= lo[j] && u.gs_base < hi[j]) {
-          u.gs_base = 0;
-          rm_set_regs(rm, tids[i], &u);
-        }
-      }
+  memcpy(rm->old_lo, lo, k * sizeof lo[0]);
+  memcpy(rm->old_hi, hi, k * sizeof hi[0]);
+  rm->nold = k;
+  /* a thread still inside runs on there (foreign) until its next block
+   * lookup, which nobody answers, sends it out; it is entered then */
+  unsigned inside = 0;
+  pid_t one = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    struct user_regs_struct u;
+    struct rthread *t = rm_thread(rm, tids[i], 0);
+    if (!t || rm_get_regs(rm, tids[i], &u)) continue;
+    if (rm_in_old_cache(rm, u.rip)) {
+      t->foreign = 1, inside++, one = tids[i];
+    } else if (rm_in_old_cache(rm, u.gs_base)) { /* out already: its gs base is stale */
+      u.gs_base = 0;
+      rm_set_regs(rm, tids[i], &u);
     }
-  for (unsigned j = 0; j < k; j++)
-    ep_remote_call(&rm->rem, SYS_munmap, lo[j], hi[j] - lo[j], 0, 0, 0, 0);
-  if (k)
+  }
+  if (inside) {
     rm_note(rm, ASMSPY_NOTE_INFO,
-            "codecache: removed the %u mapping(s) an earlier asmspy's session left in this process",
-            k);
-  return 0;
+            "codecache: %u thread(s) still run in the code cache an earlier asmspy left (thread "
+            "%d): each is traced once it leaves it, at its next block lookup (within a second of "
+            "running); the mappings go once none is inside",
+            inside, (int)one);
+    return 0;
+  }
+  return remove_leftovers(rm, tids, n);
 }
 
 static int setup(struct cc_remote *rm, char *why, size_t whycap) {
@@ -201,7 +225,7 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
     snprintf(why, whycap, "the launched command died at its first instruction");
     return -ASMSPY_E_ATTACH_GONE;
   }
-  if (clear_leftovers(rm, tids, n, why, whycap)) return -ASMSPY_E_ATTACH_BUSY;
+  clear_leftovers(rm, tids, n);
   rm->signo = pick_signal(rm->s->pid, tids, n);
   rm->nslots = 4 * n < RT_MIN_SLOTS     ? RT_MIN_SLOTS
                : 4 * n > RT_MAX_THREADS ? RT_MAX_THREADS
@@ -542,6 +566,20 @@ static int stop_everyone(struct cc_remote *rm, pid_t except) {
   }
 }
 
+/* At the leave: the mappings an earlier session left go too, unless a
+ * thread still runs in them (then they stay, said). */
+static void leave_leftovers(struct cc_remote *rm, pid_t any) {
+  pid_t tids[RT_MAX_THREADS];
+  uint32_t n = 0;
+  for (size_t i = 0; i < rm->nth && n < RT_MAX_THREADS; i++)
+    if (rm->th[i].stopped) tids[n++] = rm->th[i].tid;
+  rm->rem.tid = any;
+  if (remove_leftovers(rm, tids, n))
+    rm_note(rm, ASMSPY_NOTE_WARN,
+            "codecache: a thread still runs in the code cache an earlier asmspy left: its "
+            "mappings stay (the next session removes them)");
+}
+
 static void leave(struct cc_remote *rm) {
   rm->leaving = 1;
   int unreported = stop_everyone(rm, 0);
@@ -554,14 +592,15 @@ static void leave(struct cc_remote *rm) {
       stuck++;
       continue;
     }
-    struct user_regs_struct u;
-    if (!rm_get_regs(rm, t->tid, &u) && u.gs_base) {
+    struct user_regs_struct u; /* (one still in an earlier session's cache keeps its own) */
+    if (!rm_get_regs(rm, t->tid, &u) && u.gs_base && !rm_in_old_cache(rm, u.rip)) {
       u.gs_base = 0;
       rm_set_regs(rm, t->tid, &u);
     }
-    any = t->tid;
+    if (!t->foreign) any = t->tid;
   }
   drain_all(rm, 0);
+  if (rm->nold && any) leave_leftovers(rm, any);
   if (!stuck && any) {
     rm->rem.tid = any;
     rm_unmap_all(rm);

@@ -60,6 +60,7 @@ struct rthread {
   int catch_nr;      /* a syscall it runs natively (rt_sigreturn, an unmap that emptied the
                         cache): at that syscall's exit it goes back in; 0: none */
   int catch_maps;    /* that call changes mappings (rm->maps_changing counts it) */
+  int foreign;       /* met inside an earlier (killed) session's cache: entered once out */
   int owed_sig;      /* a signal met while it was being brought out, delivered on resume */
   int leaving;       /* being brought out: a request it raises is answered "native" */
   int stopped;       /* the session's leave: it reported its stop */
@@ -122,11 +123,15 @@ struct cc_remote {
   int xmaps_stale;     /* read them again before the next answer */
   int maps_changing;   /* mprotect / mmap(MAP_FIXED) calls running natively: all volatile */
   uint64_t stale_hits; /* checked blocks found changed, translated again */
+  /* the mappings an earlier asmspy's session left (it was killed) while a
+   * thread still ran in them at attach: removed once none does */
+  uint64_t old_lo[64], old_hi[64];
+  unsigned nold;
 };
 
 struct rm_xmap {
   uint64_t lo, hi;
-  int vol; /* writable, or not backed by a file (anonymous, memfd, deleted: a JIT's) */
+  int vol; /* writable, or not backed by a file (anonymous, memfd, deleted, shared: a JIT's) */
 };
 
 /* remote_mem.c */
@@ -168,6 +173,8 @@ uint64_t rm_answer_stale(struct cc_remote *rm, struct rthread *t, uint64_t orig,
                          uint64_t repoint_at);
 
 /* remote_thread.c */
+/* Is addr in the mappings an earlier session left (rm->old_lo/hi)? */
+int rm_in_old_cache(const struct cc_remote *rm, uint64_t addr);
 struct rthread *rm_thread(struct cc_remote *rm, pid_t tid, int add);
 void rm_forget(struct cc_remote *rm, pid_t tid);
 uint64_t *rm_block(struct cc_remote *rm, const struct rthread *t); /* its struct cc_tls, ours */

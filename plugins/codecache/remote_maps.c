@@ -46,8 +46,10 @@ static int read_xmaps(struct cc_remote *rm) {
     if (!strchr(perms, 'x')) continue;
     const char *name = path_at ? line + path_at : "";
     size_t n = strcspn(name, "\n");
-    int file =
-        n && name[0] == '/' && ino != 0 && !(n > 10 && !strncmp(name + n - 9, "(deleted)", 9));
+    /* backed by a file nobody writes through another mapping: not a memfd
+     * (a JIT's double map), not deleted, not shared */
+    int file = n && name[0] == '/' && ino != 0 && strncmp(name, "/memfd:", 7) != 0 &&
+               !(n > 10 && !strncmp(name + n - 9, "(deleted)", 9)) && perms[3] != 's';
     if (rm->nxmaps == rm->capxmaps) {
       size_t nc = rm->capxmaps ? rm->capxmaps * 2 : 64;
       struct rm_xmap *m = realloc(rm->xmaps, nc * sizeof *m);

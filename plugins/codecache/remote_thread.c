@@ -116,11 +116,20 @@ static int gs_is_ours(const struct cc_remote *rm, uint64_t gs) {
   return gs == 0 || (gs >= rm->data_t && gs - rm->data_t < RT_DATA_BYTES(rm->nslots));
 }
 
+int rm_in_old_cache(const struct cc_remote *rm, uint64_t addr) {
+  for (unsigned j = 0; j < rm->nold; j++)
+    if (addr >= rm->old_lo[j] && addr < rm->old_hi[j]) return 1;
+  return 0;
+}
+
 int rm_enter(struct cc_remote *rm, struct rthread *t) {
   if (rm->leaving) return -1;
   if (rm->s->tid && t->tid != rm->s->tid) return -1; /* --tid: that thread alone */
   struct user_regs_struct u;
   if (rm_get_regs(rm, t->tid, &u)) return -1;
+  if (rm_in_old_cache(rm, u.rip)) return -1; /* in an earlier session's cache: not ours */
+  t->foreign = 0; /* out (an unanswered request sent it native): a gs base there is stale */
+  if (rm_in_old_cache(rm, u.gs_base)) u.gs_base = 0;
   if (!gs_is_ours(rm, u.gs_base)) {
     if (!rm->gs_refused++)
       rm_note(rm, ASMSPY_NOTE_WARN,

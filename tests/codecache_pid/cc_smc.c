@@ -7,8 +7,11 @@
  *           write (W^X, as V8 and HotSpot can)
  *   text    a function of this program's own .text: mprotect rwx, its
  *           immediate rewritten, mprotect rx again
+ *   dual    a memfd mapped twice, rw and rx: written through one, run
+ *           through the other (no system call between: HotSpot's and
+ *           V8's double mapping)
  *
- * Each round calls the three and adds up what they return; the expected
+ * Each round calls the four and adds up what they return; the expected
  * sum is computed by plain arithmetic. `cc_smc R` runs R rounds (default
  * 200), prints `smc rounds=R sum=S ok` (or `CORRUPT`: a stale copy ran)
  * and exits 0 when every call returned what was written last. `cc_smc -f`
@@ -42,7 +45,13 @@ int main(int argc, char **argv) {
   uint8_t *jit = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE | PROT_EXEC,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   uint8_t *wx = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (jit == MAP_FAILED || wx == MAP_FAILED) return 2;
+  int mfd = memfd_create("cc_smc-dual", 0);
+  if (jit == MAP_FAILED || wx == MAP_FAILED || mfd < 0 || ftruncate(mfd, pg)) return 2;
+  uint8_t *dual_w = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+  uint8_t *dual_x = mmap(NULL, (size_t)pg, PROT_READ | PROT_EXEC, MAP_SHARED, mfd, 0);
+  if (dual_w == MAP_FAILED || dual_x == MAP_FAILED) return 2;
+  memcpy(dual_w, code_tmpl, sizeof code_tmpl);
+  int (*dual_fn)(void) = (int (*)(void))(void *)dual_x;
   memcpy(jit, code_tmpl, sizeof code_tmpl);
   memcpy(wx, code_tmpl, sizeof code_tmpl);
   mprotect(wx, (size_t)pg, PROT_READ | PROT_EXEC);
@@ -66,13 +75,18 @@ int main(int argc, char **argv) {
     put_imm((uint8_t *)(uintptr_t)text_fn, k + 3);
     mprotect(text_pg, (size_t)pg, PROT_READ | PROT_EXEC);
     int d = text_fn();
-    if ((uint32_t)a != k || (uint32_t)b != k + 1 || (uint32_t)c != k + 2 || (uint32_t)d != k + 3) {
+    put_imm(dual_w, k + 4); /* twice: the first call's block is the one to go stale */
+    int e = dual_fn();
+    put_imm(dual_w, k + 5);
+    int f = dual_fn();
+    if ((uint32_t)a != k || (uint32_t)b != k + 1 || (uint32_t)c != k + 2 || (uint32_t)d != k + 3 ||
+        (uint32_t)e != k + 4 || (uint32_t)f != k + 5) {
       if (bad++ < 5 && !forever)
-        printf("round %ld CORRUPT: got %u %u %u %u, want %u %u %u %u\n", r, a, b, c, d, k, k + 1,
-               k + 2, k + 3);
+        printf("round %ld CORRUPT: got %u %u %u %u %u %u, want %u .. %u\n", r, a, b, c, d, e, f, k,
+               k + 5);
     }
-    sum += (uint64_t)a + (uint64_t)b + (uint64_t)c + (uint64_t)d;
-    want += 4ull * k + 6;
+    sum += (uint64_t)a + (uint64_t)b + (uint64_t)c + (uint64_t)d + (uint64_t)e + (uint64_t)f;
+    want += 6ull * k + 15;
     if (forever && r % 200 == 0) {
       harm_round((unsigned long long)r / 200, sum, want, "returned values (a stale copy ran)");
       sum = want = 0;

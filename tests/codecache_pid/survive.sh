@@ -197,17 +197,17 @@ fi
 # code that changes while traced (checked blocks, remote_maps.c)
 program cc_smc "count term kill next" "$CCPID_DIR/cc_smc" -f
 # JIT runtimes: V8 and HotSpot write and patch code in anonymous memory.
-# No `next`: after a SIGKILLed session their idle threads sit blocked inside
-# its cache (a futex wait) for as long as they idle, and a codecache
-# session refuses while any thread runs there ("busy: try again").
+# After a SIGKILLed session their idle threads sit blocked inside its cache
+# (a futex wait) for as long as they idle: `next` traces the others, and
+# each of those once it leaves (remote.c, foreign threads).
 if command -v node >/dev/null; then
-  program node "count int term kill" node "$HARM_SRC/harm_loop.js"
+  program node "count int term kill next" node "$HARM_SRC/harm_loop.js"
 else
   echo "SKIP node: not installed"
 fi
 if command -v java >/dev/null && command -v javac >/dev/null && mkdir -p "$TMP/java" &&
   javac -d "$TMP/java" "$HARM_SRC/HarmLoop.java" >"$TMP/java/javac.log" 2>&1; then
-  program java "count int term kill" java -Xmx128m -cp "$TMP/java" HarmLoop
+  program java "count int term kill next" java -Xmx128m -cp "$TMP/java" HarmLoop
 else
   echo "SKIP java: no JDK (java and javac)"
 fi
