@@ -27,8 +27,8 @@
 #define RSTUB_LAST 5 /* CC_RSTUB_FLUSH, _SIGRET, _PROBE, _UNMAP, _STALE */
 
 	.section .rodata
-	.globl cc_rdisp_begin, cc_rdisp_end
-	.hidden cc_rdisp_begin, cc_rdisp_end
+	.globl cc_rdisp_begin, cc_rdisp_end, cc_rdisp_saved, cc_rdisp_restore
+	.hidden cc_rdisp_begin, cc_rdisp_end, cc_rdisp_saved, cc_rdisp_restore
 	.balign 16
 cc_rdisp_begin:
 	pushq %rax                     /* first: remote_thread.c reads the program's rax here */
@@ -41,7 +41,8 @@ cc_rdisp_begin:
 	pushq %rdi
 	pushq %r11
 	pushq %r10
-	movq 8*8(%rsp), %rax           /* the stub index */
+cc_rdisp_saved:                        /* from here to cc_rdisp_restore the program's rax, */
+	movq 8*8(%rsp), %rax           /* flags, rcx, rdx, rsi, rdi, r11, r10 are on this stack */
 	testq %rax, %rax               /* 0: an indirect branch: look it up */
 	jz 3f
 	cmpq $RSTUB_LAST, %rax          /* FLUSH, SIGRET, PROBE, UNMAP, STALE: always asmspy's */
@@ -102,7 +103,9 @@ cc_rdisp_begin:
 	testq %rax, %rax
 	jz 9f                          /* no answer: native at cc_tls.tgt, the original address */
 	movq %rax, %gs:CC_TLS_TGT
-9:	popq %r10
+9:
+cc_rdisp_restore:
+	popq %r10
 	popq %r11
 	popq %rdi
 	popq %rsi

@@ -41,6 +41,10 @@
 
 /* The target-side dispatcher (rdispatch.S), copied into the code cache. */
 extern const unsigned char cc_rdisp_begin[], cc_rdisp_end[];
+/* Between these two the program's registers sit on the private stack and
+ * cc_tls.tgt holds an original address until an answer replaces it
+ * (remote_thread.c maps such a thread back without stepping). */
+extern const unsigned char cc_rdisp_saved[], cc_rdisp_restore[];
 
 #define RT_MAX_THREADS 512u  /* slots at most; the data mapping holds rm->nslots of them */
 #define RT_MIN_SLOTS 64u     /* at least; 4 per thread found at attach, up to RT_MAX_THREADS */

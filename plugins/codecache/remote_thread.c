@@ -329,6 +329,38 @@ int rm_step(struct cc_remote *rm, struct rthread *t, int sig) {
   }
 }
 
+/* A thread stopped in the dispatcher with the program's registers on its
+ * private stack and an original address in cc_tls.tgt (a lookup, a
+ * request raised or waiting) is exactly where the program would be at
+ * tgt: those registers, the flags lahf/seto kept, rsp from s_rsp. *u is
+ * made that state (1); anywhere else 0 (the caller steps). A request it
+ * had raised is withdrawn: its signal, still pending, comes later and is
+ * counted unanswered (on_signal drops it). Without this a signal meeting a
+ * thread in the dispatcher stepped some 20 instructions to get it out
+ * (Go's preemption signals, 1 ms each). */
+static int out_of_dispatcher(struct cc_remote *rm, struct rthread *t, struct user_regs_struct *u) {
+  uint64_t lo = rm->disp_t + (uint64_t)(cc_rdisp_saved - cc_rdisp_begin);
+  uint64_t hi = rm->disp_t + (uint64_t)(cc_rdisp_restore - cc_rdisp_begin);
+  if (t->slot < 0 || u->rip < lo || u->rip >= hi) return 0;
+  uint64_t *q = rm_block(rm, t);
+  uint64_t tgt = q[F(CC_TLS_TGT)];
+  if (!tgt || rm_in_cache(rm, tgt)) return 0; /* answered: on its way into the cache */
+  const uint64_t *top =
+      (const uint64_t *)(const void *)(slot_local(rm, t->slot) + RT_BLOCK + RT_STACK - 64);
+  if (q[F(CC_RT_REQ)]) { /* withdrawn: nobody is to answer it now */
+    q[F(CC_RT_UNANSWERED)]++;
+    __atomic_store_n(&q[F(CC_RT_REQ)], 0, __ATOMIC_RELEASE);
+  }
+  uint64_t fw = top[-3]; /* lahf: SF ZF AF PF CF in bits 8..15; seto: OF in bit 0 */
+  u->eflags = (u->eflags & ~0x8d5ull) | ((fw >> 8) & 0xd5) | ((fw & 1) << 11);
+  u->rax = top[-2], u->rcx = top[-4], u->rdx = top[-5], u->rsi = top[-6], u->rdi = top[-7];
+  u->r11 = top[-8], u->r10 = top[-9];
+  u->rsp = q[F(CC_TLS_S_RSP)];
+  u->rip = tgt;
+  u->orig_rax = (uint64_t)-1; /* a futex wait it was in is not restarted */
+  return 1;
+}
+
 int rm_leave(struct cc_remote *rm, struct rthread *t) {
   if (getenv("ASMSPY_CODECACHE_DEBUG")) {
     struct user_regs_struct u;
@@ -342,6 +374,12 @@ int rm_leave(struct cc_remote *rm, struct rthread *t) {
   for (int steps = 0; steps < LEAVE_MAX_STEPS; steps++) {
     struct user_regs_struct u;
     if (rm_get_regs(rm, t->tid, &u)) break;
+    if (out_of_dispatcher(rm, t, &u)) {
+      rm_drain(rm, t, 0, -1);
+      t->in = 0;
+      rc = rm_set_regs(rm, t->tid, &u) ? -1 : 0;
+      break;
+    }
     uint64_t orig;
     int keep, rcx_fix;
     if (!rm_in_cache(rm, u.rip)) { /* left through the dispatcher, natively */
