@@ -424,6 +424,9 @@ static int restart_after_exec(struct cc_remote *rm, const struct asmspy_stop *st
   rm->wmask = rm->wcount = rm->capwait = rm->hcount = 0;
   rm->nth = 0;
   memset(rm->slot_used, 0, sizeof rm->slot_used);
+  /* the old image's mappings are gone: what is code, and which of it may
+   * change, is read anew; an earlier session's leftovers went too */
+  rm->xmaps_stale = 1, rm->maps_changing = 0, rm->nold = 0;
   char why[512] = "";
   int rc = setup(rm, why, sizeof why);
   if (rc) {
