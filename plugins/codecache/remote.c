@@ -114,11 +114,6 @@ static int step_out_of_exec(struct cc_remote *rm, struct rthread *t) {
   return 0;
 }
 
-/* What an earlier asmspy that died mid-session left: its shared mappings.
- * Its threads leave that cache by themselves at their next request, which
- * nobody answers. Once none is inside (every thread is stopped now), the
- * mappings go, and a gs base still pointing into them is cleared. -1 with
- * *why: a thread still runs there (blocked in a syscall since). */
 /* The earlier session's mappings (rm->old_*) go, once no thread runs in
  * them, and every gs base still pointing into them is cleared. 0, or -1:
  * a thread is still inside (they stay). */
@@ -144,6 +139,10 @@ static int remove_leftovers(struct cc_remote *rm, const pid_t *tids, uint32_t n)
   return 0;
 }
 
+/* What an earlier asmspy that died mid-session left: its shared mappings
+ * (rm->old_*). Its threads leave that cache by themselves at their next
+ * request, which nobody answers; one still inside (foreign) is entered once
+ * out. With none inside (every thread is stopped now) they go at once. */
 static int clear_leftovers(struct cc_remote *rm, const pid_t *tids, uint32_t n) {
   char path[64], line[512];
   snprintf(path, sizeof path, "/proc/%d/maps", (int)rm->s->pid);
@@ -206,21 +205,8 @@ static int setup(struct cc_remote *rm, char *why, size_t whycap) {
   }
   rm->rem = (struct ep_remote){rm->host, rm->sm, rm->s->target, rm->s->pid, tids[0]};
   for (uint32_t i = 0; i < n; i++) rm_thread(rm, tids[i], 1);
-  /* the injected calls run in a thread not stopped inside a system call
-   * that has yet to return (rax -ENOSYS: its entry, a clone's event stop);
-   * an injected call there takes that call's return value as its number,
-   * and the program's pthread_create fails (measured). With none, the
-   * first thread is stepped out of its call (it returns, then stops). */
-  int found = 0;
-  for (uint32_t i = 0; i < n && !found; i++) {
-    struct user_regs_struct u;
-    if (rm_get_regs(rm, tids[i], &u)) continue;
-    if (!((int64_t)u.orig_rax >= 0 && (int64_t)u.rax == -ENOSYS)) rm->rem.tid = tids[i], found = 1;
-  }
-  if (!found && rm_step(rm, &rm->th[0], 0)) {
-    snprintf(why, whycap, "its thread died while asmspy stepped it out of a system call");
-    return -ASMSPY_E_ATTACH_GONE;
-  }
+  /* (a thread met at a clone's event stop is stepped out of that call by
+   * the seam before a call is injected in it: seam_inject_syscall) */
   if (step_out_of_exec(rm, &rm->th[0])) {
     snprintf(why, whycap, "the launched command died at its first instruction");
     return -ASMSPY_E_ATTACH_GONE;
